@@ -1,0 +1,1 @@
+"""oracle-guard: pre-commit hooks that refuse patches which weaken the tests."""

@@ -1,0 +1,3 @@
+from hooks.cli import main
+
+raise SystemExit(main())

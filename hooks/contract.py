@@ -1,0 +1,404 @@
+"""The contract file: a strict YAML loader and typed, positioned records.
+
+PyYAML's ``safe_load`` silently keeps the last of duplicate keys, turns
+``yes`` into True and an unquoted date into a datetime, and expands aliases.
+Here the document is composed with the pure-Python loader (anchors, aliases
+and explicit tags refused), then every scalar is typed by hand against the
+schema below, so each refusal names the file, line, column and key.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable
+
+import yaml
+from yaml.events import AliasEvent, CollectionStartEvent, ScalarEvent
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from hooks.report import UsageError
+
+DEFAULT_PATH = "tests/agent_contract.yaml"
+
+_NULL = {"", "~", "null", "Null", "NULL"}
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_YAML11_BOOL = {"yes", "no", "on", "off", "y", "n", "Yes", "No", "On", "Off", "YES", "NO", "ON", "OFF", "Y", "N"}
+_INT = re.compile(r"[-+]?(0|[1-9][0-9]*)\Z")
+_TIMESTAMP = re.compile(r"\d{4}-\d\d?-\d\d?([Tt ]|\Z)")
+_SEXAGESIMAL = re.compile(r"[-+]?\d+(:[0-5]?\d)+(\.\d*)?\Z")
+_SHA256 = re.compile(r"[0-9a-f]{64}\Z")
+
+
+class ContractError(UsageError):
+    pass
+
+
+class _StrictLoader(yaml.loader.SafeLoader):  # the pure-Python loader honours overrides
+    def compose_node(self, parent: Any, index: Any) -> Node:
+        if self.check_event(AliasEvent):
+            event = self.peek_event()
+            raise _error(event.start_mark, "YAML aliases are not allowed in the contract")
+        event = self.peek_event()
+        if isinstance(event, (ScalarEvent, CollectionStartEvent)):
+            if event.anchor is not None:
+                raise _error(event.start_mark, "YAML anchors are not allowed in the contract")
+            if event.tag is not None and event.tag != "!":
+                raise _error(event.start_mark, f"YAML tags ({event.tag}) are not allowed in the contract")
+        return super().compose_node(parent, index)
+
+
+class _Positioned(Exception):
+    def __init__(self, mark: Any, message: str) -> None:
+        super().__init__(message)
+        self.line = mark.line + 1 if mark else 1
+        self.col = mark.column + 1 if mark else 1
+        self.message = message
+
+
+def _error(mark: Any, message: str) -> _Positioned:
+    return _Positioned(mark, message)
+
+
+# -- typed scalars -------------------------------------------------------------
+
+
+def _plain_value(node: ScalarNode) -> Any:
+    """The value a plain or quoted scalar stands for, YAML 1.2 core style."""
+    text = node.value
+    if node.style is not None:  # quoted or block scalars are always strings
+        return text
+    if text in _NULL:
+        return None
+    if text in _BOOL:
+        return _BOOL[text]
+    if text in _YAML11_BOOL:
+        raise _error(node.start_mark, f"'{text}' is ambiguous in YAML; write true/false, or quote it")
+    if _INT.match(text):
+        return int(text)
+    if _TIMESTAMP.match(text):
+        raise _error(node.start_mark, f"timestamp {text} must be quoted (an unquoted one becomes a date object)")
+    if _SEXAGESIMAL.match(text):
+        raise _error(node.start_mark, f"'{text}' reads as a base-60 number in YAML 1.1; quote it")
+    return text
+
+
+def _describe(value: Any) -> str:
+    return "null" if value is None else type(value).__name__.replace("str", "string").replace("int", "integer")
+
+
+def _string(node: Node, key: str) -> str:
+    if not isinstance(node, ScalarNode):
+        raise _error(node.start_mark, f"'{key}' must be a string")
+    value = _plain_value(node)
+    if not isinstance(value, str) or not value.strip():
+        raise _error(node.start_mark, f"'{key}' must be a non-empty string, not {_describe(value) if value != '' else 'empty'}")
+    return value
+
+
+def _opt_string(node: Node, key: str) -> str | None:
+    if isinstance(node, ScalarNode) and _plain_value(node) is None:
+        return None
+    return _string(node, key)
+
+
+def _count(node: Node, key: str, minimum: int = 0) -> int:
+    value = _plain_value(node) if isinstance(node, ScalarNode) else node
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _error(node.start_mark, f"'{key}' must be an integer, not {_describe(value) if not isinstance(value, Node) else 'a collection'}")
+    if value < minimum:
+        raise _error(node.start_mark, f"'{key}' must be at least {minimum}, not {value}")
+    return value
+
+
+def _seed(node: Node, key: str) -> str:
+    if not isinstance(node, ScalarNode):
+        raise _error(node.start_mark, f"'{key}' must be an integer or string")
+    value = _plain_value(node)
+    if value is None or isinstance(value, bool):
+        raise _error(node.start_mark, f"'{key}' must be an integer or string")
+    return str(value)
+
+
+def _sha256(node: Node, key: str) -> str:
+    value = _string(node, key)
+    if not _SHA256.match(value):
+        raise _error(node.start_mark, f"'{key}' must be 64 lowercase hex digits")
+    return value
+
+
+def parse_time(text: str) -> datetime | None:
+    """An ISO-8601 instant with a time zone, or None."""
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else None
+
+
+def _instant(node: Node, key: str) -> str:
+    value = _string(node, key)
+    if parse_time(value) is None:
+        raise _error(node.start_mark, f"'{key}' must be an ISO-8601 time with a time zone, e.g. \"2026-09-22T00:00:00Z\"")
+    return value
+
+
+def _path(node: Node, key: str) -> str:
+    value = _string(node, key)
+    if "\\" in value:
+        raise _error(node.start_mark, f"'{key}' must use forward slashes")
+    return value
+
+
+def _paths(node: Node, key: str) -> tuple[str, ...]:
+    if not isinstance(node, SequenceNode):
+        raise _error(node.start_mark, f"'{key}' must be a list of paths")
+    return tuple(_path(item, key) for item in node.value)
+
+
+def _mapping(node: Node, what: str) -> dict[str, tuple[Node, Node]]:
+    if not isinstance(node, MappingNode):
+        raise _error(node.start_mark, f"{what} must be a mapping")
+    seen: dict[str, tuple[Node, Node]] = {}
+    for key_node, value_node in node.value:
+        key = _plain_value(key_node) if isinstance(key_node, ScalarNode) else None
+        if not isinstance(key, str):
+            raise _error(key_node.start_mark, f"keys in {what} must be strings")
+        if key in seen:
+            raise _error(key_node.start_mark, f"duplicate key '{key}' in {what} (first at line {seen[key][0].start_mark.line + 1})")
+        seen[key] = (key_node, value_node)
+    return seen
+
+
+# -- records -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Property:
+    id: str
+    module: str
+    name: str
+    min_examples: int
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Fixture:
+    id: str
+    path: str
+    sha256: str
+    unlock: str | None = None
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Freeze:
+    id: str
+    owner: str
+    reason: str
+    expires: str
+    remaining_reruns: int
+    seed: str | None = None
+    repro: str | None = None
+    silent_runs_allowed: int | None = None
+    file: str | None = None
+    signature: str | None = None
+    line: int = field(default=0, compare=False)
+
+    @property
+    def expires_at(self) -> datetime:
+        when = parse_time(self.expires)
+        assert when is not None  # validated at load
+        return when
+
+    def active(self, now: datetime) -> bool:
+        return self.expires_at > now and self.remaining_reruns >= 1
+
+    def covers(self, test_id: str) -> bool:
+        """Whether this entry names TEST_ID.
+
+        A ledger id may be a full node id (``tests/a.py::TestX::test_y[p]``),
+        the test's name with or without its parameters (``test_y``,
+        ``test_y[p]``), or ``Class::name``; ``file`` narrows it to one file.
+        Node ids may use ``.`` or ``::`` between class and method.
+        """
+        if "::" in test_id:
+            path, rest = test_id.split("::", 1)
+        else:  # a qualname from static analysis: Class.test_name
+            path, rest = "", test_id.replace(".", "::")
+        if self.file and path and self.file != path:
+            return False
+        if self.id in (test_id, rest):
+            return True
+        bare = rest.split("[", 1)[0]
+        return self.id in (bare, bare.split("::")[-1], rest.split("::")[-1])
+
+
+@dataclass(frozen=True)
+class Layers:
+    contracts: tuple[str, ...] = ("tests/contracts/",)
+    relations: tuple[str, ...] = ("tests/relations/",)
+    quarantine: tuple[str, ...] = ("tests/quarantine/",)
+    production: tuple[str, ...] = ("src/",)
+
+
+@dataclass(frozen=True)
+class Contract:
+    version: int = 1
+    properties: tuple[Property, ...] = ()
+    fixtures: tuple[Fixture, ...] = ()
+    freezes: tuple[Freeze, ...] = ()
+    max_active_freezes: int = 3
+    max_freeze_days: int = 7
+    max_reruns: int = 2
+    allowed_signers: str | None = None
+    approvals: str = "tests/approvals"
+    snapshot: str | None = None
+    fixture_roots: tuple[str, ...] = ("tests/fixtures", "tests/data")
+    layers: Layers = Layers()
+    path: str = DEFAULT_PATH
+
+    def freeze_for(self, test_id: str, now: datetime | None = None) -> Freeze | None:
+        """The active ledger entry that covers TEST_ID, if any."""
+        now = now or datetime.now(timezone.utc)
+        for entry in self.freezes:
+            if entry.active(now) and entry.covers(test_id):
+                return entry
+        return None
+
+    @property
+    def snapshot_path(self) -> str:
+        if self.snapshot:
+            return self.snapshot
+        folder = self.path.rpartition("/")[0]
+        return f"{folder}/collection_snapshot.txt" if folder else "collection_snapshot.txt"
+
+
+def _records(node: Node, key: str, build: Callable[[dict[str, tuple[Node, Node]], Node], Any]) -> tuple[Any, ...]:
+    if isinstance(node, ScalarNode) and _plain_value(node) is None:
+        return ()
+    if not isinstance(node, SequenceNode):
+        raise _error(node.start_mark, f"'{key}' must be a list")
+    items = tuple(build(_mapping(item, f"an entry of '{key}'"), item) for item in node.value)
+    seen: dict[str, int] = {}
+    for item in items:
+        if item.id in seen:
+            raise _Positioned(None, f"duplicate id '{item.id}' in '{key}' (lines {seen[item.id]} and {item.line})")
+        seen[item.id] = item.line
+    return items
+
+
+def _fields(entry: dict[str, tuple[Node, Node]], where: str, required: dict[str, Callable[..., Any]], optional: dict[str, Callable[..., Any]], node: Node) -> dict[str, Any]:
+    for key, (key_node, _) in entry.items():
+        if key not in required and key not in optional:
+            allowed = ", ".join(list(required) + list(optional))
+            raise _error(key_node.start_mark, f"unknown key '{key}' in {where} (allowed: {allowed})")
+    values: dict[str, Any] = {"line": node.start_mark.line + 1}
+    for key, convert in required.items():
+        if key not in entry:
+            raise _error(node.start_mark, f"{where} is missing '{key}'")
+        values[key] = convert(entry[key][1], key)
+    for key, convert in optional.items():
+        if key in entry:
+            values[key] = convert(entry[key][1], key)
+    return values
+
+
+def _property(entry: dict[str, tuple[Node, Node]], node: Node) -> Property:
+    return Property(**_fields(entry, "a property", {"id": _string, "module": _string, "name": _string, "min_examples": lambda n, k: _count(n, k, 1)}, {}, node))
+
+
+def _fixture(entry: dict[str, tuple[Node, Node]], node: Node) -> Fixture:
+    return Fixture(**_fields(entry, "a fixture", {"id": _string, "path": _path, "sha256": _sha256}, {"unlock": _opt_string}, node))
+
+
+def _freeze(entry: dict[str, tuple[Node, Node]], node: Node) -> Freeze:
+    required = {"id": _string, "owner": _string, "reason": _string, "expires": _instant, "remaining_reruns": _count}
+    optional = {"seed": _seed, "repro": _string, "silent_runs_allowed": _count, "file": _path, "signature": _opt_string}
+    return Freeze(**_fields(entry, "a freeze", required, optional, node))
+
+
+def _layers(node: Node, key: str) -> Layers:
+    entry = _mapping(node, "'layers'")
+    values = _fields(entry, "'layers'", {}, {name: _paths for name in ("contracts", "relations", "quarantine", "production")}, node)
+    values.pop("line")
+    return Layers(**values)
+
+
+def _version(node: Node, key: str) -> int:
+    value = _plain_value(node) if isinstance(node, ScalarNode) else None
+    if value != 1 or isinstance(value, bool):
+        raise _error(node.start_mark, f"unsupported contract version {value!r}; this oracle-guard reads version 1")
+    return 1
+
+
+_TOP_REQUIRED: dict[str, Callable[..., Any]] = {"version": _version}
+_TOP_OPTIONAL: dict[str, Callable[..., Any]] = {
+    "properties": lambda n, k: _records(n, k, _property),
+    "fixtures": lambda n, k: _records(n, k, _fixture),
+    "freezes": lambda n, k: _records(n, k, _freeze),
+    "max_active_freezes": _count,
+    "max_freeze_days": lambda n, k: _count(n, k, 1),
+    "max_reruns": lambda n, k: _count(n, k, 1),
+    "allowed_signers": _opt_string,
+    "approvals": _path,
+    "snapshot": _path,
+    "fixture_roots": _paths,
+    "layers": _layers,
+}
+
+
+def loads(text: str | bytes, path: str = DEFAULT_PATH) -> Contract:
+    """Parse and validate a contract; ContractError names path:line:col."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ContractError(f"{path}: not valid UTF-8 (byte {exc.start})") from None
+    try:
+        root = yaml.compose(text, Loader=_StrictLoader)
+        if root is None:
+            raise _Positioned(None, "the contract is empty; it needs at least `version: 1`")
+        values = _fields(_mapping(root, "the contract"), "the contract", _TOP_REQUIRED, _TOP_OPTIONAL, root)
+    except _Positioned as exc:
+        raise ContractError(f"{path}:{exc.line}:{exc.col}: {exc.message}") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
+        raise ContractError(f"{path}:{where}: invalid YAML: {exc.problem or exc.context}") from None
+    except yaml.YAMLError as exc:
+        raise ContractError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
+    values.pop("line")
+    return Contract(path=path, **values)
+
+
+def load(path: str = DEFAULT_PATH) -> Contract | None:
+    """The contract in the work tree, or None when there is none."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise ContractError(f"{path}: is a directory, not a contract file") from None
+    return loads(data, path)
+
+
+def add_contract_arg(parser: Any) -> None:
+    parser.add_argument("--contract", default=DEFAULT_PATH, metavar="PATH", help=f"the contract file (default: {DEFAULT_PATH})")
+
+
+def parse_now(text: str | None) -> datetime:
+    """`--now` for tests and reproducible runs; the real clock otherwise."""
+    if not text:
+        return datetime.now(timezone.utc)
+    when = parse_time(text)
+    if when is None:
+        raise UsageError(f"--now {text!r} is not an ISO-8601 time with a time zone")
+    return when
+
+
+__all__ = [
+    "Contract", "ContractError", "Fixture", "Freeze", "Layers", "Property",
+    "add_contract_arg", "load", "loads", "parse_now", "parse_time", "timedelta",
+]

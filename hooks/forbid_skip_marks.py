@@ -1,0 +1,226 @@
+"""forbid-skip-marks: reject skip, skipif and xfail marks that are new since the base.
+
+Every spelling counts, wherever the mark expression stands: decorators on
+functions, methods and classes, ``pytestmark`` (module or class, single,
+list, tuple, ``+=``), ``pytest.param(..., marks=...)``, marks added at run
+time (``item.add_marker(...)``), unittest's ``skip``/``skipIf``/
+``skipUnless``/``expectedFailure``, ``__unittest_skip__ = True``,
+``__test__ = False``, through any import alias or a name bound to a mark.
+Dynamic access that cannot be resolved (``getattr(pytest.mark, name)``) is
+reported as an unverifiable mark.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Sequence
+
+from hooks.pydiff import Occurrence, Rule, run
+from hooks.pysource import DYNAMIC, Module, ScopeNode
+from hooks.report import guarded
+
+SKIP_MARKS = {
+    "pytest.mark.skip": "skip mark",
+    "pytest.mark.skipif": "skipif mark",
+    "pytest.mark.xfail": "xfail mark",
+    "unittest.skip": "unittest skip",
+    "unittest.skipIf": "unittest skipIf",
+    "unittest.skipUnless": "unittest skipUnless",
+    "unittest.expectedFailure": "unittest expectedFailure",
+    "nose.tools.nottest": "nose nottest",
+    "nose.tools.nontrivial.nottest": "nose nottest",
+}
+MARK_NAMES = {"skip", "skipif", "xfail"}  # for string markers: item.add_marker("xfail")
+DYNAMIC_BASES = {"pytest.mark", "unittest"}
+# Arguments that only explain a skip; changing them is not a new skip.
+REASON_ARGS = {"reason", "msg"}
+
+
+class SkipMarkRule(Rule):
+    TRIGGER = re.compile(rb"skip|xfail|expectedFailure|__test__|nottest|getattr|add_marker|[Mm]ark\(")
+
+    def occurrences(self, module: Module) -> list[Occurrence]:
+        finder = _Finder(module)
+        finder.visit(module.tree)
+        return finder.found
+
+
+def _owner(scopes: list[ScopeNode]) -> str:
+    return ".".join(s.name for s in scopes) or "<module>"
+
+
+class _Finder(ast.NodeVisitor):
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self.names = module.names
+        self.scopes: list[ScopeNode] = []
+        self.param: str = ""  # identity of the enclosing pytest.param(...), if any
+        self.found: list[Occurrence] = []
+
+    # -- scopes ----------------------------------------------------------------
+
+    def _visit_def(self, node: ScopeNode) -> None:
+        self.scopes.append(node)  # decorators apply to the definition they decorate
+        for deco in node.decorator_list:
+            self.visit(deco)
+        for child in ast.iter_child_nodes(node):
+            if child not in node.decorator_list:
+                self.visit(child)
+        self.scopes.pop()
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _visit_def
+
+    # -- reports ---------------------------------------------------------------
+
+    def _add(self, node: ast.AST, kind: str, detail: str, message: str, owner: str | None = None) -> None:
+        owner = owner or _owner(self.scopes)
+        line, col = self.module.position(node)
+        where = "this module" if owner == "<module>" else owner
+        self.found.append(
+            Occurrence((owner, kind, detail, self.param), owner, line, col, "OG101" if kind != "unverifiable" else "OG102", f"{message} on {where}")
+        )
+
+    def _mark_kind(self, node: ast.AST) -> str | None:
+        name = self.names.qualify(node)
+        if name is None:
+            return None
+        if name in SKIP_MARKS:
+            return name
+        base, _, last = name.rpartition(".")
+        if last == DYNAMIC and base in DYNAMIC_BASES:
+            return "unverifiable"
+        return None
+
+    def _condition(self, call: ast.Call, kind: str) -> str:
+        args = call.args
+        if kind.startswith("unittest.skip") and kind != "unittest.skip":
+            args = args[:1]  # skipIf(condition, reason)
+        elif kind in ("unittest.skip", "pytest.mark.skip"):
+            args = []
+        parts = [ast.unparse(a) for a in args]
+        parts += [f"{k.arg}={ast.unparse(k.value)}" for k in call.keywords if k.arg not in REASON_ARGS]
+        return ", ".join(parts)
+
+    # -- expressions -----------------------------------------------------------
+
+    def visit_Call(self, node: ast.Call) -> None:
+        spelled = self._mark_kind(node)  # getattr(pytest.mark, ...) names a mark itself
+        if spelled == "unverifiable":
+            self._add(node, spelled, ast.unparse(node), f"unverifiable mark `{self.module.segment(node)}` (dynamic name)")
+            return
+        if spelled:
+            self._add(node, spelled, "", f"new {SKIP_MARKS[spelled]} (`{self.module.segment(node)}`)")
+            return
+        func = self.names.expand(node.func) if isinstance(node.func, ast.Name) else node.func
+        kind = self._mark_kind(func)
+        if kind == "unverifiable":
+            self._add(node, kind, ast.unparse(node), f"unverifiable mark `{self.module.segment(node)}` (dynamic name)")
+            return
+        if kind:
+            detail = self._condition(node, kind)
+            shown = f" ({detail})" if detail else ""
+            self._add(node, kind, detail, f"new {SKIP_MARKS[kind]}{shown}")
+            for child in list(node.args) + [k.value for k in node.keywords]:
+                self.visit(child)
+            return
+        callee = self.names.qualify(node.func) or ""
+        if callee.endswith("add_marker") or callee.endswith("applymarker"):
+            self._marker_argument(node)
+        if callee in ("pytest.param", "_pytest.mark.param"):
+            saved = self.param
+            ident = next((ast.unparse(k.value) for k in node.keywords if k.arg == "id"), None)
+            self.param = f"param[{ident or ', '.join(ast.unparse(a) for a in node.args)}]"
+            self.generic_visit(node)
+            self.param = saved
+            return
+        if callee in ("setattr",) and len(node.args) == 3:
+            self._flag_attribute(node, node.args[1], node.args[2], owner=ast.unparse(node.args[0]))
+        if callee.endswith(("Mark", "MarkDecorator")) and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value in MARK_NAMES:
+            self._add(node, f"pytest.mark.{node.args[0].value}", "", f"new {node.args[0].value} mark built by hand")
+        self.generic_visit(node)
+
+    def _marker_argument(self, call: ast.Call) -> None:
+        if not call.args:
+            return
+        arg = call.args[0]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            if arg.value in MARK_NAMES:
+                self._add(call, f"pytest.mark.{arg.value}", "", f"new {arg.value} mark added at run time")
+            return
+        expanded = self.names.expand(arg) if isinstance(arg, ast.Name) else arg
+        target = expanded.func if isinstance(expanded, ast.Call) else expanded
+        if self.names.qualify(target) is None or not (self.names.qualify(target) or "").startswith(("pytest.mark", "unittest")):
+            if not isinstance(expanded, (ast.Call, ast.Attribute)):
+                self._add(call, "unverifiable", ast.unparse(arg), f"unverifiable mark added at run time: `{self.module.segment(call)}`")
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        kind = self._mark_kind(node)
+        if kind and kind != "unverifiable":
+            self._add(node, kind, "", f"new {SKIP_MARKS[kind]}")
+            return
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            kind = self._mark_kind(node)
+            bound = self.names.expand(node)
+            if kind and kind != "unverifiable":
+                self._add(node, kind, "", f"new {SKIP_MARKS[kind]} (`{node.id}`)")
+            elif bound is not node and isinstance(bound, ast.Call):
+                kind = self._mark_kind(bound.func)
+                if kind and kind != "unverifiable":
+                    detail = self._condition(bound, kind)
+                    self._add(node, kind, detail, f"new {SKIP_MARKS[kind]} through `{node.id}` = `{self.module.segment(bound)}`")
+
+    # -- statements ------------------------------------------------------------
+
+    def _flag_attribute(self, node: ast.AST, name_node: ast.AST, value: ast.AST, owner: str | None = None) -> None:
+        name = name_node.value if isinstance(name_node, ast.Constant) else None
+        truth = value.value if isinstance(value, ast.Constant) else None
+        if name == "__unittest_skip__" and truth:
+            self._add(node, "unittest.skip", "__unittest_skip__", "new `__unittest_skip__ = True` (skips the tests)", owner)
+        elif name == "__test__" and truth is not None and not truth:
+            self._add(node, "__test__", "", "new `__test__ = False` (pytest and unittest stop collecting it)", owner)
+
+    def _assignment(self, node: ast.stmt, targets: list[ast.expr], value: ast.expr | None) -> None:
+        for target in targets:
+            if isinstance(target, ast.Name):
+                self._flag_attribute(node, ast.Constant(target.id), value or ast.Constant(None))
+            elif isinstance(target, ast.Attribute):
+                owner = ast.unparse(target.value)
+                owner = ".".join(s.name for s in self.scopes) + "." + owner if self.scopes and owner in ("self", "cls") else owner
+                self._flag_attribute(node, ast.Constant(target.attr), value or ast.Constant(None), owner)
+        # `later = pytest.mark.skip(...)` / `skip = pytest.mark.skip` is counted where it is used.
+        plain = [t for t in targets if isinstance(t, ast.Name) and t.id != "pytestmark"]
+        if value is not None and plain and len(plain) == len(targets):
+            direct = value.func if isinstance(value, ast.Call) else value
+            if self._mark_kind(direct) not in (None, "unverifiable"):
+                for child in ast.iter_child_nodes(value):
+                    if child is not direct:
+                        self.visit(child)
+                return
+        if value is not None:
+            self.visit(value)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._assignment(node, node.targets, node.value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._assignment(node, [node.target], node.value)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        return  # `from pytest.mark import skip` names a mark only where it is used
+
+    visit_ImportFrom = visit_Import
+
+
+RULE = SkipMarkRule()
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(argv, "forbid-skip-marks", __doc__.splitlines()[0], RULE)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

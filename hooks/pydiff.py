@@ -1,0 +1,163 @@
+"""The engine shared by the Python-source hooks: what is new since the base.
+
+A rule finds *occurrences* in one parsed module (a skip mark, a runtime skip,
+...), each with a key that identifies it across versions: the test it
+applies to and what it does, never its line.  An occurrence is new when the
+base had no occurrence with the same key in the file's base version (its old
+name if renamed) nor one that disappeared from another changed or deleted
+file (the test moved).  Files are parsed only when a cheap byte scan says
+they could hold an occurrence.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Iterable, Sequence
+
+from hooks import changes, contract
+from hooks.pysource import Module, SourceError
+from hooks.report import Finding, add_format_arg, emit, notice
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    key: tuple[str, ...]  # identity across versions, e.g. (qualname, kind, condition)
+    qualname: str  # the test, class or "<module>" it applies to
+    line: int
+    col: int
+    code: str
+    message: str
+
+    def finding(self, path: str) -> Finding:
+        return Finding(path, self.line, self.col, self.code, self.message)
+
+
+class Rule:
+    """What a hook looks for; subclasses set TRIGGER and implement occurrences()."""
+
+    TRIGGER: re.Pattern[bytes] = re.compile(rb"")
+
+    def could_match(self, source: bytes) -> bool:
+        return self.TRIGGER.search(source) is not None
+
+    def occurrences(self, module: Module) -> list[Occurrence]:
+        raise NotImplementedError
+
+    def allowed(self, occurrence: Occurrence, path: str, ledger: contract.Contract | None, now: datetime) -> bool:
+        """Whether a valid freeze-ledger entry covers the occurrence's test."""
+        if ledger is None or occurrence.qualname == "<module>":
+            return False
+        test_id = f"{path}::{occurrence.qualname.replace('.', '::')}"
+        return ledger.freeze_for(test_id, now) is not None
+
+
+def add_common_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("filenames", nargs="*", help="files to check (pre-commit passes the changed ones)")
+    changes.add_base_args(parser)
+    parser.add_argument("--all", action="store_true", help="report every occurrence, not only those new since the base")
+    contract.add_contract_arg(parser)
+    parser.add_argument("--now", metavar="TIME", help="the current time for freeze expiry (ISO-8601; default: the clock)")
+    add_format_arg(parser)
+
+
+class _Side:
+    """Parsed occurrences of many files on one side of the change, cached."""
+
+    def __init__(self, rule: Rule, blobs: dict[str, bytes | None], errors: list[Finding] | None) -> None:
+        self.rule, self.blobs, self.errors = rule, blobs, errors
+        self._cache: dict[str, list[Occurrence]] = {}
+
+    def of(self, path: str | None) -> list[Occurrence]:
+        if path is None:
+            return []
+        if path not in self._cache:
+            data = self.blobs.get(path)
+            found: list[Occurrence] = []
+            if data is not None and self.rule.could_match(data):
+                try:
+                    found = self.rule.occurrences(Module.from_source(path, data))
+                except SourceError as exc:
+                    if self.errors is not None:
+                        self.errors.append(exc.finding(path))
+            self._cache[path] = found
+        return self._cache[path]
+
+
+def _parse_errors(paths: Iterable[str], blobs: dict[str, bytes | None]) -> list[Finding]:
+    """A changed file that does not parse is a finding even with no trigger in it."""
+    found = []
+    for path in paths:
+        data = blobs.get(path)
+        if data is None:
+            continue
+        try:
+            Module.from_source(path, data)
+        except SourceError as exc:
+            found.append(exc.finding(path))
+    return found
+
+
+def check(rule: Rule, paths: Sequence[str], change_set: changes.ChangeSet | None, ledger: contract.Contract | None, now: datetime) -> list[Finding]:
+    """Findings for PATHS: every occurrence (no change set) or only the new ones."""
+    findings: list[Finding] = []
+    if change_set is None:
+        new_side = _Side(rule, changes.ChangeSet(None, "", None).read_new(paths), findings)
+        for path in paths:
+            findings += [o.finding(path) for o in new_side.of(path) if not rule.allowed(o, path, ledger, now)]
+        return findings
+
+    # Every changed or deleted file takes part: a test may have moved between them.
+    others = [p for p in change_set.changed_paths if p not in paths]
+    new_blobs = change_set.read_new(list(paths) + others)
+    old_of = {p: change_set.old_path(p) for p in list(paths) + others}
+    base_paths = [o for o in old_of.values() if o] + change_set.deleted
+    base_blobs = change_set.read_base(base_paths)
+    changed = [p for p in paths if new_blobs.get(p) != base_blobs.get(old_of[p] or "")]
+    findings += _parse_errors(changed, new_blobs)
+    new_side = _Side(rule, new_blobs, None)  # parse errors already reported
+    base_side = _Side(rule, base_blobs, None)  # a base that fails to parse has no occurrences
+
+    pool: Counter[tuple[str, ...]] | None = None
+
+    def moved_pool() -> Counter[tuple[str, ...]]:
+        pool: Counter[tuple[str, ...]] = Counter()
+        for path in [p for p in change_set.changed_paths] + change_set.deleted:
+            old = change_set.old_path(path) if path in new_blobs else path
+            lost = Counter(o.key for o in base_side.of(old))
+            if path in new_blobs:
+                lost -= Counter(o.key for o in new_side.of(path))
+            pool += lost
+        return pool
+
+    for path in changed:
+        base_keys = Counter(o.key for o in base_side.of(old_of[path]))
+        for occ in new_side.of(path):
+            if base_keys[occ.key] > 0:
+                base_keys[occ.key] -= 1
+                continue
+            if pool is None:
+                pool = moved_pool()
+            if pool[occ.key] > 0:
+                pool[occ.key] -= 1
+                continue
+            if not rule.allowed(occ, path, ledger, now):
+                findings.append(occ.finding(path))
+    return findings
+
+
+def run(argv: Sequence[str] | None, prog: str, description: str, rule: Rule) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    add_common_args(parser)
+    args = parser.parse_args(argv)
+    now = contract.parse_now(args.now)
+    paths = changes.enter_repo(args.filenames)
+    change_set = None if args.all else changes.resolve(args)
+    ledger = contract.load(args.contract)
+    if change_set is not None and change_set.base is None and not args.all:
+        notice("no commits yet: everything counts as new")
+    return emit(check(rule, paths, change_set, ledger, now), args.format)
+
+

@@ -1,0 +1,293 @@
+"""Parsing test modules and naming what their expressions refer to.
+
+The standard ``ast`` module does the parsing: it is about ten times faster
+than libcst and gives positions for free, and none of the rules needs
+comments or whitespace.  libcst is imported only when ``ast`` fails, to tell
+a real syntax error from syntax newer than the interpreter running the hook.
+
+Import aliases are resolved here from the module's own import statements and
+simple assignments (``m = pytest.mark``), never through libcst's
+QualifiedNameProvider, which costs several parses.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass, field
+from typing import Iterator, Union
+
+from hooks.report import Finding
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+ScopeNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
+
+# Private spellings and re-exports mapped to the public name a rule matches.
+_CANONICAL_PREFIXES = (
+    ("_pytest.mark.structures.MARK_GEN", "pytest.mark"),
+    ("_pytest.mark.MARK_GEN", "pytest.mark"),
+    ("pytest.MARK_GEN", "pytest.mark"),
+    ("_pytest.outcomes.Skipped", "pytest.skip.Exception"),
+    ("_pytest.outcomes.XFailed", "pytest.xfail.Exception"),
+    ("_pytest.outcomes.Exit", "pytest.exit.Exception"),
+    ("_pytest.outcomes.Failed", "pytest.fail.Exception"),
+    ("_pytest.outcomes.skip", "pytest.skip"),
+    ("_pytest.outcomes.xfail", "pytest.xfail"),
+    ("_pytest.outcomes.importorskip", "pytest.importorskip"),
+    ("_pytest.outcomes.exit", "pytest.exit"),
+    ("_pytest.outcomes.fail", "pytest.fail"),
+    ("_pytest.python_api.raises", "pytest.raises"),
+    ("_pytest.raises.raises", "pytest.raises"),
+    ("_pytest.python_api.approx", "pytest.approx"),
+    ("_pytest.recwarn.warns", "pytest.warns"),
+    ("_pytest.recwarn.deprecated_call", "pytest.deprecated_call"),
+    ("_pytest.python.Metafunc", "pytest.Metafunc"),
+    ("nose.plugins.skip.SkipTest", "unittest.SkipTest"),
+    ("nose.SkipTest", "unittest.SkipTest"),
+    ("unittest2", "unittest"),
+    ("unittest.case", "unittest"),
+    ("hypothesis._settings", "hypothesis"),
+    ("hypothesis.core", "hypothesis"),
+    ("hypothesis.control", "hypothesis"),
+    ("hypothesis.strategies._internal.core", "hypothesis.strategies"),
+    ("hypothesis.strategies._internal.numbers", "hypothesis.strategies"),
+    ("hypothesis.strategies._internal.collections", "hypothesis.strategies"),
+    ("hypothesis.strategies._internal.strings", "hypothesis.strategies"),
+    ("hypothesis.strategies._internal.misc", "hypothesis.strategies"),
+)
+
+DYNAMIC = "<dynamic>"
+
+
+def canonical(name: str) -> str:
+    for prefix, public in _CANONICAL_PREFIXES:
+        if name == prefix or name.startswith(prefix + "."):
+            return public + name[len(prefix) :]
+    return name
+
+
+class SourceError(Exception):
+    def __init__(self, line: int, col: int, message: str) -> None:
+        super().__init__(message)
+        self.line, self.col, self.message = line, col, message
+
+    def finding(self, path: str, code: str = "OG001") -> Finding:
+        return Finding(path, max(self.line, 1), max(self.col, 1), code, self.message)
+
+
+def _newer_syntax(source: bytes) -> bool:
+    """True when libcst (which always parses up to 3.14) accepts what ast refused."""
+    try:
+        import libcst  # heavy: only reached for files ast cannot parse
+    except ImportError:  # pragma: no cover - a dependency, but be clear if missing
+        return False
+    try:
+        libcst.parse_module(source)
+    except Exception:  # ParserSyntaxError is not a SyntaxError; any failure means no
+        return False
+    return True
+
+
+def parse(source: bytes, path: str) -> ast.Module:
+    """Parse SOURCE or raise SourceError with a one-line reason and position."""
+    if b"\0" in source:
+        raise SourceError(1, 1, "not a text file (it contains NUL bytes); cannot check it")
+    try:
+        return ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        text = str(exc.msg)
+        if "decode" in text or "unicode error" in text or "encoding" in text:
+            raise SourceError(exc.lineno or 1, exc.offset or 1, "not valid UTF-8 (or its declared encoding); cannot check it") from None
+        if _newer_syntax(source):
+            v = sys.version_info
+            raise SourceError(
+                exc.lineno or 1,
+                exc.offset or 1,
+                f"uses syntax newer than Python {v.major}.{v.minor}, which runs oracle-guard; "
+                "set `language_version` for oracle-guard to your project's Python",
+            ) from None
+        raise SourceError(exc.lineno or 1, exc.offset or 1, f"could not parse: {text}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise SourceError(1, 1, f"could not parse: {exc}") from None
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+@dataclass
+class Names:
+    """Alias table of one module: local name -> canonical dotted name.
+
+    Imports anywhere in the module count (tests often import inside a
+    function); a later rebinding simply wins.  Assignments of a resolvable
+    expression to a plain name (``m = pytest.mark``) are aliases too, and
+    assignments of a call (``later = pytest.mark.skip(...)``) are remembered
+    as bindings so that ``@later`` can be seen through.
+    """
+
+    aliases: dict[str, str] = field(default_factory=dict)
+    bindings: dict[str, ast.expr] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, tree: ast.Module) -> "Names":
+        names = cls()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        names.aliases[alias.asname] = canonical(alias.name)
+                    else:
+                        top = alias.name.split(".")[0]
+                        names.aliases[top] = top
+            elif isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
+                for alias in node.names:
+                    if alias.name == "*":
+                        continue
+                    full = f"{module}.{alias.name}" if module and not module.endswith(".") else module + alias.name
+                    names.aliases[alias.asname or alias.name] = canonical(full)
+        # Assignments in a second pass so that they see every import.
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        names._bind(target.id, node.value)
+            elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+                names._bind(node.target.id, node.value)
+        return names
+
+    def _bind(self, name: str, value: ast.expr) -> None:
+        if isinstance(value, (ast.Name, ast.Attribute)) or _is_import_call(value):
+            resolved = self.qualify(value)
+            if resolved and resolved != name:
+                self.aliases[name] = resolved
+                return
+        if isinstance(value, ast.Call):
+            self.bindings[name] = value
+
+    def qualify(self, node: ast.AST, _depth: int = 0) -> str | None:
+        """Canonical dotted name of NODE, e.g. ``pt.mark.skip`` -> ``pytest.mark.skip``."""
+        if _depth > 20:
+            return None
+        if isinstance(node, ast.Name):
+            return self.aliases.get(node.id, node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.qualify(node.value, _depth + 1)
+            return canonical(f"{base}.{node.attr}") if base else None
+        if isinstance(node, ast.Call):
+            func = node.func
+            if _is_import_call(node):
+                return canonical(node.args[0].value)  # type: ignore[attr-defined]
+            # getattr(obj, "name") and obj.__getattr__("name")
+            if isinstance(func, ast.Name) and func.id == "getattr" and len(node.args) >= 2:
+                base = self.qualify(node.args[0], _depth + 1)
+                attr = node.args[1]
+            elif isinstance(func, ast.Attribute) and func.attr in ("__getattr__", "__getattribute__") and node.args:
+                base = self.qualify(func.value, _depth + 1)
+                attr = node.args[0]
+            else:
+                return None
+            if not base:
+                return None
+            if isinstance(attr, ast.Constant) and isinstance(attr.value, str):
+                return canonical(f"{base}.{attr.value}")
+            return f"{base}.{DYNAMIC}"
+        return None
+
+    def expand(self, node: ast.expr) -> ast.expr:
+        """See through a name bound to a call: ``@later`` -> ``pytest.mark.skip(...)``."""
+        seen = 0
+        while isinstance(node, ast.Name) and node.id in self.bindings and seen < 10:
+            node = self.bindings[node.id]
+            seen += 1
+        return node
+
+
+def _is_import_call(node: ast.AST) -> bool:
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)):
+        return False
+    if not isinstance(node.args[0].value, str):
+        return False
+    name = _dotted(node.func)
+    return name in ("__import__", "importlib.import_module", "import_module")
+
+
+@dataclass
+class Module:
+    """A parsed file with its alias table and byte-accurate positions."""
+
+    path: str
+    source: bytes
+    tree: ast.Module
+    names: Names
+
+    @classmethod
+    def from_source(cls, path: str, source: bytes) -> "Module":
+        tree = parse(source, path)
+        return cls(path, source, tree, Names.of(tree))
+
+    def position(self, node: ast.AST) -> tuple[int, int]:
+        """1-based line and character column (ast columns count UTF-8 bytes)."""
+        line = getattr(node, "lineno", 1)
+        offset = getattr(node, "col_offset", 0)
+        lines = self.source.splitlines()
+        if 0 < line <= len(lines):
+            prefix = lines[line - 1][:offset]
+            return line, len(prefix.decode("utf-8", "replace")) + 1
+        return line, offset + 1
+
+    def finding(self, node: ast.AST, code: str, message: str) -> Finding:
+        line, col = self.position(node)
+        return Finding(self.path, line, col, code, message)
+
+    def segment(self, node: ast.AST, limit: int = 80) -> str:
+        """The source text of NODE on one line, shortened for messages."""
+        text = " ".join(ast.unparse(node).split())
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def walk_scoped(tree: ast.AST) -> Iterator[tuple[ast.AST, tuple[ScopeNode, ...]]]:
+    """Every node with the stack of functions and classes enclosing it."""
+    stack: list[tuple[ast.AST, tuple[ScopeNode, ...]]] = [(tree, ())]
+    while stack:
+        node, scopes = stack.pop()
+        yield node, scopes
+        inner = scopes + (node,) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else scopes
+        for child in reversed(list(ast.iter_child_nodes(node))):
+            # Decorators belong to the enclosing scope's view of the definition,
+            # but are reported on the definition they decorate.
+            stack.append((child, inner))
+
+
+def qualname(scopes: tuple[ScopeNode, ...]) -> str:
+    return ".".join(s.name for s in scopes) or "<module>"
+
+
+def is_test_name(name: str) -> bool:
+    return name.startswith("test")
+
+
+def test_functions(tree: ast.Module) -> Iterator[tuple[str, FunctionNode]]:
+    """Functions pytest or unittest would collect as tests, with qualnames.
+
+    pytest's defaults: ``test*`` functions at module level and ``test*``
+    methods of ``Test*`` classes; unittest: ``test*`` methods of any class
+    (it cannot be told statically whether a base is a TestCase).
+    """
+
+    def visit(body: list[ast.stmt], prefix: str, in_class: bool) -> Iterator[tuple[str, FunctionNode]]:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_test_name(node.name):
+                yield prefix + node.name, node
+            elif isinstance(node, ast.ClassDef):
+                yield from visit(node.body, f"{prefix}{node.name}.", True)
+
+    yield from visit(tree.body, "", False)

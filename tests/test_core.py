@@ -1,0 +1,105 @@
+"""The shared core: base resolution, batched reads, output and exit codes."""
+from __future__ import annotations
+
+import argparse
+import subprocess
+
+import pytest
+
+from hooks import changes, git
+from hooks.forbid_skip_marks import main as skip_main
+from hooks.report import Finding, emit
+from tests.conftest import Repo
+
+SKIPPED = """\
+    import pytest
+
+    @pytest.mark.skip(reason="later")
+    def test_a():
+        assert 1 + 1 == 2
+"""
+PLAIN = """\
+    def test_a():
+        assert 1 + 1 == 2
+"""
+
+
+def test_finding_formats_sort_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    b = Finding("b.py", 1, 1, "OG101", "second")
+    a = Finding("a.py", 9, 2, "OG101", "first, 100%")
+    assert emit([b, a, b]) == 1
+    assert capsys.readouterr().out.splitlines() == ["a.py:9:2: OG101 first, 100%", "b.py:1:1: OG101 second"]
+    assert emit([a], "github") == 1
+    assert capsys.readouterr().out == "::error file=a.py,line=9,col=2,title=OG101::first, 100%25\n"
+    assert emit([]) == 0
+
+
+def test_read_blobs_batches_and_reports_missing(repo, monkeypatch) -> None:
+    repo.write("a.txt", "alpha\n")
+    repo.write("dir/b.txt", b"\x00\x01beta")
+    repo.commit()
+    monkeypatch.chdir(repo.path)
+    blobs = git.read_blobs("HEAD", ["a.txt", "dir/b.txt", "missing.txt", "dir"])
+    assert blobs == {"a.txt": b"alpha\n", "dir/b.txt": b"\x00\x01beta", "missing.txt": None, "dir": None}
+
+
+def test_staged_mode_without_head_treats_everything_as_new(repo, capsys) -> None:
+    repo.write("tests/test_a.py", SKIPPED)
+    repo.stage()
+    assert repo.run(skip_main, "tests/test_a.py") == 1
+    assert "tests/test_a.py:3:2: OG101 new skip mark on test_a" in capsys.readouterr().out
+
+
+def test_staged_mode_compares_with_head(repo, capsys) -> None:
+    repo.write("tests/test_a.py", SKIPPED)
+    repo.commit()
+    repo.write("tests/test_a.py", SKIPPED + "\n\n    def test_b():\n        assert 2 > 1\n")
+    repo.stage()
+    assert repo.run(skip_main, "tests/test_a.py") == 0, capsys.readouterr().out
+
+
+def test_range_mode_uses_merge_base_of_pre_commit_refs(repo, monkeypatch, capsys) -> None:
+    repo.write("tests/test_a.py", PLAIN)
+    base = repo.commit("base")
+    repo.write("tests/test_a.py", SKIPPED)
+    repo.commit("weaken")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", base)
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "HEAD")
+    assert repo.run(skip_main, "tests/test_a.py") == 1
+    assert "OG101 new skip mark on test_a" in capsys.readouterr().out
+
+
+def test_explicit_base_that_does_not_exist_is_a_usage_error(repo, capsys) -> None:
+    repo.write("tests/test_a.py", PLAIN)
+    repo.commit()
+    assert repo.run(skip_main, "--base", "origin/nope", "tests/test_a.py") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "base revision 'origin/nope' does not exist" in err
+
+
+def test_shallow_clone_missing_base_says_what_to_fetch(repo, tmp_path, capsys) -> None:
+    repo.write("tests/test_a.py", PLAIN)
+    first = repo.commit("one")
+    repo.write("tests/test_a.py", SKIPPED)
+    repo.commit("two")
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo.path}", str(clone)], check=True)
+    shallow = Repo(clone)
+    assert shallow.run(skip_main, "--base", first, "tests/test_a.py") == 2
+    assert "shallow clone" in capsys.readouterr().err
+
+
+def test_paths_outside_the_repository_are_refused(repo, capsys) -> None:
+    repo.commit()
+    assert repo.run(skip_main, "../elsewhere.py") == 2
+    assert "outside the repository" in capsys.readouterr().err
+
+
+def test_rename_is_followed_to_its_old_path(repo, monkeypatch, capsys) -> None:
+    repo.write("tests/test_a.py", SKIPPED)
+    repo.commit()
+    repo.git("mv", "tests/test_a.py", "tests/test_renamed.py")
+    monkeypatch.chdir(repo.path)
+    change_set = changes.resolve(argparse.Namespace(base=None))
+    assert change_set.old_path("tests/test_renamed.py") == "tests/test_a.py"
+    assert repo.run(skip_main, "tests/test_renamed.py") == 0, capsys.readouterr().out
