@@ -1,0 +1,67 @@
+"""`oracle-guard check`: every hook on the change against its base — the merge gate.
+
+    oracle-guard check --base origin/main
+
+File-based hooks get the changed test files (as pre-commit would pass
+them); the contract and collection hooks look at the repository
+themselves.  The exit code is the worst of the hooks': 2 for a usage or
+configuration error, else 1 for any finding.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from typing import Sequence
+
+from hooks import changes, contract
+from hooks.cli import HOOKS, load
+from hooks.report import EXIT_CLEAN, EXIT_USAGE, FORMATS, UsageError, guarded
+
+# Must match `files:` of the Python hooks in .pre-commit-hooks.yaml (a test checks it).
+TEST_FILES = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
+PYTHON = re.compile(r"\.pyi?$")
+FILE_HOOKS = ("forbid-skip-marks", "forbid-runtime-skip", "oracle-shrink")
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="oracle-guard check", description=__doc__.splitlines()[0])
+    changes.add_base_args(parser)
+    contract.add_contract_arg(parser)
+    parser.add_argument("--now", metavar="TIME", help="the current time for freeze expiry (ISO-8601)")
+    parser.add_argument("--format", choices=FORMATS, default="text")
+    parser.add_argument("--skip", default="", metavar="IDS", help="comma-separated hook ids not to run")
+    parser.add_argument("--only", default="", metavar="IDS", help="comma-separated hook ids to run (default: all)")
+    args = parser.parse_args(argv)
+
+    wanted = [h.strip() for h in args.only.split(",") if h.strip()] or list(HOOKS)
+    skipped = {h.strip() for h in args.skip.split(",") if h.strip()}
+    unknown = sorted((set(wanted) | skipped) - set(HOOKS))
+    if unknown:
+        raise UsageError(f"unknown hook id {', '.join(unknown)} (known: {', '.join(HOOKS)})")
+
+    changes.enter_repo([])
+    change_set = changes.resolve(args)
+    tests = [p for p in change_set.changed_paths if PYTHON.search(p) and TEST_FILES.search(p)]
+
+    common = ["--contract", args.contract, "--format", args.format]
+    if args.base:
+        common += ["--base", args.base]
+    if args.now:
+        common += ["--now", args.now]
+    worst = EXIT_CLEAN
+    for hook in wanted:
+        if hook in skipped:
+            continue
+        hook_argv = common + (["--", *tests] if hook in FILE_HOOKS else [])
+        if hook in FILE_HOOKS and not tests:
+            continue
+        code = load(HOOKS[hook][0])(hook_argv)
+        sys.stdout.flush()
+        worst = EXIT_USAGE if EXIT_USAGE in (code, worst) else max(worst, code)
+    return worst
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

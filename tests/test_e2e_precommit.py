@@ -1,0 +1,135 @@
+"""End to end through real pre-commit: `try-repo` and `run` on temporary repositories.
+
+pre-commit installs this project into its own virtualenv once per test
+session (the first test pays ~30 s); every hook id then runs as users run it.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Repo
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+HONEST = """\
+import pytest
+
+
+def test_price():
+    assert 2 + 2 == 4
+
+
+def test_other():
+    assert "a".upper() == "A"
+"""
+SKIPPED = HONEST.replace("def test_price", '@pytest.mark.skip(reason="flaky")\ndef test_price')
+RUNTIME = HONEST.replace("    assert 2 + 2 == 4", '    pytest.skip("later")\n    assert 2 + 2 == 4')
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """A committed copy of this project as it is now, so pre-commit caches one env."""
+    dest = tmp_path_factory.mktemp("hook-repo") / "oracle-guard"
+    files = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=PROJECT, capture_output=True, check=True,
+    ).stdout.split(b"\0")
+    for name in filter(None, files):
+        src = PROJECT / os.fsdecode(name)
+        if src.is_file():
+            (dest / os.fsdecode(name)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / os.fsdecode(name))
+    copy = Repo(dest)
+    copy.git("init", "-q")
+    copy.git("config", "commit.gpgsign", "false")
+    sha = copy.commit("snapshot for pre-commit")
+    return str(dest), sha
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("pre-commit-home"))
+
+
+def pre_commit(repo: Repo, home: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_DIR", "GIT_INDEX", "PRE_COMMIT"))}
+    env["PRE_COMMIT_HOME"] = home
+    env["PRE_COMMIT_COLOR"] = "never"
+    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=repo.path, env=env, capture_output=True, text=True)
+
+
+def try_repo(repo: Repo, hook_repo: tuple[str, str], home: str, hook: str, *run_args: str) -> subprocess.CompletedProcess[str]:
+    path, sha = hook_repo
+    return pre_commit(repo, home, "try-repo", path, hook, "--ref", sha, "--verbose", *run_args)
+
+
+def test_staged_skip_mark_is_rejected(repo: Repo, hook_repo, pre_commit_home) -> None:
+    repo.write("tests/test_price.py", HONEST)
+    repo.commit("base")
+    repo.write("tests/test_price.py", SKIPPED)
+    repo.stage()
+    proc = try_repo(repo, hook_repo, pre_commit_home, "forbid-skip-marks")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "tests/test_price.py:4:2: OG101 new skip mark on test_price" in proc.stdout
+
+
+def test_staged_honest_change_passes(repo: Repo, hook_repo, pre_commit_home) -> None:
+    repo.write("tests/test_price.py", SKIPPED)
+    repo.commit("base with an old, known skip")
+    repo.write("tests/test_price.py", SKIPPED + "\n\ndef test_new():\n    assert [1, 2][::-1] == [2, 1]\n")
+    repo.stage()
+    proc = try_repo(repo, hook_repo, pre_commit_home, "forbid-skip-marks")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Passed" in proc.stdout
+
+
+def test_staged_rename_with_its_mark_passes(repo: Repo, hook_repo, pre_commit_home) -> None:
+    repo.write("tests/test_price.py", SKIPPED)
+    repo.commit("base")
+    repo.git("mv", "tests/test_price.py", "tests/test_pricing.py")
+    proc = try_repo(repo, hook_repo, pre_commit_home, "forbid-skip-marks")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_range_mode_runtime_skip_is_rejected(repo: Repo, hook_repo, pre_commit_home) -> None:
+    repo.write("tests/test_price.py", HONEST)
+    base = repo.commit("base")
+    repo.write("tests/test_price.py", RUNTIME)
+    repo.commit("weaken")
+    repo.write("README", "unrelated\n")
+    repo.commit("later commit")
+    proc = try_repo(repo, hook_repo, pre_commit_home, "forbid-runtime-skip", "--from-ref", base, "--to-ref", "HEAD")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "tests/test_price.py:5:5: OG201 new runtime skip `pytest.skip('later')` in test_price" in proc.stdout
+
+
+def test_range_mode_mark_moved_to_another_file_passes(repo: Repo, hook_repo, pre_commit_home) -> None:
+    repo.write("tests/test_price.py", SKIPPED)
+    base = repo.commit("base")
+    repo.write("tests/test_price.py", "def test_other():\n    assert 'a'.upper() == 'A'\n")
+    repo.write("tests/test_moved.py", 'import pytest\n\n\n@pytest.mark.skip(reason="flaky")\ndef test_price():\n    assert 2 + 2 == 4\n')
+    repo.commit("move test_price with its mark")
+    proc = try_repo(repo, hook_repo, pre_commit_home, "forbid-skip-marks", "--from-ref", base, "--to-ref", "HEAD")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_pre_commit_run_with_a_config(repo: Repo, hook_repo, pre_commit_home) -> None:
+    path, sha = hook_repo
+    repo.write(
+        ".pre-commit-config.yaml",
+        f"repos:\n  - repo: {path}\n    rev: {sha}\n    hooks:\n      - id: forbid-skip-marks\n      - id: forbid-runtime-skip\n",
+    )
+    repo.write("tests/test_price.py", HONEST)
+    repo.commit("base")
+    repo.write("tests/test_price.py", SKIPPED.replace("    assert 2 + 2 == 4", "    return\n    assert 2 + 2 == 4"))
+    repo.stage()
+    proc = pre_commit(repo, pre_commit_home, "run")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "OG101 new skip mark on test_price" in proc.stdout
+    assert "OG202 new early return in test_price before its first check" in proc.stdout
