@@ -1,0 +1,347 @@
+"""Static half of collection-snapshot: pytest configuration that hides tests.
+
+Tests vanish without a suspicious line in any test file when configuration
+changes: ``addopts = --deselect ...``, a narrowed ``testpaths``, a new
+``norecursedirs`` entry, ``collect_ignore`` in a conftest, a CI workflow that
+now runs ``pytest -k "not slow"``.  This module compares those settings with
+the base revision, needing neither pytest nor a snapshot, so it runs
+everywhere (pre-commit.ci included).  The dynamic half (what pytest really
+collects) lives in collection_snapshot.py.
+"""
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+import shlex
+import sys
+from dataclasses import dataclass, field
+
+from hooks import changes
+from hooks.pysource import Module, SourceError
+from hooks.report import Finding, UsageError
+
+INI_FILES = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest"}
+PYPROJECT = "pyproject.toml"
+# Files whose pytest command lines count (CI and task runners).
+RUNNER_FILES = re.compile(r"^(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.yml|\.circleci/config\.yml|azure-pipelines\.yml|noxfile\.py|Makefile|tox\.ini|\.pre-commit-config\.yaml|[^/]*\.sh|scripts/[^/]+)$")
+DEFAULTS = {
+    "python_files": ["test_*.py", "*_test.py"],
+    "python_classes": ["Test"],
+    "python_functions": ["test"],
+    "norecursedirs": ["*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}"],
+}
+# addopts / command-line options that take a value and remove tests from the run.
+NARROWING_OPTIONS = {
+    "--deselect": "deselects",
+    "--ignore": "ignores",
+    "--ignore-glob": "ignores",
+    "-k": "selects only tests matching",
+    "-m": "selects only tests marked",
+    "--confcutdir": "limits conftest loading to",
+    "-p": "changes plugins:",
+}
+NARROWING_FLAGS = {
+    "--continue-on-collection-errors": "lets collection errors pass",
+    "--lf": "runs only the last failures",
+    "--last-failed": "runs only the last failures",
+    "--sw": "runs stepwise",
+    "--stepwise": "runs stepwise",
+    "--stepwise-skip": "runs stepwise",
+    "--co": "only collects",
+    "--collect-only": "only collects",
+    "--no-summary": None,
+}
+CONFIG_FILES = set(INI_FILES) | {PYPROJECT}
+# `-p no:NAME` for these changes output or speed, never which tests count.
+HARMLESS_PLUGINS = {"cacheprovider", "randomly", "random_order", "xdist", "cov", "sugar", "html", "metadata", "instafail", "pretty", "rich"}
+
+
+@dataclass
+class Settings:
+    """The pytest settings of one revision that decide what is collected."""
+
+    source: str = ""
+    ini: dict[str, list[str]] = field(default_factory=dict)
+    addopts: list[str] = field(default_factory=list)
+    lines: dict[str, int] = field(default_factory=dict)  # key -> line, for findings
+
+
+def _split(value: str) -> list[str]:
+    try:
+        return shlex.split(value, comments=False)
+    except ValueError:
+        return value.split()
+
+
+def _line_of(text: str, needle: str) -> int:
+    for number, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return number
+    return 1
+
+
+def _from_ini(path: str, text: str) -> Settings | None:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text, source=path)
+    except configparser.Error as exc:
+        raise UsageError(f"{path}: could not read it as INI: {' '.join(str(exc).split())}") from None
+    section = INI_FILES[path.rsplit("/", 1)[-1]]
+    if not parser.has_section(section):
+        return None
+    settings = Settings(path)
+    for key, value in parser.items(section):
+        values = _split(value) if key == "addopts" else [v for v in re.split(r"[\s]+", value.strip()) if v] if key != "filterwarnings" else [v.strip() for v in value.strip().splitlines() if v.strip()]
+        if key == "addopts":
+            settings.addopts = values
+        else:
+            settings.ini[key] = values
+        settings.lines[key] = _line_of(text, key)
+    return settings
+
+
+def _load_toml(text: str) -> dict:  # type: ignore[type-arg]
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.9/3.10 only
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
+def _from_pyproject(path: str, text: str) -> Settings | None:
+    try:
+        data = _load_toml(text)
+    except Exception as exc:  # tomllib.TOMLDecodeError and friends
+        raise UsageError(f"{path}: invalid TOML: {exc}") from None
+    tool = data.get("tool", {}).get("pytest", {})
+    table = tool.get("ini_options", tool if tool and "ini_options" not in tool else {})
+    if not isinstance(table, dict) or not table:
+        return None
+    settings = Settings(path)
+    for key, value in table.items():
+        if isinstance(value, str):
+            values = _split(value) if key == "addopts" else ([value] if key == "filterwarnings" else value.split())
+        elif isinstance(value, list):
+            values = [str(v) for v in value]
+            if key == "addopts":
+                values = [t for v in values for t in _split(v)]
+        else:
+            values = [str(value).lower() if isinstance(value, bool) else str(value)]
+        if key == "addopts":
+            settings.addopts = values
+        else:
+            settings.ini[key] = values
+        settings.lines[key] = _line_of(text, key)
+    return settings
+
+
+def settings_of(blobs: dict[str, bytes | None]) -> Settings:
+    """pytest's pick: the first of pytest.ini, pyproject.toml, tox.ini, setup.cfg that configures it."""
+    for name in ("pytest.ini", ".pytest.ini", PYPROJECT, "tox.ini", "setup.cfg"):
+        data = blobs.get(name)
+        if data is None:
+            continue
+        text = data.decode("utf-8", "replace")
+        found = _from_pyproject(name, text) if name == PYPROJECT else _from_ini(name, text)
+        if found is not None or name in ("pytest.ini", ".pytest.ini"):
+            return found or Settings(name)
+    return Settings()
+
+
+def _options(tokens: list[str]) -> list[tuple[str, str]]:
+    """(option, value) pairs of narrowing options and flags in a token list."""
+    found: list[tuple[str, str]] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        name, eq, value = token.partition("=")
+        if name in NARROWING_OPTIONS:
+            if not eq and i + 1 < len(tokens):
+                value = tokens[i + 1]
+                i += 1
+            found.append((name, value))
+        elif token.startswith("-k") and len(token) > 2 and not token.startswith("--"):
+            found.append(("-k", token[2:]))
+        elif token.startswith("-m") and len(token) > 2 and not token.startswith("--"):
+            found.append(("-m", token[2:]))
+        elif token.startswith("-p") and len(token) > 2 and not token.startswith("--"):
+            found.append(("-p", token[2:]))
+        elif name in NARROWING_FLAGS and NARROWING_FLAGS[name]:
+            found.append((name, ""))
+        i += 1
+    return [(o, v) for o, v in found if not (o == "-p" and (not v.startswith("no:") or v[3:] in HARMLESS_PLUGINS))]
+
+
+def _effective(settings: Settings, key: str) -> list[str]:
+    return settings.ini.get(key, DEFAULTS.get(key, []))
+
+
+def _finding(settings: Settings, key: str, code: str, message: str) -> Finding:
+    path = settings.source or "pytest configuration"
+    line = settings.lines.get(key, 1)
+    return Finding(path, line, 1, code, message)
+
+
+def compare_settings(base: Settings, new: Settings) -> list[Finding]:
+    findings: list[Finding] = []
+    base_opts = set(_options(base.addopts))
+    for option, value in _options(new.addopts):
+        if (option, value) in base_opts:
+            continue
+        if option in ("-k", "-m") and not value.strip():
+            continue
+        what = NARROWING_OPTIONS.get(option) or NARROWING_FLAGS.get(option) or "narrows the run"
+        shown = f" {value}" if value else ""
+        findings.append(_finding(new, "addopts", "OG851", f"addopts now {what}{shown} (`{option}{shown}`): tests leave the run"))
+    for flag in ("--doctest-modules",):
+        if flag in base.addopts and flag not in new.addopts:
+            findings.append(_finding(new, "addopts", "OG851", f"addopts lost `{flag}`: doctests leave the run"))
+
+    base_paths, new_paths = base.ini.get("testpaths"), new.ini.get("testpaths")
+    if new_paths is not None:
+        lost = [p for p in (base_paths or []) if p not in new_paths]
+        if base_paths is None:
+            findings.append(_finding(new, "testpaths", "OG852", f"testpaths now limits collection to {' '.join(new_paths)}"))
+        elif lost:
+            findings.append(_finding(new, "testpaths", "OG852", f"testpaths lost {' '.join(lost)}"))
+    for key in ("python_files", "python_classes", "python_functions"):
+        lost = [p for p in _effective(base, key) if p not in _effective(new, key)]
+        if lost:
+            findings.append(_finding(new, key, "OG853", f"{key} no longer matches {' '.join(lost)}: tests named so stop being collected"))
+    added = [p for p in _effective(new, "norecursedirs") if p not in _effective(base, "norecursedirs")]
+    if added:
+        findings.append(_finding(new, "norecursedirs", "OG854", f"norecursedirs now skips {' '.join(added)}"))
+    if _effective(base, "xfail_strict") == ["true"] and _effective(new, "xfail_strict") != ["true"]:
+        findings.append(_finding(new, "xfail_strict", "OG855", "xfail_strict was turned off: unexpectedly passing xfail tests no longer fail"))
+    base_filters, new_filters = _effective(base, "filterwarnings"), _effective(new, "filterwarnings")
+    lost_errors = [f for f in base_filters if f.startswith("error") and f not in new_filters]
+    if lost_errors:
+        findings.append(_finding(new, "filterwarnings", "OG856", f"filterwarnings lost {', '.join(lost_errors)}: those warnings no longer fail tests"))
+    if any(f.startswith("error") for f in base_filters):
+        new_ignores = [f for f in new_filters if f.startswith("ignore") and f not in base_filters]
+        if new_ignores:
+            findings.append(_finding(new, "filterwarnings", "OG856", f"filterwarnings now ignores {', '.join(new_ignores)} where warnings were errors"))
+    return findings
+
+
+# -- conftest.py ---------------------------------------------------------------
+
+COLLECT_HOOKS = {"pytest_ignore_collect": "decides to ignore paths", "pytest_collection_modifyitems": "changes the collected items", "pytest_deselected": "deselects items", "pytest_pycollect_makeitem": "changes how tests are made"}
+
+
+def _conftest_facts(module: Module) -> dict[str, list[tuple[str, ast.AST]]]:
+    """collect_ignore entries and collection hooks (with their item-removing statements)."""
+    facts: dict[str, list[tuple[str, ast.AST]]] = {"ignore": [], "hooks": [], "removals": []}
+    for node in ast.walk(module.tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id in ("collect_ignore", "collect_ignore_glob") and node.value is not None:
+                    items = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple, ast.Set)) else [node.value]
+                    facts["ignore"] += [(f"{target.id} {ast.unparse(i)}", i) for i in items]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value
+            if isinstance(owner, ast.Name) and owner.id in ("collect_ignore", "collect_ignore_glob") and node.func.attr in ("append", "extend", "insert"):
+                facts["ignore"] += [(f"{owner.id} {ast.unparse(a)}", a) for a in node.args]
+            if node.func.attr in ("remove", "pop", "clear") and isinstance(owner, ast.Name) and owner.id == "items":
+                facts["removals"].append((f"items.{node.func.attr}({', '.join(ast.unparse(a) for a in node.args)})", node))
+            if node.func.attr == "pytest_deselected":
+                facts["removals"].append((f"deselect {ast.unparse(node)}", node))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in COLLECT_HOOKS:
+            facts["hooks"].append((node.name, node))
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == "items":
+                    facts["removals"].append(("del items[...]", node))
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == "items":
+                    facts["removals"].append((f"items[...] = {ast.unparse(node.value)}", node))
+    return facts
+
+
+def compare_conftest(path: str, base: bytes | None, new: bytes) -> list[Finding]:
+    try:
+        new_module = Module.from_source(path, new)
+    except SourceError as exc:
+        return [exc.finding(path)]
+    try:
+        base_facts = _conftest_facts(Module.from_source(path, base)) if base is not None else None
+    except SourceError:
+        base_facts = None
+    new_facts = _conftest_facts(new_module)
+    findings = []
+    for kind, code, what in (("ignore", "OG857", "new collection ignore"), ("hooks", "OG858", "new collection hook"), ("removals", "OG858", "new removal of collected items")):
+        known = [text for text, _ in (base_facts or {}).get(kind, [])]
+        for text, node in new_facts[kind]:
+            if text in known:
+                known.remove(text)
+                continue
+            detail = COLLECT_HOOKS.get(text, "")
+            findings.append(new_module.finding(node, code, f"{what} `{text}`{' (' + detail + ')' if detail else ''}: tests may leave the run"))
+    return findings
+
+
+# -- CI and task-runner command lines --------------------------------------------
+
+_STRING = re.compile(r"""(['"])(.*?)\1""")
+
+
+def _command_options(text: str, python: bool) -> list[tuple[str, str, int]]:
+    """Narrowing options on lines that run pytest (in Python: its string arguments)."""
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if "pytest" not in line and "py.test" not in line:
+            continue
+        tail = line.split("pytest", 1)[-1] if "pytest" in line else line.split("py.test", 1)[-1]
+        if python:
+            strings = [m.group(2) for m in _STRING.finditer(line)]
+            start = next((i for i, text in enumerate(strings) if "pytest" in text or "py.test" in text), len(strings))
+            tokens = strings[start + 1 :]
+        else:
+            tokens = _split(tail.replace("\\", " "))
+        for option, value in _options(tokens):
+            found.append((option, value, number))
+    return found
+
+
+def compare_runner(path: str, base: bytes | None, new: bytes) -> list[Finding]:
+    python = path.endswith(".py")
+    known = [(o, v) for o, v, _ in _command_options((base or b"").decode("utf-8", "replace"), python)]
+    findings = []
+    for option, value, line in _command_options(new.decode("utf-8", "replace"), python):
+        if (option, value) in known:
+            known.remove((option, value))
+            continue
+        what = NARROWING_OPTIONS.get(option) or NARROWING_FLAGS.get(option) or "narrows the run"
+        shown = f" {value}" if value else ""
+        findings.append(Finding(path, line, 1, "OG859", f"pytest command now {what}{shown} (`{option}{shown}`): tests leave the run"))
+    return findings
+
+
+def check(change_set: changes.ChangeSet) -> list[Finding]:
+    """Configuration weakenings in the change, compared with the base."""
+    touched = set(change_set.changed_paths)
+    config_changed = bool(touched & CONFIG_FILES) or any(p in CONFIG_FILES for p in change_set.deleted)
+    conftests = [p for p in touched if p.rsplit("/", 1)[-1] == "conftest.py"]
+    runners = [p for p in touched if RUNNER_FILES.match(p)]
+    if not (config_changed or conftests or runners):
+        return []
+    wanted = sorted(CONFIG_FILES) + conftests + runners
+    new = change_set.read_new(wanted)
+    base = change_set.read_base([change_set.old_path(p) or p for p in wanted])
+    findings: list[Finding] = []
+    if config_changed:
+        findings += compare_settings(settings_of(base), settings_of(new))
+    for path in conftests:
+        data = new.get(path)
+        if data is not None:
+            findings += compare_conftest(path, base.get(change_set.old_path(path) or ""), data)
+    for path in runners:
+        data = new.get(path)
+        if data is not None and path not in CONFIG_FILES:
+            findings += compare_runner(path, base.get(change_set.old_path(path) or ""), data)
+    if "tox.ini" in runners and new.get("tox.ini") is not None:
+        findings += compare_runner("tox.ini", base.get("tox.ini"), new["tox.ini"])  # type: ignore[index]
+    return findings
