@@ -138,6 +138,8 @@ def resolve(args: argparse.Namespace, env: dict[str, str] | None = None) -> Chan
                 )
             base = mb or base
         changes = git.diff(base, target, cached=False)
+        if target is None:  # the work tree: files not yet added count as new
+            changes += [git.Change("A", p, None) for p in git.untracked()]
         return ChangeSet(base, label, target, changes)
 
     if head is None:  # first commit: compare with nothing

@@ -105,6 +105,12 @@ def diff(base: str, target: str | None, cached: bool) -> list[Change]:
     return _parse_name_status(run(*args))
 
 
+def untracked() -> list[str]:
+    """Files in the work tree that git does not track and does not ignore."""
+    out = run("ls-files", "-z", "--others", "--exclude-standard")
+    return [os.fsdecode(p) for p in out.split(b"\0") if p]
+
+
 def read_blobs(rev: str, paths: Iterable[str]) -> dict[str, bytes | None]:
     """Contents of PATHS at REV in one git process; None where a path is absent."""
     wanted = [p for p in dict.fromkeys(paths) if p]

@@ -103,3 +103,13 @@ def test_rename_is_followed_to_its_old_path(repo, monkeypatch, capsys) -> None:
     change_set = changes.resolve(argparse.Namespace(base=None))
     assert change_set.old_path("tests/test_renamed.py") == "tests/test_a.py"
     assert repo.run(skip_main, "tests/test_renamed.py") == 0, capsys.readouterr().out
+
+
+def test_range_mode_sees_untracked_files_in_the_work_tree(repo, monkeypatch) -> None:
+    repo.write("tests/test_a.py", PLAIN)
+    base = repo.commit("base")
+    repo.write("tests/test_new.py", SKIPPED)  # never added: an agent's uncommitted work
+    monkeypatch.chdir(repo.path)
+    change_set = changes.resolve(argparse.Namespace(base=base))
+    assert "tests/test_new.py" in change_set.changed_paths
+    assert change_set.old_path("tests/test_new.py") is None
