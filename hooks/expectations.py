@@ -1,0 +1,110 @@
+"""Expected values rewritten in place: the cheapest way to turn a test green.
+
+A test asserted ``parse_price("12.50") == 1250``; the code now returns 1249,
+and the patch changes the test to expect 1249.  Nothing was deleted and the
+count of checks is the same, so only a comparison of the checks themselves
+sees it: a check whose shape is unchanged but whose constants differ from
+the base's is an oracle rewritten to agree with new behaviour.  Assertion
+messages do not count; renaming, reformatting and moving the test do not
+either.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+from collections import Counter
+from dataclasses import dataclass
+
+from hooks.pysource import FunctionNode
+
+_MESSAGE_KWARGS = {"msg", "message", "err_msg", "reason"}
+_TWO_ARG_ASSERTS = {"assertEqual", "assertEquals", "assertNotEqual", "assertAlmostEqual", "assertIs", "assertIsNot", "assertIn", "assertNotIn", "assertGreater", "assertGreaterEqual", "assertLess", "assertLessEqual", "assertCountEqual", "assertListEqual", "assertDictEqual", "assertSetEqual", "assertTupleEqual", "assertSequenceEqual", "assertMultiLineEqual", "assertRegex", "assertIsInstance", "assertRaisesRegex"}
+
+
+@dataclass(frozen=True)
+class Check:
+    shape: str  # the check with every constant replaced by a placeholder
+    constants: tuple[str, ...]
+    node: ast.AST
+
+
+class _Blank(ast.NodeTransformer):
+    def __init__(self) -> None:
+        self.constants: list[str] = []
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        if isinstance(node.value, (int, float, complex, str, bytes)) and not isinstance(node.value, bool):
+            self.constants.append(repr(node.value))
+            return ast.copy_location(ast.Name(id="_C_", ctx=ast.Load()), node)
+        return node
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        self.constants.append(ast.unparse(node))
+        return ast.copy_location(ast.Name(id="_F_", ctx=ast.Load()), node)
+
+
+def _without_message(stmt: ast.stmt) -> ast.AST | None:
+    """The part of a statement that decides pass or fail; None when it is no check."""
+    if isinstance(stmt, ast.Assert):
+        return stmt.test
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        call = stmt.value
+        name = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id if isinstance(call.func, ast.Name) else ""
+        if not name.startswith("assert"):
+            return None
+        call = copy.copy(call)
+        call.keywords = [k for k in call.keywords if k.arg not in _MESSAGE_KWARGS]
+        if name in _TWO_ARG_ASSERTS:
+            call.args = call.args[:2]
+        return call
+    return None
+
+
+def checks(func: FunctionNode) -> list[Check]:
+    found = []
+    for node in ast.walk(func):
+        if not isinstance(node, ast.stmt) or node is func:
+            continue
+        core = _without_message(node)
+        if core is None:
+            continue
+        blank = _Blank()
+        shape = ast.dump(blank.visit(copy.deepcopy(core)), annotate_fields=False)
+        if blank.constants:
+            found.append(Check(shape, tuple(blank.constants), node))
+    return found
+
+
+def rewritten(base: FunctionNode, new: FunctionNode) -> list[tuple[Check, Check]]:
+    """Pairs (base check, new check) with the same shape but other constants."""
+    base_checks, new_checks = checks(base), checks(new)
+    exact = Counter((c.shape, c.constants) for c in base_checks) & Counter((c.shape, c.constants) for c in new_checks)
+    left = Counter(exact)
+    removed = []
+    for check in base_checks:
+        key = (check.shape, check.constants)
+        if left[key] > 0:
+            left[key] -= 1
+        else:
+            removed.append(check)
+    left = Counter(exact)
+    added = []
+    for check in new_checks:
+        key = (check.shape, check.constants)
+        if left[key] > 0:
+            left[key] -= 1
+        else:
+            added.append(check)
+    pairs = []
+    for old in removed:
+        match = next((c for c in added if c.shape == old.shape), None)
+        if match is not None:
+            added.remove(match)
+            pairs.append((old, match))
+    return pairs
+
+
+def describe(old: Check, new: Check) -> str:
+    changed = [(a, b) for a, b in zip(old.constants, new.constants) if a != b]
+    shown = ", ".join(f"{a} -> {b}" for a, b in changed[:3])
+    return f"expected value rewritten ({shown})"
