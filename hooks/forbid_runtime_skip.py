@@ -54,7 +54,8 @@ class RuntimeSkipRule(Rule):
         finder = _Finder(module)
         finder.visit(module.tree)
         for qual, func in _test_functions(module.tree):
-            finder.early_returns(qual, func)
+            if not _is_fixture(func, module):  # `@pytest.fixture def test_data(): return ...` is no test
+                finder.early_returns(qual, func)
         return finder.found
 
 
@@ -70,6 +71,15 @@ def _test_functions(tree: ast.Module) -> list[tuple[str, FunctionNode]]:
 
     visit(tree.body, "")
     return found
+
+
+def _is_fixture(func: FunctionNode, module: Module) -> bool:
+    for deco in func.decorator_list:
+        target = deco.func if isinstance(deco, ast.Call) else deco
+        name = module.names.qualify(target) or ""
+        if name == "pytest.fixture" or name.endswith(("_pytest.fixtures.fixture", "pytest_asyncio.fixture")):
+            return True
+    return False
 
 
 def _negate(text: str) -> str:

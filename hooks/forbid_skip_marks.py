@@ -149,9 +149,10 @@ class _Finder(ast.NodeVisitor):
             return
         expanded = self.names.expand(arg) if isinstance(arg, ast.Name) else arg
         target = expanded.func if isinstance(expanded, ast.Call) else expanded
-        if self.names.qualify(target) is None or not (self.names.qualify(target) or "").startswith(("pytest.mark", "unittest")):
-            if not isinstance(expanded, (ast.Call, ast.Attribute)):
-                self._add(call, "unverifiable", ast.unparse(arg), f"unverifiable mark added at run time: `{self.module.segment(call)}`")
+        # A resolvable pytest/unittest mark is judged where it is spelled (visited
+        # after this); anything else (`make()`, a loop variable) cannot be proven harmless.
+        if not (self.names.qualify(target) or "").startswith(("pytest.mark.", "unittest.")):
+            self._add(call, "unverifiable", ast.unparse(arg), f"unverifiable mark added at run time: `{self.module.segment(call)}`")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         kind = self._mark_kind(node)
