@@ -325,11 +325,14 @@ def test_unreadable_file_is_a_finding_with_a_position(repo: Repo, capsys: pytest
     assert out.startswith(T + expected) and out.count("\n") == 1
 
 
-def test_unparsable_file_is_reported_by_all_too(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    repo.write(T, b"def test_a(:\n")
+def test_all_reports_an_unparsable_file_that_could_hold_a_mark(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    # --all parses only files with a skip-like token (a file without one cannot hide a mark);
+    # a commit or range check parses every changed file.
+    repo.write(T, b"import pytest\n@pytest.mark.skip\ndef test_a(:\n")
+    repo.write("tests/test_no_token.py", b"def test_b(:\n")
     repo.commit()
-    assert repo.run(main, "--all", T) == 1
-    assert "OG001 could not parse" in capsys.readouterr().out
+    assert repo.run(main, "--all", T, "tests/test_no_token.py") == 1
+    assert capsys.readouterr().out == f"{T}:3:12: OG001 could not parse: invalid syntax\n"
 
 
 def test_empty_file_and_unchanged_broken_base_are_fine(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
