@@ -5,7 +5,11 @@ way pre-commit calls it.  The skip marks under test live in strings only.
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -384,3 +388,32 @@ def test_range_mode_through_pre_commit_refs(repo: Repo, capsys: pytest.CaptureFi
     monkeypatch.setenv("PRE_COMMIT_TO_REF", "HEAD")
     assert repo.run(main, T) == 1
     assert "OG101 new skip mark on test_a" in capsys.readouterr().out
+
+
+# -- what a clean commit costs -------------------------------------------------------
+
+PROBE = """\
+import sys
+from hooks.{module} import main
+code = main(sys.argv[1:])
+heavy = sorted(m for m in ("libcst", "yaml", "hooks.contract") if m in sys.modules)
+print(code, ",".join(heavy) or "-")
+"""
+
+
+@pytest.mark.parametrize("module", ["forbid_skip_marks", "forbid_runtime_skip"])
+def test_clean_commit_imports_neither_libcst_nor_yaml(repo: Repo, module: str) -> None:
+    repo.write(T, BASE)
+    repo.write("tests/agent_contract.yaml", "version: 1\n")
+    repo.commit()
+    repo.write(T, BASE + "\n\ndef test_more():\n    assert 2\n")
+    repo.stage()
+    proc = subprocess.run([sys.executable, "-c", PROBE.format(module=module), T], cwd=repo.path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert proc.stdout == "0 -\n", proc.stderr
+
+
+def test_default_contract_path_matches_the_loader() -> None:
+    from hooks import contract, pydiff
+
+    assert pydiff.DEFAULT_CONTRACT == contract.DEFAULT_PATH
