@@ -15,7 +15,7 @@ import re
 from typing import Sequence
 
 from hooks.pydiff import Occurrence, Rule, run
-from hooks.pysource import FunctionNode, Module, ScopeNode, is_test_name
+from hooks.pysource import FunctionNode, Module, PrunedVisitor, ScopeNode, hot_lines, is_test_name, statements
 from hooks.report import guarded
 
 SKIP_CALLS = {
@@ -33,28 +33,39 @@ SKIP_EXCEPTIONS = {
 }
 SKIP_METHODS = {"skipTest"}  # self.skipTest(...), on any TestCase-like object
 CHECK_CALL = re.compile(r"(^|\.)(assert\w*|fail\w*|raises|warns|deprecated_call|check\w*|verify\w*|expect\w*)$", re.I)
-_RETURN = re.compile(rb"^[ \t]+return\b", re.M)
-_DEF = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
+# Where a runtime skip can be spelled (`importorskip`, `skipTest` contain `skip`).
+TOKENS = (b"skip", b"xfail", b"exit", b"SkipTest", b"Skipped", b"XFailed")
+_DEF_OR_RETURN = re.compile(rb"^([ \t]*)(?:(?:async[ \t]+)?def[ \t]+(\w+)|return\b)", re.M)
+
+
+def _returns_in_a_test(source: bytes) -> bool:
+    """Whether a `return` line sits directly in a `test*` function (by indentation)."""
+    if b"return" not in source:
+        return False
+    defs: list[tuple[int, bytes]] = []  # (indent, name) of the enclosing definitions
+    for match in _DEF_OR_RETURN.finditer(source):
+        indent = len(match.group(1))
+        while defs and defs[-1][0] >= indent:
+            defs.pop()
+        if match.group(2) is not None:
+            defs.append((indent, match.group(2)))
+        elif defs and defs[-1][1].startswith(b"test"):
+            return True
+    return False
 
 
 class RuntimeSkipRule(Rule):
-    TRIGGER = re.compile(rb"skip|xfail|exit|SkipTest|Skipped|XFailed")
+    TRIGGER = re.compile(b"|".join(re.escape(t) for t in TOKENS))
 
     def could_match(self, source: bytes) -> bool:
-        if self.TRIGGER.search(source):
-            return True
-        # Early returns: only a `return` inside a test function before any assert.
-        for ret in _RETURN.finditer(source):
-            defs = list(_DEF.finditer(source, 0, ret.start()))
-            if defs and defs[-1].group(1).startswith(b"test") and b"assert" not in source[defs[-1].end() : ret.start()]:
-                return True
-        return False
+        return any(token in source for token in TOKENS) or _returns_in_a_test(source)
 
     def occurrences(self, module: Module) -> list[Occurrence]:
         finder = _Finder(module)
         finder.visit(module.tree)
         for qual, func in _test_functions(module.tree):
-            finder.early_returns(qual, func)
+            if not _is_fixture(func, module):  # `@pytest.fixture def test_data(): return ...` is no test
+                finder.early_returns(qual, func)
         return finder.found
 
 
@@ -72,23 +83,36 @@ def _test_functions(tree: ast.Module) -> list[tuple[str, FunctionNode]]:
     return found
 
 
+def _is_fixture(func: FunctionNode, module: Module) -> bool:
+    for deco in func.decorator_list:
+        target = deco.func if isinstance(deco, ast.Call) else deco
+        name = module.names.qualify(target) or ""
+        if name == "pytest.fixture" or name.endswith(("_pytest.fixtures.fixture", "pytest_asyncio.fixture")):
+            return True
+    return False
+
+
 def _negate(text: str) -> str:
     return text[4:] if text.startswith("not ") else f"not ({text})"
 
 
-class _Finder(ast.NodeVisitor):
+class _Finder(PrunedVisitor):
     def __init__(self, module: Module) -> None:
         self.module = module
         self.names = module.names
         self.scopes: list[ScopeNode] = []
         self.conditions: list[str] = []
         self.found: list[Occurrence] = []
-        self.skip_exceptions = set(SKIP_EXCEPTIONS) | self._local_skip_exceptions(module.tree)
+        local = self._local_skip_exceptions(module.tree)
+        self.skip_exceptions = set(SKIP_EXCEPTIONS) | local
+        # Statements are visited only where a token or a local name for a skip is spelled.
+        bound = [n for n, v in self.names.aliases.items() if v in SKIP_CALLS or v in self.skip_exceptions]
+        self.hot = hot_lines(module.source, TOKENS + tuple(n.encode() for n in bound + sorted(local)))
 
     def _local_skip_exceptions(self, tree: ast.Module) -> set[str]:
         """Classes defined here that derive from a skip exception, to a fixed point."""
         local: set[str] = set()
-        classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+        classes = [n for n in statements(tree.body) if isinstance(n, ast.ClassDef)]
         changed = True
         while changed:
             changed = False

@@ -16,7 +16,7 @@ import re
 from typing import Sequence
 
 from hooks.pydiff import Occurrence, Rule, run
-from hooks.pysource import DYNAMIC, Module, ScopeNode
+from hooks.pysource import DYNAMIC, Module, PrunedVisitor, ScopeNode, hot_lines
 from hooks.report import guarded
 
 SKIP_MARKS = {
@@ -36,8 +36,17 @@ DYNAMIC_BASES = {"pytest.mark", "unittest"}
 REASON_ARGS = {"reason", "msg"}
 
 
+# Where a skip mark can be spelled; a file (or statement) without one of these,
+# or a local name bound to a mark, cannot hold a new mark.
+TOKENS = (b"skip", b"xfail", b"expectedFailure", b"expecting_failure", b"__test__", b"nottest",
+          b"getattr", b"add_marker", b"applymarker", b"ark(")
+
+
 class SkipMarkRule(Rule):
-    TRIGGER = re.compile(rb"skip|xfail|expectedFailure|__test__|nottest|getattr|add_marker|[Mm]ark\(")
+    TRIGGER = re.compile(b"|".join(re.escape(t) for t in TOKENS))
+
+    def could_match(self, source: bytes) -> bool:
+        return any(token in source for token in TOKENS)  # many `in` scans beat one alternation
 
     def occurrences(self, module: Module) -> list[Occurrence]:
         finder = _Finder(module)
@@ -49,13 +58,22 @@ def _owner(scopes: list[ScopeNode]) -> str:
     return ".".join(s.name for s in scopes) or "<module>"
 
 
-class _Finder(ast.NodeVisitor):
+class _Finder(PrunedVisitor):
     def __init__(self, module: Module) -> None:
         self.module = module
         self.names = module.names
         self.scopes: list[ScopeNode] = []
         self.param: str = ""  # identity of the enclosing pytest.param(...), if any
         self.found: list[Occurrence] = []
+        self.hot = hot_lines(module.source, TOKENS + self._names_bound_to_marks())
+
+    def _names_bound_to_marks(self) -> tuple[bytes, ...]:
+        """Local names that stand for a mark (`ef = unittest.expectedFailure`, `later = pytest.mark.skip()`)."""
+        bound = [name for name in self.names.aliases if self._mark_kind(ast.Name(name, ast.Load()))]
+        for name, call in self.names.bindings.items():
+            if self._mark_kind(call) or self._mark_kind(call.func):
+                bound.append(name)
+        return tuple(name.encode() for name in bound)
 
     # -- scopes ----------------------------------------------------------------
 
@@ -149,9 +167,10 @@ class _Finder(ast.NodeVisitor):
             return
         expanded = self.names.expand(arg) if isinstance(arg, ast.Name) else arg
         target = expanded.func if isinstance(expanded, ast.Call) else expanded
-        if self.names.qualify(target) is None or not (self.names.qualify(target) or "").startswith(("pytest.mark", "unittest")):
-            if not isinstance(expanded, (ast.Call, ast.Attribute)):
-                self._add(call, "unverifiable", ast.unparse(arg), f"unverifiable mark added at run time: `{self.module.segment(call)}`")
+        # A resolvable pytest/unittest mark is judged where it is spelled (visited
+        # after this); anything else (`make()`, a loop variable) cannot be proven harmless.
+        if not (self.names.qualify(target) or "").startswith(("pytest.mark.", "unittest.")):
+            self._add(call, "unverifiable", ast.unparse(arg), f"unverifiable mark added at run time: `{self.module.segment(call)}`")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         kind = self._mark_kind(node)
@@ -179,6 +198,8 @@ class _Finder(ast.NodeVisitor):
         truth = value.value if isinstance(value, ast.Constant) else None
         if name == "__unittest_skip__" and truth:
             self._add(node, "unittest.skip", "__unittest_skip__", "new `__unittest_skip__ = True` (skips the tests)", owner)
+        elif name == "__unittest_expecting_failure__" and truth:
+            self._add(node, "unittest.expectedFailure", name, f"new `{name} = True` (an expected failure)", owner)
         elif name == "__test__" and truth is not None and not truth:
             self._add(node, "__test__", "", "new `__test__ = False` (pytest and unittest stop collecting it)", owner)
 

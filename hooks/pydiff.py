@@ -14,12 +14,19 @@ import argparse
 import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Iterable, Sequence
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-from hooks import changes, contract
+from hooks import changes
 from hooks.pysource import Module, SourceError
 from hooks.report import Finding, add_format_arg, emit, notice
+
+if TYPE_CHECKING:
+    from hooks import contract
+
+# hooks.contract.DEFAULT_PATH, spelled here so that a commit without a new
+# occurrence never imports hooks.contract (and PyYAML): startup is most of a hook's time.
+DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 
 
 @dataclass(frozen=True)
@@ -46,7 +53,7 @@ class Rule:
     def occurrences(self, module: Module) -> list[Occurrence]:
         raise NotImplementedError
 
-    def allowed(self, occurrence: Occurrence, path: str, ledger: contract.Contract | None, now: datetime) -> bool:
+    def allowed(self, occurrence: Occurrence, path: str, ledger: contract.Contract | LazyLedger | None, now: datetime) -> bool:
         """Whether a valid freeze-ledger entry covers the occurrence's test."""
         if ledger is None or occurrence.qualname == "<module>":
             return False
@@ -54,11 +61,28 @@ class Rule:
         return ledger.freeze_for(test_id, now) is not None
 
 
+class LazyLedger:
+    """The contract's freeze ledger, loaded the first time an occurrence asks for it."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._loaded = False
+        self._contract: contract.Contract | None = None
+
+    def freeze_for(self, test_id: str, now: datetime | None = None) -> contract.Freeze | None:
+        if not self._loaded:
+            from hooks import contract  # PyYAML: only when there is something to allow
+
+            self._contract = contract.load(self.path)
+            self._loaded = True
+        return self._contract.freeze_for(test_id, now) if self._contract else None
+
+
 def add_common_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("filenames", nargs="*", help="files to check (pre-commit passes the changed ones)")
     changes.add_base_args(parser)
     parser.add_argument("--all", action="store_true", help="report every occurrence, not only those new since the base")
-    contract.add_contract_arg(parser)
+    parser.add_argument("--contract", default=DEFAULT_CONTRACT, metavar="PATH", help=f"the contract file (default: {DEFAULT_CONTRACT})")
     parser.add_argument("--now", metavar="TIME", help="the current time for freeze expiry (ISO-8601; default: the clock)")
     add_format_arg(parser)
 
@@ -100,7 +124,9 @@ def _parse_errors(paths: Iterable[str], blobs: dict[str, bytes | None]) -> list[
     return found
 
 
-def check(rule: Rule, paths: Sequence[str], change_set: changes.ChangeSet | None, ledger: contract.Contract | None, now: datetime) -> list[Finding]:
+def check(
+    rule: Rule, paths: Sequence[str], change_set: changes.ChangeSet | None, ledger: contract.Contract | LazyLedger | None, now: datetime
+) -> list[Finding]:
     """Findings for PATHS: every occurrence (no change set) or only the new ones."""
     findings: list[Finding] = []
     if change_set is None:
@@ -152,10 +178,15 @@ def run(argv: Sequence[str] | None, prog: str, description: str, rule: Rule) -> 
     parser = argparse.ArgumentParser(prog=prog, description=description)
     add_common_args(parser)
     args = parser.parse_args(argv)
-    now = contract.parse_now(args.now)
+    if args.now:
+        from hooks import contract
+
+        now = contract.parse_now(args.now)
+    else:
+        now = datetime.now(timezone.utc)
     paths = changes.enter_repo(args.filenames)
     change_set = None if args.all else changes.resolve(args)
-    ledger = contract.load(args.contract)
+    ledger = LazyLedger(args.contract)
     if change_set is not None and change_set.base is None and not args.all:
         notice("no commits yet: everything counts as new")
     return emit(check(rule, paths, change_set, ledger, now), args.format)

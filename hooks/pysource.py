@@ -12,9 +12,10 @@ QualifiedNameProvider, which costs several parses.
 from __future__ import annotations
 
 import ast
+import bisect
 import sys
 from dataclasses import dataclass, field
-from typing import Iterator, Union
+from typing import Iterable, Iterator, Union
 
 from hooks.report import Finding
 
@@ -58,7 +59,14 @@ _CANONICAL_PREFIXES = (
 DYNAMIC = "<dynamic>"
 
 
+# First words of every prefix above: most names match none, and one C-level
+# startswith() with a tuple rules them out (canonical() runs for every attribute).
+_CANONICAL_STARTS = tuple({p.split(".")[0] for p, _ in _CANONICAL_PREFIXES} | {"pytest.MARK_GEN"})
+
+
 def canonical(name: str) -> str:
+    if not name.startswith(_CANONICAL_STARTS) or (name.startswith("pytest") and not name.startswith("pytest.MARK_GEN")):
+        return name
     for prefix, public in _CANONICAL_PREFIXES:
         if name == prefix or name.startswith(prefix + "."):
             return public + name[len(prefix) :]
@@ -136,9 +144,13 @@ class Names:
     bindings: dict[str, ast.expr] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, tree: ast.Module) -> "Names":
+    def of(cls, tree: ast.Module, source: bytes | None = None) -> "Names":
+        """The alias table of TREE; pass SOURCE to skip looking for ``:=`` when it has none."""
         names = cls()
-        for node in ast.walk(tree):
+        # Imports and assignments are statements: walking statements only is several
+        # times faster than ast.walk over every expression node.
+        statements_ = list(statements(tree.body))
+        for node in statements_:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -154,14 +166,16 @@ class Names:
                     full = f"{module}.{alias.name}" if module and not module.endswith(".") else module + alias.name
                     names.aliases[alias.asname or alias.name] = canonical(full)
         # Assignments in a second pass so that they see every import.
-        for node in ast.walk(tree):
+        for node in statements_:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     if isinstance(target, ast.Name):
                         names._bind(target.id, node.value)
-            elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
-                names._bind(node.target.id, node.value)
+        if source is None or b":=" in source:
+            for node in ast.walk(tree):
+                if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+                    names._bind(node.target.id, node.value)
         return names
 
     def _bind(self, name: str, value: ast.expr) -> None:
@@ -211,6 +225,21 @@ class Names:
         return node
 
 
+_NESTED_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every statement in BODY and the blocks nested in it, in source order."""
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        for attr in _NESTED_BODIES:
+            nested = getattr(node, attr, None)
+            if nested and isinstance(nested, list):
+                stack.extend(reversed(nested))
+
+
 def _is_import_call(node: ast.AST) -> bool:
     if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)):
         return False
@@ -232,7 +261,7 @@ class Module:
     @classmethod
     def from_source(cls, path: str, source: bytes) -> "Module":
         tree = parse(source, path)
-        return cls(path, source, tree, Names.of(tree))
+        return cls(path, source, tree, Names.of(tree, source))
 
     def position(self, node: ast.AST) -> tuple[int, int]:
         """1-based line and character column (ast columns count UTF-8 bytes)."""
@@ -252,6 +281,43 @@ class Module:
         """The source text of NODE on one line, shortened for messages."""
         text = " ".join(ast.unparse(node).split())
         return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def hot_lines(source: bytes, tokens: Iterable[bytes]) -> list[int]:
+    """Sorted 1-based numbers of the lines where any of TOKENS occurs.
+
+    bytes.find per token is far faster than one regex alternation, and
+    occurrences are rare, so counting newlines up to each one stays cheap.
+    """
+    lines: set[int] = set()
+    for token in tokens:
+        pos = source.find(token)
+        while pos != -1:
+            lines.add(source.count(b"\n", 0, pos) + 1)
+            pos = source.find(token, pos + len(token))
+    return sorted(lines)
+
+
+class PrunedVisitor(ast.NodeVisitor):
+    """A NodeVisitor that skips statements whose lines hold none of the hot lines.
+
+    A rule that can only find something where one of its tokens (or a local
+    name bound to one) is spelled visits just those statements; the rest of
+    a large test module is never walked.
+    """
+
+    hot: list[int]
+
+    def visit(self, node: ast.AST) -> None:
+        if isinstance(node, ast.stmt):
+            start = node.lineno
+            decorators = getattr(node, "decorator_list", None)
+            if decorators:
+                start = min(start, min(d.lineno for d in decorators))
+            i = bisect.bisect_left(self.hot, start)
+            if i == len(self.hot) or self.hot[i] > (node.end_lineno or node.lineno):
+                return
+        super().visit(node)
 
 
 def walk_scoped(tree: ast.AST) -> Iterator[tuple[ast.AST, tuple[ScopeNode, ...]]]:
