@@ -8,6 +8,7 @@ schema below, so each refusal names the file, line, column and key.
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -23,7 +24,8 @@ DEFAULT_PATH = "tests/agent_contract.yaml"
 
 _NULL = {"", "~", "null", "Null", "NULL"}
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
-_YAML11_BOOL = {"yes", "no", "on", "off", "y", "n", "Yes", "No", "On", "Off", "YES", "NO", "ON", "OFF", "Y", "N"}
+# PyYAML (YAML 1.1) reads these as booleans; YAML 1.2 tools read them as strings.
+_YAML11_BOOL = {"yes", "no", "on", "off", "Yes", "No", "On", "Off", "YES", "NO", "ON", "OFF"}
 _INT = re.compile(r"[-+]?(0|[1-9][0-9]*)\Z")
 _TIMESTAMP = re.compile(r"\d{4}-\d\d?-\d\d?([Tt ]|\Z)")
 _SEXAGESIMAL = re.compile(r"[-+]?\d+(:[0-5]?\d)+(\.\d*)?\Z")
@@ -54,6 +56,7 @@ class _Positioned(Exception):
         self.line = mark.line + 1 if mark else 1
         self.col = mark.column + 1 if mark else 1
         self.message = message
+        self.keyed = False
 
 
 def _error(mark: Any, message: str) -> _Positioned:
@@ -105,7 +108,8 @@ def _opt_string(node: Node, key: str) -> str | None:
 def _count(node: Node, key: str, minimum: int = 0) -> int:
     value = _plain_value(node) if isinstance(node, ScalarNode) else node
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _error(node.start_mark, f"'{key}' must be an integer, not {_describe(value) if not isinstance(value, Node) else 'a collection'}")
+        shown = "a collection" if isinstance(value, Node) else repr(value) if isinstance(value, str) else _describe(value)
+        raise _error(node.start_mark, f"'{key}' must be a whole number, not {shown}")
     if value < minimum:
         raise _error(node.start_mark, f"'{key}' must be at least {minimum}, not {value}")
     return value
@@ -180,6 +184,7 @@ class Property:
     name: str
     min_examples: int
     line: int = field(default=0, compare=False)
+    col: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -189,6 +194,7 @@ class Fixture:
     sha256: str
     unlock: str | None = None
     line: int = field(default=0, compare=False)
+    col: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -204,6 +210,7 @@ class Freeze:
     file: str | None = None
     signature: str | None = None
     line: int = field(default=0, compare=False)
+    col: int = field(default=0, compare=False)
 
     @property
     def expires_at(self) -> datetime:
@@ -279,13 +286,16 @@ def _records(node: Node, key: str, build: Callable[[dict[str, tuple[Node, Node]]
         return ()
     if not isinstance(node, SequenceNode):
         raise _error(node.start_mark, f"'{key}' must be a list")
-    items = tuple(build(_mapping(item, f"an entry of '{key}'"), item) for item in node.value)
+    items = []
     seen: dict[str, int] = {}
-    for item in items:
-        if item.id in seen:
-            raise _Positioned(None, f"duplicate id '{item.id}' in '{key}' (lines {seen[item.id]} and {item.line})")
+    for item_node in node.value:
+        entry = _mapping(item_node, f"an entry of '{key}'")
+        item = build(entry, item_node)
+        if item.id in seen:  # a second entry must never silently override the first
+            raise _error(entry["id"][1].start_mark, f"duplicate id '{item.id}' in '{key}' (first at line {seen[item.id]})")
         seen[item.id] = item.line
-    return items
+        items.append(item)
+    return tuple(items)
 
 
 def _fields(entry: dict[str, tuple[Node, Node]], where: str, required: dict[str, Callable[..., Any]], optional: dict[str, Callable[..., Any]], node: Node) -> dict[str, Any]:
@@ -293,14 +303,19 @@ def _fields(entry: dict[str, tuple[Node, Node]], where: str, required: dict[str,
         if key not in required and key not in optional:
             allowed = ", ".join(list(required) + list(optional))
             raise _error(key_node.start_mark, f"unknown key '{key}' in {where} (allowed: {allowed})")
-    values: dict[str, Any] = {"line": node.start_mark.line + 1}
-    for key, convert in required.items():
+    values: dict[str, Any] = {"line": node.start_mark.line + 1, "col": node.start_mark.column + 1}
+    for key in required:
         if key not in entry:
             raise _error(node.start_mark, f"{where} is missing '{key}'")
-        values[key] = convert(entry[key][1], key)
-    for key, convert in optional.items():
+    for key, convert in {**required, **optional}.items():
         if key in entry:
-            values[key] = convert(entry[key][1], key)
+            try:
+                values[key] = convert(entry[key][1], key)
+            except _Positioned as exc:  # every refusal names the innermost key it is about
+                if not exc.keyed and f"'{key}'" not in exc.message:
+                    exc.message = f"'{key}': {exc.message}"
+                exc.keyed = True
+                raise
     return values
 
 
@@ -321,7 +336,7 @@ def _freeze(entry: dict[str, tuple[Node, Node]], node: Node) -> Freeze:
 def _layers(node: Node, key: str) -> Layers:
     entry = _mapping(node, "'layers'")
     values = _fields(entry, "'layers'", {}, {name: _paths for name in ("contracts", "relations", "quarantine", "production")}, node)
-    values.pop("line")
+    values.pop("line"), values.pop("col")
     return Layers(**values)
 
 
@@ -368,8 +383,61 @@ def loads(text: str | bytes, path: str = DEFAULT_PATH) -> Contract:
         raise ContractError(f"{path}:{where}: invalid YAML: {exc.problem or exc.context}") from None
     except yaml.YAMLError as exc:
         raise ContractError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
-    values.pop("line")
+    values.pop("line"), values.pop("col")
     return Contract(path=path, **values)
+
+
+_PLAIN_SAFE = re.compile(r"[A-Za-z_][A-Za-z0-9_./@+-]*\Z")
+
+
+def scalar(value: Any) -> str:
+    """VALUE as a YAML scalar that this loader reads back unchanged."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    text = str(value)
+    if _PLAIN_SAFE.match(text) and text not in _NULL and text not in _BOOL and text not in _YAML11_BOOL:
+        return text
+    return json.dumps(text, ensure_ascii=False)  # a JSON string is a YAML double-quoted scalar
+
+
+def _entries(key: str, items: tuple[Any, ...], fields: tuple[str, ...]) -> list[str]:
+    if not items:
+        return [f"{key}: []"]
+    lines = [f"{key}:"]
+    for item in items:
+        first = True
+        for name in fields:
+            value = getattr(item, name)
+            if value is None and name != "unlock":
+                continue
+            lines.append(f"{'  - ' if first else '    '}{name}: {scalar(value)}")
+            first = False
+    return lines
+
+
+def dumps(c: Contract) -> str:
+    """The contract as YAML that ``loads`` reads back equal (comments are not kept)."""
+    lines = ["version: 1"]
+    lines += _entries("properties", c.properties, ("id", "module", "name", "min_examples"))
+    lines += _entries("fixtures", c.fixtures, ("id", "path", "sha256", "unlock"))
+    freeze_fields = ("id", "owner", "reason", "expires", "remaining_reruns", "seed", "repro", "silent_runs_allowed", "file", "signature")
+    lines += _entries("freezes", c.freezes, freeze_fields)
+    lines.append(f"max_active_freezes: {c.max_active_freezes}")
+    default = Contract()
+    for name in ("max_freeze_days", "max_reruns", "allowed_signers", "approvals", "snapshot"):
+        if getattr(c, name) != getattr(default, name):
+            lines.append(f"{name}: {scalar(getattr(c, name))}")
+    if c.fixture_roots != default.fixture_roots:
+        lines.append("fixture_roots: [" + ", ".join(scalar(p) for p in c.fixture_roots) + "]")
+    if c.layers != default.layers:
+        lines.append("layers:")
+        for name in ("contracts", "relations", "quarantine", "production"):
+            lines.append(f"  {name}: [" + ", ".join(scalar(p) for p in getattr(c.layers, name)) + "]")
+    return "\n".join(lines) + "\n"
 
 
 def load(path: str = DEFAULT_PATH) -> Contract | None:
@@ -382,6 +450,31 @@ def load(path: str = DEFAULT_PATH) -> Contract | None:
     except IsADirectoryError:
         raise ContractError(f"{path}: is a directory, not a contract file") from None
     return loads(data, path)
+
+
+def load_at(rev: str | None, path: str = DEFAULT_PATH) -> Contract | None:
+    """The contract as committed at REV (None: no revision, or no contract there)."""
+    if not rev:
+        return None
+    from hooks import git  # only diff-based callers need git
+
+    data = git.read_blobs(rev, [path]).get(path)
+    if data is None:
+        return None
+    try:
+        return loads(data, path)
+    except ContractError as exc:
+        raise ContractError(f"the contract at the base revision does not load, so nothing can be compared (fail closed): {exc}") from None
+
+
+def load_new(target: str | None, path: str = DEFAULT_PATH) -> Contract | None:
+    """The contract on the new side of a change: the target commit, or the work tree."""
+    if target:
+        from hooks import git
+
+        data = git.read_blobs(target, [path]).get(path)
+        return None if data is None else loads(data, path)
+    return load(path)
 
 
 def add_contract_arg(parser: Any) -> None:
@@ -400,5 +493,5 @@ def parse_now(text: str | None) -> datetime:
 
 __all__ = [
     "Contract", "ContractError", "Fixture", "Freeze", "Layers", "Property",
-    "add_contract_arg", "load", "loads", "parse_now", "parse_time", "timedelta",
+    "add_contract_arg", "dumps", "load", "load_at", "load_new", "loads", "scalar", "parse_now", "parse_time", "timedelta",
 ]
