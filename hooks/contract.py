@@ -302,11 +302,15 @@ def _fields(entry: dict[str, tuple[Node, Node]], where: str, required: dict[str,
     for key, (key_node, _) in entry.items():
         if key not in required and key not in optional:
             allowed = ", ".join(list(required) + list(optional))
-            raise _error(key_node.start_mark, f"unknown key '{key}' in {where} (allowed: {allowed})")
+            exc = _error(key_node.start_mark, f"unknown key '{key}' in {where} (allowed: {allowed})")
+            exc.keyed = True
+            raise exc
     values: dict[str, Any] = {"line": node.start_mark.line + 1, "col": node.start_mark.column + 1}
     for key in required:
         if key not in entry:
-            raise _error(node.start_mark, f"{where} is missing '{key}'")
+            exc = _error(node.start_mark, f"{where} is missing '{key}'")
+            exc.keyed = True
+            raise exc
     for key, convert in {**required, **optional}.items():
         if key in entry:
             try:
@@ -343,7 +347,7 @@ def _layers(node: Node, key: str) -> Layers:
 def _version(node: Node, key: str) -> int:
     value = _plain_value(node) if isinstance(node, ScalarNode) else None
     if value != 1 or isinstance(value, bool):
-        raise _error(node.start_mark, f"unsupported contract version {value!r}; this oracle-guard reads version 1")
+        raise _error(node.start_mark, f"'version' must be 1, not {value!r} (the only contract format this oracle-guard reads)")
     return 1
 
 
