@@ -18,15 +18,17 @@ import argparse
 import hashlib
 import os
 import stat
-from concurrent.futures import ThreadPoolExecutor
-from typing import Iterable, Sequence
+import threading
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from hooks import changes, contract, git
-from hooks.approvals import Approvals
 from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
 
+if TYPE_CHECKING:
+    from hooks.approvals import Approvals
+
 CHUNK = 1 << 20
-WORKERS = min(4, os.cpu_count() or 1)
+WORKERS = max(1, min(4, os.cpu_count() or 1))
 
 
 class Escape(Exception):
@@ -50,12 +52,31 @@ def _file_digest(path: str) -> str:
             h.update(view[:n])
 
 
-def hash_files(paths: Iterable[str], pool: ThreadPoolExecutor | None = None) -> dict[str, str]:
+def hash_files(paths: Iterable[str], workers: int = 1) -> dict[str, str]:
     """sha256 of many files; hashlib releases the GIL, so threads overlap I/O and hashing."""
     paths = list(paths)
-    if pool is None or len(paths) < 2:
+    if workers < 2 or len(paths) < 2:
         return {p: _file_digest(p) for p in paths}
-    return dict(zip(paths, pool.map(_file_digest, paths, chunksize=8)))
+    # One interleaved share per thread: cheaper than a future per file, and
+    # plain threads start faster than importing concurrent.futures.
+    result: dict[str, str] = {}
+    errors: list[BaseException] = []
+
+    def work(share: list[str]) -> None:
+        try:
+            result.update((p, _file_digest(p)) for p in share)
+        except BaseException as exc:  # re-raised in the caller's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(paths[i::workers],)) for i in range(1, workers)]
+    for thread in threads:
+        thread.start()
+    work(paths[0::workers])
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return result
 
 
 def manifest_digest(entries: dict[str, str]) -> str:
@@ -71,22 +92,34 @@ def directory_files(folder: str) -> list[str]:
     return [n for n in names if os.path.lexists(n)]  # deleted but not yet staged: gone
 
 
+_REAL_FOLDERS: dict[tuple[str, str], str] = {}
+
+
+def _real(path: str) -> str:
+    """realpath(PATH), resolving each parent folder once: 1,000 locks share a few folders."""
+    folder, _, name = path.rpartition("/")
+    key = (os.getcwd(), folder)
+    if key not in _REAL_FOLDERS:
+        _REAL_FOLDERS[key] = os.path.realpath(folder or ".")
+    inside = os.path.join(_REAL_FOLDERS[key], name) if name else _REAL_FOLDERS[key]
+    return os.path.realpath(inside) if os.path.islink(inside) else inside
+
+
 def check_path(path: str, roots: Sequence[str]) -> None:
     """Refuse absolute paths, `..`, and symlinks that resolve out of the fixtures root."""
     if path.startswith("/") or os.path.isabs(path) or (len(path) > 1 and path[1] == ":"):
         raise Escape("is absolute; lock paths are relative to the repository root")
     if ".." in path.split("/"):
         raise Escape("contains '..'")
-    top = os.path.realpath(".")
     root = next((r.rstrip("/") for r in roots if path == r.rstrip("/") or path.startswith(r.rstrip("/") + "/")), None)
-    allowed = os.path.realpath(root) if root else top
-    real = os.path.realpath(path)
+    allowed = _real(root) if root else _real("")
+    real = _real(path.rstrip("/"))
     if real != allowed and not real.startswith(allowed.rstrip(os.sep) + os.sep):
         where = f"its fixtures root {root}/" if root else "the repository"
         raise Escape(f"resolves through a symlink to {real}, outside {where}")
 
 
-def digest_of(path: str, roots: Sequence[str], pool: ThreadPoolExecutor | None = None) -> str | None:
+def digest_of(path: str, roots: Sequence[str], workers: int = WORKERS) -> str | None:
     """The lock digest of PATH in the work tree (file or directory), None if missing."""
     check_path(path, roots)
     try:
@@ -99,7 +132,7 @@ def digest_of(path: str, roots: Sequence[str], pool: ThreadPoolExecutor | None =
         for name in files:
             if os.path.islink(name):
                 raise Escape(f"holds a symlink ({name}); a locked directory may hold only files")
-        digests = hash_files(files, pool)
+        digests = hash_files(files, workers)
         return manifest_digest({name[len(prefix):]: digests[name] for name in files})
     return _file_digest(path)
 
@@ -157,17 +190,16 @@ def absolute_findings(c: contract.Contract, target: str | None) -> list[Finding]
         if target:
             actual = _digests_at(target, checked)
         else:
-            with ThreadPoolExecutor(WORKERS) as pool:
-                files = [f for f in checked if os.path.isfile(f.path)]
-                file_digests = hash_files([f.path for f in files], pool)
-                actual = {f.id: file_digests[f.path] for f in files}
-                for fixture in checked:
-                    if fixture.id not in actual:
-                        try:
-                            actual[fixture.id] = digest_of(fixture.path, c.fixture_roots, pool)
-                        except Escape as exc:
-                            findings.append(_entry_finding(c, fixture, "OG403", f"fixture '{fixture.id}': {fixture.path} {exc}"))
-                            actual[fixture.id] = fixture.sha256  # reported already
+            files = [f for f in checked if os.path.isfile(f.path)]
+            file_digests = hash_files([f.path for f in files], WORKERS)
+            actual = {f.id: file_digests[f.path] for f in files}
+            for fixture in checked:
+                if fixture.id not in actual:
+                    try:
+                        actual[fixture.id] = digest_of(fixture.path, c.fixture_roots)
+                    except Escape as exc:
+                        findings.append(_entry_finding(c, fixture, "OG403", f"fixture '{fixture.id}': {fixture.path} {exc}"))
+                        actual[fixture.id] = fixture.sha256  # reported already
     except PermissionError as exc:
         raise UsageError(f"cannot read a locked fixture: {exc.filename}: permission denied") from None
     for fixture in checked:
@@ -188,7 +220,7 @@ def absolute_findings(c: contract.Contract, target: str | None) -> list[Finding]
     return findings
 
 
-def diff_findings(base: contract.Contract, new: contract.Contract | None, approvals: Approvals, new_paths_exist: dict[str, bool]) -> list[Finding]:
+def diff_findings(base: contract.Contract, new: contract.Contract | None, approvals: "Approvals", new_paths_exist: dict[str, bool]) -> list[Finding]:
     findings: list[Finding] = []
     now = {f.id: f for f in new.fixtures} if new else {}
     locked_now = {(f.path, f.sha256) for f in now.values()}
@@ -225,6 +257,18 @@ def diff_findings(base: contract.Contract, new: contract.Contract | None, approv
     return findings
 
 
+def _contract_bytes(target: str | None, path: str) -> bytes | None:
+    if target:
+        return git.read_blobs(target, [path]).get(path)
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a directory, not a contract file") from None
+
+
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="fixture-lock-verify", description=__doc__.splitlines()[0])
@@ -237,22 +281,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     changes.enter_repo([])
     change_set = None if args.no_diff else changes.resolve(args)
     target = change_set.target if change_set else None
-    new = contract.load_new(target, args.contract)
+    new_bytes = _contract_bytes(target, args.contract)
+    new = None if new_bytes is None else contract.loads(new_bytes, args.contract)
     findings: list[Finding] = []
     if new is not None:
         findings += absolute_findings(new, target)
-    if change_set is not None:
-        base = contract.load_at(change_set.base, args.contract)
-        if base is not None and base.fixtures:
-            approvals = Approvals.load(change_set, base, new)
-            old_paths = [f.path for f in base.fixtures]
-            if target:
-                exist = {p: v is not None for p, v in git.read_blobs(target, old_paths).items()}
-            else:
-                exist = {p: os.path.lexists(p) for p in old_paths}
-            findings += diff_findings(base, new, approvals, exist)
-        elif change_set.base is None:
-            notice("no commits yet: every lock is new")
+    if change_set is not None and change_set.base is None:
+        notice("no commits yet: every lock is new")
+    elif change_set is not None:
+        base_bytes = git.read_blobs(change_set.base, [args.contract]).get(args.contract)
+        if base_bytes is not None and base_bytes != new_bytes:  # an unchanged contract cannot weaken a lock
+            base = contract.load_at(change_set.base, args.contract)
+            if base is not None and base.fixtures:
+                from hooks.approvals import Approvals  # only a diff needs signatures
+
+                approvals = Approvals.load(change_set, base, new)
+                old_paths = [f.path for f in base.fixtures]
+                if target:
+                    exist = {p: v is not None for p, v in git.read_blobs(target, old_paths).items()}
+                else:
+                    exist = {p: os.path.lexists(p) for p in old_paths}
+                findings += diff_findings(base, new, approvals, exist)
     return emit(findings, args.format)
 
 
