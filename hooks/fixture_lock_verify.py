@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
 import stat
 import threading
 from typing import TYPE_CHECKING, Iterable, Sequence
@@ -176,7 +177,45 @@ def _entry_finding(c: contract.Contract, fixture: contract.Fixture, code: str, m
     return Finding(c.path, fixture.line or 1, fixture.col or 1, code, message)
 
 
-def absolute_findings(c: contract.Contract, target: str | None) -> list[Finding]:
+_PATH_LINE = re.compile(rb"^[ \t-]*path:[ \t]*[\"']?([^\"'#\r\n]+?)[\"']?[ \t]*(?:#.*)?$", re.M)
+
+
+class Prehash:
+    """Start hashing the files a contract seems to lock while it is still being parsed.
+
+    A cheap regex finds ``path:`` values in the raw bytes; only plain relative
+    regular files (lstat, no ``..``) are read, and a digest is used only for a
+    fixture whose path the loader and check_path accepted.  Parsing a 1,000-lock
+    contract and hashing 200 MB then overlap instead of adding up.
+    """
+
+    def __init__(self, raw: bytes) -> None:
+        paths = []
+        for match in _PATH_LINE.finditer(raw):
+            path = match.group(1).decode("utf-8", "replace")
+            if path.startswith("/") or ".." in path.split("/"):
+                continue
+            try:
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    paths.append(path)
+            except (OSError, ValueError):
+                continue
+        self.digests: dict[str, str] = {}
+        self._thread = threading.Thread(target=self._run, args=(paths,), daemon=True)
+        self._thread.start()
+
+    def _run(self, paths: list[str]) -> None:
+        try:
+            self.digests = hash_files(paths, WORKERS)
+        except OSError:
+            self.digests = {}  # the real pass reports it
+
+    def result(self) -> dict[str, str]:
+        self._thread.join()
+        return self.digests
+
+
+def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash | None = None) -> list[Finding]:
     findings: list[Finding] = []
     actual: dict[str, str | None] = {}
     checked: list[contract.Fixture] = []
@@ -191,7 +230,8 @@ def absolute_findings(c: contract.Contract, target: str | None) -> list[Finding]
             actual = _digests_at(target, checked)
         else:
             files = [f for f in checked if os.path.isfile(f.path)]
-            file_digests = hash_files([f.path for f in files], WORKERS)
+            file_digests = prehash.result() if prehash else {}
+            file_digests.update(hash_files([f.path for f in files if f.path not in file_digests], WORKERS))
             actual = {f.id: file_digests[f.path] for f in files}
             for fixture in checked:
                 if fixture.id not in actual:
@@ -282,10 +322,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     change_set = None if args.no_diff else changes.resolve(args)
     target = change_set.target if change_set else None
     new_bytes = _contract_bytes(target, args.contract)
+    prehash = Prehash(new_bytes) if new_bytes and not target else None
     new = None if new_bytes is None else contract.loads(new_bytes, args.contract)
     findings: list[Finding] = []
     if new is not None:
-        findings += absolute_findings(new, target)
+        findings += absolute_findings(new, target, prehash)
     if change_set is not None and change_set.base is None:
         notice("no commits yet: every lock is new")
     elif change_set is not None:
