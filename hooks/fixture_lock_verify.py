@@ -113,7 +113,10 @@ def check_path(path: str, roots: Sequence[str]) -> None:
     if ".." in path.split("/"):
         raise Escape("contains '..'")
     root = next((r.rstrip("/") for r in roots if path == r.rstrip("/") or path.startswith(r.rstrip("/") + "/")), None)
-    allowed = _real(root) if root else _real("")
+    top = _real("")
+    allowed = _real(root) if root else top
+    if allowed != top and not allowed.startswith(top.rstrip(os.sep) + os.sep):
+        root, allowed = None, top  # a root outside the repository widens nothing
     real = _real(path.rstrip("/"))
     if real != allowed and not real.startswith(allowed.rstrip(os.sep) + os.sep):
         where = f"its fixtures root {root}/" if root else "the repository"

@@ -256,3 +256,14 @@ def test_broken_contract_is_one_line_and_exit_2(repo: Repo, capsys) -> None:
     repo.write(CONTRACT, "version: 1\nfixtures: []\nfixtures: []\n")
     code, out = run(repo, capsys)
     assert code == 2 and out.count("\n") == 1 and "duplicate key 'fixtures'" in out
+
+
+def test_a_fixture_root_that_is_a_symlink_out_of_the_repository_widens_nothing(repo: Repo, capsys, tmp_path) -> None:
+    outside = tmp_path / "ext"
+    outside.mkdir()
+    (outside / "x.json").write_bytes(INVOICE)
+    (repo.path / "tests").mkdir()
+    os.symlink(outside, repo.path / "tests/linked")
+    repo.write(CONTRACT, contract_text(fixture_entry("x", "tests/linked/x.json", sha(INVOICE)), extra="fixture_roots: [tests/linked]\n"))
+    code, out = run(repo, capsys, "--no-diff")
+    assert code == 1 and "OG403" in out and "outside the repository" in out
