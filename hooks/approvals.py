@@ -1,11 +1,12 @@
 """Signed approvals: the only way a weakening passes.
 
-INTERFACE (stable; the implementation fills it in): hooks that find a
-weakening describe it as one canonical *statement* and ask
-``Approvals.load(...).covers(statement)``.  Statements are single lines::
+INTERFACE (stable): hooks that find a weakening describe it as one canonical
+*statement* and ask ``Approvals.load(...).covers(statement)``.  Statements
+are single lines::
 
     fixture-rotate <fixture-id> <old-sha256> <new-sha256>
     fixture-unlock <fixture-id> <old-sha256>          (dropped from the contract)
+    fixture-repoint <fixture-id> <old-path> <new-path>
     property-retire <property-id>
     property-lower <property-id> <old-min> <new-min>
     property-repoint <property-id> <old-module>:<old-name> <new-module>:<new-name>
@@ -13,21 +14,252 @@ weakening describe it as one canonical *statement* and ask
     test-retire <test-node-id>
     test-skip <test-node-id>
 
-Without an allowed-signers file at the base revision nothing is approved
-(fail closed).
+An approval is a file ``<approvals dir>/*.approval`` (default
+``tests/approvals/``): the statement on its first line, then an SSH signature
+of exactly that line (``ssh-keygen -Y sign -n oracle-guard``, the format git
+uses for SSH-signed commits).  It is checked with ``ssh-keygen -Y verify``
+against the allowed-signers file named by the contract **as both stood at the
+base revision**, so a patch cannot approve itself by adding a key.  No
+signers file at the base, no ``ssh-keygen``, a bad signature: nothing is
+approved (fail closed).  An approval covers exactly its statement.
 """
 from __future__ import annotations
 
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
 from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from hooks import contract as contract_mod
+from hooks import git
+from hooks.report import UsageError, guarded, notice
+
+NAMESPACE = "oracle-guard"
+SUFFIX = ".approval"
+MAX_APPROVAL_BYTES = 64 * 1024
+# verb -> number of arguments after it
+VERBS = {
+    "fixture-rotate": 3,
+    "fixture-unlock": 2,
+    "fixture-repoint": 3,
+    "property-retire": 1,
+    "property-lower": 3,
+    "property-repoint": 3,
+    "freeze-add": 3,
+    "test-retire": 1,
+    "test-skip": 1,
+}
+
+
+def canonical(statement: str) -> str:
+    """One line, single spaces: the exact bytes that are signed (plus a newline)."""
+    return " ".join(statement.split())
+
+
+def command_for(statement: str) -> str:
+    """What a human runs to approve STATEMENT (for messages)."""
+    return f"oracle-guard approve {canonical(statement)}"
+
+
+def _ssh_keygen() -> str | None:
+    return shutil.which("ssh-keygen")
+
+
+def _signature_of(text: str) -> tuple[str, str] | None:
+    """(statement, armored signature) of an approval file, or None if malformed."""
+    statement, _, rest = text.partition("\n")
+    if not rest.lstrip().startswith("-----BEGIN SSH SIGNATURE-----"):
+        return None
+    return canonical(statement), rest.lstrip()
+
+
+def verify(statement: str, signature: str, allowed_signers: bytes) -> str | None:
+    """The principal who signed STATEMENT, or None. Needs ssh-keygen."""
+    tool = _ssh_keygen()
+    if tool is None:
+        return None
+    message = (canonical(statement) + "\n").encode()
+    with tempfile.TemporaryDirectory(prefix="oracle-guard-") as tmp:
+        signers_path = os.path.join(tmp, "allowed_signers")
+        sig_path = os.path.join(tmp, "approval.sig")
+        with open(signers_path, "wb") as f:
+            f.write(allowed_signers)
+        with open(sig_path, "w", encoding="utf-8") as f:
+            f.write(signature)
+        found = subprocess.run(
+            (tool, "-Y", "find-principals", "-s", sig_path, "-f", signers_path),
+            capture_output=True,
+        )
+        if found.returncode != 0:
+            return None
+        for principal in found.stdout.decode("utf-8", "replace").split():
+            checked = subprocess.run(
+                (tool, "-Y", "verify", "-f", signers_path, "-I", principal, "-n", NAMESPACE, "-s", sig_path),
+                input=message,
+                capture_output=True,
+            )
+            if checked.returncode == 0:
+                return principal
+    return None
+
+
+def _approval_files(folder: str, target: str | None) -> dict[str, bytes]:
+    """Approval files on the new side: the target commit's tree or the work tree."""
+    folder = folder.rstrip("/")
+    if target:
+        out = git.run("ls-tree", "-r", "-z", "--name-only", target, "--", folder + "/")
+        names = [os.fsdecode(n) for n in out.split(b"\0") if n.endswith(SUFFIX.encode())]
+        return {k: v for k, v in git.read_blobs(target, names).items() if v is not None}
+    found: dict[str, bytes] = {}
+    if not os.path.isdir(folder) or os.path.islink(folder):
+        return found
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if entry.name.endswith(SUFFIX) and entry.is_file(follow_symlinks=False):
+            if entry.stat().st_size <= MAX_APPROVAL_BYTES:
+                with open(entry.path, "rb") as f:
+                    found[f"{folder}/{entry.name}"] = f.read()
+    return found
 
 
 @dataclass
 class Approvals:
-    statements: frozenset[str] = field(default_factory=frozenset)
+    statements: frozenset[str] = field(default_factory=frozenset)  # already verified
+    candidates: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # statement -> [(file, signature)]
+    allowed_signers: bytes | None = None
+    why_none: str = "no allowed-signers file is configured at the base revision"
+    _checked: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, change_set: object, base_contract: object, new_contract: object) -> "Approvals":
-        return cls()
+    def load(cls, change_set: Any, base_contract: Any, new_contract: Any) -> "Approvals":
+        """Approvals in the change, checked against the base's allowed signers.
+
+        CHANGE_SET is a hooks.changes.ChangeSet; the contracts may be None.
+        """
+        signers_path = getattr(base_contract, "allowed_signers", None)
+        base = getattr(change_set, "base", None)
+        result = cls()
+        if not signers_path or not base:
+            return result
+        blob = git.read_blobs(base, [signers_path]).get(signers_path)
+        if not blob or not blob.strip():
+            result.why_none = f"the allowed-signers file {signers_path} does not exist at the base revision"
+            return result
+        result.allowed_signers = blob
+        folder = getattr(new_contract, "approvals", None) or getattr(base_contract, "approvals", "tests/approvals")
+        for path, data in _approval_files(folder, getattr(change_set, "target", None)).items():
+            parsed = _signature_of(data.decode("utf-8", "replace"))
+            if parsed is not None:
+                result.candidates.setdefault(parsed[0], []).append((path, parsed[1]))
+        return result
 
     def covers(self, statement: str) -> bool:
-        return statement in self.statements
+        statement = canonical(statement)
+        if statement in self.statements:
+            return True
+        if statement in self._checked:
+            return self._checked[statement]
+        ok = False
+        if self.allowed_signers is not None and statement in self.candidates:
+            if _ssh_keygen() is None:
+                notice("ssh-keygen is not on PATH: signed approvals cannot be verified, so none counts (fail closed)")
+            else:
+                ok = any(verify(statement, sig, self.allowed_signers) for _, sig in self.candidates[statement])
+        self._checked[statement] = ok
+        return ok
+
+    def explain(self, statement: str) -> str:
+        """Why STATEMENT is not approved and how to approve it, for a finding."""
+        if self.allowed_signers is None:
+            return f"needs a signed approval, but {self.why_none}"
+        if canonical(statement) in self.candidates:
+            return "its approval's signature does not verify against the base's allowed signers"
+        return f"needs a signed approval: `{command_for(statement)}`"
+
+
+# -- oracle-guard approve ----------------------------------------------------------
+
+
+def _default_key() -> str | None:
+    out = git.run("config", "--get", "user.signingkey", check=False).decode().strip()
+    return out or None
+
+
+def sign(statement: str, key: str) -> str:
+    tool = _ssh_keygen()
+    if tool is None:
+        raise UsageError("ssh-keygen is not on PATH; install OpenSSH 8.2 or newer to sign approvals")
+    message = (canonical(statement) + "\n").encode()
+    with tempfile.TemporaryDirectory(prefix="oracle-guard-") as tmp:
+        key_file = key
+        if key.startswith("key::"):  # git's literal-public-key form: the private half is in the agent
+            key_file = os.path.join(tmp, "key.pub")
+            with open(key_file, "w", encoding="utf-8") as f:
+                f.write(key[5:] + "\n")
+        elif not os.path.exists(os.path.expanduser(key)):
+            raise UsageError(f"signing key {key} does not exist")
+        proc = subprocess.run(
+            (tool, "-Y", "sign", "-f", os.path.expanduser(key_file), "-n", NAMESPACE),
+            input=message,
+            capture_output=True,
+        )
+    if proc.returncode != 0 or b"BEGIN SSH SIGNATURE" not in proc.stdout:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise UsageError(f"ssh-keygen could not sign with {key}: {err[-1] if err else 'no signature'}")
+    return proc.stdout.decode()
+
+
+def parse_statement(words: Sequence[str]) -> str:
+    if not words:
+        raise UsageError(f"say what to approve: one of {', '.join(VERBS)}")
+    verb, args = words[0], list(words[1:])
+    if verb not in VERBS:
+        raise UsageError(f"unknown approval '{verb}'; one of {', '.join(VERBS)}")
+    if len(args) != VERBS[verb] or any(not a.strip() or any(c.isspace() for c in a) for a in args):
+        raise UsageError(f"'{verb}' takes {VERBS[verb]} argument(s) without spaces (see `oracle-guard approve --help`)")
+    return canonical(" ".join([verb, *args]))
+
+
+def file_name(statement: str) -> str:
+    verb, _, rest = statement.partition(" ")
+    subject = re.sub(r"[^A-Za-z0-9_.-]+", "_", rest.split(" ")[0])[:60]
+    digest = hashlib.sha256(statement.encode()).hexdigest()[:12]
+    return f"{verb}-{subject}-{digest}{SUFFIX}"
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="oracle-guard approve",
+        description="Sign an approval for one specific weakening with your SSH key.",
+        epilog="statements: " + "; ".join(f"{v} ({n} arg{'s' if n > 1 else ''})" for v, n in VERBS.items()),
+    )
+    parser.add_argument("statement", nargs="+", help="e.g. fixture-rotate invoice_v3 OLD_SHA NEW_SHA")
+    parser.add_argument("-f", "--key", help="SSH private key (or public key held by ssh-agent); default: git config user.signingkey")
+    parser.add_argument("-o", "--output", help="approval file to write (default: <approvals dir>/<verb>-<id>-<hash>.approval)")
+    contract_mod.add_contract_arg(parser)
+    args = parser.parse_args(argv)
+    statement = parse_statement(args.statement)
+    key = args.key or _default_key()
+    if not key:
+        raise UsageError("no signing key: pass --key ~/.ssh/id_ed25519 or set `git config user.signingkey`")
+    signature = sign(statement, key)
+    output = args.output
+    if not output:
+        loaded = contract_mod.load(args.contract)
+        folder = loaded.approvals if loaded else contract_mod.Contract().approvals
+        output = os.path.join(folder, file_name(statement))
+    os.makedirs(os.path.dirname(output) or ".", exist_ok=True)
+    with open(output, "w", encoding="utf-8", newline="\n") as f:
+        f.write(statement + "\n" + signature)
+    print(f"wrote {output}: approves `{statement}`")
+    print("commit it in a reviewed change; it is verified against the allowed signers at the base revision")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

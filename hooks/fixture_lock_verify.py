@@ -1,0 +1,353 @@
+"""fixture-lock-verify: locked fixtures match their sha256; locks change only with a signed approval.
+
+Absolute checks, on every run (also pre-commit.ci's ``--all-files`` with no
+base): each locked file's raw bytes hash to its ``sha256`` (CRLF counts, mtime
+never does); a locked directory hashes to the sha256 of its manifest (sorted
+``<sha256>  <relative path>`` lines of every file git would commit there);
+the fixture exists; its path is relative, has no ``..``, and does not resolve
+through a symlink out of its fixtures root.
+
+Relative to the base contract: a lock whose digest or path changed, or a
+lock dropped from the contract, needs a signed approval.  New locks are
+stronger and always pass.  An id renamed with the same path and digest, and
+a pure move (same digest, the old path gone), are not weakenings.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import stat
+import threading
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from hooks import changes, contract, git
+from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
+
+if TYPE_CHECKING:
+    from hooks.approvals import Approvals
+
+CHUNK = 1 << 20
+WORKERS = max(1, min(4, os.cpu_count() or 1))
+
+
+class Escape(Exception):
+    """A fixture path that leaves where it may live."""
+
+
+# -- hashing -------------------------------------------------------------------
+
+
+def _file_digest(path: str) -> str:
+    with open(path, "rb", buffering=0) as f:
+        if hasattr(hashlib, "file_digest"):  # Python 3.11+: C loop, GIL released
+            return hashlib.file_digest(f, "sha256").hexdigest()
+        h = hashlib.sha256()
+        buf = bytearray(CHUNK)
+        view = memoryview(buf)
+        while True:
+            n = f.readinto(buf)
+            if not n:
+                return h.hexdigest()
+            h.update(view[:n])
+
+
+def hash_files(paths: Iterable[str], workers: int = 1) -> dict[str, str]:
+    """sha256 of many files; hashlib releases the GIL, so threads overlap I/O and hashing."""
+    paths = list(paths)
+    if workers < 2 or len(paths) < 2:
+        return {p: _file_digest(p) for p in paths}
+    # One interleaved share per thread: cheaper than a future per file, and
+    # plain threads start faster than importing concurrent.futures.
+    result: dict[str, str] = {}
+    errors: list[BaseException] = []
+
+    def work(share: list[str]) -> None:
+        try:
+            result.update((p, _file_digest(p)) for p in share)
+        except BaseException as exc:  # re-raised in the caller's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(paths[i::workers],)) for i in range(1, workers)]
+    for thread in threads:
+        thread.start()
+    work(paths[0::workers])
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return result
+
+
+def manifest_digest(entries: dict[str, str]) -> str:
+    """The digest of a directory: sha256 of sorted '<sha256>  <relative path>' lines."""
+    lines = "".join(f"{entries[rel]}  {rel}\n" for rel in sorted(entries, key=lambda p: p.encode("utf-8", "surrogateescape")))
+    return hashlib.sha256(lines.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def directory_files(folder: str) -> list[str]:
+    """Repo-relative files under FOLDER that git would commit (tracked or not ignored)."""
+    out = git.run("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", folder.rstrip("/") + "/")
+    names = sorted({os.fsdecode(n) for n in out.split(b"\0") if n})
+    return [n for n in names if os.path.lexists(n)]  # deleted but not yet staged: gone
+
+
+_REAL_FOLDERS: dict[tuple[str, str], str] = {}
+
+
+def _real(path: str) -> str:
+    """realpath(PATH), resolving each parent folder once: 1,000 locks share a few folders."""
+    folder, _, name = path.rpartition("/")
+    key = (os.getcwd(), folder)
+    if key not in _REAL_FOLDERS:
+        _REAL_FOLDERS[key] = os.path.realpath(folder or ".")
+    inside = os.path.join(_REAL_FOLDERS[key], name) if name else _REAL_FOLDERS[key]
+    return os.path.realpath(inside) if os.path.islink(inside) else inside
+
+
+def check_path(path: str, roots: Sequence[str]) -> None:
+    """Refuse absolute paths, `..`, and symlinks that resolve out of the fixtures root."""
+    if path.startswith("/") or os.path.isabs(path) or (len(path) > 1 and path[1] == ":"):
+        raise Escape("is absolute; lock paths are relative to the repository root")
+    if ".." in path.split("/"):
+        raise Escape("contains '..'")
+    root = next((r.rstrip("/") for r in roots if path == r.rstrip("/") or path.startswith(r.rstrip("/") + "/")), None)
+    top = _real("")
+    allowed = _real(root) if root else top
+    if allowed != top and not allowed.startswith(top.rstrip(os.sep) + os.sep):
+        root, allowed = None, top  # a root outside the repository widens nothing
+    real = _real(path.rstrip("/"))
+    if real != allowed and not real.startswith(allowed.rstrip(os.sep) + os.sep):
+        where = f"its fixtures root {root}/" if root else "the repository"
+        raise Escape(f"resolves through a symlink to {real}, outside {where}")
+
+
+def digest_of(path: str, roots: Sequence[str], workers: int = WORKERS) -> str | None:
+    """The lock digest of PATH in the work tree (file or directory), None if missing."""
+    check_path(path, roots)
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISDIR(mode):
+        files = directory_files(path)
+        prefix = path.rstrip("/") + "/"
+        for name in files:
+            if os.path.islink(name):
+                raise Escape(f"holds a symlink ({name}); a locked directory may hold only files")
+        digests = hash_files(files, workers)
+        return manifest_digest({name[len(prefix):]: digests[name] for name in files})
+    return _file_digest(path)
+
+
+# -- the work tree, or a commit ------------------------------------------------
+
+
+def _digests_at(target: str, fixtures: Sequence[contract.Fixture]) -> dict[str, str | None]:
+    """Digests of the fixtures as committed in TARGET (pre-push / --to-ref of another commit)."""
+    out = git.run("ls-tree", "-r", "-z", target)
+    tree: dict[str, tuple[str, str]] = {}
+    for record in out.split(b"\0"):
+        if record:
+            meta, _, name = record.partition(b"\t")
+            mode, _, rest = meta.decode().partition(" ")
+            tree[os.fsdecode(name)] = (mode, rest.split()[-1])
+    result: dict[str, str | None] = {}
+    for fixture in fixtures:
+        prefix = fixture.path.rstrip("/") + "/"
+        if fixture.path in tree:
+            if tree[fixture.path][0] == "120000":
+                raise Escape("is a symlink in the commit")
+            data = git.read_blobs(target, [fixture.path])[fixture.path] or b""
+            result[fixture.id] = hashlib.sha256(data).hexdigest()
+            continue
+        inside = sorted(n for n in tree if n.startswith(prefix))
+        if not inside:
+            result[fixture.id] = None
+            continue
+        if any(tree[n][0] == "120000" for n in inside):
+            raise Escape("holds a symlink; a locked directory may hold only files")
+        blobs = git.read_blobs(target, inside)
+        result[fixture.id] = manifest_digest({n[len(prefix):]: hashlib.sha256(blobs[n] or b"").hexdigest() for n in inside})
+    return result
+
+
+# -- the checks ----------------------------------------------------------------
+
+
+def _entry_finding(c: contract.Contract, fixture: contract.Fixture, code: str, message: str) -> Finding:
+    return Finding(c.path, fixture.line or 1, fixture.col or 1, code, message)
+
+
+_PATH_LINE = re.compile(rb"^[ \t-]*path:[ \t]*[\"']?([^\"'#\r\n]+?)[\"']?[ \t]*(?:#.*)?$", re.M)
+
+
+class Prehash:
+    """Start hashing the files a contract seems to lock while it is still being parsed.
+
+    A cheap regex finds ``path:`` values in the raw bytes; only plain relative
+    regular files (lstat, no ``..``) are read, and a digest is used only for a
+    fixture whose path the loader and check_path accepted.  Parsing a 1,000-lock
+    contract and hashing 200 MB then overlap instead of adding up.
+    """
+
+    def __init__(self, raw: bytes) -> None:
+        paths = []
+        for match in _PATH_LINE.finditer(raw):
+            path = match.group(1).decode("utf-8", "replace")
+            if path.startswith("/") or ".." in path.split("/"):
+                continue
+            try:
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    paths.append(path)
+            except (OSError, ValueError):
+                continue
+        self.digests: dict[str, str] = {}
+        self._thread = threading.Thread(target=self._run, args=(paths,), daemon=True)
+        self._thread.start()
+
+    def _run(self, paths: list[str]) -> None:
+        try:
+            self.digests = hash_files(paths, WORKERS)
+        except OSError:
+            self.digests = {}  # the real pass reports it
+
+    def result(self) -> dict[str, str]:
+        self._thread.join()
+        return self.digests
+
+
+def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash | None = None) -> list[Finding]:
+    findings: list[Finding] = []
+    actual: dict[str, str | None] = {}
+    checked: list[contract.Fixture] = []
+    for fixture in c.fixtures:
+        try:
+            check_path(fixture.path, c.fixture_roots)
+            checked.append(fixture)
+        except Escape as exc:
+            findings.append(_entry_finding(c, fixture, "OG403", f"fixture '{fixture.id}': path {fixture.path} {exc}"))
+    try:
+        if target:
+            actual = _digests_at(target, checked)
+        else:
+            files = [f for f in checked if os.path.isfile(f.path)]
+            file_digests = prehash.result() if prehash else {}
+            file_digests.update(hash_files([f.path for f in files if f.path not in file_digests], WORKERS))
+            actual = {f.id: file_digests[f.path] for f in files}
+            for fixture in checked:
+                if fixture.id not in actual:
+                    try:
+                        actual[fixture.id] = digest_of(fixture.path, c.fixture_roots)
+                    except Escape as exc:
+                        findings.append(_entry_finding(c, fixture, "OG403", f"fixture '{fixture.id}': {fixture.path} {exc}"))
+                        actual[fixture.id] = fixture.sha256  # reported already
+    except PermissionError as exc:
+        raise UsageError(f"cannot read a locked fixture: {exc.filename}: permission denied") from None
+    for fixture in checked:
+        if fixture.id not in actual:
+            continue
+        digest = actual[fixture.id]
+        if digest is None:
+            findings.append(_entry_finding(c, fixture, "OG402", f"locked fixture '{fixture.id}' is missing: {fixture.path}"))
+        elif digest != fixture.sha256:
+            findings.append(
+                Finding(
+                    fixture.path, 1, 1, "OG401",
+                    f"bytes do not match the lock '{fixture.id}' ({c.path}:{fixture.line}): "
+                    f"sha256 {digest[:12]}…, locked {fixture.sha256[:12]}…; restore the file, or rotate the lock "
+                    f"with a signed approval: `oracle-guard approve fixture-rotate {fixture.id} {fixture.sha256} {digest}`",
+                )
+            )
+    return findings
+
+
+def diff_findings(base: contract.Contract, new: contract.Contract | None, approvals: "Approvals", new_paths_exist: dict[str, bool]) -> list[Finding]:
+    findings: list[Finding] = []
+    now = {f.id: f for f in new.fixtures} if new else {}
+    locked_now = {(f.path, f.sha256) for f in now.values()}
+    where = new.path if new else base.path
+
+    def rejected(statement: str, line: int, col: int, code: str, what: str) -> None:
+        if not approvals.covers(statement):
+            findings.append(Finding(where, line or 1, col or 1, code, f"{what}: {approvals.explain(statement)}"))
+
+    for old in base.fixtures:
+        fixture = now.get(old.id)
+        if fixture is None:
+            if (old.path, old.sha256) in locked_now:
+                notice(f"fixture lock '{old.id}' renamed (same path and digest)")
+                continue
+            line = 1
+            rejected(f"fixture-unlock {old.id} {old.sha256}", line, 1, "OG406", f"lock '{old.id}' ({old.path}) dropped from the contract")
+            continue
+        if fixture.path != old.path:
+            pure_move = fixture.sha256 == old.sha256 and not new_paths_exist.get(old.path, False)
+            if pure_move:
+                notice(f"fixture '{old.id}' moved from {old.path} to {fixture.path} with the same digest")
+            else:
+                rejected(
+                    f"fixture-repoint {old.id} {old.path} {fixture.path}", fixture.line, fixture.col, "OG405",
+                    f"lock '{old.id}' repointed from {old.path} to {fixture.path}",
+                )
+        if fixture.sha256 != old.sha256:
+            hint = " (`unlock` is not an approval)" if fixture.unlock else ""
+            rejected(
+                f"fixture-rotate {old.id} {old.sha256} {fixture.sha256}", fixture.line, fixture.col, "OG404",
+                f"lock '{old.id}' rotated from {old.sha256[:12]}… to {fixture.sha256[:12]}…{hint}",
+            )
+    return findings
+
+
+def _contract_bytes(target: str | None, path: str) -> bytes | None:
+    if target:
+        return git.read_blobs(target, [path]).get(path)
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a directory, not a contract file") from None
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="fixture-lock-verify", description=__doc__.splitlines()[0])
+    parser.add_argument("filenames", nargs="*", help="ignored: every lock is verified")
+    changes.add_base_args(parser)
+    parser.add_argument("--no-diff", action="store_true", help="only verify digests and paths; do not compare with a base")
+    contract.add_contract_arg(parser)
+    add_format_arg(parser)
+    args = parser.parse_args(argv)
+    changes.enter_repo([])
+    change_set = None if args.no_diff else changes.resolve(args)
+    target = change_set.target if change_set else None
+    new_bytes = _contract_bytes(target, args.contract)
+    prehash = Prehash(new_bytes) if new_bytes and not target else None
+    new = None if new_bytes is None else contract.loads(new_bytes, args.contract)
+    findings: list[Finding] = []
+    if new is not None:
+        findings += absolute_findings(new, target, prehash)
+    if change_set is not None and change_set.base is None:
+        notice("no commits yet: every lock is new")
+    elif change_set is not None:
+        base_bytes = git.read_blobs(change_set.base, [args.contract]).get(args.contract)
+        if base_bytes is not None and base_bytes != new_bytes:  # an unchanged contract cannot weaken a lock
+            base = contract.load_at(change_set.base, args.contract)
+            if base is not None and base.fixtures:
+                from hooks.approvals import Approvals  # only a diff needs signatures
+
+                approvals = Approvals.load(change_set, base, new)
+                old_paths = [f.path for f in base.fixtures]
+                if target:
+                    exist = {p: v is not None for p, v in git.read_blobs(target, old_paths).items()}
+                else:
+                    exist = {p: os.path.lexists(p) for p in old_paths}
+                findings += diff_findings(base, new, approvals, exist)
+    return emit(findings, args.format)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,242 @@
+"""`oracle-guard init`: write a contract that locks what the repository has now; `oracle-guard lock PATH...`: add locks.
+
+init locks every file under the fixture roots (default ``tests/fixtures``,
+``tests/data``), every syrupy ``__snapshots__/`` directory, ``.ambr`` and
+approvaltests ``*.approved.*`` files elsewhere, and every pytest-regressions
+data directory (``tests/test_x/`` beside ``tests/test_x.py``); it registers
+every Hypothesis property in the tests with its effective ``max_examples`` as
+``min_examples``; the ledger starts empty with ``max_active_freezes: 3``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import re
+from typing import Sequence
+
+import yaml
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from hooks import changes, contract, git
+from hooks.fixture_lock_verify import Escape, digest_of
+from hooks.pysource import Module, SourceError
+from hooks.report import UsageError, guarded
+
+SNIPPET = """\
+Add to .pre-commit-config.yaml:
+
+  - repo: https://github.com/oracle-guard/oracle-guard
+    rev: v0.1.0
+    hooks:
+      - id: fixture-lock-verify
+      - id: properties-monotonic
+      - id: quarantine-untouched
+"""
+_SKIP_PARTS = {"__pycache__", ".pytest_cache", ".hypothesis"}
+_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
+
+
+def _tracked(spec: Sequence[str] = ()) -> list[str]:
+    """Files git would commit (tracked, or untracked and not ignored)."""
+    out = git.run("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *spec)
+    names = sorted({os.fsdecode(n) for n in out.split(b"\0") if n})
+    return [n for n in names if os.path.isfile(n) and not (_SKIP_PARTS & set(n.split("/")))]
+
+
+def fixture_paths(files: Sequence[str], roots: Sequence[str]) -> list[str]:
+    """What init locks: files under the roots, snapshot and regression directories, golden files."""
+    present = set(files)
+    folders: set[str] = set()
+    singles: list[str] = []
+    for name in files:
+        parts = name.split("/")
+        if "__snapshots__" in parts:  # syrupy: lock the whole directory, new snapshots included
+            folders.add("/".join(parts[: parts.index("__snapshots__") + 1]))
+            continue
+        folder = "/".join(parts[:-1])
+        if any(name.startswith(r.rstrip("/") + "/") for r in roots):
+            singles.append(name)
+        elif name.endswith(".ambr") or ".approved." in parts[-1]:
+            singles.append(name)
+        elif folder and f"{folder}.py" in present and not name.endswith(".py") and f"{folder}/__init__.py" not in present:
+            folders.add(folder)  # pytest-regressions datadir beside its test module
+    return sorted(folders) + [s for s in singles if not any(s.startswith(f + "/") for f in folders)]
+
+
+def _fixture_id(path: str, taken: set[str]) -> str:
+    base = re.sub(r"[^A-Za-z0-9_./-]+", "_", path[6:] if path.startswith("tests/") else path) or "fixture"
+    ident, n = base, 2
+    while ident in taken:
+        ident, n = f"{base}-{n}", n + 1
+    taken.add(ident)
+    return ident
+
+
+def _properties_in(module: Module) -> list[tuple[str, int, int]] | None:
+    """hooks.hypothesis_model.properties_in, when that module is installed."""
+    try:
+        model = importlib.import_module("hooks.hypothesis_model")
+    except ImportError:
+        return None
+    return list(model.properties_in(module))
+
+
+def find_properties(files: Sequence[str]) -> tuple[list[contract.Property], bool]:
+    """Every Hypothesis property in the test files; False when no model is available."""
+    found: list[contract.Property] = []
+    taken: set[str] = set()
+    for path in files:
+        if not path.endswith(".py") or not (_TEST_FILE.search(path) or path.startswith("tests/")):
+            continue
+        with open(path, "rb") as f:
+            data = f.read()
+        if b"given" not in data:
+            continue
+        try:
+            module = Module.from_source(path, data)
+        except SourceError:
+            continue
+        props = _properties_in(module)
+        if props is None:
+            return [], False
+        dotted = path[:-3].replace("/", ".")
+        for qualname, max_examples, _line in props:
+            ident = _fixture_id(f"{dotted.rpartition('.')[2]}.{qualname}", taken)
+            found.append(contract.Property(ident, dotted, qualname, max(1, int(max_examples))))
+    return found, True
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="oracle-guard init", description=__doc__.splitlines()[0])
+    contract.add_contract_arg(parser)
+    parser.add_argument("--root", action="append", metavar="DIR", help="a fixture root (repeatable; default: tests/fixtures and tests/data)")
+    parser.add_argument("--force", action="store_true", help="overwrite an existing contract")
+    args = parser.parse_args(argv)
+    changes.enter_repo([])
+    if os.path.lexists(args.contract) and not args.force:
+        raise UsageError(f"{args.contract} already exists; pass --force to overwrite it (or use `oracle-guard lock PATH...`)")
+    roots = tuple(r.rstrip("/") for r in (args.root or contract.Contract().fixture_roots))
+    files = _tracked()
+    taken: set[str] = set()
+    fixtures = []
+    for path in fixture_paths([f for f in files if f != args.contract], roots):
+        try:
+            digest = digest_of(path, roots)
+        except Escape as exc:
+            print(f"not locked: {path} {exc}")
+            continue
+        if digest is not None:
+            fixtures.append(contract.Fixture(_fixture_id(path, taken), path, digest))
+    properties, modelled = find_properties(files)
+    c = contract.Contract(properties=tuple(properties), fixtures=tuple(fixtures), fixture_roots=roots, path=args.contract)
+    header = "# oracle-guard contract: it may only stay the same or get stronger.\n"
+    if not modelled:
+        header += "# TODO: register Hypothesis properties (id, module, name, min_examples); this install has no property model.\n"
+    text = header + contract.dumps(c)
+    contract.loads(text, args.contract)  # never write what the loader would refuse
+    os.makedirs(os.path.dirname(args.contract) or ".", exist_ok=True)
+    with open(args.contract, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    print(f"wrote {args.contract}: {len(fixtures)} fixture lock(s), {len(properties)} propert{'y' if len(properties) == 1 else 'ies'}, empty freeze ledger")
+    print(SNIPPET, end="")
+    return 0
+
+
+# -- oracle-guard lock ---------------------------------------------------------------
+
+
+def _fixtures_node(text: str) -> tuple[MappingNode, ScalarNode | SequenceNode | None]:
+    root = yaml.compose(text, Loader=contract._StrictLoader)
+    assert isinstance(root, MappingNode)
+    for key, value in root.value:
+        if key.value == "fixtures":
+            return root, value
+    return root, None
+
+
+def _entry_text(fixture: contract.Fixture, indent: int) -> str:
+    pad = " " * indent
+    return (
+        f"{pad}- id: {contract.scalar(fixture.id)}\n{pad}  path: {contract.scalar(fixture.path)}\n"
+        f"{pad}  sha256: {contract.scalar(fixture.sha256)}\n{pad}  unlock: null\n"
+    )
+
+
+def add_locks(text: str, new: Sequence[contract.Fixture]) -> str:
+    """TEXT with NEW fixture entries appended, comments and layout kept."""
+    if not new:
+        return text
+    _, node = _fixtures_node(text)
+    if node is None:
+        return text.rstrip("\n") + "\nfixtures:\n" + "".join(_entry_text(f, 2) for f in new)
+    if isinstance(node, SequenceNode) and node.value and not node.flow_style:
+        indent = max(0, node.value[0].start_mark.column - 2)
+        cut = len(text[: node.value[-1].end_mark.index].rstrip())
+        return text[:cut] + "\n" + "".join(_entry_text(f, indent) for f in new).rstrip("\n") + text[cut:]
+    if (isinstance(node, ScalarNode) and node.value in ("", "~", "null")) or (isinstance(node, SequenceNode) and not node.value):
+        start, end = node.start_mark.index, node.end_mark.index
+        body = "".join(_entry_text(f, 2) for f in new).rstrip("\n")
+        return text[:start].rstrip(" ") + "\n" + body + text[end:]
+    c = contract.loads(text)  # a flow list with entries: rewrite (comments are lost)
+    return contract.dumps(contract.Contract(**{**c.__dict__, "fixtures": c.fixtures + tuple(new)}))
+
+
+@guarded
+def lock_main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="oracle-guard lock", description="Add fixture locks (files or directories) to the contract.")
+    parser.add_argument("paths", nargs="+", metavar="PATH")
+    parser.add_argument("--id", help="the lock's id (one PATH only; default: derived from the path)")
+    contract.add_contract_arg(parser)
+    args = parser.parse_args(argv)
+    if args.id and len(args.paths) != 1:
+        raise UsageError("--id names one lock; pass one PATH with it")
+    paths = changes.enter_repo(args.paths)
+    with open(args.contract, "rb") if os.path.exists(args.contract) else _missing(args.contract) as f:
+        raw = f.read()
+    current = contract.loads(raw, args.contract)
+    text = raw.decode("utf-8")
+    by_path = {f.path: f for f in current.fixtures}
+    taken = {f.id for f in current.fixtures}
+    added: list[contract.Fixture] = []
+    for path in paths:
+        path = path.rstrip("/")
+        try:
+            digest = digest_of(path, current.fixture_roots)
+        except Escape as exc:
+            raise UsageError(f"{path} {exc}") from None
+        if digest is None:
+            raise UsageError(f"{path} does not exist")
+        old = by_path.get(path)
+        if old is not None:
+            if old.sha256 == digest:
+                print(f"{path}: already locked as '{old.id}'")
+            else:
+                print(
+                    f"{path}: locked as '{old.id}' with another digest; rotating a lock is a weakening: "
+                    f"edit its sha256 and commit with `oracle-guard approve fixture-rotate {old.id} {old.sha256} {digest}`"
+                )
+            continue
+        ident = args.id or _fixture_id(path, taken)
+        if args.id and ident in taken:
+            raise UsageError(f"a lock with id '{ident}' already exists")
+        taken.add(ident)
+        added.append(contract.Fixture(ident, path, digest))
+        by_path[path] = added[-1]
+    new_text = add_locks(text, added)
+    contract.loads(new_text, args.contract)  # the edit must still load
+    if new_text != text:
+        with open(args.contract, "w", encoding="utf-8", newline="\n") as f:
+            f.write(new_text)
+    for fixture in added:
+        print(f"locked {fixture.path} as '{fixture.id}' ({fixture.sha256[:12]}…)")
+    return 0
+
+
+def _missing(path: str):  # type: ignore[no-untyped-def]
+    raise UsageError(f"{path} does not exist; run `oracle-guard init` first")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

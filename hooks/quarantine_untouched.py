@@ -1,0 +1,182 @@
+"""quarantine-untouched: freeze ledger budgets may only shrink; every freeze is owned, time-boxed and capped.
+
+Every run (also with no base): each entry expires in the future (``--now``)
+and has at least one rerun left; no more entries than
+``max_active_freezes``; no skip marks in files under the quarantine layer
+(default ``tests/quarantine/``), old or new.
+
+Relative to the base contract: no expiry extended; no ``remaining_reruns``
+or ``silent_runs_allowed`` raised; no ``max_active_freezes``,
+``max_freeze_days`` or ``max_reruns`` raised; no ``seed``, ``repro`` or
+``file`` changed on an existing entry; a quarantined test's file not deleted
+while its entry exists.  A new entry expires at most ``max_freeze_days``
+after now and starts with at most ``max_reruns`` reruns (the base's limits);
+with an allowed-signers file at the base it also needs a signed
+``freeze-add`` approval, otherwise it is printed as a notice for the
+reviewer.  Removing entries (graduating) and lowering budgets always pass.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from datetime import datetime, timedelta
+from typing import Sequence
+
+from hooks import changes, contract, git
+from hooks.approvals import Approvals
+from hooks.forbid_skip_marks import RULE as SKIP_RULE
+from hooks.pysource import Module, SourceError, test_functions
+from hooks.report import Finding, add_format_arg, emit, guarded, notice
+
+
+def _at(c: contract.Contract, entry: contract.Freeze | None = None) -> tuple[str, int, int]:
+    if entry is None:
+        return c.path, 1, 1
+    return c.path, entry.line or 1, entry.col or 1
+
+
+def ledger_findings(c: contract.Contract, now: datetime) -> list[Finding]:
+    """What is wrong with the ledger on its own, whatever the base."""
+    found = []
+    for entry in c.freezes:
+        if entry.expires_at <= now:
+            found.append(Finding(*_at(c, entry), "OG601", f"freeze '{entry.id}' expired at {entry.expires}: fix the test or drop the entry"))
+        if entry.remaining_reruns < 1:
+            found.append(Finding(*_at(c, entry), "OG602", f"freeze '{entry.id}' has no reruns left (remaining_reruns: {entry.remaining_reruns})"))
+    if len(c.freezes) > c.max_active_freezes:
+        found.append(Finding(*_at(c), "OG603", f"{len(c.freezes)} freezes exceed max_active_freezes ({c.max_active_freezes}): fix or drop the oldest"))
+    return found
+
+
+def diff_findings(base: contract.Contract, new: contract.Contract, now: datetime, approvals: Approvals) -> list[Finding]:
+    found: list[Finding] = []
+    for knob in ("max_active_freezes", "max_freeze_days", "max_reruns"):
+        old_value, new_value = getattr(base, knob), getattr(new, knob)
+        if new_value > old_value:
+            found.append(Finding(*_at(new), "OG610", f"{knob} raised from {old_value} to {new_value}"))
+    old_entries = {e.id: e for e in base.freezes}
+    for entry in new.freezes:
+        old = old_entries.get(entry.id)
+        where = _at(new, entry)
+        if old is None:
+            found += _new_entry(base, new, entry, now, approvals)
+            continue
+        if entry.expires_at > old.expires_at:
+            found.append(Finding(*where, "OG611", f"freeze '{entry.id}' expiry extended from {old.expires} to {entry.expires}: let it expire, then fix"))
+        if entry.remaining_reruns > old.remaining_reruns:
+            found.append(Finding(*where, "OG612", f"freeze '{entry.id}' rerun budget raised from {old.remaining_reruns} to {entry.remaining_reruns}"))
+        if (entry.silent_runs_allowed or 0) > (old.silent_runs_allowed or 0):
+            found.append(Finding(*where, "OG612", f"freeze '{entry.id}' silent-run budget raised from {old.silent_runs_allowed or 0} to {entry.silent_runs_allowed}"))
+        for name in ("seed", "repro", "file"):
+            if getattr(old, name) != getattr(entry, name):
+                found.append(Finding(*where, "OG613", f"freeze '{entry.id}' {name} changed from {getattr(old, name)!r} to {getattr(entry, name)!r}; a new reproduction is a new entry"))
+    return found
+
+
+def _new_entry(base: contract.Contract, new: contract.Contract, entry: contract.Freeze, now: datetime, approvals: Approvals) -> list[Finding]:
+    found = []
+    where = _at(new, entry)
+    days = min(base.max_freeze_days, new.max_freeze_days)  # the patch cannot raise its own limit
+    if entry.expires_at > now + timedelta(days=days):
+        found.append(Finding(*where, "OG614", f"new freeze '{entry.id}' expires {entry.expires}, more than {days} days from now"))
+    reruns = min(base.max_reruns, new.max_reruns)
+    if entry.remaining_reruns > reruns:
+        found.append(Finding(*where, "OG615", f"new freeze '{entry.id}' starts with {entry.remaining_reruns} reruns; at most {reruns}"))
+    statement = f"freeze-add {entry.id} {entry.expires} {entry.remaining_reruns}"
+    if base.allowed_signers:
+        if not approvals.covers(statement):
+            found.append(Finding(*where, "OG616", f"new freeze '{entry.id}' {approvals.explain(statement)}"))
+    else:
+        notice(f"new freeze '{entry.id}' (owner {entry.owner}, expires {entry.expires}): a reviewer should check it; configure allowed_signers to require a signed approval")
+    return found
+
+
+# -- the quarantine layer -----------------------------------------------------------
+
+
+def _under(path: str, folders: Sequence[str]) -> bool:
+    return any(path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _layer_files(folders: Sequence[str], target: str | None) -> dict[str, bytes | None]:
+    """Python files under the quarantine layer on the new side."""
+    specs = [f.rstrip("/") + "/" for f in folders]
+    if target:
+        out = git.run("ls-tree", "-r", "-z", "--name-only", target, "--", *specs)
+        names = [os.fsdecode(n) for n in out.split(b"\0") if n.endswith(b".py")]
+        return git.read_blobs(target, names)
+    out = git.run("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *specs)
+    names = sorted({os.fsdecode(n) for n in out.split(b"\0") if n.endswith(b".py")})
+    return {n: changes.read_worktree_file(n) for n in names}
+
+
+def layer_findings(c: contract.Contract, target: str | None) -> list[Finding]:
+    """No skip marks at all under the quarantine layer: a frozen test reruns, it is never skipped."""
+    found = []
+    for path, data in _layer_files(c.layers.quarantine, target).items():
+        if data is None or not SKIP_RULE.could_match(data):
+            continue
+        try:
+            module = Module.from_source(path, data)
+        except SourceError as exc:
+            found.append(exc.finding(path))
+            continue
+        for occ in SKIP_RULE.occurrences(module):
+            found.append(Finding(path, occ.line, occ.col, "OG620", f"{occ.message.replace('new ', '', 1)} under the quarantine layer: quarantine reruns a test, it never skips it"))
+    return found
+
+
+def deletion_findings(new: contract.Contract, change_set: changes.ChangeSet) -> list[Finding]:
+    """A quarantined test's file may not go while its ledger entry stays."""
+    found = []
+    deleted = set(change_set.deleted)
+    for entry in new.freezes:
+        named = entry.file or (entry.id.split("::", 1)[0] if "::" in entry.id else None)
+        if named and named in deleted:
+            found.append(Finding(*_at(new, entry), "OG621", f"{named} deleted while its freeze '{entry.id}' exists: graduate or drop the entry first"))
+    anonymous = [p for p in deleted if p.endswith(".py") and _under(p, new.layers.quarantine)]
+    if not anonymous or not new.freezes:
+        return found
+    for path, data in change_set.read_base(anonymous).items():
+        try:
+            tree = Module.from_source(path, data).tree if data else None
+        except SourceError:
+            tree = None
+        for qualname, _ in test_functions(tree) if tree else ():
+            test_id = f"{path}::{qualname.replace('.', '::')}"
+            entry = next((e for e in new.freezes if not e.file and "::" not in e.id and e.covers(test_id)), None)
+            if entry is not None:
+                found.append(Finding(*_at(new, entry), "OG621", f"{path} deleted while its freeze '{entry.id}' ({qualname}) exists: graduate or drop the entry first"))
+    return found
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="quarantine-untouched", description=__doc__.splitlines()[0])
+    parser.add_argument("filenames", nargs="*", help="ignored: the ledger and the quarantine layer are checked whole")
+    changes.add_base_args(parser)
+    contract.add_contract_arg(parser)
+    parser.add_argument("--now", metavar="TIME", help="the current time (ISO-8601 with zone); pin it to the orchestrator's clock in CI")
+    add_format_arg(parser)
+    args = parser.parse_args(argv)
+    now = contract.parse_now(args.now)
+    changes.enter_repo([])
+    change_set = changes.resolve(args)
+    new = contract.load_new(change_set.target, args.contract)
+    base = contract.load_at(change_set.base, args.contract)
+    if new is None:
+        if base is not None and base.freezes:
+            return emit([Finding(args.contract, 1, 1, "OG622", "the contract was deleted, and its freeze ledger with it")], args.format)
+        return 0
+    findings = ledger_findings(new, now) + layer_findings(new, change_set.target) + deletion_findings(new, change_set)
+    if base is not None:
+        findings += diff_findings(base, new, now, Approvals.load(change_set, base, new))
+    else:
+        # No contract at the base: the whole ledger is new and held to the new-entry limits.
+        adopted = contract.Contract(max_active_freezes=new.max_active_freezes, max_freeze_days=new.max_freeze_days, max_reruns=new.max_reruns)
+        findings += diff_findings(adopted, new, now, Approvals())
+    return emit(findings, args.format)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

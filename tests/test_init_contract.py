@@ -1,0 +1,139 @@
+"""`oracle-guard init` and `oracle-guard lock` in real repositories."""
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from hooks import contract
+from hooks.fixture_lock_verify import main as verify_main
+from hooks.init_contract import add_locks, lock_main, main
+from tests.conftest import Repo
+from tests.contract_helpers import CONTRACT, sha
+
+PROPERTY_TEST = """\
+from hypothesis import given, settings, strategies as st
+
+@settings(max_examples=40, deadline=None)
+@given(st.text())
+def test_roundtrip(s):
+    assert s == s[::-1][::-1]
+"""
+
+
+@pytest.fixture
+def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "hooks.hypothesis_model", None)  # import fails
+
+
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    seen: list[str] = []
+
+    def properties_in(module):  # the interface hypothesis_model.py provides
+        seen.append(module.path)
+        return [("test_roundtrip", 40, 5)]
+
+    monkeypatch.setitem(sys.modules, "hooks.hypothesis_model", types.SimpleNamespace(properties_in=properties_in))
+    return seen
+
+
+def populated(repo: Repo) -> None:
+    repo.write("tests/fixtures/invoice_v3.json", b'{"total": 12}\r\n')
+    repo.write("tests/data/rows.csv", b"a,b\n")
+    repo.write("tests/__snapshots__/test_ui.ambr", "# name: test_ui\n")
+    repo.write("tests/test_ui.py", "def test_ui(snapshot):\n    assert snapshot == 1\n")
+    repo.write("tests/test_report.py", "def test_report(data_regression):\n    data_regression.check({})\n")
+    repo.write("tests/test_report/test_report.yml", "{}\n")
+    repo.write("tests/golden/report.approved.txt", "ok\n")
+    repo.write("tests/properties/test_codec.py", PROPERTY_TEST)
+    repo.write("src/app.py", "x = 1\n")
+    repo.commit("project")
+
+
+def test_init_locks_what_is_there_and_the_result_verifies(repo: Repo, capsys, no_model) -> None:
+    populated(repo)
+    assert repo.run(main) == 0
+    out = capsys.readouterr().out
+    assert "wrote tests/agent_contract.yaml: 5 fixture lock(s), 0 properties" in out and "- id: fixture-lock-verify" in out
+    written = (repo.path / CONTRACT).read_text()
+    assert "# TODO: register Hypothesis properties" in written
+    c = contract.loads(written)
+    assert {f.path for f in c.fixtures} == {
+        "tests/__snapshots__", "tests/test_report", "tests/fixtures/invoice_v3.json", "tests/data/rows.csv", "tests/golden/report.approved.txt",
+    }
+    assert c.freezes == () and c.max_active_freezes == 3
+    assert next(f for f in c.fixtures if f.path.endswith("invoice_v3.json")).sha256 == sha(b'{"total": 12}\r\n')
+    repo.stage()
+    assert repo.run(verify_main) == 0, capsys.readouterr().out
+
+
+def test_init_registers_properties_with_their_effective_max_examples(repo: Repo, capsys, fake_model) -> None:
+    populated(repo)
+    assert repo.run(main) == 0
+    c = contract.loads((repo.path / CONTRACT).read_text())
+    assert fake_model == ["tests/properties/test_codec.py"]
+    assert [(p.module, p.name, p.min_examples) for p in c.properties] == [("tests.properties.test_codec", "test_roundtrip", 40)]
+    assert "TODO" not in (repo.path / CONTRACT).read_text()
+
+
+def test_init_refuses_to_overwrite_without_force(repo: Repo, capsys, no_model) -> None:
+    populated(repo)
+    repo.write(CONTRACT, "version: 1\n")
+    assert repo.run(main) == 2
+    assert "already exists; pass --force" in capsys.readouterr().err
+    assert repo.run(main, "--force") == 0
+
+
+def test_lock_appends_keeping_comments_and_verifies(repo: Repo, capsys) -> None:
+    repo.write("tests/fixtures/a.json", b"{}")
+    repo.write("tests/fixtures/b.json", b"[]")
+    repo.write(CONTRACT, f"version: 1\n# keep me\nfixtures:\n  - id: a\n    path: tests/fixtures/a.json  # first\n    sha256: {sha(b'{}')}\n\nmax_active_freezes: 3\n")
+    assert repo.run(lock_main, "tests/fixtures/b.json", "tests/fixtures/a.json") == 0
+    out = capsys.readouterr().out
+    assert "already locked as 'a'" in out and "locked tests/fixtures/b.json" in out
+    text = (repo.path / CONTRACT).read_text()
+    assert "# keep me" in text and "# first" in text
+    assert [f.path for f in contract.loads(text).fixtures] == ["tests/fixtures/a.json", "tests/fixtures/b.json"]
+    repo.stage()
+    assert repo.run(verify_main) == 0
+
+
+def test_lock_a_changed_file_explains_the_rotation_and_changes_nothing(repo: Repo, capsys) -> None:
+    repo.write("tests/fixtures/a.json", b"{}")
+    before = f"version: 1\nfixtures:\n  - id: a\n    path: tests/fixtures/a.json\n    sha256: {sha(b'[]')}\n"
+    repo.write(CONTRACT, before)
+    assert repo.run(lock_main, "tests/fixtures/a.json") == 0
+    assert f"approve fixture-rotate a {sha(b'[]')} {sha(b'{}')}" in capsys.readouterr().out
+    assert (repo.path / CONTRACT).read_text() == before
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "version: 1\n",
+        "version: 1\nfixtures:\nmax_active_freezes: 3\n",
+        "version: 1\nfixtures: []\nmax_active_freezes: 3\n",
+        "version: 1\nfixtures: [{id: x, path: p, sha256: " + "a" * 64 + "}]\n",
+    ],
+)
+def test_add_locks_in_every_shape_of_fixtures(text: str) -> None:
+    new = contract.Fixture("n", "tests/data/n.bin", "b" * 64)
+    result = contract.loads(add_locks(text, [new]))
+    assert result.fixtures[-1] == new
+    assert result.fixtures[:-1] == contract.loads(text).fixtures
+
+
+def test_lock_refuses_escapes_and_missing_paths(repo: Repo, capsys) -> None:
+    repo.write(CONTRACT, "version: 1\n")
+    assert repo.run(lock_main, "tests/fixtures/nope.json") == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert repo.run(lock_main, "../outside") == 2
+    assert "outside the repository" in capsys.readouterr().err
+
+
+def test_lock_without_a_contract_says_run_init(repo: Repo, capsys) -> None:
+    repo.write("tests/fixtures/a.json", b"{}")
+    assert repo.run(lock_main, "tests/fixtures/a.json") == 2
+    assert "run `oracle-guard init` first" in capsys.readouterr().err
