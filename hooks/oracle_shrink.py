@@ -454,7 +454,7 @@ class Analyzer:
 
     def _broad(self, node: ast.AST | None) -> str | None:
         if node is None:
-            return "bare except"
+            return ""
         for name in _type_names(self.names, node):
             if name.rsplit(".", 1)[-1] in BROAD:
                 return name
@@ -475,7 +475,7 @@ class Analyzer:
                 for n in ast.walk(handler)
             )
             if not reraises:
-                f.swallows.append((f"except {caught}", handler))
+                f.swallows.append((f"except {caught}".rstrip() + ("" if caught else ":"), handler))
 
     def _suppress(self, f: Facts, node: ast.With | ast.AsyncWith, cls: ast.ClassDef | None) -> None:
         for item in node.items:
