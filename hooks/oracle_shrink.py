@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from hooks import changes, contract
+from hooks import changes, contract, git
 from hooks import hypothesis_model as hm
 from hooks.pysource import FunctionNode, Module, Names, SourceError, test_functions
 from hooks.report import Finding, add_format_arg, emit, guarded, notice
@@ -868,13 +868,15 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
             continue
         findings += compare_function(base_f, new_f, base_side, new_side)
         findings += new_tautologies(base_f, new_f, new_side)
-        base_n, new_n = base_f.checks * base_f.cases, new_f.checks * new_f.cases
-        if new_f.checks < base_f.checks:
+        if new_f.checks < base_f.checks and new_f.checks * new_f.cases < base_f.checks * base_f.cases:
+            gone = base_f.texts - new_f.texts
+            if gone and all(new_f.texts[text] > 0 for text in gone):
+                continue  # only repeats of a check that is still there were dropped
             # Count again with helpers imported from other files resolved.
             base_n = base_side.analyzer.facts(base_f.qualname, base_f.node, base_f.cls, base_f.is_test, True).checks
             new_n = new_side.analyzer.facts(new_f.qualname, new_f.node, new_f.cls, new_f.is_test, True).checks
-            if new_n < base_n:
-                lost.append(_Lost(new_f, new_side, base_side.path, base_f.texts - new_f.texts, base_n - new_n, False, new_f.node, base_n))
+            if new_n < base_n and new_n * new_f.cases < base_n * base_f.cases:
+                lost.append(_Lost(new_f, new_side, base_side.path, gone, base_n - new_n, False, new_f.node, base_n))
     for f, base_side, new_side, reported in still_removed:
         if reported:
             lost.append(_Lost(f, new_side, base_side.path, Counter(f.texts), f.checks * f.cases, True, None, f.checks))
@@ -897,6 +899,8 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
         new_called = set().union(*(f.called for f, _ in fresh)) if fresh else set()
         if fresh and budget >= demand and all(item.facts.called <= new_called for item in unpaid):
             unpaid = []
+    # A removed test whose twin lives on, unchanged, in a file outside the change was a duplicate.
+    unpaid = [item for item in unpaid if not (item.removed and _twin_elsewhere(change_set, item, removed))]
     for item in unpaid:
         f = item.facts
         if item.removed:
@@ -912,6 +916,39 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
         assert item.side is not None
         findings.append(_find(item.side, f.node, "OG301", f"{_who(f)} has {item.base_checks - item.deficit} checks, base had {item.base_checks}{shown}"))
     return findings
+
+
+def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list) -> bool:
+    """Whether a test with the same body exists on the new side in some other file."""
+    base_side = next((side for f, side, _, _ in removed if f is item.facts), None)
+    f = item.facts
+    if base_side is None or not f.body_key or len(removed) > 50:
+        return False
+    lines = base_side.module.source.splitlines()[f.node.body[0].lineno - 1 : f.node.end_lineno or f.node.lineno]
+    probe = max((ln.strip() for ln in lines), key=len, default=b"")
+    if len(probe) < 12:
+        return False
+    args = ["grep", "-F", "-l", "-z", "-e", os.fsdecode(probe)]
+    if change_set.target:
+        args.append(change_set.target)
+    elif change_set.base_label == "HEAD":
+        args.append("--cached")
+    out = git.run(*args, "--", "*.py", check=False)
+    hits = [h.split(":", 1)[1] if change_set.target else h for h in os.fsdecode(out).split("\0") if h][:10]
+    blobs = change_set.read_new(hits)
+    for path, data in blobs.items():
+        if data is None:
+            continue
+        try:
+            module = Module.from_source(path, data)
+        except SourceError:
+            continue
+        for node in ast.walk(module.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+                body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant) else node.body
+                if ast.dump(ast.Module(body=body, type_ignores=[])) == f.body_key:
+                    return True
+    return False
 
 
 @guarded
