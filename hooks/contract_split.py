@@ -1,0 +1,86 @@
+"""contract-split: production code and contract-layer files may not change in one commit.
+
+The second article's bucket rule.  A commit that touches production code
+(``layers.production``, default ``src/``) and the contract layer
+(``layers.contracts``, default ``tests/contracts/``; plus every locked
+fixture and the contract file itself) at once is rejected: a contract change
+ships in its own, human-reviewed commit.  Files under the relations layer
+(default ``tests/relations/``) may be added, never deleted or moved out.
+
+In range mode (``--base``, or pre-commit's from/to refs) every commit of the
+range is checked on its own, so a branch that splits the two is accepted.
+Without a contract the default layer paths apply; a repository that has none
+of the layer folders is not checked.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Sequence
+
+from hooks import changes, contract, git
+from hooks.report import Finding, add_format_arg, emit, guarded
+
+
+def _under(path: str, prefixes: Sequence[str]) -> bool:
+    return any(path == p.rstrip("/") or path.startswith(p.rstrip("/") + "/") for p in prefixes)
+
+
+def _units(change_set: changes.ChangeSet) -> list[tuple[str, list[git.Change]]]:
+    """The commits to judge one by one: (label, changes)."""
+    if change_set.base is None or (change_set.base_label == "HEAD" and change_set.target is None):
+        return [("this commit", change_set.changes)]
+    tip = change_set.target or "HEAD"
+    out = git.run("rev-list", "--no-merges", "--reverse", f"{change_set.base}..{tip}").decode().split()
+    units = []
+    for commit in out:
+        parent = git.commit_of(f"{commit}^") or git.empty_tree()
+        units.append((f"commit {commit[:12]}", git.diff(parent, commit, cached=False)))
+    if change_set.target is None:
+        pending = git.diff(git.head() or git.empty_tree(), None, cached=False)
+        if pending:
+            units.append(("the uncommitted change", pending))
+    return units
+
+
+def check(change_set: changes.ChangeSet, rules: contract.Contract | None, contract_path: str) -> list[Finding]:
+    layers = rules.layers if rules else contract.Layers()
+    layer_dirs = list(layers.contracts) + list(layers.relations) + list(layers.quarantine)
+    units = _units(change_set)
+    if rules is None:
+        present = any(os.path.isdir(d.rstrip("/")) for d in layer_dirs)
+        touched_layers = any(_under(p, layer_dirs) for _, unit in units for c in unit for p in (c.path, c.old_path) if p)
+        if not (present or touched_layers):
+            return []  # this repository does not use the layers
+    contract_files = list(layers.contracts) + [f.path for f in (rules.fixtures if rules else ())] + [contract_path]
+    findings: list[Finding] = []
+    for label, unit in units:
+        touched = [p for c in unit for p in (c.path, c.old_path) if p]
+        production = sorted({p for p in touched if _under(p, layers.production)})
+        contracts = sorted({p for p in touched if _under(p, contract_files)})
+        if production and contracts:
+            more = f" and {len(production) - 1} more" if len(production) > 1 else ""
+            for path in contracts:
+                findings.append(Finding(path, 1, 1, "OG701", f"contract-layer file changed in {label} together with production code ({production[0]}{more}); ship the contract change in its own commit"))
+        for c in unit:
+            if c.old_path and _under(c.old_path, layers.relations) and not (c.path and _under(c.path, layers.relations)):
+                verb = "deleted" if c.path is None else f"moved out to {c.path}"
+                findings.append(Finding(c.old_path, 1, 1, "OG702", f"relations-layer file {verb} in {label}; relations may be added, not removed"))
+    return findings
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="contract-split", description=__doc__.splitlines()[0])
+    parser.add_argument("filenames", nargs="*", help="ignored: the change is read from git")
+    changes.add_base_args(parser)
+    contract.add_contract_arg(parser)
+    add_format_arg(parser)
+    args = parser.parse_args(argv)
+    changes.enter_repo([])
+    rules = contract.load(args.contract)
+    return emit(check(changes.resolve(args), rules, args.contract), args.format)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

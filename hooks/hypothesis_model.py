@@ -1,0 +1,454 @@
+"""A static model of the Hypothesis tests in one module, and how to compare two.
+
+Nothing is imported or run: decorators, ``settings`` objects and strategy
+expressions are read from the syntax tree, through the module's import
+aliases (``st.integers``, ``from hypothesis.strategies import integers``,
+``import hypothesis.strategies as hs`` all name the same strategy).
+
+Used by oracle-shrink (weaker settings or strategies in any Hypothesis test),
+properties-monotonic (contract properties) and ``oracle-guard init`` (every
+property found, with its effective ``max_examples``).
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from hooks.pysource import FunctionNode, Module, Names
+
+DEFAULT_MAX_EXAMPLES = 100  # Hypothesis' default profile
+ST = "hypothesis.strategies."
+
+# Positional parameters of the strategies whose bounds we compare.
+_SIGNATURES: dict[str, tuple[str, ...]] = {
+    "integers": ("min_value", "max_value"),
+    "floats": ("min_value", "max_value", "allow_nan", "allow_infinity", "allow_subnormal", "width", "exclude_min", "exclude_max"),
+    "decimals": ("min_value", "max_value", "allow_nan", "allow_infinity", "places"),
+    "fractions": ("min_value", "max_value", "max_denominator"),
+    "text": ("alphabet", "min_size", "max_size"),
+    "binary": ("min_size", "max_size"),
+    "lists": ("elements", "min_size", "max_size", "unique_by", "unique"),
+    "sets": ("elements", "min_size", "max_size"),
+    "frozensets": ("elements", "min_size", "max_size"),
+    "iterables": ("elements", "min_size", "max_size", "unique_by", "unique"),
+    "dictionaries": ("keys", "values", "dict_class", "min_size", "max_size"),
+    "dates": ("min_value", "max_value"),
+    "times": ("min_value", "max_value", "timezones"),
+    "datetimes": ("min_value", "max_value", "timezones", "allow_imaginary"),
+    "timedeltas": ("min_value", "max_value"),
+    "from_regex": ("regex", "fullmatch"),
+    "sampled_from": ("elements",),
+    "just": ("value",),
+    "characters": (),
+}
+_LOWER_BOUNDS = {"min_value", "min_size", "min_codepoint", "min_magnitude", "min_leaves"}
+_UPPER_BOUNDS = {"max_value", "max_size", "max_codepoint", "max_magnitude", "max_leaves", "max_denominator"}
+# Keyword values that exclude part of what the strategy would draw by default.
+_RESTRICTING = {
+    "allow_nan": False, "allow_infinity": False, "allow_subnormal": False, "allow_imaginary": False,
+    "unique": True, "exclude_min": True, "exclude_max": True, "fullmatch": True,
+}
+_NO_OP_BOUNDS = {"min_size": 0, "min_leaves": 0, "min_magnitude": 0}
+_CONSTANT_STRATEGIES = {"just", "none", "nothing"}
+_FILTERS = {"filter", "map", "flatmap"}
+
+
+@dataclass
+class HypothesisTest:
+    qualname: str
+    line: int
+    col: int
+    node: FunctionNode
+    given: bool = False
+    given_args: list[ast.expr] = field(default_factory=list)
+    given_kwargs: dict[str, ast.expr] = field(default_factory=dict)
+    settings: dict[str, ast.expr] = field(default_factory=dict)  # merged with settings(parent)
+    settings_line: int = 0
+    max_examples: int | None = None  # explicit, None when inherited from the profile
+    examples: list[str] = field(default_factory=list)  # unparsed @example(...) calls
+    assumes: int = 0
+    filters: int = 0  # .filter(...) on strategies drawn in the body (data.draw)
+
+
+@dataclass
+class Profile:
+    name: str
+    line: int
+    col: int
+    settings: dict[str, ast.expr]
+    max_examples: int | None
+
+
+@dataclass
+class HypothesisModule:
+    module: Module
+    tests: dict[str, HypothesisTest]
+    profiles: dict[str, Profile]
+    loaded: str | None  # the profile loaded at import time, when it can be told
+    loaded_line: int = 0
+
+    def effective_max_examples(self, test: HypothesisTest, outer_profiles: dict[str, Profile] | None = None, outer_loaded: str | None = None) -> int:
+        if test.max_examples is not None:
+            return test.max_examples
+        profiles = {**(outer_profiles or {}), **self.profiles}
+        loaded = self.loaded or outer_loaded
+        if loaded and loaded in profiles and profiles[loaded].max_examples is not None:
+            return profiles[loaded].max_examples  # type: ignore[return-value]
+        return DEFAULT_MAX_EXAMPLES
+
+
+def number(node: ast.AST | None, names: dict[str, ast.expr] | None = None, depth: int = 0) -> float | None:
+    """The value of a numeric constant expression (``1e-6``, ``10**-3``, ``1/1000``), or None."""
+    if node is None or depth > 10:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = number(node.operand, names, depth + 1)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    if isinstance(node, ast.BinOp):
+        left, right = number(node.left, names, depth + 1), number(node.right, names, depth + 1)
+        if left is None or right is None:
+            return None
+        try:
+            if isinstance(node.op, ast.Add):
+                return left + right
+            if isinstance(node.op, ast.Sub):
+                return left - right
+            if isinstance(node.op, ast.Mult):
+                return left * right
+            if isinstance(node.op, ast.Div):
+                return left / right
+            if isinstance(node.op, ast.Pow) and abs(right) < 400:
+                return float(left**right)
+        except (ZeroDivisionError, OverflowError, ValueError, TypeError):
+            return None
+    if isinstance(node, ast.Name) and names and node.id in names:
+        return number(names[node.id], names, depth + 1)
+    return None
+
+
+def module_constants(tree: ast.Module) -> dict[str, ast.expr]:
+    """Module-level ``NAME = <expr>`` assignments (the last one wins)."""
+    found: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            found[node.targets[0].id] = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            found[node.target.id] = node.value
+    return found
+
+
+def _int(node: ast.AST | None, constants: dict[str, ast.expr]) -> int | None:
+    value = number(node, constants)
+    return None if value is None else int(value)
+
+
+def _is(names: Names, node: ast.AST, *wanted: str) -> bool:
+    name = names.qualify(node) or ""
+    return any(name == w or name.endswith("." + w.rsplit(".", 1)[-1]) and name.startswith("hypothesis") for w in wanted) or name in wanted
+
+
+def _settings_call(names: Names, node: ast.AST) -> ast.Call | None:
+    node = names.expand(node)
+    if isinstance(node, ast.Call) and (names.qualify(node.func) or "") in ("hypothesis.settings", "hypothesis.settings.settings"):
+        return node
+    return None
+
+
+def _settings_kwargs(names: Names, call: ast.Call, profiles: dict[str, "Profile"], depth: int = 0) -> dict[str, ast.expr]:
+    """Keywords of ``settings(...)`` with those of its parent underneath."""
+    merged: dict[str, ast.expr] = {}
+    parent = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "parent"), None)
+    if parent is not None and depth < 10:
+        parent_call = _settings_call(names, parent)
+        if parent_call is not None:
+            merged.update(_settings_kwargs(names, parent_call, profiles, depth + 1))
+        elif isinstance(parent, ast.Call) and (names.qualify(parent.func) or "").endswith("settings.get_profile"):
+            profile = _constant_str(parent.args[0]) if parent.args else None
+            if profile in profiles:
+                merged.update(profiles[profile].settings)
+    merged.update({k.arg: k.value for k in call.keywords if k.arg and k.arg != "parent"})
+    return merged
+
+
+def _constant_str(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    # os.getenv("HYPOTHESIS_PROFILE", "dev") / os.environ.get(..., "dev"): the default is what runs locally
+    if isinstance(node, ast.Call) and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+        return node.args[1].value
+    return None
+
+
+def model(module: Module) -> HypothesisModule:
+    """Every Hypothesis test (a function with @given, @settings or @example) and profile in MODULE."""
+    names = module.names
+    constants = module_constants(module.tree)
+    profiles: dict[str, Profile] = {}
+    loaded: str | None = None
+    loaded_line = 0
+    for node in ast.walk(module.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = names.qualify(node.func) or ""
+        if callee.endswith("settings.register_profile") and callee.startswith("hypothesis") and node.args:
+            name = _constant_str(node.args[0])
+            if name is not None:
+                kwargs = _settings_kwargs(names, node, profiles) if len(node.args) < 2 else {}
+                if len(node.args) >= 2:  # register_profile(name, parent)
+                    parent_call = _settings_call(names, node.args[1])
+                    if parent_call is not None:
+                        kwargs.update(_settings_kwargs(names, parent_call, profiles))
+                kwargs.update({k.arg: k.value for k in node.keywords if k.arg and k.arg != "parent"})
+                line, col = module.position(node)
+                profiles[name] = Profile(name, line, col, kwargs, _int(kwargs.get("max_examples"), constants))
+        elif callee.endswith("settings.load_profile") and callee.startswith("hypothesis") and node.args:
+            loaded = _constant_str(node.args[0])
+            loaded_line = node.lineno
+
+    tests: dict[str, HypothesisTest] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                test = _test_of(module, node, prefix + node.name, profiles, constants)
+                if test is not None:
+                    tests[test.qualname] = test
+
+    visit(module.tree.body, "")
+    return HypothesisModule(module, tests, profiles, loaded, loaded_line)
+
+
+def _test_of(module: Module, node: FunctionNode, qualname: str, profiles: dict[str, Profile], constants: dict[str, ast.expr]) -> HypothesisTest | None:
+    names = module.names
+    line, col = module.position(node)
+    test = HypothesisTest(qualname, line, col, node)
+    relevant = False
+    for deco in node.decorator_list:
+        expanded = names.expand(deco)
+        call = expanded if isinstance(expanded, ast.Call) else None
+        callee = names.qualify(call.func if call else expanded) or ""
+        if callee in ("hypothesis.given", "hypothesis.given.given"):
+            relevant = test.given = True
+            if call is not None:
+                test.given_args = [names.expand(a) for a in call.args]
+                test.given_kwargs = {k.arg: names.expand(k.value) for k in call.keywords if k.arg}
+        elif callee in ("hypothesis.settings", "hypothesis.settings.settings") and call is not None:
+            relevant = True
+            test.settings = _settings_kwargs(names, call, profiles)
+            test.settings_line = deco.lineno
+        elif callee in ("hypothesis.example", "hypothesis.example.example"):
+            relevant = True
+            test.examples.append(ast.unparse(deco))
+        elif isinstance(deco, ast.Call) and isinstance(deco.func, ast.Attribute) and deco.func.attr in ("via", "xfail"):
+            inner = names.qualify(deco.func.value.func) if isinstance(deco.func.value, ast.Call) else None
+            if inner == "hypothesis.example":
+                relevant = True
+                test.examples.append(ast.unparse(deco))
+    if not relevant:
+        return None
+    if "max_examples" in test.settings:
+        test.max_examples = _int(test.settings["max_examples"], constants)
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Call):
+            callee = names.qualify(inner.func) or ""
+            if callee in ("hypothesis.assume", "hypothesis.control.assume"):
+                test.assumes += 1
+            elif isinstance(inner.func, ast.Attribute) and inner.func.attr == "filter" and not any(inner is d or _contains(d, inner) for d in node.decorator_list):
+                test.filters += 1
+    return test
+
+
+def _contains(tree: ast.AST, target: ast.AST) -> bool:
+    return any(n is target for n in ast.walk(tree))
+
+
+def properties_in(module: Module) -> list[tuple[str, int, int]]:
+    """(qualname, effective max_examples, line) of every @given test in MODULE."""
+    found = model(module)
+    return [
+        (t.qualname, found.effective_max_examples(t), t.line)
+        for t in found.tests.values()
+        if t.given
+    ]
+
+
+# -- comparisons -----------------------------------------------------------------
+
+
+def _phases_drop_generate(names: Names, node: ast.expr | None) -> bool:
+    if node is None:
+        return False
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return not any((names.qualify(e) or "").endswith("Phase.generate") for e in node.elts)
+    return False
+
+
+def weaker_settings(base: dict[str, ast.expr], new: dict[str, ast.expr], base_names: Names, new_names: Names, base_max: int, new_max: int) -> str | None:
+    """Why NEW settings test less than BASE, or None."""
+    if new_max < base_max:
+        return f"max_examples {new_max} (base {base_max})"
+    if _phases_drop_generate(new_names, new.get("phases")) and not _phases_drop_generate(base_names, base.get("phases")):
+        return f"phases={ast.unparse(new['phases'])} no longer generate examples"
+    return None
+
+
+@dataclass
+class _Strategy:
+    name: str  # e.g. "integers"; "" when not a Hypothesis strategy
+    call: ast.Call | None
+    node: ast.expr
+    chain: list[str]  # methods applied on top: filter, map, flatmap
+
+
+def _strategy(names: Names, node: ast.expr) -> _Strategy:
+    node = names.expand(node)
+    chain: list[str] = []
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FILTERS:
+        chain.append(node.func.attr)
+        node = names.expand(node.func.value)
+    if isinstance(node, ast.Call):
+        callee = names.qualify(node.func) or ""
+        if callee.startswith(ST):
+            return _Strategy(callee[len(ST):], node, node, chain)
+        return _Strategy("", node, node, chain)
+    callee = names.qualify(node) or ""
+    if callee.startswith(ST):  # st.none without a call is an error, but be lenient
+        return _Strategy(callee[len(ST):], None, node, chain)
+    return _Strategy("", None, node, chain)
+
+
+def _arguments(s: _Strategy) -> dict[str, ast.expr]:
+    if s.call is None:
+        return {}
+    params = _SIGNATURES.get(s.name, ())
+    found: dict[str, ast.expr] = {}
+    for i, arg in enumerate(s.call.args):
+        found[params[i] if i < len(params) else f"#{i}"] = arg
+    for k in s.call.keywords:
+        if k.arg:
+            found[k.arg] = k.value
+    return found
+
+
+def _alternatives(names: Names, node: ast.expr) -> list[ast.expr]:
+    """The branches of ``one_of(a, b)`` or ``a | b``."""
+    node = names.expand(node)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _alternatives(names, node.left) + _alternatives(names, node.right)
+    if isinstance(node, ast.Call) and (names.qualify(node.func) or "") == ST + "one_of":
+        args = node.args
+        if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
+            args = args[0].elts
+        out: list[ast.expr] = []
+        for a in args:
+            out += _alternatives(names, a)
+        return out
+    return [node]
+
+
+def _literal_elements(node: ast.expr | None) -> list[str] | None:
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [ast.dump(e) for e in node.elts]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return list(node.value)
+    return None
+
+
+def _key(node: ast.AST) -> str:
+    return ast.dump(node)
+
+
+def narrower(base: ast.expr, new: ast.expr, base_names: Names, new_names: Names, depth: int = 0) -> str | None:
+    """Why strategy NEW draws from less than BASE did, or None (same, wider or unknown)."""
+    if depth > 8:
+        return None
+    base_alts, new_alts = _alternatives(base_names, base), _alternatives(new_names, new)
+    if len(base_alts) > 1 or len(new_alts) > 1:
+        base_keys = {_key(a) for a in base_alts}
+        new_keys = {_key(a) for a in new_alts}
+        if len(new_alts) < len(base_alts) and new_keys < base_keys | new_keys and not (new_keys - base_keys):
+            return f"`{ast.unparse(new)}` lost alternatives of `{ast.unparse(base)}`"
+        if len(new_alts) == len(base_alts):
+            for b, n in zip(base_alts, new_alts):
+                why = narrower(b, n, base_names, new_names, depth + 1)
+                if why:
+                    return why
+        if len(new_alts) == 1 and len(base_alts) > 1:
+            return f"`{ast.unparse(new)}` replaced the alternatives of `{ast.unparse(base)}`"
+        return None
+    b, n = _strategy(base_names, base), _strategy(new_names, new)
+    if n.chain.count("filter") > b.chain.count("filter"):
+        return f"`.filter(...)` added to `{ast.unparse(base)}`"
+    if not n.name:
+        return None
+    shown = ast.unparse(n.node)
+    if n.name in _CONSTANT_STRATEGIES and (b.name != n.name or _key(b.node) != _key(n.node)):
+        return f"`{shown}` replaced `{ast.unparse(b.node)}`"
+    if n.name == "sampled_from":
+        new_elems = _literal_elements(_arguments(n).get("elements"))
+        base_elems = _literal_elements(_arguments(b).get("elements")) if b.name == "sampled_from" else None
+        if new_elems is not None:
+            if base_elems is not None:
+                lost = set(base_elems) - set(new_elems)
+                if lost and not set(new_elems) - set(base_elems):
+                    return f"`{shown}` lost {len(lost)} of the {len(set(base_elems))} values of `{ast.unparse(b.node)}`"
+                if len(set(new_elems)) == 1 and len(set(base_elems)) > 1:
+                    return f"`{shown}` draws one value where `{ast.unparse(b.node)}` drew {len(set(base_elems))}"
+                return None
+            if b.name != "sampled_from" or len(set(new_elems)) <= 1:
+                if b.name or len(set(new_elems)) <= 1:
+                    return f"`{shown}` replaced `{ast.unparse(b.node)}` with a fixed list"
+        return None
+    if b.name != n.name:
+        return None
+    base_args, new_args = _arguments(b), _arguments(n)
+    for param, value in new_args.items():
+        old = base_args.get(param)
+        if param in _RESTRICTING:
+            restricted = isinstance(value, ast.Constant) and value.value is _RESTRICTING[param]
+            was = old is not None and isinstance(old, ast.Constant) and old.value is _RESTRICTING[param]
+            if restricted and not was:
+                return f"`{param}={value.value}` added to `{ast.unparse(b.node)}`"
+            continue
+        if param in _LOWER_BOUNDS or param in _UPPER_BOUNDS:
+            new_value = number(value)
+            if isinstance(value, ast.Constant) and value.value is None:
+                continue  # an explicit "no bound"
+            if old is None or (isinstance(old, ast.Constant) and old.value is None):
+                if new_value is not None and _NO_OP_BOUNDS.get(param) == new_value:
+                    continue
+                return f"`{param}={ast.unparse(value)}` added to `{ast.unparse(b.node)}`"
+            old_value = number(old)
+            if new_value is None or old_value is None:
+                continue
+            if (param in _LOWER_BOUNDS and new_value > old_value) or (param in _UPPER_BOUNDS and new_value < old_value):
+                return f"`{param}` tightened from {ast.unparse(old)} to {ast.unparse(value)}"
+            continue
+        if param == "alphabet":
+            if old is None:
+                return f"`alphabet={ast.unparse(value)}` added to `{ast.unparse(b.node)}`"
+            old_chars, new_chars = _literal_elements(old), _literal_elements(value)
+            if old_chars is not None and new_chars is not None:
+                if set(new_chars) < set(old_chars):
+                    return f"alphabet restricted from {ast.unparse(old)} to {ast.unparse(value)}"
+                continue
+            if isinstance(value, ast.expr) and isinstance(old, ast.expr):
+                why = narrower(old, value, base_names, new_names, depth + 1)
+                if why:
+                    return why
+            continue
+        if old is not None and isinstance(value, ast.expr) and isinstance(old, ast.expr) and isinstance(value, (ast.Call, ast.BinOp, ast.Name, ast.Attribute)):
+            why = narrower(old, value, base_names, new_names, depth + 1)
+            if why:
+                return why
+    return None
+
+
+__all__ = [
+    "DEFAULT_MAX_EXAMPLES", "HypothesisModule", "HypothesisTest", "Profile",
+    "model", "module_constants", "narrower", "number", "properties_in", "weaker_settings",
+]

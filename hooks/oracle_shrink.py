@@ -1,0 +1,980 @@
+"""oracle-shrink: reject tests whose checks got fewer or weaker since the base.
+
+Each test (and each helper that holds checks) is compared with its own base
+version: the same qualname in the file's base version, or the removed test
+with the same body anywhere in the change (a rename or a move).  A check is
+an ``assert``, a ``self.assert*``/``fail*`` call, ``pytest.raises``/``warns``/
+``deprecated_call``/``fail``, a mock's ``assert_*`` call, numpy/pandas
+``assert_*`` helpers, ``raise AssertionError``, or a call to a helper that
+holds checks (same module, same class, or imported from a repository file),
+so moving asserts into a helper keeps the count.  Splitting a test, merging
+tests into one parametrized test or moving checks to another test keeps the
+checks as long as they reappear somewhere in the change.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import builtins
+import os
+import posixpath
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from hooks import changes, contract, git
+from hooks import hypothesis_model as hm
+from hooks.pysource import FunctionNode, Module, Names, SourceError, test_functions
+from hooks.report import Finding, add_format_arg, emit, guarded, notice
+
+TRIGGER = re.compile(rb"def |assert|raises|warns|given|settings|parametrize")
+TEST_FILE = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
+CHECK_PREFIXES = ("assert", "check_", "verify_", "expect_", "fail")
+
+CHECK_CALLS = {"pytest.raises", "pytest.warns", "pytest.deprecated_call", "pytest.fail", "unittest.TestCase.fail"}
+RAISES_CALLS = {"pytest.raises": "match", "pytest.warns": "match"}
+UNITTEST_RAISES = {"assertRaises": None, "assertRaisesRegex": 1, "assertRaisesRegexp": 1, "assertWarns": None, "assertWarnsRegex": 1}
+BROAD = {"Exception", "BaseException", "AssertionError"}
+
+# unittest assertion -> strength (3 exact, 2 ordered/membership, 1 truthiness/type)
+UNITTEST_RANK = {
+    "assertEqual": 3, "assertEquals": 3, "assertIs": 3, "assertIsNone": 3, "assertListEqual": 3, "assertDictEqual": 3,
+    "assertTupleEqual": 3, "assertSetEqual": 3, "assertSequenceEqual": 3, "assertMultiLineEqual": 3, "assertCountEqual": 3,
+    "assertAlmostEqual": 3, "assertAlmostEquals": 3,
+    "assertIn": 2, "assertNotIn": 2, "assertNotEqual": 2, "assertGreater": 2, "assertGreaterEqual": 2, "assertLess": 2,
+    "assertLessEqual": 2, "assertRegex": 2, "assertIsNot": 2, "assertNotAlmostEqual": 2,
+    "assertTrue": 1, "assertFalse": 1, "assert_": 1, "assertIsNotNone": 1, "assertIsInstance": 1, "assertNotIsInstance": 1,
+}
+STRENGTH = {3: "exact comparison", 2: "ordering or membership check", 1: "truthiness or type check"}
+
+# Tolerance-taking checks: positional parameters, defaults, and how a value maps to a tolerance.
+_DECIMAL = "decimal"
+TOLERANCES: dict[str, tuple[tuple[str, ...], dict[str, float], int]] = {
+    # name: (positional parameter names, defaults, number of leading compared arguments)
+    "pytest.approx": (("expected", "rel", "abs"), {"rel": 1e-6, "abs": 1e-12}, 1),
+    "math.isclose": (("a", "b"), {"rel_tol": 1e-9, "abs_tol": 0.0}, 2),
+    "numpy.isclose": (("a", "b", "rtol", "atol"), {"rtol": 1e-5, "atol": 1e-8}, 2),
+    "numpy.allclose": (("a", "b", "rtol", "atol"), {"rtol": 1e-5, "atol": 1e-8}, 2),
+    "numpy.testing.assert_allclose": (("actual", "desired", "rtol", "atol"), {"rtol": 1e-7, "atol": 0.0}, 2),
+    "numpy.testing.assert_almost_equal": (("actual", "desired", "decimal"), {"decimal": 7}, 2),
+    "numpy.testing.assert_array_almost_equal": (("x", "y", "decimal"), {"decimal": 6}, 2),
+    "numpy.testing.assert_approx_equal": (("actual", "desired", "significant"), {"significant": 7}, 2),
+    "pandas.testing.assert_frame_equal": (("left", "right"), {"rtol": 1e-5, "atol": 1e-8}, 2),
+    "pandas.testing.assert_series_equal": (("left", "right"), {"rtol": 1e-5, "atol": 1e-8}, 2),
+    "torch.testing.assert_close": (("actual", "expected"), {}, 2),
+    "assertAlmostEqual": (("first", "second", "places", "msg", "delta"), {"places": 7}, 2),
+    "assertAlmostEquals": (("first", "second", "places", "msg", "delta"), {"places": 7}, 2),
+}
+_DIGITS = {"decimal", "places", "significant"}  # more digits = tighter
+
+
+# -- facts about one function ----------------------------------------------------
+
+
+@dataclass
+class RaiseSite:
+    node: ast.Call
+    kind: str
+    types: tuple[str, ...]
+    match: str | None  # the pattern when a constant; "" for none
+    has_match: bool
+    body: str
+
+
+@dataclass
+class Facts:
+    qualname: str
+    node: FunctionNode
+    is_test: bool
+    checks: int = 0
+    texts: Counter = field(default_factory=Counter)  # unparsed check sites
+    subjects: dict[str, tuple[int, ast.AST]] = field(default_factory=dict)  # subject -> (strongest rank, node)
+    tolerances: list[tuple[str, dict[str, float], ast.AST]] = field(default_factory=list)
+    swallows: list[tuple[str, ast.AST]] = field(default_factory=list)
+    raises: list[RaiseSite] = field(default_factory=list)
+    parametrize: dict[str, tuple[list[str] | None, ast.AST]] = field(default_factory=dict)
+    tautologies: list[tuple[str, ast.AST]] = field(default_factory=list)
+    called: set = field(default_factory=set)
+    body_key: str = ""
+    cls: ast.ClassDef | None = None
+
+    @property
+    def cases(self) -> int:
+        total = 1
+        for values, _ in self.parametrize.values():
+            total *= max(len(values), 1) if values is not None else 1
+        return total
+
+
+def _last(name: str) -> str:
+    return name.rsplit(".", 1)[-1].lstrip("_")
+
+
+def _is_check_name(name: str) -> bool:
+    last = _last(name)
+    return last.startswith(CHECK_PREFIXES) or last.startswith("assert")
+
+
+def _strip_len(node: ast.AST) -> ast.AST:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("len", "bool", "list", "set", "sorted", "tuple") and len(node.args) == 1:
+        return node.args[0]
+    return node
+
+
+def _subject_key(node: ast.AST) -> str | None:
+    node = _strip_len(node)
+    if isinstance(node, ast.Constant):
+        return None
+    if isinstance(node, ast.Call) and (getattr(node.func, "attr", None) == "approx" or getattr(node.func, "id", None) == "approx"):
+        return None
+    return ast.dump(node)
+
+
+def _assert_strength(test: ast.expr) -> list[tuple[str, int]]:
+    """(subject, rank) pairs an assert expression checks."""
+    if isinstance(test, ast.BoolOp):
+        found = [pair for value in test.values for pair in _assert_strength(value)]
+        return found if isinstance(test.op, ast.And) else [(s, 1) for s, _ in found]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        key = _subject_key(test.operand)
+        return [(key, 1)] if key else []
+    if isinstance(test, ast.Compare):
+        sides = [test.left] + list(test.comparators)
+        if len(test.ops) == 1:
+            op, right = test.ops[0], test.comparators[0]
+            none_right = isinstance(right, ast.Constant) and right.value is None
+            if isinstance(op, ast.IsNot) and none_right:
+                rank = 1
+            elif isinstance(op, (ast.Eq, ast.Is)):
+                rank = 3
+            else:
+                rank = 2
+        else:
+            rank = 2
+        return [(k, rank) for k in (_subject_key(s) for s in sides) if k]
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in ("isinstance", "hasattr", "callable", "bool", "issubclass") and test.args:
+        key = _subject_key(test.args[0])
+        return [(key, 1)] if key else []
+    key = _subject_key(test)
+    return [(key, 1)] if key else []
+
+
+def _truthy_constant(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return bool(node.value) and node.value is not Ellipsis or node.value is Ellipsis
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return len(node.elts) > 0
+    if isinstance(node, ast.Dict):
+        return len(node.keys) > 0
+    if isinstance(node, (ast.Lambda, ast.JoinedStr)) and not isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Constant):
+        return not node.operand.value
+    return False
+
+
+def tautology(test: ast.expr) -> bool:
+    """An assert condition that can never be false."""
+    if _truthy_constant(test):
+        return True
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return any(tautology(v) for v in test.values)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return all(tautology(v) for v in test.values)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right, op = test.left, test.comparators[0], test.ops[0]
+        if isinstance(op, (ast.Eq, ast.Is, ast.LtE, ast.GtE)) and ast.dump(left) == ast.dump(right) and not _may_be_nan(left):
+            return True
+        if isinstance(op, (ast.Eq, ast.Is)) and isinstance(left, ast.Constant) and isinstance(right, ast.Constant):
+            return left.value == right.value
+        if isinstance(op, ast.In) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) and any(ast.dump(e) == ast.dump(left) for e in right.elts):
+            return True
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" and len(test.args) == 2:
+        kind = test.args[1]
+        return isinstance(kind, ast.Name) and kind.id == "object"
+    return False
+
+
+def _may_be_nan(node: ast.AST) -> bool:
+    return False  # `x == x` as a NaN probe is spelled math.isnan(x) in tests worth keeping
+
+
+def _type_names(names: Names, node: ast.AST | None) -> tuple[str, ...]:
+    if node is None:
+        return ()
+    elts = node.elts if isinstance(node, ast.Tuple) else [node]
+    out = []
+    for e in elts:
+        name = names.qualify(e) or ast.unparse(e)
+        out.append(name[len("builtins."):] if name.startswith("builtins.") else name)
+    return tuple(out)
+
+
+def _builtin_exception(name: str) -> type | None:
+    value = getattr(builtins, name, None) if "." not in name else None
+    return value if isinstance(value, type) and issubclass(value, BaseException) else None
+
+
+def broadened_type(base_types: tuple[str, ...], new_types: tuple[str, ...]) -> str | None:
+    """A type in NEW_TYPES that catches more than BASE_TYPES did, or None."""
+    if not base_types:
+        return None
+    for t in new_types:
+        if t in base_types:
+            continue
+        t_cls = _builtin_exception(t)
+        narrower = False
+        for b in base_types:
+            b_cls = _builtin_exception(b)
+            if t_cls is not None and b_cls is not None and issubclass(t_cls, b_cls):
+                narrower = True
+            elif t_cls is None and b_cls is not None:
+                narrower = True  # a project exception in place of a builtin: (almost always) a subclass
+        if narrower:
+            continue
+        if t_cls is not None:
+            return t  # a builtin that is no subclass of what was expected: wider or unrelated
+        if len(new_types) > len(base_types):
+            return t
+    return None
+
+
+def loosened_match(base: str | None, base_has: bool, new: str | None, new_has: bool) -> str | None:
+    if not base_has or base is None:
+        return None
+    if not new_has:
+        return f"`match={base!r}` removed"
+    if new is None or new == base:
+        return None
+    if new in ("", ".*", ".+", ".*?", "^.*$", "(?s).*") or (new in base and len(new) < len(base)):
+        return f"`match` loosened from {base!r} to {new!r}"
+    return None
+
+
+class Analyzer:
+    """Facts of every function in one module; helpers resolved on one side of the change."""
+
+    def __init__(self, module: Module, helpers: "HelperIndex | None") -> None:
+        self.module = module
+        self.names = module.names
+        self.helpers = helpers
+        self.constants = hm.module_constants(module.tree)
+        self.classes = {n.name: n for n in module.tree.body if isinstance(n, ast.ClassDef)}
+        self.functions = {n.name: n for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self._weights: dict[tuple[int, bool], int] = {}
+
+    def all_facts(self, resolve_imports: bool = False) -> dict[str, Facts]:
+        tests = {q for q, _ in test_functions(self.module.tree)}
+        found: dict[str, Facts] = {}
+
+        def visit(body: list[ast.stmt], prefix: str, cls: ast.ClassDef | None) -> None:
+            for node in body:
+                if isinstance(node, ast.ClassDef):
+                    visit(node.body, f"{prefix}{node.name}.", node)
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    q = prefix + node.name
+                    found[q] = self.facts(q, node, cls, q in tests, resolve_imports)
+
+        visit(self.module.tree.body, "", None)
+        return found
+
+    # -- checks ----------------------------------------------------------------
+
+    def check_weight(self, call: ast.Call, cls: ast.ClassDef | None, resolve_imports: bool, depth: int) -> tuple[int, bool]:
+        """(how many checks CALL stands for, whether it is a check site at all)."""
+        name = self.names.qualify(call.func) or ""
+        if name in CHECK_CALLS or name.startswith(("numpy.testing.assert", "pandas.testing.assert", "pandas.util.testing.assert", "torch.testing.assert")):
+            return 1, True
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+            method = self._method(cls, func.attr)
+            if method is not None:
+                weight = self._weight_of(self.module, method, cls, resolve_imports, depth + 1)
+                return weight, weight > 0
+            return (1, True) if _is_check_name(func.attr) else (0, False)
+        if isinstance(func, ast.Name) and func.id in self.functions and self.names.aliases.get(func.id, func.id) == func.id:
+            weight = self._weight_of(self.module, self.functions[func.id], None, resolve_imports, depth + 1)
+            return weight, weight > 0
+        if resolve_imports and self.helpers is not None and name and not name.startswith(("pytest.", "unittest.", "hypothesis.")):
+            found = self.helpers.resolve(self.module.path, name)
+            if found is not None:
+                other, fn = found
+                weight = Analyzer(other, self.helpers)._weight_of(other, fn, None, resolve_imports, depth + 1)
+                return weight, weight > 0
+        if isinstance(func, ast.Attribute) and _is_check_name(func.attr):
+            return 1, True  # mock.assert_called_once_with(...), helper.check_x(...)
+        if isinstance(func, ast.Name) and _is_check_name(func.id):
+            return 1, True
+        return 0, False
+
+    def _method(self, cls: ast.ClassDef | None, name: str, depth: int = 0) -> FunctionNode | None:
+        if cls is None or depth > 5:
+            return None
+        for node in cls.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+                return node
+        for base in cls.bases:
+            if isinstance(base, ast.Name) and base.id in self.classes:
+                found = self._method(self.classes[base.id], name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _weight_of(self, module: Module, fn: FunctionNode, cls: ast.ClassDef | None, resolve_imports: bool, depth: int) -> int:
+        if depth > 4:
+            return 1 if _is_check_name(fn.name) else 0
+        key = (id(fn), resolve_imports)
+        if key in self._weights:
+            return self._weights[key]
+        self._weights[key] = 0  # recursion guard
+        analyzer = self if module is self.module else Analyzer(module, self.helpers)
+        weight = sum(w for w, _, _ in analyzer._check_sites(fn.body, cls, resolve_imports, depth))
+        self._weights[key] = weight
+        return weight
+
+    def _check_sites(self, body: list[ast.stmt], cls: ast.ClassDef | None, resolve_imports: bool, depth: int = 0) -> Iterable[tuple[int, ast.AST, str]]:
+        for node in (n for stmt in body for n in ast.walk(stmt)):
+            if isinstance(node, ast.Assert):
+                yield 1, node, "assert " + ast.unparse(node.test)
+            elif isinstance(node, ast.Raise) and node.exc is not None:
+                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if (self.names.qualify(exc) or "").rsplit(".", 1)[-1] in ("AssertionError", "failureException"):
+                    yield 1, node, ast.unparse(node)
+            elif isinstance(node, ast.Call):
+                weight, is_check = self.check_weight(node, cls, resolve_imports, depth)
+                if is_check:
+                    yield weight, node, ast.unparse(node.func) + "(" + ", ".join(ast.unparse(a) for a in node.args) + ")"
+
+    def facts(self, qualname: str, fn: FunctionNode, cls: ast.ClassDef | None, is_test: bool, resolve_imports: bool) -> Facts:
+        f = Facts(qualname, fn, is_test, cls=cls)
+        for weight, node, text in self._check_sites(fn.body, cls, resolve_imports):
+            f.checks += weight
+            f.texts[" ".join(text.split())] += 1
+        body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(getattr(fn.body[0], "value", None), ast.Constant) else fn.body
+        f.body_key = ast.dump(ast.Module(body=body, type_ignores=[])) if body else ""
+        raise_with: dict[int, str] = {}
+        for node in _walk_body(fn):
+            if isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    if isinstance(item.context_expr, ast.Call):
+                        raise_with[id(item.context_expr)] = ast.dump(ast.Module(body=node.body, type_ignores=[]))
+                self._suppress(f, node, cls)
+            elif isinstance(node, ast.Try):
+                self._swallow(f, node, cls)
+            elif isinstance(node, ast.Assert):
+                self._assertion(f, node, node.test)
+            elif isinstance(node, ast.Compare):
+                self._abs_tolerance(f, node)
+        for node in _walk_body(fn):
+            if isinstance(node, ast.Call):
+                f.called.add(_last(self.names.qualify(node.func) or ast.unparse(node.func)))
+                self._call(f, node, raise_with)
+        for deco in fn.decorator_list:
+            self._parametrize(f, deco)
+        return f
+
+    def _call(self, f: Facts, node: ast.Call, raise_with: dict[int, str]) -> None:
+        name = self.names.qualify(node.func) or ""
+        attr = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        self_call = attr is not None and isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls")  # type: ignore[union-attr]
+        if self_call and attr in UNITTEST_RANK and node.args:
+            rank = UNITTEST_RANK[attr]
+            args = node.args[:2] if rank >= 2 else node.args[:1]
+            for arg in args:
+                key = _subject_key(arg)
+                if key:
+                    self._subject(f, key, rank, node)
+            if attr in ("assertTrue", "assert_") and _truthy_constant(node.args[0]):
+                f.tautologies.append((ast.unparse(node), node))
+            if attr in ("assertEqual", "assertEquals", "assertIs") and len(node.args) >= 2 and ast.dump(node.args[0]) == ast.dump(node.args[1]):
+                f.tautologies.append((ast.unparse(node), node))
+            if attr == "assertIsInstance" and len(node.args) >= 2 and isinstance(node.args[1], ast.Name) and node.args[1].id == "object":
+                f.tautologies.append((ast.unparse(node), node))
+        # tolerances
+        spec_name = attr if self_call and attr in TOLERANCES else name
+        if spec_name in TOLERANCES:
+            params, defaults, compared = TOLERANCES[spec_name]
+            given: dict[str, ast.expr] = {}
+            for i, arg in enumerate(node.args):
+                if i < len(params):
+                    given[params[i]] = arg
+            given.update({k.arg: k.value for k in node.keywords if k.arg})
+            values: dict[str, float] = {}
+            for param in set(defaults) | {p for p in given if p in ("rel", "abs", "rel_tol", "abs_tol", "rtol", "atol", "delta", "places", "decimal", "significant")}:
+                value = hm.number(given[param], self.constants) if param in given else defaults.get(param)
+                if value is None:
+                    continue
+                values[param] = 10.0 ** -value if param in _DIGITS else value
+            if "delta" in values:
+                values.pop("places", None)
+            key = spec_name + "|" + "|".join(ast.dump(a) for a in node.args[:compared])
+            f.tolerances.append((key, values, node))
+        # raises
+        kind = None
+        if name in RAISES_CALLS:
+            kind = name
+        elif self_call and attr in UNITTEST_RAISES:
+            kind = attr
+        if kind is not None and (node.args or node.keywords):
+            expected = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("expected_exception", "expected_warning")), None)
+            match_node: ast.expr | None = None
+            if kind in RAISES_CALLS:
+                match_node = next((k.value for k in node.keywords if k.arg == "match"), None)
+            elif UNITTEST_RAISES[kind] is not None:
+                match_node = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "expected_regex"), None)
+            match = match_node.value if isinstance(match_node, ast.Constant) and isinstance(match_node.value, str) else None
+            body = raise_with.get(id(node), ast.dump(ast.Module(body=[ast.Expr(a) for a in node.args[1:]], type_ignores=[])))
+            f.raises.append(RaiseSite(node, kind.rsplit(".", 1)[-1].replace("Regexp", "").replace("Regex", ""), _type_names(self.names, expected), match, match_node is not None, body))
+
+    def _subject(self, f: Facts, key: str, rank: int, node: ast.AST) -> None:
+        old = f.subjects.get(key)
+        if old is None or rank > old[0]:
+            f.subjects[key] = (rank, node)
+
+    def _assertion(self, f: Facts, node: ast.Assert, test: ast.expr) -> None:
+        for key, rank in _assert_strength(test):
+            self._subject(f, key, rank, node)
+        if tautology(test):
+            f.tautologies.append(("assert " + ast.unparse(test), node))
+
+    def _abs_tolerance(self, f: Facts, node: ast.Compare) -> None:
+        """``abs(a - b) < eps`` and ``eps > abs(a - b)``."""
+        if len(node.ops) != 1:
+            return
+        left, right, op = node.left, node.comparators[0], node.ops[0]
+        if isinstance(op, (ast.Gt, ast.GtE)):
+            left, right = right, left
+        elif not isinstance(op, (ast.Lt, ast.LtE)):
+            return
+        if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "abs":
+            value = hm.number(right, self.constants)
+            if value is not None:
+                f.tolerances.append(("abs|" + ast.dump(left), {"eps": value}, node))
+
+    def _broad(self, node: ast.AST | None) -> str | None:
+        if node is None:
+            return ""
+        for name in _type_names(self.names, node):
+            if name.rsplit(".", 1)[-1] in BROAD:
+                return name
+        return None
+
+    def _has_checks(self, body: list[ast.stmt], cls: ast.ClassDef | None) -> bool:
+        return any(w > 0 for w, _, _ in self._check_sites(body, cls, False))
+
+    def _swallow(self, f: Facts, node: ast.Try, cls: ast.ClassDef | None) -> None:
+        if not self._has_checks(node.body, cls):
+            return
+        for handler in node.handlers:
+            caught = self._broad(handler.type)
+            if caught is None:
+                continue
+            reraises = any(
+                isinstance(n, ast.Raise) or (isinstance(n, ast.Call) and (self.names.qualify(n.func) or "").endswith(("pytest.fail", ".fail")))
+                for n in ast.walk(handler)
+            )
+            if not reraises:
+                f.swallows.append((f"except {caught}".rstrip() + ("" if caught else ":"), handler))
+
+    def _suppress(self, f: Facts, node: ast.With | ast.AsyncWith, cls: ast.ClassDef | None) -> None:
+        for item in node.items:
+            call = item.context_expr
+            if isinstance(call, ast.Call) and (self.names.qualify(call.func) or "") == "contextlib.suppress":
+                caught = [n for n in _type_names(self.names, ast.Tuple(elts=list(call.args))) if n.rsplit(".", 1)[-1] in BROAD]
+                if caught and self._has_checks(node.body, cls):
+                    f.swallows.append((f"contextlib.suppress({caught[0]})", node))
+
+    def _parametrize(self, f: Facts, deco: ast.expr) -> None:
+        deco = self.names.expand(deco)
+        if not isinstance(deco, ast.Call) or (self.names.qualify(deco.func) or "") != "pytest.mark.parametrize":
+            return
+        argnames = deco.args[0] if deco.args else next((k.value for k in deco.keywords if k.arg == "argnames"), None)
+        argvalues = deco.args[1] if len(deco.args) > 1 else next((k.value for k in deco.keywords if k.arg == "argvalues"), None)
+        if argnames is None:
+            return
+        if isinstance(argnames, ast.Constant) and isinstance(argnames.value, str):
+            key = ",".join(p.strip() for p in argnames.value.split(","))
+        else:
+            key = ast.unparse(argnames)
+        if isinstance(argvalues, ast.Name) and argvalues.id in self.constants:
+            argvalues = self.constants[argvalues.id]
+        values = [ast.unparse(e) for e in argvalues.elts] if isinstance(argvalues, (ast.List, ast.Tuple)) else None
+        f.parametrize[key] = (values, deco)
+
+
+def _walk_body(fn: FunctionNode) -> Iterable[ast.AST]:
+    """Nodes of FN's body (not its decorators or defaults)."""
+    for stmt in fn.body:
+        yield from ast.walk(stmt)
+
+
+# -- helpers imported from other repository files ----------------------------------
+
+
+class HelperIndex:
+    """Finds the function a dotted callee names, in the repository files of one side."""
+
+    def __init__(self, read: Callable[[list[str]], dict[str, bytes | None]]) -> None:
+        self.read = read
+        self._modules: dict[str, Module | None] = {}
+
+    def _load(self, candidates: list[str]) -> Module | None:
+        missing = [c for c in candidates if c not in self._modules]
+        if missing:
+            for path, data in self.read(missing).items():
+                module = None
+                if data is not None:
+                    try:
+                        module = Module.from_source(path, data)
+                    except SourceError:
+                        module = None
+                self._modules[path] = module
+        for c in candidates:
+            if self._modules.get(c) is not None:
+                return self._modules[c]
+        return None
+
+    def resolve(self, from_path: str, dotted: str, depth: int = 0) -> tuple[Module, FunctionNode] | None:
+        if depth > 3 or "." not in dotted.lstrip("."):
+            return None
+        level = len(dotted) - len(dotted.lstrip("."))
+        parts = dotted.lstrip(".").split(".")
+        func, module_parts = parts[-1], parts[:-1]
+        here = posixpath.dirname(from_path)
+        if level:
+            base = here
+            for _ in range(level - 1):
+                base = posixpath.dirname(base)
+            roots = [base]
+        else:
+            roots = [""]
+            if not module_parts or module_parts[0] != "src":
+                roots.append("src")
+            d = here
+            while d:
+                roots.append(d)
+                d = posixpath.dirname(d)
+        candidates = []
+        for root in roots:
+            rel = "/".join(module_parts)
+            stem = posixpath.join(root, rel) if root else rel
+            if not stem:
+                continue
+            candidates += [stem + ".py", stem + "/__init__.py"]
+        module = self._load(candidates)
+        if module is None:
+            return None
+        for node in module.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func:
+                return module, node
+        target = module.names.aliases.get(func)
+        if target and target != func:
+            return self.resolve(module.path, target, depth + 1)
+        return None
+
+
+# -- comparing two sides -------------------------------------------------------------
+
+
+@dataclass
+class Side:
+    path: str
+    module: Module
+    analyzer: Analyzer
+    facts: dict[str, Facts]
+    hyp: hm.HypothesisModule
+
+
+def _side(path: str, data: bytes, helpers: HelperIndex | None) -> Side:
+    module = Module.from_source(path, data)
+    analyzer = Analyzer(module, helpers)
+    return Side(path, module, analyzer, analyzer.all_facts(), hm.model(module))
+
+
+def _find(side: Side, node: ast.AST, code: str, message: str) -> Finding:
+    return side.module.finding(node, code, message)
+
+
+def _who(f: Facts) -> str:
+    return f.qualname if f.is_test else f"helper {f.qualname}"
+
+
+def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -> list[Finding]:
+    """Weakenings of one function that cannot be paid back by checks elsewhere (all but the count)."""
+    out: list[Finding] = []
+    who = _who(new)
+    # strong comparisons relaxed
+    for key, (rank, _) in base.subjects.items():
+        now = new.subjects.get(key)
+        if now is not None and now[0] < rank:
+            shown = new_side.module.segment(now[1])
+            out.append(_find(new_side, now[1], "OG303", f"{who}: `{shown}` is weaker than the base's {STRENGTH[rank]} of the same value"))
+    # tolerances
+    pool: dict[str, list[dict[str, float]]] = {}
+    for key, values, _ in base.tolerances:
+        pool.setdefault(key, []).append(values)
+    for key, values, node in new.tolerances:
+        olds = pool.get(key)
+        if not olds:
+            continue
+        old = olds.pop(0)
+        for param, value in values.items():
+            if param in old and value > old[param] * (1 + 1e-9):
+                out.append(_find(new_side, node, "OG304", f"{who}: tolerance `{param}` loosened from {_fmt(old[param])} to {_fmt(value)} in `{new_side.module.segment(node)}`"))
+                break
+    # swallowed failures
+    base_swallows = Counter(k for k, _ in base.swallows)
+    for key, node in new.swallows:
+        if base_swallows[key] > 0:
+            base_swallows[key] -= 1
+            continue
+        out.append(_find(new_side, node, "OG305", f"{who}: new `{key}` around checks swallows their failures"))
+    # broadened raises/warns
+    out += _compare_raises(base, new, new_side, who)
+    # parametrize cases lost
+    for key, (values, node) in new.parametrize.items():
+        old = base.parametrize.get(key)
+        if old is None or old[0] is None or values is None:
+            continue
+        if len(values) < len(old[0]):
+            lost = list((Counter(old[0]) - Counter(values)).elements())
+            shown = f" (lost `{lost[0]}`)" if lost else ""
+            out.append(_find(new_side, node, "OG307", f"{who}: parametrize '{key}' has {len(values)} cases, base had {len(old[0])}{shown}"))
+    # hypothesis
+    out += _compare_hypothesis(base, new, base_side, new_side, who)
+    return out
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+def _compare_raises(base: Facts, new: Facts, new_side: Side, who: str) -> list[Finding]:
+    out = []
+    by_body: dict[str, list[RaiseSite]] = {}
+    for site in base.raises:
+        by_body.setdefault(site.body, []).append(site)
+    unmatched_new = []
+    pairs = []
+    for site in new.raises:
+        olds = by_body.get(site.body)
+        if olds:
+            pairs.append((olds.pop(0), site))
+        else:
+            unmatched_new.append(site)
+    unmatched_base = [s for sites in by_body.values() for s in sites]
+    if len(unmatched_base) == len(unmatched_new):
+        pairs += list(zip(unmatched_base, unmatched_new))
+    for old, site in pairs:
+        if old.kind != site.kind and not (old.kind in ("raises", "assertRaises") and site.kind in ("raises", "assertRaises")):
+            continue
+        wider = broadened_type(old.types, site.types)
+        if wider:
+            out.append(_find(new_side, site.node, "OG306", f"{who}: `{new_side.module.segment(site.node)}` expects {wider}, broader than the base's {', '.join(old.types)}"))
+            continue
+        why = loosened_match(old.match, old.has_match, site.match, site.has_match)
+        if why:
+            out.append(_find(new_side, site.node, "OG306", f"{who}: {why} in `{new_side.module.segment(site.node)}`"))
+    return out
+
+
+def _compare_hypothesis(base: Facts, new: Facts, base_side: Side, new_side: Side, who: str) -> list[Finding]:
+    out: list[Finding] = []
+    old_t = base_side.hyp.tests.get(base.qualname)
+    new_t = new_side.hyp.tests.get(new.qualname)
+    if old_t is None or not old_t.given:
+        return out
+    if new_t is None or not new_t.given:
+        out.append(_find(new_side, new.node, "OG310", f"{who}: @given removed; the property now runs once instead of on generated examples"))
+        return out
+    base_max = base_side.hyp.effective_max_examples(old_t)
+    new_max = new_side.hyp.effective_max_examples(new_t)
+    why = hm.weaker_settings(old_t.settings, new_t.settings, base_side.module.names, new_side.module.names, base_max, new_max)
+    if why:
+        line = new_t.settings_line or new_t.line
+        out.append(Finding(new_side.path, line, 1 if new_t.settings_line else new_t.col, "OG309", f"{who}: weaker Hypothesis settings: {why}"))
+    lost = [e for e in old_t.examples if e not in new_t.examples]
+    if lost:
+        out.append(_find(new_side, new.node, "OG311", f"{who}: explicit example `{lost[0]}` removed"))
+    pairs = list(zip(old_t.given_args, new_t.given_args)) if len(old_t.given_args) == len(new_t.given_args) else []
+    pairs += [(old_t.given_kwargs[k], v) for k, v in new_t.given_kwargs.items() if k in old_t.given_kwargs]
+    for old_s, new_s in pairs:
+        why = hm.narrower(old_s, new_s, base_side.module.names, new_side.module.names)
+        if why:
+            out.append(_find(new_side, new_s, "OG312", f"{who}: strategy narrowed: {why}"))
+    if new_t.assumes > old_t.assumes:
+        out.append(_find(new_side, new.node, "OG313", f"{who}: new assume() discards generated examples ({new_t.assumes}, base had {old_t.assumes})"))
+    elif new_t.filters > old_t.filters:
+        out.append(_find(new_side, new.node, "OG313", f"{who}: new .filter() discards generated examples"))
+    return out
+
+
+def compare_profiles(base: Side, new: Side) -> list[Finding]:
+    out = []
+    for name, profile in new.hyp.profiles.items():
+        old = base.hyp.profiles.get(name)
+        old_max = old.max_examples if old and old.max_examples is not None else (hm.DEFAULT_MAX_EXAMPLES if old else None)
+        new_max = profile.max_examples if profile.max_examples is not None else hm.DEFAULT_MAX_EXAMPLES
+        if old_max is not None and new_max < old_max:
+            out.append(Finding(new.path, profile.line, profile.col, "OG309", f"Hypothesis profile '{name}' lowered to max_examples={new_max} (base {old_max})"))
+    b_loaded, n_loaded = base.hyp.loaded, new.hyp.loaded
+    if b_loaded and n_loaded and b_loaded != n_loaded:
+        def level(side: Side, name: str) -> int | None:
+            p = side.hyp.profiles.get(name)
+            return None if p is None else (p.max_examples if p.max_examples is not None else hm.DEFAULT_MAX_EXAMPLES)
+        old_level, new_level = level(base, b_loaded), level(new, n_loaded)
+        if old_level is not None and new_level is not None and new_level < old_level:
+            out.append(Finding(new.path, new.hyp.loaded_line, 1, "OG309", f"loads Hypothesis profile '{n_loaded}' (max_examples={new_level}) instead of '{b_loaded}' ({old_level})"))
+    return out
+
+
+def new_tautologies(base: Facts | None, new: Facts, new_side: Side) -> list[Finding]:
+    seen = Counter(text for text, _ in base.tautologies) if base else Counter()
+    out = []
+    for text, node in new.tautologies:
+        if seen[text] > 0:
+            seen[text] -= 1
+            continue
+        out.append(_find(new_side, node, "OG308", f"{_who(new)}: `{' '.join(text.split())[:80]}` can never fail"))
+    return out
+
+
+@dataclass
+class _Lost:
+    """Checks a test lost that may have gone to another test in the change."""
+
+    facts: Facts
+    side: Side | None  # the new side, when the file still exists
+    base_path: str
+    texts: Counter
+    deficit: int
+    removed: bool
+    node: ast.AST | None  # where to report on the new side
+    base_checks: int = 0
+
+
+def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Finding]:
+    findings: list[Finding] = []
+    if change_set is None or change_set.base is None:
+        reader = changes.ChangeSet(None, "", None) if change_set is None else change_set
+        blobs = reader.read_new(list(paths))
+        for path in paths:
+            data = blobs.get(path)
+            if data is None or not TRIGGER.search(data):
+                continue
+            try:
+                side = _side(path, data, None)
+            except SourceError as exc:
+                findings.append(exc.finding(path))
+                continue
+            for f in side.facts.values():
+                findings += new_tautologies(None, f, side)
+                findings += [_find(side, n, "OG305", f"{_who(f)}: `{k}` around checks swallows their failures") for k, n in f.swallows]
+        return findings
+
+    wanted = set(paths)
+    others = [p for p in change_set.changed_paths if p not in wanted and p.endswith((".py", ".pyi"))]
+    all_new = list(paths) + others
+    new_blobs = change_set.read_new(all_new)
+    old_of = {p: change_set.old_path(p) for p in all_new}
+    deleted = [p for p in change_set.deleted if p.endswith((".py", ".pyi"))]
+    base_blobs = change_set.read_base([o for o in old_of.values() if o] + deleted)
+    base_helpers = HelperIndex(change_set.read_base)
+    new_helpers = HelperIndex(change_set.read_new)
+
+    pairs: list[tuple[str, Side | None, Side | None, bool]] = []  # (path, base, new, reported)
+    for path in all_new:
+        data = new_blobs.get(path)
+        old = old_of[path]
+        old_data = base_blobs.get(old) if old else None
+        if data is None or data == old_data:
+            continue
+        reported = path in wanted
+        if not reported and b"def test" not in data and (old_data is None or b"def test" not in old_data):
+            continue
+        if not TRIGGER.search(data) and (old_data is None or not TRIGGER.search(old_data)):
+            continue
+        try:
+            new_side = _side(path, data, new_helpers)
+        except SourceError as exc:
+            if reported:
+                findings.append(exc.finding(path))
+            continue
+        base_side = None
+        if old_data is not None:
+            try:
+                base_side = _side(old or path, old_data, base_helpers)
+            except SourceError:
+                base_side = None
+        pairs.append((path, base_side, new_side, reported))
+    for path in deleted:
+        data = base_blobs.get(path)
+        if data is None or b"def test" not in data:
+            continue
+        try:
+            pairs.append((path, _side(path, data, base_helpers), None, bool(TEST_FILE.search(path))))
+        except SourceError:
+            continue
+
+    removed: list[tuple[Facts, Side, Side | None, bool]] = []  # base facts, base side, new side, reported
+    added: list[tuple[Facts, Side]] = []
+    matched: list[tuple[Facts, Facts, Side, Side, bool]] = []
+    for path, base_side, new_side, reported in pairs:
+        base_facts = base_side.facts if base_side else {}
+        new_facts = new_side.facts if new_side else {}
+        for q, f in new_facts.items():
+            if q in base_facts and base_side is not None and new_side is not None:
+                matched.append((base_facts[q], f, base_side, new_side, reported))
+            elif f.is_test:
+                added.append((f, new_side))  # type: ignore[arg-type]
+            elif reported and new_side is not None:
+                findings += new_tautologies(None, f, new_side)
+                findings += [_find(new_side, n, "OG305", f"{_who(f)}: new `{k}` around checks swallows their failures") for k, n in f.swallows]
+        for q, f in base_facts.items():
+            if q not in new_facts and (f.is_test or f.checks > 0):
+                removed.append((f, base_side, new_side, reported))  # type: ignore[arg-type]
+        if base_side is not None and new_side is not None and reported:
+            findings += compare_profiles(base_side, new_side)
+
+    # A removed test whose body reappears under another name or file was renamed or moved.
+    by_body: dict[str, list[int]] = {}
+    for i, (f, _) in enumerate(added):
+        if f.body_key:
+            by_body.setdefault(f.body_key, []).append(i)
+    used: set[int] = set()
+    still_removed = []
+    for f, base_side, new_side, reported in removed:
+        hits = [i for i in by_body.get(f.body_key, []) if i not in used] if f.body_key else []
+        if hits:
+            used.add(hits[0])
+            target, target_side = added[hits[0]]
+            matched.append((f, target, base_side, target_side, target_side.path in wanted or reported))
+        elif f.is_test:
+            still_removed.append((f, base_side, new_side, reported))
+    fresh = [(f, s) for i, (f, s) in enumerate(added) if i not in used]
+
+    lost: list[_Lost] = []
+    pool: Counter = Counter()
+    for f, side in fresh:
+        pool.update(f.texts)
+        if side.path in wanted:
+            findings += new_tautologies(None, f, side)
+            findings += [_find(side, n, "OG305", f"{_who(f)}: new `{k}` around checks swallows their failures") for k, n in f.swallows]
+    for base_f, new_f, base_side, new_side, reported in matched:
+        if new_f.texts != base_f.texts:
+            pool.update(new_f.texts - base_f.texts)
+        if not reported:
+            continue
+        findings += compare_function(base_f, new_f, base_side, new_side)
+        findings += new_tautologies(base_f, new_f, new_side)
+        if new_f.checks < base_f.checks and new_f.checks * new_f.cases < base_f.checks * base_f.cases:
+            gone = base_f.texts - new_f.texts
+            if gone and all(new_f.texts[text] > 0 for text in gone):
+                continue  # only repeats of a check that is still there were dropped
+            # Count again with helpers imported from other files resolved.
+            base_n = base_side.analyzer.facts(base_f.qualname, base_f.node, base_f.cls, base_f.is_test, True).checks
+            new_n = new_side.analyzer.facts(new_f.qualname, new_f.node, new_f.cls, new_f.is_test, True).checks
+            if new_n < base_n and new_n * new_f.cases < base_n * base_f.cases:
+                lost.append(_Lost(new_f, new_side, base_side.path, gone, base_n - new_n, False, new_f.node, base_n))
+    for f, base_side, new_side, reported in still_removed:
+        if reported:
+            lost.append(_Lost(f, new_side, base_side.path, Counter(f.texts), f.checks * f.cases, True, None, f.checks))
+
+    # Checks that reappear in new tests, or grew in other tests, pay back what was lost.
+    unpaid: list[_Lost] = []
+    for item in lost:
+        covered = 0
+        for text, n in item.texts.items():
+            take = min(n, pool[text])
+            if take:
+                pool[text] -= take
+                covered += take
+        if covered < item.deficit or (item.removed and item.deficit == 0):
+            unpaid.append(item)
+    if unpaid:
+        # Several tests merged into one parametrized test: enough new checks x cases, calling the same code.
+        budget = sum(f.checks * f.cases for f, _ in fresh)
+        demand = sum(item.deficit for item in unpaid)
+        new_called = set().union(*(f.called for f, _ in fresh)) if fresh else set()
+        if fresh and budget >= demand and all(_same_code(item.facts.called, new_called) for item in unpaid):
+            unpaid = []
+    # A removed test whose twin lives on, unchanged, in a file outside the change was a duplicate.
+    unpaid = [item for item in unpaid if not (item.removed and _twin_elsewhere(change_set, item, removed))]
+    for item in unpaid:
+        f = item.facts
+        if item.removed:
+            if item.side is not None:
+                total = len(item.side.module.source.splitlines()) or 1
+                line = min(max(f.node.lineno, 1), total)
+                findings.append(Finding(item.side.path, line, 1, "OG302", f"test {f.qualname} was removed (base {item.base_path}:{f.node.lineno}, {f.checks} checks)"))
+            else:
+                findings.append(Finding(item.base_path, 1, 1, "OG302", f"test {f.qualname} was removed with its file ({f.checks} checks at line {f.node.lineno})"))
+            continue
+        gone = list(item.texts.elements())
+        shown = f"; lost `{gone[0][:70]}`" if gone else ""
+        assert item.side is not None
+        findings.append(_find(item.side, f.node, "OG301", f"{_who(f)} has {item.base_checks - item.deficit} checks, base had {item.base_checks}{shown}"))
+    return findings
+
+
+_BUILTIN_NAMES = set(dir(builtins))
+
+
+def _same_code(old: set, new: set) -> bool:
+    """Whether new tests exercise most of what a removed test called (builtins aside)."""
+    wanted = {name for name in old if name not in _BUILTIN_NAMES and not _is_check_name(name)}
+    return len(wanted & new) * 2 >= len(wanted)
+
+
+def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list) -> bool:
+    """Whether a test with the same body exists on the new side in some other file."""
+    base_side = next((side for f, side, _, _ in removed if f is item.facts), None)
+    f = item.facts
+    if base_side is None or not f.body_key or len(removed) > 50:
+        return False
+    lines = base_side.module.source.splitlines()[f.node.body[0].lineno - 1 : f.node.end_lineno or f.node.lineno]
+    probe = max((ln.strip() for ln in lines), key=len, default=b"")
+    if len(probe) < 12:
+        return False
+    args = ["grep", "-F", "-l", "-z", "-e", os.fsdecode(probe)]
+    if change_set.target:
+        args.append(change_set.target)
+    elif change_set.base_label == "HEAD":
+        args.append("--cached")
+    out = git.run(*args, "--", "*.py", check=False)
+    hits = [h.split(":", 1)[1] if change_set.target else h for h in os.fsdecode(out).split("\0") if h][:10]
+    blobs = change_set.read_new(hits)
+    for path, data in blobs.items():
+        if data is None:
+            continue
+        try:
+            module = Module.from_source(path, data)
+        except SourceError:
+            continue
+        for node in ast.walk(module.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+                body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant) else node.body
+                if ast.dump(ast.Module(body=body, type_ignores=[])) == f.body_key:
+                    return True
+    return False
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="oracle-shrink", description=__doc__.splitlines()[0])
+    parser.add_argument("filenames", nargs="*", help="files to check (pre-commit passes the changed ones)")
+    changes.add_base_args(parser)
+    parser.add_argument("--all", action="store_true", help="no base comparison: report tautologies and swallowed failures in every file")
+    contract.add_contract_arg(parser)  # accepted for a uniform command line; no contract is needed
+    add_format_arg(parser)
+    args = parser.parse_args(argv)
+    paths = changes.enter_repo(args.filenames)
+    change_set = None if args.all else changes.resolve(args)
+    if change_set is not None and change_set.base is None:
+        notice("no commits yet: only tautologies and swallowed failures can be checked")
+    return emit(check(paths, change_set), args.format)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,207 @@
+"""properties-monotonic: contract properties may be added or strengthened, never weakened.
+
+Each property in the contract names a Hypothesis test by ``module`` (a dotted
+path, resolved to a file as given or under ``src/``) and ``name`` (a function
+or ``Class.method``).  Nothing is imported: the file is parsed on both sides
+of the change.  Relative to the base contract, a property may not be removed,
+repointed, or have ``min_examples`` lowered (unless a signed approval covers
+exactly that); and the function it names must exist, keep ``@given``, run at
+least ``min_examples`` examples (``@settings``, ``settings(parent)`` and a
+loaded profile count; Hypothesis' default is 100), hold a check that can
+fail, and draw from no narrower strategy than at the base.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import posixpath
+from typing import Sequence
+
+from hooks import changes, contract
+from hooks import hypothesis_model as hm
+from hooks.approvals import Approvals
+from hooks.oracle_shrink import Analyzer, HelperIndex, tautology
+from hooks.pysource import FunctionNode, Module, SourceError
+from hooks.report import Finding, add_format_arg, emit, guarded, notice
+
+
+class _Tree:
+    """Parsed Python files of one side of the change, read in batches and cached."""
+
+    def __init__(self, read) -> None:  # type: ignore[no-untyped-def]
+        self.read = read
+        self.modules: dict[str, Module | None] = {}
+        self.errors: dict[str, SourceError] = {}
+
+    def load(self, paths: list[str]) -> None:
+        missing = [p for p in paths if p not in self.modules]
+        if not missing:
+            return
+        for path, data in self.read(missing).items():
+            module = None
+            if data is not None:
+                try:
+                    module = Module.from_source(path, data)
+                except SourceError as exc:
+                    self.errors[path] = exc
+            self.modules[path] = module
+
+    def module_file(self, dotted: str) -> str | None:
+        stem = dotted.replace(".", "/")
+        candidates = [f"{stem}.py", f"{stem}/__init__.py", f"src/{stem}.py", f"src/{stem}/__init__.py"]
+        self.load(candidates)
+        for c in candidates:
+            if self.modules.get(c) is not None or c in self.errors:
+                return c
+        return None
+
+    def profiles_for(self, path: str) -> tuple[dict[str, hm.Profile], str | None]:
+        """Profiles registered (and the one loaded) in conftest.py files above PATH."""
+        folders = []
+        d = posixpath.dirname(path)
+        while True:
+            folders.append(d)
+            if not d:
+                break
+            d = posixpath.dirname(d)
+        confs = [posixpath.join(f, "conftest.py") if f else "conftest.py" for f in reversed(folders)]
+        self.load(confs)
+        profiles: dict[str, hm.Profile] = {}
+        loaded = None
+        for c in confs:
+            module = self.modules.get(c)
+            if module is not None:
+                found = hm.model(module)
+                profiles.update(found.profiles)
+                loaded = found.loaded or loaded
+        return profiles, loaded
+
+
+def _function(module: Module, name: str) -> FunctionNode | None:
+    body: list[ast.stmt] = module.tree.body
+    parts = name.split(".")
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        found = None
+        for node in body:
+            if last and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == part:
+                found = node
+            elif not last and isinstance(node, ast.ClassDef) and node.name == part:
+                found = node
+        if found is None:
+            return None
+        if last:
+            return found  # type: ignore[return-value]
+        body = found.body  # type: ignore[union-attr]
+    return None
+
+
+def _vacuous(module: Module, fn: FunctionNode, helpers: HelperIndex) -> bool:
+    """No check that can fail: no check at all, or only tautologies."""
+    analyzer = Analyzer(module, helpers)
+    checks = 0
+    for weight, node, _ in analyzer._check_sites(fn.body, None, True):
+        if isinstance(node, ast.Assert) and tautology(node.test):
+            continue
+        checks += weight
+    return checks == 0
+
+
+def check(change_set: changes.ChangeSet | None, contract_path: str) -> list[Finding]:
+    reader = change_set or changes.ChangeSet(None, "", None)
+    new_data = reader.read_new([contract_path]).get(contract_path)
+    base_data = reader.read_base([contract_path]).get(contract_path) if reader.base else None
+    new_contract = contract.loads(new_data, contract_path) if new_data is not None else None
+    base_contract = None
+    if base_data is not None:
+        try:
+            base_contract = contract.loads(base_data, contract_path)
+        except contract.ContractError as exc:
+            notice(f"the base contract does not load ({exc}); only the current one is checked")
+    if new_contract is None and base_contract is None:
+        return []
+    approvals = Approvals.load(change_set, base_contract, new_contract)
+    findings: list[Finding] = []
+    new_props = {p.id: p for p in new_contract.properties} if new_contract else {}
+    base_props = {p.id: p for p in base_contract.properties} if base_contract else {}
+
+    def at(prop: contract.Property | None) -> tuple[int, int]:
+        return (prop.line if prop and prop.line else 1), 1
+
+    for pid, old in base_props.items():
+        new = new_props.get(pid)
+        if new is None:
+            if not approvals.covers(f"property-retire {pid}"):
+                findings.append(Finding(contract_path, 1, 1, "OG501", f"property '{pid}' ({old.module}:{old.name}) was removed from the contract; retiring it needs a signed approval"))
+            continue
+        if (new.module, new.name) != (old.module, old.name):
+            stmt = f"property-repoint {pid} {old.module}:{old.name} {new.module}:{new.name}"
+            if not approvals.covers(stmt):
+                findings.append(Finding(contract_path, *at(new), "OG502", f"property '{pid}' repointed from {old.module}:{old.name} to {new.module}:{new.name}"))
+        if new.min_examples < old.min_examples and not approvals.covers(f"property-lower {pid} {old.min_examples} {new.min_examples}"):
+            findings.append(Finding(contract_path, *at(new), "OG503", f"property '{pid}' min_examples lowered from {old.min_examples} to {new.min_examples}"))
+
+    new_tree = _Tree(reader.read_new)
+    base_tree = _Tree(reader.read_base) if reader.base else None
+    new_helpers = HelperIndex(reader.read_new)
+    for pid, prop in new_props.items():
+        path = new_tree.module_file(prop.module)
+        if path is None:
+            findings.append(Finding(contract_path, *at(prop), "OG504", f"property '{pid}': module {prop.module} not found (tried {prop.module.replace('.', '/')}.py and under src/)"))
+            continue
+        if path in new_tree.errors:
+            findings.append(new_tree.errors[path].finding(path))
+            continue
+        module = new_tree.modules[path]
+        assert module is not None
+        fn = _function(module, prop.name)
+        if fn is None:
+            findings.append(Finding(contract_path, *at(prop), "OG504", f"property '{pid}': {prop.name} not found in {path}"))
+            continue
+        found = hm.model(module)
+        test = found.tests.get(prop.name)
+        where = module.position(fn)
+        if test is None or not test.given:
+            findings.append(Finding(path, *where, "OG505", f"property '{pid}': {prop.name} has no @given, so it runs once, not min_examples={prop.min_examples} times"))
+        else:
+            profiles, loaded = new_tree.profiles_for(path)
+            effective = found.effective_max_examples(test, profiles, loaded)
+            if effective < prop.min_examples:
+                line = test.settings_line or where[0]
+                findings.append(Finding(path, line, 1 if test.settings_line else where[1], "OG506", f"property '{pid}': {prop.name} runs max_examples={effective}, below the contract's min_examples={prop.min_examples}"))
+        if _vacuous(module, fn, new_helpers):
+            findings.append(Finding(path, *where, "OG507", f"property '{pid}': {prop.name} has no check that can fail (vacuous body)"))
+        old = base_props.get(pid)
+        if old is None or base_tree is None or test is None:
+            continue
+        base_path = base_tree.module_file(old.module)
+        base_module = base_tree.modules.get(base_path) if base_path else None
+        base_fn = _function(base_module, old.name) if base_module else None
+        if base_module is None or base_fn is None:
+            continue
+        base_test = hm.model(base_module).tests.get(old.name)
+        if base_test is None or not base_test.given:
+            continue
+        pairs = list(zip(base_test.given_args, test.given_args)) if len(base_test.given_args) == len(test.given_args) else []
+        pairs += [(base_test.given_kwargs[k], v) for k, v in test.given_kwargs.items() if k in base_test.given_kwargs]
+        for old_s, new_s in pairs:
+            why = hm.narrower(old_s, new_s, base_module.names, module.names)
+            if why:
+                findings.append(module.finding(new_s, "OG508", f"property '{pid}': strategy narrowed: {why}"))
+    return findings
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="properties-monotonic", description=__doc__.splitlines()[0])
+    parser.add_argument("filenames", nargs="*", help="ignored: the contract and the files it names are read from git")
+    changes.add_base_args(parser)
+    contract.add_contract_arg(parser)
+    add_format_arg(parser)
+    args = parser.parse_args(argv)
+    changes.enter_repo([])
+    return emit(check(changes.resolve(args), args.contract), args.format)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
