@@ -1,1 +1,206 @@
-"""pytest plugin (entry point `oracle_guard`): inert unless the contract exists or --oracle-guard is given."""
+"""pytest plugin (entry point `oracle_guard`): inert unless the contract exists or --oracle-guard is given.
+
+It is loaded into every pytest session of every environment where
+oracle-guard is installed, so at import it needs only the standard library
+and it registers options and nothing else until it is switched on.  Active,
+in the CI test run, it:
+
+(a) fails the session when a test ends skipped or xfailed, unless the
+    committed collection snapshot already lists it as skip/xfail, a valid
+    freeze entry covers it, or ``--oracle-guard-allow-skips`` (local use) is
+    given;
+(b) reruns a frozen test up to its ``remaining_reruns`` and then lets it
+    fail; an expired freeze gives no reruns and the session says so;
+(c) writes a JSON report of reruns consumed per freeze id
+    (``--oracle-guard-report PATH``).  It never edits the contract: CI
+    publishes the report and a human lowers the budget.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+DEFAULT_CONTRACT = "tests/agent_contract.yaml"
+RERUNS_KEY = "oracle_guard_reruns"
+
+
+def pytest_addoption(parser: Any) -> None:
+    group = parser.getgroup("oracle-guard", "oracle-guard run-time gate")
+    group.addoption("--oracle-guard", action="store_true", default=False, help="switch the gate on even without a contract file")
+    group.addoption("--oracle-guard-contract", metavar="PATH", default=None, help=f"contract file, relative to the rootdir (default: {DEFAULT_CONTRACT})")
+    group.addoption("--oracle-guard-allow-skips", action="store_true", default=False, help="local use only: do not fail the session on new skips/xfails")
+    group.addoption("--oracle-guard-report", metavar="PATH", default=None, help="write a JSON report of reruns consumed per freeze id and unexpected skips")
+    group.addoption("--oracle-guard-now", metavar="TIME", default=None, help="the current time for freeze expiry (ISO-8601; default: the clock)")
+
+
+def pytest_configure(config: Any) -> None:
+    rel = config.getoption("oracle_guard_contract") or DEFAULT_CONTRACT
+    path = os.path.join(str(config.rootpath), rel)
+    if not (config.getoption("oracle_guard") or os.path.isfile(path)):
+        return  # inert: the common case, costs one stat()
+    if config.getoption("collectonly"):
+        return  # nothing runs; collection-snapshot looks at collection itself
+    config.pluginmanager.register(Guard(config, path, rel), "oracle_guard_gate")
+
+
+class Guard:
+    """The active gate; one per session (and one per xdist worker, for reruns)."""
+
+    def __init__(self, config: Any, contract_path: str, shown_path: str) -> None:
+        import pytest
+
+        from hooks import contract
+        from hooks.report import UsageError
+
+        self.root = str(config.rootpath)
+        try:
+            self.now = contract.parse_now(config.getoption("oracle_guard_now"))
+            self.contract = contract.Contract(path=shown_path)
+            if os.path.isfile(contract_path):  # messages name the path as the user wrote it
+                with open(contract_path, "rb") as f:
+                    self.contract = contract.loads(f.read(), shown_path)
+            self.known = self._known_skips()
+        except UsageError as exc:
+            raise pytest.UsageError(f"oracle-guard: {exc}") from None
+        self.worker = hasattr(config, "workerinput")  # xdist worker: reruns only, the controller judges
+        self.allow_skips = config.getoption("oracle_guard_allow_skips")
+        self.report_path = config.getoption("oracle_guard_report")
+        self.unexpected: list[dict[str, str]] = []
+        self.reruns: dict[str, int] = {}
+        self.expired_hits: dict[str, list[str]] = {}
+        self.frozen_tests: dict[str, list[str]] = {}
+
+    # -- what the base already knew ------------------------------------------
+
+    def _known_skips(self) -> dict[str, str]:
+        from hooks.collection_snapshot import parse_snapshot
+
+        snapshot = os.path.join(self.root, self.contract.snapshot_path)
+        try:
+            with open(snapshot, "rb") as f:
+                data: bytes | None = f.read()
+        except FileNotFoundError:
+            data = None
+        return {node_id: status for node_id, (status, _) in parse_snapshot(data, self.contract.snapshot_path).items()}
+
+    def _entry_for(self, node_id: str) -> Any:
+        """The covering freeze entry: an active one first, else an expired one."""
+        active = self.contract.freeze_for(node_id, self.now)
+        if active is not None:
+            return active
+        return next((f for f in self.contract.freezes if f.covers(node_id)), None)
+
+    # -- (b) reruns within the freeze budget ------------------------------------
+
+    def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> bool | None:
+        entry = self._entry_for(item.nodeid)
+        if entry is None:
+            return None
+        from _pytest.runner import runtestprotocol
+
+        budget = entry.remaining_reruns if entry.active(self.now) else 0
+        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        used = 0
+        while True:
+            reports = runtestprotocol(item, nextitem=nextitem, log=False)
+            if not any(r.failed for r in reports) or used >= budget:
+                break
+            used += 1
+            if hasattr(item, "_initrequest"):
+                item._initrequest()  # fresh function-scoped fixtures for the next attempt
+        for report in reports:
+            report.user_properties = [*report.user_properties, (RERUNS_KEY, [entry.id, used, budget])]
+            item.ihook.pytest_runtest_logreport(report=report)
+        item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        return True
+
+    # -- (a) skips and xfails, however they happened ----------------------------
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        if self.worker:
+            return
+        for key, value in report.user_properties:
+            if key == RERUNS_KEY and report.when == "teardown":
+                freeze_id, used, budget = value
+                self.reruns[freeze_id] = self.reruns.get(freeze_id, 0) + used
+                self.frozen_tests.setdefault(freeze_id, []).append(report.nodeid)
+        if hasattr(report, "wasxfail") and report.when in ("setup", "call"):
+            self._judge(report.nodeid, "xfailed" if report.skipped else "xpassed", "xfail", str(report.wasxfail))
+        elif report.skipped:
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            self._judge(report.nodeid, "skipped", "skip", reason)
+
+    def pytest_collectreport(self, report: Any) -> None:
+        # A module skipped while collecting (pytest.skip(allow_module_level=True),
+        # importorskip): new only if the snapshot has tests from it.
+        if self.worker or not report.skipped or not report.nodeid:
+            return
+        prefix = report.nodeid + "::"
+        if any(node_id.startswith(prefix) and status == "run" for node_id, status in self.known.items()):
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            self._judge(report.nodeid, "skipped", "skip", reason, module=True)
+
+    def _judge(self, node_id: str, outcome: str, status: str, reason: str, module: bool = False) -> None:
+        if not module and self.known.get(node_id) in (status, "skip"):
+            return  # known at the base (platform skip, optional dependency)
+        entry = self._entry_for(node_id)
+        if entry is not None and entry.active(self.now):
+            return
+        if entry is not None:
+            self.expired_hits.setdefault(entry.id, []).append(node_id)
+        if self.allow_skips:
+            return
+        self.unexpected.append({"nodeid": node_id, "outcome": outcome, "reason": " ".join(reason.split())})
+
+    # -- summary, exit status and (c) the machine report --------------------------
+
+    def pytest_sessionfinish(self, session: Any, exitstatus: int) -> None:
+        if self.worker:
+            return
+        if self.unexpected and session.exitstatus == 0:
+            session.exitstatus = 1
+        if self.report_path:
+            with open(self.report_path, "w", encoding="utf-8") as f:
+                json.dump(self.report(), f, indent=2, sort_keys=True)
+                f.write("\n")
+
+    def report(self) -> dict[str, Any]:
+        freezes = []
+        for entry in self.contract.freezes:
+            expired = not entry.active(self.now)
+            freezes.append(
+                {
+                    "id": entry.id,
+                    "remaining_reruns": entry.remaining_reruns,
+                    "reruns_consumed": self.reruns.get(entry.id, 0),
+                    "expired": expired,
+                    "tests": sorted(set(self.frozen_tests.get(entry.id, []) + self.expired_hits.get(entry.id, []))),
+                }
+            )
+        return {
+            "version": 1,
+            "contract": self.contract.path,
+            "now": self.now.isoformat(),
+            "freezes": freezes,
+            "unexpected_skips": self.unexpected,
+        }
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.worker:
+            return
+        lines = []
+        for item in self.unexpected:
+            lines.append(f"{item['outcome'].upper()} {item['nodeid']}: not skipped/xfailed in the snapshot and no valid freeze ({item['reason']})")
+        for entry in self.contract.freezes:
+            used = self.reruns.get(entry.id, 0)
+            if used:
+                lines.append(f"freeze {entry.id}: {used} of {entry.remaining_reruns} reruns used")
+            if not entry.active(self.now) and (entry.id in self.frozen_tests or entry.id in self.expired_hits):
+                lines.append(f"freeze {entry.id}: expired ({entry.expires}) or out of reruns: no reruns given")
+        if lines:
+            terminalreporter.section("oracle-guard")
+            for line in lines:
+                terminalreporter.write_line(line)
+            if self.unexpected:
+                terminalreporter.write_line(f"oracle-guard: {len(self.unexpected)} test(s) skipped or xfailed without a freeze entry: session failed")

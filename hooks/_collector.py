@@ -1,0 +1,97 @@
+"""Collection exporter loaded into the *project's* interpreter by collection-snapshot.
+
+It needs only pytest: no oracle-guard import, no third-party package, so it
+works in an environment where oracle-guard is not installed.  It is loaded by
+file path (never by putting ``hooks/`` on ``sys.path``, which would shadow
+the project's own modules named ``git`` or ``contract``) and runs
+``pytest.main(args, plugins=[this module])``.
+
+Output, one line per item or error, tab-separated, written at the end of
+collection (after every ``pytest_collection_modifyitems`` hook and plugin):
+
+    item<TAB>run|skip|xfail<TAB>node id
+    error<TAB>node id or path<TAB>last line of the error
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+OUTPUT: str | None = None
+_errors: list[tuple[str, str]] = []
+
+# Marker printed when pytest cannot be imported, so the hook can say so in one line.
+NO_PYTEST_EXIT = 97
+
+
+def _status(item: Any) -> str:
+    """What pytest would do with ITEM before running it: run, skip or xfail."""
+    try:
+        from _pytest.skipping import evaluate_skip_marks, evaluate_xfail_marks
+    except ImportError:  # very old pytest: marks without conditions only
+        evaluate_skip_marks = evaluate_xfail_marks = None  # type: ignore[assignment]
+    if evaluate_skip_marks is not None:
+        if evaluate_skip_marks(item) is not None:  # evaluates skipif conditions as pytest does
+            return "skip"
+    elif item.get_closest_marker("skip") is not None:
+        return "skip"
+    obj = getattr(item, "obj", None)
+    cls = getattr(item, "cls", None)
+    # unittest.skip / skipIf on the method or the class, and expectedFailure
+    if getattr(obj, "__unittest_skip__", False) or getattr(cls, "__unittest_skip__", False):
+        return "skip"
+    if evaluate_xfail_marks is not None:
+        if evaluate_xfail_marks(item) is not None:
+            return "xfail"
+    elif item.get_closest_marker("xfail") is not None:
+        return "xfail"
+    if getattr(obj, "__unittest_expecting_failure__", False):
+        return "xfail"
+    return "run"
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split())
+
+
+def pytest_collectreport(report: Any) -> None:
+    if report.failed:
+        lines = [line for line in str(report.longrepr).splitlines() if line.strip()]
+        _errors.append((report.nodeid or str(report.fspath or ""), _clean(lines[-1]) if lines else "collection error"))
+
+
+def pytest_collection_finish(session: Any) -> None:
+    out = []
+    for item in session.items:
+        try:
+            status = _status(item)
+        except BaseException as exc:  # a skipif condition that raises fails the test at setup
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            _errors.append((item.nodeid, _clean(f"skip/xfail condition failed: {exc}")))
+            continue
+        out.append(f"item\t{status}\t{item.nodeid}\n")
+    out += [f"error\t{where}\t{message}\n" for where, message in _errors]
+    if OUTPUT:
+        with open(OUTPUT, "w", encoding="utf-8", errors="backslashreplace") as f:
+            f.writelines(out)
+
+
+# Run as `python -c <RUNNER> <this file> <output> <pytest args...>`: import this
+# module by path and hand it to pytest as a plugin object.
+RUNNER = """\
+import importlib.util, sys
+try:
+    import pytest
+except ImportError:
+    sys.exit(%d)
+spec = importlib.util.spec_from_file_location("_oracle_guard_collector", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+mod.OUTPUT = sys.argv[2]
+sys.exit(int(pytest.main(sys.argv[3:], plugins=[mod])))
+""" % NO_PYTEST_EXIT
+
+
+if __name__ == "__main__":  # pragma: no cover - the runner above is the entry point
+    sys.exit(2)

@@ -1,0 +1,334 @@
+"""collection-snapshot: compare what pytest really collects with the committed snapshot.
+
+Static hooks see the diff; this one asks pytest.  It runs
+``pytest --collect-only`` once, in the project's own interpreter, with a
+small exporter plugin (hooks/_collector.py, which needs only pytest) and
+compares every collected node id and its skip/xfail status with the
+snapshot committed at the base revision.  A test that vanished (deleted,
+renamed, deselected, ignored by config or conftest) or became skipped or
+xfailed is a finding; new ids are written into the snapshot and the hook
+exits 1 once, like a formatter, so the user stages the file.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable, Sequence
+
+from hooks import changes, contract, git
+from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
+
+HEADER = "# oracle-guard collection snapshot: <status> <pytest node id>, sorted by id. Written by collection-snapshot; stage it.\n"
+STATUSES = ("run", "xfail", "skip")  # strongest first
+WEAKER = {("run", "xfail"), ("run", "skip"), ("xfail", "skip")}
+PYTEST_CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"})
+NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
+TIMEOUT_SECONDS = 900
+
+
+# -- the snapshot file ---------------------------------------------------------
+
+
+def parse_snapshot(data: bytes | None, path: str) -> dict[str, tuple[str, int]]:
+    """node id -> (status, line number); empty for a missing file."""
+    if data is None:
+        return {}
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not valid UTF-8 (byte {exc.start})") from None
+    result: dict[str, tuple[str, int]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        status, _, node_id = line.partition(" ")
+        node_id = node_id.lstrip(" ")
+        if status not in STATUSES or not node_id:
+            raise UsageError(f"{path}:{number}: expected `<run|skip|xfail> <node id>`, got {line[:60]!r}")
+        result[node_id] = (status, number)
+    return result
+
+
+def format_snapshot(items: dict[str, str]) -> bytes:
+    body = "".join(f"{status:<5} {node_id}\n" for node_id, status in sorted(items.items()))
+    return (HEADER + body).encode("utf-8")
+
+
+# -- finding the project's interpreter -----------------------------------------
+
+
+def _own_bins() -> set[str]:
+    """Folders holding this hook's own interpreter (pre-commit's isolated env)."""
+    bins = {os.path.join(sys.prefix, "bin"), os.path.join(sys.prefix, "Scripts"), os.path.dirname(sys.executable)}
+    return {os.path.normcase(os.path.realpath(b)) for b in bins}
+
+
+def _venv_python(root: str) -> str | None:
+    for rel in ("bin/python", "Scripts/python.exe"):
+        candidate = os.path.join(root, rel)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def candidate_interpreters(explicit: str | None, env: dict[str, str]) -> list[tuple[str, str]]:
+    """(python, where it came from), in the documented order."""
+    if explicit:
+        found = shutil.which(explicit) or (explicit if os.path.isfile(explicit) else None)
+        if not found:
+            raise UsageError(f"--python {explicit}: no such interpreter")
+        return [(found, "--python")]
+    own = _own_bins()
+    result: list[tuple[str, str]] = []
+    active = env.get("VIRTUAL_ENV")
+    if active and os.path.normcase(os.path.realpath(os.path.join(active, "bin"))) not in own:
+        python = _venv_python(active)
+        if python:
+            result.append((python, "the active virtualenv"))
+    for name in (".venv", "venv"):
+        python = _venv_python(name)
+        if python:
+            result.append((os.path.abspath(python), f"./{name}"))
+    for folder in env.get("PATH", "").split(os.pathsep):
+        if not folder or os.path.normcase(os.path.realpath(folder)) in own:
+            continue
+        for exe in ("python3", "python"):
+            python = shutil.which(exe, path=folder)
+            if python:
+                result.append((python, "PATH"))
+                break
+        else:
+            continue
+        break
+    seen: set[str] = set()
+    return [c for c in result if not (c[0] in seen or seen.add(c[0]))]  # type: ignore[func-returns-value]
+
+
+# -- running pytest ------------------------------------------------------------
+
+
+@dataclass
+class Collection:
+    items: dict[str, str] = field(default_factory=dict)  # node id -> status
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (where, message)
+    exit_code: int = 0
+    python: str = ""
+    tail: str = ""  # last meaningful line of pytest's output, for messages
+
+
+def _child_env(python: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONHASHSEED"] = "0"  # parametrize ids built from sets/dicts stay put
+    env.pop("PYTEST_ADDOPTS", None)  # the snapshot reflects the repository's config, not a shell's
+    own = _own_bins()
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if os.path.normcase(os.path.realpath(p or ".")) not in own)
+    folder = os.path.dirname(os.path.dirname(python))
+    if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+        env["VIRTUAL_ENV"] = folder
+    elif env.get("VIRTUAL_ENV") and os.path.normcase(os.path.realpath(os.path.join(env["VIRTUAL_ENV"], "bin"))) in own:
+        env.pop("VIRTUAL_ENV")  # pre-commit's env is not the project's
+    return env
+
+
+def _tail(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not set(line.strip()) <= set("=_-")]
+    return lines[-1] if lines else ""
+
+
+def collect(python: str) -> Collection | None:
+    """Run the exporter in PYTHON; None when that interpreter has no pytest."""
+    from hooks import _collector
+
+    plugin = os.path.abspath(_collector.__file__)
+    fd, out_path = tempfile.mkstemp(prefix="oracle-guard-collect-", suffix=".txt")
+    os.close(fd)
+    try:
+        args = ["--collect-only", "-q", "-p", "no:cacheprovider", *NO_RANDOM_ORDER]
+        for attempt in (args, args[: -len(NO_RANDOM_ORDER)]):
+            cmd = [python, "-c", _collector.RUNNER, plugin, out_path, *attempt]
+            try:
+                proc = subprocess.run(cmd, capture_output=True, env=_child_env(python), timeout=TIMEOUT_SECONDS)
+            except OSError as exc:
+                raise UsageError(f"cannot run {python}: {exc.strerror or exc}") from None
+            except subprocess.TimeoutExpired:
+                raise UsageError(f"pytest --collect-only took over {TIMEOUT_SECONDS} s in {python}") from None
+            stderr = proc.stderr.decode("utf-8", "replace")
+            # A project whose addopts needs a random-order plugin's options: keep the plugin.
+            if proc.returncode == 4 and "unrecognized arguments" in stderr and "random" in stderr:
+                continue
+            break
+        if proc.returncode == _collector.NO_PYTEST_EXIT:
+            return None
+        result = Collection(exit_code=proc.returncode, python=python)
+        result.tail = _tail(stderr) or _tail(proc.stdout.decode("utf-8", "replace"))
+        with open(out_path, encoding="utf-8") as f:
+            for line in f:
+                kind, where, rest = (line.rstrip("\n").split("\t", 2) + ["", ""])[:3]
+                if kind == "item":
+                    result.items[rest] = where
+                elif kind == "error":
+                    result.errors.append((where, rest))
+        return result
+    finally:
+        os.unlink(out_path)
+
+
+# -- what changed --------------------------------------------------------------
+
+
+def _relevant(path: str, watched: set[str]) -> bool:
+    name = path.rpartition("/")[2]
+    return path.endswith((".py", ".pyi")) or name in PYTEST_CONFIGS or path in watched
+
+
+def needs_run(change_set: changes.ChangeSet, watched: set[str], snapshot: str) -> bool:
+    """Whether anything that can change collection changed (or the snapshot is not in place)."""
+    if change_set.base is None:
+        return True
+    touched = change_set.changed_paths + change_set.deleted + [c.old_path for c in change_set.changes if c.old_path]
+    if any(_relevant(p, watched) for p in touched):
+        return True
+    here = changes.read_worktree_file(snapshot)
+    if here is None:
+        return True
+    if change_set.target is None:  # staged run: an unstaged edit to the snapshot needs a look
+        return git.read_blobs("", [snapshot]).get(snapshot) != here
+    return False
+
+
+# -- the hook ------------------------------------------------------------------
+
+
+def _where(location: str, snapshot: str) -> str:
+    path = location.split("::", 1)[0]
+    return path if path and os.path.exists(path) else snapshot
+
+
+def _test_part(node_id: str) -> str:
+    """The id without its file: what stays the same when a test moves between files."""
+    return node_id.split("::", 1)[1] if "::" in node_id else node_id
+
+
+def compare(
+    base: dict[str, tuple[str, int]],
+    found: Collection,
+    snapshot: str,
+    allowed_retire: Callable[[str], bool],
+    allowed_skip: Callable[[str], bool],
+) -> list[Finding]:
+    """Findings for ids of the base snapshot that vanished or got weaker."""
+    # A test moved to another file keeps its class, name and parameters: pair
+    # each vanished id with a new id of the same test part, once.
+    moved: dict[str, list[str]] = {}
+    for node_id in sorted(found.items):
+        if node_id not in base:
+            moved.setdefault(_test_part(node_id), []).append(node_id)
+    findings = []
+    for node_id, (old, line) in sorted(base.items(), key=lambda kv: kv[1][1]):
+        current = node_id if node_id in found.items else None
+        if current is None and moved.get(_test_part(node_id)):
+            current = moved[_test_part(node_id)].pop(0)
+        if current is None:
+            if not allowed_retire(node_id):
+                findings.append(Finding(snapshot, line, 1, "OG801", f"test no longer collected: {node_id} (retiring a test needs a signed approval)"))
+            continue
+        now = found.items[current]
+        if (old, now) in WEAKER and not allowed_skip(current):
+            what = "skipped" if now == "skip" else "xfailed"
+            findings.append(Finding(snapshot, line, 1, "OG802", f"test now {what} at collection (was {old}): {current}; restore it or add a freeze entry"))
+    return findings
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="collection-snapshot", description=__doc__.splitlines()[0])
+    parser.add_argument("filenames", nargs="*", help="ignored: the hook asks git what changed")
+    changes.add_base_args(parser)
+    contract.add_contract_arg(parser)
+    parser.add_argument("--snapshot", metavar="PATH", help="the snapshot file (default: the contract's `snapshot`, else collection_snapshot.txt beside the contract)")
+    parser.add_argument("--python", metavar="PATH", help="the project's interpreter (default: active virtualenv, ./.venv, ./venv, first python3 on PATH)")
+    parser.add_argument("--always", action="store_true", help="run pytest even when no Python file or pytest config changed")
+    parser.add_argument("--now", metavar="TIME", help="the current time for freeze expiry (ISO-8601; default: the clock)")
+    add_format_arg(parser)
+    args = parser.parse_args(argv)
+    now = contract.parse_now(args.now)
+    changes.enter_repo([])
+    change_set = changes.resolve(args)
+
+    new_contract = contract.load(args.contract)
+    base_contract = _base_contract(change_set, args.contract)
+    snapshot = args.snapshot or (new_contract or contract.Contract(path=args.contract)).snapshot_path
+    # The reference is the snapshot committed at the base, where the base contract put it:
+    # a patch that edits or moves the snapshot file is still compared with the old ids.
+    base_snapshot_path = args.snapshot or (base_contract or contract.Contract(path=args.contract)).snapshot_path
+    watched = {snapshot, base_snapshot_path, args.contract}
+
+    if not args.always and not needs_run(change_set, watched, snapshot):
+        return 0
+
+    found = _collect_somewhere(args.python)
+    base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
+    base = parse_snapshot(base_bytes, base_snapshot_path)
+    findings = [Finding(_where(where, snapshot), 1, 1, "OG803", f"collection error in {where or 'the session'}: {message}") for where, message in found.errors]
+    if found.exit_code not in (0, 5) and not findings:
+        findings.append(Finding(snapshot, 1, 1, "OG804", f"pytest --collect-only exited {found.exit_code} in {found.python}: {found.tail or 'no output'}"))
+    if findings:  # a partial collection would make every later id look deleted
+        return emit(findings, args.format)
+
+    approvals = None
+
+    def approved(statement: str) -> bool:
+        nonlocal approvals
+        if approvals is None:
+            from hooks.approvals import Approvals
+
+            approvals = Approvals.load(change_set, base_contract, new_contract)
+        return approvals.covers(statement)
+
+    def skip_allowed(node_id: str) -> bool:
+        if new_contract is not None and new_contract.freeze_for(node_id, now) is not None:
+            return True
+        return approved(f"test-skip {node_id}")
+
+    findings = compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed)
+    if change_set.base is not None and base_bytes is None:
+        notice(f"no {base_snapshot_path} at {change_set.base_label}: recording the first snapshot")
+    wanted = format_snapshot(found.items)
+    if changes.read_worktree_file(snapshot) != wanted:
+        folder = os.path.dirname(snapshot)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        with open(snapshot, "wb") as f:
+            f.write(wanted)
+        print(f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it")
+        return max(emit(findings, args.format), 1)
+    return emit(findings, args.format)
+
+
+def _base_contract(change_set: changes.ChangeSet, path: str) -> contract.Contract | None:
+    if change_set.base is None:
+        return None
+    data = change_set.read_base([path])[path]
+    return contract.loads(data, path) if data is not None else None
+
+
+def _collect_somewhere(explicit: str | None) -> Collection:
+    tried = []
+    for python, origin in candidate_interpreters(explicit, dict(os.environ)):
+        found = collect(python)
+        if found is not None:
+            return found
+        tried.append(f"{python} ({origin})")
+    if not tried:
+        raise UsageError("found no Python interpreter for this project; pass --python PATH")
+    raise UsageError(f"pytest is not installed in {', '.join(tried)}; install it there or pass --python PATH to the project's interpreter")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

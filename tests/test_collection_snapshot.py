@@ -1,0 +1,339 @@
+"""collection-snapshot: real pytest subprocesses on temporary projects.
+
+Every bypass of issue 4 item 2 is rejected, and the honest neighbours (a new
+test, a new parametrize case, a test moved between files) are accepted once
+the hook has written the snapshot and it is staged.  The baseline snapshot is
+written by hand (format_snapshot) to spend one pytest run per test, not two;
+test_baseline_snapshot_matches_what_pytest_collects proves it is the truth.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from hooks import collection_snapshot as cs
+from hooks.collection_snapshot import format_snapshot, main, parse_snapshot
+from tests.conftest import Repo
+
+PY = ("--python", sys.executable)
+SNAP = "tests/collection_snapshot.txt"
+
+TEST_A = """\
+import pytest
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_square(n):
+    assert n * n >= n
+
+
+def test_plain():
+    assert sum([1, 2]) == 3
+
+
+class TestGroup:
+    def test_member(self):
+        assert "a" < "b"
+"""
+TEST_B = """\
+def test_other():
+    assert len("ab") == 2
+"""
+BASELINE = {
+    "tests/test_a.py::test_square[1]": "run",
+    "tests/test_a.py::test_square[2]": "run",
+    "tests/test_a.py::test_square[3]": "run",
+    "tests/test_a.py::test_plain": "run",
+    "tests/test_a.py::TestGroup::test_member": "run",
+    "tests/test_b.py::test_other": "run",
+}
+
+
+@pytest.fixture
+def project(repo: Repo) -> Repo:
+    repo.write("tests/test_a.py", TEST_A, dedent=False)
+    repo.write("tests/test_b.py", TEST_B, dedent=False)
+    repo.write(SNAP, format_snapshot(BASELINE))
+    repo.commit("baseline")
+    return repo
+
+
+def hook(repo: Repo, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    repo.stage()
+    code = repo.run(main, *PY, *argv)
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def snapshot_of(repo: Repo) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_snapshot((repo.path / SNAP).read_bytes(), SNAP).items()}
+
+
+def test_baseline_snapshot_matches_what_pytest_collects(project: Repo, capsys) -> None:
+    code, out = hook(project, capsys, "--always")
+    assert (code, out) == (0, "")
+    assert snapshot_of(project) == BASELINE
+
+
+def test_nothing_relevant_changed_runs_no_pytest(project: Repo, capsys, monkeypatch) -> None:
+    project.write("README.md", "docs\n")
+    monkeypatch.setattr(cs, "collect", lambda python: pytest.fail("pytest ran"))
+    assert hook(project, capsys) == (0, "")
+
+
+def test_missing_snapshot_still_runs(project: Repo, capsys) -> None:
+    (project.path / SNAP).unlink()
+    code, out = hook(project, capsys)
+    assert code == 1 and "updated with what pytest collects now (6 tests)" in out
+    assert snapshot_of(project) == BASELINE
+
+
+# -- rejected: ids that vanish ---------------------------------------------------
+
+VANISH = {
+    "deleted test": ("tests/test_b.py", None, "tests/test_b.py::test_other"),
+    "renamed test": ("tests/test_b.py", TEST_B.replace("test_other", "test_renamed"), "tests/test_b.py::test_other"),
+    "parametrize shrank": ("tests/test_a.py", TEST_A.replace("[1, 2, 3]", "[1, 2]"), "tests/test_a.py::test_square[3]"),
+    "-k in pytest.ini addopts": ("pytest.ini", "[pytest]\naddopts = -k 'not plain'\n", "tests/test_a.py::test_plain"),
+    "--deselect in pyproject addopts": (
+        "pyproject.toml",
+        '[tool.pytest.ini_options]\naddopts = "--deselect tests/test_b.py::test_other"\n',
+        "tests/test_b.py::test_other",
+    ),
+    "--ignore in setup.cfg addopts": ("setup.cfg", "[tool:pytest]\naddopts = --ignore=tests/test_b.py\n", "tests/test_b.py::test_other"),
+    "--ignore in tox.ini addopts": ("tox.ini", "[pytest]\naddopts = --ignore tests/test_b.py\n", "tests/test_b.py::test_other"),
+    "collect_ignore": ("tests/conftest.py", 'collect_ignore = ["test_b.py"]\n', "tests/test_b.py::test_other"),
+    "collect_ignore_glob": ("tests/conftest.py", 'collect_ignore_glob = ["*_b.py"]\n', "tests/test_b.py::test_other"),
+    "pytest_ignore_collect": (
+        "conftest.py",
+        "def pytest_ignore_collect(collection_path, config):\n    return collection_path.name == 'test_b.py' or None\n",
+        "tests/test_b.py::test_other",
+    ),
+    "narrowed testpaths": ("pytest.ini", "[pytest]\ntestpaths = tests/test_a.py\n", "tests/test_b.py::test_other"),
+    "narrowed python_files": ("pytest.ini", "[pytest]\npython_files = test_a.py\n", "tests/test_b.py::test_other"),
+    "narrowed python_functions": ("pytest.ini", "[pytest]\npython_functions = test_s* test_o* test_m*\n", "tests/test_a.py::test_plain"),
+    "conftest drops items": (
+        "tests/conftest.py",
+        "def pytest_collection_modifyitems(items):\n    items[:] = [i for i in items if 'other' not in i.name]\n",
+        "tests/test_b.py::test_other",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VANISH))
+def test_vanished_id_is_rejected(project: Repo, capsys, case: str) -> None:
+    path, content, lost = VANISH[case]
+    if content is None:
+        project.remove(path)
+    else:
+        project.write(path, content, dedent=False)
+    code, out = hook(project, capsys)
+    assert code == 1
+    assert f"OG801 test no longer collected: {lost} " in out, out
+    assert out.count("OG801") == 1, out
+
+
+def test_deleting_the_id_from_the_snapshot_too_is_still_caught(project: Repo, capsys) -> None:
+    project.remove("tests/test_b.py")
+    project.write(SNAP, format_snapshot({k: v for k, v in BASELINE.items() if "test_b" not in k}))
+    code, out = hook(project, capsys)
+    assert code == 1 and "OG801 test no longer collected: tests/test_b.py::test_other" in out
+
+
+def test_moving_the_snapshot_through_the_contract_is_still_caught(project: Repo, capsys) -> None:
+    project.write("tests/agent_contract.yaml", "version: 1\nsnapshot: other_snapshot.txt\n")
+    project.remove("tests/test_b.py")
+    code, out = hook(project, capsys)
+    assert code == 1 and "OG801 test no longer collected: tests/test_b.py::test_other" in out
+
+
+def test_retiring_without_approval_is_rejected_even_with_a_freeze(project: Repo, capsys) -> None:
+    project.write("tests/agent_contract.yaml", FREEZE.format(id="test_other"))
+    project.remove("tests/test_b.py")
+    code, out = hook(project, capsys, "--now", "2026-12-01T00:00:00Z")
+    assert code == 1 and "OG801" in out
+
+
+# -- rejected: ids that became skipped or xfailed ---------------------------------
+
+CONFTEST_MARK = """\
+import pytest
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.name == "test_other":
+            item.add_marker(pytest.mark.{mark})
+"""
+WEAKEN = {
+    "skip mark": ("tests/test_b.py", "import pytest\n\n\n@pytest.mark.skip\n" + TEST_B, "skipped"),
+    "skipif true": ("tests/test_b.py", "import sys, pytest\n\n\n@pytest.mark.skipif('sys.version_info > (3,)', reason='x')\n" + TEST_B, "skipped"),
+    "pytestmark": ("tests/test_b.py", "import pytest\npytestmark = pytest.mark.xfail\n\n\n" + TEST_B, "xfailed"),
+    "conftest adds skip": ("tests/conftest.py", CONFTEST_MARK.format(mark="skip"), "skipped"),
+    "conftest adds xfail": ("tests/conftest.py", CONFTEST_MARK.format(mark="xfail(reason='later')"), "xfailed"),
+    "unittest skip": ("tests/test_b.py", "import unittest\n\n\n@unittest.skip('x')\nclass TestOther(unittest.TestCase):\n    def test_other(self):\n        pass\n", None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WEAKEN))
+def test_newly_skipped_or_xfailed_is_rejected(project: Repo, capsys, case: str) -> None:
+    path, content, what = WEAKEN[case]
+    project.write(path, content, dedent=False)
+    code, out = hook(project, capsys)
+    assert code == 1
+    if what is None:  # a class around it changes the id: vanished, and recorded as skip
+        assert "OG801 test no longer collected: tests/test_b.py::test_other" in out
+        assert snapshot_of(project)["tests/test_b.py::TestOther::test_other"] == "skip"
+    else:
+        assert f"OG802 test now {what} at collection (was run): tests/test_b.py::test_other" in out, out
+
+
+FREEZE = """\
+version: 1
+freezes:
+  - id: {id}
+    owner: oncall
+    reason: flaky clock, PAY-1
+    expires: "2026-12-05T00:00:00Z"
+    remaining_reruns: 1
+"""
+
+
+def test_newly_skipped_with_a_valid_freeze_is_accepted(project: Repo, capsys) -> None:
+    project.write("tests/agent_contract.yaml", FREEZE.format(id="test_other"))
+    project.write("tests/conftest.py", CONFTEST_MARK.format(mark="skip"))
+    code, out = hook(project, capsys, "--now", "2026-12-02T00:00:00Z")
+    assert code == 1 and "OG802" not in out and "updated" in out  # the status change is recorded
+    assert hook(project, capsys, "--now", "2026-12-02T00:00:00Z") == (0, "")
+
+
+def test_newly_skipped_with_an_expired_freeze_is_rejected(project: Repo, capsys) -> None:
+    project.write("tests/agent_contract.yaml", FREEZE.format(id="test_other"))
+    project.write("tests/conftest.py", CONFTEST_MARK.format(mark="skip"))
+    code, out = hook(project, capsys, "--now", "2026-12-06T00:00:00Z")
+    assert code == 1 and "OG802 test now skipped" in out
+
+
+def test_skip_known_at_the_base_stays_accepted(repo: Repo, capsys) -> None:
+    repo.write("tests/test_p.py", "import pytest\n\n\n@pytest.mark.skipif('True', reason='platform')\ndef test_win():\n    pass\n")
+    repo.write(SNAP, format_snapshot({"tests/test_p.py::test_win": "skip"}))
+    repo.commit()
+    repo.write("tests/test_p.py", "import pytest\n\n\n@pytest.mark.skipif('True', reason='platform only')\ndef test_win():\n    pass\n")
+    assert hook(repo, capsys) == (0, "")
+
+
+# -- rejected: collection errors -------------------------------------------------
+
+
+def test_import_error_is_a_finding_never_a_pass(project: Repo, capsys) -> None:
+    project.write("tests/test_b.py", "import not_a_module_anywhere\n" + TEST_B)
+    code, out = hook(project, capsys)
+    assert code == 1
+    assert "tests/test_b.py:1:1: OG803 collection error in tests/test_b.py:" in out
+    assert "not_a_module_anywhere" in out and "OG801" not in out
+    assert snapshot_of(project) == BASELINE  # a partial collection is never written
+
+
+def test_source_change_outside_tests_that_breaks_collection_is_caught(project: Repo, capsys) -> None:
+    project.write("tests/test_b.py", "from pkg.mod import VALUE\n\n\ndef test_other():\n    assert VALUE == 2\n")
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/mod.py", "VALUE = 2\n")
+    project.commit("tests import the package")
+    project.write("pkg/mod.py", "VALUE = (\n")
+    code, out = hook(project, capsys)
+    assert code == 1 and "OG803" in out
+
+
+def test_broken_pytest_config_is_a_finding(project: Repo, capsys) -> None:
+    project.write("pytest.ini", "[pytest]\naddopts = --no-such-option\n")
+    code, out = hook(project, capsys)
+    assert code == 1 and "OG804 pytest --collect-only exited 4" in out
+
+
+# -- accepted: honest neighbours -------------------------------------------------
+
+
+def accept_after_staging(repo: Repo, capsys) -> dict[str, str]:
+    code, out = hook(repo, capsys)
+    assert code == 1 and "OG8" not in out and "updated" in out, out
+    assert hook(repo, capsys) == (0, "")  # staged now: clean
+    return snapshot_of(repo)
+
+
+def test_new_test_is_written_into_the_snapshot(project: Repo, capsys) -> None:
+    project.write("tests/test_b.py", TEST_B + "\n\ndef test_new():\n    assert 1 < 2\n", dedent=False)
+    assert accept_after_staging(project, capsys) == {**BASELINE, "tests/test_b.py::test_new": "run"}
+
+
+def test_new_parametrize_case_is_written_into_the_snapshot(project: Repo, capsys) -> None:
+    project.write("tests/test_a.py", TEST_A.replace("[1, 2, 3]", "[1, 2, 3, 4]"), dedent=False)
+    assert accept_after_staging(project, capsys)["tests/test_a.py::test_square[4]"] == "run"
+
+
+def test_test_moved_between_files_is_accepted(project: Repo, capsys) -> None:
+    project.remove("tests/test_b.py")
+    project.write("tests/test_a.py", TEST_A + "\n\n" + TEST_B, dedent=False)
+    snap = accept_after_staging(project, capsys)
+    assert "tests/test_a.py::test_other" in snap and "tests/test_b.py::test_other" not in snap
+
+
+def test_file_renamed_is_accepted(project: Repo, capsys) -> None:
+    project.git("mv", "tests/test_b.py", "tests/test_c.py")
+    assert "tests/test_c.py::test_other" in accept_after_staging(project, capsys)
+
+
+def test_range_mode_with_a_forgotten_snapshot_update_fails(project: Repo, capsys, monkeypatch) -> None:
+    base = project.git("rev-parse", "HEAD").strip()
+    project.write("tests/test_b.py", TEST_B + "\n\ndef test_new():\n    assert 2 > 1\n", dedent=False)
+    project.commit("forgot the snapshot")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", base)
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", "HEAD")
+    code, out = hook(project, capsys)
+    assert code == 1 and "updated" in out
+
+
+# -- interpreters and bad input ---------------------------------------------------
+
+
+def test_no_interpreter_with_pytest_is_one_line_exit_2(project: Repo, capsys, tmp_path: Path) -> None:
+    bare = tmp_path / "bare"
+    import venv
+
+    venv.create(bare, with_pip=False, system_site_packages=False)
+    project.write("tests/test_b.py", TEST_B + "\n")
+    project.stage()
+    code = project.run(main, "--python", str(bare / "bin" / "python"))
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "pytest is not installed in" in err
+
+
+def test_interpreter_order_prefers_active_venv_then_dot_venv(project: Repo, tmp_path: Path, monkeypatch) -> None:
+    active = tmp_path / "active"
+    (active / "bin").mkdir(parents=True)
+    (active / "bin" / "python").symlink_to(sys.executable)
+    (project.path / ".venv" / "bin").mkdir(parents=True)
+    (project.path / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    monkeypatch.chdir(project.path)
+    env = {"VIRTUAL_ENV": str(active), "PATH": os.path.dirname(sys.executable)}
+    found = cs.candidate_interpreters(None, env)
+    assert [origin for _, origin in found] == ["the active virtualenv", "./.venv"]  # own bin on PATH is skipped
+    own = {"VIRTUAL_ENV": sys.prefix, "PATH": ""}  # pre-commit's env in VIRTUAL_ENV is not the user's
+    assert [origin for _, origin in cs.candidate_interpreters(None, own)] == ["./.venv"]
+
+
+def test_malformed_snapshot_is_exit_2(project: Repo, capsys) -> None:
+    project.write(SNAP, "passed tests/test_b.py::test_other\n")
+    project.commit("bad")
+    project.write("tests/test_b.py", TEST_B + "\n")
+    code, out = hook(project, capsys)
+    assert code == 2 and "expected `<run|skip|xfail> <node id>`" in out
+
+
+def test_snapshot_format_round_trips_ids_with_spaces() -> None:
+    items = {"t.py::test_x[a b]": "xfail", "t.py::test_a": "run"}
+    data = format_snapshot(items)
+    assert data.decode().splitlines()[1:] == ["run   t.py::test_a", "xfail t.py::test_x[a b]"]
+    assert {k: v[0] for k, v in parse_snapshot(data, "s").items()} == items
