@@ -22,6 +22,9 @@ from hooks.report import EXIT_CLEAN, EXIT_USAGE, FORMATS, UsageError, guarded
 TEST_FILES = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
 PYTHON = re.compile(r"\.pyi?$")
 FILE_HOOKS = ("forbid-skip-marks", "forbid-runtime-skip", "oracle-shrink")
+TAKES_NOW = ("forbid-skip-marks", "forbid-runtime-skip", "quarantine-untouched", "collection-snapshot")
+# The gate never writes a first snapshot: pytest runs only where one is committed.
+EXTRA_ARGS = {"collection-snapshot": ["--if-snapshot"]}
 
 
 @guarded
@@ -48,13 +51,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     common = ["--contract", args.contract, "--format", args.format]
     if args.base:
         common += ["--base", args.base]
-    if args.now:
-        common += ["--now", args.now]
     worst = EXIT_CLEAN
     for hook in wanted:
         if hook in skipped:
             continue
-        hook_argv = common + (["--", *tests] if hook in FILE_HOOKS else [])
+        hook_argv = common + EXTRA_ARGS.get(hook, [])
+        if args.now and hook in TAKES_NOW:
+            hook_argv += ["--now", args.now]
+        if hook in FILE_HOOKS:
+            hook_argv += ["--", *tests]
         if hook in FILE_HOOKS and not tests:
             continue
         code = load(HOOKS[hook][0])(hook_argv)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable, Sequence
 
-from hooks import changes, contract, git
+from hooks import changes, contract, git, pytest_config
 from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
 
 HEADER = "# oracle-guard collection snapshot: <status> <pytest node id>, sorted by id. Written by collection-snapshot; stage it.\n"
@@ -255,11 +255,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--python", metavar="PATH", help="the project's interpreter (default: active virtualenv, ./.venv, ./venv, first python3 on PATH)")
     parser.add_argument("--always", action="store_true", help="run pytest even when no Python file or pytest config changed")
     parser.add_argument("--now", metavar="TIME", help="the current time for freeze expiry (ISO-8601; default: the clock)")
+    parser.add_argument("--static-only", action="store_true", help="only compare pytest configuration, conftest files and CI command lines; never run pytest")
+    parser.add_argument("--if-snapshot", action="store_true", help="run pytest only when a snapshot is committed or present (what `oracle-guard check` uses)")
     add_format_arg(parser)
     args = parser.parse_args(argv)
     now = contract.parse_now(args.now)
     changes.enter_repo([])
     change_set = changes.resolve(args)
+    # Configuration that hides tests is caught without pytest, so it runs everywhere.
+    static = pytest_config.check(change_set)
 
     new_contract = contract.load(args.contract)
     base_contract = _base_contract(change_set, args.contract)
@@ -269,8 +273,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     base_snapshot_path = args.snapshot or (base_contract or contract.Contract(path=args.contract)).snapshot_path
     watched = {snapshot, base_snapshot_path, args.contract}
 
-    if not args.always and not needs_run(change_set, watched, snapshot):
-        return 0
+    if args.static_only or (not args.always and not needs_run(change_set, watched, snapshot)):
+        return emit(static, args.format)
+    if args.if_snapshot and change_set.read_base([base_snapshot_path])[base_snapshot_path] is None and not os.path.exists(snapshot):
+        return emit(static, args.format)
 
     found = _collect_somewhere(args.python)
     base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
@@ -279,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if found.exit_code not in (0, 5) and not findings:
         findings.append(Finding(snapshot, 1, 1, "OG804", f"pytest --collect-only exited {found.exit_code} in {found.python}: {found.tail or 'no output'}"))
     if findings:  # a partial collection would make every later id look deleted
-        return emit(findings, args.format)
+        return emit(static + findings, args.format)
 
     approvals = None
 
@@ -296,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return True
         return approved(f"test-skip {node_id}")
 
-    findings = compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed)
+    findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed)
     if change_set.base is not None and base_bytes is None:
         notice(f"no {base_snapshot_path} at {change_set.base_label}: recording the first snapshot")
     wanted = format_snapshot(found.items)

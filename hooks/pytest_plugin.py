@@ -1,9 +1,8 @@
-"""pytest plugin (entry point `oracle_guard`): inert unless the contract exists or --oracle-guard is given.
+"""The run-time gate of the pytest plugin, registered by ``oracle_guard_pytest``.
 
-It is loaded into every pytest session of every environment where
-oracle-guard is installed, so at import it needs only the standard library
-and it registers options and nothing else until it is switched on.  Active,
-in the CI test run, it:
+The entry point (top-level ``oracle_guard_pytest``) stays inert unless the
+contract exists or ``--oracle-guard`` is given.  Active, in the CI test run,
+the gate:
 
 (a) fails the session when a test ends skipped or xfailed, unless the
     committed collection snapshot already lists it as skip/xfail, a valid
@@ -23,25 +22,6 @@ from typing import Any
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 RERUNS_KEY = "oracle_guard_reruns"
-
-
-def pytest_addoption(parser: Any) -> None:
-    group = parser.getgroup("oracle-guard", "oracle-guard run-time gate")
-    group.addoption("--oracle-guard", action="store_true", default=False, help="switch the gate on even without a contract file")
-    group.addoption("--oracle-guard-contract", metavar="PATH", default=None, help=f"contract file, relative to the rootdir (default: {DEFAULT_CONTRACT})")
-    group.addoption("--oracle-guard-allow-skips", action="store_true", default=False, help="local use only: do not fail the session on new skips/xfails")
-    group.addoption("--oracle-guard-report", metavar="PATH", default=None, help="write a JSON report of reruns consumed per freeze id and unexpected skips")
-    group.addoption("--oracle-guard-now", metavar="TIME", default=None, help="the current time for freeze expiry (ISO-8601; default: the clock)")
-
-
-def pytest_configure(config: Any) -> None:
-    rel = config.getoption("oracle_guard_contract") or DEFAULT_CONTRACT
-    path = os.path.join(str(config.rootpath), rel)
-    if not (config.getoption("oracle_guard") or os.path.isfile(path)):
-        return  # inert: the common case, costs one stat()
-    if config.getoption("collectonly"):
-        return  # nothing runs; collection-snapshot looks at collection itself
-    config.pluginmanager.register(Guard(config, path, rel), "oracle_guard_gate")
 
 
 class Guard:

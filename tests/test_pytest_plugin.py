@@ -98,8 +98,15 @@ def test_inert_without_contract_or_flag(proj: Path) -> None:
     assert proc.returncode == 0 and "oracle-guard" not in proc.stdout
 
 
+def test_inert_plugin_survives_a_project_with_its_own_hooks_package(proj: Path) -> None:
+    """`python -m pytest` puts the project first on sys.path; its `hooks/` must not break us."""
+    write(proj, {"hooks/__init__.py": "raise ImportError('the project own hooks package')\n", "tests/test_ok.py": PASSING})
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=proj, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_plugin_import_costs_only_the_standard_library() -> None:
-    code = "import sys, hooks.pytest_plugin; print(sorted(m for m in ('yaml', 'hooks.contract', 'hooks.git') if m in sys.modules))"
+    code = "import sys, oracle_guard_pytest; print(sorted(m for m in ('yaml', 'hooks', 'hooks.contract', 'hooks.git') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
