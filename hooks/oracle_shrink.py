@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from hooks import changes, contract, git
+from hooks import changes, contract, expectations, git
 from hooks import hypothesis_model as hm
 from hooks.pysource import FunctionNode, Module, Names, SourceError, test_functions
 from hooks.report import Finding, add_format_arg, emit, guarded, notice
@@ -643,6 +643,14 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
             out.append(_find(new_side, node, "OG307", f"{who}: parametrize '{key}' has {len(values)} cases, base had {len(old[0])}{shown}"))
     # hypothesis
     out += _compare_hypothesis(base, new, base_side, new_side, who)
+    # expected values rewritten in place (same check, other constants)
+    if new.is_test:
+        loosened = {f.line for f in out if f.code == "OG304"}  # a loosened tolerance is reported once
+        for old_check, new_check in expectations.rewritten(base.node, new.node):
+            if new_side.module.position(new_check.node)[0] in loosened:
+                continue
+            shown = new_side.module.segment(new_check.node)
+            out.append(_find(new_side, new_check.node, "OG314", f"{who}: {expectations.describe(old_check, new_check)} in `{shown}`"))
     return out
 
 
