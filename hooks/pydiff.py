@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from hooks import changes
-from hooks.pysource import Module, SourceError
+from hooks.pysource import Module, SourceError, definitions
 from hooks.report import Finding, add_format_arg, emit, notice
 
 if TYPE_CHECKING:
@@ -124,6 +124,70 @@ def _parse_errors(paths: Iterable[str], blobs: dict[str, bytes | None]) -> list[
     return found
 
 
+def _is_test_name(qualname: str) -> bool:
+    last = qualname.rsplit(".", 1)[-1]
+    return last.startswith(("test", "Test"))
+
+
+class _History:
+    """Which tests existed at the base: by name in the file's base version, or
+    by name or identical body in what disappeared from any changed or deleted
+    file (so a renamed or moved test is not mistaken for a new one)."""
+
+    def __init__(self, change_set: changes.ChangeSet, new_blobs: dict[str, bytes | None], base_blobs: dict[str, bytes | None], old_of: dict[str, str | None]) -> None:
+        self.change_set, self.new_blobs, self.base_blobs, self.old_of = change_set, new_blobs, base_blobs, old_of
+        self._defs: dict[tuple[str, str | None], dict[str, str]] = {}
+        self._gone: tuple[set[str], set[str]] | None = None
+
+    def defs(self, side: str, path: str | None) -> dict[str, str]:
+        """qualname -> body fingerprint of every function and class in one version."""
+        if (side, path) not in self._defs:
+            data = (self.new_blobs if side == "new" else self.base_blobs).get(path or "")
+            found: dict[str, str] = {}
+            if data is not None:
+                try:
+                    found = definitions(Module.from_source(path or "", data).tree)
+                except SourceError:
+                    found = {}
+            self._defs[(side, path)] = found
+        return self._defs[(side, path)]
+
+    def gone(self) -> tuple[set[str], set[str]]:
+        """Names and bodies of definitions that left some file in this change."""
+        if self._gone is None:
+            names: set[str] = set()
+            bodies: set[str] = set()
+            for path in self.change_set.changed_paths + self.change_set.deleted:
+                if path in self.change_set.deleted:
+                    old, new = path, {}
+                else:
+                    old, new = self.change_set.old_path(path), self.defs("new", path)
+                for qual, body in self.defs("base", old).items():
+                    if qual not in new:
+                        names.add(qual)
+                        bodies.add(body)
+            self._gone = (names, bodies)
+        return self._gone
+
+    def existed(self, path: str, qualname: str) -> bool:
+        base = self.defs("base", self.old_of.get(path))
+        if qualname in base:
+            return True
+        names, bodies = self.gone()
+        new = self.defs("new", path)
+        return qualname in names or new.get(qualname) in bodies
+
+    def is_new_test(self, path: str, qualname: str) -> bool:
+        new = self.defs("new", path)
+        if qualname == "<module>":
+            tests = [q for q in new if _is_test_name(q)]
+            return self.old_of.get(path) is None and not any(self.existed(path, q) for q in tests)
+        if not _is_test_name(qualname) or qualname not in new:
+            return False
+        inner = [q for q in new if q == qualname or q.startswith(qualname + ".")]
+        return not any(self.existed(path, q) for q in inner)
+
+
 def check(
     rule: Rule, paths: Sequence[str], change_set: changes.ChangeSet | None, ledger: contract.Contract | LazyLedger | None, now: datetime
 ) -> list[Finding]:
@@ -147,6 +211,7 @@ def check(
     base_side = _Side(rule, base_blobs, None)  # a base that fails to parse has no occurrences
 
     pool: Counter[tuple[str, ...]] | None = None
+    history: _History | None = None
 
     def moved_pool() -> Counter[tuple[str, ...]]:
         pool: Counter[tuple[str, ...]] = Counter()
@@ -169,6 +234,10 @@ def check(
             if pool[occ.key] > 0:
                 pool[occ.key] -= 1
                 continue
+            if change_set.base is not None:
+                history = history or _History(change_set, new_blobs, base_blobs, old_of)
+                if history.is_new_test(path, occ.qualname):
+                    continue  # a brand-new test that skips somewhere weakens nothing that existed
             if not rule.allowed(occ, path, ledger, now):
                 findings.append(occ.finding(path))
     return findings

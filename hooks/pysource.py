@@ -357,3 +357,22 @@ def test_functions(tree: ast.Module) -> Iterator[tuple[str, FunctionNode]]:
                 yield from visit(node.body, f"{prefix}{node.name}.", True)
 
     yield from visit(tree.body, "", False)
+
+
+def definitions(tree: ast.Module) -> dict[str, str]:
+    """qualname -> fingerprint of the body (decorators and docstring aside) of
+    every function and class, so a renamed or moved definition can be recognised."""
+    found: dict[str, str] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                qual = prefix + node.name
+                inner = node.body
+                if inner and isinstance(inner[0], ast.Expr) and isinstance(inner[0].value, ast.Constant) and isinstance(inner[0].value.value, str):
+                    inner = inner[1:]
+                found[qual] = ast.dump(ast.Module(body=inner, type_ignores=[]), annotate_fields=False)
+                visit(node.body, qual + ".")
+
+    visit(tree.body, "")
+    return found

@@ -101,7 +101,7 @@ REJECTED = [
     ("conditional-return", in_test_a("if not os.environ.get('DB'):", "    return"),
      "OG202 new early return in test_a before its first check when `not os.environ.get('DB')`"),
     ("early-return-method", in_test_c("return None"), "OG202 new early return in TestB.test_c before its first check"),
-    ("early-return-async", BASE + "\n\nasync def test_async():\n    return\n    assert await thing()\n", "OG202 new early return in test_async"),
+    ("early-return-async", BASE.replace("def test_a():\n", "async def test_a():\n    return\n"), "OG202 new early return in test_a"),
 ]
 
 
@@ -129,13 +129,16 @@ def test_widened_condition_is_reported(repo: Repo, capsys: pytest.CaptureFixture
 
 def test_existing_skip_kept_and_new_one_beside_it_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     old = in_test_a("if sys.platform == 'win32':", "    pytest.skip('a')")
-    code, out, _ = change(repo, capsys, {T: old}, {T: old + "\n\ndef test_new():\n    pytest.skip('b')\n"})
+    code, out, _ = change(repo, capsys, {T: old + "\n\ndef test_new():\n    assert 1\n"}, {T: old + "\n\ndef test_new():\n    pytest.skip('b')\n    assert 1\n"})
     assert code == 1
     assert out.splitlines() == [f"{T}:25:5: OG201 new runtime skip `pytest.skip('b')` in test_new"]
 
 
 # (id, base files, new files) -- nothing here weakens a test.
 ACCEPTED = [
+    ("brand-new-test-that-skips-on-one-platform",
+     {T: BASE},
+     {T: BASE + "\n\ndef test_fork():\n    if sys.platform == 'win32':\n        pytest.skip('no fork')\n    assert 1\n"}),
     ("existing-conditional-skip-untouched",
      {T: in_test_a("if sys.platform == 'win32':", "    pytest.skip('no fork')")},
      {T: in_test_a("if sys.platform == 'win32':", "    pytest.skip('no fork')") + "\n\ndef test_new():\n    assert helper() == 41\n"}),

@@ -104,12 +104,14 @@ REJECTED = [
      "OG101 new `__test__ = False` (pytest and unittest stop collecting it) on TestB"),
     ("dunder-test-false-module", BASE + "\n__test__ = False\n", "OG101 new `__test__ = False`"),
     ("setattr-unittest-skip", BASE + "\nsetattr(TestB, '__unittest_skip__', True)\n", "OG101 new `__unittest_skip__ = True`"),
-    ("param-single", BASE + "\n@pytest.mark.parametrize('n', [1, pytest.param(2, marks=pytest.mark.skip)])\ndef test_p(n):\n    assert n\n",
-     "OG101 new skip mark on test_p"),
-    ("param-list", BASE + "\n@pytest.mark.parametrize('n', [pytest.param(2, marks=[pytest.mark.slow, pytest.mark.xfail])])\ndef test_p(n):\n    assert n\n",
-     "OG101 new xfail mark on test_p"),
-    ("param-tuple", BASE + "\n@pytest.mark.parametrize('n', [pytest.param(2, marks=(pytest.mark.skipif(True, reason='x'),))])\ndef test_p(n):\n    assert n\n",
-     "OG101 new skipif mark (True) on test_p"),
+    ("param-single", BASE.replace("def test_a():\n", "@pytest.mark.parametrize('n', [1, pytest.param(2, marks=pytest.mark.skip)])\ndef test_a(n):\n"),
+     "OG101 new skip mark on test_a"),
+    ("param-list", BASE.replace("def test_a():\n", "@pytest.mark.parametrize('n', [pytest.param(2, marks=[pytest.mark.slow, pytest.mark.xfail])])\ndef test_a(n):\n"),
+     "OG101 new xfail mark on test_a"),
+    ("param-tuple", BASE.replace("def test_a():\n", "@pytest.mark.parametrize('n', [pytest.param(2, marks=(pytest.mark.skipif(True, reason='x'),))])\ndef test_a(n):\n"),
+     "OG101 new skipif mark (True) on test_a"),
+    ("renamed-test-gets-a-mark", BASE.replace("def test_a():\n", "@pytest.mark.skip\ndef test_a_renamed():\n"),
+     "OG101 new skip mark on test_a_renamed"),
     ("node-add-marker", BASE.replace("def test_a():\n", "def test_a(request):\n    request.node.add_marker(pytest.mark.skip)\n"),
      "OG101 new skip mark on test_a"),
     ("applymarker", BASE.replace("def test_a():\n", "def test_a(request):\n    request.applymarker(pytest.mark.xfail(run=False))\n"),
@@ -154,13 +156,23 @@ def test_widened_skipif_condition_is_reported(repo: Repo, capsys: pytest.Capture
 
 def test_mark_that_was_already_there_is_not_reported_but_a_second_one_is(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     marked = with_mark("@pytest.mark.skip")
-    code, out, _ = change(repo, capsys, {T: marked}, {T: marked + "\n\n@pytest.mark.skip\ndef test_z():\n    assert 1\n"})
+    code, out, _ = change(repo, capsys, {T: marked + "\n\ndef test_z():\n    assert 1\n"}, {T: marked + "\n\n@pytest.mark.skip\ndef test_z():\n    assert 1\n"})
     assert code == 1
     assert out.splitlines() == [f"{T}:11:2: OG101 new skip mark on test_z"]
 
 
 # (id, base files, new files) -- nothing here weakens a test.
 ACCEPTED = [
+    ("brand-new-test-with-its-own-platform-skip",
+     {T: BASE},
+     {T: BASE + "\n\n@pytest.mark.skipif(sys.platform == 'win32', reason='no fork')\ndef test_fork():\n    assert 1\n"}),
+    ("brand-new-class-with-a-class-mark-and-param-marks",
+     {T: BASE},
+     {T: BASE + "\n\n@pytest.mark.skipif(sys.version_info < (3, 10), reason='match')\nclass TestMatch:\n"
+         "    @pytest.mark.parametrize('n', [1, pytest.param(2, marks=pytest.mark.xfail)])\n    def test_m(self, n):\n        assert n\n"}),
+    ("brand-new-test-module-with-pytestmark",
+     {T: BASE},
+     {T: BASE, "tests/test_windows.py": "import sys\n\nimport pytest\n\npytestmark = pytest.mark.skipif(sys.platform != 'win32', reason='win')\n\n\ndef test_w():\n    assert 1\n"}),
     ("old-mark-untouched-new-test-added",
      {T: with_mark("@pytest.mark.skip(reason='x')")},
      {T: with_mark("@pytest.mark.skip(reason='x')") + "\n\ndef test_new():\n    assert 2\n"}),
