@@ -110,10 +110,15 @@ def _layer_files(folders: Sequence[str], target: str | None) -> dict[str, bytes 
     return {n: changes.read_worktree_file(n) for n in names}
 
 
-def layer_findings(c: contract.Contract, target: str | None) -> list[Finding]:
-    """No skip marks at all under the quarantine layer: a frozen test reruns, it is never skipped."""
+def layer_findings(c: contract.Contract, target: str | None, base: contract.Contract | None = None) -> list[Finding]:
+    """No skip marks at all under the quarantine layer: a frozen test reruns, it is never skipped.
+
+    The base's layer paths count too: moving the layer elsewhere in the same
+    patch does not unguard the old folder.
+    """
     found = []
-    for path, data in _layer_files(c.layers.quarantine, target).items():
+    folders = tuple(dict.fromkeys(c.layers.quarantine + (base.layers.quarantine if base else ())))
+    for path, data in _layer_files(folders, target).items():
         if data is None or not SKIP_RULE.could_match(data):
             continue
         try:
@@ -168,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if base is not None and base.freezes:
             return emit([Finding(args.contract, 1, 1, "OG622", "the contract was deleted, and its freeze ledger with it")], args.format)
         return 0
-    findings = ledger_findings(new, now) + layer_findings(new, change_set.target) + deletion_findings(new, change_set)
+    findings = ledger_findings(new, now) + layer_findings(new, change_set.target, base) + deletion_findings(new, change_set)
     if base is not None:
         findings += diff_findings(base, new, now, Approvals.load(change_set, base, new))
     else:

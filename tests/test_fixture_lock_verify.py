@@ -267,3 +267,20 @@ def test_a_fixture_root_that_is_a_symlink_out_of_the_repository_widens_nothing(r
     repo.write(CONTRACT, contract_text(fixture_entry("x", "tests/linked/x.json", sha(INVOICE)), extra="fixture_roots: [tests/linked]\n"))
     code, out = run(repo, capsys, "--no-diff")
     assert code == 1 and "OG403" in out and "outside the repository" in out
+
+
+def test_deleting_the_contract_drops_every_lock(repo: Repo, capsys) -> None:
+    locked_repo(repo)
+    repo.remove(CONTRACT)
+    code, out = run(repo, capsys)
+    assert code == 1 and f"{CONTRACT}:1:1: OG406 lock 'invoice_v3' (tests/fixtures/invoice_v3.json) dropped" in out
+
+
+def test_console_entry_in_a_real_process(repo: Repo) -> None:
+    import subprocess
+    import sys
+
+    locked_repo(repo)
+    repo.write("tests/fixtures/invoice_v3.json", INVOICE_CRLF)
+    proc = subprocess.run((sys.executable, "-m", "hooks.cli", "fixture-lock-verify"), cwd=repo.path, capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stdout.startswith("tests/fixtures/invoice_v3.json:1:1: OG401 ")

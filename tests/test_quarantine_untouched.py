@@ -171,3 +171,23 @@ def test_seed_ledger_is_flagged_only_for_its_expiry(repo: Repo, capsys) -> None:
     code, out = run(repo, capsys, "--base", repo.commit())
     assert code == 1
     assert [line.split(": ")[1].split()[0] for line in out.splitlines()] == ["OG601"]
+
+
+def test_moving_the_quarantine_layer_does_not_unguard_the_old_folder(repo: Repo, capsys) -> None:
+    repo.write(CONTRACT, contract_text())
+    repo.write("tests/quarantine/test_x.py", "def test_x():\n    assert flaky()\n")
+    repo.commit()
+    repo.write(CONTRACT, contract_text(extra="layers:\n  quarantine: [tests/elsewhere/]\n"))
+    repo.write("tests/quarantine/test_x.py", "import pytest\n\n@pytest.mark.xfail\ndef test_x():\n    assert flaky()\n")
+    code, out = run(repo, capsys)
+    assert code == 1 and "tests/quarantine/test_x.py:3:2: OG620 xfail mark on test_x" in out
+
+
+def test_cli_subcommand_runs_the_hook_in_a_real_process(repo: Repo) -> None:
+    import subprocess
+    import sys
+
+    repo.write(CONTRACT, contract_text(freezes=freeze_entry("t", "2026-11-01T00:00:00Z")))
+    proc = subprocess.run((sys.executable, "-m", "hooks.cli", "quarantine-untouched", "--now", NOW), cwd=repo.path, capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stdout == f"{CONTRACT}:4:5: OG601 freeze 't' expired at 2026-11-01T00:00:00Z: fix the test or drop the entry\n"
