@@ -21,6 +21,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from hooks.report import UsageError
 
 DEFAULT_PATH = "tests/agent_contract.yaml"
+MAX_CONTRACT_BYTES = 16 * 1024 * 1024  # ~100,000 locks; more is a mistake or an attack
 
 _NULL = {"", "~", "null", "Null", "NULL"}
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
@@ -406,6 +407,8 @@ _TOP_OPTIONAL: dict[str, Callable[..., Any]] = {
 
 def loads(text: str | bytes, path: str = DEFAULT_PATH) -> Contract:
     """Parse and validate a contract; ContractError names path:line:col."""
+    if len(text) > MAX_CONTRACT_BYTES:
+        raise ContractError(f"{path}: {len(text)} bytes is over the {MAX_CONTRACT_BYTES}-byte limit for a contract")
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")

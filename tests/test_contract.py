@@ -244,3 +244,8 @@ def strengthenings(draw: st.DrawFn) -> tuple[contract.Contract, contract.Contrac
 def test_any_single_strengthening_edit_is_accepted(case: tuple[contract.Contract, contract.Contract, str]) -> None:
     base, new, edit = case
     assert findings(base, new) == [], edit
+
+
+def test_a_huge_contract_is_refused_in_one_line() -> None:
+    with pytest.raises(contract.ContractError, match="over the 16777216-byte limit"):
+        contract.loads(b"version: 1\n" + b"#" * contract.MAX_CONTRACT_BYTES)
