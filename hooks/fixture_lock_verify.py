@@ -218,7 +218,24 @@ class Prehash:
         return self.digests
 
 
-def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash | None = None) -> list[Finding]:
+def _changed_inside(path: str, change_set: changes.ChangeSet | None) -> str:
+    """For a directory lock: which files changed there since the base, to say what broke it."""
+    if change_set is None or not change_set.base:
+        return ""
+    prefix = path.rstrip("/") + "/"
+    names = {"A": "added", "D": "removed", "R": "renamed"}
+    seen = []
+    for change in change_set.changes:
+        name = change.path or change.old_path or ""
+        if name.startswith(prefix) or (change.old_path or "").startswith(prefix):
+            seen.append(f"{name[len(prefix):] if name.startswith(prefix) else name} ({names.get(change.status, 'changed')})")
+    if not seen:
+        return ""
+    more = f" and {len(seen) - 5} more" if len(seen) > 5 else ""
+    return "; since the base: " + ", ".join(seen[:5]) + more
+
+
+def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash | None = None, change_set: changes.ChangeSet | None = None) -> list[Finding]:
     findings: list[Finding] = []
     actual: dict[str, str | None] = {}
     checked: list[contract.Fixture] = []
@@ -252,10 +269,11 @@ def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash
         if digest is None:
             findings.append(_entry_finding(c, fixture, "OG402", f"locked fixture '{fixture.id}' is missing: {fixture.path}"))
         elif digest != fixture.sha256:
+            inside = _changed_inside(fixture.path, change_set)
             findings.append(
                 Finding(
                     fixture.path, 1, 1, "OG401",
-                    f"bytes do not match the lock '{fixture.id}' ({c.path}:{fixture.line}): "
+                    f"bytes do not match the lock '{fixture.id}' ({c.path}:{fixture.line}){inside}: "
                     f"sha256 {digest[:12]}…, locked {fixture.sha256[:12]}…; restore the file, or rotate the lock "
                     f"with a signed approval: `oracle-guard approve fixture-rotate {fixture.id} {fixture.sha256} {digest}`",
                 )
@@ -329,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     new = None if new_bytes is None else contract.loads(new_bytes, args.contract)
     findings: list[Finding] = []
     if new is not None:
-        findings += absolute_findings(new, target, prehash)
+        findings += absolute_findings(new, target, prehash, change_set)
     if change_set is not None and change_set.base is None:
         notice("no commits yet: every lock is new")
     elif change_set is not None:

@@ -113,6 +113,7 @@ def test_a_locked_directory_changes_with_any_file_inside(repo: Repo, capsys, edi
     edit(repo)
     code, out = run(repo, capsys)
     assert code == 1 and "tests/__snapshots__:1:1: OG401 bytes do not match the lock 'snapshots'" in out
+    assert "; since the base: " in out  # names what changed inside
 
 
 def test_a_locked_directory_ignores_ignored_files(repo: Repo, capsys) -> None:
