@@ -78,6 +78,12 @@ def test_init_registers_properties_with_their_effective_max_examples(repo: Repo,
     assert "TODO" not in (repo.path / CONTRACT).read_text()
 
 
+def test_init_without_a_property_model_leaves_a_todo_even_with_no_property_files(repo: Repo, capsys, no_model) -> None:
+    repo.write("tests/fixtures/a.json", b"{}")
+    assert repo.run(main) == 0
+    assert "# TODO: register Hypothesis properties" in (repo.path / CONTRACT).read_text()
+
+
 def test_init_refuses_to_overwrite_without_force(repo: Repo, capsys, no_model) -> None:
     populated(repo)
     repo.write(CONTRACT, "version: 1\n")
