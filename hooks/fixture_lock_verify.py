@@ -19,14 +19,19 @@ import hashlib
 import os
 import re
 import stat
+import sys
 import threading
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from hooks import changes, contract, git
 from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
 
 if TYPE_CHECKING:
+    from hooks import changes, contract
     from hooks.approvals import Approvals
+
+# hooks.contract (PyYAML) and hooks.changes are imported inside functions: main()
+# starts hashing before paying for them, so the imports overlap the I/O.
+DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # = hooks.contract.DEFAULT_PATH
 
 CHUNK = 1 << 20
 WORKERS = max(1, min(4, os.cpu_count() or 1))
@@ -88,6 +93,8 @@ def manifest_digest(entries: dict[str, str]) -> str:
 
 def directory_files(folder: str) -> list[str]:
     """Repo-relative files under FOLDER that git would commit (tracked or not ignored)."""
+    from hooks import git
+
     out = git.run("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", folder.rstrip("/") + "/")
     names = sorted({os.fsdecode(n) for n in out.split(b"\0") if n})
     return [n for n in names if os.path.lexists(n)]  # deleted but not yet staged: gone
@@ -146,6 +153,8 @@ def digest_of(path: str, roots: Sequence[str], workers: int = WORKERS) -> str | 
 
 def _digests_at(target: str, fixtures: Sequence[contract.Fixture]) -> dict[str, str | None]:
     """Digests of the fixtures as committed in TARGET (pre-push / --to-ref of another commit)."""
+    from hooks import git
+
     out = git.run("ls-tree", "-r", "-z", target)
     tree: dict[str, tuple[str, str]] = {}
     for record in out.split(b"\0"):
@@ -320,6 +329,8 @@ def diff_findings(base: contract.Contract, new: contract.Contract | None, approv
 
 def _contract_bytes(target: str | None, path: str) -> bytes | None:
     if target:
+        from hooks import git
+
         return git.read_blobs(target, [path]).get(path)
     try:
         with open(path, "rb") as f:
@@ -330,8 +341,30 @@ def _contract_bytes(target: str | None, path: str) -> bytes | None:
         raise UsageError(f"{path}: is a directory, not a contract file") from None
 
 
+def _early_prehash(argv: Sequence[str]) -> tuple[str, Prehash] | None:
+    """Start hashing from the contract's raw bytes before anything heavy is imported."""
+    if os.environ.get("PRE_COMMIT_TO_REF") or "--help" in argv or "-h" in argv:
+        return None  # a target commit is hashed from git, not the work tree
+    path = DEFAULT_CONTRACT
+    for i, arg in enumerate(argv):
+        if arg == "--contract" and i + 1 < len(argv):
+            path = argv[i + 1]
+        elif arg.startswith("--contract="):
+            path = arg.partition("=")[2]
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(64 * 1024 * 1024)
+    except OSError:
+        return None
+    return os.getcwd(), Prehash(raw)
+
+
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    early = _early_prehash(argv)
+    from hooks import changes, contract, git
+
     parser = argparse.ArgumentParser(prog="fixture-lock-verify", description=__doc__.splitlines()[0])
     parser.add_argument("filenames", nargs="*", help="ignored: every lock is verified")
     changes.add_base_args(parser)
@@ -343,7 +376,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     change_set = None if args.no_diff else changes.resolve(args)
     target = change_set.target if change_set else None
     new_bytes = _contract_bytes(target, args.contract)
-    prehash = Prehash(new_bytes) if new_bytes and not target else None
+    prehash = None
+    if new_bytes and not target:  # digests from another folder or a target commit would not apply
+        prehash = early[1] if early and early[0] == os.getcwd() else Prehash(new_bytes)
     new = None if new_bytes is None else contract.loads(new_bytes, args.contract)
     findings: list[Finding] = []
     if new is not None:
