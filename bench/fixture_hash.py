@@ -18,6 +18,7 @@ import argparse
 import hashlib
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -56,13 +57,16 @@ def build(folder: Path, files: int, total: int) -> list[str]:
     return paths
 
 
-def timed(cmd: list[str], cwd: Path) -> float:
+def timed(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall-clock seconds and CPU seconds (user + system, children included)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"{cmd[0]} failed: {proc.stderr.decode()[-300:]}")
-    return elapsed
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> int:
@@ -83,20 +87,25 @@ def main() -> int:
             "fixture-lock-verify (dev venv)": [sys.executable, "-m", "hooks.fixture_lock_verify"],
         }
         times: dict[str, list[float]] = {name: [] for name in commands}
+        cpu: dict[str, list[float]] = {name: [] for name in commands}
         for cmd in commands.values():  # warm the page cache and imports
             timed(cmd, folder)
         for _ in range(args.runs):
             for name, cmd in commands.items():
-                times[name].append(timed(cmd, folder))
+                wall, used = timed(cmd, folder)
+                times[name].append(wall)
+                cpu[name].append(used)
         medians = {name: statistics.median(values) for name, values in times.items()}
+        cpu_medians = {name: statistics.median(values) for name, values in cpu.items()}
+    load = os.getloadavg()[0]
     mb = total / 1e6
     version = subprocess.run(("openssl", "version"), capture_output=True, text=True).stdout.strip()
-    print(f"{args.files} locked fixtures, {mb:.0f} MB, median of {args.runs} ({os.cpu_count()} CPUs, {version}, Python {sys.version.split()[0]})")
+    print(f"{args.files} locked fixtures, {mb:.0f} MB, median of {args.runs} ({os.cpu_count()} CPUs, load average {load:.1f}, {version}, Python {sys.version.split()[0]})")
     for name, values in times.items():
-        print(f"{name:32s} {medians[name]:6.3f} s {mb / medians[name]:7.1f} MB/s   runs: {', '.join(f'{t:.3f}' for t in values)}")
-    peer = medians["openssl dgst -sha256"]
+        print(f"{name:32s} {medians[name]:6.3f} s {mb / medians[name]:7.1f} MB/s  cpu {cpu_medians[name]:.3f} s   runs: {', '.join(f'{t:.3f}' for t in values)}")
+    peer, peer_cpu = medians["openssl dgst -sha256"], cpu_medians["openssl dgst -sha256"]
     for name in list(commands)[1:]:
-        print(f"{name}: {100 * peer / medians[name]:.0f}% of openssl's throughput (bar: 80%)")
+        print(f"{name}: {100 * peer / medians[name]:.0f}% of openssl's throughput (bar: 80%); CPU {cpu_medians[name] / peer_cpu:.2f}x openssl's")
     return 0
 
 

@@ -8,7 +8,6 @@ schema below, so each refusal names the file, line, column and key.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -445,6 +444,8 @@ def scalar(value: Any) -> str:
     text = str(value)
     if _PLAIN_SAFE.match(text) and text not in _NULL and text not in _BOOL and text not in _YAML11_BOOL:
         return text
+    import json  # only writers need it; hooks that only read stay quick to start
+
     return json.dumps(text, ensure_ascii=False)  # a JSON string is a YAML double-quoted scalar
 
 

@@ -101,12 +101,18 @@ def directory_files(folder: str) -> list[str]:
 
 
 _REAL_FOLDERS: dict[tuple[str, str], str] = {}
+_CWD: list[str] = []
+
+
+def _cwd() -> str:
+    """os.getcwd(), asked once per check_path batch rather than per lock."""
+    return _CWD[-1] if _CWD else os.getcwd()
 
 
 def _real(path: str) -> str:
     """realpath(PATH), resolving each parent folder once: 1,000 locks share a few folders."""
     folder, _, name = path.rpartition("/")
-    key = (os.getcwd(), folder)
+    key = (_cwd(), folder)
     if key not in _REAL_FOLDERS:
         _REAL_FOLDERS[key] = os.path.realpath(folder or ".")
     inside = os.path.join(_REAL_FOLDERS[key], name) if name else _REAL_FOLDERS[key]
@@ -248,12 +254,16 @@ def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash
     findings: list[Finding] = []
     actual: dict[str, str | None] = {}
     checked: list[contract.Fixture] = []
-    for fixture in c.fixtures:
-        try:
-            check_path(fixture.path, c.fixture_roots)
-            checked.append(fixture)
-        except Escape as exc:
-            findings.append(_entry_finding(c, fixture, "OG403", f"fixture '{fixture.id}': path {fixture.path} {exc}"))
+    _CWD.append(os.getcwd())
+    try:
+        for fixture in c.fixtures:
+            try:
+                check_path(fixture.path, c.fixture_roots)
+                checked.append(fixture)
+            except Escape as exc:
+                findings.append(_entry_finding(c, fixture, "OG403", f"fixture '{fixture.id}': path {fixture.path} {exc}"))
+    finally:
+        _CWD.pop()
     try:
         if target:
             actual = _digests_at(target, checked)
