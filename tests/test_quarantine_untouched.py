@@ -191,3 +191,26 @@ def test_cli_subcommand_runs_the_hook_in_a_real_process(repo: Repo) -> None:
     proc = subprocess.run((sys.executable, "-m", "hooks.cli", "quarantine-untouched", "--now", NOW), cwd=repo.path, capture_output=True, text=True)
     assert proc.returncode == 1
     assert proc.stdout == f"{CONTRACT}:4:5: OG601 freeze 't' expired at 2026-11-01T00:00:00Z: fix the test or drop the entry\n"
+
+
+def test_deleting_the_contract_with_its_ledger_is_rejected(repo: Repo, capsys) -> None:
+    repo.write(CONTRACT, contract_text(freezes=freeze_entry("t", SOON)))
+    repo.commit()
+    repo.remove(CONTRACT)
+    code, out = run(repo, capsys)
+    assert code == 1 and f"{CONTRACT}:1:1: OG622 the contract was deleted" in out
+
+
+def test_range_mode_reads_the_target_commit(repo: Repo, capsys, monkeypatch) -> None:
+    repo.write(CONTRACT, contract_text(freezes=BASE_LEDGER))
+    base = repo.commit("base")
+    repo.write("tests/quarantine/test_x.py", "import pytest\n\n@pytest.mark.skip\ndef test_x():\n    pass\n")
+    repo.write(CONTRACT, contract_text(freezes=freeze_entry("test_report_render_flaky", LATER, 2, extra="    seed: 20260906\n    silent_runs_allowed: 8\n")))
+    bad = repo.commit("weaken")
+    repo.write("tests/quarantine/test_x.py", "def test_x():\n    pass\n")
+    repo.write(CONTRACT, contract_text(freezes=BASE_LEDGER))
+    repo.commit("restore in the work tree")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", base)
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", bad)
+    code, out = run(repo, capsys)
+    assert code == 1 and "OG611" in out and "tests/quarantine/test_x.py:3:2: OG620" in out
