@@ -328,6 +328,8 @@ def diff_findings(base: contract.Contract, new: contract.Contract | None, approv
                     f"fixture-repoint {old.id} {old.path} {fixture.path}", fixture.line, fixture.col, "OG405",
                     f"lock '{old.id}' repointed from {old.path} to {fixture.path}",
                 )
+        if fixture.unlock and fixture.unlock != old.unlock:
+            notice(f"fixture '{old.id}': `unlock` approves nothing here; a rotation needs `oracle-guard approve` (signed)")
         if fixture.sha256 != old.sha256:
             hint = " (`unlock` is not an approval)" if fixture.unlock else ""
             rejected(

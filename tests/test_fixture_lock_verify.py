@@ -285,3 +285,10 @@ def test_console_entry_in_a_real_process(repo: Repo) -> None:
     repo.write("tests/fixtures/invoice_v3.json", INVOICE_CRLF)
     proc = subprocess.run((sys.executable, "-m", "hooks.cli", "fixture-lock-verify"), cwd=repo.path, capture_output=True, text=True)
     assert proc.returncode == 1 and proc.stdout.startswith("tests/fixtures/invoice_v3.json:1:1: OG401 ")
+
+
+def test_setting_unlock_alone_changes_nothing_but_is_pointed_out(repo: Repo, capsys) -> None:
+    locked_repo(repo)
+    repo.write(CONTRACT, contract_text(fixture_entry("invoice_v3", "tests/fixtures/invoice_v3.json", sha(INVOICE), '"rotate please"')))
+    code, out = run(repo, capsys)
+    assert code == 0 and "`unlock` approves nothing here" in out
