@@ -147,10 +147,12 @@ def digest_of(path: str, roots: Sequence[str], workers: int = WORKERS) -> str | 
         files = directory_files(path)
         prefix = path.rstrip("/") + "/"
         for name in files:
-            if os.path.islink(name):
-                raise Escape(f"holds a symlink ({name}); a locked directory may hold only files")
+            if not stat.S_ISREG(os.lstat(name).st_mode):
+                raise Escape(f"holds a symlink or special file ({name}); a locked directory may hold only files")
         digests = hash_files(files, workers)
         return manifest_digest({name[len(prefix):]: digests[name] for name in files})
+    if not stat.S_ISREG(mode):  # a FIFO or device would block or never end
+        raise Escape("is not a regular file or directory")
     return _file_digest(path)
 
 
@@ -254,6 +256,7 @@ def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash
     findings: list[Finding] = []
     actual: dict[str, str | None] = {}
     checked: list[contract.Fixture] = []
+    _REAL_FOLDERS.clear()  # symlinks may have changed since an earlier run in this process
     _CWD.append(os.getcwd())
     try:
         for fixture in c.fixtures:

@@ -292,3 +292,12 @@ def test_setting_unlock_alone_changes_nothing_but_is_pointed_out(repo: Repo, cap
     repo.write(CONTRACT, contract_text(fixture_entry("invoice_v3", "tests/fixtures/invoice_v3.json", sha(INVOICE), '"rotate please"')))
     code, out = run(repo, capsys)
     assert code == 0 and "`unlock` approves nothing here" in out
+
+
+def test_a_fifo_in_place_of_a_fixture_is_refused_not_read_forever(repo: Repo, capsys) -> None:
+    locked_repo(repo)
+    os.remove(repo.path / "tests/fixtures/invoice_v3.json")
+    os.mkfifo(repo.path / "tests/fixtures/invoice_v3.json")
+    code = repo.run(main, "--no-diff")  # git cannot stage a FIFO; pre-commit --all-files still sees it
+    out = capsys.readouterr().out
+    assert code == 1 and "OG403" in out and "is not a regular file or directory" in out
