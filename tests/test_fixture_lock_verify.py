@@ -301,3 +301,27 @@ def test_a_fifo_in_place_of_a_fixture_is_refused_not_read_forever(repo: Repo, ca
     code = repo.run(main, "--no-diff")  # git cannot stage a FIFO; pre-commit --all-files still sees it
     out = capsys.readouterr().out
     assert code == 1 and "OG403" in out and "is not a regular file or directory" in out
+
+
+def test_threaded_hashing_matches_hashlib(tmp_path) -> None:
+    from hooks.fixture_lock_verify import Prehash, hash_files
+
+    paths = []
+    for i in range(11):
+        target = tmp_path / f"f{i}.bin"
+        target.write_bytes(bytes([i]) * (i * 70_001))
+        paths.append(str(target))
+    expected = {p: sha(open(p, "rb").read()) for p in paths}
+    assert hash_files(paths, 1) == hash_files(paths, 4) == expected
+    raw = "".join(f"  - path: {p}\n" for p in paths).encode()
+    assert Prehash(raw).result() == {}  # absolute paths are never read ahead
+
+
+def test_prehash_reads_only_plain_relative_files(tmp_path, monkeypatch) -> None:
+    from hooks.fixture_lock_verify import Prehash
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.bin").write_bytes(b"a")
+    (tmp_path / "link.bin").symlink_to(tmp_path / "a.bin")
+    raw = b'  - path: a.bin\n    path: "link.bin"\n  - path: ../a.bin  # comment\n'
+    assert Prehash(raw).result() == {"a.bin": sha(b"a")}
