@@ -424,6 +424,10 @@ def loads(text: str | bytes, path: str = DEFAULT_PATH) -> Contract:
         mark = exc.problem_mark or exc.context_mark
         where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
         raise ContractError(f"{path}:{where}: invalid YAML: {exc.problem or exc.context}") from None
+    except yaml.reader.ReaderError as exc:  # a character YAML forbids: say where, like the others
+        pos = min(exc.position, len(text))
+        line, col = text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
+        raise ContractError(f"{path}:{line}:{col}: invalid YAML: character U+{exc.character if isinstance(exc.character, int) else ord(exc.character):04X} is not allowed") from None
     except yaml.YAMLError as exc:
         raise ContractError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
     values.pop("line"), values.pop("col")

@@ -71,6 +71,7 @@ REFUSALS = [
     ("empty document", "", "the contract is empty"),
     ("not a mapping", "- version: 1\n", "1:1: the contract must be a mapping"),
     ("broken YAML", "version: 1\nfixtures: [\n", "invalid YAML"),
+    ("control character", "version: 1\nmax_reruns: 1\x07\n", "2:14: invalid YAML: character U+0007 is not allowed"),
     ("backslash path", "version: 1\nfixtures:\n  - {id: a, path: 'a\\b', sha256: " + SHA + "}\n", "'path' must use forward slashes"),
 ]
 
