@@ -325,3 +325,13 @@ def test_prehash_reads_only_plain_relative_files(tmp_path, monkeypatch) -> None:
     (tmp_path / "link.bin").symlink_to(tmp_path / "a.bin")
     raw = b'  - path: a.bin\n    path: "link.bin"\n  - path: ../a.bin  # comment\n'
     assert Prehash(raw).result() == {"a.bin": sha(b"a")}
+
+
+def test_a_base_contract_that_does_not_load_fails_closed_in_one_line(repo: Repo, capsys) -> None:
+    repo.write(CONTRACT, "version: 1\nfixtures: []\nfixtures: []\n")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--no-verify", "-m", "broken contract slipped in")
+    repo.write(CONTRACT, contract_text())
+    code, out = run(repo, capsys)
+    assert code == 2 and out.count("\n") == 1
+    assert "the contract at the base revision does not load, so nothing can be compared (fail closed)" in out
