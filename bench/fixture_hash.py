@@ -74,6 +74,7 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--megabytes", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--installed", metavar="EXE", help="also time this installed fixture-lock-verify executable (e.g. a venv's bin/fixture-lock-verify)")
     args = parser.parse_args()
     total = args.megabytes * 1_000_000
     with tempfile.TemporaryDirectory(prefix="og-bench-") as tmp:
@@ -86,6 +87,8 @@ def main() -> int:
             "fixture-lock-verify (installed)": [sys.executable, "-S", "-m", "hooks.fixture_lock_verify"],
             "fixture-lock-verify (dev venv)": [sys.executable, "-m", "hooks.fixture_lock_verify"],
         }
+        if args.installed:
+            commands["fixture-lock-verify (--installed)"] = [args.installed]
         times: dict[str, list[float]] = {name: [] for name in commands}
         cpu: dict[str, list[float]] = {name: [] for name in commands}
         for cmd in commands.values():  # warm the page cache and imports
