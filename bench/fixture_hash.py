@@ -59,9 +59,12 @@ def build(folder: Path, files: int, total: int) -> list[str]:
 
 def timed(cmd: list[str], cwd: Path) -> tuple[float, float]:
     """Wall-clock seconds and CPU seconds (user + system, children included)."""
+    env = dict(os.environ)
+    if not cmd[0].endswith(("python", "python3")) and "PYTHONPATH" in env and cmd[0] != "openssl":
+        del env["PYTHONPATH"]  # an installed executable imports its own copy
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
