@@ -87,11 +87,11 @@ def main() -> int:
         os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), yaml_dir])
         commands = {
             "openssl dgst -sha256": ["openssl", "dgst", "-sha256", *paths],
-            "fixture-lock-verify (installed)": [sys.executable, "-S", "-m", "hooks.fixture_lock_verify"],
+            "fixture-lock-verify (python -S)": [sys.executable, "-S", "-m", "hooks.fixture_lock_verify"],
             "fixture-lock-verify (dev venv)": [sys.executable, "-m", "hooks.fixture_lock_verify"],
         }
         if args.installed:
-            commands["fixture-lock-verify (--installed)"] = [args.installed]
+            commands["fixture-lock-verify (installed exe)"] = [args.installed]
         times: dict[str, list[float]] = {name: [] for name in commands}
         cpu: dict[str, list[float]] = {name: [] for name in commands}
         for cmd in commands.values():  # warm the page cache and imports
