@@ -214,3 +214,16 @@ def test_range_mode_reads_the_target_commit(repo: Repo, capsys, monkeypatch) -> 
     monkeypatch.setenv("PRE_COMMIT_TO_REF", bad)
     code, out = run(repo, capsys)
     assert code == 1 and "OG611" in out and "tests/quarantine/test_x.py:3:2: OG620" in out
+
+
+def test_an_inline_signature_on_the_entry_approves_it_and_a_forged_one_does_not(repo: Repo, capsys, tmp_path) -> None:
+    from hooks.approvals import sign
+
+    key = signed(repo, tmp_path)
+    good = sign(f"freeze-add test_new_flake {LATER} 1", str(key))
+    wrong = sign(f"freeze-add test_new_flake {LATER} 2", str(key))
+    for signature, expected in ((good, 0), (wrong, 1)):
+        block = "    signature: |\n" + "".join(f"      {line}\n" for line in signature.splitlines())
+        repo.write(CONTRACT, contract_text(freezes=freeze_entry("test_new_flake", LATER, 1, extra=block), extra="allowed_signers: tests/allowed_signers\n"))
+        code, out = run(repo, capsys)
+        assert code == expected, out
