@@ -30,6 +30,7 @@ _INT = re.compile(r"[-+]?(0|[1-9][0-9]*)\Z")
 _TIMESTAMP = re.compile(r"\d{4}-\d\d?-\d\d?([Tt ]|\Z)")
 _SEXAGESIMAL = re.compile(r"[-+]?\d+(:[0-5]?\d)+(\.\d*)?\Z")
 _SHA256 = re.compile(r"[0-9a-f]{64}\Z")
+_NUMERIC_START = frozenset("0123456789+-")
 
 
 class ContractError(UsageError):
@@ -63,8 +64,15 @@ def _refuse_event(event: Any) -> None:
 if hasattr(yaml, "CSafeLoader"):
 
     class _FastComposer(yaml.CSafeLoader):  # type: ignore[name-defined,misc]
+        # Scalars are typed by hand below, so the resolver's per-node work is skipped.
         def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-            return ""  # scalars are typed by hand below; skipping the resolver saves ~30% of a load
+            return ""
+
+        def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+            return None
+
+        def ascend_resolver(self) -> None:
+            return None
 
     _FastLoader: Any = _FastComposer
 else:  # PyYAML built without libyaml
@@ -114,6 +122,8 @@ def _plain_value(node: ScalarNode) -> Any:
         return _BOOL[text]
     if text in _YAML11_BOOL:
         raise _error(node.start_mark, f"'{text}' is ambiguous in YAML; write true/false, or quote it")
+    if text[0] not in _NUMERIC_START:  # cannot be a number, a timestamp or base-60
+        return text
     if _INT.match(text):
         return int(text)
     if _TIMESTAMP.match(text):
