@@ -18,6 +18,7 @@ import argparse
 import hashlib
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -56,13 +57,19 @@ def build(folder: Path, files: int, total: int) -> list[str]:
     return paths
 
 
-def timed(cmd: list[str], cwd: Path) -> float:
+def timed(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall-clock seconds and CPU seconds (user + system, children included)."""
+    env = dict(os.environ)
+    if not cmd[0].endswith(("python", "python3")) and "PYTHONPATH" in env and cmd[0] != "openssl":
+        del env["PYTHONPATH"]  # an installed executable imports its own copy
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"{cmd[0]} failed: {proc.stderr.decode()[-300:]}")
-    return elapsed
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> int:
@@ -70,6 +77,7 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--megabytes", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--installed", metavar="EXE", help="also time this installed fixture-lock-verify executable (e.g. a venv's bin/fixture-lock-verify)")
     args = parser.parse_args()
     total = args.megabytes * 1_000_000
     with tempfile.TemporaryDirectory(prefix="og-bench-") as tmp:
@@ -79,24 +87,31 @@ def main() -> int:
         os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), yaml_dir])
         commands = {
             "openssl dgst -sha256": ["openssl", "dgst", "-sha256", *paths],
-            "fixture-lock-verify (installed)": [sys.executable, "-S", "-m", "hooks.fixture_lock_verify"],
+            "fixture-lock-verify (python -S)": [sys.executable, "-S", "-m", "hooks.fixture_lock_verify"],
             "fixture-lock-verify (dev venv)": [sys.executable, "-m", "hooks.fixture_lock_verify"],
         }
+        if args.installed:
+            commands["fixture-lock-verify (installed exe)"] = [args.installed]
         times: dict[str, list[float]] = {name: [] for name in commands}
+        cpu: dict[str, list[float]] = {name: [] for name in commands}
         for cmd in commands.values():  # warm the page cache and imports
             timed(cmd, folder)
         for _ in range(args.runs):
             for name, cmd in commands.items():
-                times[name].append(timed(cmd, folder))
+                wall, used = timed(cmd, folder)
+                times[name].append(wall)
+                cpu[name].append(used)
         medians = {name: statistics.median(values) for name, values in times.items()}
+        cpu_medians = {name: statistics.median(values) for name, values in cpu.items()}
+    load = os.getloadavg()[0]
     mb = total / 1e6
     version = subprocess.run(("openssl", "version"), capture_output=True, text=True).stdout.strip()
-    print(f"{args.files} locked fixtures, {mb:.0f} MB, median of {args.runs} ({os.cpu_count()} CPUs, {version}, Python {sys.version.split()[0]})")
+    print(f"{args.files} locked fixtures, {mb:.0f} MB, median of {args.runs} ({os.cpu_count()} CPUs, load average {load:.1f}, {version}, Python {sys.version.split()[0]})")
     for name, values in times.items():
-        print(f"{name:32s} {medians[name]:6.3f} s {mb / medians[name]:7.1f} MB/s   runs: {', '.join(f'{t:.3f}' for t in values)}")
-    peer = medians["openssl dgst -sha256"]
+        print(f"{name:32s} {medians[name]:6.3f} s {mb / medians[name]:7.1f} MB/s  cpu {cpu_medians[name]:.3f} s   runs: {', '.join(f'{t:.3f}' for t in values)}")
+    peer, peer_cpu = medians["openssl dgst -sha256"], cpu_medians["openssl dgst -sha256"]
     for name in list(commands)[1:]:
-        print(f"{name}: {100 * peer / medians[name]:.0f}% of openssl's throughput (bar: 80%)")
+        print(f"{name}: {100 * peer / medians[name]:.0f}% of openssl's throughput (bar: 80%); CPU {cpu_medians[name] / peer_cpu:.2f}x openssl's")
     return 0
 
 

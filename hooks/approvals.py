@@ -244,11 +244,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     contract_mod.add_contract_arg(parser)
     args = parser.parse_args(argv)
     statement = parse_statement(args.statement)
+    output = os.path.abspath(args.output) if args.output else None  # as the user meant it, before moving to the top
     key = args.key or _default_key()
+    if key and not key.startswith("key::"):
+        key = os.path.abspath(os.path.expanduser(key))
+    from hooks import changes
+
+    changes.enter_repo([])
     if not key:
         raise UsageError("no signing key: pass --key ~/.ssh/id_ed25519 or set `git config user.signingkey`")
     signature = sign(statement, key)
-    output = args.output
     if not output:
         loaded = contract_mod.load(args.contract)
         folder = loaded.approvals if loaded else contract_mod.Contract().approvals
@@ -256,7 +261,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.makedirs(os.path.dirname(output) or ".", exist_ok=True)
     with open(output, "w", encoding="utf-8", newline="\n") as f:
         f.write(statement + "\n" + signature)
-    print(f"wrote {output}: approves `{statement}`")
+    shown = os.path.relpath(output)
+    shown = output if shown.startswith("..") else shown
+    print(f"wrote {shown}: approves `{statement}`")
     print("commit it in a reviewed change; it is verified against the allowed signers at the base revision")
     return 0
 

@@ -19,14 +19,19 @@ import hashlib
 import os
 import re
 import stat
+import sys
 import threading
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from hooks import changes, contract, git
 from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
 
 if TYPE_CHECKING:
+    from hooks import changes, contract
     from hooks.approvals import Approvals
+
+# hooks.contract (PyYAML) and hooks.changes are imported inside functions: main()
+# starts hashing before paying for them, so the imports overlap the I/O.
+DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # = hooks.contract.DEFAULT_PATH
 
 CHUNK = 1 << 20
 WORKERS = max(1, min(4, os.cpu_count() or 1))
@@ -88,18 +93,26 @@ def manifest_digest(entries: dict[str, str]) -> str:
 
 def directory_files(folder: str) -> list[str]:
     """Repo-relative files under FOLDER that git would commit (tracked or not ignored)."""
+    from hooks import git
+
     out = git.run("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", folder.rstrip("/") + "/")
     names = sorted({os.fsdecode(n) for n in out.split(b"\0") if n})
     return [n for n in names if os.path.lexists(n)]  # deleted but not yet staged: gone
 
 
 _REAL_FOLDERS: dict[tuple[str, str], str] = {}
+_CWD: list[str] = []
+
+
+def _cwd() -> str:
+    """os.getcwd(), asked once per check_path batch rather than per lock."""
+    return _CWD[-1] if _CWD else os.getcwd()
 
 
 def _real(path: str) -> str:
     """realpath(PATH), resolving each parent folder once: 1,000 locks share a few folders."""
     folder, _, name = path.rpartition("/")
-    key = (os.getcwd(), folder)
+    key = (_cwd(), folder)
     if key not in _REAL_FOLDERS:
         _REAL_FOLDERS[key] = os.path.realpath(folder or ".")
     inside = os.path.join(_REAL_FOLDERS[key], name) if name else _REAL_FOLDERS[key]
@@ -134,10 +147,12 @@ def digest_of(path: str, roots: Sequence[str], workers: int = WORKERS) -> str | 
         files = directory_files(path)
         prefix = path.rstrip("/") + "/"
         for name in files:
-            if os.path.islink(name):
-                raise Escape(f"holds a symlink ({name}); a locked directory may hold only files")
+            if not stat.S_ISREG(os.lstat(name).st_mode):
+                raise Escape(f"holds a symlink or special file ({name}); a locked directory may hold only files")
         digests = hash_files(files, workers)
         return manifest_digest({name[len(prefix):]: digests[name] for name in files})
+    if not stat.S_ISREG(mode):  # a FIFO or device would block or never end
+        raise Escape("is not a regular file or directory")
     return _file_digest(path)
 
 
@@ -146,6 +161,8 @@ def digest_of(path: str, roots: Sequence[str], workers: int = WORKERS) -> str | 
 
 def _digests_at(target: str, fixtures: Sequence[contract.Fixture]) -> dict[str, str | None]:
     """Digests of the fixtures as committed in TARGET (pre-push / --to-ref of another commit)."""
+    from hooks import git
+
     out = git.run("ls-tree", "-r", "-z", target)
     tree: dict[str, tuple[str, str]] = {}
     for record in out.split(b"\0"):
@@ -218,16 +235,38 @@ class Prehash:
         return self.digests
 
 
-def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash | None = None) -> list[Finding]:
+def _changed_inside(path: str, change_set: changes.ChangeSet | None) -> str:
+    """For a directory lock: which files changed there since the base, to say what broke it."""
+    if change_set is None or not change_set.base:
+        return ""
+    prefix = path.rstrip("/") + "/"
+    names = {"A": "added", "D": "removed", "R": "renamed"}
+    seen = []
+    for change in change_set.changes:
+        name = change.path or change.old_path or ""
+        if name.startswith(prefix) or (change.old_path or "").startswith(prefix):
+            seen.append(f"{name[len(prefix):] if name.startswith(prefix) else name} ({names.get(change.status, 'changed')})")
+    if not seen:
+        return ""
+    more = f" and {len(seen) - 5} more" if len(seen) > 5 else ""
+    return "; since the base: " + ", ".join(seen[:5]) + more
+
+
+def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash | None = None, change_set: changes.ChangeSet | None = None) -> list[Finding]:
     findings: list[Finding] = []
     actual: dict[str, str | None] = {}
     checked: list[contract.Fixture] = []
-    for fixture in c.fixtures:
-        try:
-            check_path(fixture.path, c.fixture_roots)
-            checked.append(fixture)
-        except Escape as exc:
-            findings.append(_entry_finding(c, fixture, "OG403", f"fixture '{fixture.id}': path {fixture.path} {exc}"))
+    _REAL_FOLDERS.clear()  # symlinks may have changed since an earlier run in this process
+    _CWD.append(os.getcwd())
+    try:
+        for fixture in c.fixtures:
+            try:
+                check_path(fixture.path, c.fixture_roots)
+                checked.append(fixture)
+            except Escape as exc:
+                findings.append(_entry_finding(c, fixture, "OG403", f"fixture '{fixture.id}': path {fixture.path} {exc}"))
+    finally:
+        _CWD.pop()
     try:
         if target:
             actual = _digests_at(target, checked)
@@ -252,10 +291,11 @@ def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash
         if digest is None:
             findings.append(_entry_finding(c, fixture, "OG402", f"locked fixture '{fixture.id}' is missing: {fixture.path}"))
         elif digest != fixture.sha256:
+            inside = _changed_inside(fixture.path, change_set)
             findings.append(
                 Finding(
                     fixture.path, 1, 1, "OG401",
-                    f"bytes do not match the lock '{fixture.id}' ({c.path}:{fixture.line}): "
+                    f"bytes do not match the lock '{fixture.id}' ({c.path}:{fixture.line}){inside}: "
                     f"sha256 {digest[:12]}…, locked {fixture.sha256[:12]}…; restore the file, or rotate the lock "
                     f"with a signed approval: `oracle-guard approve fixture-rotate {fixture.id} {fixture.sha256} {digest}`",
                 )
@@ -291,6 +331,8 @@ def diff_findings(base: contract.Contract, new: contract.Contract | None, approv
                     f"fixture-repoint {old.id} {old.path} {fixture.path}", fixture.line, fixture.col, "OG405",
                     f"lock '{old.id}' repointed from {old.path} to {fixture.path}",
                 )
+        if fixture.unlock and fixture.unlock != old.unlock:
+            notice(f"fixture '{old.id}': `unlock` approves nothing here; a rotation needs `oracle-guard approve` (signed)")
         if fixture.sha256 != old.sha256:
             hint = " (`unlock` is not an approval)" if fixture.unlock else ""
             rejected(
@@ -302,6 +344,8 @@ def diff_findings(base: contract.Contract, new: contract.Contract | None, approv
 
 def _contract_bytes(target: str | None, path: str) -> bytes | None:
     if target:
+        from hooks import git
+
         return git.read_blobs(target, [path]).get(path)
     try:
         with open(path, "rb") as f:
@@ -312,8 +356,30 @@ def _contract_bytes(target: str | None, path: str) -> bytes | None:
         raise UsageError(f"{path}: is a directory, not a contract file") from None
 
 
+def _early_prehash(argv: Sequence[str]) -> tuple[str, Prehash] | None:
+    """Start hashing from the contract's raw bytes before anything heavy is imported."""
+    if os.environ.get("PRE_COMMIT_TO_REF") or "--help" in argv or "-h" in argv:
+        return None  # a target commit is hashed from git, not the work tree
+    path = DEFAULT_CONTRACT
+    for i, arg in enumerate(argv):
+        if arg == "--contract" and i + 1 < len(argv):
+            path = argv[i + 1]
+        elif arg.startswith("--contract="):
+            path = arg.partition("=")[2]
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(64 * 1024 * 1024)
+    except OSError:
+        return None
+    return os.getcwd(), Prehash(raw)
+
+
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    early = _early_prehash(argv)
+    from hooks import changes, contract, git
+
     parser = argparse.ArgumentParser(prog="fixture-lock-verify", description=__doc__.splitlines()[0])
     parser.add_argument("filenames", nargs="*", help="ignored: every lock is verified")
     changes.add_base_args(parser)
@@ -325,11 +391,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     change_set = None if args.no_diff else changes.resolve(args)
     target = change_set.target if change_set else None
     new_bytes = _contract_bytes(target, args.contract)
-    prehash = Prehash(new_bytes) if new_bytes and not target else None
+    prehash = None
+    if new_bytes and not target:  # digests from another folder or a target commit would not apply
+        prehash = early[1] if early and early[0] == os.getcwd() else Prehash(new_bytes)
     new = None if new_bytes is None else contract.loads(new_bytes, args.contract)
     findings: list[Finding] = []
     if new is not None:
-        findings += absolute_findings(new, target, prehash)
+        findings += absolute_findings(new, target, prehash, change_set)
     if change_set is not None and change_set.base is None:
         notice("no commits yet: every lock is new")
     elif change_set is not None:

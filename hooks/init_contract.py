@@ -86,6 +86,10 @@ def find_properties(files: Sequence[str]) -> tuple[list[contract.Property], bool
     """Every Hypothesis property in the test files; False when no model is available."""
     found: list[contract.Property] = []
     taken: set[str] = set()
+    try:
+        importlib.import_module("hooks.hypothesis_model")
+    except ImportError:
+        return [], False
     for path in files:
         if not path.endswith(".py") or not (_TEST_FILE.search(path) or path.startswith("tests/")):
             continue

@@ -12,8 +12,9 @@ or ``silent_runs_allowed`` raised; no ``max_active_freezes``,
 while its entry exists.  A new entry expires at most ``max_freeze_days``
 after now and starts with at most ``max_reruns`` reruns (the base's limits);
 with an allowed-signers file at the base it also needs a signed
-``freeze-add`` approval, otherwise it is printed as a notice for the
-reviewer.  Removing entries (graduating) and lowering budgets always pass.
+``freeze-add`` approval (an approval file, or the same SSH signature inline
+in the entry's ``signature`` field), otherwise it is printed as a notice for
+the reviewer.  Removing entries (graduating) and lowering budgets always pass.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from datetime import datetime, timedelta
 from typing import Sequence
 
 from hooks import changes, contract, git
-from hooks.approvals import Approvals
+from hooks.approvals import Approvals, verify
 from hooks.forbid_skip_marks import RULE as SKIP_RULE
 from hooks.pysource import Module, SourceError, test_functions
 from hooks.report import Finding, add_format_arg, emit, guarded, notice
@@ -84,7 +85,8 @@ def _new_entry(base: contract.Contract, new: contract.Contract, entry: contract.
         found.append(Finding(*where, "OG615", f"new freeze '{entry.id}' starts with {entry.remaining_reruns} reruns; at most {reruns}"))
     statement = f"freeze-add {entry.id} {entry.expires} {entry.remaining_reruns}"
     if base.allowed_signers:
-        if not approvals.covers(statement):
+        inline = entry.signature and approvals.allowed_signers and verify(statement, entry.signature, approvals.allowed_signers)
+        if not inline and not approvals.covers(statement):
             found.append(Finding(*where, "OG616", f"new freeze '{entry.id}' {approvals.explain(statement)}"))
     else:
         notice(f"new freeze '{entry.id}' (owner {entry.owner}, expires {entry.expires}): a reviewer should check it; configure allowed_signers to require a signed approval")
@@ -110,10 +112,15 @@ def _layer_files(folders: Sequence[str], target: str | None) -> dict[str, bytes 
     return {n: changes.read_worktree_file(n) for n in names}
 
 
-def layer_findings(c: contract.Contract, target: str | None) -> list[Finding]:
-    """No skip marks at all under the quarantine layer: a frozen test reruns, it is never skipped."""
+def layer_findings(c: contract.Contract, target: str | None, base: contract.Contract | None = None) -> list[Finding]:
+    """No skip marks at all under the quarantine layer: a frozen test reruns, it is never skipped.
+
+    The base's layer paths count too: moving the layer elsewhere in the same
+    patch does not unguard the old folder.
+    """
     found = []
-    for path, data in _layer_files(c.layers.quarantine, target).items():
+    folders = tuple(dict.fromkeys(c.layers.quarantine + (base.layers.quarantine if base else ())))
+    for path, data in _layer_files(folders, target).items():
         if data is None or not SKIP_RULE.could_match(data):
             continue
         try:
@@ -168,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if base is not None and base.freezes:
             return emit([Finding(args.contract, 1, 1, "OG622", "the contract was deleted, and its freeze ledger with it")], args.format)
         return 0
-    findings = ledger_findings(new, now) + layer_findings(new, change_set.target) + deletion_findings(new, change_set)
+    findings = ledger_findings(new, now) + layer_findings(new, change_set.target, base) + deletion_findings(new, change_set)
     if base is not None:
         findings += diff_findings(base, new, now, Approvals.load(change_set, base, new))
     else:

@@ -134,3 +134,15 @@ def test_approve_refuses_bad_input_in_one_line(repo: Repo, capsys, argv: list[st
 def test_approve_without_a_key_says_how_to_set_one(repo: Repo, capsys) -> None:
     assert repo.run(approvals.main, "test-retire", "tests/test_a.py::test_a") == 2
     assert "git config user.signingkey" in capsys.readouterr().err
+
+
+def test_approve_from_a_subfolder_writes_into_the_repositorys_approvals(repo: Repo, tmp_path: Path) -> None:
+    key = signed_repo(repo, tmp_path)
+    (repo.path / "src").mkdir()
+    proc = subprocess.run(
+        (sys.executable, "-m", "hooks.cli", "approve", "--key", str(key), "test-retire", "tests/test_a.py::test_a"),
+        cwd=repo.path / "src", capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("wrote tests/approvals/test-retire-tests_test_a.py_test_a-")
+    assert load(repo).covers("test-retire tests/test_a.py::test_a")

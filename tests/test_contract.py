@@ -20,7 +20,7 @@ SCHEMA = json.loads(Path(contract.__file__).with_name("contract.schema.json").re
 SHA = "8f3a1c0e0b77d2a19c4e6b1f0a9d5c2e7b8a4f1c0d6e9b3a5c7d1e0f2a4b6c8d"
 
 
-def test_seed_contract_loads_exactly_as_printed() -> None:
+def test_seed_contract_loads_exactly_as_printed(either_loader: None) -> None:
     c = contract.loads(SEED)
     assert [(p.id, p.module, p.name, p.min_examples) for p in c.properties] == [
         ("parse_rejects_empty", "tests.properties.test_parse", "test_empty_input_raises", 40),
@@ -71,12 +71,20 @@ REFUSALS = [
     ("empty document", "", "the contract is empty"),
     ("not a mapping", "- version: 1\n", "1:1: the contract must be a mapping"),
     ("broken YAML", "version: 1\nfixtures: [\n", "invalid YAML"),
+    ("control character", "version: 1\nmax_reruns: 1\x07\n", "2:14: invalid YAML: character U+0007 is not allowed"),
     ("backslash path", "version: 1\nfixtures:\n  - {id: a, path: 'a\\b', sha256: " + SHA + "}\n", "'path' must use forward slashes"),
 ]
 
 
+@pytest.fixture(params=["libyaml", "pure-python"])
+def either_loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same refusals whether PyYAML was built with libyaml or not."""
+    if request.param == "pure-python":
+        monkeypatch.setattr(contract, "_FastLoader", None)
+
+
 @pytest.mark.parametrize("why, text, expected", REFUSALS, ids=[r[0] for r in REFUSALS])
-def test_loader_refusals_name_file_line_col_and_key(why: str, text: str, expected: str) -> None:
+def test_loader_refusals_name_file_line_col_and_key(why: str, text: str, expected: str, either_loader: None) -> None:
     with pytest.raises(contract.ContractError) as info:
         contract.loads(text, "tests/agent_contract.yaml")
     message = str(info.value)
@@ -244,3 +252,8 @@ def strengthenings(draw: st.DrawFn) -> tuple[contract.Contract, contract.Contrac
 def test_any_single_strengthening_edit_is_accepted(case: tuple[contract.Contract, contract.Contract, str]) -> None:
     base, new, edit = case
     assert findings(base, new) == [], edit
+
+
+def test_a_huge_contract_is_refused_in_one_line() -> None:
+    with pytest.raises(contract.ContractError, match="over the 16777216-byte limit"):
+        contract.loads(b"version: 1\n" + b"#" * contract.MAX_CONTRACT_BYTES)

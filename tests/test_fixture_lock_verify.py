@@ -113,6 +113,7 @@ def test_a_locked_directory_changes_with_any_file_inside(repo: Repo, capsys, edi
     edit(repo)
     code, out = run(repo, capsys)
     assert code == 1 and "tests/__snapshots__:1:1: OG401 bytes do not match the lock 'snapshots'" in out
+    assert "; since the base: " in out  # names what changed inside
 
 
 def test_a_locked_directory_ignores_ignored_files(repo: Repo, capsys) -> None:
@@ -267,3 +268,70 @@ def test_a_fixture_root_that_is_a_symlink_out_of_the_repository_widens_nothing(r
     repo.write(CONTRACT, contract_text(fixture_entry("x", "tests/linked/x.json", sha(INVOICE)), extra="fixture_roots: [tests/linked]\n"))
     code, out = run(repo, capsys, "--no-diff")
     assert code == 1 and "OG403" in out and "outside the repository" in out
+
+
+def test_deleting_the_contract_drops_every_lock(repo: Repo, capsys) -> None:
+    locked_repo(repo)
+    repo.remove(CONTRACT)
+    code, out = run(repo, capsys)
+    assert code == 1 and f"{CONTRACT}:1:1: OG406 lock 'invoice_v3' (tests/fixtures/invoice_v3.json) dropped" in out
+
+
+def test_console_entry_in_a_real_process(repo: Repo) -> None:
+    import subprocess
+    import sys
+
+    locked_repo(repo)
+    repo.write("tests/fixtures/invoice_v3.json", INVOICE_CRLF)
+    proc = subprocess.run((sys.executable, "-m", "hooks.cli", "fixture-lock-verify"), cwd=repo.path, capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stdout.startswith("tests/fixtures/invoice_v3.json:1:1: OG401 ")
+
+
+def test_setting_unlock_alone_changes_nothing_but_is_pointed_out(repo: Repo, capsys) -> None:
+    locked_repo(repo)
+    repo.write(CONTRACT, contract_text(fixture_entry("invoice_v3", "tests/fixtures/invoice_v3.json", sha(INVOICE), '"rotate please"')))
+    code, out = run(repo, capsys)
+    assert code == 0 and "`unlock` approves nothing here" in out
+
+
+def test_a_fifo_in_place_of_a_fixture_is_refused_not_read_forever(repo: Repo, capsys) -> None:
+    locked_repo(repo)
+    os.remove(repo.path / "tests/fixtures/invoice_v3.json")
+    os.mkfifo(repo.path / "tests/fixtures/invoice_v3.json")
+    code = repo.run(main, "--no-diff")  # git cannot stage a FIFO; pre-commit --all-files still sees it
+    out = capsys.readouterr().out
+    assert code == 1 and "OG403" in out and "is not a regular file or directory" in out
+
+
+def test_threaded_hashing_matches_hashlib(tmp_path) -> None:
+    from hooks.fixture_lock_verify import Prehash, hash_files
+
+    paths = []
+    for i in range(11):
+        target = tmp_path / f"f{i}.bin"
+        target.write_bytes(bytes([i]) * (i * 70_001))
+        paths.append(str(target))
+    expected = {p: sha(open(p, "rb").read()) for p in paths}
+    assert hash_files(paths, 1) == hash_files(paths, 4) == expected
+    raw = "".join(f"  - path: {p}\n" for p in paths).encode()
+    assert Prehash(raw).result() == {}  # absolute paths are never read ahead
+
+
+def test_prehash_reads_only_plain_relative_files(tmp_path, monkeypatch) -> None:
+    from hooks.fixture_lock_verify import Prehash
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.bin").write_bytes(b"a")
+    (tmp_path / "link.bin").symlink_to(tmp_path / "a.bin")
+    raw = b'  - path: a.bin\n    path: "link.bin"\n  - path: ../a.bin  # comment\n'
+    assert Prehash(raw).result() == {"a.bin": sha(b"a")}
+
+
+def test_a_base_contract_that_does_not_load_fails_closed_in_one_line(repo: Repo, capsys) -> None:
+    repo.write(CONTRACT, "version: 1\nfixtures: []\nfixtures: []\n")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--no-verify", "-m", "broken contract slipped in")
+    repo.write(CONTRACT, contract_text())
+    code, out = run(repo, capsys)
+    assert code == 2 and out.count("\n") == 1
+    assert "the contract at the base revision does not load, so nothing can be compared (fail closed)" in out

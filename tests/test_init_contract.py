@@ -78,6 +78,12 @@ def test_init_registers_properties_with_their_effective_max_examples(repo: Repo,
     assert "TODO" not in (repo.path / CONTRACT).read_text()
 
 
+def test_init_without_a_property_model_leaves_a_todo_even_with_no_property_files(repo: Repo, capsys, no_model) -> None:
+    repo.write("tests/fixtures/a.json", b"{}")
+    assert repo.run(main) == 0
+    assert "# TODO: register Hypothesis properties" in (repo.path / CONTRACT).read_text()
+
+
 def test_init_refuses_to_overwrite_without_force(repo: Repo, capsys, no_model) -> None:
     populated(repo)
     repo.write(CONTRACT, "version: 1\n")
@@ -137,3 +143,26 @@ def test_lock_without_a_contract_says_run_init(repo: Repo, capsys) -> None:
     repo.write("tests/fixtures/a.json", b"{}")
     assert repo.run(lock_main, "tests/fixtures/a.json") == 2
     assert "run `oracle-guard init` first" in capsys.readouterr().err
+
+
+def test_lock_a_directory_with_an_explicit_id(repo: Repo, capsys) -> None:
+    repo.write("tests/golden/a.txt", "a\n")
+    repo.write("tests/golden/b/c.txt", "c\n")
+    repo.write(CONTRACT, "version: 1\nfixtures: []\n")
+    assert repo.run(lock_main, "tests/golden/", "--id", "goldens") == 0
+    (lock,) = contract.loads((repo.path / CONTRACT).read_text()).fixtures
+    assert (lock.id, lock.path) == ("goldens", "tests/golden")
+    repo.stage()
+    assert repo.run(verify_main) == 0
+    repo.write("tests/golden/b/c.txt", "changed\n")
+    repo.stage()
+    assert repo.run(verify_main) == 1
+    assert "tests/golden:1:1: OG401 bytes do not match the lock 'goldens'" in capsys.readouterr().out
+
+
+def test_init_with_custom_roots(repo: Repo, capsys, no_model) -> None:
+    repo.write("spec/vectors/v1.bin", b"\x00\x01")
+    repo.write("tests/fixtures/ignored.json", b"{}")
+    assert repo.run(main, "--root", "spec/vectors") == 0
+    c = contract.loads((repo.path / CONTRACT).read_text())
+    assert [f.path for f in c.fixtures] == ["spec/vectors/v1.bin"] and c.fixture_roots == ("spec/vectors",)

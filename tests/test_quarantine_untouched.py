@@ -171,3 +171,59 @@ def test_seed_ledger_is_flagged_only_for_its_expiry(repo: Repo, capsys) -> None:
     code, out = run(repo, capsys, "--base", repo.commit())
     assert code == 1
     assert [line.split(": ")[1].split()[0] for line in out.splitlines()] == ["OG601"]
+
+
+def test_moving_the_quarantine_layer_does_not_unguard_the_old_folder(repo: Repo, capsys) -> None:
+    repo.write(CONTRACT, contract_text())
+    repo.write("tests/quarantine/test_x.py", "def test_x():\n    assert flaky()\n")
+    repo.commit()
+    repo.write(CONTRACT, contract_text(extra="layers:\n  quarantine: [tests/elsewhere/]\n"))
+    repo.write("tests/quarantine/test_x.py", "import pytest\n\n@pytest.mark.xfail\ndef test_x():\n    assert flaky()\n")
+    code, out = run(repo, capsys)
+    assert code == 1 and "tests/quarantine/test_x.py:3:2: OG620 xfail mark on test_x" in out
+
+
+def test_cli_subcommand_runs_the_hook_in_a_real_process(repo: Repo) -> None:
+    import subprocess
+    import sys
+
+    repo.write(CONTRACT, contract_text(freezes=freeze_entry("t", "2026-11-01T00:00:00Z")))
+    proc = subprocess.run((sys.executable, "-m", "hooks.cli", "quarantine-untouched", "--now", NOW), cwd=repo.path, capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stdout == f"{CONTRACT}:4:5: OG601 freeze 't' expired at 2026-11-01T00:00:00Z: fix the test or drop the entry\n"
+
+
+def test_deleting_the_contract_with_its_ledger_is_rejected(repo: Repo, capsys) -> None:
+    repo.write(CONTRACT, contract_text(freezes=freeze_entry("t", SOON)))
+    repo.commit()
+    repo.remove(CONTRACT)
+    code, out = run(repo, capsys)
+    assert code == 1 and f"{CONTRACT}:1:1: OG622 the contract was deleted" in out
+
+
+def test_range_mode_reads_the_target_commit(repo: Repo, capsys, monkeypatch) -> None:
+    repo.write(CONTRACT, contract_text(freezes=BASE_LEDGER))
+    base = repo.commit("base")
+    repo.write("tests/quarantine/test_x.py", "import pytest\n\n@pytest.mark.skip\ndef test_x():\n    pass\n")
+    repo.write(CONTRACT, contract_text(freezes=freeze_entry("test_report_render_flaky", LATER, 2, extra="    seed: 20260906\n    silent_runs_allowed: 8\n")))
+    bad = repo.commit("weaken")
+    repo.write("tests/quarantine/test_x.py", "def test_x():\n    pass\n")
+    repo.write(CONTRACT, contract_text(freezes=BASE_LEDGER))
+    repo.commit("restore in the work tree")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", base)
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", bad)
+    code, out = run(repo, capsys)
+    assert code == 1 and "OG611" in out and "tests/quarantine/test_x.py:3:2: OG620" in out
+
+
+def test_an_inline_signature_on_the_entry_approves_it_and_a_forged_one_does_not(repo: Repo, capsys, tmp_path) -> None:
+    from hooks.approvals import sign
+
+    key = signed(repo, tmp_path)
+    good = sign(f"freeze-add test_new_flake {LATER} 1", str(key))
+    wrong = sign(f"freeze-add test_new_flake {LATER} 2", str(key))
+    for signature, expected in ((good, 0), (wrong, 1)):
+        block = "    signature: |\n" + "".join(f"      {line}\n" for line in signature.splitlines())
+        repo.write(CONTRACT, contract_text(freezes=freeze_entry("test_new_flake", LATER, 1, extra=block), extra="allowed_signers: tests/allowed_signers\n"))
+        code, out = run(repo, capsys)
+        assert code == expected, out
