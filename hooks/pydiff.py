@@ -124,6 +124,40 @@ def _parse_errors(paths: Iterable[str], blobs: dict[str, bytes | None]) -> list[
     return found
 
 
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\S")
+
+
+def _renamed_only(old: tuple[str, ...], new: tuple[str, ...], old_source: bytes | None, new_source: bytes | None) -> bool:
+    """Whether two keys differ only by identifiers renamed throughout the file.
+
+    ``skipif(not PY310)`` -> ``skipif(not PY_3_10_PLUS)`` is a refactor when
+    ``PY310`` no longer appears in the new file and ``PY_3_10_PLUS`` did not
+    appear in the old one; swapping in another name that already existed
+    (``IS_WINDOWS`` -> ``IS_LINUX``) is not.
+    """
+    if old_source is None or new_source is None or len(old) != len(new) or old[:2] != new[:2]:
+        return False
+    pairs: set[tuple[str, str]] = set()
+    for a, b in zip(old, new):
+        if a == b:
+            continue
+        ta, tb = _WORD.findall(a), _WORD.findall(b)
+        if len(ta) != len(tb):
+            return False
+        for x, y in zip(ta, tb):
+            if x == y:
+                continue
+            if not (x[0].isalpha() or x[0] == "_") or not (y[0].isalpha() or y[0] == "_"):
+                return False
+            pairs.add((x, y))
+    if not pairs:
+        return False
+    for x, y in pairs:
+        if re.search(rb"\b%s\b" % re.escape(x.encode()), new_source) or re.search(rb"\b%s\b" % re.escape(y.encode()), old_source):
+            return False
+    return True
+
+
 def _is_test_name(qualname: str) -> bool:
     last = qualname.rsplit(".", 1)[-1]
     return last.startswith(("test", "Test"))
@@ -225,9 +259,16 @@ def check(
 
     for path in changed:
         base_keys = Counter(o.key for o in base_side.of(old_of[path]))
+        leftovers = []
         for occ in new_side.of(path):
             if base_keys[occ.key] > 0:
                 base_keys[occ.key] -= 1
+            else:
+                leftovers.append(occ)
+        for occ in leftovers:
+            renamed = next((k for k in base_keys if base_keys[k] > 0 and _renamed_only(k, occ.key, base_blobs.get(old_of[path] or ""), new_blobs.get(path))), None)
+            if renamed is not None:
+                base_keys[renamed] -= 1  # the same skip, its condition's names renamed across the file
                 continue
             if pool is None:
                 pool = moved_pool()

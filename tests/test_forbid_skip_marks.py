@@ -429,3 +429,18 @@ def test_default_contract_path_matches_the_loader() -> None:
     from hooks import contract, pydiff
 
     assert pydiff.DEFAULT_CONTRACT == contract.DEFAULT_PATH
+
+
+def test_condition_names_renamed_throughout_the_file_is_a_refactor(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    base = with_mark("@pytest.mark.skipif(not PY310, reason='match')", "import pytest\n\nPY310 = sys.version_info >= (3, 10)")
+    new = with_mark("@pytest.mark.skipif(not PY_3_10_PLUS, reason='match')", "import pytest\n\nPY_3_10_PLUS = sys.version_info >= (3, 10)")
+    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    assert code == 0, out
+
+
+def test_condition_swapped_to_another_existing_name_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    consts = "import pytest\n\nIS_WINDOWS = sys.platform == 'win32'\nIS_LINUX = sys.platform == 'linux'"
+    base = with_mark("@pytest.mark.skipif(IS_WINDOWS, reason='no fork')", consts)
+    new = with_mark("@pytest.mark.skipif(IS_LINUX, reason='no fork')", consts)
+    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    assert code == 1 and "OG101 new skipif mark (IS_LINUX) on test_a" in out
