@@ -127,6 +127,14 @@ def test_widened_condition_is_reported(repo: Repo, capsys: pytest.CaptureFixture
     assert expected in out
 
 
+def test_skip_moved_onto_a_test_that_already_ran_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    before = BASE + "\n\ndef test_wip():\n    pytest.skip('wip')\n"
+    after = in_test_a("pytest.skip('wip')") + "\n\ndef test_wip_done():\n    assert helper()\n"
+    code, out, _ = change(repo, capsys, {T: before}, {T: after})
+    assert code == 1
+    assert "OG201 new runtime skip `pytest.skip('wip')` in test_a" in out
+
+
 def test_existing_skip_kept_and_new_one_beside_it_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     old = in_test_a("if sys.platform == 'win32':", "    pytest.skip('a')")
     code, out, _ = change(repo, capsys, {T: old}, {T: old + "\n\ndef test_new():\n    pytest.skip('b')\n"})
@@ -175,6 +183,9 @@ ACCEPTED = [
     ("file-renamed-with-its-early-return",
      {T: BASE + "\n\ndef test_wip():\n    return\n"},
      {T: None, "tests/test_renamed.py": BASE + "\n\ndef test_wip():\n    return\n"}),
+    ("test-with-runtime-skip-renamed",
+     {T: in_test_a("if sys.platform == 'win32':", "    pytest.skip('no fork')")},
+     {T: in_test_a("if sys.platform == 'win32':", "    pytest.skip('no fork')").replace("def test_a", "def test_a_renamed")}),
     ("runtime-skip-removed",
      {T: in_test_a("pytest.skip('x')")},
      {T: BASE}),
