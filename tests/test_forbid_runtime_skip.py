@@ -76,6 +76,7 @@ REJECTED = [
     ("os-exit", in_test_a("os._exit(0)"), "OG201 new runtime skip `os._exit(0)` in test_a"),
     ("alias-pt", in_test_a("pt.skip()", imports="import pytest as pt\n"), "OG201 new runtime skip `pt.skip()` in test_a"),
     ("from-pytest-import-skip", in_test_a("skip()", imports="from pytest import skip\n"), "OG201 new runtime skip `skip()` in test_a"),
+    ("from-import-as-innocent-name", in_test_a("go('x')", imports="from pytest import skip as go\n"), "OG201 new runtime skip `go('x')` in test_a"),
     ("from-private-outcomes", in_test_a("xfail('x')", imports="from _pytest.outcomes import xfail\n"), "OG201 new runtime skip `xfail('x')` in test_a"),
     ("skiptest", in_test_c('self.skipTest("later")'), "OG201 new runtime skip `self.skipTest('later')` in TestB.test_c"),
     ("raise-unittest-skiptest", in_test_a('raise unittest.SkipTest("later")'), "OG201 new runtime skip `raise unittest.SkipTest('later')` in test_a"),
