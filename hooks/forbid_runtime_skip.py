@@ -107,6 +107,7 @@ class _Finder(PrunedVisitor):
         self.skip_exceptions = set(SKIP_EXCEPTIONS) | local
         # Statements are visited only where a token or a local name for a skip is spelled.
         bound = [n for n, v in self.names.aliases.items() if v in SKIP_CALLS or v in self.skip_exceptions]
+        bound += [n for n, call in self.names.bindings.items() if (self.names.qualify(call.func) or "") in self.skip_exceptions]
         self.hot = hot_lines(module.source, TOKENS + tuple(n.encode() for n in bound + sorted(local)))
 
     def _local_skip_exceptions(self, tree: ast.Module) -> set[str]:
@@ -188,7 +189,8 @@ class _Finder(PrunedVisitor):
 
     def visit_Raise(self, node: ast.Raise) -> None:
         if node.exc is not None:
-            target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            exc = self.names.expand(node.exc)  # `e = unittest.SkipTest(...)`, then `raise e`
+            target = exc.func if isinstance(exc, ast.Call) else exc
             name = self.names.qualify(target) or ""
             if name in self.skip_exceptions:
                 self._add(node, "raise " + name, "", f"`{self.module.segment(node)}`")
@@ -222,6 +224,27 @@ class _Finder(PrunedVisitor):
                 checked = self._scan_returns(qual, stmt.body, conds + [test], top=False)
                 checked_else = self._scan_returns(qual, stmt.orelse, conds + [_negate(test)], top=False)
                 if checked or checked_else:
+                    return True
+                continue
+            # Blocks run their body first: look for a return inside before any check.
+            if isinstance(stmt, (ast.With, ast.AsyncWith)):
+                if _has_check(ast.Tuple([i.context_expr for i in stmt.items], ast.Load())):  # with pytest.raises(...)
+                    return True
+                if self._scan_returns(qual, stmt.body, conds, top=False):
+                    return True
+                continue
+            if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+                loop = f"while {ast.unparse(stmt.test)}" if isinstance(stmt, ast.While) else f"for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}"
+                if self._scan_returns(qual, stmt.body, conds + [" ".join(loop.split())], top=False) or _has_check(stmt):
+                    return True
+                continue
+            if isinstance(stmt, ast.Try):
+                checked = self._scan_returns(qual, stmt.body, conds, top=False)
+                for handler in stmt.handlers:
+                    caught = ast.unparse(handler.type) if handler.type is not None else "any exception"
+                    checked = self._scan_returns(qual, handler.body, conds + [f"except {caught}"], top=False) or checked
+                checked = self._scan_returns(qual, stmt.orelse + stmt.finalbody, conds, top=False) or checked
+                if checked:
                     return True
                 continue
             if _has_check(stmt):

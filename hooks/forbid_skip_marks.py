@@ -142,7 +142,7 @@ class _Finder(PrunedVisitor):
                 self.visit(child)
             return
         callee = self.names.qualify(node.func) or ""
-        if callee.endswith("add_marker") or callee.endswith("applymarker"):
+        if callee.endswith(("add_marker", "applymarker")):
             self._marker_argument(node)
         if callee in ("pytest.param", "_pytest.mark.param"):
             saved = self.param

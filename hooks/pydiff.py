@@ -11,6 +11,7 @@ they could hold an occurrence.
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from hooks import changes
-from hooks.pysource import Module, SourceError, definitions
+from hooks.pysource import Module, SourceError, definitions, statements
 from hooks.report import Finding, add_format_arg, emit, notice
 
 if TYPE_CHECKING:
@@ -90,9 +91,11 @@ def add_common_args(parser: argparse.ArgumentParser) -> None:
 class _Side:
     """Parsed occurrences of many files on one side of the change, cached."""
 
-    def __init__(self, rule: Rule, blobs: dict[str, bytes | None], errors: list[Finding] | None) -> None:
+    def __init__(self, rule: Rule, blobs: dict[str, bytes | None], errors: list[Finding] | None, parsed: dict[str, Module] | None = None) -> None:
         self.rule, self.blobs, self.errors = rule, blobs, errors
+        self.parsed = parsed or {}
         self._cache: dict[str, list[Occurrence]] = {}
+        self._defined: dict[str, set[str]] = {}
 
     def of(self, path: str | None) -> list[Occurrence]:
         if path is None:
@@ -102,26 +105,46 @@ class _Side:
             found: list[Occurrence] = []
             if data is not None and self.rule.could_match(data):
                 try:
-                    found = self.rule.occurrences(Module.from_source(path, data))
+                    module = self.parsed.get(path) or Module.from_source(path, data)
+                    found = self.rule.occurrences(module)
+                    self._defined[path] = _definitions(module.tree)
                 except SourceError as exc:
                     if self.errors is not None:
                         self.errors.append(exc.finding(path))
             self._cache[path] = found
         return self._cache[path]
 
+    def defines(self, path: str | None, qualname: str) -> bool:
+        """Whether PATH (already looked at with of()) defines a function or class QUALNAME."""
+        return path is not None and qualname in self._defined.get(path, ())
 
-def _parse_errors(paths: Iterable[str], blobs: dict[str, bytes | None]) -> list[Finding]:
-    """A changed file that does not parse is a finding even with no trigger in it."""
-    found = []
+
+def _definitions(tree: ast.Module) -> set[str]:
+    """Qualified names of every function and class, as occurrences name their owners."""
+    found: set[str] = set()
+    stack: list[tuple[list[ast.stmt], str]] = [(tree.body, "")]
+    while stack:
+        body, prefix = stack.pop()
+        for node in statements(body):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.add(prefix + node.name)
+                stack.append((node.body, f"{prefix}{node.name}."))
+    return found
+
+
+def _parse(paths: Iterable[str], blobs: dict[str, bytes | None]) -> tuple[dict[str, Module], list[Finding]]:
+    """Parse every changed file: one that does not parse is a finding even with no trigger in it."""
+    parsed: dict[str, Module] = {}
+    errors: list[Finding] = []
     for path in paths:
         data = blobs.get(path)
         if data is None:
             continue
         try:
-            Module.from_source(path, data)
+            parsed[path] = Module.from_source(path, data)
         except SourceError as exc:
-            found.append(exc.finding(path))
-    return found
+            errors.append(exc.finding(path))
+    return parsed, errors
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\S")
@@ -240,8 +263,9 @@ def check(
     base_paths = [o for o in old_of.values() if o] + change_set.deleted
     base_blobs = change_set.read_base(base_paths)
     changed = [p for p in paths if new_blobs.get(p) != base_blobs.get(old_of[p] or "")]
-    findings += _parse_errors(changed, new_blobs)
-    new_side = _Side(rule, new_blobs, None)  # parse errors already reported
+    parsed, errors = _parse(changed, new_blobs)
+    findings += errors
+    new_side = _Side(rule, new_blobs, None, parsed)  # parse errors already reported
     base_side = _Side(rule, base_blobs, None)  # a base that fails to parse has no occurrences
 
     pool: Counter[tuple[str, ...]] | None = None
@@ -258,22 +282,25 @@ def check(
         return pool
 
     for path in changed:
-        base_keys = Counter(o.key for o in base_side.of(old_of[path]))
-        leftovers = []
+        old = old_of[path]
+        base_keys = Counter(o.key for o in base_side.of(old))
+        unmatched = []
         for occ in new_side.of(path):
             if base_keys[occ.key] > 0:
                 base_keys[occ.key] -= 1
             else:
-                leftovers.append(occ)
-        for occ in leftovers:
-            renamed = next((k for k in base_keys if base_keys[k] > 0 and _renamed_only(k, occ.key, base_blobs.get(old_of[path] or ""), new_blobs.get(path))), None)
-            if renamed is not None:
-                base_keys[renamed] -= 1  # the same skip, its condition's names renamed across the file
-                continue
+                unmatched.append(occ)
+        for occ in unmatched:
             if pool is None:
                 pool = moved_pool()
             if pool[occ.key] > 0:
                 pool[occ.key] -= 1
+                continue
+            renamed = _renamed_from(occ, base_keys, base_side, old, new_side, path)
+            if renamed is None:  # the same skip, its condition's names renamed across the file
+                renamed = next((k for k in base_keys if base_keys[k] > 0 and _renamed_only(k, occ.key, base_blobs.get(old or ""), new_blobs.get(path))), None)
+            if renamed is not None:
+                base_keys[renamed] -= 1
                 continue
             if change_set.base is not None:
                 history = history or _History(change_set, new_blobs, base_blobs, old_of)
@@ -282,6 +309,23 @@ def check(
             if not rule.allowed(occ, path, ledger, now):
                 findings.append(occ.finding(path))
     return findings
+
+
+def _renamed_from(occ: Occurrence, base_keys: Counter[tuple[str, ...]], base_side: _Side, old: str | None, new_side: _Side, path: str) -> tuple[str, ...] | None:
+    """The base occurrence OCC carries over when its test or class was only renamed.
+
+    The same mark (same kind, condition and context) on an owner that the base
+    file did not define, while the base's owner of it no longer exists in the
+    new file: a rename, not a new skip.  An owner that existed before (a test
+    that ran) never takes over another test's mark.
+    """
+    owner = occ.key[0]
+    if owner == "<module>" or old is None or base_side.defines(old, owner):
+        return None
+    for key, count in base_keys.items():
+        if count > 0 and key[1:] == occ.key[1:] and key[0] != "<module>" and not new_side.defines(path, key[0]):
+            return key
+    return None
 
 
 def run(argv: Sequence[str] | None, prog: str, description: str, rule: Rule) -> int:

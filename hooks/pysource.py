@@ -286,16 +286,25 @@ class Module:
 def hot_lines(source: bytes, tokens: Iterable[bytes]) -> list[int]:
     """Sorted 1-based numbers of the lines where any of TOKENS occurs.
 
-    bytes.find per token is far faster than one regex alternation, and
-    occurrences are rare, so counting newlines up to each one stays cheap.
+    bytes.find per token is far faster than one regex alternation; newlines
+    are counted once, between consecutive occurrences, so it stays linear.
     """
-    lines: set[int] = set()
+    positions: list[int] = []
     for token in tokens:
+        if not token:
+            continue
         pos = source.find(token)
         while pos != -1:
-            lines.add(source.count(b"\n", 0, pos) + 1)
+            positions.append(pos)
             pos = source.find(token, pos + len(token))
-    return sorted(lines)
+    lines: list[int] = []
+    line, prev = 1, 0
+    for pos in sorted(positions):
+        line += source.count(b"\n", prev, pos)
+        prev = pos
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
 
 
 class PrunedVisitor(ast.NodeVisitor):

@@ -76,6 +76,7 @@ REJECTED = [
     ("os-exit", in_test_a("os._exit(0)"), "OG201 new runtime skip `os._exit(0)` in test_a"),
     ("alias-pt", in_test_a("pt.skip()", imports="import pytest as pt\n"), "OG201 new runtime skip `pt.skip()` in test_a"),
     ("from-pytest-import-skip", in_test_a("skip()", imports="from pytest import skip\n"), "OG201 new runtime skip `skip()` in test_a"),
+    ("from-import-as-innocent-name", in_test_a("go('x')", imports="from pytest import skip as go\n"), "OG201 new runtime skip `go('x')` in test_a"),
     ("from-private-outcomes", in_test_a("xfail('x')", imports="from _pytest.outcomes import xfail\n"), "OG201 new runtime skip `xfail('x')` in test_a"),
     ("skiptest", in_test_c('self.skipTest("later")'), "OG201 new runtime skip `self.skipTest('later')` in TestB.test_c"),
     ("raise-unittest-skiptest", in_test_a('raise unittest.SkipTest("later")'), "OG201 new runtime skip `raise unittest.SkipTest('later')` in test_a"),
@@ -100,6 +101,12 @@ REJECTED = [
     ("if-true-return", in_test_a("if True:", "    return"), "OG202 new early return in test_a before its first check when `True`"),
     ("conditional-return", in_test_a("if not os.environ.get('DB'):", "    return"),
      "OG202 new early return in test_a before its first check when `not os.environ.get('DB')`"),
+    ("return-inside-with", in_test_a("with open(os.devnull):", "    return"), "OG202 new early return in test_a before its first check"),
+    ("return-inside-try", in_test_a("try:", "    import numpy", "except ImportError:", "    return"),
+     "OG202 new early return in test_a before its first check when `except ImportError`"),
+    ("return-inside-loop", in_test_a("for name in os.listdir('.'):", "    return"),
+     "OG202 new early return in test_a before its first check when `for name in os.listdir('.')`"),
+    ("raise-bound-skip-exception", in_test_a("err = unittest.SkipTest('later')", "raise err"), "OG201 new runtime skip `raise err` in test_a"),
     ("early-return-method", in_test_c("return None"), "OG202 new early return in TestB.test_c before its first check"),
     ("early-return-async", BASE.replace("def test_a():\n", "async def test_a():\n    return\n"), "OG202 new early return in test_a"),
 ]
@@ -125,6 +132,14 @@ def test_widened_condition_is_reported(repo: Repo, capsys: pytest.CaptureFixture
     code, out, _ = change(repo, capsys, {T: in_test_a(old, '    pytest.skip("no fork")')}, {T: in_test_a(new, '    pytest.skip("no fork")')})
     assert code == 1
     assert expected in out
+
+
+def test_skip_moved_onto_a_test_that_already_ran_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    before = BASE + "\n\ndef test_wip():\n    pytest.skip('wip')\n"
+    after = in_test_a("pytest.skip('wip')") + "\n\ndef test_wip_done():\n    assert helper()\n"
+    code, out, _ = change(repo, capsys, {T: before}, {T: after})
+    assert code == 1
+    assert "OG201 new runtime skip `pytest.skip('wip')` in test_a" in out
 
 
 def test_existing_skip_kept_and_new_one_beside_it_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
@@ -160,6 +175,12 @@ ACCEPTED = [
     ("return-after-the-first-assert",
      {T: BASE},
      {T: BASE + "\n\ndef test_early_exit_after_check():\n    assert helper() == 41\n    if helper():\n        return\n    assert False\n"}),
+    ("return-inside-pytest-raises-block",
+     {T: BASE},
+     {T: in_test_a("with pytest.raises(ZeroDivisionError):", "    return 1 / 0")}),
+    ("with-block-checks-before-returning",
+     {T: BASE},
+     {T: in_test_a("with open(os.devnull) as f:", "    assert f.read() == ''", "    return")}),
     ("return-after-a-check-call",
      {T: BASE},
      {T: in_test_c("self.assertTrue(helper())", "if helper():", "    return")}),
@@ -178,6 +199,9 @@ ACCEPTED = [
     ("file-renamed-with-its-early-return",
      {T: BASE + "\n\ndef test_wip():\n    return\n"},
      {T: None, "tests/test_renamed.py": BASE + "\n\ndef test_wip():\n    return\n"}),
+    ("test-with-runtime-skip-renamed",
+     {T: in_test_a("if sys.platform == 'win32':", "    pytest.skip('no fork')")},
+     {T: in_test_a("if sys.platform == 'win32':", "    pytest.skip('no fork')").replace("def test_a", "def test_a_renamed")}),
     ("runtime-skip-removed",
      {T: in_test_a("pytest.skip('x')")},
      {T: BASE}),

@@ -154,6 +154,15 @@ def test_widened_skipif_condition_is_reported(repo: Repo, capsys: pytest.Capture
     assert "new skipif mark (sys.platform == 'win32' or True) on test_a" in out
 
 
+def test_mark_moved_onto_a_test_that_already_existed_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    # Not a rename: test_a ran at the base and is skipped now, whatever happened to test_old.
+    before = BASE + "\n\n@pytest.mark.skip\ndef test_old():\n    assert 1\n"
+    after = with_mark("@pytest.mark.skip") + "\n\ndef test_old_renamed():\n    assert 1\n"
+    code, out, _ = change(repo, capsys, {T: before}, {T: after})
+    assert code == 1
+    assert "OG101 new skip mark on test_a" in out
+
+
 def test_mark_that_was_already_there_is_not_reported_but_a_second_one_is(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     marked = with_mark("@pytest.mark.skip")
     code, out, _ = change(repo, capsys, {T: marked + "\n\ndef test_z():\n    assert 1\n"}, {T: marked + "\n\n@pytest.mark.skip\ndef test_z():\n    assert 1\n"})
@@ -225,6 +234,14 @@ ACCEPTED = [
     ("assert-only-change-in-a-marked-file",
      {T: with_mark("@pytest.mark.xfail")},
      {T: with_mark("@pytest.mark.xfail").replace("sys.maxsize > 0", "sys.maxsize > 1")}),
+    ("marked-test-renamed",
+     {T: with_mark("@pytest.mark.skipif(sys.platform == 'win32', reason='x')")},
+     {T: with_mark("@pytest.mark.skipif(sys.platform == 'win32', reason='x')").replace("def test_a", "def test_a_handles_big_numbers")}),
+    ("marked-class-renamed-with-its-marked-methods",
+     {T: BASE.replace("class TestB:\n", "@pytest.mark.xfail\nclass TestB:\n    pytestmark = [pytest.mark.skip]\n")
+      .replace("    def test_c", "    @pytest.mark.skip\n    def test_c")},
+     {T: BASE.replace("class TestB:\n", "@pytest.mark.xfail\nclass TestRenamed:\n    pytestmark = [pytest.mark.skip]\n")
+      .replace("    def test_c", "    @pytest.mark.skip\n    def test_c")}),
     ("skipped-test-deleted",
      {T: BASE + "\n\n@pytest.mark.skip\ndef test_gone():\n    assert 1\n"},
      {T: BASE}),
