@@ -80,7 +80,7 @@ def test_baseline_snapshot_matches_what_pytest_collects(project: Repo, capsys) -
 
 def test_nothing_relevant_changed_runs_no_pytest(project: Repo, capsys, monkeypatch) -> None:
     project.write("README.md", "docs\n")
-    monkeypatch.setattr(cs, "collect", lambda python: pytest.fail("pytest ran"))
+    monkeypatch.setattr(cs, "_Run", lambda python: pytest.fail("pytest ran"))
     assert hook(project, capsys) == (0, "")
 
 
