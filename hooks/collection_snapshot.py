@@ -314,6 +314,8 @@ def _check(args: argparse.Namespace, change_set: changes.ChangeSet, pending: "tu
     # The reference is the snapshot committed at the base, where the base contract put it:
     # a patch that edits or moves the snapshot file is still compared with the old ids.
     base_snapshot_path = args.snapshot or (base_contract or contract.Contract(path=args.contract)).snapshot_path
+    for path in {snapshot, base_snapshot_path}:
+        _safe_path(path)
     if pending is None:
         if not needs_run(change_set, {snapshot, base_snapshot_path, args.contract}, snapshot):
             return 0
@@ -321,6 +323,8 @@ def _check(args: argparse.Namespace, change_set: changes.ChangeSet, pending: "tu
     base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
     base = parse_snapshot(base_bytes, base_snapshot_path)
 
+    if change_set.target is not None:
+        notice(f"pytest collects the work tree, not {os.environ.get('PRE_COMMIT_TO_REF') or change_set.target[:12]}; check that commit out to compare it")
     found = _finish_somewhere(pending, args.python)
     findings = [Finding(_where(where, snapshot), 1, 1, "OG803", f"collection error in {where or 'the session'}: {message}") for where, message in found.errors]
     if found.exit_code not in (0, 5) and not findings:
@@ -356,6 +360,15 @@ def _check(args: argparse.Namespace, change_set: changes.ChangeSet, pending: "tu
         print(f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it")
         return max(emit(findings, args.format), 1)
     return emit(findings, args.format)
+
+
+def _safe_path(path: str) -> None:
+    """The snapshot is written by the hook: never through a symlink or outside the repository."""
+    parts = path.replace("\\", "/").split("/")
+    if os.path.isabs(path) or ".." in parts:
+        raise UsageError(f"snapshot path {path!r} must be relative to the repository without '..'")
+    if os.path.islink(path):
+        raise UsageError(f"{path}: is a symlink; the snapshot must be a regular file")
 
 
 def _base_contract(change_set: changes.ChangeSet, path: str) -> "Contract | None":

@@ -332,6 +332,18 @@ def test_malformed_snapshot_is_exit_2(project: Repo, capsys) -> None:
     assert code == 2 and "expected `<run|skip|xfail> <node id>`" in out
 
 
+def test_snapshot_through_a_symlink_or_outside_the_repo_is_exit_2(project: Repo, capsys, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("")
+    project.write("tests/test_b.py", TEST_B + "\n")
+    project.stage()
+    assert project.run(main, *PY, "--snapshot", "../outside.txt") == 2
+    assert "without '..'" in capsys.readouterr().err
+    (project.path / "link.txt").symlink_to(outside)
+    assert project.run(main, *PY, "--snapshot", "link.txt") == 2
+    assert "is a symlink" in capsys.readouterr().err and outside.read_text() == ""
+
+
 def test_snapshot_format_round_trips_ids_with_spaces() -> None:
     items = {"t.py::test_x[a b]": "xfail", "t.py::test_a": "run"}
     data = format_snapshot(items)
