@@ -349,3 +349,20 @@ def test_snapshot_format_round_trips_ids_with_spaces() -> None:
     data = format_snapshot(items)
     assert data.decode().splitlines()[1:] == ["run   t.py::test_a", "xfail t.py::test_x[a b]"]
     assert {k: v[0] for k, v in parse_snapshot(data, "s").items()} == items
+
+
+def test_under_pre_commit_the_projects_dot_venv_is_used(project: Repo, tmp_path: Path) -> None:
+    """pre-commit sets VIRTUAL_ENV to its own env and puts its bin first on PATH."""
+    import subprocess
+
+    used = tmp_path / "used"
+    shim = project.write(".venv/bin/python", f'#!/bin/sh\ntouch {used}\nexec {sys.executable} "$@"\n')
+    shim.chmod(0o755)
+    project.write(".gitignore", ".venv/\n")
+    project.write("tests/test_b.py", TEST_B + "\n", dedent=False)
+    project.stage()
+    own_bin = os.path.dirname(sys.executable)
+    env = {**os.environ, "VIRTUAL_ENV": sys.prefix, "PATH": own_bin + os.pathsep + "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-m", "hooks.collection_snapshot"], cwd=project.path, env=env, capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert used.exists()
