@@ -66,8 +66,14 @@ def format_snapshot(items: dict[str, str]) -> bytes:
 # -- finding the project's interpreter -----------------------------------------
 
 
-def _own_bins() -> set[str]:
-    """Folders holding this hook's own interpreter (pre-commit's isolated env)."""
+def _own_bins(env: dict[str, str]) -> set[str]:
+    """Folders of this hook's own interpreter when it is pre-commit's isolated env.
+
+    Outside pre-commit (``PRE_COMMIT`` unset: `oracle-guard` run by hand or in
+    CI) the hook's interpreter may well be the project's, so nothing is excluded.
+    """
+    if not env.get("PRE_COMMIT"):
+        return set()
     bins = {os.path.join(sys.prefix, "bin"), os.path.join(sys.prefix, "Scripts"), os.path.dirname(sys.executable)}
     return {os.path.normcase(os.path.realpath(b)) for b in bins}
 
@@ -87,7 +93,7 @@ def candidate_interpreters(explicit: str | None, env: dict[str, str]) -> list[tu
         if not found:
             raise UsageError(f"--python {explicit}: no such interpreter")
         return [(found, "--python")]
-    own = _own_bins()
+    own = _own_bins(env)
     result: list[tuple[str, str]] = []
     active = env.get("VIRTUAL_ENV")
     if active and os.path.normcase(os.path.realpath(os.path.join(active, "bin"))) not in own:
@@ -129,7 +135,7 @@ def _child_env(python: str) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONHASHSEED"] = "0"  # parametrize ids built from sets/dicts stay put
     env.pop("PYTEST_ADDOPTS", None)  # the snapshot reflects the repository's config, not a shell's
-    own = _own_bins()
+    own = _own_bins(env)
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if os.path.normcase(os.path.realpath(p or ".")) not in own)
     folder = os.path.dirname(os.path.dirname(python))
     if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
