@@ -1,7 +1,7 @@
 """pytest plugin (entry point `oracle_guard`): inert unless the contract exists or --oracle-guard is given.
 
 It is loaded into every pytest session of every environment where
-oracle-guard is installed, so at import it needs only the standard library
+oracle-guard is installed, so at import it needs only the standard library and pytest
 and it registers options and nothing else until it is switched on.  Active,
 in the CI test run, it:
 
@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 import os
 from typing import Any
+
+import pytest  # already imported: pytest is what loads this module
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 RERUNS_KEY = "oracle_guard_reruns"
@@ -48,8 +50,6 @@ class Guard:
     """The active gate; one per session (and one per xdist worker, for reruns)."""
 
     def __init__(self, config: Any, contract_path: str, shown_path: str) -> None:
-        import pytest
-
         from hooks import contract
         from hooks.report import UsageError
 
@@ -93,6 +93,7 @@ class Guard:
 
     # -- (b) reruns within the freeze budget ------------------------------------
 
+    @pytest.hookimpl(tryfirst=True)  # before the default runner and other rerun plugins
     def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> bool | None:
         entry = self._entry_for(item.nodeid)
         if entry is None:
