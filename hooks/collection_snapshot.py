@@ -47,7 +47,9 @@ def parse_snapshot(data: bytes | None, path: str) -> dict[str, tuple[str, int]]:
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: not valid UTF-8 (byte {exc.start})") from None
     result: dict[str, tuple[str, int]] = {}
-    for number, line in enumerate(text.splitlines(), 1):
+    # Only "\n" ends a line: str.splitlines() would also split ids at \x85 or U+2028.
+    for number, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r")
         if not line.strip() or line.startswith("#"):
             continue
         status, _, node_id = line.partition(" ")

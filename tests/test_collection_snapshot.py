@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hooks import collection_snapshot as cs
 from hooks.collection_snapshot import format_snapshot, main, parse_snapshot
@@ -368,3 +370,18 @@ def test_under_pre_commit_the_projects_dot_venv_is_used(project: Repo, tmp_path:
     proc = subprocess.run([sys.executable, "-m", "hooks.collection_snapshot"], cwd=project.path, env=env, capture_output=True, text=True)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     assert used.exists()
+
+
+NODE_IDS = st.builds(
+    lambda path, rest: f"tests/{path}.py::{rest}",
+    st.text("abc_/", min_size=1, max_size=8),
+    st.text(st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)), min_size=1, max_size=20),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(NODE_IDS, st.sampled_from(cs.STATUSES), max_size=8))
+def test_snapshot_round_trips_and_is_sorted(items: dict[str, str]) -> None:
+    data = format_snapshot(items)
+    assert {k: v[0] for k, v in parse_snapshot(data, "s").items()} == items
+    assert format_snapshot({k: v[0] for k, v in parse_snapshot(data, "s").items()}) == data
