@@ -159,6 +159,25 @@ def test_retiring_without_approval_is_rejected_even_with_a_freeze(project: Repo,
     assert code == 1 and "OG801" in out
 
 
+def test_retire_and_skip_ask_approvals_for_the_exact_statements(project: Repo, capsys, monkeypatch) -> None:
+    """The approvals implementation is another module's; here only the statements asked are checked."""
+    from hooks import approvals
+
+    asked: list[str] = []
+
+    class Recording(approvals.Approvals):
+        def covers(self, statement: str) -> bool:
+            asked.append(statement)
+            return statement in {"test-retire tests/test_b.py::test_other", "test-skip tests/test_a.py::test_plain"}
+
+    monkeypatch.setattr(approvals.Approvals, "load", classmethod(lambda cls, *a: Recording()))
+    project.remove("tests/test_b.py")
+    project.write("tests/conftest.py", CONFTEST_MARK.format(mark="skip").replace("test_other", "test_plain"))
+    code, out = hook(project, capsys)
+    assert code == 1 and "OG80" not in out and "updated" in out
+    assert sorted(asked) == ["test-retire tests/test_b.py::test_other", "test-skip tests/test_a.py::test_plain"]
+
+
 # -- rejected: ids that became skipped or xfailed ---------------------------------
 
 CONFTEST_MARK = """\
