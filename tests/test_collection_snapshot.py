@@ -331,6 +331,26 @@ def test_no_interpreter_with_pytest_is_one_line_exit_2(project: Repo, capsys, tm
     assert code == 2 and err.count("\n") == 1 and "pytest is not installed in" in err
 
 
+def test_collector_needs_only_pytest_not_oracle_guard(project: Repo, capsys, tmp_path: Path, monkeypatch) -> None:
+    """An interpreter that can import pytest but not `hooks` collects all the same."""
+    import site
+    import subprocess
+    import venv
+
+    env_dir = tmp_path / "pytest-only"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    ours = next(p for p in site.getsitepackages() if Path(p, "pytest").is_dir())
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True).stdout.strip()
+    Path(purelib, "pytest_only.pth").write_text(ours + "\n")  # pytest importable, the editable `hooks` finder is not
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # our dist-info is visible there, its package is not
+    probe = subprocess.run([str(python), "-c", "import pytest\ntry:\n    import hooks\nexcept ImportError:\n    print('no hooks')"], capture_output=True, text=True, cwd=tmp_path)
+    assert probe.stdout.strip() == "no hooks"
+    project.stage()
+    assert project.run(main, "--python", str(python), "--always") == 0, capsys.readouterr()
+    assert snapshot_of(project) == BASELINE
+
+
 def test_interpreter_order_prefers_active_venv_then_dot_venv(project: Repo, tmp_path: Path, monkeypatch) -> None:
     active = tmp_path / "active"
     (active / "bin").mkdir(parents=True)
