@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -68,10 +69,21 @@ def prepare(root: str, hook: str) -> None:
         raise SystemExit(f"hook is not clean on the committed project {root}: {check.stdout}{check.stderr}")
 
 
-def timed(cmd: list[str], root: str) -> float:
+CPU: dict[str, list[float]] = {}
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(cmd: list[str], root: str, label: str = "") -> float:
+    """Wall seconds; the CPU seconds of the command and its children go to CPU[label]."""
+    cpu = _children_cpu()
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=root, capture_output=True, env={**os.environ, "PYTHONHASHSEED": "0"})
     elapsed = time.perf_counter() - start
+    CPU.setdefault(label, []).append(_children_cpu() - cpu)
     if proc.returncode not in (0,):
         raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stdout[-400:]!r}")
     return elapsed
@@ -85,17 +97,20 @@ def measure(label: str, root: str, hook: str, runs: int) -> None:
     same_cmd = bare_cmd + ["-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:random_order"]
     timed(bare_cmd, root)  # warm the file cache and .pyc files for both
     bare, same, ours, idle = [], [], [], []
+    CPU.clear()
     for _ in range(runs):
-        bare.append(timed(bare_cmd, root))
-        same.append(timed(same_cmd, root))
-        ours.append(timed(hook_cmd, root))
-        idle.append(timed(idle_cmd, root))
+        bare.append(timed(bare_cmd, root, "bare"))
+        same.append(timed(same_cmd, root, "same"))
+        ours.append(timed(hook_cmd, root, "hook"))
+        idle.append(timed(idle_cmd, root, "idle"))
     count = sum(1 for line in open(os.path.join(root, "tests", "collection_snapshot.txt")) if not line.startswith("#"))
     b, s, o, i = (statistics.median(x) for x in (bare, same, ours, idle))
     print(
         f"{label}: {count} tests | bare `pytest --collect-only -q` {b:.3f} s | collection-snapshot {o:.3f} s"
         f" | ratio {o / b:.3f}x | vs bare with the hook's -p flags {s:.3f} s: {o / s:.3f}x | nothing changed (no pytest) {i:.3f} s"
     )
+    cb, cs, co = (statistics.median(CPU[k]) for k in ("bare", "same", "hook"))
+    print(f"  CPU seconds (user+sys, load-independent): bare {cb:.3f} | same flags {cs:.3f} | hook {co:.3f} | ratio {co / cb:.3f}x, {co / cs:.3f}x")
 
 
 def main() -> int:
@@ -107,7 +122,7 @@ def main() -> int:
     hook = shutil.which("collection-snapshot", path=os.path.dirname(sys.executable))
     if not hook:
         raise SystemExit("collection-snapshot is not installed next to this interpreter")
-    print(f"python {sys.version.split()[0]}, pytest {__import__('pytest').__version__}, medians of {args.runs}")
+    print(f"python {sys.version.split()[0]}, pytest {__import__('pytest').__version__}, medians of {args.runs}, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory(prefix="og-bench-gen-") as tmp:
         root = generated(tmp)
         prepare(root, hook)
