@@ -213,6 +213,7 @@ class _Run:
 
 
 def collect(python: str) -> Collection | None:
+    """What PYTHON's pytest collects here (for callers that record a snapshot, e.g. `init`)."""
     return _Run(python).result()
 
 

@@ -6,6 +6,7 @@ reaches users; nothing here loads it by hand.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -80,7 +81,7 @@ def pytest_run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
         cwd=root,
         capture_output=True,
         text=True,
-        env={**__import__("os").environ, "PYTEST_ADDOPTS": ""},
+        env={**os.environ, "PYTEST_ADDOPTS": ""},
     )
 
 
