@@ -127,6 +127,19 @@ def test_skip_known_in_the_snapshot_passes(proj: Path) -> None:
     assert proc.returncode == 0, proc.stdout
 
 
+def test_only_the_committed_snapshot_counts_in_a_git_checkout(proj: Path) -> None:
+    write(proj, {"tests/test_s.py": SKIPPED, "tests/agent_contract.yaml": "version: 1\n"})
+    write(proj, {"tests/collection_snapshot.txt": format_snapshot({"tests/test_s.py::test_later": "run"}).decode()})
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q"], cwd=proj, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=proj, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=proj, check=True)
+    write(proj, {"tests/collection_snapshot.txt": format_snapshot({"tests/test_s.py::test_later": "skip"}).decode()})  # uncommitted
+    assert pytest_run(proj).returncode == 1
+    subprocess.run([*git, "commit", "-qam", "record the skip"], cwd=proj, check=True)
+    assert pytest_run(proj).returncode == 0
+
+
 def test_snapshot_known_skip_does_not_allow_a_runtime_skip_of_a_running_test(proj: Path) -> None:
     snapshot = format_snapshot({"tests/test_s.py::test_hidden": "run"}).decode()
     write(proj, {"tests/test_s.py": HIDDEN_SKIP, "tests/agent_contract.yaml": "version: 1\n", "tests/collection_snapshot.txt": snapshot})
