@@ -38,5 +38,3 @@ def pytest_configure(config: Any) -> None:
     from hooks.pytest_plugin import Guard
 
     config.pluginmanager.register(Guard(config, path, rel), "oracle_guard_gate")
-
-

@@ -24,30 +24,32 @@ _errors: list[tuple[str, str]] = []
 NO_PYTEST_EXIT = 97
 
 
+MARK_NAMES = frozenset({"skip", "skipif", "xfail"})
+
+# Bound in pytest_collection_finish: the hook imports this module for RUNNER
+# in its own environment, which may have no pytest.
+evaluate_skip_marks: Any = None
+evaluate_xfail_marks: Any = None
+
+
 def _status(item: Any) -> str:
     """What pytest would do with ITEM before running it: run, skip or xfail."""
-    try:
-        from _pytest.skipping import evaluate_skip_marks, evaluate_xfail_marks
-    except ImportError:  # very old pytest: marks without conditions only
-        evaluate_skip_marks = evaluate_xfail_marks = None  # type: ignore[assignment]
-    if evaluate_skip_marks is not None:
-        if evaluate_skip_marks(item) is not None:  # evaluates skipif conditions as pytest does
-            return "skip"
-    elif item.get_closest_marker("skip") is not None:
-        return "skip"
     obj = getattr(item, "obj", None)
     cls = getattr(item, "cls", None)
     # unittest.skip / skipIf on the method or the class, and expectedFailure
     if getattr(obj, "__unittest_skip__", False) or getattr(cls, "__unittest_skip__", False):
         return "skip"
-    if evaluate_xfail_marks is not None:
-        if evaluate_xfail_marks(item) is not None:
-            return "xfail"
-    elif item.get_closest_marker("xfail") is not None:
+    xfail = "xfail" if getattr(obj, "__unittest_expecting_failure__", False) else "run"
+    # One walk over the node chain; most items carry none of these marks.
+    if not any(mark.name in MARK_NAMES for mark in item.iter_markers()):
+        return xfail
+    if evaluate_skip_marks is None:
+        return "skip" if item.get_closest_marker("skip") else "xfail" if item.get_closest_marker("xfail") else xfail
+    if evaluate_skip_marks(item) is not None:
+        return "skip"
+    if evaluate_xfail_marks(item) is not None:
         return "xfail"
-    if getattr(obj, "__unittest_expecting_failure__", False):
-        return "xfail"
-    return "run"
+    return xfail
 
 
 def _clean(text: str) -> str:
@@ -61,6 +63,11 @@ def pytest_collectreport(report: Any) -> None:
 
 
 def pytest_collection_finish(session: Any) -> None:
+    global evaluate_skip_marks, evaluate_xfail_marks
+    try:  # pytest >= 6.2: evaluates skipif/xfail conditions exactly as a run would
+        from _pytest.skipping import evaluate_skip_marks, evaluate_xfail_marks
+    except ImportError:  # pragma: no cover - very old pytest: unconditional marks only
+        pass
     out = []
     for item in session.items:
         try:

@@ -18,12 +18,15 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
-from hooks import changes, contract, git, pytest_config
+from hooks import changes, git, pytest_config
 from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
 
+if TYPE_CHECKING:
+    from hooks.contract import Contract
+
+DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML early
 HEADER = "# oracle-guard collection snapshot: <status> <pytest node id>, sorted by id. Written by collection-snapshot; stage it.\n"
 STATUSES = ("run", "xfail", "skip")  # strongest first
 WEAKER = {("run", "xfail"), ("run", "skip"), ("xfail", "skip")}
@@ -44,7 +47,9 @@ def parse_snapshot(data: bytes | None, path: str) -> dict[str, tuple[str, int]]:
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: not valid UTF-8 (byte {exc.start})") from None
     result: dict[str, tuple[str, int]] = {}
-    for number, line in enumerate(text.splitlines(), 1):
+    # Only "\n" ends a line: str.splitlines() would also split ids at \x85 or U+2028.
+    for number, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r")
         if not line.strip() or line.startswith("#"):
             continue
         status, _, node_id = line.partition(" ")
@@ -63,8 +68,14 @@ def format_snapshot(items: dict[str, str]) -> bytes:
 # -- finding the project's interpreter -----------------------------------------
 
 
-def _own_bins() -> set[str]:
-    """Folders holding this hook's own interpreter (pre-commit's isolated env)."""
+def _own_bins(env: dict[str, str]) -> set[str]:
+    """Folders of this hook's own interpreter when it is pre-commit's isolated env.
+
+    Outside pre-commit (``PRE_COMMIT`` unset: `oracle-guard` run by hand or in
+    CI) the hook's interpreter may well be the project's, so nothing is excluded.
+    """
+    if not env.get("PRE_COMMIT"):
+        return set()
     bins = {os.path.join(sys.prefix, "bin"), os.path.join(sys.prefix, "Scripts"), os.path.dirname(sys.executable)}
     return {os.path.normcase(os.path.realpath(b)) for b in bins}
 
@@ -84,7 +95,7 @@ def candidate_interpreters(explicit: str | None, env: dict[str, str]) -> list[tu
         if not found:
             raise UsageError(f"--python {explicit}: no such interpreter")
         return [(found, "--python")]
-    own = _own_bins()
+    own = _own_bins(env)
     result: list[tuple[str, str]] = []
     active = env.get("VIRTUAL_ENV")
     if active and os.path.normcase(os.path.realpath(os.path.join(active, "bin"))) not in own:
@@ -126,7 +137,7 @@ def _child_env(python: str) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONHASHSEED"] = "0"  # parametrize ids built from sets/dicts stay put
     env.pop("PYTEST_ADDOPTS", None)  # the snapshot reflects the repository's config, not a shell's
-    own = _own_bins()
+    own = _own_bins(env)
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if os.path.normcase(os.path.realpath(p or ".")) not in own)
     folder = os.path.dirname(os.path.dirname(python))
     if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
@@ -141,42 +152,69 @@ def _tail(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def collect(python: str) -> Collection | None:
-    """Run the exporter in PYTHON; None when that interpreter has no pytest."""
-    from hooks import _collector
+class _Run:
+    """A collection run in flight: started early so the hook's own work overlaps it."""
 
-    plugin = os.path.abspath(_collector.__file__)
-    fd, out_path = tempfile.mkstemp(prefix="oracle-guard-collect-", suffix=".txt")
-    os.close(fd)
-    try:
-        args = ["--collect-only", "-q", "-p", "no:cacheprovider", *NO_RANDOM_ORDER]
-        for attempt in (args, args[: -len(NO_RANDOM_ORDER)]):
-            cmd = [python, "-c", _collector.RUNNER, plugin, out_path, *attempt]
-            try:
-                proc = subprocess.run(cmd, capture_output=True, env=_child_env(python), timeout=TIMEOUT_SECONDS)
-            except OSError as exc:
-                raise UsageError(f"cannot run {python}: {exc.strerror or exc}") from None
-            except subprocess.TimeoutExpired:
-                raise UsageError(f"pytest --collect-only took over {TIMEOUT_SECONDS} s in {python}") from None
-            stderr = proc.stderr.decode("utf-8", "replace")
+    def __init__(self, python: str) -> None:
+        from hooks import _collector
+
+        self.python = python
+        self.runner = _collector
+        fd, self.out_path = tempfile.mkstemp(prefix="oracle-guard-collect-", suffix=".txt")
+        os.close(fd)
+        self.args = ["--collect-only", "-q", "-p", "no:cacheprovider", *NO_RANDOM_ORDER]
+        self.proc = self._start(self.args)
+
+    def _start(self, args: list[str]) -> subprocess.Popen[bytes]:
+        cmd = [self.python, "-c", self.runner.RUNNER, os.path.abspath(self.runner.__file__), self.out_path, *args]
+        try:
+            return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_child_env(self.python))
+        except OSError as exc:
+            os.unlink(self.out_path)
+            raise UsageError(f"cannot run {self.python}: {exc.strerror or exc}") from None
+
+    def result(self) -> Collection | None:
+        """The collection; None when that interpreter has no pytest."""
+        try:
+            stdout, stderr = self._wait()
             # A project whose addopts needs a random-order plugin's options: keep the plugin.
-            if proc.returncode == 4 and "unrecognized arguments" in stderr and "random" in stderr:
-                continue
-            break
-        if proc.returncode == _collector.NO_PYTEST_EXIT:
-            return None
-        result = Collection(exit_code=proc.returncode, python=python)
-        result.tail = _tail(stderr) or _tail(proc.stdout.decode("utf-8", "replace"))
-        with open(out_path, encoding="utf-8") as f:
-            for line in f:
-                kind, where, rest = (line.rstrip("\n").split("\t", 2) + ["", ""])[:3]
-                if kind == "item":
-                    result.items[rest] = where
-                elif kind == "error":
-                    result.errors.append((where, rest))
-        return result
-    finally:
-        os.unlink(out_path)
+            if self.proc.returncode == 4 and b"unrecognized arguments" in stderr and b"random" in stderr:
+                self.proc = self._start(self.args[: -len(NO_RANDOM_ORDER)])
+                stdout, stderr = self._wait()
+            if self.proc.returncode == self.runner.NO_PYTEST_EXIT:
+                return None
+            found = Collection(exit_code=self.proc.returncode, python=self.python)
+            found.tail = _tail(stderr.decode("utf-8", "replace")) or _tail(stdout.decode("utf-8", "replace"))
+            with open(self.out_path, encoding="utf-8") as f:
+                for line in f:
+                    kind, where, rest = (line.rstrip("\n").split("\t", 2) + ["", ""])[:3]
+                    if kind == "item":
+                        found.items[rest] = where
+                    elif kind == "error":
+                        found.errors.append((where, rest))
+            return found
+        finally:
+            os.unlink(self.out_path)
+
+    def abandon(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
+        if os.path.exists(self.out_path):
+            os.unlink(self.out_path)
+
+    def _wait(self) -> tuple[bytes, bytes]:
+        try:
+            return self.proc.communicate(timeout=TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+            raise UsageError(f"pytest --collect-only took over {TIMEOUT_SECONDS} s in {self.python}") from None
+
+
+def collect(python: str) -> Collection | None:
+    """What PYTHON's pytest collects here (for callers that record a snapshot, e.g. `init`)."""
+    return _Run(python).result()
 
 
 # -- what changed --------------------------------------------------------------
@@ -187,12 +225,14 @@ def _relevant(path: str, watched: set[str]) -> bool:
     return path.endswith((".py", ".pyi")) or name in PYTEST_CONFIGS or path in watched
 
 
+def _any_relevant(change_set: changes.ChangeSet, watched: set[str]) -> bool:
+    touched = change_set.changed_paths + change_set.deleted + [c.old_path for c in change_set.changes if c.old_path]
+    return any(_relevant(p, watched) for p in touched)
+
+
 def needs_run(change_set: changes.ChangeSet, watched: set[str], snapshot: str) -> bool:
     """Whether anything that can change collection changed (or the snapshot is not in place)."""
-    if change_set.base is None:
-        return True
-    touched = change_set.changed_paths + change_set.deleted + [c.old_path for c in change_set.changes if c.old_path]
-    if any(_relevant(p, watched) for p in touched):
+    if change_set.base is None or _any_relevant(change_set, watched):
         return True
     here = changes.read_worktree_file(snapshot)
     if here is None:
@@ -250,37 +290,59 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="collection-snapshot", description=__doc__.splitlines()[0])
     parser.add_argument("filenames", nargs="*", help="ignored: the hook asks git what changed")
     changes.add_base_args(parser)
-    contract.add_contract_arg(parser)
+    parser.add_argument("--contract", default=DEFAULT_CONTRACT, metavar="PATH", help=f"the contract file (default: {DEFAULT_CONTRACT})")
     parser.add_argument("--snapshot", metavar="PATH", help="the snapshot file (default: the contract's `snapshot`, else collection_snapshot.txt beside the contract)")
     parser.add_argument("--python", metavar="PATH", help="the project's interpreter (default: active virtualenv, ./.venv, ./venv, first python3 on PATH)")
     parser.add_argument("--always", action="store_true", help="run pytest even when no Python file or pytest config changed")
     parser.add_argument("--now", metavar="TIME", help="the current time for freeze expiry (ISO-8601; default: the clock)")
-    parser.add_argument("--static-only", action="store_true", help="only compare pytest configuration, conftest files and CI command lines; never run pytest")
-    parser.add_argument("--if-snapshot", action="store_true", help="run pytest only when a snapshot is committed or present (what `oracle-guard check` uses)")
+    parser.add_argument("--static-only", action="store_true", help="only compare pytest configuration, conftest files and CI command lines with the base; never run pytest")
+    parser.add_argument("--if-snapshot", action="store_true", help="run pytest only where a snapshot is committed or present (what `oracle-guard check` uses)")
     add_format_arg(parser)
     args = parser.parse_args(argv)
-    now = contract.parse_now(args.now)
     changes.enter_repo([])
     change_set = changes.resolve(args)
-    # Configuration that hides tests is caught without pytest, so it runs everywhere.
-    static = pytest_config.check(change_set)
+    if args.static_only:
+        return emit(pytest_config.check(change_set), args.format)
 
+    # pytest is the long pole: start it as soon as we know it must run, and
+    # load contracts and the base snapshot while it collects.
+    pending = None
+    if not args.if_snapshot and (args.always or change_set.base is None or _any_relevant(change_set, {args.contract})):
+        pending = _start_somewhere(args.python)
+    try:
+        # Configuration that hides tests is caught without pytest, so it runs everywhere.
+        static = pytest_config.check(change_set)
+        return _check(args, change_set, pending, static)
+    except BaseException:
+        if pending is not None:
+            pending[0].abandon()
+        raise
+
+
+def _check(args: argparse.Namespace, change_set: changes.ChangeSet, pending: "tuple[_Run, list[tuple[str, str]]] | None", static: list[Finding]) -> int:
+    from hooks import contract
+
+    now = contract.parse_now(args.now)
     new_contract = contract.load(args.contract)
     base_contract = _base_contract(change_set, args.contract)
     snapshot = args.snapshot or (new_contract or contract.Contract(path=args.contract)).snapshot_path
     # The reference is the snapshot committed at the base, where the base contract put it:
     # a patch that edits or moves the snapshot file is still compared with the old ids.
     base_snapshot_path = args.snapshot or (base_contract or contract.Contract(path=args.contract)).snapshot_path
-    watched = {snapshot, base_snapshot_path, args.contract}
-
-    if args.static_only or (not args.always and not needs_run(change_set, watched, snapshot)):
-        return emit(static, args.format)
-    if args.if_snapshot and change_set.read_base([base_snapshot_path])[base_snapshot_path] is None and not os.path.exists(snapshot):
-        return emit(static, args.format)
-
-    found = _collect_somewhere(args.python)
+    for path in {snapshot, base_snapshot_path}:
+        _safe_path(path)
     base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
+    if args.if_snapshot and base_bytes is None and not os.path.exists(snapshot):
+        return emit(static, args.format)  # the gate never writes a first snapshot
+    if pending is None:
+        if not args.always and not needs_run(change_set, {snapshot, base_snapshot_path, args.contract}, snapshot):
+            return emit(static, args.format)
+        pending = _start_somewhere(args.python)
     base = parse_snapshot(base_bytes, base_snapshot_path)
+
+    if change_set.target is not None:
+        notice(f"pytest collects the work tree, not {os.environ.get('PRE_COMMIT_TO_REF') or change_set.target[:12]}; check that commit out to compare it")
+    found = _finish_somewhere(pending, args.python)
     findings = [Finding(_where(where, snapshot), 1, 1, "OG803", f"collection error in {where or 'the session'}: {message}") for where, message in found.errors]
     if found.exit_code not in (0, 5) and not findings:
         findings.append(Finding(snapshot, 1, 1, "OG804", f"pytest --collect-only exited {found.exit_code} in {found.python}: {found.tail or 'no output'}"))
@@ -317,22 +379,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     return emit(findings, args.format)
 
 
-def _base_contract(change_set: changes.ChangeSet, path: str) -> contract.Contract | None:
+def _safe_path(path: str) -> None:
+    """The snapshot is written by the hook: never through a symlink or outside the repository."""
+    parts = path.replace("\\", "/").split("/")
+    if os.path.isabs(path) or ".." in parts:
+        raise UsageError(f"snapshot path {path!r} must be relative to the repository without '..'")
+    if os.path.islink(path):
+        raise UsageError(f"{path}: is a symlink; the snapshot must be a regular file")
+
+
+def _base_contract(change_set: changes.ChangeSet, path: str) -> "Contract | None":
+    from hooks import contract
+
     if change_set.base is None:
         return None
     data = change_set.read_base([path])[path]
     return contract.loads(data, path) if data is not None else None
 
 
-def _collect_somewhere(explicit: str | None) -> Collection:
+def _start_somewhere(explicit: str | None) -> tuple[_Run, list[tuple[str, str]]]:
+    candidates = candidate_interpreters(explicit, dict(os.environ))
+    if not candidates:
+        raise UsageError("found no Python interpreter for this project; pass --python PATH")
+    return _Run(candidates[0][0]), candidates
+
+
+def _finish_somewhere(pending: tuple[_Run, list[tuple[str, str]]], explicit: str | None) -> Collection:
+    """The first candidate interpreter that has pytest gives the collection."""
+    run, candidates = pending
     tried = []
-    for python, origin in candidate_interpreters(explicit, dict(os.environ)):
-        found = collect(python)
+    for index, (python, origin) in enumerate(candidates):
+        found = (run if index == 0 else _Run(python)).result()
         if found is not None:
             return found
         tried.append(f"{python} ({origin})")
-    if not tried:
-        raise UsageError("found no Python interpreter for this project; pass --python PATH")
     raise UsageError(f"pytest is not installed in {', '.join(tried)}; install it there or pass --python PATH to the project's interpreter")
 
 

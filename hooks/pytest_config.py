@@ -227,7 +227,10 @@ def compare_settings(base: Settings, new: Settings) -> list[Finding]:
 
 # -- conftest.py ---------------------------------------------------------------
 
-COLLECT_HOOKS = {"pytest_ignore_collect": "decides to ignore paths", "pytest_collection_modifyitems": "changes the collected items", "pytest_deselected": "deselects items", "pytest_pycollect_makeitem": "changes how tests are made"}
+# Hooks whose only job is to drop tests.  A new pytest_collection_modifyitems is
+# not one (it often just orders or labels items): what it removes is reported
+# below, and a skip marker it adds is forbid-skip-marks' business.
+COLLECT_HOOKS = {"pytest_ignore_collect": "decides to ignore paths", "pytest_deselected": "deselects items"}
 
 
 def _conftest_facts(module: Module) -> dict[str, list[tuple[str, ast.AST]]]:

@@ -1,11 +1,11 @@
 """The run-time gate of the pytest plugin, registered by ``oracle_guard_pytest``.
 
-The entry point (top-level ``oracle_guard_pytest``) stays inert unless the
-contract exists or ``--oracle-guard`` is given.  Active, in the CI test run,
-the gate:
+The entry point (top-level ``oracle_guard_pytest``) registers the options and
+stays inert unless the contract exists or ``--oracle-guard`` is given; only
+then is this module imported.  Active, in the CI test run, the gate:
 
 (a) fails the session when a test ends skipped or xfailed, unless the
-    committed collection snapshot already lists it as skip/xfail, a valid
+    collection snapshot committed at HEAD (the file itself outside git) lists it as skip/xfail, a valid
     freeze entry covers it, or ``--oracle-guard-allow-skips`` (local use) is
     given;
 (b) reruns a frozen test up to its ``remaining_reruns`` and then lets it
@@ -20,6 +20,8 @@ import json
 import os
 from typing import Any
 
+import pytest  # already imported: pytest is what loads this module
+
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 RERUNS_KEY = "oracle_guard_reruns"
 
@@ -28,8 +30,6 @@ class Guard:
     """The active gate; one per session (and one per xdist worker, for reruns)."""
 
     def __init__(self, config: Any, contract_path: str, shown_path: str) -> None:
-        import pytest
-
         from hooks import contract
         from hooks.report import UsageError
 
@@ -56,13 +56,9 @@ class Guard:
     def _known_skips(self) -> dict[str, str]:
         from hooks.collection_snapshot import parse_snapshot
 
-        snapshot = os.path.join(self.root, self.contract.snapshot_path)
-        try:
-            with open(snapshot, "rb") as f:
-                data: bytes | None = f.read()
-        except FileNotFoundError:
-            data = None
-        return {node_id: status for node_id, (status, _) in parse_snapshot(data, self.contract.snapshot_path).items()}
+        rel = self.contract.snapshot_path
+        data = _committed(self.root, rel)
+        return {node_id: status for node_id, (status, _) in parse_snapshot(data, rel).items()}
 
     def _entry_for(self, node_id: str) -> Any:
         """The covering freeze entry: an active one first, else an expired one."""
@@ -73,6 +69,7 @@ class Guard:
 
     # -- (b) reruns within the freeze budget ------------------------------------
 
+    @pytest.hookimpl(tryfirst=True)  # before the default runner and other rerun plugins
     def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> bool | None:
         entry = self._entry_for(item.nodeid)
         if entry is None:
@@ -184,3 +181,27 @@ class Guard:
                 terminalreporter.write_line(line)
             if self.unexpected:
                 terminalreporter.write_line(f"oracle-guard: {len(self.unexpected)} test(s) skipped or xfailed without a freeze entry: session failed")
+
+
+def _committed(root: str, rel: str) -> bytes | None:
+    """The snapshot as committed at HEAD: an uncommitted edit cannot excuse a skip.
+
+    Outside a git repository (an unpacked sdist) the file itself is used.
+    """
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    try:
+        shown = subprocess.run(["git", "-C", root, "show", f"HEAD:./{rel}"], capture_output=True, env=env)
+        if shown.returncode == 0:
+            return shown.stdout
+        has_head = subprocess.run(["git", "-C", root, "rev-parse", "--verify", "-q", "HEAD"], capture_output=True, env=env)
+        if has_head.returncode == 0:
+            return None  # committed history without the snapshot: nothing is known
+    except OSError:  # no git here
+        pass
+    try:
+        with open(os.path.join(root, rel), "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hooks import collection_snapshot as cs
 from hooks.collection_snapshot import format_snapshot, main, parse_snapshot
@@ -80,7 +82,7 @@ def test_baseline_snapshot_matches_what_pytest_collects(project: Repo, capsys) -
 
 def test_nothing_relevant_changed_runs_no_pytest(project: Repo, capsys, monkeypatch) -> None:
     project.write("README.md", "docs\n")
-    monkeypatch.setattr(cs, "collect", lambda python: pytest.fail("pytest ran"))
+    monkeypatch.setattr(cs, "_Run", lambda python: pytest.fail("pytest ran"))
     assert hook(project, capsys) == (0, "")
 
 
@@ -155,6 +157,25 @@ def test_retiring_without_approval_is_rejected_even_with_a_freeze(project: Repo,
     project.remove("tests/test_b.py")
     code, out = hook(project, capsys, "--now", "2026-12-01T00:00:00Z")
     assert code == 1 and "OG801" in out
+
+
+def test_retire_and_skip_ask_approvals_for_the_exact_statements(project: Repo, capsys, monkeypatch) -> None:
+    """The approvals implementation is another module's; here only the statements asked are checked."""
+    from hooks import approvals
+
+    asked: list[str] = []
+
+    class Recording(approvals.Approvals):
+        def covers(self, statement: str) -> bool:
+            asked.append(statement)
+            return statement in {"test-retire tests/test_b.py::test_other", "test-skip tests/test_a.py::test_plain"}
+
+    monkeypatch.setattr(approvals.Approvals, "load", classmethod(lambda cls, *a: Recording()))
+    project.remove("tests/test_b.py")
+    project.write("tests/conftest.py", CONFTEST_MARK.format(mark="skip").replace("test_other", "test_plain"))
+    code, out = hook(project, capsys)
+    assert code == 1 and "OG80" not in out and "updated" in out
+    assert sorted(asked) == ["test-retire tests/test_b.py::test_other", "test-skip tests/test_a.py::test_plain"]
 
 
 # -- rejected: ids that became skipped or xfailed ---------------------------------
@@ -310,6 +331,26 @@ def test_no_interpreter_with_pytest_is_one_line_exit_2(project: Repo, capsys, tm
     assert code == 2 and err.count("\n") == 1 and "pytest is not installed in" in err
 
 
+def test_collector_needs_only_pytest_not_oracle_guard(project: Repo, capsys, tmp_path: Path, monkeypatch) -> None:
+    """An interpreter that can import pytest but not `hooks` collects all the same."""
+    import site
+    import subprocess
+    import venv
+
+    env_dir = tmp_path / "pytest-only"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    ours = next(p for p in site.getsitepackages() if Path(p, "pytest").is_dir())
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True).stdout.strip()
+    Path(purelib, "pytest_only.pth").write_text(ours + "\n")  # pytest importable, the editable `hooks` finder is not
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # our dist-info is visible there, its package is not
+    probe = subprocess.run([str(python), "-c", "import pytest\ntry:\n    import hooks\nexcept ImportError:\n    print('no hooks')"], capture_output=True, text=True, cwd=tmp_path)
+    assert probe.stdout.strip() == "no hooks"
+    project.stage()
+    assert project.run(main, "--python", str(python), "--always") == 0, capsys.readouterr()
+    assert snapshot_of(project) == BASELINE
+
+
 def test_interpreter_order_prefers_active_venv_then_dot_venv(project: Repo, tmp_path: Path, monkeypatch) -> None:
     active = tmp_path / "active"
     (active / "bin").mkdir(parents=True)
@@ -317,11 +358,13 @@ def test_interpreter_order_prefers_active_venv_then_dot_venv(project: Repo, tmp_
     (project.path / ".venv" / "bin").mkdir(parents=True)
     (project.path / ".venv" / "bin" / "python").symlink_to(sys.executable)
     monkeypatch.chdir(project.path)
-    env = {"VIRTUAL_ENV": str(active), "PATH": os.path.dirname(sys.executable)}
+    env = {"VIRTUAL_ENV": str(active), "PATH": os.path.dirname(sys.executable), "PRE_COMMIT": "1"}
     found = cs.candidate_interpreters(None, env)
     assert [origin for _, origin in found] == ["the active virtualenv", "./.venv"]  # own bin on PATH is skipped
-    own = {"VIRTUAL_ENV": sys.prefix, "PATH": ""}  # pre-commit's env in VIRTUAL_ENV is not the user's
+    own = {"VIRTUAL_ENV": sys.prefix, "PATH": "", "PRE_COMMIT": "1"}  # pre-commit's env in VIRTUAL_ENV is not the user's
     assert [origin for _, origin in cs.candidate_interpreters(None, own)] == ["./.venv"]
+    by_hand = {"VIRTUAL_ENV": sys.prefix, "PATH": ""}  # outside pre-commit the hook's env may be the project's
+    assert [origin for _, origin in cs.candidate_interpreters(None, by_hand)] == ["the active virtualenv", "./.venv"]
 
 
 def test_malformed_snapshot_is_exit_2(project: Repo, capsys) -> None:
@@ -332,8 +375,52 @@ def test_malformed_snapshot_is_exit_2(project: Repo, capsys) -> None:
     assert code == 2 and "expected `<run|skip|xfail> <node id>`" in out
 
 
+def test_snapshot_through_a_symlink_or_outside_the_repo_is_exit_2(project: Repo, capsys, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("")
+    project.write("tests/test_b.py", TEST_B + "\n")
+    project.stage()
+    assert project.run(main, *PY, "--snapshot", "../outside.txt") == 2
+    assert "without '..'" in capsys.readouterr().err
+    (project.path / "link.txt").symlink_to(outside)
+    assert project.run(main, *PY, "--snapshot", "link.txt") == 2
+    assert "is a symlink" in capsys.readouterr().err and outside.read_text() == ""
+
+
 def test_snapshot_format_round_trips_ids_with_spaces() -> None:
     items = {"t.py::test_x[a b]": "xfail", "t.py::test_a": "run"}
     data = format_snapshot(items)
     assert data.decode().splitlines()[1:] == ["run   t.py::test_a", "xfail t.py::test_x[a b]"]
     assert {k: v[0] for k, v in parse_snapshot(data, "s").items()} == items
+
+
+def test_under_pre_commit_the_projects_dot_venv_is_used(project: Repo, tmp_path: Path) -> None:
+    """pre-commit sets VIRTUAL_ENV to its own env and puts its bin first on PATH."""
+    import subprocess
+
+    used = tmp_path / "used"
+    shim = project.write(".venv/bin/python", f'#!/bin/sh\ntouch {used}\nexec {sys.executable} "$@"\n')
+    shim.chmod(0o755)
+    project.write(".gitignore", ".venv/\n")
+    project.write("tests/test_b.py", TEST_B + "\n", dedent=False)
+    project.stage()
+    own_bin = os.path.dirname(sys.executable)
+    env = {**os.environ, "VIRTUAL_ENV": sys.prefix, "PATH": own_bin + os.pathsep + "/usr/bin:/bin", "PRE_COMMIT": "1"}
+    proc = subprocess.run([sys.executable, "-m", "hooks.collection_snapshot"], cwd=project.path, env=env, capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert used.exists()
+
+
+NODE_IDS = st.builds(
+    lambda path, rest: f"tests/{path}.py::{rest}",
+    st.text("abc_/", min_size=1, max_size=8),
+    st.text(st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)), min_size=1, max_size=20),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(NODE_IDS, st.sampled_from(cs.STATUSES), max_size=8))
+def test_snapshot_round_trips_and_is_sorted(items: dict[str, str]) -> None:
+    data = format_snapshot(items)
+    assert {k: v[0] for k, v in parse_snapshot(data, "s").items()} == items
+    assert format_snapshot({k: v[0] for k, v in parse_snapshot(data, "s").items()}) == data

@@ -52,6 +52,8 @@ CASES = [
     ("conftest.py", "import pytest\n", "def pytest_ignore_collect(collection_path, config):\n    return 'slow' in str(collection_path)\n", "OG858"),
     ("conftest.py", "def pytest_collection_modifyitems(items):\n    items.sort(key=str)\n", "def pytest_collection_modifyitems(items):\n    items.sort(key=str)\n    items[:] = [i for i in items if 'slow' not in i.name]\n", "OG858"),
     ("conftest.py", "def pytest_collection_modifyitems(items):\n    items.sort(key=str)\n", "def pytest_collection_modifyitems(items):\n    items.sort(key=lambda i: i.nodeid)\n", None),
+    ("conftest.py", "import pytest\n", "import pytest\n\n\ndef pytest_collection_modifyitems(items):\n    for item in items:\n        item.add_marker(pytest.mark.integration)\n", None),
+    ("conftest.py", "import pytest\n", "def pytest_collection_modifyitems(config, items):\n    config.hook.pytest_deselected(items=items[1:])\n    del items[1:]\n", "OG858"),
     (".github/workflows/ci.yml", "jobs:\n  t:\n    steps:\n      - run: pytest -q\n", "jobs:\n  t:\n    steps:\n      - run: pytest -q --deselect tests/test_a.py::test_x\n", "OG859"),
     (".github/workflows/ci.yml", "jobs:\n  t:\n    steps:\n      - run: pytest -q\n", "jobs:\n  t:\n    steps:\n      - run: python -m pytest -q -n auto\n", None),
     ("noxfile.py", "def tests(s):\n    s.run('pytest')\n", "def tests(s):\n    s.run('pytest', '-m', 'not slow')\n", "OG859"),

@@ -6,6 +6,7 @@ reaches users; nothing here loads it by hand.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -80,7 +81,7 @@ def pytest_run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
         cwd=root,
         capture_output=True,
         text=True,
-        env={**__import__("os").environ, "PYTEST_ADDOPTS": ""},
+        env={**os.environ, "PYTEST_ADDOPTS": ""},
     )
 
 
@@ -105,7 +106,7 @@ def test_inert_plugin_survives_a_project_with_its_own_hooks_package(proj: Path) 
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_plugin_import_costs_only_the_standard_library() -> None:
+def test_plugin_import_loads_no_yaml_and_no_contract() -> None:
     code = "import sys, oracle_guard_pytest; print(sorted(m for m in ('yaml', 'hooks', 'hooks.contract', 'hooks.git') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -131,6 +132,19 @@ def test_skip_known_in_the_snapshot_passes(proj: Path) -> None:
     write(proj, {"tests/test_s.py": SKIPPED, "tests/test_ok.py": PASSING, "tests/agent_contract.yaml": "version: 1\n", "tests/collection_snapshot.txt": snapshot})
     proc = pytest_run(proj)
     assert proc.returncode == 0, proc.stdout
+
+
+def test_only_the_committed_snapshot_counts_in_a_git_checkout(proj: Path) -> None:
+    write(proj, {"tests/test_s.py": SKIPPED, "tests/agent_contract.yaml": "version: 1\n"})
+    write(proj, {"tests/collection_snapshot.txt": format_snapshot({"tests/test_s.py::test_later": "run"}).decode()})
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q"], cwd=proj, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=proj, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=proj, check=True)
+    write(proj, {"tests/collection_snapshot.txt": format_snapshot({"tests/test_s.py::test_later": "skip"}).decode()})  # uncommitted
+    assert pytest_run(proj).returncode == 1
+    subprocess.run([*git, "commit", "-qam", "record the skip"], cwd=proj, check=True)
+    assert pytest_run(proj).returncode == 0
 
 
 def test_snapshot_known_skip_does_not_allow_a_runtime_skip_of_a_running_test(proj: Path) -> None:
