@@ -141,17 +141,16 @@ def _assert_strength(test: ast.expr) -> list[tuple[str, int]]:
         return [(key, 1)] if key else []
     if isinstance(test, ast.Compare):
         sides = [test.left] + list(test.comparators)
-        if len(test.ops) == 1:
-            op, right = test.ops[0], test.comparators[0]
+        ranks = []
+        for op, right in zip(test.ops, test.comparators):
             none_right = isinstance(right, ast.Constant) and right.value is None
             if isinstance(op, ast.IsNot) and none_right:
-                rank = 1
+                ranks.append(1)
             elif isinstance(op, (ast.Eq, ast.Is)):
-                rank = 3
+                ranks.append(3)
             else:
-                rank = 2
-        else:
-            rank = 2
+                ranks.append(2)
+        rank = min(ranks)  # `a == b == c` is exact; `0 < x <= 9` is an ordering
         return [(k, rank) for k in (_subject_key(s) for s in sides) if k]
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in ("isinstance", "hasattr", "callable", "bool", "issubclass") and test.args:
         key = _subject_key(test.args[0])
@@ -247,8 +246,10 @@ def loosened_match(base: str | None, base_has: bool, new: str | None, new_has: b
         return f"`match={base!r}` removed"
     if new is None or new == base:
         return None
-    if new in ("", ".*", ".+", ".*?", "^.*$", "(?s).*") or (new in base and len(new) < len(base)):
+    if new in ("", ".*", ".+", ".*?", "^.*$", "(?s).*"):
         return f"`match` loosened from {base!r} to {new!r}"
+    if new in base and len(new) < len(base) and any(ch.isalnum() for ch in base.replace(new, "", 1)):
+        return f"`match` loosened from {base!r} to {new!r}"  # words cut, not just punctuation
     return None
 
 

@@ -91,6 +91,8 @@ ROWS = [
     ("assertequal-to-asserttrue", "class T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(f(), 3)\n",
      "class T(unittest.TestCase):\n    def test_a(self):\n        self.assertTrue(f())\n", {"OG303"}),
     ("eq-swapped-sides", "def test_a():\n    assert f() == 3\n", "def test_a():\n    assert 3 == f()\n", set()),
+    ("eq-to-chained-eq", "def test_a():\n    e = f()\n    assert e.msg == 'x'\n", "def test_a():\n    e = f()\n    assert e.msg == e.args[0] == 'x'\n", set()),
+    ("eq-to-chained-range", "def test_a():\n    e = f()\n    assert e.n == 3\n", "def test_a():\n    e = f()\n    assert 0 < e.n <= 9\n", {"OG303"}),
     ("eq-kept-truthiness-added", "def test_a():\n    assert f() == 3\n", "def test_a():\n    assert f()\n    assert f() == 3\n", set()),
     # -- tolerances -----------------------------------------------------------------
     ("approx-rel-loosened", "def test_a():\n    assert f() == pytest.approx(0.3, rel=1e-6)\n", "def test_a():\n    assert f() == pytest.approx(0.3, rel=1e-2)\n", {"OG304"}),
@@ -125,6 +127,7 @@ ROWS = [
     ("raises-match-removed", "def test_a():\n    with pytest.raises(ValueError, match='empty input'):\n        f()\n", "def test_a():\n    with pytest.raises(ValueError):\n        f()\n", {"OG306"}),
     ("raises-match-prefix", "def test_a():\n    with pytest.raises(ValueError, match='empty input'):\n        f()\n", "def test_a():\n    with pytest.raises(ValueError, match='empty'):\n        f()\n", {"OG306"}),
     ("raises-match-dotstar", "def test_a():\n    with pytest.raises(ValueError, match='empty input'):\n        f()\n", "def test_a():\n    with pytest.raises(ValueError, match='.*'):\n        f()\n", {"OG306"}),
+    ("raises-match-punctuation-dropped", "def test_a():\n    with pytest.raises(ValueError, match='empty input.'):\n        f()\n", "def test_a():\n    with pytest.raises(ValueError, match='empty input'):\n        f()\n", set()),
     ("raises-match-tightened", "def test_a():\n    with pytest.raises(ValueError, match='empty'):\n        f()\n", "def test_a():\n    with pytest.raises(ValueError, match='empty input at line 1'):\n        f()\n", set()),
     ("raises-project-error-to-builtin", "def test_a():\n    with pytest.raises(ParseError):\n        f()\n", "def test_a():\n    with pytest.raises(ValueError):\n        f()\n", {"OG306"}),
     ("raises-builtin-to-project-error", "def test_a():\n    with pytest.raises(ValueError):\n        f()\n", "def test_a():\n    with pytest.raises(ParseError):\n        f()\n", set()),
