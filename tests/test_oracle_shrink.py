@@ -185,6 +185,10 @@ ROWS = [
      "from hypothesis.strategies import integers\n@given(integers(min_value=0, max_value=3))\ndef test_p(s):\n    assert f(s)\n", set()),
     ("assume-added", "@given(st.integers())\ndef test_p(n):\n    assert f(n) >= 0\n", "@given(st.integers())\ndef test_p(n):\n    assume(n > 100)\n    assert f(n) >= 0\n", {"OG313"}),
     # -- files ----------------------------------------------------------------------------------
+    ("assert-deleted-while-test-added-elsewhere", {T: "def test_a():\n    assert f(1) == 2\n    assert f(2) == 3\n", "tests/test_y.py": "def test_b():\n    assert g() == 1\n"},
+     {T: "def test_a():\n    assert f(1) == 2\n", "tests/test_y.py": "def test_b():\n    assert g() == 1\n\ndef test_c():\n    assert f(3) == 4\n    assert f(4) == 5\n"}, {"OG301"}),
+    ("assert-moved-to-test-in-other-file", {T: "def test_a():\n    assert f(1) == 2\n    assert f(2) == 3\n", "tests/test_y.py": "def test_b():\n    assert g() == 1\n"},
+     {T: "def test_a():\n    assert f(1) == 2\n", "tests/test_y.py": "def test_b():\n    assert g() == 1\n\ndef test_f2():\n    assert f(2) == 3\n"}, set()),
     ("test-moved-to-other-file", {T: "def test_a():\n    assert f() == 1\n\ndef test_b():\n    assert g() == 2\n"},
      {T: "def test_a():\n    assert f() == 1\n", "tests/test_y.py": "def test_b():\n    assert g() == 2\n"}, set()),
     ("test-file-deleted", {T: "def test_a():\n    assert f() == 1\n", "tests/test_y.py": "def test_b():\n    assert g() == 2\n"},
