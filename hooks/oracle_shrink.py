@@ -96,8 +96,18 @@ class Facts:
     parametrize: dict[str, tuple[list[str] | None, ast.AST]] = field(default_factory=dict)
     tautologies: list[tuple[str, ast.AST]] = field(default_factory=list)
     called: set = field(default_factory=set)
-    body_key: str = ""
     cls: ast.ClassDef | None = None
+    _body_key: str | None = None
+
+    @property
+    def body_key(self) -> str:
+        """The body without its docstring, positions and name: equal for a renamed or moved test."""
+        if self._body_key is None:
+            body = self.node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+                body = body[1:]
+            self._body_key = ast.dump(ast.Module(body=body, type_ignores=[])) if body else ""
+        return self._body_key
 
     @property
     def cases(self) -> int:
@@ -265,9 +275,10 @@ class Analyzer:
         self.functions = {n.name: n for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self._weights: dict[tuple[int, bool], int] = {}
 
-    def all_facts(self, resolve_imports: bool = False) -> dict[str, Facts]:
+    def index(self) -> dict[str, tuple[FunctionNode, ast.ClassDef | None, bool]]:
+        """Every function and method: qualname -> (node, enclosing class, collected as a test)."""
         tests = {q for q, _ in test_functions(self.module.tree)}
-        found: dict[str, Facts] = {}
+        found: dict[str, tuple[FunctionNode, ast.ClassDef | None, bool]] = {}
 
         def visit(body: list[ast.stmt], prefix: str, cls: ast.ClassDef | None) -> None:
             for node in body:
@@ -275,10 +286,28 @@ class Analyzer:
                     visit(node.body, f"{prefix}{node.name}.", node)
                 elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     q = prefix + node.name
-                    found[q] = self.facts(q, node, cls, q in tests, resolve_imports)
+                    found[q] = (node, cls, q in tests)
 
         visit(self.module.tree.body, "", None)
         return found
+
+    def all_facts(self, resolve_imports: bool = False) -> dict[str, Facts]:
+        return {q: self.facts(q, node, cls, is_test, resolve_imports) for q, (node, cls, is_test) in self.index().items()}
+
+    def text_of(self, node: ast.AST) -> bytes:
+        """The source lines of NODE, decorators included."""
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        return b"\n".join(self._lines[first - 1 : getattr(node, "end_lineno", node.lineno)])
+
+    @property
+    def _lines(self) -> list[bytes]:
+        if not hasattr(self, "_split"):
+            self._split = self.module.source.splitlines()
+        return self._split
+
+    def context(self) -> bytes:
+        """Module-level statements other than functions and classes (constants, settings, profiles)."""
+        return b"\n".join(self.text_of(n) for n in self.module.tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
 
     # -- checks ----------------------------------------------------------------
 
@@ -352,8 +381,6 @@ class Analyzer:
         for weight, node, text in self._check_sites(fn.body, cls, resolve_imports):
             f.checks += weight
             f.texts[" ".join(text.split())] += 1
-        body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(getattr(fn.body[0], "value", None), ast.Constant) else fn.body
-        f.body_key = ast.dump(ast.Module(body=body, type_ignores=[])) if body else ""
         raise_with: dict[int, str] = {}
         for node in _walk_body(fn):
             if isinstance(node, (ast.With, ast.AsyncWith)):
@@ -590,7 +617,7 @@ class Side:
 def _side(path: str, data: bytes, helpers: HelperIndex | None) -> Side:
     module = Module.from_source(path, data)
     analyzer = Analyzer(module, helpers)
-    return Side(path, module, analyzer, analyzer.all_facts(), hm.model(module))
+    return Side(path, module, analyzer, {}, hm.model(module))
 
 
 def _find(side: Side, node: ast.AST, code: str, message: str) -> Finding:
@@ -599,6 +626,21 @@ def _find(side: Side, node: ast.AST, code: str, message: str) -> Finding:
 
 def _who(f: Facts) -> str:
     return f.qualname if f.is_test else f"helper {f.qualname}"
+
+
+def _facts_needed(side: Side | None, other: Side | None) -> dict[str, Facts]:
+    """Facts of SIDE's functions, leaving out those whose text and module context are unchanged."""
+    if side is None:
+        return {}
+    index = side.analyzer.index()
+    skip: set[str] = set()
+    if other is not None and side.analyzer.context() == other.analyzer.context():
+        other_index = other.analyzer.index()
+        for q, (node, _, _) in index.items():
+            if q in other_index and side.analyzer.text_of(node) == other.analyzer.text_of(other_index[q][0]):
+                skip.add(q)
+    side.facts = {q: side.analyzer.facts(q, node, cls, is_test, False) for q, (node, cls, is_test) in index.items() if q not in skip}
+    return side.facts
 
 
 def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -> list[Finding]:
@@ -769,7 +811,7 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
             except SourceError as exc:
                 findings.append(exc.finding(path))
                 continue
-            for f in side.facts.values():
+            for f in side.analyzer.all_facts().values():
                 findings += new_tautologies(None, f, side)
                 findings += [_find(side, n, "OG305", f"{_who(f)}: `{k}` around checks swallows their failures") for k, n in f.swallows]
         return findings
@@ -822,8 +864,8 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
     added: list[tuple[Facts, Side]] = []
     matched: list[tuple[Facts, Facts, Side, Side, bool]] = []
     for path, base_side, new_side, reported in pairs:
-        base_facts = base_side.facts if base_side else {}
-        new_facts = new_side.facts if new_side else {}
+        base_facts = _facts_needed(base_side, new_side)
+        new_facts = _facts_needed(new_side, base_side)
         for q, f in new_facts.items():
             if q in base_facts and base_side is not None and new_side is not None:
                 matched.append((base_facts[q], f, base_side, new_side, reported))
