@@ -364,7 +364,7 @@ class Analyzer:
         return weight
 
     def _check_sites(self, body: list[ast.stmt], cls: ast.ClassDef | None, resolve_imports: bool, depth: int = 0) -> Iterable[tuple[int, ast.AST, str]]:
-        for node in (n for stmt in body for n in ast.walk(stmt)):
+        for node in live_nodes(body):
             if isinstance(node, ast.Assert):
                 yield 1, node, "assert " + ast.unparse(node.test)
             elif isinstance(node, ast.Raise) and node.exc is not None:
@@ -535,6 +535,51 @@ def _walk_body(fn: FunctionNode) -> Iterable[ast.AST]:
     """Nodes of FN's body (not its decorators or defaults)."""
     for stmt in fn.body:
         yield from ast.walk(stmt)
+
+
+_TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _never(test: ast.expr) -> bool:
+    return isinstance(test, ast.Constant) and not test.value
+
+
+def live_nodes(body: list[ast.stmt]) -> Iterable[ast.AST]:
+    """Nodes of BODY that can run: nothing after a return/raise/break/continue in the
+    same block, nothing under ``if False:``, so checks made unreachable do not count."""
+    stack: list[ast.AST] = []
+    for stmt in reversed(_live_block(body)):
+        stack.append(stmt)
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.If) and _never(node.test):
+            children: list[ast.AST] = [node.test] + list(_live_block(node.orelse))
+        elif isinstance(node, ast.While) and _never(node.test):
+            children = [node.test] + list(_live_block(node.orelse))
+        else:
+            children = []
+            for name, value in ast.iter_fields(node):
+                if isinstance(value, list):
+                    if value and isinstance(value[0], ast.stmt):
+                        children += _live_block(value)
+                    else:
+                        children += [v for v in value if isinstance(v, ast.AST)]
+                elif isinstance(value, ast.AST):
+                    children.append(value)
+        stack.extend(reversed(children))
+
+
+def _live_block(stmts: list) -> list:
+    for i, stmt in enumerate(stmts):
+        if isinstance(stmt, _TERMINATORS) and not (isinstance(stmt, ast.Raise) and _raises_assertion(stmt)):
+            return stmts[: i + 1]
+    return stmts
+
+
+def _raises_assertion(stmt: ast.Raise) -> bool:
+    exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+    return isinstance(exc, (ast.Name, ast.Attribute)) and (ast.unparse(exc).rsplit(".", 1)[-1] in ("AssertionError", "failureException"))
 
 
 # -- helpers imported from other repository files ----------------------------------
