@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from hooks import changes, git
+from hooks import changes, contract, git
 from hooks import hypothesis_model as hm
 from hooks.pysource import FunctionNode, Module, Names, SourceError, test_functions
 from hooks.report import Finding, add_format_arg, emit, guarded, notice
@@ -1060,7 +1060,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("filenames", nargs="*", help="files to check (pre-commit passes the changed ones)")
     changes.add_base_args(parser)
     parser.add_argument("--all", action="store_true", help="no base comparison: report tautologies and swallowed failures in every file")
-    parser.add_argument("--contract", metavar="PATH", help="accepted for a uniform command line; this hook needs no contract")
+    contract.add_contract_arg(parser)  # accepted for a uniform command line; no contract is needed
     add_format_arg(parser)
     args = parser.parse_args(argv)
     paths = changes.enter_repo(args.filenames)
