@@ -68,6 +68,7 @@ class HypothesisTest:
     examples: list[str] = field(default_factory=list)  # unparsed @example(...) calls
     assumes: int = 0
     filters: int = 0  # .filter(...) on strategies drawn in the body (data.draw)
+    draws: list[ast.expr] = field(default_factory=list)  # data.draw(<strategy>) in source order
 
 
 @dataclass
@@ -259,6 +260,10 @@ def _test_of(module: Module, node: FunctionNode, qualname: str, profiles: dict[s
                 test.assumes += 1
             elif isinstance(inner.func, ast.Attribute) and inner.func.attr == "filter" and not any(inner is d or _contains(d, inner) for d in node.decorator_list):
                 test.filters += 1
+            elif isinstance(inner.func, ast.Attribute) and inner.func.attr == "draw" and inner.args:
+                test.draws.append(inner.args[0])
+    test.draws.sort(key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
+    test.draws = [names.expand(d) for d in test.draws]
     return test
 
 

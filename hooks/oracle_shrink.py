@@ -787,6 +787,8 @@ def _compare_hypothesis(base: Facts, new: Facts, base_side: Side, new_side: Side
         out.append(_find(new_side, new.node, "OG311", f"{who}: explicit example `{lost[0]}` removed"))
     pairs = list(zip(old_t.given_args, new_t.given_args)) if len(old_t.given_args) == len(new_t.given_args) else []
     pairs += [(old_t.given_kwargs[k], v) for k, v in new_t.given_kwargs.items() if k in old_t.given_kwargs]
+    if len(old_t.draws) == len(new_t.draws):  # data.draw(...) in the body, in order
+        pairs += list(zip(old_t.draws, new_t.draws))
     for old_s, new_s in pairs:
         why = hm.narrower(old_s, new_s, base_side.module.names, new_side.module.names)
         if why:

@@ -186,6 +186,10 @@ ROWS = [
      "import hypothesis.strategies as hs\nfrom hypothesis.strategies import integers\nSMALL = integers(0, 3)\n@given(SMALL)\ndef test_p(s):\n    assert f(s)\n", {"OG312"}),
     ("strategy-same-through-other-alias", "@given(st.integers(0, 3))\ndef test_p(s):\n    assert f(s)\n",
      "from hypothesis.strategies import integers\n@given(integers(min_value=0, max_value=3))\ndef test_p(s):\n    assert f(s)\n", set()),
+    ("drawn-strategy-narrowed", "@given(st.data())\ndef test_p(data):\n    n = data.draw(st.integers())\n    k = data.draw(st.text())\n    assert f(n, k)\n",
+     "@given(st.data())\ndef test_p(data):\n    n = data.draw(st.integers())\n    k = data.draw(st.just('a'))\n    assert f(n, k)\n", {"OG312"}),
+    ("drawn-strategy-widened", "@given(st.data())\ndef test_p(data):\n    n = data.draw(st.integers(0, 9))\n    assert f(n)\n",
+     "@given(st.data())\ndef test_p(data):\n    n = data.draw(st.integers(), label='n')\n    assert f(n)\n", set()),
     ("assume-added", "@given(st.integers())\ndef test_p(n):\n    assert f(n) >= 0\n", "@given(st.integers())\ndef test_p(n):\n    assume(n > 100)\n    assert f(n) >= 0\n", {"OG313"}),
     # -- files ----------------------------------------------------------------------------------
     ("assert-deleted-while-test-added-elsewhere", {T: "def test_a():\n    assert f(1) == 2\n    assert f(2) == 3\n", "tests/test_y.py": "def test_b():\n    assert g() == 1\n"},
