@@ -256,7 +256,7 @@ def _test_of(module: Module, node: FunctionNode, qualname: str, profiles: dict[s
     for inner in ast.walk(node):
         if isinstance(inner, ast.Call):
             callee = names.qualify(inner.func) or ""
-            if callee in ("hypothesis.assume", "hypothesis.control.assume"):
+            if callee in ("hypothesis.assume", "hypothesis.control.assume", "hypothesis.reject", "hypothesis.control.reject"):
                 test.assumes += 1
             elif isinstance(inner.func, ast.Attribute) and inner.func.attr == "filter" and not any(inner is d or _contains(d, inner) for d in node.decorator_list):
                 test.filters += 1
@@ -296,6 +296,9 @@ def weaker_settings(base: dict[str, ast.expr], new: dict[str, ast.expr], base_na
     """Why NEW settings test less than BASE, or None."""
     if new_max < base_max:
         return f"max_examples {new_max} (base {base_max})"
+    old_steps, new_steps = number(base.get("stateful_step_count")), number(new.get("stateful_step_count"))
+    if new_steps is not None and new_steps < (old_steps if old_steps is not None else 50):  # Hypothesis' default is 50
+        return f"stateful_step_count {int(new_steps)} (base {int(old_steps) if old_steps is not None else 50})"
     if _phases_drop_generate(new_names, new.get("phases")) and not _phases_drop_generate(base_names, base.get("phases")):
         return f"phases={ast.unparse(new['phases'])} no longer generate examples"
     return None
