@@ -300,3 +300,18 @@ def test_reformatting_never_yields_a_finding(repo: Repo, capsys: pytest.CaptureF
     r.git("config", "commit.gpgsign", "false")
     codes, out = run_shrink(r, {T: MODULE}, {T: new}, capsys)
     assert codes == set(), out
+
+
+def test_deleted_test_file_is_seen_without_filenames(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    """pre-commit passes no deleted paths (always_run makes it call the hook anyway)."""
+    repo.write("tests/test_y.py", "def test_b():\n    assert g() == 2\n")
+    repo.write("src/app.py", "X = 1\n")
+    repo.commit()
+    repo.remove("tests/test_y.py")
+    repo.stage()
+    assert repo.run(shrink_main) == 1
+    assert capsys.readouterr().out == "tests/test_y.py:1:1: OG302 test test_b was removed with its file (1 checks at line 1)\n"
+    repo.git("reset", "-q", "--hard")
+    repo.write("src/app.py", "X = 2\n")
+    repo.stage()
+    assert repo.run(shrink_main) == 0
