@@ -95,6 +95,7 @@ class Facts:
     raises: list[RaiseSite] = field(default_factory=list)
     parametrize: dict[str, tuple[list[str] | None, ast.AST]] = field(default_factory=dict)
     tautologies: list[tuple[str, ast.AST]] = field(default_factory=list)
+    approximate: dict[str, ast.AST] = field(default_factory=dict)  # subjects compared with a tolerance
     called: set = field(default_factory=set)
     cls: ast.ClassDef | None = None
     _body_key: str | None = None
@@ -162,6 +163,8 @@ def _assert_strength(test: ast.expr) -> list[tuple[str, int]]:
                 ranks.append(2)
         rank = min(ranks)  # `a == b == c` is exact; `0 < x <= 9` is an ordering
         return [(k, rank) for k in (_subject_key(s) for s in sides) if k]
+    if isinstance(test, ast.Call) and ast.unparse(test.func).rsplit(".", 1)[-1] in ("isclose", "allclose") and len(test.args) >= 2:
+        return [(k, 3) for k in (_subject_key(a) for a in test.args[:2]) if k]
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in ("isinstance", "hasattr", "callable", "bool", "issubclass") and test.args:
         key = _subject_key(test.args[0])
         return [(key, 1)] if key else []
@@ -486,8 +489,21 @@ class Analyzer:
     def _assertion(self, f: Facts, node: ast.Assert, test: ast.expr) -> None:
         for key, rank in _assert_strength(test):
             self._subject(f, key, rank, node)
+        for part in test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]:
+            for subject in self._approximated(part):
+                f.approximate.setdefault(subject, node)
         if tautology(test):
             f.tautologies.append(("assert " + ast.unparse(test), node))
+
+    def _approximated(self, test: ast.expr) -> list[str]:
+        """Subjects TEST compares within a tolerance: `x == approx(3)`, `isclose(x, 3)`."""
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+            sides = [test.left, test.comparators[0]]
+            if any(isinstance(s, ast.Call) and (self.names.qualify(s.func) or "") == "pytest.approx" for s in sides):
+                return [k for k in (_subject_key(s) for s in sides) if k]
+        if isinstance(test, ast.Call) and (self.names.qualify(test.func) or "") in ("math.isclose", "numpy.isclose", "numpy.allclose", "cmath.isclose"):
+            return [k for k in (_subject_key(a) for a in test.args[:2]) if k]
+        return []
 
     def _abs_tolerance(self, f: Facts, node: ast.Compare) -> None:
         """``abs(a - b) < eps`` and ``eps > abs(a - b)``."""
@@ -737,6 +753,11 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
         if now is not None and now[0] < rank:
             shown = new_side.module.segment(now[1])
             out.append(_find(new_side, now[1], "OG303", f"{who}: `{shown}` is weaker than the base's {STRENGTH[rank]} of the same value"))
+    # an exact comparison turned into one within a tolerance
+    for key, node in new.approximate.items():
+        old_rank = base.subjects.get(key)
+        if old_rank is not None and old_rank[0] == 3 and key not in base.approximate:
+            out.append(_find(new_side, node, "OG304", f"{who}: `{new_side.module.segment(node)}` compares within a tolerance where the base compared exactly"))
     # tolerances
     pool: dict[str, list[dict[str, float]]] = {}
     for key, values, _ in base.tolerances:
