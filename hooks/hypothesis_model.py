@@ -145,11 +145,6 @@ def _int(node: ast.AST | None, constants: dict[str, ast.expr]) -> int | None:
     return None if value is None else int(value)
 
 
-def _is(names: Names, node: ast.AST, *wanted: str) -> bool:
-    name = names.qualify(node) or ""
-    return any(name == w or name.endswith("." + w.rsplit(".", 1)[-1]) and name.startswith("hypothesis") for w in wanted) or name in wanted
-
-
 def _settings_call(names: Names, node: ast.AST) -> ast.Call | None:
     node = names.expand(node)
     if isinstance(node, ast.Call) and (names.qualify(node.func) or "") in ("hypothesis.settings", "hypothesis.settings.settings"):

@@ -196,7 +196,7 @@ def tautology(test: ast.expr) -> bool:
         return all(tautology(v) for v in test.values)
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         left, right, op = test.left, test.comparators[0], test.ops[0]
-        if isinstance(op, (ast.Eq, ast.Is, ast.LtE, ast.GtE)) and ast.dump(left) == ast.dump(right) and not _may_be_nan(left):
+        if isinstance(op, (ast.Eq, ast.Is, ast.LtE, ast.GtE)) and ast.dump(left) == ast.dump(right):
             return True
         if isinstance(op, (ast.Eq, ast.Is)) and isinstance(left, ast.Constant) and isinstance(right, ast.Constant):
             return left.value == right.value
@@ -206,10 +206,6 @@ def tautology(test: ast.expr) -> bool:
         kind = test.args[1]
         return isinstance(kind, ast.Name) and kind.id == "object"
     return False
-
-
-def _may_be_nan(node: ast.AST) -> bool:
-    return False  # `x == x` as a NaN probe is spelled math.isnan(x) in tests worth keeping
 
 
 def _type_names(names: Names, node: ast.AST | None) -> tuple[str, ...]:
@@ -404,7 +400,7 @@ class Analyzer:
 
     def facts(self, qualname: str, fn: FunctionNode, cls: ast.ClassDef | None, is_test: bool, resolve_imports: bool) -> Facts:
         f = Facts(qualname, fn, is_test, cls=cls)
-        for weight, node, text in self._check_sites(fn.body, cls, resolve_imports):
+        for weight, _, text in self._check_sites(fn.body, cls, resolve_imports):
             f.checks += weight
             f.texts[" ".join(text.split())] += 1
         raise_with: dict[int, str] = {}
@@ -614,7 +610,7 @@ def live_nodes(body: list[ast.stmt]) -> Iterable[ast.AST]:
             children = [node.test] + list(_live_block(node.orelse))
         else:
             children = []
-            for name, value in ast.iter_fields(node):
+            for _, value in ast.iter_fields(node):
                 if isinstance(value, list):
                     if value and isinstance(value[0], ast.stmt):
                         children += _live_block(value)
@@ -970,7 +966,7 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
     removed: list[tuple[Facts, Side, Side | None, bool]] = []  # base facts, base side, new side, reported
     added: list[tuple[Facts, Side]] = []
     matched: list[tuple[Facts, Facts, Side, Side, bool]] = []
-    for path, base_side, new_side, reported in pairs:
+    for _, base_side, new_side, reported in pairs:
         base_facts = _facts_needed(base_side, new_side)
         new_facts = _facts_needed(new_side, base_side)
         for q, f in new_facts.items():

@@ -7,7 +7,6 @@ import textwrap
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from hooks import oracle_shrink
 from hooks.oracle_shrink import main as shrink_main
 from tests.conftest import Repo
 
