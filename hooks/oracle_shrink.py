@@ -1044,12 +1044,16 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
     # Tests merged into one parametrized test in the same file: the file's new tests hold
     # enough checks x cases, and call the same code.  Lost checks of a kept test are never
     # paid this way: a new test elsewhere does not excuse a deleted assert.
-    by_file: dict[str, list[_Lost]] = {}
+    # A deleted file's tests may have been rewritten into a file added by the same change.
+    by_file: dict[str | None, list[_Lost]] = {}
     for item in unpaid:
-        if item.removed and item.side is not None:
-            by_file.setdefault(item.side.path, []).append(item)
+        if item.removed:
+            by_file.setdefault(item.side.path if item.side is not None else None, []).append(item)
     for path, items in by_file.items():
-        local = [f for f, side in fresh if side.path == path]
+        if path is None:
+            local = [f for f, side in fresh if change_set.old_path(side.path) is None]
+        else:
+            local = [f for f, side in fresh if side.path == path]
         budget = sum(f.checks * f.cases for f in local)
         called = set().union(*(f.called for f in local)) if local else set()
         if local and budget >= sum(i.deficit for i in items) and all(_same_code(i.facts.called, called) for i in items):
