@@ -327,6 +327,8 @@ class Analyzer:
             return weight, weight > 0
         if resolve_imports and self.helpers is not None and name and not name.startswith(("pytest.", "unittest.", "hypothesis.")):
             found = self.helpers.resolve(self.module.path, name)
+            if found is None and isinstance(func, ast.Name) and func.id not in self.names.aliases:
+                found = self.helpers.fixture(self.module.path, func.id)  # a checker handed in by a conftest fixture
             if found is not None:
                 other, fn = found
                 weight = Analyzer(other, self.helpers)._weight_of(other, fn, None, resolve_imports, depth + 1)
@@ -657,6 +659,24 @@ class HelperIndex:
         for c in candidates:
             if self._modules.get(c) is not None:
                 return self._modules[c]
+        return None
+
+    def fixture(self, from_path: str, name: str) -> tuple[Module, FunctionNode] | None:
+        """The function NAME in the nearest conftest.py at or above FROM_PATH's folder."""
+        folders = []
+        d = posixpath.dirname(from_path)
+        while True:
+            folders.append(d)
+            if not d:
+                break
+            d = posixpath.dirname(d)
+        for folder in folders:
+            module = self._load([posixpath.join(folder, "conftest.py") if folder else "conftest.py"])
+            if module is None:
+                continue
+            for node in module.tree.body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+                    return module, node
         return None
 
     def resolve(self, from_path: str, dotted: str, depth: int = 0) -> tuple[Module, FunctionNode] | None:
