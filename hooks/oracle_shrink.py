@@ -89,6 +89,7 @@ class Facts:
     is_test: bool
     checks: int = 0
     texts: Counter = field(default_factory=Counter)  # unparsed check sites
+    text_lines: dict = field(default_factory=dict)  # check text -> first line it is on
     subjects: dict[str, tuple[int, ast.AST]] = field(default_factory=dict)  # subject -> (strongest rank, node)
     tolerances: list[tuple[str, dict[str, float], ast.AST]] = field(default_factory=list)
     swallows: list[tuple[str, ast.AST]] = field(default_factory=list)
@@ -402,9 +403,11 @@ class Analyzer:
 
     def facts(self, qualname: str, fn: FunctionNode, cls: ast.ClassDef | None, is_test: bool, resolve_imports: bool) -> Facts:
         f = Facts(qualname, fn, is_test, cls=cls)
-        for weight, _, text in self._check_sites(fn.body, cls, resolve_imports):
+        for weight, node, text in self._check_sites(fn.body, cls, resolve_imports):
             f.checks += weight
-            f.texts[" ".join(text.split())] += 1
+            key = " ".join(text.split())
+            f.texts[key] += 1
+            f.text_lines.setdefault(key, getattr(node, "lineno", fn.lineno))
         raise_with: dict[int, str] = {}
         for node in _walk_body(fn):
             if isinstance(node, (ast.With, ast.AsyncWith)):
@@ -918,6 +921,7 @@ class _Lost:
     removed: bool
     node: ast.AST | None  # where to report on the new side
     base_checks: int = 0
+    base_line: int = 0  # where the first lost check stood at the base
 
 
 def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Finding]:
@@ -1045,7 +1049,8 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
             new_n = new_side.analyzer.facts(new_f.qualname, new_f.node, new_f.cls, new_f.is_test, True).checks
             new_n += unmatched
             if new_n < base_n and new_n * new_f.cases < base_n * base_f.cases:
-                lost.append(_Lost(new_f, new_side, base_side.path, gone, base_n - new_n, False, new_f.node, base_n))
+                first = min((base_f.text_lines.get(t, base_f.node.lineno) for t in gone), default=base_f.node.lineno)
+                lost.append(_Lost(new_f, new_side, base_side.path, gone, base_n - new_n, False, new_f.node, base_n, first - base_f.node.lineno))
     for f, base_side, new_side, reported in still_removed:
         if reported:
             lost.append(_Lost(f, new_side, base_side.path, Counter(f.texts), f.checks * f.cases, True, None, f.checks))
@@ -1093,7 +1098,12 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
         gone = list(item.texts.elements())
         shown = f"; lost `{gone[0][:70]}`" if gone else ""
         assert item.side is not None
-        findings.append(_find(item.side, f.node, "OG301", f"{_who(f)} has {item.base_checks - item.deficit} checks, base had {item.base_checks}{shown}"))
+        # Point where the lost check stood: the same offset into the new version of the function.
+        end = getattr(f.node, "end_lineno", None) or f.node.lineno
+        line = min(max(f.node.lineno + item.base_line, f.node.lineno), end)
+        text = item.side.module.source.splitlines()[line - 1] if line <= len(item.side.module.source.splitlines()) else b""
+        col = len(text) - len(text.lstrip()) + 1 if line != f.node.lineno else item.side.module.position(f.node)[1]
+        findings.append(Finding(item.side.path, line, col, "OG301", f"{_who(f)} has {item.base_checks - item.deficit} checks, base had {item.base_checks}{shown}"))
     return findings
 
 

@@ -246,7 +246,14 @@ def test_finding_names_the_test_and_points_at_it(repo: Repo, capsys: pytest.Capt
     base = "class TestParse:\n    def test_parse(self):\n        assert f(1) == 1\n        assert f(2) == 2\n        assert f(3) == 3\n"
     new = "class TestParse:\n    def test_parse(self):\n        assert f(1) == 1\n        assert f(2) == 2\n"
     _, out = run_shrink(repo, base, new, capsys)
-    assert out.splitlines() == ["tests/test_x.py:5:5: OG301 TestParse.test_parse has 2 checks, base had 3; lost `assert f(3) == 3`"]
+    assert out.splitlines() == ["tests/test_x.py:7:9: OG301 TestParse.test_parse has 2 checks, base had 3; lost `assert f(3) == 3`"]
+
+
+def test_lost_check_is_reported_where_it_stood(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    base = "def test_parse():\n    r = f()\n    assert r.a == 1\n    assert r.b == 2\n    g(r)\n    assert r.c == 3\n"
+    new = "def test_parse():\n    r = f()\n    assert r.a == 1\n    g(r)\n    assert r.c == 3\n"
+    _, out = run_shrink(repo, base, new, capsys)
+    assert out.startswith("tests/test_x.py:7:5: OG301 test_parse has 2 checks, base had 3; lost `assert r.b == 2`")
 
 
 def test_unparsable_new_file_is_og001(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
