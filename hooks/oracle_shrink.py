@@ -1101,7 +1101,10 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
         # Point where the lost check stood: the same offset into the new version of the function.
         end = getattr(f.node, "end_lineno", None) or f.node.lineno
         line = min(max(f.node.lineno + item.base_line, f.node.lineno), end)
-        text = item.side.module.source.splitlines()[line - 1] if line <= len(item.side.module.source.splitlines()) else b""
+        lines = item.side.module.source.splitlines()
+        while line < end and line <= len(lines) and not lines[line - 1].strip():
+            line += 1  # a blank line: point at the next statement
+        text = lines[line - 1] if line <= len(lines) else b""
         col = len(text) - len(text.lstrip()) + 1 if line != f.node.lineno else item.side.module.position(f.node)[1]
         findings.append(Finding(item.side.path, line, col, "OG301", f"{_who(f)} has {item.base_checks - item.deficit} checks, base had {item.base_checks}{shown}"))
     return findings
