@@ -68,6 +68,7 @@ class HypothesisTest:
     examples: list[str] = field(default_factory=list)  # unparsed @example(...) calls
     assumes: int = 0
     filters: int = 0  # .filter(...) on strategies drawn in the body (data.draw)
+    draws: list[ast.expr] = field(default_factory=list)  # data.draw(<strategy>) in source order
 
 
 @dataclass
@@ -142,11 +143,6 @@ def module_constants(tree: ast.Module) -> dict[str, ast.expr]:
 def _int(node: ast.AST | None, constants: dict[str, ast.expr]) -> int | None:
     value = number(node, constants)
     return None if value is None else int(value)
-
-
-def _is(names: Names, node: ast.AST, *wanted: str) -> bool:
-    name = names.qualify(node) or ""
-    return any(name == w or name.endswith("." + w.rsplit(".", 1)[-1]) and name.startswith("hypothesis") for w in wanted) or name in wanted
 
 
 def _settings_call(names: Names, node: ast.AST) -> ast.Call | None:
@@ -255,10 +251,14 @@ def _test_of(module: Module, node: FunctionNode, qualname: str, profiles: dict[s
     for inner in ast.walk(node):
         if isinstance(inner, ast.Call):
             callee = names.qualify(inner.func) or ""
-            if callee in ("hypothesis.assume", "hypothesis.control.assume"):
+            if callee in ("hypothesis.assume", "hypothesis.control.assume", "hypothesis.reject", "hypothesis.control.reject"):
                 test.assumes += 1
             elif isinstance(inner.func, ast.Attribute) and inner.func.attr == "filter" and not any(inner is d or _contains(d, inner) for d in node.decorator_list):
                 test.filters += 1
+            elif isinstance(inner.func, ast.Attribute) and inner.func.attr == "draw" and inner.args:
+                test.draws.append(inner.args[0])
+    test.draws.sort(key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
+    test.draws = [names.expand(d) for d in test.draws]
     return test
 
 
@@ -291,6 +291,9 @@ def weaker_settings(base: dict[str, ast.expr], new: dict[str, ast.expr], base_na
     """Why NEW settings test less than BASE, or None."""
     if new_max < base_max:
         return f"max_examples {new_max} (base {base_max})"
+    old_steps, new_steps = number(base.get("stateful_step_count")), number(new.get("stateful_step_count"))
+    if new_steps is not None and new_steps < (old_steps if old_steps is not None else 50):  # Hypothesis' default is 50
+        return f"stateful_step_count {int(new_steps)} (base {int(old_steps) if old_steps is not None else 50})"
     if _phases_drop_generate(new_names, new.get("phases")) and not _phases_drop_generate(base_names, base.get("phases")):
         return f"phases={ast.unparse(new['phases'])} no longer generate examples"
     return None

@@ -89,15 +89,27 @@ class Facts:
     is_test: bool
     checks: int = 0
     texts: Counter = field(default_factory=Counter)  # unparsed check sites
+    text_lines: dict = field(default_factory=dict)  # check text -> first line it is on
     subjects: dict[str, tuple[int, ast.AST]] = field(default_factory=dict)  # subject -> (strongest rank, node)
     tolerances: list[tuple[str, dict[str, float], ast.AST]] = field(default_factory=list)
     swallows: list[tuple[str, ast.AST]] = field(default_factory=list)
     raises: list[RaiseSite] = field(default_factory=list)
     parametrize: dict[str, tuple[list[str] | None, ast.AST]] = field(default_factory=dict)
     tautologies: list[tuple[str, ast.AST]] = field(default_factory=list)
+    approximate: dict[str, ast.AST] = field(default_factory=dict)  # subjects compared with a tolerance
     called: set = field(default_factory=set)
-    body_key: str = ""
     cls: ast.ClassDef | None = None
+    _body_key: str | None = None
+
+    @property
+    def body_key(self) -> str:
+        """The body without its docstring, positions and name: equal for a renamed or moved test."""
+        if self._body_key is None:
+            body = self.node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+                body = body[1:]
+            self._body_key = ast.dump(ast.Module(body=body, type_ignores=[])) if body else ""
+        return self._body_key
 
     @property
     def cases(self) -> int:
@@ -141,18 +153,19 @@ def _assert_strength(test: ast.expr) -> list[tuple[str, int]]:
         return [(key, 1)] if key else []
     if isinstance(test, ast.Compare):
         sides = [test.left] + list(test.comparators)
-        if len(test.ops) == 1:
-            op, right = test.ops[0], test.comparators[0]
+        ranks = []
+        for op, right in zip(test.ops, test.comparators):
             none_right = isinstance(right, ast.Constant) and right.value is None
             if isinstance(op, ast.IsNot) and none_right:
-                rank = 1
+                ranks.append(1)
             elif isinstance(op, (ast.Eq, ast.Is)):
-                rank = 3
+                ranks.append(3)
             else:
-                rank = 2
-        else:
-            rank = 2
+                ranks.append(2)
+        rank = min(ranks)  # `a == b == c` is exact; `0 < x <= 9` is an ordering
         return [(k, rank) for k in (_subject_key(s) for s in sides) if k]
+    if isinstance(test, ast.Call) and ast.unparse(test.func).rsplit(".", 1)[-1] in ("isclose", "allclose") and len(test.args) >= 2:
+        return [(k, 3) for k in (_subject_key(a) for a in test.args[:2]) if k]
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in ("isinstance", "hasattr", "callable", "bool", "issubclass") and test.args:
         key = _subject_key(test.args[0])
         return [(key, 1)] if key else []
@@ -184,7 +197,7 @@ def tautology(test: ast.expr) -> bool:
         return all(tautology(v) for v in test.values)
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         left, right, op = test.left, test.comparators[0], test.ops[0]
-        if isinstance(op, (ast.Eq, ast.Is, ast.LtE, ast.GtE)) and ast.dump(left) == ast.dump(right) and not _may_be_nan(left):
+        if isinstance(op, (ast.Eq, ast.Is, ast.LtE, ast.GtE)) and ast.dump(left) == ast.dump(right):
             return True
         if isinstance(op, (ast.Eq, ast.Is)) and isinstance(left, ast.Constant) and isinstance(right, ast.Constant):
             return left.value == right.value
@@ -194,10 +207,6 @@ def tautology(test: ast.expr) -> bool:
         kind = test.args[1]
         return isinstance(kind, ast.Name) and kind.id == "object"
     return False
-
-
-def _may_be_nan(node: ast.AST) -> bool:
-    return False  # `x == x` as a NaN probe is spelled math.isnan(x) in tests worth keeping
 
 
 def _type_names(names: Names, node: ast.AST | None) -> tuple[str, ...]:
@@ -247,8 +256,10 @@ def loosened_match(base: str | None, base_has: bool, new: str | None, new_has: b
         return f"`match={base!r}` removed"
     if new is None or new == base:
         return None
-    if new in ("", ".*", ".+", ".*?", "^.*$", "(?s).*") or (new in base and len(new) < len(base)):
+    if new in ("", ".*", ".+", ".*?", "^.*$", "(?s).*"):
         return f"`match` loosened from {base!r} to {new!r}"
+    if new in base and len(new) < len(base) and any(ch.isalnum() for ch in base.replace(new, "", 1)):
+        return f"`match` loosened from {base!r} to {new!r}"  # words cut, not just punctuation
     return None
 
 
@@ -264,9 +275,10 @@ class Analyzer:
         self.functions = {n.name: n for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self._weights: dict[tuple[int, bool], int] = {}
 
-    def all_facts(self, resolve_imports: bool = False) -> dict[str, Facts]:
+    def index(self) -> dict[str, tuple[FunctionNode, ast.ClassDef | None, bool]]:
+        """Every function and method: qualname -> (node, enclosing class, collected as a test)."""
         tests = {q for q, _ in test_functions(self.module.tree)}
-        found: dict[str, Facts] = {}
+        found: dict[str, tuple[FunctionNode, ast.ClassDef | None, bool]] = {}
 
         def visit(body: list[ast.stmt], prefix: str, cls: ast.ClassDef | None) -> None:
             for node in body:
@@ -274,10 +286,28 @@ class Analyzer:
                     visit(node.body, f"{prefix}{node.name}.", node)
                 elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     q = prefix + node.name
-                    found[q] = self.facts(q, node, cls, q in tests, resolve_imports)
+                    found[q] = (node, cls, q in tests)
 
         visit(self.module.tree.body, "", None)
         return found
+
+    def all_facts(self, resolve_imports: bool = False) -> dict[str, Facts]:
+        return {q: self.facts(q, node, cls, is_test, resolve_imports) for q, (node, cls, is_test) in self.index().items()}
+
+    def text_of(self, node: ast.AST) -> bytes:
+        """The source lines of NODE, decorators included."""
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        return b"\n".join(self._lines[first - 1 : getattr(node, "end_lineno", node.lineno)])
+
+    @property
+    def _lines(self) -> list[bytes]:
+        if not hasattr(self, "_split"):
+            self._split = self.module.source.splitlines()
+        return self._split
+
+    def context(self) -> bytes:
+        """Module-level statements other than functions and classes (constants, settings, profiles)."""
+        return b"\n".join(self.text_of(n) for n in self.module.tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
 
     # -- checks ----------------------------------------------------------------
 
@@ -298,6 +328,8 @@ class Analyzer:
             return weight, weight > 0
         if resolve_imports and self.helpers is not None and name and not name.startswith(("pytest.", "unittest.", "hypothesis.")):
             found = self.helpers.resolve(self.module.path, name)
+            if found is None and isinstance(func, ast.Name) and func.id not in self.names.aliases:
+                found = self.helpers.fixture(self.module.path, func.id)  # a checker handed in by a conftest fixture
             if found is not None:
                 other, fn = found
                 weight = Analyzer(other, self.helpers)._weight_of(other, fn, None, resolve_imports, depth + 1)
@@ -334,25 +366,48 @@ class Analyzer:
         return weight
 
     def _check_sites(self, body: list[ast.stmt], cls: ast.ClassDef | None, resolve_imports: bool, depth: int = 0) -> Iterable[tuple[int, ast.AST, str]]:
-        for node in (n for stmt in body for n in ast.walk(stmt)):
-            if isinstance(node, ast.Assert):
-                yield 1, node, "assert " + ast.unparse(node.test)
+        repeat: dict[int, int] = {}  # node -> times a loop over a literal runs it
+        for node in live_nodes(body):
+            times = repeat.get(id(node), 1)
+            if isinstance(node, (ast.For, ast.AsyncFor)):
+                n = self._literal_length(node.iter)
+                if n:
+                    for stmt in node.body:
+                        for inner in ast.walk(stmt):
+                            repeat[id(inner)] = repeat.get(id(inner), 1) * n
+            elif isinstance(node, ast.Assert):
+                yield times * _conjuncts(node.test), node, "assert " + ast.unparse(node.test)
             elif isinstance(node, ast.Raise) and node.exc is not None:
                 exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
                 if (self.names.qualify(exc) or "").rsplit(".", 1)[-1] in ("AssertionError", "failureException"):
-                    yield 1, node, ast.unparse(node)
+                    yield times, node, ast.unparse(node)
             elif isinstance(node, ast.Call):
                 weight, is_check = self.check_weight(node, cls, resolve_imports, depth)
                 if is_check:
-                    yield weight, node, ast.unparse(node.func) + "(" + ", ".join(ast.unparse(a) for a in node.args) + ")"
+                    if any(k.arg in ("match", "expected_regex") for k in node.keywords) or (
+                        isinstance(node.func, ast.Attribute) and node.func.attr in ("assertRaisesRegex", "assertWarnsRegex") and len(node.args) > 1
+                    ):
+                        weight += 1  # the message is checked too
+                    elif isinstance(node.func, ast.Attribute) and node.func.attr in UNITTEST_RANK and len(node.args) >= 2:
+                        weight = max(weight, _pairs(node.args[0], node.args[1]))
+                    yield times * weight, node, ast.unparse(node.func) + "(" + ", ".join(ast.unparse(a) for a in node.args) + ")"
+
+    def _literal_length(self, node: ast.expr) -> int:
+        if isinstance(node, ast.Name) and node.id in self.constants:
+            node = self.constants[node.id]
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            return len(node.elts)
+        if isinstance(node, ast.Dict):
+            return len(node.keys)
+        return 0
 
     def facts(self, qualname: str, fn: FunctionNode, cls: ast.ClassDef | None, is_test: bool, resolve_imports: bool) -> Facts:
         f = Facts(qualname, fn, is_test, cls=cls)
         for weight, node, text in self._check_sites(fn.body, cls, resolve_imports):
             f.checks += weight
-            f.texts[" ".join(text.split())] += 1
-        body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(getattr(fn.body[0], "value", None), ast.Constant) else fn.body
-        f.body_key = ast.dump(ast.Module(body=body, type_ignores=[])) if body else ""
+            key = " ".join(text.split())
+            f.texts[key] += 1
+            f.text_lines.setdefault(key, getattr(node, "lineno", fn.lineno))
         raise_with: dict[int, str] = {}
         for node in _walk_body(fn):
             if isinstance(node, (ast.With, ast.AsyncWith)):
@@ -435,8 +490,21 @@ class Analyzer:
     def _assertion(self, f: Facts, node: ast.Assert, test: ast.expr) -> None:
         for key, rank in _assert_strength(test):
             self._subject(f, key, rank, node)
+        for part in test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]:
+            for subject in self._approximated(part):
+                f.approximate.setdefault(subject, node)
         if tautology(test):
             f.tautologies.append(("assert " + ast.unparse(test), node))
+
+    def _approximated(self, test: ast.expr) -> list[str]:
+        """Subjects TEST compares within a tolerance: `x == approx(3)`, `isclose(x, 3)`."""
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+            sides = [test.left, test.comparators[0]]
+            if any(isinstance(s, ast.Call) and (self.names.qualify(s.func) or "") == "pytest.approx" for s in sides):
+                return [k for k in (_subject_key(s) for s in sides) if k]
+        if isinstance(test, ast.Call) and (self.names.qualify(test.func) or "") in ("math.isclose", "numpy.isclose", "numpy.allclose", "cmath.isclose"):
+            return [k for k in (_subject_key(a) for a in test.args[:2]) if k]
+        return []
 
     def _abs_tolerance(self, f: Facts, node: ast.Compare) -> None:
         """``abs(a - b) < eps`` and ``eps > abs(a - b)``."""
@@ -509,6 +577,67 @@ def _walk_body(fn: FunctionNode) -> Iterable[ast.AST]:
         yield from ast.walk(stmt)
 
 
+def _pairs(left: ast.AST, right: ast.AST) -> int:
+    """`(a, b) == (1, 2)` checks two values."""
+    if isinstance(left, (ast.Tuple, ast.List)) and isinstance(right, (ast.Tuple, ast.List)) and len(left.elts) == len(right.elts):
+        return max(len(left.elts), 1)
+    return 1
+
+
+def _conjuncts(test: ast.expr) -> int:
+    """How many checks one assert makes: `a and b` is two, `(a, b) == (1, 2)` is two."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return sum(_conjuncts(v) for v in test.values)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        return _pairs(test.left, test.comparators[0])
+    return 1
+
+
+_TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _never(test: ast.expr) -> bool:
+    return isinstance(test, ast.Constant) and not test.value
+
+
+def live_nodes(body: list[ast.stmt]) -> Iterable[ast.AST]:
+    """Nodes of BODY that can run: nothing after a return/raise/break/continue in the
+    same block, nothing under ``if False:``, so checks made unreachable do not count."""
+    stack: list[ast.AST] = []
+    for stmt in reversed(_live_block(body)):
+        stack.append(stmt)
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.If) and _never(node.test):
+            children: list[ast.AST] = [node.test] + list(_live_block(node.orelse))
+        elif isinstance(node, ast.While) and _never(node.test):
+            children = [node.test] + list(_live_block(node.orelse))
+        else:
+            children = []
+            for _, value in ast.iter_fields(node):
+                if isinstance(value, list):
+                    if value and isinstance(value[0], ast.stmt):
+                        children += _live_block(value)
+                    else:
+                        children += [v for v in value if isinstance(v, ast.AST)]
+                elif isinstance(value, ast.AST):
+                    children.append(value)
+        stack.extend(reversed(children))
+
+
+def _live_block(stmts: list) -> list:
+    for i, stmt in enumerate(stmts):
+        if isinstance(stmt, _TERMINATORS) and not (isinstance(stmt, ast.Raise) and _raises_assertion(stmt)):
+            return stmts[: i + 1]
+    return stmts
+
+
+def _raises_assertion(stmt: ast.Raise) -> bool:
+    exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+    return isinstance(exc, (ast.Name, ast.Attribute)) and (ast.unparse(exc).rsplit(".", 1)[-1] in ("AssertionError", "failureException"))
+
+
 # -- helpers imported from other repository files ----------------------------------
 
 
@@ -533,6 +662,24 @@ class HelperIndex:
         for c in candidates:
             if self._modules.get(c) is not None:
                 return self._modules[c]
+        return None
+
+    def fixture(self, from_path: str, name: str) -> tuple[Module, FunctionNode] | None:
+        """The function NAME in the nearest conftest.py at or above FROM_PATH's folder."""
+        folders = []
+        d = posixpath.dirname(from_path)
+        while True:
+            folders.append(d)
+            if not d:
+                break
+            d = posixpath.dirname(d)
+        for folder in folders:
+            module = self._load([posixpath.join(folder, "conftest.py") if folder else "conftest.py"])
+            if module is None:
+                continue
+            for node in module.tree.body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+                    return module, node
         return None
 
     def resolve(self, from_path: str, dotted: str, depth: int = 0) -> tuple[Module, FunctionNode] | None:
@@ -589,7 +736,7 @@ class Side:
 def _side(path: str, data: bytes, helpers: HelperIndex | None) -> Side:
     module = Module.from_source(path, data)
     analyzer = Analyzer(module, helpers)
-    return Side(path, module, analyzer, analyzer.all_facts(), hm.model(module))
+    return Side(path, module, analyzer, {}, hm.model(module))
 
 
 def _find(side: Side, node: ast.AST, code: str, message: str) -> Finding:
@@ -598,6 +745,21 @@ def _find(side: Side, node: ast.AST, code: str, message: str) -> Finding:
 
 def _who(f: Facts) -> str:
     return f.qualname if f.is_test else f"helper {f.qualname}"
+
+
+def _facts_needed(side: Side | None, other: Side | None) -> dict[str, Facts]:
+    """Facts of SIDE's functions, leaving out those whose text and module context are unchanged."""
+    if side is None:
+        return {}
+    index = side.analyzer.index()
+    skip: set[str] = set()
+    if other is not None and side.analyzer.context() == other.analyzer.context():
+        other_index = other.analyzer.index()
+        for q, (node, _, _) in index.items():
+            if q in other_index and side.analyzer.text_of(node) == other.analyzer.text_of(other_index[q][0]):
+                skip.add(q)
+    side.facts = {q: side.analyzer.facts(q, node, cls, is_test, False) for q, (node, cls, is_test) in index.items() if q not in skip}
+    return side.facts
 
 
 def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -> list[Finding]:
@@ -610,6 +772,11 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
         if now is not None and now[0] < rank:
             shown = new_side.module.segment(now[1])
             out.append(_find(new_side, now[1], "OG303", f"{who}: `{shown}` is weaker than the base's {STRENGTH[rank]} of the same value"))
+    # an exact comparison turned into one within a tolerance
+    for key, node in new.approximate.items():
+        old_rank = base.subjects.get(key)
+        if old_rank is not None and old_rank[0] == 3 and key not in base.approximate:
+            out.append(_find(new_side, node, "OG304", f"{who}: `{new_side.module.segment(node)}` compares within a tolerance where the base compared exactly"))
     # tolerances
     pool: dict[str, list[dict[str, float]]] = {}
     for key, values, _ in base.tolerances:
@@ -707,6 +874,8 @@ def _compare_hypothesis(base: Facts, new: Facts, base_side: Side, new_side: Side
         out.append(_find(new_side, new.node, "OG311", f"{who}: explicit example `{lost[0]}` removed"))
     pairs = list(zip(old_t.given_args, new_t.given_args)) if len(old_t.given_args) == len(new_t.given_args) else []
     pairs += [(old_t.given_kwargs[k], v) for k, v in new_t.given_kwargs.items() if k in old_t.given_kwargs]
+    if len(old_t.draws) == len(new_t.draws):  # data.draw(...) in the body, in order
+        pairs += list(zip(old_t.draws, new_t.draws))
     for old_s, new_s in pairs:
         why = hm.narrower(old_s, new_s, base_side.module.names, new_side.module.names)
         if why:
@@ -760,6 +929,7 @@ class _Lost:
     removed: bool
     node: ast.AST | None  # where to report on the new side
     base_checks: int = 0
+    base_line: int = 0  # where the first lost check stood at the base
 
 
 def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Finding]:
@@ -776,7 +946,7 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
             except SourceError as exc:
                 findings.append(exc.finding(path))
                 continue
-            for f in side.facts.values():
+            for f in side.analyzer.all_facts().values():
                 findings += new_tautologies(None, f, side)
                 findings += [_find(side, n, "OG305", f"{_who(f)}: `{k}` around checks swallows their failures") for k, n in f.swallows]
         return findings
@@ -828,9 +998,9 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
     removed: list[tuple[Facts, Side, Side | None, bool]] = []  # base facts, base side, new side, reported
     added: list[tuple[Facts, Side]] = []
     matched: list[tuple[Facts, Facts, Side, Side, bool]] = []
-    for path, base_side, new_side, reported in pairs:
-        base_facts = base_side.facts if base_side else {}
-        new_facts = new_side.facts if new_side else {}
+    for _, base_side, new_side, reported in pairs:
+        base_facts = _facts_needed(base_side, new_side)
+        new_facts = _facts_needed(new_side, base_side)
         for q, f in new_facts.items():
             if q in base_facts and base_side is not None and new_side is not None:
                 matched.append((base_facts[q], f, base_side, new_side, reported))
@@ -874,17 +1044,21 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
             pool.update(new_f.texts - base_f.texts)
         if not reported:
             continue
-        findings += compare_function(base_f, new_f, base_side, new_side)
-        findings += new_tautologies(base_f, new_f, new_side)
-        if new_f.checks < base_f.checks and new_f.checks * new_f.cases < base_f.checks * base_f.cases:
+        found = compare_function(base_f, new_f, base_side, new_side)
+        findings += found + new_tautologies(base_f, new_f, new_side)
+        # A dropped `match=` is reported as OG306 already, not once more as a lost check.
+        unmatched = sum(1 for f in found if f.code == "OG306" and "`match" in f.message)
+        if new_f.checks + unmatched < base_f.checks and (new_f.checks + unmatched) * new_f.cases < base_f.checks * base_f.cases:
             gone = base_f.texts - new_f.texts
             if gone and all(new_f.texts[text] > 0 for text in gone):
                 continue  # only repeats of a check that is still there were dropped
             # Count again with helpers imported from other files resolved.
             base_n = base_side.analyzer.facts(base_f.qualname, base_f.node, base_f.cls, base_f.is_test, True).checks
             new_n = new_side.analyzer.facts(new_f.qualname, new_f.node, new_f.cls, new_f.is_test, True).checks
+            new_n += unmatched
             if new_n < base_n and new_n * new_f.cases < base_n * base_f.cases:
-                lost.append(_Lost(new_f, new_side, base_side.path, gone, base_n - new_n, False, new_f.node, base_n))
+                first = min((base_f.text_lines.get(t, base_f.node.lineno) for t in gone), default=base_f.node.lineno)
+                lost.append(_Lost(new_f, new_side, base_side.path, gone, base_n - new_n, False, new_f.node, base_n, first - base_f.node.lineno))
     for f, base_side, new_side, reported in still_removed:
         if reported:
             lost.append(_Lost(f, new_side, base_side.path, Counter(f.texts), f.checks * f.cases, True, None, f.checks))
@@ -900,13 +1074,23 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
                 covered += take
         if covered < item.deficit or (item.removed and item.deficit == 0):
             unpaid.append(item)
-    if unpaid:
-        # Several tests merged into one parametrized test: enough new checks x cases, calling the same code.
-        budget = sum(f.checks * f.cases for f, _ in fresh)
-        demand = sum(item.deficit for item in unpaid)
-        new_called = set().union(*(f.called for f, _ in fresh)) if fresh else set()
-        if fresh and budget >= demand and all(_same_code(item.facts.called, new_called) for item in unpaid):
-            unpaid = []
+    # Tests merged into one parametrized test in the same file: the file's new tests hold
+    # enough checks x cases, and call the same code.  Lost checks of a kept test are never
+    # paid this way: a new test elsewhere does not excuse a deleted assert.
+    # A deleted file's tests may have been rewritten into a file added by the same change.
+    by_file: dict[str | None, list[_Lost]] = {}
+    for item in unpaid:
+        if item.removed:
+            by_file.setdefault(item.side.path if item.side is not None else None, []).append(item)
+    for path, items in by_file.items():
+        if path is None:
+            local = [f for f, side in fresh if change_set.old_path(side.path) is None]
+        else:
+            local = [f for f, side in fresh if side.path == path]
+        budget = sum(f.checks * f.cases for f in local)
+        called = set().union(*(f.called for f in local)) if local else set()
+        if local and budget >= sum(i.deficit for i in items) and all(_same_code(i.facts.called, called) for i in items):
+            unpaid = [i for i in unpaid if i not in items]
     # A removed test whose twin lives on, unchanged, in a file outside the change was a duplicate.
     unpaid = [item for item in unpaid if not (item.removed and _twin_elsewhere(change_set, item, removed))]
     for item in unpaid:
@@ -922,7 +1106,15 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
         gone = list(item.texts.elements())
         shown = f"; lost `{gone[0][:70]}`" if gone else ""
         assert item.side is not None
-        findings.append(_find(item.side, f.node, "OG301", f"{_who(f)} has {item.base_checks - item.deficit} checks, base had {item.base_checks}{shown}"))
+        # Point where the lost check stood: the same offset into the new version of the function.
+        end = getattr(f.node, "end_lineno", None) or f.node.lineno
+        line = min(max(f.node.lineno + item.base_line, f.node.lineno), end)
+        lines = item.side.module.source.splitlines()
+        while line < end and line <= len(lines) and not lines[line - 1].strip():
+            line += 1  # a blank line: point at the next statement
+        text = lines[line - 1] if line <= len(lines) else b""
+        col = len(text) - len(text.lstrip()) + 1 if line != f.node.lineno else item.side.module.position(f.node)[1]
+        findings.append(Finding(item.side.path, line, col, "OG301", f"{_who(f)} has {item.base_checks - item.deficit} checks, base had {item.base_checks}{shown}"))
     return findings
 
 

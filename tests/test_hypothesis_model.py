@@ -153,6 +153,9 @@ def test_weaker_settings() -> None:
     assert hm.weaker_settings({}, {}, names, names, 100, 200) is None
     assert "no longer generate" in (hm.weaker_settings({}, {"phases": phases}, names, names, 100, 100) or "")
     assert hm.weaker_settings({}, {"phases": full}, names, names, 100, 100) is None
+    steps = {"stateful_step_count": ast.Constant(10)}
+    assert hm.weaker_settings({}, steps, names, names, 100, 100) == "stateful_step_count 10 (base 50)"
+    assert hm.weaker_settings(steps, {"stateful_step_count": ast.Constant(20)}, names, names, 100, 100) is None
 
 
 @settings(max_examples=50, deadline=None)

@@ -7,7 +7,6 @@ import textwrap
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from hooks import oracle_shrink
 from hooks.oracle_shrink import main as shrink_main
 from tests.conftest import Repo
 
@@ -51,6 +50,16 @@ ROWS = [
     ("numpy-assert-deleted", "import numpy as np\ndef test_a():\n    np.testing.assert_array_equal(f(), [1])\n    assert g()\n", "import numpy as np\ndef test_a():\n    assert g()\n", {"OG301"}),
     ("raise-assertionerror-deleted", "def test_a():\n    if f():\n        raise AssertionError('bad')\n    assert g()\n", "def test_a():\n    f()\n    assert g()\n", {"OG301"}),
     ("unresolved-check-helper-deleted", "from lib import check_output\ndef test_a():\n    check_output(f())\n", "from lib import check_output\ndef test_a():\n    f()\n", {"OG301"}),
+    ("early-return-before-asserts", "def test_a():\n    r = f()\n    assert r == 1\n    assert g(r) == 2\n", "def test_a():\n    r = f()\n    assert r == 1\n    return\n    assert g(r) == 2\n", {"OG301"}),
+    ("if-false-around-assert", "def test_a():\n    r = f()\n    assert r == 1\n    assert g(r) == 2\n", "def test_a():\n    r = f()\n    assert r == 1\n    if False:\n        assert g(r) == 2\n", {"OG301"}),
+    ("return-in-a-branch-is-fine", "def test_a():\n    for r in rows():\n        assert r == 1\n    assert g() == 2\n", "def test_a():\n    for r in rows():\n        if r is None:\n            continue\n        assert r == 1\n    assert g() == 2\n", set()),
+    ("message-assert-folded-into-match", "def test_a():\n    with pytest.raises(ValueError) as e:\n        f()\n    assert 'empty' in str(e.value)\n", "def test_a():\n    with pytest.raises(ValueError, match='empty'):\n        f()\n", set()),
+    ("message-assert-dropped", "def test_a():\n    with pytest.raises(ValueError) as e:\n        f()\n    assert 'empty' in str(e.value)\n", "def test_a():\n    with pytest.raises(ValueError):\n        f()\n", {"OG301"}),
+    ("asserts-joined-with-and", "def test_a():\n    r = f()\n    assert r.x == 1\n    assert r.y == 2\n", "def test_a():\n    r = f()\n    assert r.x == 1 and r.y == 2\n", set()),
+    ("asserts-joined-as-tuple", "def test_a():\n    r = f()\n    assert r.x == 1\n    assert r.y == 2\n", "def test_a():\n    r = f()\n    assert (r.x, r.y) == (1, 2)\n", set()),
+    ("asserts-joined-with-or", "def test_a():\n    r = f()\n    assert r.x == 1\n    assert r.y == 2\n", "def test_a():\n    r = f()\n    assert r.x == 1 or r.y == 2\n", {"OG301", "OG303"}),
+    ("asserts-folded-into-loop", "def test_a():\n    assert f(1) == 2\n    assert f(2) == 3\n    assert f(3) == 4\n", "def test_a():\n    for x, y in [(1, 2), (2, 3), (3, 4)]:\n        assert f(x) == y\n", set()),
+    ("asserts-folded-into-shorter-loop", "def test_a():\n    assert f(1) == 2\n    assert f(2) == 3\n    assert f(3) == 4\n", "def test_a():\n    for x, y in [(1, 2), (2, 3)]:\n        assert f(x) == y\n", {"OG301"}),
     ("asserts-moved-into-module-helper", "def test_a():\n    r = f()\n    assert r.x == 1\n    assert r.y == 2\n",
      "def _check(r):\n    assert r.x == 1\n    assert r.y == 2\n\ndef test_a():\n    _check(f())\n", set()),
     ("helper-without-checks", "def test_a():\n    r = f()\n    assert r.x == 1\n    assert r.y == 2\n",
@@ -91,11 +100,16 @@ ROWS = [
     ("assertequal-to-asserttrue", "class T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(f(), 3)\n",
      "class T(unittest.TestCase):\n    def test_a(self):\n        self.assertTrue(f())\n", {"OG303"}),
     ("eq-swapped-sides", "def test_a():\n    assert f() == 3\n", "def test_a():\n    assert 3 == f()\n", set()),
+    ("eq-to-chained-eq", "def test_a():\n    e = f()\n    assert e.msg == 'x'\n", "def test_a():\n    e = f()\n    assert e.msg == e.args[0] == 'x'\n", set()),
+    ("eq-to-chained-range", "def test_a():\n    e = f()\n    assert e.n == 3\n", "def test_a():\n    e = f()\n    assert 0 < e.n <= 9\n", {"OG303"}),
     ("eq-kept-truthiness-added", "def test_a():\n    assert f() == 3\n", "def test_a():\n    assert f()\n    assert f() == 3\n", set()),
     # -- tolerances -----------------------------------------------------------------
     ("approx-rel-loosened", "def test_a():\n    assert f() == pytest.approx(0.3, rel=1e-6)\n", "def test_a():\n    assert f() == pytest.approx(0.3, rel=1e-2)\n", {"OG304"}),
     ("approx-rel-tightened", "def test_a():\n    assert f() == pytest.approx(0.3, rel=1e-6)\n", "def test_a():\n    assert f() == pytest.approx(0.3, rel=1e-9)\n", set()),
     ("approx-abs-added", "def test_a():\n    assert f() == pytest.approx(0.3)\n", "def test_a():\n    assert f() == pytest.approx(0.3, abs=0.1)\n", {"OG304"}),
+    ("exact-to-approx", "def test_a():\n    assert f() == 3\n", "def test_a():\n    assert f() == pytest.approx(3, abs=1)\n", {"OG304"}),
+    ("exact-to-isclose", "import math\ndef test_a():\n    r = f()\n    assert r == 0.5\n", "import math\ndef test_a():\n    r = f()\n    assert math.isclose(r, 0.5, rel_tol=0.1)\n", {"OG304"}),
+    ("approx-kept-reformatted", "def test_a():\n    assert f() == pytest.approx(3)\n", "from pytest import approx\ndef test_a():\n    assert approx(3) == f()\n", set()),
     ("isclose-loosened", "import math\ndef test_a():\n    assert math.isclose(f(), 1.0)\n", "import math\ndef test_a():\n    assert math.isclose(f(), 1.0, rel_tol=1e-3)\n", {"OG304"}),
     ("allclose-loosened", "import numpy as np\ndef test_a():\n    np.testing.assert_allclose(f(), g(), rtol=1e-7)\n", "from numpy.testing import assert_allclose\ndef test_a():\n    assert_allclose(f(), g(), rtol=10**-3)\n", {"OG304"}),
     ("allclose-tightened", "import numpy as np\ndef test_a():\n    np.testing.assert_allclose(f(), g(), atol=1e-3)\n", "import numpy as np\ndef test_a():\n    np.testing.assert_allclose(f(), g(), atol=1e-6)\n", set()),
@@ -125,6 +139,7 @@ ROWS = [
     ("raises-match-removed", "def test_a():\n    with pytest.raises(ValueError, match='empty input'):\n        f()\n", "def test_a():\n    with pytest.raises(ValueError):\n        f()\n", {"OG306"}),
     ("raises-match-prefix", "def test_a():\n    with pytest.raises(ValueError, match='empty input'):\n        f()\n", "def test_a():\n    with pytest.raises(ValueError, match='empty'):\n        f()\n", {"OG306"}),
     ("raises-match-dotstar", "def test_a():\n    with pytest.raises(ValueError, match='empty input'):\n        f()\n", "def test_a():\n    with pytest.raises(ValueError, match='.*'):\n        f()\n", {"OG306"}),
+    ("raises-match-punctuation-dropped", "def test_a():\n    with pytest.raises(ValueError, match='empty input.'):\n        f()\n", "def test_a():\n    with pytest.raises(ValueError, match='empty input'):\n        f()\n", set()),
     ("raises-match-tightened", "def test_a():\n    with pytest.raises(ValueError, match='empty'):\n        f()\n", "def test_a():\n    with pytest.raises(ValueError, match='empty input at line 1'):\n        f()\n", set()),
     ("raises-project-error-to-builtin", "def test_a():\n    with pytest.raises(ParseError):\n        f()\n", "def test_a():\n    with pytest.raises(ValueError):\n        f()\n", {"OG306"}),
     ("raises-builtin-to-project-error", "def test_a():\n    with pytest.raises(ValueError):\n        f()\n", "def test_a():\n    with pytest.raises(ParseError):\n        f()\n", set()),
@@ -180,16 +195,32 @@ ROWS = [
      "import hypothesis.strategies as hs\nfrom hypothesis.strategies import integers\nSMALL = integers(0, 3)\n@given(SMALL)\ndef test_p(s):\n    assert f(s)\n", {"OG312"}),
     ("strategy-same-through-other-alias", "@given(st.integers(0, 3))\ndef test_p(s):\n    assert f(s)\n",
      "from hypothesis.strategies import integers\n@given(integers(min_value=0, max_value=3))\ndef test_p(s):\n    assert f(s)\n", set()),
+    ("drawn-strategy-narrowed", "@given(st.data())\ndef test_p(data):\n    n = data.draw(st.integers())\n    k = data.draw(st.text())\n    assert f(n, k)\n",
+     "@given(st.data())\ndef test_p(data):\n    n = data.draw(st.integers())\n    k = data.draw(st.just('a'))\n    assert f(n, k)\n", {"OG312"}),
+    ("drawn-strategy-widened", "@given(st.data())\ndef test_p(data):\n    n = data.draw(st.integers(0, 9))\n    assert f(n)\n",
+     "@given(st.data())\ndef test_p(data):\n    n = data.draw(st.integers(), label='n')\n    assert f(n)\n", set()),
     ("assume-added", "@given(st.integers())\ndef test_p(n):\n    assert f(n) >= 0\n", "@given(st.integers())\ndef test_p(n):\n    assume(n > 100)\n    assert f(n) >= 0\n", {"OG313"}),
     # -- files ----------------------------------------------------------------------------------
+    ("assert-deleted-while-test-added-elsewhere", {T: "def test_a():\n    assert f(1) == 2\n    assert f(2) == 3\n", "tests/test_y.py": "def test_b():\n    assert g() == 1\n"},
+     {T: "def test_a():\n    assert f(1) == 2\n", "tests/test_y.py": "def test_b():\n    assert g() == 1\n\ndef test_c():\n    assert f(3) == 4\n    assert f(4) == 5\n"}, {"OG301"}),
+    ("assert-moved-to-test-in-other-file", {T: "def test_a():\n    assert f(1) == 2\n    assert f(2) == 3\n", "tests/test_y.py": "def test_b():\n    assert g() == 1\n"},
+     {T: "def test_a():\n    assert f(1) == 2\n", "tests/test_y.py": "def test_b():\n    assert g() == 1\n\ndef test_f2():\n    assert f(2) == 3\n"}, set()),
     ("test-moved-to-other-file", {T: "def test_a():\n    assert f() == 1\n\ndef test_b():\n    assert g() == 2\n"},
      {T: "def test_a():\n    assert f() == 1\n", "tests/test_y.py": "def test_b():\n    assert g() == 2\n"}, set()),
     ("test-file-deleted", {T: "def test_a():\n    assert f() == 1\n", "tests/test_y.py": "def test_b():\n    assert g() == 2\n"},
      {T: "def test_a():\n    assert f() == 1\n", "tests/test_y.py": None}, {"OG302"}),
+    ("file-replaced-by-rewritten-file", {T: "def test_a():\n    assert f() == 1\n", "tests/test_y.py": "def test_b():\n    r = run(g)\n    assert r.code == 0\n    assert r.out == 'x'\n"},
+     {T: "def test_a():\n    assert f() == 1\n", "tests/test_y.py": None, "tests/test_z.py": "@pytest.mark.parametrize('arg', ['x', 'y'])\ndef test_run(arg):\n    r = run(g, arg)\n    assert r.code == 0\n    assert r.out == arg\n"}, set()),
+    ("file-deleted-new-file-unrelated", {T: "def test_a():\n    assert f() == 1\n", "tests/test_y.py": "def test_b():\n    r = run(g)\n    assert r.code == 0\n    assert r.out == 'x'\n"},
+     {T: "def test_a():\n    assert f() == 1\n", "tests/test_y.py": None, "tests/test_z.py": "def test_other():\n    assert h() == 1\n    assert k() == 2\n"}, {"OG302"}),
     ("asserts-moved-into-imported-helper", {T: "def test_a():\n    r = f()\n    assert r.x == 1\n    assert r.y == 2\n", "tests/helpers.py": "X = 1\n"},
      {T: "from .helpers import same_point\ndef test_a():\n    same_point(f())\n", "tests/helpers.py": "X = 1\n\ndef same_point(r):\n    assert r.x == 1\n    assert r.y == 2\n"}, set()),
     ("imported-helper-without-checks", {T: "def test_a():\n    r = f()\n    assert r.x == 1\n    assert r.y == 2\n", "tests/helpers.py": "X = 1\n"},
      {T: "from tests.helpers import same_point\ndef test_a():\n    same_point(f())\n", "tests/helpers.py": "X = 1\n\ndef same_point(r):\n    return r\n"}, {"OG301"}),
+    ("asserts-moved-into-conftest-fixture", {T: "def test_a():\n    r = f()\n    assert r.x == 1\n    assert r.y == 2\n", "tests/conftest.py": "import pytest\n"},
+     {T: "def test_a(same_point):\n    same_point(f())\n", "tests/conftest.py": "import pytest\n\n@pytest.fixture\ndef same_point():\n    def check(r):\n        assert r.x == 1\n        assert r.y == 2\n    return check\n"}, set()),
+    ("conftest-fixture-without-checks", {T: "def test_a():\n    r = f()\n    assert r.x == 1\n    assert r.y == 2\n", "tests/conftest.py": "import pytest\n"},
+     {T: "def test_a(same_point):\n    same_point(f())\n", "tests/conftest.py": "import pytest\n\n@pytest.fixture\ndef same_point():\n    return print\n"}, {"OG301"}),
     ("profile-lowered", {"tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', max_examples=1000)\n"},
      {"tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', max_examples=10)\n"}, {"OG309"}),
     ("profile-raised", {"tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', max_examples=100)\n"},
@@ -215,7 +246,14 @@ def test_finding_names_the_test_and_points_at_it(repo: Repo, capsys: pytest.Capt
     base = "class TestParse:\n    def test_parse(self):\n        assert f(1) == 1\n        assert f(2) == 2\n        assert f(3) == 3\n"
     new = "class TestParse:\n    def test_parse(self):\n        assert f(1) == 1\n        assert f(2) == 2\n"
     _, out = run_shrink(repo, base, new, capsys)
-    assert out.splitlines() == ["tests/test_x.py:5:5: OG301 TestParse.test_parse has 2 checks, base had 3; lost `assert f(3) == 3`"]
+    assert out.splitlines() == ["tests/test_x.py:7:9: OG301 TestParse.test_parse has 2 checks, base had 3; lost `assert f(3) == 3`"]
+
+
+def test_lost_check_is_reported_where_it_stood(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    base = "def test_parse():\n    r = f()\n    assert r.a == 1\n    assert r.b == 2\n    g(r)\n    assert r.c == 3\n"
+    new = "def test_parse():\n    r = f()\n    assert r.a == 1\n    g(r)\n    assert r.c == 3\n"
+    _, out = run_shrink(repo, base, new, capsys)
+    assert out.startswith("tests/test_x.py:7:5: OG301 test_parse has 2 checks, base had 3; lost `assert r.b == 2`")
 
 
 def test_unparsable_new_file_is_og001(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
@@ -279,3 +317,18 @@ def test_reformatting_never_yields_a_finding(repo: Repo, capsys: pytest.CaptureF
     r.git("config", "commit.gpgsign", "false")
     codes, out = run_shrink(r, {T: MODULE}, {T: new}, capsys)
     assert codes == set(), out
+
+
+def test_deleted_test_file_is_seen_without_filenames(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    """pre-commit passes no deleted paths (always_run makes it call the hook anyway)."""
+    repo.write("tests/test_y.py", "def test_b():\n    assert g() == 2\n")
+    repo.write("src/app.py", "X = 1\n")
+    repo.commit()
+    repo.remove("tests/test_y.py")
+    repo.stage()
+    assert repo.run(shrink_main) == 1
+    assert capsys.readouterr().out == "tests/test_y.py:1:1: OG302 test test_b was removed with its file (1 checks at line 1)\n"
+    repo.git("reset", "-q", "--hard")
+    repo.write("src/app.py", "X = 2\n")
+    repo.stage()
+    assert repo.run(shrink_main) == 0

@@ -1,7 +1,6 @@
 """properties-monotonic: each rejection next to the honest change closest to it."""
 from __future__ import annotations
 
-import textwrap
 
 import pytest
 
