@@ -107,6 +107,8 @@ REJECTED = [
     ("return-inside-loop", in_test_a("for name in os.listdir('.'):", "    return"),
      "OG202 new early return in test_a before its first check when `for name in os.listdir('.')`"),
     ("raise-bound-skip-exception", in_test_a("err = unittest.SkipTest('later')", "raise err"), "OG201 new runtime skip `raise err` in test_a"),
+    ("one-line-test-returning", BASE + "\n\ndef test_stub(): return\n", "OG202 new early return in test_stub before its first check"),
+    ("one-line-if-return", in_test_a("if not value: return"), "OG202 new early return in test_a before its first check when `not value`"),
     ("early-return-method", in_test_c("return None"), "OG202 new early return in TestB.test_c before its first check"),
     ("early-return-async", BASE + "\n\nasync def test_async():\n    return\n    assert await thing()\n", "OG202 new early return in test_async"),
 ]
