@@ -95,6 +95,7 @@ class _Side:
         self.rule, self.blobs, self.errors = rule, blobs, errors
         self.parsed = parsed or {}
         self._cache: dict[str, list[Occurrence]] = {}
+        self._trees: dict[str, ast.Module] = {}
         self._defined: dict[str, set[str]] = {}
 
     def of(self, path: str | None) -> list[Occurrence]:
@@ -107,7 +108,7 @@ class _Side:
                 try:
                     module = self.parsed.get(path) or Module.from_source(path, data)
                     found = self.rule.occurrences(module)
-                    self._defined[path] = _definitions(module.tree)
+                    self._trees[path] = module.tree
                 except SourceError as exc:
                     if self.errors is not None:
                         self.errors.append(exc.finding(path))
@@ -116,7 +117,11 @@ class _Side:
 
     def defines(self, path: str | None, qualname: str) -> bool:
         """Whether PATH (already looked at with of()) defines a function or class QUALNAME."""
-        return path is not None and qualname in self._defined.get(path, ())
+        if path is None or path not in self._trees:
+            return False
+        if path not in self._defined:
+            self._defined[path] = _definitions(self._trees[path])
+        return qualname in self._defined[path]
 
 
 def _definitions(tree: ast.Module) -> set[str]:

@@ -107,6 +107,9 @@ REJECTED = [
     ("return-inside-loop", in_test_a("for name in os.listdir('.'):", "    return"),
      "OG202 new early return in test_a before its first check when `for name in os.listdir('.')`"),
     ("raise-bound-skip-exception", in_test_a("err = unittest.SkipTest('later')", "raise err"), "OG201 new runtime skip `raise err` in test_a"),
+    ("one-line-test-returning", BASE.replace("def test_a():\n    value = helper() + 1\n    assert value == 42\n", "def test_a(): return\n"),
+     "OG202 new early return in test_a before its first check"),
+    ("one-line-if-return", in_test_a("if not value: return"), "OG202 new early return in test_a before its first check when `not value`"),
     ("early-return-method", in_test_c("return None"), "OG202 new early return in TestB.test_c before its first check"),
     ("early-return-async", BASE.replace("def test_a():\n", "async def test_a():\n    return\n"), "OG202 new early return in test_a"),
 ]
