@@ -13,6 +13,7 @@ summary of exit codes and finding codes on stderr.
 from __future__ import annotations
 
 import collections
+import os
 import re
 import shutil
 import subprocess
@@ -24,7 +25,8 @@ def main() -> int:
         print(__doc__, file=sys.stderr)
         return 2
     repo, count = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 100
-    gate = shutil.which("oracle-guard") or "oracle-guard"
+    beside = os.path.join(os.path.dirname(sys.executable), "oracle-guard")
+    gate = beside if os.path.exists(beside) else shutil.which("oracle-guard") or "oracle-guard"
     log = subprocess.run(
         ["git", "-C", repo, "log", "--no-merges", f"-n{count}", "--format=%H %s", "--", "tests", "testing", "test"],
         capture_output=True, text=True, check=True,

@@ -187,6 +187,11 @@ def _truthy_constant(node: ast.AST) -> bool:
     return False
 
 
+def _pure(node: ast.AST) -> bool:
+    """No call, await or yield inside: evaluating it twice gives the same object."""
+    return not any(isinstance(n, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom)) for n in ast.walk(node))
+
+
 def tautology(test: ast.expr) -> bool:
     """An assert condition that can never be false."""
     if _truthy_constant(test):
@@ -197,8 +202,8 @@ def tautology(test: ast.expr) -> bool:
         return all(tautology(v) for v in test.values)
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         left, right, op = test.left, test.comparators[0], test.ops[0]
-        if isinstance(op, (ast.Eq, ast.Is, ast.LtE, ast.GtE)) and ast.dump(left) == ast.dump(right):
-            return True
+        if isinstance(op, (ast.Eq, ast.Is, ast.LtE, ast.GtE)) and ast.dump(left) == ast.dump(right) and _pure(left):
+            return True  # `cls(1) == cls(1)` tests __eq__; only a plain value compared with itself is vacuous
         if isinstance(op, (ast.Eq, ast.Is)) and isinstance(left, ast.Constant) and isinstance(right, ast.Constant):
             return left.value == right.value
         if isinstance(op, ast.In) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) and any(ast.dump(e) == ast.dump(left) for e in right.elts):
@@ -442,7 +447,7 @@ class Analyzer:
                     self._subject(f, key, rank, node)
             if attr in ("assertTrue", "assert_") and _truthy_constant(node.args[0]):
                 f.tautologies.append((ast.unparse(node), node))
-            if attr in ("assertEqual", "assertEquals", "assertIs") and len(node.args) >= 2 and ast.dump(node.args[0]) == ast.dump(node.args[1]):
+            if attr in ("assertEqual", "assertEquals", "assertIs") and len(node.args) >= 2 and ast.dump(node.args[0]) == ast.dump(node.args[1]) and _pure(node.args[0]):
                 f.tautologies.append((ast.unparse(node), node))
             if attr == "assertIsInstance" and len(node.args) >= 2 and isinstance(node.args[1], ast.Name) and node.args[1].id == "object":
                 f.tautologies.append((ast.unparse(node), node))

@@ -26,3 +26,14 @@ def test_expected_value_rewritten(repo, capsys, base: str, new: str, rejected: b
     body = lambda text: head + "".join(indent + line + "\n" for line in text.splitlines())
     codes, out = run_shrink(repo, {"tests/test_x.py": body(base)}, {"tests/test_x.py": body(new)}, capsys)
     assert ("OG314" in codes) is rejected, out
+
+
+def test_input_and_expected_value_changed_together_is_a_new_question(repo, capsys) -> None:
+    base = 'def test_expand():\n    assert "setup.cfg" in expand(["*.cfg"])\n'
+    new = 'def test_expand():\n    assert "pyproject.toml" in expand(["*.toml"])\n'
+    codes, out = run_shrink(repo, {"tests/test_x.py": base}, {"tests/test_x.py": new}, capsys)
+    assert "OG314" not in codes, out  # the input changed with the answer: another question
+    base = 'def test_prompt(runner):\n    result = runner.invoke(cli, input="wau wau")\n    assert result.output == "foo=wau wau"\n'
+    new = 'def test_prompt(runner):\n    result = runner.invoke(cli, input="bar bar")\n    assert result.output == "foo=bar bar"\n'
+    codes, out = run_shrink(repo, {"tests/test_y.py": base}, {"tests/test_y.py": new}, capsys)
+    assert "OG314" not in codes, out

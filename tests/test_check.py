@@ -1,0 +1,100 @@
+"""`oracle-guard check`, the merge gate: every hook on a branch against its base."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hooks import check
+from hooks.cli import HOOKS, main as cli_main
+from tests.conftest import Repo
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+TEST = """\
+import pytest
+
+
+def test_price():
+    assert parse("12.50") == 1250
+
+
+def test_garbage():
+    with pytest.raises(ValueError, match="not a price"):
+        parse("twelve")
+"""
+
+
+def gate(repo: Repo, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = repo.run(check.main, *args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_branch_weakening_is_rejected_by_each_hook_that_sees_it(repo: Repo, capsys) -> None:
+    repo.write("tests/test_price.py", TEST)
+    base = repo.commit("base")
+    repo.write("tests/test_price.py", TEST.replace("def test_price", "@pytest.mark.skip\ndef test_price").replace("ValueError, match=\"not a price\"", "Exception"))
+    repo.commit("agent: make it green")
+    code, out, _ = gate(repo, capsys, "--base", base)
+    assert code == 1
+    assert "OG101 new skip mark on test_price" in out
+    assert "OG306 test_garbage" in out
+
+
+def test_honest_branch_passes(repo: Repo, capsys) -> None:
+    repo.write("tests/test_price.py", TEST)
+    base = repo.commit("base")
+    repo.write("tests/test_price.py", TEST + "\n\ndef test_zero():\n    assert parse(\"0\") == 0\n")
+    repo.write("src/prices.py", "def parse(text):\n    return round(float(text) * 100)\n")
+    repo.commit("honest: a new test and the code")
+    assert gate(repo, capsys, "--base", base) == (0, "", "")
+
+
+def test_a_change_that_only_deletes_a_test_file_is_judged(repo: Repo, capsys) -> None:
+    repo.write("tests/test_price.py", TEST)
+    repo.write("tests/test_other.py", "def test_other():\n    assert 1 + 1 == 2\n")
+    base = repo.commit("base")
+    repo.remove("tests/test_price.py")
+    repo.commit("agent: delete the failing tests")
+    code, out, _ = gate(repo, capsys, "--base", base)
+    assert code == 1 and "OG302 test test_price was removed with its file" in out
+
+
+def test_staged_mode_and_github_format(repo: Repo, capsys) -> None:
+    repo.write("tests/test_price.py", TEST)
+    repo.commit("base")
+    repo.write("tests/test_price.py", TEST.replace("    assert parse(\"12.50\") == 1250\n", "    return\n    assert parse(\"12.50\") == 1250\n"))
+    repo.stage()
+    code, out, _ = gate(repo, capsys, "--format", "github")
+    assert code == 1 and out.startswith("::error file=tests/test_price.py,line=5,col=5,title=OG202::")
+
+
+def test_unknown_hook_id_is_a_usage_error(repo: Repo, capsys) -> None:
+    repo.commit("base")
+    code, out, err = gate(repo, capsys, "--skip", "forbid-everything")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "unknown hook id forbid-everything" in err
+
+
+def test_missing_base_is_a_usage_error(repo: Repo, capsys) -> None:
+    repo.commit("base")
+    code, _, err = gate(repo, capsys, "--base", "origin/main")
+    assert code == 2 and "base revision 'origin/main' does not exist" in err
+
+
+def test_cli_lists_commands_and_refuses_unknown_ones(capsys) -> None:
+    assert cli_main(["--help"]) == 0
+    shown = capsys.readouterr().out
+    assert all(hook in shown for hook in HOOKS) and "check" in shown
+    assert cli_main(["nope"]) == 2
+    assert "unknown command 'nope'" in capsys.readouterr().err
+
+
+def test_manifest_lists_every_hook_with_the_gate_s_file_pattern() -> None:
+    manifest = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text())
+    assert [h["id"] for h in manifest] == list(HOOKS)
+    for hook in manifest:
+        assert hook["entry"] == hook["id"] and hook["language"] == "python"
+        if hook["id"] in check.FILE_HOOKS:
+            assert hook["files"] == check.TEST_FILES.pattern
