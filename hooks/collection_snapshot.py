@@ -68,14 +68,22 @@ def format_snapshot(items: dict[str, str]) -> bytes:
 # -- finding the project's interpreter -----------------------------------------
 
 
+def _in_pre_commit_store(env: dict[str, str]) -> bool:
+    """Whether this interpreter is an environment pre-commit built (language: python)."""
+    cache = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    stores = [env.get("PRE_COMMIT_HOME") or os.path.join(cache, "pre-commit")]
+    prefix = os.path.normcase(os.path.realpath(sys.prefix))
+    return any(prefix.startswith(os.path.normcase(os.path.realpath(store)) + os.sep) for store in stores)
+
+
 def _own_bins(env: dict[str, str]) -> set[str]:
     """Folders of this hook's own interpreter when it is pre-commit's isolated env.
 
     Outside pre-commit (``PRE_COMMIT`` unset: `oracle-guard` run by hand or in
     CI) the hook's interpreter may well be the project's, so nothing is excluded.
     """
-    if not env.get("PRE_COMMIT"):
-        return set()
+    if not env.get("PRE_COMMIT") or not _in_pre_commit_store(env):
+        return set()  # `language: system`/`unsupported`: the hook runs in the project's own interpreter
     bins = {os.path.join(sys.prefix, "bin"), os.path.join(sys.prefix, "Scripts"), os.path.dirname(sys.executable)}
     return {os.path.normcase(os.path.realpath(b)) for b in bins}
 

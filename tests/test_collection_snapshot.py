@@ -358,13 +358,17 @@ def test_interpreter_order_prefers_active_venv_then_dot_venv(project: Repo, tmp_
     (project.path / ".venv" / "bin").mkdir(parents=True)
     (project.path / ".venv" / "bin" / "python").symlink_to(sys.executable)
     monkeypatch.chdir(project.path)
-    env = {"VIRTUAL_ENV": str(active), "PATH": os.path.dirname(sys.executable), "PRE_COMMIT": "1"}
+    store = os.path.dirname(sys.prefix)  # as if this interpreter were an env pre-commit built
+    env = {"VIRTUAL_ENV": str(active), "PATH": os.path.dirname(sys.executable), "PRE_COMMIT": "1", "PRE_COMMIT_HOME": store}
     found = cs.candidate_interpreters(None, env)
     assert [origin for _, origin in found] == ["the active virtualenv", "./.venv"]  # own bin on PATH is skipped
-    own = {"VIRTUAL_ENV": sys.prefix, "PATH": "", "PRE_COMMIT": "1"}  # pre-commit's env in VIRTUAL_ENV is not the user's
+    own = {"VIRTUAL_ENV": sys.prefix, "PATH": "", "PRE_COMMIT": "1", "PRE_COMMIT_HOME": store}  # pre-commit's env in VIRTUAL_ENV is not the user's
     assert [origin for _, origin in cs.candidate_interpreters(None, own)] == ["./.venv"]
     by_hand = {"VIRTUAL_ENV": sys.prefix, "PATH": ""}  # outside pre-commit the hook's env may be the project's
     assert [origin for _, origin in cs.candidate_interpreters(None, by_hand)] == ["the active virtualenv", "./.venv"]
+    # `language: system` under pre-commit: the hook runs in the project's interpreter, not in pre-commit's store
+    system = {"VIRTUAL_ENV": sys.prefix, "PATH": "", "PRE_COMMIT": "1", "PRE_COMMIT_HOME": str(tmp_path / "store")}
+    assert [origin for _, origin in cs.candidate_interpreters(None, system)] == ["the active virtualenv", "./.venv"]
 
 
 def test_malformed_snapshot_is_exit_2(project: Repo, capsys) -> None:
@@ -405,7 +409,7 @@ def test_under_pre_commit_the_projects_dot_venv_is_used(project: Repo, tmp_path:
     project.write("tests/test_b.py", TEST_B + "\n", dedent=False)
     project.stage()
     own_bin = os.path.dirname(sys.executable)
-    env = {**os.environ, "VIRTUAL_ENV": sys.prefix, "PATH": own_bin + os.pathsep + "/usr/bin:/bin", "PRE_COMMIT": "1"}
+    env = {**os.environ, "VIRTUAL_ENV": sys.prefix, "PATH": own_bin + os.pathsep + "/usr/bin:/bin", "PRE_COMMIT": "1", "PRE_COMMIT_HOME": os.path.dirname(sys.prefix)}
     proc = subprocess.run([sys.executable, "-m", "hooks.collection_snapshot"], cwd=project.path, env=env, capture_output=True, text=True)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     assert used.exists()
