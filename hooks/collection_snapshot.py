@@ -163,6 +163,7 @@ class _Run:
         fd, self.out_path = tempfile.mkstemp(prefix="oracle-guard-collect-", suffix=".txt")
         os.close(fd)
         self.args = ["--collect-only", "-q", "-p", "no:cacheprovider", *NO_RANDOM_ORDER]
+        self.done = False
         self.proc = self._start(self.args)
 
     def _start(self, args: list[str]) -> subprocess.Popen[bytes]:
@@ -194,9 +195,13 @@ class _Run:
                         found.errors.append((where, rest))
             return found
         finally:
+            self.done = True
             os.unlink(self.out_path)
 
     def abandon(self) -> None:
+        if self.done:
+            return
+        self.done = True
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.communicate()
@@ -298,22 +303,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_format_arg(parser)
     args = parser.parse_args(argv)
     changes.enter_repo([])
-    change_set = changes.resolve(args)
-
     # pytest is the long pole: start it as soon as we know it must run, and
-    # load contracts and the base snapshot while it collects.
-    pending = None
-    if args.always or change_set.base is None or _any_relevant(change_set, {args.contract}):
-        pending = _start_somewhere(args.python)
+    # resolve the base, load contracts and the base snapshot while it collects.
+    started: list[tuple[_Run, list[tuple[str, str]]]] = []  # the run to abandon if anything fails
     try:
-        return _check(args, change_set, pending)
+        if args.always:
+            started.append(_start_somewhere(args.python))
+        change_set = changes.resolve(args)
+        if not started and (change_set.base is None or _any_relevant(change_set, {args.contract})):
+            started.append(_start_somewhere(args.python))
+        return _check(args, change_set, started)
     except BaseException:
-        if pending is not None:
-            pending[0].abandon()
+        for run, _ in started:
+            run.abandon()
         raise
 
 
-def _check(args: argparse.Namespace, change_set: changes.ChangeSet, pending: "tuple[_Run, list[tuple[str, str]]] | None") -> int:
+def _check(args: argparse.Namespace, change_set: changes.ChangeSet, started: "list[tuple[_Run, list[tuple[str, str]]]]") -> int:
     from hooks import contract
 
     now = contract.parse_now(args.now)
@@ -325,16 +331,16 @@ def _check(args: argparse.Namespace, change_set: changes.ChangeSet, pending: "tu
     base_snapshot_path = args.snapshot or (base_contract or contract.Contract(path=args.contract)).snapshot_path
     for path in {snapshot, base_snapshot_path}:
         _safe_path(path)
-    if pending is None:
+    if not started:
         if not needs_run(change_set, {snapshot, base_snapshot_path, args.contract}, snapshot):
             return 0
-        pending = _start_somewhere(args.python)
+        started.append(_start_somewhere(args.python))
     base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
     base = parse_snapshot(base_bytes, base_snapshot_path)
 
     if change_set.target is not None:
         notice(f"pytest collects the work tree, not {os.environ.get('PRE_COMMIT_TO_REF') or change_set.target[:12]}; check that commit out to compare it")
-    found = _finish_somewhere(pending, args.python)
+    found = _finish_somewhere(started[0])
     findings = [Finding(_where(where, snapshot), 1, 1, "OG803", f"collection error in {where or 'the session'}: {message}") for where, message in found.errors]
     if found.exit_code not in (0, 5) and not findings:
         findings.append(Finding(snapshot, 1, 1, "OG804", f"pytest --collect-only exited {found.exit_code} in {found.python}: {found.tail or 'no output'}"))
@@ -396,7 +402,7 @@ def _start_somewhere(explicit: str | None) -> tuple[_Run, list[tuple[str, str]]]
     return _Run(candidates[0][0]), candidates
 
 
-def _finish_somewhere(pending: tuple[_Run, list[tuple[str, str]]], explicit: str | None) -> Collection:
+def _finish_somewhere(pending: tuple[_Run, list[tuple[str, str]]]) -> Collection:
     """The first candidate interpreter that has pytest gives the collection."""
     run, candidates = pending
     tried = []

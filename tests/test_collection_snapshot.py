@@ -433,3 +433,16 @@ def test_snapshot_round_trips_and_is_sorted(items: dict[str, str]) -> None:
     data = format_snapshot(items)
     assert {k: v[0] for k, v in parse_snapshot(data, "s").items()} == items
     assert format_snapshot({k: v[0] for k, v in parse_snapshot(data, "s").items()}) == data
+
+
+def test_bad_contract_after_pytest_started_is_exit_2_and_leaves_nothing(project: Repo, capsys, tmp_path: Path, monkeypatch) -> None:
+    import tempfile
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    project.write("tests/agent_contract.yaml", "version: 1\nversion: 1\n")
+    project.stage()
+    assert project.run(main, *PY, "--always") == 2
+    assert "duplicate key 'version'" in capsys.readouterr().err
+    assert list(scratch.iterdir()) == []  # the started collection was stopped and its output removed
