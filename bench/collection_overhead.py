@@ -7,6 +7,8 @@ snapshot committed; the hook runs as a subprocess (its own start-up, git
 reads, the collection run with the exporter plugin, the comparison) with
 `--always`, so pytest really runs.  Runs are interleaved; medians of 5.
 The no-change path (nothing relevant staged: pytest is not run) is timed too.
+Installed pytest plugins are not autoloaded (they would pad both sides);
+`--autoload` measures with them.
 
     python bench/collection_overhead.py [--project more-itertools] [--runs 5]
 
@@ -61,15 +63,18 @@ def real_project(name: str, cache: str) -> str:
 
 def prepare(root: str, hook: str) -> None:
     git(root, "init", "-q", "-b", "main")
-    subprocess.run([hook, "--always", "--python", sys.executable], cwd=root, capture_output=True)  # writes the snapshot
+    subprocess.run([hook, "--always", "--python", sys.executable], cwd=root, capture_output=True, env={**os.environ, **EXTRA_ENV})  # writes the snapshot
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "base")
-    check = subprocess.run([hook, "--always", "--python", sys.executable], cwd=root, capture_output=True, text=True)
+    check = subprocess.run([hook, "--always", "--python", sys.executable], cwd=root, capture_output=True, text=True, env={**os.environ, **EXTRA_ENV})
     if check.returncode != 0:
         raise SystemExit(f"hook is not clean on the committed project {root}: {check.stdout}{check.stderr}")
 
 
 CPU: dict[str, list[float]] = {}
+# Installed pytest plugins (Hypothesis's costs ~1.5 s of CPU to import) would
+# pad both sides and hide the hook's fixed cost: off unless --autoload.
+EXTRA_ENV: dict[str, str] = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
 def _children_cpu() -> float:
@@ -81,7 +86,7 @@ def timed(cmd: list[str], root: str, label: str = "") -> float:
     """Wall seconds; the CPU seconds of the command and its children go to CPU[label]."""
     cpu = _children_cpu()
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=root, capture_output=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, env={**os.environ, "PYTHONHASHSEED": "0", **EXTRA_ENV})
     elapsed = time.perf_counter() - start
     CPU.setdefault(label, []).append(_children_cpu() - cpu)
     if proc.returncode not in (0,):
@@ -118,11 +123,14 @@ def main() -> int:
     parser.add_argument("--project", default="more-itertools", help="a PyPI project whose sdist ships its tests")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "og-bench-sdist"))
+    parser.add_argument("--autoload", action="store_true", help="let pytest load installed plugins (both sides pay for them)")
     args = parser.parse_args()
+    if args.autoload:
+        EXTRA_ENV.clear()
     hook = shutil.which("collection-snapshot", path=os.path.dirname(sys.executable))
     if not hook:
         raise SystemExit("collection-snapshot is not installed next to this interpreter")
-    print(f"python {sys.version.split()[0]}, pytest {__import__('pytest').__version__}, medians of {args.runs}, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(f"python {sys.version.split()[0]}, pytest {__import__('pytest').__version__}, medians of {args.runs}, plugin autoload {'on' if args.autoload else 'off'}, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory(prefix="og-bench-gen-") as tmp:
         root = generated(tmp)
         prepare(root, hook)

@@ -171,6 +171,7 @@ class _Run:
         fd, self.out_path = tempfile.mkstemp(prefix="oracle-guard-collect-", suffix=".txt")
         os.close(fd)
         self.args = ["--collect-only", "-q", "-p", "no:cacheprovider", *NO_RANDOM_ORDER]
+        self.done = False
         self.proc = self._start(self.args)
 
     def _start(self, args: list[str]) -> subprocess.Popen[bytes]:
@@ -202,9 +203,13 @@ class _Run:
                         found.errors.append((where, rest))
             return found
         finally:
+            self.done = True
             os.unlink(self.out_path)
 
     def abandon(self) -> None:
+        if self.done:
+            return
+        self.done = True
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.communicate()
@@ -308,26 +313,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_format_arg(parser)
     args = parser.parse_args(argv)
     changes.enter_repo([])
-    change_set = changes.resolve(args)
-    if args.static_only:
-        return emit(pytest_config.check(change_set), args.format)
-
     # pytest is the long pole: start it as soon as we know it must run, and
-    # load contracts and the base snapshot while it collects.
-    pending = None
-    if not args.if_snapshot and (args.always or change_set.base is None or _any_relevant(change_set, {args.contract})):
-        pending = _start_somewhere(args.python)
+    # resolve the base, load contracts and the base snapshot while it collects.
+    started: list[tuple[_Run, list[tuple[str, str]]]] = []  # the run to abandon if anything fails
     try:
+        if args.always and not (args.static_only or args.if_snapshot):
+            started.append(_start_somewhere(args.python))
+        change_set = changes.resolve(args)
+        if args.static_only:
+            return emit(pytest_config.check(change_set), args.format)
+        if not started and not args.if_snapshot and (change_set.base is None or _any_relevant(change_set, {args.contract})):
+            started.append(_start_somewhere(args.python))
         # Configuration that hides tests is caught without pytest, so it runs everywhere.
         static = pytest_config.check(change_set)
-        return _check(args, change_set, pending, static)
+        return _check(args, change_set, started, static)
     except BaseException:
-        if pending is not None:
-            pending[0].abandon()
+        for run, _ in started:
+            run.abandon()
         raise
 
 
-def _check(args: argparse.Namespace, change_set: changes.ChangeSet, pending: "tuple[_Run, list[tuple[str, str]]] | None", static: list[Finding]) -> int:
+def _check(args: argparse.Namespace, change_set: changes.ChangeSet, started: "list[tuple[_Run, list[tuple[str, str]]]]", static: list[Finding]) -> int:
     from hooks import contract
 
     now = contract.parse_now(args.now)
@@ -342,15 +348,15 @@ def _check(args: argparse.Namespace, change_set: changes.ChangeSet, pending: "tu
     base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
     if args.if_snapshot and base_bytes is None and not os.path.exists(snapshot):
         return emit(static, args.format)  # the gate never writes a first snapshot
-    if pending is None:
+    if not started:
         if not args.always and not needs_run(change_set, {snapshot, base_snapshot_path, args.contract}, snapshot):
             return emit(static, args.format)
-        pending = _start_somewhere(args.python)
+        started.append(_start_somewhere(args.python))
     base = parse_snapshot(base_bytes, base_snapshot_path)
 
     if change_set.target is not None:
         notice(f"pytest collects the work tree, not {os.environ.get('PRE_COMMIT_TO_REF') or change_set.target[:12]}; check that commit out to compare it")
-    found = _finish_somewhere(pending, args.python)
+    found = _finish_somewhere(started[0])
     findings = [Finding(_where(where, snapshot), 1, 1, "OG803", f"collection error in {where or 'the session'}: {message}") for where, message in found.errors]
     if found.exit_code not in (0, 5) and not findings:
         findings.append(Finding(snapshot, 1, 1, "OG804", f"pytest --collect-only exited {found.exit_code} in {found.python}: {found.tail or 'no output'}"))
@@ -412,7 +418,7 @@ def _start_somewhere(explicit: str | None) -> tuple[_Run, list[tuple[str, str]]]
     return _Run(candidates[0][0]), candidates
 
 
-def _finish_somewhere(pending: tuple[_Run, list[tuple[str, str]]], explicit: str | None) -> Collection:
+def _finish_somewhere(pending: tuple[_Run, list[tuple[str, str]]]) -> Collection:
     """The first candidate interpreter that has pytest gives the collection."""
     run, candidates = pending
     tried = []

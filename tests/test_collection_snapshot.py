@@ -54,6 +54,14 @@ BASELINE = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _lean_pytest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The projects here need no third-party pytest plugins; importing Hypothesis's
+    costs about 1.5 s of CPU per collection.  The baseline test keeps autoload on,
+    so the collector is also proven next to installed plugins (ours included)."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+
+
 @pytest.fixture
 def project(repo: Repo) -> Repo:
     repo.write("tests/test_a.py", TEST_A, dedent=False)
@@ -74,7 +82,8 @@ def snapshot_of(repo: Repo) -> dict[str, str]:
     return {k: v[0] for k, v in parse_snapshot((repo.path / SNAP).read_bytes(), SNAP).items()}
 
 
-def test_baseline_snapshot_matches_what_pytest_collects(project: Repo, capsys) -> None:
+def test_baseline_snapshot_matches_what_pytest_collects(project: Repo, capsys, monkeypatch) -> None:
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     code, out = hook(project, capsys, "--always")
     assert (code, out) == (0, "")
     assert snapshot_of(project) == BASELINE
@@ -428,3 +437,16 @@ def test_snapshot_round_trips_and_is_sorted(items: dict[str, str]) -> None:
     data = format_snapshot(items)
     assert {k: v[0] for k, v in parse_snapshot(data, "s").items()} == items
     assert format_snapshot({k: v[0] for k, v in parse_snapshot(data, "s").items()}) == data
+
+
+def test_bad_contract_after_pytest_started_is_exit_2_and_leaves_nothing(project: Repo, capsys, tmp_path: Path, monkeypatch) -> None:
+    import tempfile
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    project.write("tests/agent_contract.yaml", "version: 1\nversion: 1\n")
+    project.stage()
+    assert project.run(main, *PY, "--always") == 2
+    assert "duplicate key 'version'" in capsys.readouterr().err
+    assert list(scratch.iterdir()) == []  # the started collection was stopped and its output removed

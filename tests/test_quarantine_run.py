@@ -27,7 +27,7 @@ def test_stream():
     check(seed)
 """
 RECORDED = "AssertionError in tests/test_q.py:check"
-PYTEST = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider tests/test_q.py"
+PYTEST = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider -p no:hypothesispytest tests/test_q.py"
 
 
 def contract(seed: str, signature: str | None = RECORDED, silent: int = 2, repro: str = PYTEST) -> str:
