@@ -119,6 +119,19 @@ def _setup(func: FunctionNode) -> str:
     return ast.dump(stripped, annotate_fields=False)
 
 
+def _beyond(found: list[Check], common: Counter[tuple[str, tuple[str, ...]]]) -> list[Check]:
+    """The checks of FOUND left once those the other side has too are set aside."""
+    left = Counter(common)
+    rest = []
+    for check in found:
+        key = (check.shape, check.constants)
+        if left[key] > 0:
+            left[key] -= 1
+        else:
+            rest.append(check)
+    return rest
+
+
 def rewritten(base: FunctionNode, new: FunctionNode) -> list[tuple[Check, Check]]:
     """Pairs (base check, new check) with the same shape but other constants.
 
@@ -129,22 +142,7 @@ def rewritten(base: FunctionNode, new: FunctionNode) -> list[tuple[Check, Check]
         return []
     base_checks, new_checks = checks(base), checks(new)
     exact = Counter((c.shape, c.constants) for c in base_checks) & Counter((c.shape, c.constants) for c in new_checks)
-    left = Counter(exact)
-    removed = []
-    for check in base_checks:
-        key = (check.shape, check.constants)
-        if left[key] > 0:
-            left[key] -= 1
-        else:
-            removed.append(check)
-    left = Counter(exact)
-    added = []
-    for check in new_checks:
-        key = (check.shape, check.constants)
-        if left[key] > 0:
-            left[key] -= 1
-        else:
-            added.append(check)
+    removed, added = _beyond(base_checks, exact), _beyond(new_checks, exact)
     pairs = []
     for old in removed:
         match = next((c for c in added if c.shape == old.shape), None)

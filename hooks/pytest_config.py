@@ -66,6 +66,13 @@ class Settings:
     addopts: list[str] = field(default_factory=list)
     lines: dict[str, int] = field(default_factory=dict)  # key -> line, for findings
 
+    def set(self, key: str, values: list[str], text: str) -> None:
+        if key == "addopts":
+            self.addopts = values
+        else:
+            self.ini[key] = values
+        self.lines[key] = _line_of(text, key)
+
 
 def _split(value: str) -> list[str]:
     try:
@@ -92,12 +99,13 @@ def _from_ini(path: str, text: str) -> Settings | None:
         return None
     settings = Settings(path)
     for key, value in parser.items(section):
-        values = _split(value) if key == "addopts" else [v for v in re.split(r"[\s]+", value.strip()) if v] if key != "filterwarnings" else [v.strip() for v in value.strip().splitlines() if v.strip()]
         if key == "addopts":
-            settings.addopts = values
+            values = _split(value)
+        elif key == "filterwarnings":  # one filter a line; filters hold spaces
+            values = [v.strip() for v in value.strip().splitlines() if v.strip()]
         else:
-            settings.ini[key] = values
-        settings.lines[key] = _line_of(text, key)
+            values = value.split()
+        settings.set(key, values, text)
     return settings
 
 
@@ -128,11 +136,7 @@ def _from_pyproject(path: str, text: str) -> Settings | None:
                 values = [t for v in values for t in _split(v)]
         else:
             values = [str(value).lower() if isinstance(value, bool) else str(value)]
-        if key == "addopts":
-            settings.addopts = values
-        else:
-            settings.ini[key] = values
-        settings.lines[key] = _line_of(text, key)
+        settings.set(key, values, text)
     return settings
 
 
