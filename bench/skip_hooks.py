@@ -197,15 +197,20 @@ def main() -> int:
               f"medians of {args.runs} runs; python {sys.version.split()[0]}; {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}")
 
         def stage(paths: list[str], extra: str) -> None:
+            """Append EXTRA to each file; a leading '@' puts it on the file's first existing test."""
             git(root, "reset", "-q", "--hard")
             for p in paths:
-                with open(root / p, "a") as f:
-                    f.write(extra)
+                text = (root / p).read_text()
+                if extra.startswith("@"):
+                    text = text.replace("\ndef test_", "\n" + extra + "def test_", 1)
+                else:
+                    text += extra
+                (root / p).write_text(text)
             git(root, "add", "--", *paths)
 
         scenarios = [
             ("(a) 5 staged files, no skip-like token", clean[:5], "\n\ndef test_added_later():\n    assert json.loads('[]') == []\n", 120.0),
-            ("(b) 5 staged files with marks, one new mark each", marked[:5], "\n\n@pytest.mark.xfail(reason='new')\ndef test_added_later():\n    assert 1\n", 400.0),
+            ("(b) 5 staged files with marks, a new mark on an existing test in each", marked[:5], "@pytest.mark.xfail(reason='new')\n", 400.0),
             ("(c) --all over the tree", clean + marked, "", None),
         ]
         results = []

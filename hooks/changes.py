@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass, field
 
 from hooks import git
 from hooks.report import UsageError
@@ -27,14 +26,12 @@ def add_base_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass
 class ChangeSet:
-    base: str | None  # commit the change is compared with; None: no history yet
-    base_label: str  # the revision as the user named it, for messages
-    target: str | None  # commit holding the new side; None: the work tree
-    changes: list[git.Change] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
+    def __init__(self, base: str | None, base_label: str, target: str | None, changes: list[git.Change] | None = None) -> None:
+        self.base = base  # commit the change is compared with; None: no history yet
+        self.base_label = base_label  # the revision as the user named it, for messages
+        self.target = target  # commit holding the new side; None: the work tree
+        self.changes = changes or []
         self._by_new = {c.path: c for c in self.changes if c.path}
 
     @property

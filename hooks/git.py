@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from hooks.report import UsageError
 
@@ -63,8 +62,7 @@ def merge_base(a: str, b: str) -> str | None:
     return proc.stdout.decode().strip() if proc.returncode == 0 else None
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     status: str  # A, M, D, R, C, T (first letter of git's status)
     path: str | None  # path now; None when deleted
     old_path: str | None  # path at the base; None when added

@@ -14,9 +14,8 @@ import argparse
 import ast
 import re
 from collections import Counter
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 
 from hooks import changes
 from hooks.pysource import Module, SourceError, definitions, statements
@@ -30,8 +29,7 @@ if TYPE_CHECKING:
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 
 
-@dataclass(frozen=True)
-class Occurrence:
+class Occurrence(NamedTuple):
     key: tuple[str, ...]  # identity across versions, e.g. (qualname, kind, condition)
     qualname: str  # the test, class or "<module>" it applies to
     line: int

@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import bisect
 import sys
-from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Union
 
 from hooks.report import Finding
@@ -129,7 +128,6 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
-@dataclass
 class Names:
     """Alias table of one module: local name -> canonical dotted name.
 
@@ -140,8 +138,9 @@ class Names:
     as bindings so that ``@later`` can be seen through.
     """
 
-    aliases: dict[str, str] = field(default_factory=dict)
-    bindings: dict[str, ast.expr] = field(default_factory=dict)
+    def __init__(self, aliases: dict[str, str] | None = None, bindings: dict[str, ast.expr] | None = None) -> None:
+        self.aliases: dict[str, str] = aliases if aliases is not None else {}
+        self.bindings: dict[str, ast.expr] = bindings if bindings is not None else {}
 
     @classmethod
     def of(cls, tree: ast.Module, source: bytes | None = None) -> "Names":
@@ -249,14 +248,11 @@ def _is_import_call(node: ast.AST) -> bool:
     return name in ("__import__", "importlib.import_module", "import_module")
 
 
-@dataclass
 class Module:
     """A parsed file with its alias table and byte-accurate positions."""
 
-    path: str
-    source: bytes
-    tree: ast.Module
-    names: Names
+    def __init__(self, path: str, source: bytes, tree: ast.Module, names: Names) -> None:
+        self.path, self.source, self.tree, self.names = path, source, tree, names
 
     @classmethod
     def from_source(cls, path: str, source: bytes) -> "Module":
