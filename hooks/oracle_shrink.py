@@ -1119,7 +1119,8 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
             line += 1  # a blank line: point at the next statement
         text = lines[line - 1] if line <= len(lines) else b""
         col = len(text) - len(text.lstrip()) + 1 if line != f.node.lineno else item.side.module.position(f.node)[1]
-        findings.append(Finding(item.side.path, line, col, "OG301", f"{_who(f)} has {item.base_checks - item.deficit} checks, base had {item.base_checks}{shown}"))
+        left = item.base_checks - item.deficit
+        findings.append(Finding(item.side.path, line, col, "OG301", f"{_who(f)} has {left} check{'' if left == 1 else 's'}, base had {item.base_checks}{shown}"))
     return findings
 
 

@@ -11,6 +11,7 @@ they could hold an occurrence.
 from __future__ import annotations
 
 import argparse
+import os
 import ast
 import re
 from collections import Counter
@@ -70,10 +71,11 @@ class LazyLedger:
 
     def freeze_for(self, test_id: str, now: datetime | None = None) -> contract.Freeze | None:
         if not self._loaded:
-            from hooks import contract  # PyYAML: only when there is something to allow
-
-            self._contract = contract.load(self.path)
             self._loaded = True
+            if os.path.exists(self.path):
+                from hooks import contract  # PyYAML: only when there is a ledger to ask
+
+                self._contract = contract.load(self.path)
         return self._contract.freeze_for(test_id, now) if self._contract else None
 
 
@@ -192,53 +194,74 @@ def _is_test_name(qualname: str) -> bool:
 class _History:
     """Which tests existed at the base: by name in the file's base version, or
     by name or identical body in what disappeared from any changed or deleted
-    file (so a renamed or moved test is not mistaken for a new one)."""
+    file (so a renamed or moved test is not mistaken for a new one).  Names
+    come from a cheap statement walk; bodies are fingerprinted only when a
+    name alone does not settle it."""
 
-    def __init__(self, change_set: changes.ChangeSet, new_blobs: dict[str, bytes | None], base_blobs: dict[str, bytes | None], old_of: dict[str, str | None]) -> None:
+    def __init__(self, change_set: changes.ChangeSet, new_blobs: dict[str, bytes | None], base_blobs: dict[str, bytes | None], old_of: dict[str, str | None], parsed: dict[str, Module]) -> None:
         self.change_set, self.new_blobs, self.base_blobs, self.old_of = change_set, new_blobs, base_blobs, old_of
-        self._defs: dict[tuple[str, str | None], dict[str, str]] = {}
-        self._gone: tuple[set[str], set[str]] | None = None
+        self._modules: dict[tuple[str, str | None], Module | None] = {("new", p): m for p, m in parsed.items()}
+        self._names: dict[tuple[str, str | None], set[str]] = {}
+        self._gone: tuple[set[str], list[tuple[str, str | None]]] | None = None
+        self._gone_bodies: set[str] | None = None
 
-    def defs(self, side: str, path: str | None) -> dict[str, str]:
-        """qualname -> body fingerprint of every function and class in one version."""
-        if (side, path) not in self._defs:
+    def _module(self, side: str, path: str | None) -> Module | None:
+        if (side, path) not in self._modules:
             data = (self.new_blobs if side == "new" else self.base_blobs).get(path or "")
-            found: dict[str, str] = {}
+            module = None
             if data is not None:
                 try:
-                    found = definitions(Module.from_source(path or "", data).tree)
+                    module = Module.from_source(path or "", data)
                 except SourceError:
-                    found = {}
-            self._defs[(side, path)] = found
-        return self._defs[(side, path)]
+                    module = None
+            self._modules[(side, path)] = module
+        return self._modules[(side, path)]
 
-    def gone(self) -> tuple[set[str], set[str]]:
-        """Names and bodies of definitions that left some file in this change."""
+    def names(self, side: str, path: str | None) -> set[str]:
+        if (side, path) not in self._names:
+            module = self._module(side, path)
+            self._names[(side, path)] = _definitions(module.tree) if module else set()
+        return self._names[(side, path)]
+
+    def _body(self, side: str, path: str | None, qualname: str) -> str | None:
+        module = self._module(side, path)
+        return definitions(module.tree).get(qualname) if module else None
+
+    def gone(self) -> set[str]:
+        """Qualnames that left some changed or deleted file (remembering where from)."""
         if self._gone is None:
             names: set[str] = set()
-            bodies: set[str] = set()
+            where: list[tuple[str, str | None]] = []
             for path in self.change_set.changed_paths + self.change_set.deleted:
-                if path in self.change_set.deleted:
-                    old, new = path, {}
-                else:
-                    old, new = self.change_set.old_path(path), self.defs("new", path)
-                for qual, body in self.defs("base", old).items():
-                    if qual not in new:
-                        names.add(qual)
-                        bodies.add(body)
-            self._gone = (names, bodies)
-        return self._gone
+                deleted = path in self.change_set.deleted
+                old = path if deleted else self.change_set.old_path(path)
+                left = self.names("base", old) - (set() if deleted else self.names("new", path))
+                if left:
+                    names |= left
+                    where.append(("base", old))
+            self._gone = (names, where)
+        return self._gone[0]
+
+    def gone_bodies(self) -> set[str]:
+        if self._gone_bodies is None:
+            self.gone()
+            assert self._gone is not None
+            names = self._gone[0]
+            bodies: set[str] = set()
+            for side, path in self._gone[1]:
+                module = self._module(side, path)
+                if module:
+                    bodies |= {body for qual, body in definitions(module.tree).items() if qual in names}
+            self._gone_bodies = bodies
+        return self._gone_bodies
 
     def existed(self, path: str, qualname: str) -> bool:
-        base = self.defs("base", self.old_of.get(path))
-        if qualname in base:
+        if qualname in self.names("base", self.old_of.get(path)) or qualname in self.gone():
             return True
-        names, bodies = self.gone()
-        new = self.defs("new", path)
-        return qualname in names or new.get(qualname) in bodies
+        return bool(self.gone()) and self._body("new", path, qualname) in self.gone_bodies()
 
     def is_new_test(self, path: str, qualname: str) -> bool:
-        new = self.defs("new", path)
+        new = self.names("new", path)
         if qualname == "<module>":
             tests = [q for q in new if _is_test_name(q)]
             return self.old_of.get(path) is None and not any(self.existed(path, q) for q in tests)
@@ -306,7 +329,7 @@ def check(
                 base_keys[renamed] -= 1
                 continue
             if change_set.base is not None:
-                history = history or _History(change_set, new_blobs, base_blobs, old_of)
+                history = history or _History(change_set, new_blobs, base_blobs, old_of, parsed)
                 if history.is_new_test(path, occ.qualname):
                     continue  # a brand-new test that skips somewhere weakens nothing that existed
             if not rule.allowed(occ, path, ledger, now):
