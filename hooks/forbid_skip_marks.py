@@ -42,11 +42,33 @@ TOKENS = (b"skip", b"xfail", b"expectedFailure", b"expecting_failure", b"__test_
           b"getattr", b"add_marker", b"applymarker", b"ark(")
 
 
+# `from .helpers import needs_db` then `@needs_db`: a decorator imported from the
+# project itself may be a shared skip mark, resolved in its own module.
+_FROM_IMPORT = re.compile(rb"^[ \t]*from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)", re.M)
+_THIRD_PARTY = ("pytest", "_pytest", "unittest", "hypothesis", "nose", "__future__", "typing", "os", "sys")
+
+
+def imported_decorators(source: bytes) -> list[bytes]:
+    """Names imported from project modules and used as a decorator or marker in SOURCE."""
+    found = []
+    for match in _FROM_IMPORT.finditer(source):
+        module = match.group(1)
+        if module.split(b".")[0].decode() in _THIRD_PARTY:
+            continue
+        for part in match.group(2).strip(b"()").split(b","):
+            name = part.split()[-1].strip() if part.split() else b""
+            if name and (b"@" + name in source or b"marker(" + name in source):
+                found.append(name)
+    return found
+
+
 class SkipMarkRule(Rule):
     TRIGGER = re.compile(b"|".join(re.escape(t) for t in TOKENS))
 
     def could_match(self, source: bytes) -> bool:
-        return any(token in source for token in TOKENS)  # many `in` scans beat one alternation
+        if any(token in source for token in TOKENS):  # many `in` scans beat one alternation
+            return True
+        return b"import" in source and bool(imported_decorators(source))
 
     def occurrences(self, module: Module) -> list[Occurrence]:
         finder = _Finder(module)
@@ -65,7 +87,25 @@ class _Finder(PrunedVisitor):
         self.scopes: list[ScopeNode] = []
         self.param: str = ""  # identity of the enclosing pytest.param(...), if any
         self.found: list[Occurrence] = []
-        self.hot = hot_lines(module.source, TOKENS + self._names_bound_to_marks())
+        self.imported = self._imported_marks()
+        self.hot = hot_lines(module.source, TOKENS + self._names_bound_to_marks() + tuple(n.encode() for n in self.imported))
+
+    def _imported_marks(self) -> dict[str, tuple[str, str, str]]:
+        """Local name -> (kind, condition, definition) for skip marks imported from the project."""
+        found: dict[str, tuple[str, str, str]] = {}
+        for raw in imported_decorators(self.module.source):
+            name = raw.decode()
+            dotted = self.names.aliases.get(name)
+            resolved = self.module.imported_binding(dotted) if dotted else None
+            if resolved is None:
+                continue
+            value, other = resolved
+            target = value.func if isinstance(value, ast.Call) else value
+            qualified = other.names.qualify(target) or ""
+            if qualified in SKIP_MARKS:
+                condition = self._condition(value, qualified) if isinstance(value, ast.Call) else ""
+                found[name] = (qualified, condition, f"{other.path}: {other.segment(value)}")
+        return found
 
     def _names_bound_to_marks(self) -> tuple[bytes, ...]:
         """Local names that stand for a mark (`ef = unittest.expectedFailure`, `later = pytest.mark.skip()`)."""
@@ -180,6 +220,10 @@ class _Finder(PrunedVisitor):
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load) and node.id in self.imported:
+            kind, detail, where = self.imported[node.id]
+            self._add(node, kind, detail, f"new {SKIP_MARKS[kind]} through `{node.id}` (imported: {where})")
+            return
         if isinstance(node.ctx, ast.Load):
             kind = self._mark_kind(node)
             bound = self.names.expand(node)

@@ -16,7 +16,7 @@ import ast
 import re
 from collections import Counter
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 
 from hooks import changes
 from hooks.pysource import Module, SourceError, definitions, statements
@@ -91,8 +91,8 @@ def add_common_args(parser: argparse.ArgumentParser) -> None:
 class _Side:
     """Parsed occurrences of many files on one side of the change, cached."""
 
-    def __init__(self, rule: Rule, blobs: dict[str, bytes | None], errors: list[Finding] | None, parsed: dict[str, Module] | None = None) -> None:
-        self.rule, self.blobs, self.errors = rule, blobs, errors
+    def __init__(self, rule: Rule, blobs: dict[str, bytes | None], errors: list[Finding] | None, parsed: dict[str, Module] | None = None, reader: Callable[[str], bytes | None] | None = None) -> None:
+        self.rule, self.blobs, self.errors, self.reader = rule, blobs, errors, reader
         self.parsed = parsed or {}
         self._cache: dict[str, list[Occurrence]] = {}
         self._trees: dict[str, ast.Module] = {}
@@ -107,6 +107,7 @@ class _Side:
             if data is not None and self.rule.could_match(data):
                 try:
                     module = self.parsed.get(path) or Module.from_source(path, data)
+                    module.reader = self.reader
                     found = self.rule.occurrences(module)
                     self._trees[path] = module.tree
                 except SourceError as exc:
@@ -277,7 +278,8 @@ def check(
     """Findings for PATHS: every occurrence (no change set) or only the new ones."""
     findings: list[Finding] = []
     if change_set is None:
-        new_side = _Side(rule, changes.ChangeSet(None, "", None).read_new(paths), findings)
+        here = changes.ChangeSet(None, "", None)
+        new_side = _Side(rule, here.read_new(paths), findings, reader=lambda p: here.read_new([p])[p])
         for path in paths:
             findings += [o.finding(path) for o in new_side.of(path) if not rule.allowed(o, path, ledger, now)]
         return findings
@@ -291,8 +293,9 @@ def check(
     changed = [p for p in paths if new_blobs.get(p) != base_blobs.get(old_of[p] or "")]
     parsed, errors = _parse(changed, new_blobs)
     findings += errors
-    new_side = _Side(rule, new_blobs, None, parsed)  # parse errors already reported
-    base_side = _Side(rule, base_blobs, None)  # a base that fails to parse has no occurrences
+    # Each side reads other project files (an imported skip decorator) from its own revision.
+    new_side = _Side(rule, new_blobs, None, parsed, reader=lambda p: change_set.read_new([p])[p])  # parse errors already reported
+    base_side = _Side(rule, base_blobs, None, reader=lambda p: change_set.read_base([p])[p])  # a base that fails to parse has no occurrences
 
     pool: Counter[tuple[str, ...]] | None = None
     history: _History | None = None

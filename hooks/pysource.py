@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import bisect
 import sys
-from typing import Iterable, Iterator, Union
+from typing import Callable, Iterable, Iterator, Union
 
 from hooks.report import Finding
 
@@ -253,6 +253,36 @@ class Module:
 
     def __init__(self, path: str, source: bytes, tree: ast.Module, names: Names) -> None:
         self.path, self.source, self.tree, self.names = path, source, tree, names
+        # Reads another file of the repository on the same side of the change
+        # (set by the engine), so a name imported from the project can be seen through.
+        self.reader: Callable[[str], bytes | None] | None = None
+
+    def imported_binding(self, dotted: str) -> tuple[ast.expr, "Module"] | None:
+        """What a name imported from the project is bound to in its own module.
+
+        ``from .helpers import skip_on_ci`` (``.helpers.skip_on_ci``) or
+        ``from tests.conftest import needs_db``: the module-level value of the
+        name in the first candidate file that exists, with that file's module.
+        """
+        module_name, _, attr = dotted.rpartition(".")
+        if self.reader is None or not module_name.strip(".") or not attr:
+            return None
+        for path in _module_files(module_name, self.path):
+            data = self.reader(path)
+            if data is None:
+                continue
+            try:
+                other = Module.from_source(path, data)
+            except SourceError:
+                return None
+            value = None
+            for node in other.tree.body:
+                if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in node.targets):
+                    value = node.value
+                elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == attr and node.value is not None:
+                    value = node.value
+            return (value, other) if value is not None else None
+        return None
 
     @classmethod
     def from_source(cls, path: str, source: bytes) -> "Module":
@@ -323,6 +353,31 @@ class PrunedVisitor(ast.NodeVisitor):
             if i == len(self.hot) or self.hot[i] > (node.end_lineno or node.lineno):
                 return
         super().visit(node)
+
+
+def _module_files(module_name: str, importer: str) -> list[str]:
+    """Repository files a module name may live in, as pytest's rootdir imports find them."""
+    level = len(module_name) - len(module_name.lstrip("."))
+    parts = [p for p in module_name.lstrip(".").split(".") if p]
+    if not parts:
+        return []
+    rel = "/".join(parts)
+    if level:
+        folder = importer.rsplit("/", 1)[0] if "/" in importer else ""
+        for _ in range(level - 1):
+            folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+        roots = [folder]
+    else:  # absolute: from the repository root, src/, or the importer's folder and its parents (rootdir-style)
+        here = importer.rsplit("/", 1)[0] if "/" in importer else ""
+        roots = ["", "src"]
+        while here:
+            roots.append(here)
+            here = here.rsplit("/", 1)[0] if "/" in here else ""
+    found = []
+    for root in roots:
+        prefix = f"{root}/" if root else ""
+        found += [f"{prefix}{rel}.py", f"{prefix}{rel}/__init__.py"]
+    return list(dict.fromkeys(found))
 
 
 def walk_scoped(tree: ast.AST) -> Iterator[tuple[ast.AST, tuple[ScopeNode, ...]]]:

@@ -461,3 +461,45 @@ def test_condition_swapped_to_another_existing_name_is_reported(repo: Repo, caps
     new = with_mark("@pytest.mark.skipif(IS_LINUX, reason='no fork')", consts)
     code, out, _ = change(repo, capsys, {T: base}, {T: new})
     assert code == 1 and "OG101 new skipif mark (IS_LINUX) on test_a" in out
+
+
+HELPERS = "import os\n\nimport pytest\n\nneeds_network = pytest.mark.skipif(not os.environ.get('NET'), reason='network')\n\n\ndef timed(func):\n    return func\n"
+USES = """\
+{imports}
+
+
+@needs_network
+def test_fetch():
+    assert 1
+
+
+{deco}def test_parse():
+    assert [1][0] == 1
+"""
+
+
+@pytest.mark.parametrize(
+    ("helpers_path", "imports"),
+    [
+        ("tests/helpers.py", "from tests.helpers import needs_network, timed"),
+        ("tests/helpers.py", "from .helpers import needs_network, timed"),
+        ("tests/conftest.py", "from conftest import needs_network, timed"),
+        ("src/testing_marks.py", "from testing_marks import (\n    needs_network,\n    timed,\n)"),
+    ],
+    ids=["absolute", "relative", "conftest", "src-layout"],
+)
+def test_shared_skip_mark_imported_from_the_project_put_on_an_existing_test(repo: Repo, capsys: pytest.CaptureFixture[str], helpers_path: str, imports: str) -> None:
+    files = {helpers_path: HELPERS, "tests/__init__.py": ""}
+    before = {**files, T: USES.format(imports=imports, deco="")}
+    code, out, _ = change(repo, capsys, before, {T: USES.format(imports=imports, deco="@needs_network\n")})
+    assert code == 1, out
+    assert f"OG101 new skipif mark through `needs_network` (imported: {helpers_path}:" in out and "on test_parse" in out
+
+
+def test_shared_skip_mark_imported_and_honest_neighbours(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    imports = "from tests.helpers import needs_network, timed"
+    before = {"tests/helpers.py": HELPERS, "tests/__init__.py": "", T: USES.format(imports=imports, deco="")}
+    # a decorator from the project that is no mark; an old use untouched; a brand-new test that needs the network
+    after = USES.format(imports=imports, deco="@timed\n") + "\n\n@needs_network\ndef test_download():\n    assert 2\n"
+    code, out, _ = change(repo, capsys, before, {T: after})
+    assert code == 0, out
