@@ -134,6 +134,8 @@ class _Finder(PrunedVisitor):
         owner = owner or _owner(self.scopes)
         line, col = self.module.position(node)
         where = "this module" if owner == "<module>" else owner
+        if owner.startswith("<mark "):
+            where = "every test that uses it"
         self.found.append(
             Occurrence((owner, kind, detail, self.param), owner, line, col, "OG101" if kind != "unverifiable" else "OG102", f"{message} on {where}")
         )
@@ -259,7 +261,15 @@ class _Finder(PrunedVisitor):
         plain = [t for t in targets if isinstance(t, ast.Name) and t.id != "pytestmark"]
         if value is not None and plain and len(plain) == len(targets):
             direct = value.func if isinstance(value, ast.Call) else value
-            if self._mark_kind(direct) not in (None, "unverifiable"):
+            kind = self._mark_kind(direct)
+            if kind not in (None, "unverifiable"):
+                if not self.scopes and isinstance(value, ast.Call):
+                    # A shared mark's definition: its condition widened skips every test using it.
+                    detail = self._condition(value, kind)
+                    for target in plain:
+                        owner = f"<mark {target.id}>"
+                        shown = f" ({detail})" if detail else ""
+                        self._add(node, kind, detail, f"shared {SKIP_MARKS[kind]} `{target.id}` changed to{shown}", owner)
                 for child in ast.iter_child_nodes(value):
                     if child is not direct:
                         self.visit(child)

@@ -262,6 +262,13 @@ class _History:
         return bool(self.gone()) and self._body("new", path, qualname) in self.gone_bodies()
 
     def is_new_test(self, path: str, qualname: str) -> bool:
+        if qualname.startswith("<mark ") and qualname.endswith(">"):  # a shared mark defined here
+            name = qualname[len("<mark ") : -1]
+            base = self._module("base", self.old_of.get(path))
+            return base is None or not any(
+                isinstance(node, (ast.Assign, ast.AnnAssign)) and name in {t.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
+                for node in base.tree.body
+            )
         new = self.names("new", path)
         if qualname == "<module>":
             tests = [q for q in new if _is_test_name(q)]

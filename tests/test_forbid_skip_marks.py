@@ -503,3 +503,17 @@ def test_shared_skip_mark_imported_and_honest_neighbours(repo: Repo, capsys: pyt
     after = USES.format(imports=imports, deco="@timed\n") + "\n\n@needs_network\ndef test_download():\n    assert 2\n"
     code, out, _ = change(repo, capsys, before, {T: after})
     assert code == 0, out
+
+
+def test_shared_mark_definition_widened_is_reported_where_it_is_defined(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    before = {"tests/conftest.py": HELPERS, T: USES.format(imports="from conftest import needs_network", deco="")}
+    widened = HELPERS.replace("not os.environ.get('NET')", "True")
+    code, out, _ = change(repo, capsys, before, {"tests/conftest.py": widened})
+    assert code == 1 and "tests/conftest.py:5:1: OG101 shared skipif mark `needs_network` changed to (True) on every test that uses it" in out
+
+
+def test_shared_mark_reason_changed_or_a_new_one_defined_is_honest(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    before = {"tests/conftest.py": HELPERS}
+    after = HELPERS.replace("reason='network'", "reason='needs the network'") + "\nneeds_docker = pytest.mark.skipif(not os.environ.get('DOCKER'), reason='docker')\n"
+    code, out, _ = change(repo, capsys, before, {"tests/conftest.py": after})
+    assert code == 0, out
