@@ -40,6 +40,7 @@ NARROWING_OPTIONS = {
     "-m": "selects only tests marked",
     "--confcutdir": "limits conftest loading to",
     "-p": "changes plugins:",
+    "--hypothesis-profile": "loads the Hypothesis profile",  # fewer examples, in one line
 }
 NARROWING_FLAGS = {
     "--continue-on-collection-errors": "lets collection errors pass",

@@ -19,6 +19,8 @@ def findings(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 CASES = [
     ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --deselect tests/test_a.py::test_x\n", "OG851"),
     ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra -q --tb=short\n", None),
+    ("pytest.ini", "[pytest]\naddopts = --hypothesis-profile=ci\n", "[pytest]\naddopts = --hypothesis-profile=dev\n", "OG851"),
+    ("pytest.ini", "[pytest]\naddopts = --hypothesis-profile=ci\n", "[pytest]\naddopts = --hypothesis-profile=ci -q\n", None),
     ("pytest.ini", "[pytest]\naddopts = -ra\n", '[pytest]\naddopts = -ra -k "not slow"\n', "OG851"),
     ("pytest.ini", "[pytest]\naddopts = -ra\n", '[pytest]\naddopts = -ra -m "not network"\n', "OG851"),
     ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --ignore=tests/test_slow.py\n", "OG851"),
