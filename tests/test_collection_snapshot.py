@@ -450,3 +450,13 @@ def test_bad_contract_after_pytest_started_is_exit_2_and_leaves_nothing(project:
     assert project.run(main, *PY, "--always") == 2
     assert "duplicate key 'version'" in capsys.readouterr().err
     assert list(scratch.iterdir()) == []  # the started collection was stopped and its output removed
+
+
+def test_positional_parameter_ids_renumbered_by_an_inserted_case_are_not_lost() -> None:
+    base = {"t.py::test_x[a0]": ("run", 2), "t.py::test_x[a1]": ("run", 3), "t.py::test_y[a0-b1]": ("run", 4)}
+    grown = cs.Collection(items={"t.py::test_x[a0]": "run", "t.py::test_x[a1]": "run", "t.py::test_x[a2]": "run", "t.py::test_y[a0-b1]": "run"})
+    assert cs.compare(base, grown, "s", lambda n: False, lambda n: False) == []
+    inserted = cs.Collection(items={"t.py::test_x[a0]": "run", "t.py::test_x[new-case]": "run", "t.py::test_x[a2]": "run", "t.py::test_y[a0-b2]": "run"})
+    assert cs.compare(base, inserted, "s", lambda n: False, lambda n: False) == []
+    shrunk = cs.Collection(items={"t.py::test_x[a0]": "run", "t.py::test_y[a0-b1]": "run"})
+    assert [f.code for f in cs.compare(base, shrunk, "s", lambda n: False, lambda n: False)] == ["OG801"]
