@@ -117,3 +117,47 @@ def test_custom_layers_from_the_contract(repo: Repo, capsys: pytest.CaptureFixtu
     repo.write("src/ignored.py", "X = 2\n")
     repo.write("spec/test_m.py", "def test_m():\n    assert 3 == 3\n")
     assert staged(repo, capsys) == (0, "")
+
+
+GOLDEN_CASES = [
+    # (base files, changed files in one commit, expected finding paths)
+    ({"src/pkg/render.py": "A = 1\n", "tests/__snapshots__/test_render.ambr": "old\n"},
+     {"src/pkg/render.py": "A = 2\n", "tests/__snapshots__/test_render.ambr": "new\n"}, ["tests/__snapshots__/test_render.ambr"]),
+    ({"pkg/core.py": "A = 1\n", "tests/data/expected.json": "{}\n"},
+     {"pkg/core.py": "A = 2\n", "tests/data/expected.json": "{\"a\": 1}\n"}, ["tests/data/expected.json"]),
+    ({"pkg/core.py": "A = 1\n", "tests/test_core/test_total.yml": "total: 3\n"},
+     {"pkg/core.py": "A = 2\n", "tests/test_core/test_total.yml": "total: 4\n"}, ["tests/test_core/test_total.yml"]),
+    ({"pkg/core.py": "A = 1\n", "tests/test_report.approved.txt": "x\n"},
+     {"pkg/core.py": "A = 2\n", "tests/test_report.approved.txt": "y\n"}, ["tests/test_report.approved.txt"]),
+    # honest: a new golden for a new test; a golden alone; code alone; docs beside a golden; a test module beside code
+    ({"pkg/core.py": "A = 1\n"}, {"pkg/core.py": "A = 2\n", "tests/__snapshots__/test_new.ambr": "new\n"}, []),
+    ({"pkg/core.py": "A = 1\n", "tests/data/expected.json": "{}\n"}, {"tests/data/expected.json": "[]\n"}, []),
+    ({"pkg/core.py": "A = 1\n", "tests/data/expected.json": "{}\n"}, {"pkg/core.py": "A = 2\n", "tests/test_core.py": "def test_a():\n    assert 1\n"}, []),
+    ({"docs/index.md": "a\n", "tests/data/expected.json": "{}\n"}, {"docs/conf.py": "x = 1\n", "tests/data/expected.json": "[]\n"}, []),
+]
+
+
+@pytest.mark.parametrize(("base", "change", "expected"), GOLDEN_CASES)
+def test_goldens_re_recorded_with_production_code(repo, capsys, base, change, expected) -> None:
+    for path, text in base.items():
+        repo.write(path, text)
+    repo.commit("base")
+    for path, text in change.items():
+        repo.write(path, text)
+    repo.stage()
+    code = repo.run(split_main)
+    out = capsys.readouterr().out
+    assert sorted(line.split(":", 1)[0] for line in out.splitlines()) == expected, out
+    assert code == (1 if expected else 0)
+    assert all(" OG703 " in line for line in out.splitlines())
+
+
+def test_golden_in_its_own_commit_then_code_passes_in_range_mode(repo, capsys) -> None:
+    repo.write("pkg/core.py", "A = 1\n")
+    repo.write("tests/data/expected.json", "{}\n")
+    base = repo.commit("base")
+    repo.write("tests/data/expected.json", "[]\n")
+    repo.commit("reviewed: new expected output")
+    repo.write("pkg/core.py", "A = 2\n")
+    repo.commit("the code")
+    assert repo.run(split_main, "--base", base) == 0, capsys.readouterr().out
