@@ -121,6 +121,7 @@ ROWS = [
      "class T(unittest.TestCase):\n    def test_a(self):\n        self.assertAlmostEqual(f(), 0.5, delta=0.5)\n", {"OG304"}),
     ("abs-diff-eps-loosened", "def test_a():\n    assert abs(f() - 1.0) < 1e-9\n", "def test_a():\n    assert abs(f() - 1.0) < 1e-3\n", {"OG304"}),
     ("abs-diff-eps-tightened", "def test_a():\n    assert abs(f() - 1.0) < 1e-6\n", "def test_a():\n    assert 1e-9 > abs(f() - 1.0)\n", set()),
+    ("abs-diff-eps-tightened-in-place", "def test_a():\n    assert abs(f() - 1.0) < 1e-9\n", "def test_a():\n    assert abs(f() - 1.0) < 1e-12\n", set()),
     ("module-tolerance-constant-loosened", "TOL = 1e-9\ndef test_a():\n    assert f() == pytest.approx(1.0, abs=TOL)\n", "TOL = 0.5\ndef test_a():\n    assert f() == pytest.approx(1.0, abs=TOL)\n", {"OG304"}),
     # -- swallowed failures -------------------------------------------------------------
     ("except-exception-pass", "def test_a():\n    assert f() == 1\n", "def test_a():\n    try:\n        assert f() == 1\n    except Exception:\n        pass\n", {"OG305"}),
