@@ -461,3 +461,18 @@ def test_condition_swapped_to_another_existing_name_is_reported(repo: Repo, caps
     new = with_mark("@pytest.mark.skipif(IS_LINUX, reason='no fork')", consts)
     code, out, _ = change(repo, capsys, {T: base}, {T: new})
     assert code == 1 and "OG101 new skipif mark (IS_LINUX) on test_a" in out
+
+
+def test_condition_name_renamed_by_an_import_alias_is_a_refactor(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    # Found on pallets/click: `from click._compat import WIN as ON_WINDOWS`, every use renamed.
+    base = with_mark("@pytest.mark.skipif(WIN, reason='no sed')", "import pytest\nfrom compat import WIN")
+    new = with_mark("@pytest.mark.skipif(ON_WINDOWS, reason='no sed')", "import pytest\nfrom compat import (\n    WIN as ON_WINDOWS,\n)")
+    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    assert code == 0, out
+
+
+def test_condition_aliased_to_another_imported_name_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    base = with_mark("@pytest.mark.skipif(WIN, reason='no sed')", "import pytest\nfrom compat import WIN, LINUX")
+    new = with_mark("@pytest.mark.skipif(ON_WINDOWS, reason='no sed')", "import pytest\nfrom compat import WIN, LINUX as ON_WINDOWS")
+    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    assert code == 1 and "OG101 new skipif mark (ON_WINDOWS) on test_a" in out
