@@ -605,6 +605,40 @@ def _never(test: ast.expr) -> bool:
     return isinstance(test, ast.Constant) and not test.value
 
 
+def _repeat_after_action(fn: FunctionNode, texts: Counter) -> bool:
+    """Whether some assert in TEXTS comes again after a statement that can change
+    what it looks at (a call, an assignment, a raise): a new check, not a repeat."""
+    occurrences: dict[str, list[int]] = {}
+    actions: list[int] = []
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue  # a definition runs nothing yet
+        if isinstance(node, ast.Assert):
+            occurrences.setdefault(" ".join(("assert " + ast.unparse(node.test)).split()), []).append(node.lineno)
+        elif isinstance(node, ast.stmt) and not isinstance(node, ast.Pass) and not _is_check_call(node) and not any(isinstance(getattr(node, f, None), list) for f in ("body", "handlers")):
+            actions.append(node.lineno)
+        for field_name in ("body", "orelse", "handlers", "finalbody"):
+            stack.extend(getattr(node, field_name, None) or [])
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            actions.append(node.lineno)  # entering a context runs code
+    for text in texts:
+        lines = sorted(occurrences.get(text, []))
+        if any(any(a < b and a > prev for a in actions) for prev, b in zip(lines, lines[1:])):
+            return True
+    return False
+
+
+def _is_check_call(stmt: ast.stmt) -> bool:
+    """``self.assertX(...)`` / ``assert_frame_equal(...)``: looks, changes nothing."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name.startswith("assert")
+
+
 def live_nodes(body: list[ast.stmt]) -> Iterable[ast.AST]:
     """Nodes of BODY that can run: nothing after a return/raise/break/continue in the
     same block, nothing under ``if False:``, so checks made unreachable do not count."""
@@ -1055,7 +1089,7 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
         unmatched = sum(1 for f in found if f.code == "OG306" and "`match" in f.message)
         if new_f.checks + unmatched < base_f.checks and (new_f.checks + unmatched) * new_f.cases < base_f.checks * base_f.cases:
             gone = base_f.texts - new_f.texts
-            if gone and all(new_f.texts[text] > 0 for text in gone):
+            if gone and all(new_f.texts[text] > 0 for text in gone) and not _repeat_after_action(base_f.node, gone):
                 continue  # only repeats of a check that is still there were dropped
             # Count again with helpers imported from other files resolved.
             base_n = base_side.analyzer.facts(base_f.qualname, base_f.node, base_f.cls, base_f.is_test, True).checks
