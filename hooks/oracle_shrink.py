@@ -934,6 +934,10 @@ def compare_profiles(base: Side, new: Side) -> list[Finding]:
         new_max = profile.max_examples if profile.max_examples is not None else hm.DEFAULT_MAX_EXAMPLES
         if old_max is not None and new_max < old_max:
             out.append(Finding(new.path, profile.line, profile.col, "OG309", f"Hypothesis profile '{name}' lowered to max_examples={new_max} (base {old_max})"))
+        elif old is not None and old_max is not None:  # fewer steps, or phases that no longer generate
+            why = hm.weaker_settings(old.settings, profile.settings, base.module.names, new.module.names, old_max, new_max)
+            if why:
+                out.append(Finding(new.path, profile.line, profile.col, "OG309", f"Hypothesis profile '{name}' weakened: {why}"))
     b_loaded, n_loaded = base.hyp.loaded, new.hyp.loaded
     if b_loaded and n_loaded and b_loaded != n_loaded:
         def level(side: Side, name: str) -> int | None:

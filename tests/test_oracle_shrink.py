@@ -230,6 +230,11 @@ ROWS = [
      {"tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', max_examples=10)\n"}, {"OG309"}),
     ("profile-raised", {"tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', max_examples=100)\n"},
      {"tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', max_examples=1000, deadline=None)\n"}, set()),
+    # found on attrs (redteam): a conftest profile that only replays explicit examples
+    ("profile-phases-explicit-only", {"tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', deadline=None)\n"},
+     {"tests/conftest.py": "from hypothesis import Phase, settings\nsettings.register_profile('ci', deadline=None, phases=[Phase.explicit])\n"}, {"OG309"}),
+    ("profile-phases-reordered", {"tests/conftest.py": "from hypothesis import Phase, settings\nsettings.register_profile('ci', phases=[Phase.explicit, Phase.generate])\n"},
+     {"tests/conftest.py": "from hypothesis import Phase, settings\nsettings.register_profile('ci', phases=(Phase.generate, Phase.explicit, Phase.shrink))\n"}, set()),
     ("profile-load-switched-lower", {"tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', max_examples=1000)\nsettings.register_profile('dev', max_examples=10)\nsettings.load_profile('ci')\n"},
      {"tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', max_examples=1000)\nsettings.register_profile('dev', max_examples=10)\nsettings.load_profile('dev')\n"}, {"OG309"}),
 ]
