@@ -28,7 +28,7 @@ from hooks import hypothesis_model as hm
 from hooks.pysource import FunctionNode, Module, Names, SourceError, test_functions
 from hooks.report import Finding, add_format_arg, emit, guarded, notice
 
-TRIGGER = re.compile(rb"def |assert|raises|warns|given|settings|parametrize")
+TRIGGER = re.compile(rb"def |assert|raises|warns|given|settings|parametrize|hypothesis")
 TEST_FILE = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
 CHECK_PREFIXES = ("assert", "check_", "verify_", "expect_", "fail")
 
@@ -949,6 +949,35 @@ def compare_profiles(base: Side, new: Side) -> list[Finding]:
     return out
 
 
+def compare_module_strategies(base: Side, new: Side) -> list[Finding]:
+    """Strategies kept in module constants (a shared strategies.py, ``TYPES = (a, b)``
+    drawn by ``sampled_from(TYPES)``) narrowed where they are defined."""
+    out = []
+    old_consts, new_consts = base.analyzer.constants, new.analyzer.constants
+    for name, value in new_consts.items():
+        old = old_consts.get(name)
+        if old is None or ast.dump(old) == ast.dump(value):
+            continue
+        why = None
+        if hm.drawn_strategy(base.module.names, old):
+            why = hm.narrower(old, value, base.module.names, new.module.names)
+        elif isinstance(old, (ast.Tuple, ast.List, ast.Set)) and isinstance(value, (ast.Tuple, ast.List, ast.Set)) and _sampled_from_name(new, name):
+            was, now = {ast.dump(e) for e in old.elts}, {ast.dump(e) for e in value.elts}
+            if was - now and not now - was:
+                why = f"`{ast.unparse(value)}` lost {len(was - now)} of the {len(was)} values `sampled_from({name})` drew"
+        if why:
+            out.append(_find(new, value, "OG312", f"strategy `{name}` narrowed: {why}"))
+    return out
+
+
+def _sampled_from_name(side: Side, name: str) -> bool:
+    for node in ast.walk(side.module.tree):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
+            if (side.module.names.qualify(node.func) or "") == hm.ST + "sampled_from":
+                return True
+    return False
+
+
 def new_tautologies(base: Facts | None, new: Facts, new_side: Side) -> list[Finding]:
     seen = Counter(text for text, _ in base.tautologies) if base else Counter()
     out = []
@@ -1057,6 +1086,7 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
                 removed.append((f, base_side, new_side, reported))  # type: ignore[arg-type]
         if base_side is not None and new_side is not None and reported:
             findings += compare_profiles(base_side, new_side)
+            findings += compare_module_strategies(base_side, new_side)
 
     # A removed test whose body reappears under another name or file was renamed or moved.
     by_body: dict[str, list[int]] = {}

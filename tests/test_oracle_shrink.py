@@ -235,6 +235,16 @@ ROWS = [
      {"tests/conftest.py": "from hypothesis import Phase, settings\nsettings.register_profile('ci', deadline=None, phases=[Phase.explicit])\n"}, {"OG309"}),
     ("profile-phases-reordered", {"tests/conftest.py": "from hypothesis import Phase, settings\nsettings.register_profile('ci', phases=[Phase.explicit, Phase.generate])\n"},
      {"tests/conftest.py": "from hypothesis import Phase, settings\nsettings.register_profile('ci', phases=(Phase.generate, Phase.explicit, Phase.shrink))\n"}, set()),
+    # found on attrs (redteam): strategies narrowed where a module defines them, not in @given
+    ("shared-strategy-bounded", {"tests/strategies.py": "from hypothesis import strategies as st\nints = st.integers().map(str)\n"},
+     {"tests/strategies.py": "from hypothesis import strategies as st\nints = st.integers(min_value=0, max_value=0).map(str)\n"}, {"OG312"}),
+    ("shared-strategy-widened", {"tests/strategies.py": "from hypothesis import strategies as st\nints = st.integers(min_value=0).map(str)\n"},
+     {"tests/strategies.py": "from hypothesis import strategies as st\nints = st.integers().map(str)\nnames = st.text()\n"}, set()),
+    ("sampled-constant-shrunk", "TYPES = (dict, list)\n@given(st.sampled_from(TYPES))\ndef test_a(t):\n    assert f(t)\n",
+     "TYPES = (dict,)\n@given(st.sampled_from(TYPES))\ndef test_a(t):\n    assert f(t)\n", {"OG312"}),
+    ("sampled-constant-grown", "TYPES = (dict, list)\n@given(st.sampled_from(TYPES))\ndef test_a(t):\n    assert f(t)\n",
+     "TYPES = (dict, list, tuple)\n@given(st.sampled_from(TYPES))\ndef test_a(t):\n    assert f(t)\n", set()),
+    ("constant-tuple-shrunk-not-sampled", "TYPES = (dict, list)\ndef test_a():\n    assert f(TYPES)\n", "TYPES = (dict,)\ndef test_a():\n    assert f(TYPES)\n", set()),
     ("profile-load-switched-lower", {"tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', max_examples=1000)\nsettings.register_profile('dev', max_examples=10)\nsettings.load_profile('ci')\n"},
      {"tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', max_examples=1000)\nsettings.register_profile('dev', max_examples=10)\nsettings.load_profile('dev')\n"}, {"OG309"}),
 ]
