@@ -91,6 +91,7 @@ class Facts:
     texts: Counter = field(default_factory=Counter)  # unparsed check sites
     text_lines: dict = field(default_factory=dict)  # check text -> first line it is on
     subjects: dict[str, tuple[int, ast.AST]] = field(default_factory=dict)  # subject -> (strongest rank, node)
+    subject_ranks: dict[str, list[tuple[int, ast.AST]]] = field(default_factory=dict)  # subject -> every (rank, node)
     tolerances: list[tuple[str, dict[str, float], ast.AST]] = field(default_factory=list)
     swallows: list[tuple[str, ast.AST]] = field(default_factory=list)
     raises: list[RaiseSite] = field(default_factory=list)
@@ -488,6 +489,7 @@ class Analyzer:
             f.raises.append(RaiseSite(node, kind.rsplit(".", 1)[-1].replace("Regexp", "").replace("Regex", ""), _type_names(self.names, expected), match, match_node is not None, body))
 
     def _subject(self, f: Facts, key: str, rank: int, node: ast.AST) -> None:
+        f.subject_ranks.setdefault(key, []).append((rank, node))
         old = f.subjects.get(key)
         if old is None or rank > old[0]:
             f.subjects[key] = (rank, node)
@@ -811,6 +813,15 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
         if now is not None and now[0] < rank:
             shown = new_side.module.segment(now[1])
             out.append(_find(new_side, now[1], "OG303", f"{who}: `{shown}` is weaker than the base's {STRENGTH[rank]} of the same value"))
+        elif now is not None:
+            # The same value checked as often, one check of it weaker (`== 0` -> `in (0, 1)`,
+            # `a` -> `a or b`) while a stronger copy elsewhere keeps the top rank.
+            was = sorted(base.subject_ranks.get(key, []), key=lambda p: p[0])
+            now_all = sorted(new.subject_ranks.get(key, []), key=lambda p: p[0])
+            pair = next(((b, n) for b, n in zip(was, now_all) if n[0] < b[0]), None) if len(was) == len(now_all) else None
+            if pair is not None:
+                shown = new_side.module.segment(pair[1][1])
+                out.append(_find(new_side, pair[1][1], "OG303", f"{who}: `{shown}` is weaker than the base's {STRENGTH[pair[0][0]]} of the same value"))
     # an exact comparison turned into one within a tolerance
     for key, node in new.approximate.items():
         old_rank = base.subjects.get(key)

@@ -106,6 +106,13 @@ ROWS = [
     ("eq-swapped-sides", "def test_a():\n    assert f() == 3\n", "def test_a():\n    assert 3 == f()\n", set()),
     ("eq-to-chained-eq", "def test_a():\n    e = f()\n    assert e.msg == 'x'\n", "def test_a():\n    e = f()\n    assert e.msg == e.args[0] == 'x'\n", set()),
     ("eq-to-chained-range", "def test_a():\n    e = f()\n    assert e.n == 3\n", "def test_a():\n    e = f()\n    assert 0 < e.n <= 9\n", {"OG303"}),
+    # found on click (redteam): a value checked twice, one copy loosened while the other stays exact
+    ("eq-to-membership-beside-a-kept-eq", "def test_a():\n    r = f()\n    assert r.code == 0\n    r = g()\n    assert r.code == 0\n",
+     "def test_a():\n    r = f()\n    assert r.code == 0\n    r = g()\n    assert r.code in (0, 1)\n", {"OG303"}),
+    ("or-alternative-added-beside-a-kept-check", "def test_a():\n    r = f()\n    assert 'x' in r.out\n    assert 'y' in r.out\n",
+     "def test_a():\n    r = f()\n    assert 'x' in r.out or r.err\n    assert 'y' in r.out\n", {"OG303"}),
+    ("same-value-checks-reordered", "def test_a():\n    r = f()\n    assert r.code == 0\n    assert r.code > -1\n",
+     "def test_a():\n    r = f()\n    assert r.code > -1\n    assert r.code == 0\n", set()),
     ("eq-kept-truthiness-added", "def test_a():\n    assert f() == 3\n", "def test_a():\n    assert f()\n    assert f() == 3\n", set()),
     # -- tolerances -----------------------------------------------------------------
     ("approx-rel-loosened", "def test_a():\n    assert f() == pytest.approx(0.3, rel=1e-6)\n", "def test_a():\n    assert f() == pytest.approx(0.3, rel=1e-2)\n", {"OG304"}),
