@@ -382,7 +382,7 @@ class Analyzer:
                         for inner in ast.walk(stmt):
                             repeat[id(inner)] = repeat.get(id(inner), 1) * n
             elif isinstance(node, ast.Assert):
-                yield times * _conjuncts(node.test), node, "assert " + ast.unparse(node.test)
+                yield times * self._assert_weight(node.test), node, "assert " + ast.unparse(node.test)
             elif isinstance(node, ast.Raise) and node.exc is not None:
                 exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
                 if (self.names.qualify(exc) or "").rsplit(".", 1)[-1] in ("AssertionError", "failureException"):
@@ -397,6 +397,14 @@ class Analyzer:
                     elif isinstance(node.func, ast.Attribute) and node.func.attr in UNITTEST_RANK and len(node.args) >= 2:
                         weight = max(weight, _pairs(node.args[0], node.args[1]))
                     yield times * weight, node, ast.unparse(node.func) + "(" + ", ".join(ast.unparse(a) for a in node.args) + ")"
+
+    def _assert_weight(self, test: ast.expr) -> int:
+        """`assert ok(r)` where ok is this module's `return a and b and c`: the predicate's checks."""
+        if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in self.functions:
+            body = [b for b in self.functions[test.func.id].body if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant))]
+            if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+                return max(_conjuncts(body[0].value), 1)
+        return _conjuncts(test)
 
     def _literal_length(self, node: ast.expr) -> int:
         if isinstance(node, ast.Name) and node.id in self.constants:

@@ -74,6 +74,11 @@ ROWS = [
      "@pytest.mark.parametrize('x', [1, 2, 3])\ndef test_a(x):\n    assert f(x) == x\n", set()),
     ("parametrized-in-place-losing-a-case", "def test_a():\n    assert f(1) == 1\n    assert f(2) == 2\n    assert f(3) == 3\n",
      "@pytest.mark.parametrize('x', [1, 2])\ndef test_a(x):\n    assert f(x) == x\n", {"OG301"}),
+    # found on click (redteam): checks folded into a predicate the test asserts
+    ("asserts-into-bool-predicate", "def test_a():\n    r = f()\n    assert not r.exc\n    assert 'x' in r.out\n    assert r.code == 0\n",
+     "def _ran(r, text):\n    return not r.exc and text in r.out and r.code == 0\n\ndef test_a():\n    r = f()\n    assert _ran(r, 'x')\n", set()),
+    ("asserts-into-one-clause-predicate", "def test_a():\n    r = f()\n    assert not r.exc\n    assert 'x' in r.out\n    assert r.code == 0\n",
+     "def _ran(r, text):\n    return text in r.out\n\ndef test_a():\n    r = f()\n    assert _ran(r, 'x')\n", {"OG301"}),
     ("repeated-assert-dropped", "def test_a():\n    assert f() == 1\n    assert g()\n    assert f() == 1\n", "def test_a():\n    assert f() == 1\n    assert g()\n", set()),
     # found on attrs (redteam): the same assert after the code under test ran again checks a new state
     ("repeated-assert-after-action-dropped", "def test_a():\n    assert s.on is True\n    with off():\n        raise_()\n    assert s.on is True\n",
