@@ -293,6 +293,10 @@ class Analyzer:
                 elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     q = prefix + node.name
                     found[q] = (node, cls, q in tests)
+                elif isinstance(node, ast.Delete):  # `del test_x` after the def: never collected
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            found.pop(prefix + target.id, None)
 
         visit(self.module.tree.body, "", None)
         return found
@@ -1246,6 +1250,8 @@ def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list) -
             continue
         for node in ast.walk(module.tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+                if item.side is not None and path == item.side.path and node.name == f.node.name:
+                    continue  # the removed test itself, still defined but deleted (`del test_x`)
                 body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant) else node.body
                 if ast.dump(ast.Module(body=body, type_ignores=[])) == f.body_key:
                     return True

@@ -79,6 +79,9 @@ ROWS = [
      "def _ran(r, text):\n    return not r.exc and text in r.out and r.code == 0\n\ndef test_a():\n    r = f()\n    assert _ran(r, 'x')\n", set()),
     ("asserts-into-one-clause-predicate", "def test_a():\n    r = f()\n    assert not r.exc\n    assert 'x' in r.out\n    assert r.code == 0\n",
      "def _ran(r, text):\n    return text in r.out\n\ndef test_a():\n    r = f()\n    assert _ran(r, 'x')\n", {"OG301"}),
+    ("test-deleted-by-del-statement", "def test_a():\n    assert f() == 1\n\ndef test_b():\n    assert g() == 2\n",
+     "def test_a():\n    assert f() == 1\n\ndef test_b():\n    assert g() == 2\n\ndel test_b\n", {"OG302"}),
+    ("helper-deleted-by-del-statement", "def test_a():\n    assert f() == 1\n", "def _make():\n    return 1\n\nx = _make()\ndel _make\n\ndef test_a():\n    assert f() == 1\n", set()),
     ("repeated-assert-dropped", "def test_a():\n    assert f() == 1\n    assert g()\n    assert f() == 1\n", "def test_a():\n    assert f() == 1\n    assert g()\n", set()),
     # found on attrs (redteam): the same assert after the code under test ran again checks a new state
     ("repeated-assert-after-action-dropped", "def test_a():\n    assert s.on is True\n    with off():\n        raise_()\n    assert s.on is True\n",
