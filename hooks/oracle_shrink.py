@@ -252,7 +252,33 @@ def broadened_type(base_types: tuple[str, ...], new_types: tuple[str, ...]) -> s
             return t  # a builtin that is no subclass of what was expected: wider or unrelated
         if len(new_types) > len(base_types):
             return t
+        if any(t.rsplit(".", 1)[-1] in _project_ancestors(b.rsplit(".", 1)[-1]) for b in base_types):
+            return t  # the project's own base class of what was expected
     return None
+
+
+_ANCESTORS: dict[tuple[str, str], set[str]] = {}
+
+
+def _project_ancestors(name: str, depth: int = 0) -> set[str]:
+    """Base-class names of the repository's own class NAME (by `git grep`, found once)."""
+    key = (os.getcwd(), name)
+    if key in _ANCESTORS or depth > 6 or not name.isidentifier():
+        return _ANCESTORS.get(key, set())
+    _ANCESTORS[key] = set()
+    out = git.run("grep", "-h", "-E", rf"^\s*class {name}\(", "--", "*.py", check=False)
+    found: set[str] = set()
+    for line in os.fsdecode(out).splitlines()[:5]:
+        try:
+            tree = ast.parse(line.strip().rstrip(":") + ": pass")
+        except SyntaxError:
+            continue
+        for base in getattr(tree.body[0], "bases", []):
+            parent = ast.unparse(base).rsplit(".", 1)[-1]
+            if parent != name:
+                found |= {parent} | _project_ancestors(parent, depth + 1)
+    _ANCESTORS[key] = found
+    return found
 
 
 def loosened_match(base: str | None, base_has: bool, new: str | None, new_has: bool) -> str | None:

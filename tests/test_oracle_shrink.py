@@ -142,6 +142,13 @@ ROWS = [
     ("abs-diff-eps-tightened", "def test_a():\n    assert abs(f() - 1.0) < 1e-6\n", "def test_a():\n    assert 1e-9 > abs(f() - 1.0)\n", set()),
     ("abs-diff-eps-tightened-in-place", "def test_a():\n    assert abs(f() - 1.0) < 1e-9\n", "def test_a():\n    assert abs(f() - 1.0) < 1e-12\n", set()),
     ("module-tolerance-constant-loosened", "TOL = 1e-9\ndef test_a():\n    assert f() == pytest.approx(1.0, abs=TOL)\n", "TOL = 0.5\ndef test_a():\n    assert f() == pytest.approx(1.0, abs=TOL)\n", {"OG304"}),
+    # found on click (redteam): BadParameter -> ClickException, the project's own base class
+    ("raises-project-base-class", {"pkg/errors.py": "class Error(Exception):\n    pass\n\n\nclass UsageError(Error):\n    pass\n\n\nclass BadParameter(UsageError):\n    pass\n",
+                                   T: "def test_a():\n    with pytest.raises(pkg.errors.BadParameter):\n        f()\n"},
+     {T: "def test_a():\n    with pytest.raises(pkg.errors.Error):\n        f()\n"}, {"OG306"}),
+    ("raises-project-subclass", {"pkg/errors.py": "class Error(Exception):\n    pass\n\n\nclass UsageError(Error):\n    pass\n\n\nclass BadParameter(UsageError):\n    pass\n",
+                                 T: "def test_a():\n    with pytest.raises(pkg.errors.UsageError):\n        f()\n"},
+     {T: "def test_a():\n    with pytest.raises(pkg.errors.BadParameter):\n        f()\n"}, set()),
     # -- swallowed failures -------------------------------------------------------------
     ("except-exception-pass", "def test_a():\n    assert f() == 1\n", "def test_a():\n    try:\n        assert f() == 1\n    except Exception:\n        pass\n", {"OG305"}),
     ("bare-except", "def test_a():\n    assert f() == 1\n", "def test_a():\n    try:\n        assert f() == 1\n    except:\n        pass\n", {"OG305"}),
