@@ -898,6 +898,9 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
             out.append(_find(new_side, node, "OG307", f"{who}: parametrize '{key}' has {len(values)} cases, base had {len(old[0])}{shown}"))
     # hypothesis
     out += _compare_hypothesis(base, new, base_side, new_side, who)
+    # checks that always ran now run only under a new `if` (no else)
+    if new.is_test:
+        out += _now_conditional(base, new, new_side, who)
     # expected values rewritten in place (same check, other constants)
     if new.is_test:
         loosened = {f.line for f in out if f.code == "OG304"}  # a loosened tolerance is reported once
@@ -906,6 +909,26 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
                 continue
             shown = new_side.module.segment(new_check.node)
             out.append(_find(new_side, new_check.node, "OG314", f"{who}: {expectations.describe(old_check, new_check)} in `{shown}`"))
+    return out
+
+
+def _now_conditional(base: Facts, new: Facts, new_side: Side, who: str) -> list[Finding]:
+    """``assert x`` at the top of the base test, now only inside ``if <new condition>:``."""
+    def key(stmt: ast.stmt) -> str:
+        return ast.dump(stmt.test) if isinstance(stmt, ast.Assert) else ""
+
+    top = Counter(key(s) for s in base.node.body if isinstance(s, ast.Assert))
+    now_top = Counter(key(s) for s in new.node.body if isinstance(s, ast.Assert))
+    base_conditions = {ast.dump(n.test) for n in ast.walk(base.node) if isinstance(n, (ast.If, ast.While))}
+    out = []
+    for stmt in new.node.body:
+        if not isinstance(stmt, ast.If) or stmt.orelse or ast.dump(stmt.test) in base_conditions:
+            continue
+        for inner in stmt.body:
+            k = key(inner)
+            if k and top[k] > now_top[k]:
+                now_top[k] += 1
+                out.append(_find(new_side, inner, "OG301", f"{who}: `{new_side.module.segment(inner)}` always ran at the base, now only if `{ast.unparse(stmt.test)}`"))
     return out
 
 

@@ -82,6 +82,12 @@ ROWS = [
     ("test-deleted-by-del-statement", "def test_a():\n    assert f() == 1\n\ndef test_b():\n    assert g() == 2\n",
      "def test_a():\n    assert f() == 1\n\ndef test_b():\n    assert g() == 2\n\ndel test_b\n", {"OG302"}),
     ("helper-deleted-by-del-statement", "def test_a():\n    assert f() == 1\n", "def _make():\n    return 1\n\nx = _make()\ndel _make\n\ndef test_a():\n    assert f() == 1\n", set()),
+    # found on click (redteam): an assert that always ran, now behind a new condition
+    ("assert-now-conditional", "def test_a():\n    r = f()\n    assert r == 42\n", "def test_a():\n    r = f()\n    if os.environ.get('STRICT'):\n        assert r == 42\n", {"OG301"}),
+    ("assert-split-by-platform", "def test_a():\n    r = f()\n    assert r == 42\n",
+     "def test_a():\n    r = f()\n    if WIN:\n        assert r == 42\n    else:\n        assert r == 42\n        assert g()\n", set()),
+    ("assert-under-existing-condition", "def test_a(x):\n    r = f()\n    if x:\n        assert g()\n    assert r == 42\n",
+     "def test_a(x):\n    r = f()\n    if x:\n        assert g()\n        assert r == 42\n    assert r == 42\n", set()),
     ("repeated-assert-dropped", "def test_a():\n    assert f() == 1\n    assert g()\n    assert f() == 1\n", "def test_a():\n    assert f() == 1\n    assert g()\n", set()),
     # found on attrs (redteam): the same assert after the code under test ran again checks a new state
     ("repeated-assert-after-action-dropped", "def test_a():\n    assert s.on is True\n    with off():\n        raise_()\n    assert s.on is True\n",
