@@ -913,22 +913,29 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
 
 
 def _now_conditional(base: Facts, new: Facts, new_side: Side, who: str) -> list[Finding]:
-    """``assert x`` at the top of the base test, now only inside ``if <new condition>:``."""
-    def key(stmt: ast.stmt) -> str:
-        return ast.dump(stmt.test) if isinstance(stmt, ast.Assert) else ""
+    """``assert x`` that ran unconditionally at the base, now only inside ``if <new condition>:``."""
+    def asserts(fn: FunctionNode) -> Iterable[tuple[ast.Assert, ast.If | None]]:
+        stack: list[tuple[ast.AST, ast.If | None]] = [(s, None) for s in fn.body]
+        while stack:
+            node, guard = stack.pop()
+            if isinstance(node, ast.Assert):
+                yield node, guard
+            elif isinstance(node, ast.If):
+                stack += [(s, guard or node) for s in node.body + node.orelse]
+            elif isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.Try)):
+                inner = node.body + getattr(node, "orelse", []) + getattr(node, "finalbody", [])
+                stack += [(s, guard) for s in inner]
 
-    top = Counter(key(s) for s in base.node.body if isinstance(s, ast.Assert))
-    now_top = Counter(key(s) for s in new.node.body if isinstance(s, ast.Assert))
+    always = Counter(ast.dump(a.test) for a, guard in asserts(base.node) if guard is None)
+    now_always = Counter(ast.dump(a.test) for a, guard in asserts(new.node) if guard is None)
     base_conditions = {ast.dump(n.test) for n in ast.walk(base.node) if isinstance(n, (ast.If, ast.While))}
     out = []
-    for stmt in new.node.body:
-        if not isinstance(stmt, ast.If) or stmt.orelse or ast.dump(stmt.test) in base_conditions:
+    for node, guard in sorted(asserts(new.node), key=lambda p: p[0].lineno):
+        k = ast.dump(node.test)
+        if guard is None or guard.orelse or ast.dump(guard.test) in base_conditions or always[k] <= now_always[k]:
             continue
-        for inner in stmt.body:
-            k = key(inner)
-            if k and top[k] > now_top[k]:
-                now_top[k] += 1
-                out.append(_find(new_side, inner, "OG301", f"{who}: `{new_side.module.segment(inner)}` always ran at the base, now only if `{ast.unparse(stmt.test)}`"))
+        now_always[k] += 1
+        out.append(_find(new_side, node, "OG301", f"{who}: `{new_side.module.segment(node)}` always ran at the base, now only if `{ast.unparse(guard.test)}`"))
     return out
 
 

@@ -84,6 +84,8 @@ ROWS = [
     ("helper-deleted-by-del-statement", "def test_a():\n    assert f() == 1\n", "def _make():\n    return 1\n\nx = _make()\ndel _make\n\ndef test_a():\n    assert f() == 1\n", set()),
     # found on click (redteam): an assert that always ran, now behind a new condition
     ("assert-now-conditional", "def test_a():\n    r = f()\n    assert r == 42\n", "def test_a():\n    r = f()\n    if os.environ.get('STRICT'):\n        assert r == 42\n", {"OG301"}),
+    ("assert-in-with-now-conditional", "def test_a():\n    with ctx() as c:\n        r = c.run()\n        assert r == 42\n",
+     "def test_a():\n    with ctx() as c:\n        r = c.run()\n        if os.environ.get('STRICT'):\n            assert r == 42\n", {"OG301"}),
     ("assert-split-by-platform", "def test_a():\n    r = f()\n    assert r == 42\n",
      "def test_a():\n    r = f()\n    if WIN:\n        assert r == 42\n    else:\n        assert r == 42\n        assert g()\n", set()),
     ("assert-under-existing-condition", "def test_a(x):\n    r = f()\n    if x:\n        assert g()\n    assert r == 42\n",
