@@ -11,6 +11,13 @@ is judged by `oracle-guard check --base <base> --skip collection-snapshot`
 committed snapshot it never runs pytest).  A weakening recipe is `caught`
 or `MISSED`; an honest one is `clean` or `FALSE-ALARM`.  The clone is
 reset hard and cleaned: never point this at a working copy you care about.
+REDTEAM_VERBOSE=1 prints the findings of every miss and false alarm.
+
+The base is the clone's origin/HEAD plus one setup commit (tests/test_eval_*.py)
+adding shapes the project lacks: pytest.approx/isclose, unittest asserts and
+assertRaises, @settings in a variable and a constant, data.draw.  Weakening
+recipes of the pytest configuration are caught by the full check only (they are
+collection-snapshot's static half).
 """
 from __future__ import annotations
 
@@ -1201,6 +1208,7 @@ def main() -> int:
     gate = beside if os.path.exists(beside) else shutil.which("oracle-guard") or "oracle-guard"
     base = prepare_base(project, repo)
     tally = {"weak": [0, 0], "honest": [0, 0]}
+    brief_ok = {"weak": 0, "honest": 0}
     for kind, name, recipe in RECIPES[project]:
         if only and name not in only:
             continue
@@ -1220,6 +1228,7 @@ def main() -> int:
                 verdicts.append("FALSE-ALARM" if flagged else "clean")
             outputs.append((proc.stdout + proc.stderr).strip())
         ok = verdicts[1] in ("caught", "clean")
+        brief_ok[kind] += verdicts[0] in ("caught", "clean")
         tally[kind][0] += ok
         tally[kind][1] += 1
         codes = sorted(set(re.findall(r"\b(OG\d+)\b", outputs[1])))
@@ -1228,7 +1237,8 @@ def main() -> int:
             for line in outputs[1].splitlines()[:6]:
                 print("        ", line[:220])
     git(repo, "checkout", "-q", "-f", "--detach", base)
-    print(f"{project}: weakening caught {tally['weak'][0]}/{tally['weak'][1]} (full check); honest clean {tally['honest'][0]}/{tally['honest'][1]}")
+    print(f"{project}: weakening caught {tally['weak'][0]}/{tally['weak'][1]} (full check; {brief_ok['weak']} with --skip collection-snapshot); "
+          f"honest clean {tally['honest'][0]}/{tally['honest'][1]} ({brief_ok['honest']})")
     return 0
 
 
