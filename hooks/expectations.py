@@ -57,6 +57,16 @@ class _Blank(ast.NodeTransformer):
         self.inputs.append(self._depth > 0)
         return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
 
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        # ``abs(a - b) < eps``: eps is a tolerance (OG304's business), so part of the shape.
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+            left, right = node.left, node.comparators[0]
+            if _is_abs(left) or _is_abs(right):
+                node.left = self.visit(left) if _is_abs(left) else left
+                node.comparators = [self.visit(right) if _is_abs(right) else right]
+                return node
+        return self.generic_visit(node)
+
     def visit_Constant(self, node: ast.Constant) -> ast.AST:
         if isinstance(node.value, (int, float, complex, str, bytes)) and not isinstance(node.value, bool):
             return self._note(repr(node.value), node, "_C_")
@@ -64,6 +74,10 @@ class _Blank(ast.NodeTransformer):
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
         return self._note(ast.unparse(node), node, "_F_")
+
+
+def _is_abs(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "abs"
 
 
 def _without_message(stmt: ast.stmt) -> ast.AST | None:

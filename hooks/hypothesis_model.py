@@ -324,6 +324,11 @@ def _strategy(names: Names, node: ast.expr) -> _Strategy:
     return _Strategy("", None, node, chain)
 
 
+def drawn_strategy(names: Names, node: ast.expr) -> bool:
+    """Whether NODE is a Hypothesis strategy (or a union of them) by its syntax."""
+    return any(_strategy(names, alt).name for alt in _alternatives(names, node))
+
+
 def _arguments(s: _Strategy) -> dict[str, ast.expr]:
     if s.call is None:
         return {}
@@ -453,5 +458,5 @@ def narrower(base: ast.expr, new: ast.expr, base_names: Names, new_names: Names,
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES", "HypothesisModule", "HypothesisTest", "Profile",
-    "model", "module_constants", "narrower", "number", "properties_in", "weaker_settings",
+    "drawn_strategy", "model", "module_constants", "narrower", "number", "properties_in", "weaker_settings",
 ]

@@ -28,7 +28,7 @@ from hooks import hypothesis_model as hm
 from hooks.pysource import FunctionNode, Module, Names, SourceError, test_functions
 from hooks.report import Finding, add_format_arg, emit, guarded, notice
 
-TRIGGER = re.compile(rb"def |assert|raises|warns|given|settings|parametrize")
+TRIGGER = re.compile(rb"def |assert|raises|warns|given|settings|parametrize|hypothesis")
 TEST_FILE = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
 CHECK_PREFIXES = ("assert", "check_", "verify_", "expect_", "fail")
 
@@ -91,6 +91,7 @@ class Facts:
     texts: Counter = field(default_factory=Counter)  # unparsed check sites
     text_lines: dict = field(default_factory=dict)  # check text -> first line it is on
     subjects: dict[str, tuple[int, ast.AST]] = field(default_factory=dict)  # subject -> (strongest rank, node)
+    subject_ranks: dict[str, list[tuple[int, ast.AST]]] = field(default_factory=dict)  # subject -> every (rank, node)
     tolerances: list[tuple[str, dict[str, float], ast.AST]] = field(default_factory=list)
     swallows: list[tuple[str, ast.AST]] = field(default_factory=list)
     raises: list[RaiseSite] = field(default_factory=list)
@@ -251,7 +252,33 @@ def broadened_type(base_types: tuple[str, ...], new_types: tuple[str, ...]) -> s
             return t  # a builtin that is no subclass of what was expected: wider or unrelated
         if len(new_types) > len(base_types):
             return t
+        if any(t.rsplit(".", 1)[-1] in _project_ancestors(b.rsplit(".", 1)[-1]) for b in base_types):
+            return t  # the project's own base class of what was expected
     return None
+
+
+_ANCESTORS: dict[tuple[str, str], set[str]] = {}
+
+
+def _project_ancestors(name: str, depth: int = 0) -> set[str]:
+    """Base-class names of the repository's own class NAME (by `git grep`, found once)."""
+    key = (os.getcwd(), name)
+    if key in _ANCESTORS or depth > 6 or not name.isidentifier():
+        return _ANCESTORS.get(key, set())
+    _ANCESTORS[key] = set()
+    out = git.run("grep", "-h", "-E", rf"^\s*class {name}\(", "--", "*.py", check=False)
+    found: set[str] = set()
+    for line in os.fsdecode(out).splitlines()[:5]:
+        try:
+            tree = ast.parse(line.strip().rstrip(":") + ": pass")
+        except SyntaxError:
+            continue
+        for base in getattr(tree.body[0], "bases", []):
+            parent = ast.unparse(base).rsplit(".", 1)[-1]
+            if parent != name:
+                found |= {parent} | _project_ancestors(parent, depth + 1)
+    _ANCESTORS[key] = found
+    return found
 
 
 def loosened_match(base: str | None, base_has: bool, new: str | None, new_has: bool) -> str | None:
@@ -292,6 +319,10 @@ class Analyzer:
                 elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     q = prefix + node.name
                     found[q] = (node, cls, q in tests)
+                elif isinstance(node, ast.Delete):  # `del test_x` after the def: never collected
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            found.pop(prefix + target.id, None)
 
         visit(self.module.tree.body, "", None)
         return found
@@ -381,7 +412,7 @@ class Analyzer:
                         for inner in ast.walk(stmt):
                             repeat[id(inner)] = repeat.get(id(inner), 1) * n
             elif isinstance(node, ast.Assert):
-                yield times * _conjuncts(node.test), node, "assert " + ast.unparse(node.test)
+                yield times * self._assert_weight(node.test), node, "assert " + ast.unparse(node.test)
             elif isinstance(node, ast.Raise) and node.exc is not None:
                 exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
                 if (self.names.qualify(exc) or "").rsplit(".", 1)[-1] in ("AssertionError", "failureException"):
@@ -396,6 +427,14 @@ class Analyzer:
                     elif isinstance(node.func, ast.Attribute) and node.func.attr in UNITTEST_RANK and len(node.args) >= 2:
                         weight = max(weight, _pairs(node.args[0], node.args[1]))
                     yield times * weight, node, ast.unparse(node.func) + "(" + ", ".join(ast.unparse(a) for a in node.args) + ")"
+
+    def _assert_weight(self, test: ast.expr) -> int:
+        """`assert ok(r)` where ok is this module's `return a and b and c`: the predicate's checks."""
+        if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in self.functions:
+            body = [b for b in self.functions[test.func.id].body if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant))]
+            if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+                return max(_conjuncts(body[0].value), 1)
+        return _conjuncts(test)
 
     def _literal_length(self, node: ast.expr) -> int:
         if isinstance(node, ast.Name) and node.id in self.constants:
@@ -488,6 +527,7 @@ class Analyzer:
             f.raises.append(RaiseSite(node, kind.rsplit(".", 1)[-1].replace("Regexp", "").replace("Regex", ""), _type_names(self.names, expected), match, match_node is not None, body))
 
     def _subject(self, f: Facts, key: str, rank: int, node: ast.AST) -> None:
+        f.subject_ranks.setdefault(key, []).append((rank, node))
         old = f.subjects.get(key)
         if old is None or rank > old[0]:
             f.subjects[key] = (rank, node)
@@ -603,6 +643,40 @@ _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 def _never(test: ast.expr) -> bool:
     return isinstance(test, ast.Constant) and not test.value
+
+
+def _repeat_after_action(fn: FunctionNode, texts: Counter) -> bool:
+    """Whether some assert in TEXTS comes again after a statement that can change
+    what it looks at (a call, an assignment, a raise): a new check, not a repeat."""
+    occurrences: dict[str, list[int]] = {}
+    actions: list[int] = []
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue  # a definition runs nothing yet
+        if isinstance(node, ast.Assert):
+            occurrences.setdefault(" ".join(("assert " + ast.unparse(node.test)).split()), []).append(node.lineno)
+        elif isinstance(node, ast.stmt) and not isinstance(node, ast.Pass) and not _is_check_call(node) and not any(isinstance(getattr(node, f, None), list) for f in ("body", "handlers")):
+            actions.append(node.lineno)
+        for field_name in ("body", "orelse", "handlers", "finalbody"):
+            stack.extend(getattr(node, field_name, None) or [])
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            actions.append(node.lineno)  # entering a context runs code
+    for text in texts:
+        lines = sorted(occurrences.get(text, []))
+        if any(any(a < b and a > prev for a in actions) for prev, b in zip(lines, lines[1:])):
+            return True
+    return False
+
+
+def _is_check_call(stmt: ast.stmt) -> bool:
+    """``self.assertX(...)`` / ``assert_frame_equal(...)``: looks, changes nothing."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name.startswith("assert")
 
 
 def live_nodes(body: list[ast.stmt]) -> Iterable[ast.AST]:
@@ -777,6 +851,15 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
         if now is not None and now[0] < rank:
             shown = new_side.module.segment(now[1])
             out.append(_find(new_side, now[1], "OG303", f"{who}: `{shown}` is weaker than the base's {STRENGTH[rank]} of the same value"))
+        elif now is not None:
+            # The same value checked as often, one check of it weaker (`== 0` -> `in (0, 1)`,
+            # `a` -> `a or b`) while a stronger copy elsewhere keeps the top rank.
+            was = sorted(base.subject_ranks.get(key, []), key=lambda p: p[0])
+            now_all = sorted(new.subject_ranks.get(key, []), key=lambda p: p[0])
+            pair = next(((b, n) for b, n in zip(was, now_all) if n[0] < b[0]), None) if len(was) == len(now_all) else None
+            if pair is not None:
+                shown = new_side.module.segment(pair[1][1])
+                out.append(_find(new_side, pair[1][1], "OG303", f"{who}: `{shown}` is weaker than the base's {STRENGTH[pair[0][0]]} of the same value"))
     # an exact comparison turned into one within a tolerance
     for key, node in new.approximate.items():
         old_rank = base.subjects.get(key)
@@ -815,6 +898,9 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
             out.append(_find(new_side, node, "OG307", f"{who}: parametrize '{key}' has {len(values)} cases, base had {len(old[0])}{shown}"))
     # hypothesis
     out += _compare_hypothesis(base, new, base_side, new_side, who)
+    # checks that always ran now run only under a new `if` (no else)
+    if new.is_test:
+        out += _now_conditional(base, new, new_side, who)
     # expected values rewritten in place (same check, other constants)
     if new.is_test:
         loosened = {f.line for f in out if f.code == "OG304"}  # a loosened tolerance is reported once
@@ -823,6 +909,33 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
                 continue
             shown = new_side.module.segment(new_check.node)
             out.append(_find(new_side, new_check.node, "OG314", f"{who}: {expectations.describe(old_check, new_check)} in `{shown}`"))
+    return out
+
+
+def _now_conditional(base: Facts, new: Facts, new_side: Side, who: str) -> list[Finding]:
+    """``assert x`` that ran unconditionally at the base, now only inside ``if <new condition>:``."""
+    def asserts(fn: FunctionNode) -> Iterable[tuple[ast.Assert, ast.If | None]]:
+        stack: list[tuple[ast.AST, ast.If | None]] = [(s, None) for s in fn.body]
+        while stack:
+            node, guard = stack.pop()
+            if isinstance(node, ast.Assert):
+                yield node, guard
+            elif isinstance(node, ast.If):
+                stack += [(s, guard or node) for s in node.body + node.orelse]
+            elif isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.Try)):
+                inner = node.body + getattr(node, "orelse", []) + getattr(node, "finalbody", [])
+                stack += [(s, guard) for s in inner]
+
+    always = Counter(ast.dump(a.test) for a, guard in asserts(base.node) if guard is None)
+    now_always = Counter(ast.dump(a.test) for a, guard in asserts(new.node) if guard is None)
+    base_conditions = {ast.dump(n.test) for n in ast.walk(base.node) if isinstance(n, (ast.If, ast.While))}
+    out = []
+    for node, guard in sorted(asserts(new.node), key=lambda p: p[0].lineno):
+        k = ast.dump(node.test)
+        if guard is None or guard.orelse or ast.dump(guard.test) in base_conditions or always[k] <= now_always[k]:
+            continue
+        now_always[k] += 1
+        out.append(_find(new_side, node, "OG301", f"{who}: `{new_side.module.segment(node)}` always ran at the base, now only if `{ast.unparse(guard.test)}`"))
     return out
 
 
@@ -900,6 +1013,10 @@ def compare_profiles(base: Side, new: Side) -> list[Finding]:
         new_max = profile.max_examples if profile.max_examples is not None else hm.DEFAULT_MAX_EXAMPLES
         if old_max is not None and new_max < old_max:
             out.append(Finding(new.path, profile.line, profile.col, "OG309", f"Hypothesis profile '{name}' lowered to max_examples={new_max} (base {old_max})"))
+        elif old is not None and old_max is not None:  # fewer steps, or phases that no longer generate
+            why = hm.weaker_settings(old.settings, profile.settings, base.module.names, new.module.names, old_max, new_max)
+            if why:
+                out.append(Finding(new.path, profile.line, profile.col, "OG309", f"Hypothesis profile '{name}' weakened: {why}"))
     b_loaded, n_loaded = base.hyp.loaded, new.hyp.loaded
     if b_loaded and n_loaded and b_loaded != n_loaded:
         def level(side: Side, name: str) -> int | None:
@@ -909,6 +1026,35 @@ def compare_profiles(base: Side, new: Side) -> list[Finding]:
         if old_level is not None and new_level is not None and new_level < old_level:
             out.append(Finding(new.path, new.hyp.loaded_line, 1, "OG309", f"loads Hypothesis profile '{n_loaded}' (max_examples={new_level}) instead of '{b_loaded}' ({old_level})"))
     return out
+
+
+def compare_module_strategies(base: Side, new: Side) -> list[Finding]:
+    """Strategies kept in module constants (a shared strategies.py, ``TYPES = (a, b)``
+    drawn by ``sampled_from(TYPES)``) narrowed where they are defined."""
+    out = []
+    old_consts, new_consts = base.analyzer.constants, new.analyzer.constants
+    for name, value in new_consts.items():
+        old = old_consts.get(name)
+        if old is None or ast.dump(old) == ast.dump(value):
+            continue
+        why = None
+        if hm.drawn_strategy(base.module.names, old):
+            why = hm.narrower(old, value, base.module.names, new.module.names)
+        elif isinstance(old, (ast.Tuple, ast.List, ast.Set)) and isinstance(value, (ast.Tuple, ast.List, ast.Set)) and _sampled_from_name(new, name):
+            was, now = {ast.dump(e) for e in old.elts}, {ast.dump(e) for e in value.elts}
+            if was - now and not now - was:
+                why = f"`{ast.unparse(value)}` lost {len(was - now)} of the {len(was)} values `sampled_from({name})` drew"
+        if why:
+            out.append(_find(new, value, "OG312", f"strategy `{name}` narrowed: {why}"))
+    return out
+
+
+def _sampled_from_name(side: Side, name: str) -> bool:
+    for node in ast.walk(side.module.tree):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
+            if (side.module.names.qualify(node.func) or "") == hm.ST + "sampled_from":
+                return True
+    return False
 
 
 def new_tautologies(base: Facts | None, new: Facts, new_side: Side) -> list[Finding]:
@@ -1019,6 +1165,7 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
                 removed.append((f, base_side, new_side, reported))  # type: ignore[arg-type]
         if base_side is not None and new_side is not None and reported:
             findings += compare_profiles(base_side, new_side)
+            findings += compare_module_strategies(base_side, new_side)
 
     # A removed test whose body reappears under another name or file was renamed or moved.
     by_body: dict[str, list[int]] = {}
@@ -1055,7 +1202,7 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
         unmatched = sum(1 for f in found if f.code == "OG306" and "`match" in f.message)
         if new_f.checks + unmatched < base_f.checks and (new_f.checks + unmatched) * new_f.cases < base_f.checks * base_f.cases:
             gone = base_f.texts - new_f.texts
-            if gone and all(new_f.texts[text] > 0 for text in gone):
+            if gone and all(new_f.texts[text] > 0 for text in gone) and not _repeat_after_action(base_f.node, gone):
                 continue  # only repeats of a check that is still there were dropped
             # Count again with helpers imported from other files resolved.
             base_n = base_side.analyzer.facts(base_f.qualname, base_f.node, base_f.cls, base_f.is_test, True).checks
@@ -1160,6 +1307,8 @@ def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list) -
             continue
         for node in ast.walk(module.tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+                if item.side is not None and path == item.side.path and node.name == f.node.name:
+                    continue  # the removed test itself, still defined but deleted (`del test_x`)
                 body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant) else node.body
                 if ast.dump(ast.Module(body=body, type_ignores=[])) == f.body_key:
                     return True

@@ -162,7 +162,8 @@ def _renamed_only(old: tuple[str, ...], new: tuple[str, ...], old_source: bytes 
     ``skipif(not PY310)`` -> ``skipif(not PY_3_10_PLUS)`` is a refactor when
     ``PY310`` no longer appears in the new file and ``PY_3_10_PLUS`` did not
     appear in the old one; swapping in another name that already existed
-    (``IS_WINDOWS`` -> ``IS_LINUX``) is not.
+    (``IS_WINDOWS`` -> ``IS_LINUX``) is not.  ``from m import WIN as
+    ON_WINDOWS`` makes the new name the old one's alias, whatever else remains.
     """
     if old_source is None or new_source is None or len(old) != len(new) or old[:2] != new[:2]:
         return False
@@ -182,7 +183,10 @@ def _renamed_only(old: tuple[str, ...], new: tuple[str, ...], old_source: bytes 
     if not pairs:
         return False
     for x, y in pairs:
-        if re.search(rb"\b%s\b" % re.escape(x.encode()), new_source) or re.search(rb"\b%s\b" % re.escape(y.encode()), old_source):
+        xb, yb = re.escape(x.encode()), re.escape(y.encode())
+        if re.search(rb"\bimport\s*\(?[\w\s,.]*?\b%s\s+as\s+%s\b" % (xb, yb), new_source):
+            continue  # `import X as Y`: Y is X under another name
+        if re.search(rb"\b%s\b" % xb, new_source) or re.search(rb"\b%s\b" % yb, old_source):
             return False
     return True
 

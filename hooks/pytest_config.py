@@ -118,6 +118,12 @@ def _load_toml(text: str) -> dict:  # type: ignore[type-arg]
     return tomllib.loads(text)
 
 
+def _strict_xfail(settings: Settings) -> bool:
+    """xfail_strict, or pytest 9's `strict` that includes it unless xfail_strict says otherwise."""
+    explicit = _effective(settings, "xfail_strict")
+    return explicit == ["true"] if explicit else _effective(settings, "strict") == ["true"]
+
+
 def _from_pyproject(path: str, text: str) -> Settings | None:
     try:
         data = _load_toml(text)
@@ -217,8 +223,9 @@ def compare_settings(base: Settings, new: Settings) -> list[Finding]:
     added = [p for p in _effective(new, "norecursedirs") if p not in _effective(base, "norecursedirs")]
     if added:
         findings.append(_finding(new, "norecursedirs", "OG854", f"norecursedirs now skips {' '.join(added)}"))
-    if _effective(base, "xfail_strict") == ["true"] and _effective(new, "xfail_strict") != ["true"]:
-        findings.append(_finding(new, "xfail_strict", "OG855", "xfail_strict was turned off: unexpectedly passing xfail tests no longer fail"))
+    if _strict_xfail(base) and not _strict_xfail(new):
+        key = "xfail_strict" if new.ini.get("xfail_strict") or not new.ini.get("strict") else "strict"
+        findings.append(_finding(new, key, "OG855", f"{key} was turned off: unexpectedly passing xfail tests no longer fail"))
     base_filters, new_filters = _effective(base, "filterwarnings"), _effective(new, "filterwarnings")
     lost_errors = [f for f in base_filters if f.startswith("error") and f not in new_filters]
     if lost_errors:

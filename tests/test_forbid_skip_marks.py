@@ -517,3 +517,18 @@ def test_shared_mark_reason_changed_or_a_new_one_defined_is_honest(repo: Repo, c
     after = HELPERS.replace("reason='network'", "reason='needs the network'") + "\nneeds_docker = pytest.mark.skipif(not os.environ.get('DOCKER'), reason='docker')\n"
     code, out, _ = change(repo, capsys, before, {"tests/conftest.py": after})
     assert code == 0, out
+
+
+def test_condition_name_renamed_by_an_import_alias_is_a_refactor(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    # Found on pallets/click: `from click._compat import WIN as ON_WINDOWS`, every use renamed.
+    base = with_mark("@pytest.mark.skipif(WIN, reason='no sed')", "import pytest\nfrom compat import WIN")
+    new = with_mark("@pytest.mark.skipif(ON_WINDOWS, reason='no sed')", "import pytest\nfrom compat import (\n    WIN as ON_WINDOWS,\n)")
+    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    assert code == 0, out
+
+
+def test_condition_aliased_to_another_imported_name_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    base = with_mark("@pytest.mark.skipif(WIN, reason='no sed')", "import pytest\nfrom compat import WIN, LINUX")
+    new = with_mark("@pytest.mark.skipif(ON_WINDOWS, reason='no sed')", "import pytest\nfrom compat import WIN, LINUX as ON_WINDOWS")
+    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    assert code == 1 and "OG101 new skipif mark (ON_WINDOWS) on test_a" in out

@@ -38,6 +38,10 @@ CASES = [
     ("pytest.ini", "[pytest]\n", "[pytest]\nnorecursedirs = .* build tests/slow\n", "OG854"),
     ("pytest.ini", "[pytest]\nxfail_strict = true\n", "[pytest]\nxfail_strict = false\n", "OG855"),
     ("pytest.ini", "[pytest]\nxfail_strict = false\n", "[pytest]\nxfail_strict = true\n", None),
+    # found on attrs (redteam): pytest 9's `strict = true` includes xfail_strict
+    ("pyproject.toml", "[tool.pytest]\nstrict = true\n", "[tool.pytest]\nstrict = false\n", "OG855"),
+    ("pyproject.toml", "[tool.pytest]\nstrict = true\n", "[tool.pytest]\nstrict = false\nxfail_strict = true\n", None),
+    ("pytest.ini", "[pytest]\nstrict = true\n", "[pytest]\nxfail_strict = true\n", None),
     ("pytest.ini", "[pytest]\nfilterwarnings =\n    error\n", "[pytest]\nfilterwarnings =\n    ignore::DeprecationWarning\n", "OG856"),
     ("pytest.ini", "[pytest]\nfilterwarnings =\n    error\n", "[pytest]\nfilterwarnings =\n    error\n    default::ResourceWarning\n", None),
     ("pyproject.toml", '[tool.pytest.ini_options]\naddopts = "-ra"\n', '[tool.pytest.ini_options]\naddopts = "-ra --deselect tests/test_a.py::test_x"\n', "OG851"),
