@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -31,6 +32,9 @@ class Check:
 
 # Tolerances have their own rule (loosened is OG304, tightened is fine): part of the shape.
 _TOLERANCE_KWARGS = {"rel", "abs", "rtol", "atol", "rel_tol", "abs_tol", "places", "delta", "decimal", "significant"}
+
+
+_NUMBERED_FIELD = re.compile(r"\{\d+\}")
 
 
 class _Blank(ast.NodeTransformer):
@@ -69,7 +73,10 @@ class _Blank(ast.NodeTransformer):
 
     def visit_Constant(self, node: ast.Constant) -> ast.AST:
         if isinstance(node.value, (int, float, complex, str, bytes)) and not isinstance(node.value, bool):
-            return self._note(repr(node.value), node, "_C_")
+            value = node.value
+            if isinstance(value, str):  # pyupgrade's '{0}' -> '{}' asks the same
+                value = _NUMBERED_FIELD.sub("{}", value)
+            return self._note(repr(value), node, "_C_")
         return node
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:

@@ -98,3 +98,15 @@ def test_manifest_lists_every_hook_with_the_gate_s_file_pattern() -> None:
         assert hook["entry"] == hook["id"] and hook["language"] == "python"
         if hook["id"] in check.FILE_HOOKS:
             assert hook["files"] == check.TEST_FILES.pattern
+
+
+def test_skipping_the_meta_hook_still_compares_pytest_configuration(repo: Repo, capsys) -> None:
+    repo.write("tests/test_price.py", TEST)
+    repo.write("pytest.ini", "[pytest]\naddopts = -ra\n")
+    base = repo.commit("base")
+    repo.write("pytest.ini", "[pytest]\naddopts = -ra --deselect tests/test_price.py::test_price\n")
+    repo.commit("agent: deselect the failing test")
+    code, out, _ = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
+    assert code == 1 and "pytest.ini:2:1: OG851 addopts now deselects" in out
+    code, out, _ = gate(repo, capsys, "--base", base, "--only", "forbid-skip-marks")
+    assert (code, out) == (0, "")

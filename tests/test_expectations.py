@@ -37,3 +37,10 @@ def test_input_and_expected_value_changed_together_is_a_new_question(repo, capsy
     new = 'def test_prompt(runner):\n    result = runner.invoke(cli, input="bar bar")\n    assert result.output == "foo=bar bar"\n'
     codes, out = run_shrink(repo, {"tests/test_y.py": base}, {"tests/test_y.py": new}, capsys)
     assert "OG314" not in codes, out
+
+
+def test_numbered_format_fields_renumbered_by_pyupgrade_are_the_same_expectation(repo, capsys) -> None:
+    base = "def test_unknown():\n    assert 'no such option: {0}'.format(flag) in out\n"
+    new = "def test_unknown():\n    assert 'no such option: {}'.format(flag) in out\n"
+    codes, out = run_shrink(repo, {"tests/test_x.py": base}, {"tests/test_x.py": new}, capsys)
+    assert "OG314" not in codes, out
