@@ -50,6 +50,19 @@ class Repo:
         self.git("commit", "-q", "--allow-empty", "-m", message)
         return self.git("rev-parse", "HEAD").strip()
 
+    def change(self, before: dict[str, str], after: dict[str, str | None]) -> list[str]:
+        """Commit BEFORE, then stage AFTER (None deletes); the paths still there."""
+        for path, text in before.items():
+            self.write(path, text)
+        self.commit("base")
+        for path, text in after.items():
+            if text is None:
+                self.remove(path)
+            else:
+                self.write(path, text)
+        self.stage()
+        return [p for p, t in after.items() if t is not None]
+
     def run(self, main: Callable[[Sequence[str] | None], int], *argv: str, capsys: pytest.CaptureFixture[str] | None = None) -> int:
         """Run a hook's main() in this repository, as pre-commit would."""
         old = os.getcwd()

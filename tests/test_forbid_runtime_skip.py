@@ -4,7 +4,6 @@ The runtime skips under test live in strings only.
 """
 from __future__ import annotations
 
-import textwrap
 
 import pytest
 
@@ -38,16 +37,7 @@ class TestB(unittest.TestCase):
 
 def change(repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None], *args: str) -> tuple[int, str, str]:
     """Commit BEFORE, stage AFTER (None deletes), run the hook on the staged files."""
-    for path, text in before.items():
-        repo.write(path, textwrap.dedent(text))
-    repo.commit("base")
-    for path, text in after.items():
-        if text is None:
-            repo.remove(path)
-        else:
-            repo.write(path, textwrap.dedent(text))
-    repo.stage()
-    files = [p for p, t in after.items() if t is not None]
+    files = [p for p in repo.change(before, after)]
     code = repo.run(main, *args, *files)
     out = capsys.readouterr()
     return code, out.out, out.err

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -36,16 +35,7 @@ class TestB:
 
 def change(repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None], *args: str) -> tuple[int, str, str]:
     """Commit BEFORE, stage AFTER (None deletes), run the hook on the staged files."""
-    for path, text in before.items():
-        repo.write(path, textwrap.dedent(text))
-    repo.commit("base")
-    for path, text in after.items():
-        if text is None:
-            repo.remove(path)
-        else:
-            repo.write(path, textwrap.dedent(text))
-    repo.stage()
-    files = [p for p, t in after.items() if t is not None and p.endswith(".py")]
+    files = [p for p in repo.change(before, after) if p.endswith(".py")]
     code = repo.run(main, *args, *files)
     out = capsys.readouterr()
     return code, out.out, out.err
