@@ -39,7 +39,7 @@ REASON_ARGS = {"reason", "msg"}
 # Where a skip mark can be spelled; a file (or statement) without one of these,
 # or a local name bound to a mark, cannot hold a new mark.
 TOKENS = (b"skip", b"xfail", b"expectedFailure", b"expecting_failure", b"__test__", b"nottest",
-          b"getattr", b"add_marker", b"applymarker", b"ark(")
+          b"getattr", b"add_marker", b"applymarker", b"ark(", b"filterwarnings")
 
 
 # `from .helpers import needs_db` then `@needs_db`: a decorator imported from the
@@ -184,6 +184,9 @@ class _Finder(PrunedVisitor):
                 self.visit(child)
             return
         callee = self.names.qualify(node.func) or ""
+        if callee == "pytest.mark.filterwarnings" and self._silences_an_error(node):
+            text = node.args[0].value  # type: ignore[attr-defined]
+            self._add(node, callee, text, f"new `filterwarnings({text!r})` mark where the project turns warnings into errors (a failure silenced)")
         if callee.endswith(("add_marker", "applymarker")):
             self._marker_argument(node)
         if callee in ("pytest.param", "_pytest.mark.param"):
@@ -198,6 +201,30 @@ class _Finder(PrunedVisitor):
         if callee.endswith(("Mark", "MarkDecorator")) and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value in MARK_NAMES:
             self._add(node, f"pytest.mark.{node.args[0].value}", "", f"new {node.args[0].value} mark built by hand")
         self.generic_visit(node)
+
+    def _silences_an_error(self, call: ast.Call) -> bool:
+        """An `ignore` filter, in a project whose pytest configuration makes warnings errors."""
+        arg = call.args[0] if call.args else None
+        if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.strip().startswith("ignore")):
+            return False
+        if self._warnings_are_errors is None:
+            self._warnings_are_errors = False
+            if self.module.reader is not None:
+                from hooks import pytest_config  # only for a file that spells an ignore filter
+
+                blobs = {name: self.module.reader(name) for name in ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")}
+                try:
+                    settings = pytest_config.settings_of(blobs)
+                except Exception:  # a broken config is collection-snapshot's finding, not this one's
+                    settings = pytest_config.Settings()
+                filters = settings.ini.get("filterwarnings", [])
+                options = settings.addopts
+                self._warnings_are_errors = any(f.strip().startswith("error") for f in filters) or any(
+                    o in ("-Werror", "-W error") or (o == "error" and i and options[i - 1] == "-W") for i, o in enumerate(options)
+                )
+        return self._warnings_are_errors
+
+    _warnings_are_errors: bool | None = None
 
     def _marker_argument(self, call: ast.Call) -> None:
         if not call.args:

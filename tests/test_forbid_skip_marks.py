@@ -522,3 +522,34 @@ def test_condition_aliased_to_another_imported_name_is_reported(repo: Repo, caps
     new = with_mark("@pytest.mark.skipif(ON_WINDOWS, reason='no sed')", "import pytest\nfrom compat import WIN, LINUX as ON_WINDOWS")
     code, out, _ = change(repo, capsys, {T: base}, {T: new})
     assert code == 1 and "OG101 new skipif mark (ON_WINDOWS) on test_a" in out
+
+
+IGNORE_MARK = "@pytest.mark.filterwarnings('ignore::DeprecationWarning')\n"
+
+
+@pytest.mark.parametrize(
+    ("config", "rejected"),
+    [
+        ({"pytest.ini": "[pytest]\nfilterwarnings =\n    error\n"}, True),
+        ({"pyproject.toml": "[tool.pytest.ini_options]\nfilterwarnings = ['error', 'ignore::UserWarning']\n"}, True),
+        ({"setup.cfg": "[tool:pytest]\naddopts = -W error\n"}, True),
+        ({"pytest.ini": "[pytest]\naddopts = -q\n"}, False),  # warnings are no errors here: nothing silenced
+        ({}, False),
+    ],
+    ids=["ini-error", "pyproject-error", "addopts-W-error", "no-error-filter", "no-config"],
+)
+def test_ignore_filter_on_an_existing_test_where_warnings_are_errors(repo: Repo, capsys: pytest.CaptureFixture[str], config: dict[str, str], rejected: bool) -> None:
+    code, out, _ = change(repo, capsys, {**config, T: BASE}, {T: BASE.replace("def test_a():\n", IGNORE_MARK + "def test_a():\n")})
+    assert code == (1 if rejected else 0), out
+    if rejected:
+        assert "OG101 new `filterwarnings('ignore::DeprecationWarning')` mark where the project turns warnings into errors" in out
+
+
+def test_filterwarnings_honest_neighbours(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    config = {"pytest.ini": "[pytest]\nfilterwarnings =\n    error\n"}
+    old = BASE.replace("def test_a():\n", IGNORE_MARK + "def test_a():\n")
+    # the same filter kept, an `error` filter added, and a brand-new test with its own ignore
+    new = old.replace("class TestB:\n", "@pytest.mark.filterwarnings('error::ResourceWarning')\nclass TestB:\n")
+    new += "\n\n" + IGNORE_MARK + "def test_new():\n    assert 3\n"
+    code, out, _ = change(repo, capsys, {**config, T: old}, {T: new})
+    assert code == 0, out
