@@ -17,7 +17,7 @@ import shlex
 import sys
 from dataclasses import dataclass, field
 
-from hooks import changes
+from hooks import changes, pytest_tamper
 from hooks.pysource import Module, SourceError
 from hooks.report import Finding, UsageError
 
@@ -181,7 +181,8 @@ def _options(tokens: list[str]) -> list[tuple[str, str]]:
         elif name in NARROWING_FLAGS and NARROWING_FLAGS[name]:
             found.append((name, ""))
         i += 1
-    return [(o, v) for o, v in found if not (o == "-p" and (not v.startswith("no:") or v[3:] in HARMLESS_PLUGINS))]
+    # `-p no:` of the gate itself is pytest_tamper's OG870, not a second finding here.
+    return [(o, v) for o, v in found if not (o == "-p" and (not v.startswith("no:") or v[3:] in HARMLESS_PLUGINS or re.search(pytest_tamper.GATE, v, re.I)))]
 
 
 def _effective(settings: Settings, key: str) -> list[str]:
@@ -341,12 +342,14 @@ def check(change_set: changes.ChangeSet) -> list[Finding]:
     config_changed = bool(touched & CONFIG_FILES) or any(p in CONFIG_FILES for p in change_set.deleted)
     conftests = [p for p in touched if p.rsplit("/", 1)[-1] == "conftest.py"]
     runners = [p for p in touched if RUNNER_FILES.match(p)]
+    # Switches of the run-time gate and outcome tampering (OG870-OG876).
+    gate = pytest_tamper.check(change_set, _file_addopts, _file_settings)
     if not (config_changed or conftests or runners):
-        return []
+        return gate
     wanted = sorted(CONFIG_FILES) + conftests + runners
     new = change_set.read_new(wanted)
     base = change_set.read_base([change_set.old_path(p) or p for p in wanted])
-    findings: list[Finding] = []
+    findings: list[Finding] = gate
     if config_changed:
         findings += compare_settings(settings_of(base), settings_of(new))
     for path in conftests:
@@ -360,3 +363,17 @@ def check(change_set: changes.ChangeSet) -> list[Finding]:
     if "tox.ini" in runners and new.get("tox.ini") is not None:
         findings += compare_runner("tox.ini", base.get("tox.ini"), new["tox.ini"])  # type: ignore[index]
     return findings
+
+
+def _file_settings(path: str, data: bytes) -> dict[str, list[str]] | None:
+    """All pytest settings of one configuration file (any folder); None: it does not configure pytest."""
+    text = data.decode("utf-8", "replace")
+    found = _from_pyproject(path, text) if path.rsplit("/", 1)[-1] == PYPROJECT else _from_ini(path, text)
+    if found is None:
+        return None
+    return {**found.ini, **({"addopts": found.addopts} if found.addopts else {})}
+
+
+def _file_addopts(path: str, data: bytes) -> list[str] | None:
+    found = _file_settings(path, data)
+    return None if found is None else found.get("addopts", [])

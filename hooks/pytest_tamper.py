@@ -1,0 +1,573 @@
+"""Static half of the run-time gate's defence: nothing in the patch may switch it off.
+
+The pytest plugin judges what really ran, so a patch that wants a red suite
+green has two more doors: switch the plugin off or blind it (``-p
+no:oracle_guard``, ``--oracle-guard-allow-skips``, ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``,
+another rootdir or ini file, a contract that stops being a file), or keep it
+on and change the outcomes it sees (a conftest hook that rewrites
+``report.outcome``, swallows the call, resets ``session.exitstatus`` or exits
+the process).  This module finds both in the change, compared with the base:
+
+- OG870 an option, environment variable or setting that switches the gate off
+  or points it elsewhere (config files, CI, task runners, env files);
+- OG871 a pytest option that changes what pytest reads (``--noconftest``,
+  ``-c``/``--config-file``, ``--rootdir``, ``-o`` of a setting that decides
+  what runs);
+- OG872 a new pytest configuration file below the root, or a root file that
+  now shadows the one the base used and drops its settings;
+- OG873 the contract file turned into a directory, symlink or other non-file;
+- OG874 conftest/plugin code that reaches the gate or pytest's options
+  (``unregister``, ``set_blocked``, ``config.option.x = ...``, the gate's
+  names, ``PYTEST_ADDOPTS``);
+- OG875 conftest/plugin code that changes outcomes (``report.outcome = ...``,
+  ``force_result``, a wrapper that swallows the exception, a plain
+  ``pytest_pyfunc_call``/``pytest_runtest_protocol``/``pytest_runtestloop``
+  that returns, ``pytest_report_teststatus`` that calls a result passed,
+  ``pytest_pycollect_makeitem`` that returns nothing, ``session.exitstatus``/
+  ``testsfailed`` written, ``item.runtest``/``item.obj`` replaced);
+- OG876 a process exit in a conftest/plugin (``os._exit``, ``sys.exit``,
+  ``pytest.exit``, ``raise SystemExit``, ``os.kill``).
+
+Code already at the base (the same statement in the same function) passes:
+an unrelated conftest edit, a new fixture, a hook that only adds markers or
+reports.  Modules newly loaded through ``pytest_plugins`` or ``-p`` are judged
+as wholly new.  Called from pytest_config.check; reads nothing unless a
+scanned file, a conftest or the contract changed.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import posixpath
+import re
+import shlex
+import stat
+from collections import Counter
+from typing import Callable, Iterable, Iterator, NamedTuple
+
+from hooks import changes, git
+from hooks.pysource import Module, SourceError
+from hooks.report import Finding
+
+DEFAULT_CONTRACT = "tests/agent_contract.yaml"
+# Non-Python files whose text can set pytest options or its environment.
+SCANNED = re.compile(
+    r"(^|/)(pytest\.ini|\.pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|noxfile\.py|Makefile|GNUmakefile|makefile|[^/]*\.mk"
+    r"|[Jj]ustfile|Taskfile\.ya?ml|Dockerfile[^/]*|[^/]*\.dockerfile|[^/]*\.(sh|bash|zsh|ps1|bat|cmd|ya?ml|toml|cfg|ini|env)"
+    r"|\.env[^/]*|\.envrc)$|^scripts/[^/]+$"
+)
+# Settings pytest_config compares with the base whichever file holds them (OG852-OG856).
+COMPARED_ELSEWHERE = {"testpaths", "python_files", "python_classes", "python_functions", "norecursedirs", "xfail_strict", "strict", "filterwarnings"}
+CONFIG_NAMES = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest", "pyproject.toml": None}
+NEXT = "remove it (only what the base already has is trusted; a maintainer lands such a change on the base branch)"
+
+# -- option and token scan ------------------------------------------------------
+
+GATE = r"oracle[-_.]?guard"
+_GATE_OFF = [
+    (re.compile(r"--oracle-guard-allow-skips\b"), "`--oracle-guard-allow-skips` (new skips and xfails no longer fail the run)"),
+    (re.compile(r"--oracle-guard-contract\b"), "`--oracle-guard-contract` (the gate reads another contract, or none)"),
+    (re.compile(r"--oracle-guard-now\b"), "`--oracle-guard-now` (freeze expiry judged at a chosen time)"),
+    (re.compile(r"no:\s*['\"]?[\w.-]*" + GATE, re.I), "`-p no:` of oracle-guard's plugin (the gate is not loaded)"),
+    (re.compile(r"PYTEST_DISABLE_PLUGIN_AUTOLOAD['\"]?\s*[:=]"), "PYTEST_DISABLE_PLUGIN_AUTOLOAD (installed plugins, the gate among them, are not loaded)"),
+    (re.compile(r"--disable-plugin-autoload\b"), "`--disable-plugin-autoload` (installed plugins, the gate among them, are not loaded)"),
+]
+# What switches the gate on where the contract alone would not (autoload off, no contract file).
+_GATE_ON = [
+    (re.compile(r"(?<![\w-])--oracle-guard(?![\w-])"), "`--oracle-guard`"),
+    (re.compile(r"(?<!no:)(?<![\w.])oracle_guard_pytest\b"), "loading `oracle_guard_pytest`"),
+]
+# pytest's own settings that decide what runs, for `-o KEY=VALUE`.
+JUDGED_INI = {
+    "addopts", "testpaths", "python_files", "python_classes", "python_functions", "norecursedirs", "xfail_strict", "strict",
+    "filterwarnings", "required_plugins", "usefixtures", "empty_parameter_set_mark", "pythonpath", "confcutdir", "collect_imported_tests",
+    "consider_namespace_packages", "doctest_optionflags", "python_classes", "strict_xfail",
+}
+_PYTEST_WORD = re.compile(r"(?<![\w-])(py\.test|pytest)(?![\w-])")
+_ADDOPTS_ENV = re.compile(r"PYTEST_ADDOPTS['\"]?\s*[:=]\s*(.*)$")
+_PLUGINS_ENV = re.compile(r"PYTEST_PLUGINS['\"]?\s*[:=]\s*['\"]?([\w.,]+)")
+
+
+class Token(NamedTuple):
+    key: tuple[str, str]  # (kind, detail): compared as a multiset with the base
+    message: str
+    path: str
+    line: int
+
+
+def _split(text: str) -> list[str]:
+    try:
+        return shlex.split(text, comments=False)
+    except ValueError:
+        return text.split()
+
+
+def pytest_arg_tokens(tokens: list[str]) -> Iterator[tuple[str, str, str]]:
+    """(kind, detail, message) for pytest options that change what pytest reads or loads."""
+    i = 0
+    while i < len(tokens):
+        token = tokens[i].strip("'\",")
+        name, eq, value = token.partition("=")
+
+        def arg() -> str:
+            nonlocal i
+            if eq:
+                return value
+            if i + 1 < len(tokens):
+                i += 1
+                return tokens[i].strip("'\",")
+            return ""
+
+        if token == "--noconftest":
+            yield "noconftest", "", "`--noconftest` (conftest files, their fixtures and checks, are not loaded)"
+        elif name in ("-c", "--config-file", "--inifile") or (token.startswith("-c") and len(token) > 2 and not token.startswith("--")):
+            shown = arg() if name in ("-c", "--config-file", "--inifile") else token[2:]
+            yield "config-file", shown, f"`-c {shown}` (pytest reads another configuration file; the one the gate compares is ignored)"
+        elif name == "--rootdir":
+            shown = arg()
+            yield "rootdir", shown, f"`--rootdir {shown}` (another rootdir: the contract and the configuration are looked up elsewhere)"
+        elif name in ("-o", "--override-ini") or (token.startswith("-o") and len(token) > 2 and not token.startswith("--")):
+            setting = arg() if name in ("-o", "--override-ini") else token[2:]
+            key = setting.partition("=")[0].strip()
+            if key in JUDGED_INI:
+                yield "override", setting, f"`-o {setting}` (overrides the `{key}` setting the gate compares)"
+        elif name == "-p" or (token.startswith("-p") and len(token) > 2 and not token.startswith("--")):
+            plugin = arg() if name == "-p" else token[2:]
+            if plugin and not plugin.startswith("no:"):
+                yield "plugin-load", plugin, f"`-p {plugin}`"
+        i += 1
+
+
+def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
+    """Lines with shell `\\` continuations joined, numbered by their first line."""
+    pending, start = "", 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if not pending:
+            start = number
+        if line.rstrip().endswith("\\"):
+            pending += line.rstrip()[:-1] + " "
+            continue
+        yield start, pending + line
+        pending = ""
+    if pending:
+        yield start, pending
+
+
+def text_tokens(path: str, text: str, addopts: list[str] | None) -> list[Token]:
+    """Gate switches anywhere in TEXT, and pytest options on its pytest command lines."""
+    found: list[Token] = []
+    for number, line in _logical_lines(text):
+        for pattern, message in _GATE_OFF:
+            for _ in pattern.finditer(line):
+                found.append(Token(("gate-off", message), message, path, number))
+        for pattern, message in _GATE_ON:
+            for _ in pattern.finditer(line):
+                found.append(Token(("gate-on", message), message, path, number))
+        args: list[str] = []
+        word = _PYTEST_WORD.search(line)
+        if word:
+            args += _split(line[word.end() :])
+        env = _ADDOPTS_ENV.search(line)
+        if env:
+            args += _split(env.group(1))
+        plugins = _PLUGINS_ENV.search(line)
+        if plugins:
+            args += [f"-p{p}" for p in plugins.group(1).split(",") if p]
+        for kind, detail, message in pytest_arg_tokens(args):
+            found.append(Token((kind, detail), message, path, number))
+    for kind, detail, message in pytest_arg_tokens(addopts or []):
+        line = next((n for n, text_line in enumerate(text.splitlines(), 1) if "addopts" in text_line), 1)
+        found.append(Token((kind, detail), f"{message} in addopts", path, line))
+    return found
+
+
+# -- conftest and plugin code ---------------------------------------------------
+
+REPORT_ATTRS = {"outcome", "longrepr", "wasxfail", "passed", "failed", "skipped"}
+SESSION_ATTRS = {"exitstatus", "testsfailed", "testscollected"}
+CALL_ATTRS = {"runtest", "obj", "_obj", "function"}
+EXITS = {"os._exit", "sys.exit", "exit", "quit", "os.kill", "os.killpg", "os.abort", "pytest.exit", "_pytest.outcomes.exit", "signal.raise_signal", "builtins.exit"}
+# firstresult hooks whose plain implementation, by returning, replaces pytest's own.
+REPLACING_HOOKS = {
+    "pytest_runtest_protocol": "runs (or does not run) each test instead of pytest",
+    "pytest_runtestloop": "runs (or does not run) the session's tests instead of pytest",
+    "pytest_pyfunc_call": "calls (or does not call) each test function instead of pytest",
+    "pytest_runtest_makereport": "builds its own reports",
+    "pytest_collection": "collects (or does not collect) instead of pytest",
+    "pytest_make_collect_report": "builds its own collection reports",
+}
+PASSING_STATUS = {"passed", "skipped", "xfailed", "xpassed", "deselected", ""}
+_GATE_TEXT = re.compile(GATE + r"|PYTEST_ADDOPTS|PYTEST_DISABLE_PLUGIN_AUTOLOAD|PYTEST_PLUGINS", re.I)
+
+
+class Fact(NamedTuple):
+    code: str
+    key: tuple[str, str, str]  # (code, function, statement): compared as a multiset with the base
+    node: ast.AST
+    message: str
+
+
+def _decorated_wrapper(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    for decorator in func.decorator_list:
+        if isinstance(decorator, ast.Call):
+            for keyword in decorator.keywords:
+                if keyword.arg in ("hookwrapper", "wrapper") and not (isinstance(keyword.value, ast.Constant) and not keyword.value.value):
+                    return True
+    return False
+
+
+def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:
+    """Nodes of FUNC's body, not of functions or classes nested in it."""
+    stack = list(ast.iter_child_nodes(func))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _attr_targets(node: ast.AST) -> Iterator[tuple[ast.expr, str]]:
+    """(owner, attribute) of every attribute NODE assigns, setattr() included."""
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        targets = list(node.targets)
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+        targets = [node.target]
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) >= 2:
+        name = node.args[1]
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            yield node.args[0], name.value
+        return
+    while targets:
+        target = targets.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            targets.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            targets.append(target.value)
+        elif isinstance(target, ast.Attribute):
+            yield target.value, target.attr
+
+
+def _owner_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def _statement_facts(module: Module, node: ast.AST, where: str) -> Iterator[tuple[str, str]]:
+    """(code, message) for one node anywhere in a conftest or plugin."""
+    for owner, attr in _attr_targets(node):
+        owner_name = _owner_name(owner)
+        if attr in REPORT_ATTRS:
+            yield "OG875", f"rewrites a report's `{attr}`"
+        elif attr in SESSION_ATTRS:
+            yield "OG875", f"writes `{owner_name}.{attr}`, which decides the session's exit status"
+        elif attr in CALL_ATTRS and owner_name not in ("self", "cls"):
+            yield "OG875", f"replaces `{owner_name}.{attr}`, so the test itself may never run"
+        elif attr == "items" and "session" in owner_name:
+            yield "OG875", "replaces the session's collected items"
+        elif owner_name in ("option", "known_args_namespace") or attr == "known_args_namespace":
+            yield "OG874", f"sets pytest's option `{attr}` from code, not from the command line"
+        elif re.search(GATE, attr, re.I):
+            yield "OG874", f"sets oracle-guard's `{attr}`"
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("unregister", "set_blocked"):
+            yield "OG874", f"calls `{func.attr}` on the plugin manager: a plugin (the gate among them) can be switched off"
+        elif isinstance(func, ast.Attribute) and func.attr in ("force_result", "force_exception"):
+            yield "OG875", f"replaces a hook's result (`{func.attr}`)"
+        name = module.names.qualify(func)
+        if name in EXITS:
+            yield "OG876", f"ends the process (`{name}`): the run's exit status no longer comes from the tests"
+    elif isinstance(node, ast.Raise) and node.exc is not None:
+        raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        if module.names.qualify(raised) in ("SystemExit", "KeyboardInterrupt", "builtins.SystemExit"):
+            yield "OG876", f"raises `{ast.unparse(raised)}`: the run's exit status no longer comes from the tests"
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _GATE_TEXT.search(node.value):
+        yield "OG874", f"names {_GATE_TEXT.search(node.value).group(0)!r}: code that reaches the gate or pytest's start-up options"  # type: ignore[union-attr]
+
+
+def _hook_facts(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, str, str]]:
+    """(node, code, message) for what a pytest hook implementation does to outcomes."""
+    hook = func.name
+    wrapper = _decorated_wrapper(func)
+    own = list(_own_nodes(func))
+    if wrapper:
+        for node in own:
+            if isinstance(node, ast.Try) and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in node.body for n in ast.walk(s)):
+                for handler in node.handlers:
+                    if not any(isinstance(n, ast.Raise) for s in handler.body for n in ast.walk(s)):
+                        yield handler, "OG875", "swallows the exception of the hook it wraps"
+    elif hook in REPLACING_HOOKS:
+        for node in own:
+            if isinstance(node, ast.Return) and node.value is not None and not (isinstance(node.value, ast.Constant) and node.value.value is None):
+                yield node, "OG875", f"returns a result, so it {REPLACING_HOOKS[hook]}"
+    if hook == "pytest_report_teststatus":
+        for node in own:
+            if isinstance(node, ast.Return) and node.value is not None:
+                value = node.value
+                category = value.elts[0] if isinstance(value, ast.Tuple) and value.elts else value
+                if isinstance(category, ast.Constant) and category.value is None:
+                    continue
+                if not (isinstance(category, ast.Constant) and isinstance(category.value, str)) or category.value in PASSING_STATUS:
+                    yield node, "OG875", "can show a failed test as passed or skipped"
+    if hook in ("pytest_pycollect_makeitem", "pytest_collect_file", "pytest_collect_directory"):
+        for node in own:
+            if isinstance(node, ast.Return) and isinstance(node.value, (ast.List, ast.Tuple, ast.Set)) and not node.value.elts:
+                yield node, "OG875", "returns nothing for what it was asked to collect: tests vanish"
+
+
+def code_facts(module: Module) -> list[Fact]:
+    """Everything in a conftest or plugin that can switch the gate off or change outcomes."""
+    facts: list[Fact] = []
+
+    def add(code: str, node: ast.AST, where: str, message: str) -> None:
+        statement = " ".join(ast.unparse(node).split()) if not isinstance(node, ast.ExceptHandler) else "except"
+        facts.append(Fact(code, (code, where, statement[:200]), node, message))
+
+    def visit(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = f"{where}.{child.name}" if where else child.name
+                if child.name.startswith("pytest_"):
+                    for hit, code, message in _hook_facts(child):
+                        add(code, hit, name, message)
+                visit(child, name)
+                continue
+            if isinstance(child, ast.ClassDef):
+                visit(child, f"{where}.{child.name}" if where else child.name)
+                continue
+            for code, message in _statement_facts(module, child, where):
+                add(code, child, where, message)
+            visit(child, where)
+
+    visit(module.tree, "")
+    return facts
+
+
+def plugin_names(module: Module) -> list[tuple[str, ast.AST]]:
+    """Modules a conftest loads through ``pytest_plugins``."""
+    found = []
+    for node in module.tree.body:
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in targets):
+                values = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple, ast.Set)) else [node.value]
+                found += [(v.value, v) for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+    return found
+
+
+def _module_candidates(name: str, near: str) -> list[str]:
+    """Repository paths a plugin module NAME may be imported from."""
+    rel = name.replace(".", "/")
+    folders = ["", "src", "tests", "testing"]
+    folder = posixpath.dirname(near)
+    while folder:
+        folders.append(folder)
+        folder = posixpath.dirname(folder)
+    out = []
+    for base in dict.fromkeys(folders):
+        for tail in (f"{rel}.py", f"{rel}/__init__.py"):
+            out.append(posixpath.join(base, tail) if base else tail)
+    return out
+
+
+# -- the contract file ------------------------------------------------------------
+
+
+def _new_kind(change_set: changes.ChangeSet, path: str) -> str | None:
+    """What PATH is on the new side: None (a regular file or absent) or what it is instead."""
+    if change_set.target:
+        out = git.run("ls-tree", "-z", change_set.target, "--", path, check=False)
+        mode = out.split(b" ", 1)[0] if out else b""
+        return {b"120000": "a symlink", b"040000": "a directory", b"160000": "a submodule"}.get(mode)
+    try:
+        info = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return f"unreadable ({exc.strerror})"
+    if stat.S_ISLNK(info.st_mode):
+        return "a symlink"
+    if stat.S_ISDIR(info.st_mode):
+        return "a directory"
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    return None
+
+
+def _contract_findings(change_set: changes.ChangeSet, contracts: Iterable[str]) -> list[Finding]:
+    findings = []
+    touched = set(change_set.changed_paths) | set(change_set.deleted)
+    for path in dict.fromkeys(contracts):
+        if not any(p == path or p.startswith(path + "/") for p in touched):
+            continue
+        kind = _new_kind(change_set, path)
+        if kind is None and path in change_set.changed_paths:
+            data = change_set.read_new([path])[path]
+            kind = "empty" if data is not None and not data.strip() else None
+        if kind:
+            findings.append(Finding(path, 1, 1, "OG873", f"the contract is now {kind}: the run-time gate cannot read it; restore the regular file as the base has it"))
+    return findings
+
+
+# -- the whole check ----------------------------------------------------------------
+
+
+def _multiset_new(base: Iterable[tuple], new: Iterable[Token | Fact]) -> list:  # type: ignore[type-arg]
+    """Items of NEW whose key is not (as often) in BASE."""
+    known = Counter(base)
+    out = []
+    for item in new:
+        if known[item.key]:
+            known[item.key] -= 1
+        else:
+            out.append(item)
+    return out
+
+
+def check(change_set: changes.ChangeSet, addopts_of: Callable[[str, bytes], list[str] | None], config_settings: Callable[[str, bytes], dict[str, list[str]] | None]) -> list[Finding]:
+    """Gate switches, tampering code and broken contracts in the change, compared with the base.
+
+    ADDOPTS_OF(path, data) gives a config file's addopts (None: no pytest
+    section); CONFIG_SETTINGS(path, data) all its pytest settings.
+    """
+    touched = list(change_set.changed_paths)
+    gone = list(change_set.deleted)
+    scanned_new = [p for p in touched if SCANNED.search(p)]
+    scanned_old = [change_set.old_path(p) or "" for p in scanned_new] + [p for p in gone if SCANNED.search(p)]
+    conftests = [p for p in touched if posixpath.basename(p) == "conftest.py"]
+    old_conftests = [change_set.old_path(p) or "" for p in conftests] + [p for p in gone if posixpath.basename(p) == "conftest.py"]
+    findings = _contract_findings(change_set, [DEFAULT_CONTRACT])
+    if not (scanned_new or scanned_old or conftests or old_conftests):
+        return findings
+    new = change_set.read_new(scanned_new + conftests)
+    base = change_set.read_base([p for p in scanned_old + old_conftests if p])
+
+    def tokens_of(blobs: dict[str, bytes | None], paths: list[str]) -> list[Token]:
+        out: list[Token] = []
+        for path in paths:
+            data = blobs.get(path)
+            if data is None:
+                continue
+            addopts = addopts_of(path, data) if posixpath.basename(path) in CONFIG_NAMES else None
+            out += text_tokens(path, data.decode("utf-8", "replace"), addopts)
+        return out
+
+    new_tokens, base_tokens = tokens_of(new, scanned_new), tokens_of(base, [p for p in scanned_old if p])
+    for token in _multiset_new([t.key for t in base_tokens], new_tokens):
+        kind = token.key[0]
+        if kind == "gate-off":
+            findings.append(Finding(token.path, token.line, 1, "OG870", f"new {token.message}: the run-time gate is switched off or blinded; {NEXT}"))
+        elif kind in ("noconftest", "config-file", "rootdir", "override"):
+            findings.append(Finding(token.path, token.line, 1, "OG871", f"new {token.message}; {NEXT}"))
+    for token in _multiset_new([t.key for t in new_tokens], base_tokens):
+        if token.key[0] == "gate-on":
+            where = next((f"{change_set.old_path(p) or p}" for p in scanned_new if (change_set.old_path(p) or "") == token.path), token.path)
+            findings.append(Finding(where, 1, 1, "OG870", f"lost {token.message} (was {token.path}:{token.line}): the run-time gate may no longer be switched on; restore it"))
+    findings += _config_files(change_set, new, base, scanned_new, config_settings)
+
+    # Conftests, and plugin modules they or the command lines load.
+    base_loads = {t.key[1] for t in base_tokens if t.key[0] == "plugin-load"}
+    new_loads = {t.key[1]: t.path for t in new_tokens if t.key[0] == "plugin-load"}
+    modules: dict[str, Module] = {}
+    base_modules: dict[str, Module] = {}
+    for path in conftests:
+        data = new.get(path)
+        if data is None:
+            continue
+        try:
+            modules[path] = Module.from_source(path, data)
+        except SourceError:
+            continue  # pytest_config reports it (OG001)
+        for name, _ in plugin_names(modules[path]):
+            new_loads.setdefault(name, path)
+    for path in old_conftests:
+        data = base.get(path) if path else None
+        if data is None:
+            continue
+        try:
+            base_modules[path] = Module.from_source(path, data)
+        except SourceError:
+            continue
+        base_loads.update(name for name, _ in plugin_names(base_modules[path]))
+    findings += _loaded_modules(change_set, new_loads, base_loads, modules, base_modules)
+    base_facts = [f.key for m in base_modules.values() for f in code_facts(m)]
+    new_facts = [(m, f) for m in modules.values() for f in code_facts(m)]
+    known = Counter(base_facts)
+    for module, fact in new_facts:
+        if known[fact.key]:
+            known[fact.key] -= 1
+            continue
+        where = f" in `{fact.key[1]}`" if fact.key[1] else ""
+        findings.append(module.finding(fact.node, fact.code, f"new code{where} {fact.message}; {NEXT}"))
+    return findings
+
+
+def _loaded_modules(change_set: changes.ChangeSet, new_loads: dict[str, str], base_loads: set[str], modules: dict[str, Module], base_modules: dict[str, Module]) -> list[Finding]:
+    """Plugin modules of the repository that the change loads: new ones are judged as wholly new,
+    edited ones that the base loaded too against their base version."""
+    findings: list[Finding] = []
+    candidates = {name: _module_candidates(name, near) for name, near in new_loads.items()}
+    if not candidates:
+        return findings
+    blobs = change_set.read_new([p for paths in candidates.values() for p in paths])
+    for name, paths in candidates.items():
+        path = next((p for p in paths if blobs.get(p) is not None), None)
+        if path is None or path in modules:
+            continue  # an installed plugin, or a conftest judged anyway
+        if name in base_loads and not change_set.is_changed(path):
+            continue  # loaded at the base as it is
+        try:
+            modules[path] = Module.from_source(path, blobs[path])  # type: ignore[arg-type]
+        except SourceError as exc:
+            findings.append(exc.finding(path))
+            continue
+        old = change_set.old_path(path)
+        if name in base_loads and old:
+            data = change_set.read_base([old])[old]
+            try:
+                if data is not None:
+                    base_modules[old] = Module.from_source(old, data)
+            except SourceError:
+                pass
+    return findings
+
+
+def _config_files(change_set: changes.ChangeSet, new: dict[str, bytes | None], base: dict[str, bytes | None], paths: list[str], settings_of: Callable[[str, bytes], dict[str, list[str]] | None]) -> list[Finding]:
+    """New pytest configuration below the root, or a root file that shadows the base's choice."""
+    findings = []
+    for path in paths:
+        name = posixpath.basename(path)
+        if name not in CONFIG_NAMES or "/" not in path:
+            continue
+        data, old = new.get(path), base.get(change_set.old_path(path) or "")
+        if data is None or settings_of(path, data) is None:
+            continue
+        if old is None or settings_of(path, old) is None:
+            findings.append(Finding(path, 1, 1, "OG872", f"new pytest configuration in {posixpath.dirname(path)}/: pytest run on tests there makes it the rootdir, ignores the root configuration and does not find the contract; move its settings to the root configuration, or {NEXT}"))
+    root_new = [p for p in ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")]
+    if not any(p in paths or p in change_set.deleted for p in root_new):
+        return findings
+    new_all = change_set.read_new(root_new)
+    base_all = change_set.read_base(root_new)
+
+    def picked(blobs: dict[str, bytes | None]) -> tuple[str, dict[str, list[str]]] | None:
+        for p in root_new:
+            data = blobs.get(p)
+            if data is None:
+                continue
+            found = settings_of(p, data)
+            if found is not None or p in ("pytest.ini", ".pytest.ini"):
+                return p, found or {}
+        return None
+
+    was, now = picked(base_all), picked(new_all)
+    if was and now and was[0] != now[0]:
+        lost = sorted(k for k, v in was[1].items() if now[1].get(k) != v and k not in COMPARED_ELSEWHERE)
+        if lost:
+            findings.append(Finding(now[0], 1, 1, "OG872", f"pytest now reads {now[0]} instead of {was[0]}, and {', '.join(lost)} from {was[0]} no longer apply; move every setting over, or {NEXT}"))
+    return findings

@@ -1,0 +1,285 @@
+"""The run-time gate cannot be switched off, blinded or lied to from the patch.
+
+Static half (OG870-OG876, real git repositories): each attack next to the
+nearest honest change.  Run-time half (real pytest subprocesses, slow): the
+plugin fails closed when its contract or its options were tampered with, and
+fails the session when a report's outcome differs from what the call raised.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hooks import changes, pytest_config
+from tests.conftest import Repo
+
+CONTRACT = "version: 1\n"
+PASSING = "def test_ok():\n    assert 1 + 1 == 2\n"
+FAILING = "def test_bad():\n    assert 1 + 1 == 3\n"
+
+
+def findings(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    repo.stage()
+    monkeypatch.chdir(repo.path)
+    return [f.text() for f in pytest_config.check(changes.resolve(argparse.Namespace(base=None)))]
+
+
+def codes(found: list[str]) -> list[str]:
+    return sorted(f.split(" ")[1] for f in found)
+
+
+WORKFLOW = "jobs:\n  t:\n    steps:\n      - run: pytest -q\n"
+WORKFLOW_ENV = "jobs:\n  t:\n    env:\n      PYTEST_ADDOPTS: {value}\n    steps:\n      - run: pytest -q\n"
+
+# (path, base, new, expected codes); [] = the honest twin passes.
+CONFIG_CASES = [
+    # the gate's own options and plugin names, in every file pytest or CI reads
+    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --oracle-guard-allow-skips\n", ["OG870"]),
+    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra -p no:oracle_guard\n", ["OG870"]),
+    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra -pno:oracle_guard_sentinel\n", ["OG870"]),
+    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra -p no:oracle_guard_gate\n", ["OG870"]),
+    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --oracle-guard-contract=tests/other.yaml\n", ["OG870"]),
+    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --oracle-guard-now=2020-01-01T00:00:00Z\n", ["OG870"]),
+    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra -p no:cacheprovider -q\n", []),
+    ("pytest.ini", "[pytest]\naddopts = -ra --oracle-guard-allow-skips\n", "[pytest]\naddopts = -ra --oracle-guard-allow-skips -q\n", []),
+    ("pyproject.toml", '[tool.pytest.ini_options]\naddopts = "-ra"\n', '[tool.pytest.ini_options]\naddopts = ["-ra", "-p", "no:oracle_guard"]\n', ["OG870"]),
+    # setup.cfg is not the file pytest picks while pytest.ini exists: still refused (`-c` or a later deletion picks it)
+    ("setup.cfg", "[metadata]\nname = x\n", "[metadata]\nname = x\n[tool:pytest]\naddopts = --oracle-guard-allow-skips\n", ["OG870"]),
+    ("setup.cfg", "[metadata]\nname = x\n", "[metadata]\nname = x\nversion = 2\n", []),
+    ("tox.ini", "[testenv]\ncommands = pytest\n", "[testenv]\nsetenv =\n    PYTEST_ADDOPTS=-p no:oracle_guard\ncommands = pytest\n", ["OG870"]),
+    ("tox.ini", "[testenv]\ncommands = pytest\n", "[testenv]\nsetenv =\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD=1\ncommands = pytest\n", ["OG870"]),
+    ("tox.ini", "[testenv]\ncommands = pytest\n", "[testenv]\nsetenv =\n    PYTHONHASHSEED=0\ncommands = pytest\n", []),
+    (".github/workflows/ci.yml", WORKFLOW, WORKFLOW_ENV.format(value="--oracle-guard-allow-skips"), ["OG870"]),
+    (".github/workflows/ci.yml", WORKFLOW, WORKFLOW_ENV.format(value="-p no:oracle_guard"), ["OG870"]),
+    (".github/workflows/ci.yml", WORKFLOW, WORKFLOW_ENV.format(value="--noconftest"), ["OG871"]),
+    (".github/workflows/ci.yml", WORKFLOW, WORKFLOW_ENV.format(value="--tb=short"), []),
+    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    env:\n      PYTEST_DISABLE_PLUGIN_AUTOLOAD: 1\n    steps:\n      - run: pytest -q\n", ["OG870"]),
+    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: pytest -q --disable-plugin-autoload\n", ["OG870"]),
+    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: pytest -q --rootdir=/tmp\n", ["OG871"]),
+    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: pytest -q -c ci/pytest.ini\n", ["OG871"]),
+    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: |\n          pytest -q \\\n            -o python_files=none.py\n", ["OG871"]),
+    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: pytest -q -o console_output_style=classic\n", []),
+    # -c of another tool on the same line is not pytest's
+    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: mypy -c 'x = 1' && pytest -q\n", []),
+    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: python -m pytest -q -n auto\n", []),
+    # the gate switched on explicitly, then dropped
+    (".github/workflows/ci.yml", "jobs:\n  t:\n    steps:\n      - run: pytest -q --oracle-guard\n", WORKFLOW, ["OG870"]),
+    (".github/workflows/ci.yml", "jobs:\n  t:\n    steps:\n      - run: pytest -q --oracle-guard\n", "jobs:\n  t:\n    steps:\n      - run: pytest -q --oracle-guard --tb=short\n", []),
+    ("Makefile", "test:\n\tpytest\n", "export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1\ntest:\n\tpytest\n", ["OG870"]),
+    ("Makefile", "test:\n\tpytest\n", "test:\n\tpytest --noconftest\n", ["OG871"]),
+    ("Makefile", "test:\n\tpytest\n", "test:\n\tpytest -x\n", []),
+    ("noxfile.py", "def tests(s):\n    s.run('pytest')\n", "def tests(s):\n    s.run('pytest', '-p', 'no:oracle_guard')\n", ["OG870"]),
+    (".env", "A=1\n", "A=1\nPYTEST_ADDOPTS=--oracle-guard-allow-skips\n", ["OG870"]),
+    # a config file below the root becomes the rootdir for its tests
+    ("tests/pytest.ini", None, "[pytest]\naddopts = -q\n", ["OG872"]),
+    ("sub/pyproject.toml", None, '[project]\nname = "sub"\n', []),
+]
+
+
+@pytest.mark.parametrize(("path", "base", "new", "expected"), CONFIG_CASES)
+def test_gate_switches_in_configuration(repo: Repo, monkeypatch: pytest.MonkeyPatch, path: str, base: str | None, new: str, expected: list[str]) -> None:
+    repo.write("tests/test_a.py", PASSING)
+    if base is not None:
+        repo.write(path, base, dedent=False)
+    repo.commit("base")
+    repo.write(path, new, dedent=False)
+    found = findings(repo, monkeypatch)
+    assert codes(found) == expected, found
+    assert all("OG87" not in f or f.startswith(f"{path}:") for f in found), found
+
+
+def test_root_pytest_ini_shadowing_pyproject(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("pyproject.toml", '[tool.pytest.ini_options]\naddopts = "-p oracle_guard_pytest"\nxfail_strict = true\n')
+    repo.commit("base")
+    repo.write("pytest.ini", "[pytest]\naddopts = -q\n")
+    found = findings(repo, monkeypatch)
+    assert any("OG872 pytest now reads pytest.ini instead of pyproject.toml, and addopts" in f for f in found), found
+
+
+def test_root_pytest_ini_that_carries_every_setting_over_passes(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("pyproject.toml", '[project]\nname = "x"\n[tool.pytest.ini_options]\naddopts = "-ra"\nxfail_strict = true\n')
+    repo.commit("base")
+    repo.write("pyproject.toml", '[project]\nname = "x"\n')
+    repo.write("pytest.ini", "[pytest]\naddopts = -ra\nxfail_strict = true\n")
+    assert findings(repo, monkeypatch) == []
+
+
+def test_moving_a_gate_option_between_ci_files_passes(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write(".github/workflows/a.yml", "jobs:\n  t:\n    steps:\n      - run: pytest --oracle-guard\n")
+    repo.commit("base")
+    repo.remove(".github/workflows/a.yml")
+    repo.write(".github/workflows/b.yml", "jobs:\n  u:\n    steps:\n      - run: pytest -q --oracle-guard\n")
+    assert findings(repo, monkeypatch) == []
+
+
+# -- the contract stops being a file ----------------------------------------------
+
+
+def test_contract_turned_into_a_symlink(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("tests/agent_contract.yaml", CONTRACT)
+    repo.write("tests/weak.yaml", CONTRACT)
+    repo.commit("base")
+    (repo.path / "tests/agent_contract.yaml").unlink()
+    os.symlink("weak.yaml", repo.path / "tests/agent_contract.yaml")
+    assert codes(findings(repo, monkeypatch)) == ["OG873"]
+
+
+def test_contract_turned_into_a_directory(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("tests/agent_contract.yaml", CONTRACT)
+    repo.commit("base")
+    (repo.path / "tests/agent_contract.yaml").unlink()
+    repo.write("tests/agent_contract.yaml/x", "y\n")
+    found = findings(repo, monkeypatch)
+    assert codes(found) == ["OG873"] and "now a directory" in found[0], found
+
+
+def test_contract_emptied(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("tests/agent_contract.yaml", CONTRACT)
+    repo.commit("base")
+    repo.write("tests/agent_contract.yaml", "\n")
+    assert codes(findings(repo, monkeypatch)) == ["OG873"]
+
+
+def test_contract_edited_as_a_file_is_not_this_rule(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("tests/agent_contract.yaml", CONTRACT)
+    repo.commit("base")
+    repo.write("tests/agent_contract.yaml", "version: 1  # the contract\n")
+    assert findings(repo, monkeypatch) == []
+
+
+# -- conftest and plugin code --------------------------------------------------------
+
+FIXTURE = "import pytest\n\n\n@pytest.fixture\ndef db():\n    return {}\n"
+REPORT_RECIPE = """\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, "rep_" + rep.when, rep)
+"""
+
+CODE_CASES = [
+    # outcome rewriting
+    ("makereport-outcome", "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    rep = outcome.get_result()\n    if rep.failed:\n        rep.outcome = 'passed'\n", ["OG875"]),
+    ("makereport-new-style", "@pytest.hookimpl(wrapper=True)\ndef pytest_runtest_makereport(item, call):\n    rep = yield\n    setattr(rep, 'outcome', 'skipped')\n    return rep\n", ["OG875"]),
+    ("makereport-force", "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.force_result(None)\n", ["OG875"]),
+    ("makereport-plain", "from _pytest.reports import TestReport\n\n\ndef pytest_runtest_makereport(item, call):\n    return TestReport(item.nodeid, item.location, {}, 'passed', None, call.when)\n", ["OG875"]),
+    ("call-swallowed", "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_call(item):\n    try:\n        yield\n    except Exception:\n        pass\n", ["OG875"]),
+    ("pyfunc-skipped", "def pytest_pyfunc_call(pyfuncitem):\n    return True\n", ["OG875"]),
+    ("protocol-skipped", "def pytest_runtest_protocol(item, nextitem):\n    return True\n", ["OG875"]),
+    ("runtestloop", "def pytest_runtestloop(session):\n    return True\n", ["OG875"]),
+    ("teststatus", "def pytest_report_teststatus(report, config):\n    if report.failed:\n        return 'passed', '.', 'PASSED'\n", ["OG875"]),
+    ("exitstatus", "def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 0\n", ["OG875"]),
+    ("testsfailed", "@pytest.hookimpl(trylast=True)\ndef pytest_runtest_logreport(report):\n    import builtins\n    builtins.session.testsfailed = 0\n", ["OG875"]),
+    ("makeitem-empty", "def pytest_pycollect_makeitem(collector, name, obj):\n    if name.startswith('test_slow'):\n        return []\n", ["OG875"]),
+    ("runtest-replaced", "def pytest_collection_modifyitems(items):\n    for item in items:\n        item.runtest = lambda: None\n", ["OG875"]),
+    ("obj-replaced", "def pytest_collection_modifyitems(items):\n    for item in items:\n        item.obj = lambda *a, **k: None\n", ["OG875"]),
+    ("session-items", "def pytest_collection_finish(session):\n    session.items = []\n", ["OG875"]),
+    # process exits
+    ("os-exit", "import os\n\n\ndef pytest_sessionfinish(session):\n    os._exit(0)\n", ["OG876"]),
+    ("sys-exit-alias", "from sys import exit as leave\n\n\ndef pytest_sessionfinish(session):\n    leave(0)\n", ["OG876"]),
+    ("raise-systemexit", "def pytest_sessionfinish(session):\n    raise SystemExit(0)\n", ["OG876"]),
+    ("pytest-exit", "def pytest_collection_finish(session):\n    pytest.exit('done', returncode=0)\n", ["OG876"]),
+    # switching the gate off from code
+    ("unregister", "def pytest_configure(config):\n    config.pluginmanager.unregister(name='oracle_guard_gate')\n", ["OG874", "OG874"]),
+    ("set-blocked", "def pytest_configure(config):\n    config.pluginmanager.set_blocked('oracle' + '_guard')\n", ["OG874"]),
+    ("option-set", "def pytest_configure(config):\n    config.option.oracle_guard_allow_skips = True\n", ["OG874"]),
+    ("option-setattr", "def pytest_configure(config):\n    setattr(config.option, 'collectonly', True)\n", ["OG874"]),
+    ("addopts-env", "import os\n\nos.environ['PYTEST_ADDOPTS'] = '-q'\n", ["OG874"]),
+    # honest twins: a fixture, the documented report recipe, markers, reporting, reading options
+    ("fixture", FIXTURE.replace("import pytest\n", ""), []),
+    ("report-recipe", REPORT_RECIPE.replace("import pytest\n", ""), []),
+    ("markers", "def pytest_collection_modifyitems(items):\n    for item in items:\n        item.add_marker(pytest.mark.integration)\n", []),
+    ("terminal-summary", "def pytest_terminal_summary(terminalreporter, exitstatus):\n    terminalreporter.write_line(f'exit {exitstatus}')\n", []),
+    ("getoption", "def pytest_configure(config):\n    if config.getoption('verbose') > 1:\n        config.addinivalue_line('markers', 'slow: slow')\n", []),
+    ("teststatus-custom", "def pytest_report_teststatus(report, config):\n    if report.when == 'call' and getattr(report, 'flaky', False):\n        return 'flaky', 'F', 'FLAKY'\n", []),
+    ("wrapper-reraises", "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_call(item):\n    try:\n        yield\n    except Exception:\n        item.config.stash['seen'] = True\n        raise\n", []),
+    ("pyfunc-wrapper-times", "import time\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_pyfunc_call(pyfuncitem):\n    start = time.perf_counter()\n    yield\n    pyfuncitem.user_properties.append(('t', time.perf_counter() - start))\n", []),
+    ("plugin-class-self", "class Recorder:\n    def __init__(self, function):\n        self.function = function\n", []),
+]
+
+
+@pytest.mark.parametrize(("name", "code", "expected"), CODE_CASES, ids=[c[0] for c in CODE_CASES])
+def test_conftest_code(repo: Repo, monkeypatch: pytest.MonkeyPatch, name: str, code: str, expected: list[str]) -> None:
+    repo.write("tests/test_a.py", PASSING)
+    repo.write("tests/conftest.py", FIXTURE)
+    repo.commit("base")
+    repo.write("tests/conftest.py", FIXTURE + "\n\n" + code, dedent=False)
+    found = findings(repo, monkeypatch)
+    assert codes(found) == expected, found
+    assert all(f.startswith("tests/conftest.py:") for f in found), found
+
+
+def test_the_same_hook_already_at_the_base_passes(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    hook = "def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 0 if exitstatus == 5 else exitstatus\n"
+    repo.write("tests/test_a.py", PASSING)
+    repo.write("conftest.py", "import pytest\n\n\n" + hook)
+    repo.commit("base")
+    # an unrelated edit beside it, and the hook moved to the tests' conftest
+    repo.remove("conftest.py")
+    repo.write("tests/conftest.py", FIXTURE + "\n\n" + hook)
+    assert findings(repo, monkeypatch) == []
+
+
+def test_the_same_hook_changed_to_tamper_is_refused(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("tests/test_a.py", PASSING)
+    repo.write("conftest.py", "def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 0 if exitstatus == 5 else exitstatus\n")
+    repo.commit("base")
+    repo.write("conftest.py", "def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 0\n")
+    assert codes(findings(repo, monkeypatch)) == ["OG875"]
+
+
+def test_plugin_module_newly_loaded_through_pytest_plugins(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    plugin = "def pytest_runtest_makereport(item, call):\n    return None\n\n\ndef pytest_runtestloop(session):\n    return True\n"
+    repo.write("tests/test_a.py", PASSING)
+    repo.write("tests/helpers/quiet.py", plugin)  # at the base already, but not loaded
+    repo.write("tests/conftest.py", FIXTURE)
+    repo.commit("base")
+    repo.write("tests/conftest.py", FIXTURE + "\npytest_plugins = ['tests.helpers.quiet']\n")
+    found = findings(repo, monkeypatch)
+    assert codes(found) == ["OG875"] and found[0].startswith("tests/helpers/quiet.py:6:"), found
+
+
+def test_plugin_module_newly_loaded_through_dash_p(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("tests/test_a.py", PASSING)
+    repo.write("pytest.ini", "[pytest]\naddopts = -q\n")
+    repo.commit("base")
+    repo.write("quiet_plugin.py", "import os\n\n\ndef pytest_unconfigure(config):\n    os._exit(0)\n")
+    repo.write("pytest.ini", "[pytest]\naddopts = -q -p quiet_plugin\n")
+    found = findings(repo, monkeypatch)
+    assert codes(found) == ["OG876"] and found[0].startswith("quiet_plugin.py:5:"), found
+
+
+def test_installed_plugin_newly_loaded_and_honest_local_plugin_pass(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("tests/test_a.py", PASSING)
+    repo.write("pytest.ini", "[pytest]\naddopts = -q\n")
+    repo.commit("base")
+    repo.write("timing_plugin.py", "def pytest_terminal_summary(terminalreporter):\n    terminalreporter.write_line('done')\n")
+    repo.write("pytest.ini", "[pytest]\naddopts = -q -p timing_plugin -p pytest_asyncio\n")
+    assert findings(repo, monkeypatch) == []
+
+
+def test_loaded_plugin_edited_to_tamper(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("tests/test_a.py", PASSING)
+    repo.write("tests/conftest.py", "pytest_plugins = ['tests.plug']\n")
+    repo.write("tests/plug.py", "def pytest_terminal_summary(terminalreporter):\n    terminalreporter.write_line('done')\n")
+    repo.commit("base")
+    repo.write("tests/conftest.py", "pytest_plugins = ['tests.plug']\nX = 1\n")
+    repo.write("tests/plug.py", "def pytest_terminal_summary(terminalreporter):\n    terminalreporter.write_line('done')\n\n\ndef pytest_sessionfinish(session):\n    session.exitstatus = 0\n")
+    assert codes(findings(repo, monkeypatch)) == ["OG875"]
+
+
+def test_unparsable_conftest_is_a_finding(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("tests/test_a.py", PASSING)
+    repo.commit("base")
+    repo.write("tests/conftest.py", "def pytest_configure(config:\n")
+    assert "OG001" in codes(findings(repo, monkeypatch))
