@@ -89,6 +89,7 @@ class Watch:
         self.problems: list[str] = []
         self.failed = 0
         self.reported: set[str] = set()
+        self.last: dict[tuple[str, str], str] = {}  # (node id, phase) -> outcome of its latest report
         self.session: Any = None
         self.recorder: _Recorder | None = None
         self.done = False
@@ -155,7 +156,8 @@ class Watch:
         yield
         made = self.made.get(id(report))
         expected = made[1] if made is not None and made[0] is report else before
-        if report.outcome != expected and expected in _JUDGED and report.outcome != "failed":  # failing more (subtests) is fine
+        # Failing more (subtests) is fine; other words (`rerun`) are judged by the last report of the test.
+        if report.outcome != expected and expected in _JUDGED and report.outcome in ("passed", "skipped"):
             self._tampered(report.nodeid, f"its {report.when} report was changed from {expected} to {report.outcome} after it was made", report)
         if self.worker:
             return
@@ -163,7 +165,8 @@ class Watch:
             if key == TAMPER_KEY and value not in self.problems:
                 self.problems.append(str(value))
         self.reported.add(report.nodeid)
-        if expected == "failed" and not hasattr(report, "wasxfail"):
+        self.last[(report.nodeid, report.when)] = report.outcome
+        if report.outcome == "failed" and not hasattr(report, "wasxfail"):
             self.failed += 1
 
     # -- the verdict --------------------------------------------------------------------
@@ -180,6 +183,10 @@ class Watch:
         for plugin, name in ((self.guard, "gate"), (self, "watch"), (self.recorder, "recorder")):
             if plugin is not None and not pm.is_registered(plugin):
                 found.append(f"the session: oracle-guard's {name} was unregistered by a conftest or plugin")
+        unfinished = sorted(key for key, outcome in self.last.items() if outcome not in _JUDGED)
+        if unfinished:
+            (node_id, when) = unfinished[0]
+            found.append(f"{node_id}: its last {when} report says {self.last[unfinished[0]]!r}, not a result ({len(unfinished)} in all)")
         session = self.session
         if session is not None and not self.worker and not (session.shouldstop or session.shouldfail):
             never = [item.nodeid for item in session.items if item.nodeid not in self.reported]

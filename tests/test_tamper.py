@@ -283,3 +283,277 @@ def test_unparsable_conftest_is_a_finding(repo: Repo, monkeypatch: pytest.Monkey
     repo.commit("base")
     repo.write("tests/conftest.py", "def pytest_configure(config:\n")
     assert "OG001" in codes(findings(repo, monkeypatch))
+
+
+# -- run time: real pytest subprocesses ------------------------------------------------
+
+
+def run_pytest(root: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        # Hypothesis's plugin is not under test and costs ~1.5 s of CPU to import.
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-q", *args],
+        cwd=cwd or root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTEST_ADDOPTS": ""},
+    )
+
+
+def project(root: Path, files: dict[str, str], contract: bool = True) -> Path:
+    base = {"pytest.ini": "[pytest]\n", "tests/test_a.py": FAILING + "\n\n" + PASSING}
+    if contract:
+        base["tests/agent_contract.yaml"] = CONTRACT
+    for rel, text in {**base, **files}.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def fails_closed(proc: subprocess.CompletedProcess[str], message: str) -> None:
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0, output
+    assert "ERROR: oracle-guard: " in output and message in output, output
+    assert output.count("ERROR: oracle-guard: ") == 1 or "tampering" in output, output  # one line, not one per test
+    assert "INTERNALERROR" not in output and "Traceback" not in output, output
+
+
+HOOKIMPL = "import pytest\n\n\n"
+# Each of these makes a failing suite exit 0 when the gate is not there.
+TAMPERING = {
+    "makereport-rewrite": (
+        HOOKIMPL + "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    report = outcome.get_result()\n    if report.failed:\n        report.outcome = 'passed'\n",
+        "tests/test_a.py::test_bad: the call raised AssertionError but its report says passed",
+    ),
+    "call-swallowed": (
+        HOOKIMPL + "@pytest.hookimpl(wrapper=True)\ndef pytest_runtest_call(item):\n    try:\n        return (yield)\n    except Exception:\n        return None\n",
+        "tests/test_a.py::test_bad: the call raised AssertionError but its report says passed",
+    ),
+    "logreport-rewrite": (
+        HOOKIMPL + "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_logreport(report):\n    if report.failed:\n        report.outcome = 'passed'\n    yield\n",
+        "tests/test_a.py::test_bad: its call report was changed from failed to passed after it was made",
+    ),
+    "exitstatus-reset": (
+        HOOKIMPL + "@pytest.hookimpl(trylast=True)\ndef pytest_sessionfinish(session):\n    session.exitstatus = 0\n",
+        "the session was about to exit 0 with 1 failed test(s)",
+    ),
+    "exitstatus-reset-in-wrapper": (
+        HOOKIMPL + "@pytest.hookimpl(hookwrapper=True, tryfirst=True)\ndef pytest_sessionfinish(session):\n    yield\n    session.exitstatus = 0\n",
+        "the session was about to exit 0 with 1 failed test(s)",
+    ),
+    "runtestloop-replaced": (
+        "def pytest_runtestloop(session):\n    return True\n",
+        "tests/test_a.py::test_bad: collected but never run (2 test(s) in all)",
+    ),
+    "collect-only-set-late": (
+        "def pytest_sessionstart(session):\n    session.config.option.collectonly = True\n",
+        "tests/test_a.py::test_bad: collected but never run",
+    ),
+    "pytest-exit-0": (
+        HOOKIMPL + "def pytest_collection_finish(session):\n    pytest.exit('done', returncode=0)\n",
+        "tests/test_a.py::test_bad: collected but never run",
+    ),
+    "system-exit": (
+        "def pytest_sessionfinish(session):\n    raise SystemExit(0)\n",
+        "the process is leaving through SystemExit before the pytest session finished",
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(TAMPERING))
+def test_outcome_tampering_fails_the_session(tmp_path: Path, name: str) -> None:
+    conftest, message = TAMPERING[name]
+    unguarded = run_pytest(project(tmp_path / "without", {"tests/conftest.py": conftest}, contract=False))
+    assert unguarded.returncode == 0, unguarded.stdout + unguarded.stderr  # the attack works where the gate is off
+    fails_closed(run_pytest(project(tmp_path / "with", {"tests/conftest.py": conftest})), message)
+
+
+HONEST = """\
+import unittest
+
+import pytest
+
+
+@pytest.mark.xfail(reason="bug")
+def test_xfail_fails():
+    assert 0
+
+
+@pytest.mark.xfail(reason="bug")
+def test_xfail_passes():
+    assert 1
+
+
+@pytest.mark.xfail(reason="bug", strict=True)
+def test_xfail_strict_passes():
+    assert 1
+
+
+@pytest.mark.xfail(run=False, reason="crashes")
+def test_xfail_not_run():
+    assert 0
+
+
+def test_imperative_xfail():
+    pytest.xfail("later")
+
+
+def test_imperative_skip():
+    pytest.skip("later")
+
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("setup")
+
+
+def test_setup_error(broken):
+    assert broken
+
+
+@pytest.fixture
+def bad_teardown():
+    yield
+    raise RuntimeError("teardown")
+
+
+def test_teardown_error(bad_teardown):
+    assert bad_teardown is None
+
+
+def test_subtests(subtests):
+    for i in range(3):
+        with subtests.test(i=i):
+            assert i < 2
+
+
+class T(unittest.TestCase):
+    def test_fail(self):
+        self.assertEqual(1, 2)
+
+    def test_error(self):
+        raise ValueError
+
+    def test_skiptest(self):
+        self.skipTest("no")
+
+    @unittest.expectedFailure
+    def test_expected(self):
+        self.assertEqual(1, 2)
+
+    def test_subtest(self):
+        for i in range(3):
+            with self.subTest(i=i):
+                self.assertLess(i, 2)
+"""
+
+
+@pytest.mark.slow
+def test_legitimate_outcome_changes_are_not_tampering(tmp_path: Path) -> None:
+    """xfail of every kind, skips raised in the test, unittest errors, skips and subtests, fixture errors."""
+    root = project(tmp_path, {"tests/test_h.py": HONEST})
+    proc = run_pytest(root, "--oracle-guard-allow-skips", "-rA")
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # the real failures
+    assert "oracle-guard" not in proc.stdout + proc.stderr, proc.stdout
+    assert "XFAIL tests/test_h.py::test_xfail_fails" in proc.stdout and "FAILED tests/test_h.py::T::test_fail" in proc.stdout
+
+
+@pytest.mark.slow
+def test_honest_conftest_hooks_pass(tmp_path: Path) -> None:
+    conftest = REPORT_RECIPE + (
+        "\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_call(item):\n    yield\n    item.user_properties.append(('seen', True))\n"
+        "\n\ndef pytest_collection_modifyitems(items):\n    for item in items:\n        item.add_marker(pytest.mark.integration)\n"
+        "\n\ndef pytest_sessionfinish(session, exitstatus):\n    session.config.stash.get\n"
+    )
+    root = project(tmp_path, {"tests/conftest.py": conftest, "tests/test_a.py": PASSING, "pytest.ini": "[pytest]\nmarkers = integration\n"})
+    proc = run_pytest(root)
+    assert proc.returncode == 0 and "oracle-guard" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_frozen_reruns_are_not_tampering(tmp_path: Path) -> None:
+    flaky = "from pathlib import Path\n\nSEEN = Path(__file__).with_name('seen')\n\n\ndef test_flaky():\n    first = not SEEN.exists()\n    SEEN.write_text('x')\n    assert not first\n"
+    freeze = 'version: 1\nfreezes:\n  - id: test_flaky\n    owner: oncall\n    reason: clock skew\n    expires: "2026-12-05T00:00:00Z"\n    remaining_reruns: 2\n'
+    root = project(tmp_path, {"tests/test_a.py": flaky, "tests/agent_contract.yaml": freeze})
+    proc = run_pytest(root, "--oracle-guard-now", "2026-12-02T00:00:00Z")
+    assert proc.returncode == 0 and "tampering" not in proc.stdout, proc.stdout + proc.stderr
+
+
+# -- run time: the gate cannot be switched off or pointed elsewhere ------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("-p", "no:oracle_guard"), "the run-time gate is switched off (`-p no:oracle_guard`) while tests/agent_contract.yaml exists"),
+        (("-p", "no:oracle_guard_gate"), "its plugin 'oracle_guard_gate' is blocked"),
+        (("-p", "no:oracle_guard_watch"), "its plugin 'oracle_guard_watch' is blocked"),
+        (("--oracle-guard-contract", "tests/none.yaml"), "--oracle-guard-contract tests/none.yaml: no such file under the rootdir"),
+        (("--rootdir", "tests"), "is not under pytest's rootdir"),
+        (("-c", "ci/other.ini"), "is not under pytest's rootdir"),
+    ],
+    ids=["no-entry-point", "no-gate", "no-watch", "missing-contract", "rootdir", "other-ini"],
+)
+def test_switching_the_gate_off_fails_closed(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    root = project(tmp_path, {"ci/other.ini": "[pytest]\n", "tests/test_a.py": PASSING})
+    fails_closed(run_pytest(root, *args), message)
+
+
+@pytest.mark.slow
+def test_honest_runs_keep_the_gate(tmp_path: Path) -> None:
+    root = project(tmp_path, {"tests/test_a.py": PASSING, "tests/test_s.py": "import pytest\n\n\ndef test_s():\n    pytest.skip('later')\n"})
+    assert run_pytest(root, "-p", "no:randomly").returncode == 1  # the gate is on: the new skip fails
+    assert run_pytest(root, "--oracle-guard-allow-skips").returncode == 0  # the local escape, given by the user
+    from_tests = run_pytest(root, cwd=root / "tests")  # rootdir from the root pytest.ini
+    assert from_tests.returncode == 1 and "skipped or xfailed without a freeze entry" in from_tests.stdout, from_tests.stdout
+
+
+@pytest.mark.slow
+def test_a_config_file_below_the_root_cannot_hide_the_contract(tmp_path: Path) -> None:
+    root = project(tmp_path, {"tests/pytest.ini": "[pytest]\n"})
+    fails_closed(run_pytest(root, "tests"), "is not under pytest's rootdir")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("conftest", "option"),
+    [
+        ("def pytest_configure(config):\n    config.option.oracle_guard_allow_skips = True\n", "--oracle-guard-allow-skips"),
+        ("def pytest_configure(config):\n    config.option.oracle_guard_contract = 'tests/weak.yaml'\n", "--oracle-guard-contract"),
+        ("def pytest_configure(config):\n    config.option.collectonly = True\n", "--collectonly"),
+    ],
+    ids=["allow-skips", "contract", "collect-only"],
+)
+def test_gate_options_set_by_a_conftest_fail_closed(tmp_path: Path, conftest: str, option: str) -> None:
+    root = project(tmp_path, {"tests/conftest.py": conftest, "tests/weak.yaml": CONTRACT})
+    fails_closed(run_pytest(root), f"{option} was changed by a conftest or plugin")
+
+
+@pytest.mark.slow
+def test_unregistering_the_gate_fails_the_session(tmp_path: Path) -> None:
+    conftest = "def pytest_sessionstart(session):\n    pm = session.config.pluginmanager\n    pm.unregister(pm.get_plugin('oracle_guard_gate'))\n"
+    root = project(tmp_path, {"tests/conftest.py": conftest, "tests/test_a.py": PASSING})
+    fails_closed(run_pytest(root), "the session: oracle-guard's gate was unregistered")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["directory", "symlink", "fifo"])
+def test_contract_that_is_not_a_file_fails_closed(tmp_path: Path, kind: str) -> None:
+    root = project(tmp_path, {"tests/test_a.py": PASSING, "tests/weak.yaml": CONTRACT}, contract=False)
+    target = root / "tests/agent_contract.yaml"
+    if kind == "directory":
+        target.mkdir()
+    elif kind == "symlink":
+        target.symlink_to("weak.yaml")
+    else:
+        os.mkfifo(target)
+    fails_closed(run_pytest(root), f"tests/agent_contract.yaml: is a {kind if kind != 'fifo' else 'not a regular file'}".replace("is a not", "is not"))
+
+
+@pytest.mark.slow
+def test_snapshot_that_is_a_directory_fails_closed(tmp_path: Path) -> None:
+    root = project(tmp_path, {"tests/test_a.py": PASSING})
+    (root / "tests/collection_snapshot.txt").mkdir()
+    fails_closed(run_pytest(root), "tests/collection_snapshot.txt: cannot read it (Is a directory)")
