@@ -349,8 +349,14 @@ def code_facts(module: Module) -> list[Fact]:
 
 
 def plugin_names(module: Module) -> list[tuple[str, ast.AST]]:
-    """Modules a conftest loads through ``pytest_plugins``."""
+    """Modules a conftest loads: ``pytest_plugins``, ``import_plugin("x")``, hooks imported from a module."""
     found = []
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.ImportFrom) and node.module and any(a.name == "*" or a.name.startswith("pytest_") for a in node.names):
+            found.append((node.module, node))  # pluggy registers every pytest_* name the conftest holds
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("import_plugin", "consider_pluginarg"):
+            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                found.append((node.args[0].value, node))
     for node in module.tree.body:
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]

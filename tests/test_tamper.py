@@ -557,3 +557,13 @@ def test_snapshot_that_is_a_directory_fails_closed(tmp_path: Path) -> None:
     root = project(tmp_path, {"tests/test_a.py": PASSING})
     (root / "tests/collection_snapshot.txt").mkdir()
     fails_closed(run_pytest(root), "tests/collection_snapshot.txt: cannot read it (Is a directory)")
+
+
+def test_hooks_imported_into_a_conftest_are_judged(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("tests/test_a.py", PASSING)
+    repo.write("tests/helpers.py", "def pytest_sessionfinish(session):\n    session.exitstatus = 0\n\n\ndef make():\n    return 1\n")
+    repo.write("tests/conftest.py", "from .helpers import make\n")
+    repo.commit("base")
+    repo.write("tests/conftest.py", "from .helpers import make, pytest_sessionfinish\n")
+    found = findings(repo, monkeypatch)
+    assert codes(found) == ["OG875"] and found[0].startswith("tests/helpers.py:2:"), found
