@@ -342,14 +342,13 @@ def check(change_set: changes.ChangeSet) -> list[Finding]:
     config_changed = bool(touched & CONFIG_FILES) or any(p in CONFIG_FILES for p in change_set.deleted)
     conftests = [p for p in touched if p.rsplit("/", 1)[-1] == "conftest.py"]
     runners = [p for p in touched if RUNNER_FILES.match(p)]
-    # Switches of the run-time gate and outcome tampering (OG870-OG876).
-    gate = pytest_tamper.check(change_set, _file_addopts, _file_settings)
     if not (config_changed or conftests or runners):
-        return gate
+        return pytest_tamper.check(change_set, _file_addopts, _file_settings)  # OG870-OG876
     wanted = sorted(CONFIG_FILES) + conftests + runners
     new = change_set.read_new(wanted)
     base = change_set.read_base([change_set.old_path(p) or p for p in wanted])
-    findings: list[Finding] = gate
+    # Switches of the run-time gate and outcome tampering (OG870-OG876), from the same reads.
+    findings: list[Finding] = pytest_tamper.check(change_set, _file_addopts, _file_settings, new, base)
     if config_changed:
         findings += compare_settings(settings_of(base), settings_of(new))
     for path in conftests:

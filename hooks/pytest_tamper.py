@@ -50,12 +50,19 @@ from hooks.pysource import Module, SourceError
 from hooks.report import Finding
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"
-# Non-Python files whose text can set pytest options or its environment.
-SCANNED = re.compile(
-    r"(^|/)(pytest\.ini|\.pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|noxfile\.py|Makefile|GNUmakefile|makefile|[^/]*\.mk"
-    r"|[Jj]ustfile|Taskfile\.ya?ml|Dockerfile[^/]*|[^/]*\.dockerfile|[^/]*\.(sh|bash|zsh|ps1|bat|cmd|ya?ml|toml|cfg|ini|env)"
-    r"|\.env[^/]*|\.envrc)$|^scripts/[^/]+$"
-)
+# Non-Python files whose text can set pytest options or its environment (and noxfile.py).
+SCANNED_NAMES = {
+    "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "noxfile.py", "Makefile", "GNUmakefile", "makefile",
+    "justfile", "Justfile", "Taskfile.yml", "Taskfile.yaml", ".envrc",
+}
+SCANNED_SUFFIXES = (".mk", ".sh", ".bash", ".zsh", ".ps1", ".bat", ".cmd", ".yml", ".yaml", ".toml", ".cfg", ".ini", ".env", ".dockerfile")
+
+
+def scanned(path: str) -> bool:
+    """Set membership, not a regex: this runs for every changed path of every commit."""
+    name = posixpath.basename(path)
+    return name in SCANNED_NAMES or name.endswith(SCANNED_SUFFIXES) or name.startswith(("Dockerfile", ".env")) or (path.startswith("scripts/") and path.count("/") == 1)
+
 # Settings pytest_config compares with the base whichever file holds them (OG852-OG856).
 COMPARED_ELSEWHERE = {"testpaths", "python_files", "python_classes", "python_functions", "norecursedirs", "xfail_strict", "strict", "filterwarnings"}
 CONFIG_NAMES = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest", "pyproject.toml": None}
@@ -64,18 +71,20 @@ NEXT = "remove it (only what the base already has is trusted; a maintainer lands
 # -- option and token scan ------------------------------------------------------
 
 GATE = r"oracle[-_.]?guard"
+# Pattern strings, compiled through re's cache on first use: a commit that touches no scanned
+# file compiles none of them.
 _GATE_OFF = [
-    (re.compile(r"--oracle-guard-allow-skips\b"), "`--oracle-guard-allow-skips` (new skips and xfails no longer fail the run)"),
-    (re.compile(r"--oracle-guard-contract\b"), "`--oracle-guard-contract` (the gate reads another contract, or none)"),
-    (re.compile(r"--oracle-guard-now\b"), "`--oracle-guard-now` (freeze expiry judged at a chosen time)"),
-    (re.compile(r"no:\s*['\"]?[\w.-]*" + GATE, re.I), "`-p no:` of oracle-guard's plugin (the gate is not loaded)"),
-    (re.compile(r"PYTEST_DISABLE_PLUGIN_AUTOLOAD['\"]?\s*[:=]"), "PYTEST_DISABLE_PLUGIN_AUTOLOAD (installed plugins, the gate among them, are not loaded)"),
-    (re.compile(r"--disable-plugin-autoload\b"), "`--disable-plugin-autoload` (installed plugins, the gate among them, are not loaded)"),
+    ((r"--oracle-guard-allow-skips\b"), "`--oracle-guard-allow-skips` (new skips and xfails no longer fail the run)"),
+    ((r"--oracle-guard-contract\b"), "`--oracle-guard-contract` (the gate reads another contract, or none)"),
+    ((r"--oracle-guard-now\b"), "`--oracle-guard-now` (freeze expiry judged at a chosen time)"),
+    ((r"(?i)no:\s*['\"]?[\w.-]*" + GATE), "`-p no:` of oracle-guard's plugin (the gate is not loaded)"),
+    ((r"PYTEST_DISABLE_PLUGIN_AUTOLOAD['\"]?\s*[:=]"), "PYTEST_DISABLE_PLUGIN_AUTOLOAD (installed plugins, the gate among them, are not loaded)"),
+    ((r"--disable-plugin-autoload\b"), "`--disable-plugin-autoload` (installed plugins, the gate among them, are not loaded)"),
 ]
 # What switches the gate on where the contract alone would not (autoload off, no contract file).
 _GATE_ON = [
-    (re.compile(r"(?<![\w-])--oracle-guard(?![\w-])"), "`--oracle-guard`"),
-    (re.compile(r"(?<!no:)(?<![\w.])oracle_guard_pytest\b"), "loading `oracle_guard_pytest`"),
+    ((r"(?<![\w-])--oracle-guard(?![\w-])"), "`--oracle-guard`"),
+    ((r"(?<!no:)(?<![\w.])oracle_guard_pytest\b"), "loading `oracle_guard_pytest`"),
 ]
 # pytest's own settings that decide what runs, for `-o KEY=VALUE`.
 JUDGED_INI = {
@@ -83,9 +92,9 @@ JUDGED_INI = {
     "filterwarnings", "required_plugins", "usefixtures", "empty_parameter_set_mark", "pythonpath", "confcutdir", "collect_imported_tests",
     "consider_namespace_packages", "doctest_optionflags", "python_classes", "strict_xfail",
 }
-_PYTEST_WORD = re.compile(r"(?<![\w-])(py\.test|pytest)(?![\w-])")
-_ADDOPTS_ENV = re.compile(r"PYTEST_ADDOPTS['\"]?\s*[:=]\s*(.*)$")
-_PLUGINS_ENV = re.compile(r"PYTEST_PLUGINS['\"]?\s*[:=]\s*['\"]?([\w.,]+)")
+_PYTEST_WORD = r"(?<![\w-])(py\.test|pytest)(?![\w-])"
+_ADDOPTS_ENV = r"PYTEST_ADDOPTS['\"]?\s*[:=]\s*(.*)$"
+_PLUGINS_ENV = r"PYTEST_PLUGINS['\"]?\s*[:=]\s*['\"]?([\w.,]+)"
 
 
 class Token(NamedTuple):
@@ -158,19 +167,19 @@ def text_tokens(path: str, text: str, addopts: list[str] | None) -> list[Token]:
     found: list[Token] = []
     for number, line in _logical_lines(text):
         for pattern, message in _GATE_OFF:
-            for _ in pattern.finditer(line):
+            for _ in re.finditer(pattern, line):
                 found.append(Token(("gate-off", message), message, path, number))
         for pattern, message in _GATE_ON:
-            for _ in pattern.finditer(line):
+            for _ in re.finditer(pattern, line):
                 found.append(Token(("gate-on", message), message, path, number))
         args: list[str] = []
-        word = _PYTEST_WORD.search(line)
+        word = re.search(_PYTEST_WORD, line)
         if word:
             args += _split(line[word.end() :])
-        env = _ADDOPTS_ENV.search(line)
+        env = re.search(_ADDOPTS_ENV, line)
         if env:
             args += _split(env.group(1))
-        plugins = _PLUGINS_ENV.search(line)
+        plugins = re.search(_PLUGINS_ENV, line)
         if plugins:
             args += [f"-p{p}" for p in plugins.group(1).split(",") if p]
         for kind, detail, message in pytest_arg_tokens(args):
@@ -197,7 +206,14 @@ REPLACING_HOOKS = {
     "pytest_make_collect_report": "builds its own collection reports",
 }
 PASSING_STATUS = {"passed", "skipped", "xfailed", "xpassed", "deselected", ""}
-_GATE_TEXT = re.compile(GATE + r"|PYTEST_ADDOPTS|PYTEST_DISABLE_PLUGIN_AUTOLOAD|PYTEST_PLUGINS", re.I)
+_GATE_TEXT = r"(?i)" + GATE + r"|PYTEST_ADDOPTS|PYTEST_DISABLE_PLUGIN_AUTOLOAD|PYTEST_PLUGINS"
+
+
+# Bytes without any of these hold no fact code_facts() or plugin_names() could find.
+_MIGHT_MATTER = (
+    rb"pytest_|exit|outcome|longrepr|wasxfail|passed|failed|skipped|collected|runtest|obj|function|items|option|known_args"
+    rb"|unregister|set_blocked|force_|SystemExit|KeyboardInterrupt|kill|abort|raise_signal|oracle|guard|PYTEST_|import_plugin|consider_pluginarg|setattr"
+)
 
 
 class Fact(NamedTuple):
@@ -286,8 +302,8 @@ def _statement_facts(module: Module, node: ast.AST, where: str) -> Iterator[tupl
         raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
         if module.names.qualify(raised) in ("SystemExit", "KeyboardInterrupt", "builtins.SystemExit"):
             yield "OG876", f"raises `{ast.unparse(raised)}`: the run's exit status no longer comes from the tests"
-    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _GATE_TEXT.search(node.value):
-        yield "OG874", f"names {_GATE_TEXT.search(node.value).group(0)!r}: code that reaches the gate or pytest's start-up options"  # type: ignore[union-attr]
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.search(_GATE_TEXT, node.value):
+        yield "OG874", f"names {re.search(_GATE_TEXT, node.value).group(0)!r}: code that reaches the gate or pytest's start-up options"  # type: ignore[union-attr]
 
 
 def _hook_facts(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, str, str]]:
@@ -405,7 +421,7 @@ def _new_kind(change_set: changes.ChangeSet, path: str) -> str | None:
     return None
 
 
-def _contract_findings(change_set: changes.ChangeSet, contracts: Iterable[str]) -> list[Finding]:
+def _contract_findings(change_set: changes.ChangeSet, contracts: Iterable[str], blobs: _Blobs) -> list[Finding]:
     findings = []
     touched = set(change_set.changed_paths) | set(change_set.deleted)
     for path in dict.fromkeys(contracts):
@@ -413,7 +429,7 @@ def _contract_findings(change_set: changes.ChangeSet, contracts: Iterable[str]) 
             continue
         kind = _new_kind(change_set, path)
         if kind is None and path in change_set.changed_paths:
-            data = change_set.read_new([path])[path]
+            data = blobs.new([path])[path]
             kind = "empty" if data is not None and not data.strip() else None
         if kind:
             findings.append(Finding(path, 1, 1, "OG873", f"the contract is now {kind}: the run-time gate cannot read it; restore the regular file as the base has it"))
@@ -435,23 +451,53 @@ def _multiset_new(base: Iterable[tuple], new: Iterable[Token | Fact]) -> list:  
     return out
 
 
-def check(change_set: changes.ChangeSet, addopts_of: Callable[[str, bytes], list[str] | None], config_settings: Callable[[str, bytes], dict[str, list[str]] | None]) -> list[Finding]:
+class _Blobs:
+    """Both sides' bytes, each path read once: one `git cat-file` per side, not one per question."""
+
+    def __init__(self, change_set: changes.ChangeSet, new: dict[str, bytes | None] | None, base: dict[str, bytes | None] | None) -> None:
+        self.change_set = change_set
+        self._new: dict[str, bytes | None] = dict(new or {})
+        self._base: dict[str, bytes | None] = dict(base or {})
+
+    def new(self, paths: list[str]) -> dict[str, bytes | None]:
+        missing = [p for p in paths if p and p not in self._new]
+        if missing:
+            self._new.update(self.change_set.read_new(missing))
+        return {p: self._new.get(p) for p in paths if p}
+
+    def base(self, paths: list[str]) -> dict[str, bytes | None]:
+        missing = [p for p in paths if p and p not in self._base]
+        if missing:
+            self._base.update(self.change_set.read_base(missing))
+        return {p: self._base.get(p) for p in paths if p}
+
+
+def check(
+    change_set: changes.ChangeSet,
+    addopts_of: Callable[[str, bytes], list[str] | None],
+    config_settings: Callable[[str, bytes], dict[str, list[str]] | None],
+    new_read: dict[str, bytes | None] | None = None,
+    base_read: dict[str, bytes | None] | None = None,
+) -> list[Finding]:
     """Gate switches, tampering code and broken contracts in the change, compared with the base.
 
     ADDOPTS_OF(path, data) gives a config file's addopts (None: no pytest
-    section); CONFIG_SETTINGS(path, data) all its pytest settings.
+    section); CONFIG_SETTINGS(path, data) all its pytest settings.  NEW_READ
+    and BASE_READ are blobs the caller has read already (base ones by base path).
     """
     touched = list(change_set.changed_paths)
     gone = list(change_set.deleted)
-    scanned_new = [p for p in touched if SCANNED.search(p)]
-    scanned_old = [change_set.old_path(p) or "" for p in scanned_new] + [p for p in gone if SCANNED.search(p)]
+    scanned_new = [p for p in touched if scanned(p)]
+    scanned_old = [change_set.old_path(p) or "" for p in scanned_new] + [p for p in gone if scanned(p)]
     conftests = [p for p in touched if posixpath.basename(p) == "conftest.py"]
     old_conftests = [change_set.old_path(p) or "" for p in conftests] + [p for p in gone if posixpath.basename(p) == "conftest.py"]
-    findings = _contract_findings(change_set, [DEFAULT_CONTRACT])
+    blobs = _Blobs(change_set, new_read, base_read)
+    findings = _contract_findings(change_set, [DEFAULT_CONTRACT], blobs)
     if not (scanned_new or scanned_old or conftests or old_conftests):
         return findings
-    new = change_set.read_new(scanned_new + conftests)
-    base = change_set.read_base([p for p in scanned_old + old_conftests if p])
+    root_configs = list(CONFIG_NAMES) if any(p in CONFIG_NAMES for p in scanned_new + scanned_old) else []
+    new = blobs.new(scanned_new + conftests + root_configs)
+    base = blobs.base([p for p in scanned_old + old_conftests + root_configs if p])
 
     def tokens_of(blobs: dict[str, bytes | None], paths: list[str]) -> list[Token]:
         out: list[Token] = []
@@ -474,7 +520,7 @@ def check(change_set: changes.ChangeSet, addopts_of: Callable[[str, bytes], list
         if token.key[0] == "gate-on":
             where = next((f"{change_set.old_path(p) or p}" for p in scanned_new if (change_set.old_path(p) or "") == token.path), token.path)
             findings.append(Finding(where, 1, 1, "OG870", f"lost {token.message} (was {token.path}:{token.line}): the run-time gate may no longer be switched on; restore it"))
-    findings += _config_files(change_set, new, base, scanned_new, config_settings)
+    findings += _config_files(change_set, blobs, scanned_new, config_settings)
 
     # Conftests, and plugin modules they or the command lines load.
     base_loads = {t.key[1] for t in base_tokens if t.key[0] == "plugin-load"}
@@ -483,26 +529,30 @@ def check(change_set: changes.ChangeSet, addopts_of: Callable[[str, bytes], list
     base_modules: dict[str, Module] = {}
     for path in conftests:
         data = new.get(path)
-        if data is None:
-            continue
+        if data is None or not re.search(_MIGHT_MATTER, data):
+            continue  # a conftest of fixtures only: nothing to parse
         try:
             modules[path] = Module.from_source(path, data)
         except SourceError:
             continue  # pytest_config reports it (OG001)
         for name, _ in plugin_names(modules[path]):
             new_loads.setdefault(name, path)
+    new_facts = [(m, f) for m in modules.values() for f in code_facts(m)]
+    judged = set(modules)
+    if not (new_facts or new_loads):
+        return findings  # the base is read only when the new side has something to compare
     for path in old_conftests:
         data = base.get(path) if path else None
-        if data is None:
+        if data is None or not re.search(_MIGHT_MATTER, data):
             continue
         try:
             base_modules[path] = Module.from_source(path, data)
         except SourceError:
             continue
         base_loads.update(name for name, _ in plugin_names(base_modules[path]))
-    findings += _loaded_modules(change_set, new_loads, base_loads, modules, base_modules)
+    findings += _loaded_modules(change_set, blobs, new_loads, base_loads, modules, base_modules)
+    new_facts += [(m, f) for path, m in modules.items() if path not in judged for f in code_facts(m)]
     base_facts = [f.key for m in base_modules.values() for f in code_facts(m)]
-    new_facts = [(m, f) for m in modules.values() for f in code_facts(m)]
     known = Counter(base_facts)
     for module, fact in new_facts:
         if known[fact.key]:
@@ -513,14 +563,14 @@ def check(change_set: changes.ChangeSet, addopts_of: Callable[[str, bytes], list
     return findings
 
 
-def _loaded_modules(change_set: changes.ChangeSet, new_loads: dict[str, str], base_loads: set[str], modules: dict[str, Module], base_modules: dict[str, Module]) -> list[Finding]:
+def _loaded_modules(change_set: changes.ChangeSet, reader: _Blobs, new_loads: dict[str, str], base_loads: set[str], modules: dict[str, Module], base_modules: dict[str, Module]) -> list[Finding]:
     """Plugin modules of the repository that the change loads: new ones are judged as wholly new,
     edited ones that the base loaded too against their base version."""
     findings: list[Finding] = []
     candidates = {name: _module_candidates(name, near) for name, near in new_loads.items()}
     if not candidates:
         return findings
-    blobs = change_set.read_new([p for paths in candidates.values() for p in paths])
+    blobs = reader.new([p for paths in candidates.values() for p in paths])
     for name, paths in candidates.items():
         path = next((p for p in paths if blobs.get(p) is not None), None)
         if path is None or path in modules:
@@ -534,7 +584,7 @@ def _loaded_modules(change_set: changes.ChangeSet, new_loads: dict[str, str], ba
             continue
         old = change_set.old_path(path)
         if name in base_loads and old:
-            data = change_set.read_base([old])[old]
+            data = reader.base([old])[old]
             try:
                 if data is not None:
                     base_modules[old] = Module.from_source(old, data)
@@ -543,14 +593,16 @@ def _loaded_modules(change_set: changes.ChangeSet, new_loads: dict[str, str], ba
     return findings
 
 
-def _config_files(change_set: changes.ChangeSet, new: dict[str, bytes | None], base: dict[str, bytes | None], paths: list[str], settings_of: Callable[[str, bytes], dict[str, list[str]] | None]) -> list[Finding]:
+def _config_files(change_set: changes.ChangeSet, blobs: _Blobs, paths: list[str], settings_of: Callable[[str, bytes], dict[str, list[str]] | None]) -> list[Finding]:
     """New pytest configuration below the root, or a root file that shadows the base's choice."""
     findings = []
     for path in paths:
         name = posixpath.basename(path)
         if name not in CONFIG_NAMES or "/" not in path:
             continue
-        data, old = new.get(path), base.get(change_set.old_path(path) or "")
+        data = blobs.new([path])[path]
+        old_path = change_set.old_path(path)
+        old = blobs.base([old_path])[old_path] if old_path else None
         if data is None or settings_of(path, data) is None:
             continue
         if old is None or settings_of(path, old) is None:
@@ -558,8 +610,8 @@ def _config_files(change_set: changes.ChangeSet, new: dict[str, bytes | None], b
     root_new = [p for p in ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")]
     if not any(p in paths or p in change_set.deleted for p in root_new):
         return findings
-    new_all = change_set.read_new(root_new)
-    base_all = change_set.read_base(root_new)
+    new_all = blobs.new(root_new)
+    base_all = blobs.base(root_new)
 
     def picked(blobs: dict[str, bytes | None]) -> tuple[str, dict[str, list[str]]] | None:
         for p in root_new:

@@ -31,14 +31,13 @@ import sys
 from typing import Any, Generator
 
 import pytest
+from _pytest.outcomes import XFailed
 
 TAMPER_KEY = "oracle_guard_tampered"
 _JUDGED = ("passed", "failed", "skipped")
 
 
 def _kind(exc: BaseException | None) -> str:
-    from _pytest.outcomes import XFailed
-
     if exc is None:
         return "passed"
     if isinstance(exc, XFailed):
@@ -58,25 +57,30 @@ class _Recorder:
     def __init__(self, watch: "Watch") -> None:
         self.watch = watch
 
-    def _record(self, item: Any, when: str) -> Generator[None, Any, None]:
+    def _start(self, item: Any, when: str) -> tuple[str, str]:
         key = (item.nodeid, when)
         self.watch.active.add(key)
-        outcome = yield
+        return key
+
+    def _stop(self, key: tuple[str, str], outcome: Any) -> None:
         self.watch.active.discard(key)
         exc = outcome.excinfo[1] if outcome.excinfo else None
         self.watch.raw[key] = (_kind(exc), _name(exc))
 
     @pytest.hookimpl(hookwrapper=True, trylast=True)
     def pytest_runtest_setup(self, item: Any) -> Generator[None, Any, None]:
-        yield from self._record(item, "setup")
+        key = self._start(item, "setup")
+        self._stop(key, (yield))
 
     @pytest.hookimpl(hookwrapper=True, trylast=True)
     def pytest_runtest_call(self, item: Any) -> Generator[None, Any, None]:
-        yield from self._record(item, "call")
+        key = self._start(item, "call")
+        self._stop(key, (yield))
 
     @pytest.hookimpl(hookwrapper=True, trylast=True)
     def pytest_runtest_teardown(self, item: Any, nextitem: Any) -> Generator[None, Any, None]:
-        yield from self._record(item, "teardown")
+        key = self._start(item, "teardown")
+        self._stop(key, (yield))
 
 
 class Watch:
