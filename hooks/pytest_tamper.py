@@ -195,6 +195,12 @@ def text_tokens(path: str, text: str, addopts: list[str] | None) -> list[Token]:
 REPORT_ATTRS = {"outcome", "longrepr", "wasxfail", "passed", "failed", "skipped"}
 SESSION_ATTRS = {"exitstatus", "testsfailed", "testscollected"}
 CALL_ATTRS = {"runtest", "obj", "_obj", "function"}
+# Options that change only output or speed: setting them from a conftest is not a finding.
+HARMLESS_OPTIONS = {
+    "verbose", "quiet", "tbstyle", "reportchars", "color", "code_highlight", "showlocals", "durations", "durations_min",
+    "setupshow", "capture", "log_level", "log_cli_level", "log_format", "log_file", "numprocesses", "maxprocesses", "dist", "tx",
+    "basetemp", "no_header", "fulltrace", "showcapture", "debug", "traceconfig",
+}
 EXITS = {"os._exit", "sys.exit", "exit", "quit", "os.kill", "os.killpg", "os.abort", "pytest.exit", "_pytest.outcomes.exit", "signal.raise_signal", "builtins.exit"}
 # firstresult hooks whose plain implementation, by returning, replaces pytest's own.
 REPLACING_HOOKS = {
@@ -206,7 +212,8 @@ REPLACING_HOOKS = {
     "pytest_make_collect_report": "builds its own collection reports",
 }
 PASSING_STATUS = {"passed", "skipped", "xfailed", "xpassed", "deselected", ""}
-_GATE_TEXT = r"(?i)" + GATE + r"|PYTEST_ADDOPTS|PYTEST_DISABLE_PLUGIN_AUTOLOAD|PYTEST_PLUGINS"
+# The gate's plugin and option names as pytest spells them (not ORACLE_GUARD_BASE, the static hooks' variable).
+_GATE_TEXT = r"oracle_guard|oracle-guard|PYTEST_ADDOPTS|PYTEST_DISABLE_PLUGIN_AUTOLOAD|PYTEST_PLUGINS"
 
 
 # Bytes without any of these hold no fact code_facts() or plugin_names() could find.
@@ -277,15 +284,17 @@ def _statement_facts(module: Module, node: ast.AST, where: str) -> Iterator[tupl
     """(code, message) for one node anywhere in a conftest or plugin."""
     for owner, attr in _attr_targets(node):
         owner_name = _owner_name(owner)
+        if owner_name in ("self", "cls"):
+            continue  # a helper class's own state, not a report or session of pytest's
         if attr in REPORT_ATTRS:
             yield "OG875", f"rewrites a report's `{attr}`"
         elif attr in SESSION_ATTRS:
             yield "OG875", f"writes `{owner_name}.{attr}`, which decides the session's exit status"
-        elif attr in CALL_ATTRS and owner_name not in ("self", "cls"):
+        elif attr in CALL_ATTRS:
             yield "OG875", f"replaces `{owner_name}.{attr}`, so the test itself may never run"
         elif attr == "items" and "session" in owner_name:
             yield "OG875", "replaces the session's collected items"
-        elif owner_name in ("option", "known_args_namespace") or attr == "known_args_namespace":
+        elif (owner_name in ("option", "known_args_namespace") and attr not in HARMLESS_OPTIONS) or attr == "known_args_namespace":
             yield "OG874", f"sets pytest's option `{attr}` from code, not from the command line"
         elif re.search(GATE, attr, re.I):
             yield "OG874", f"sets oracle-guard's `{attr}`"
@@ -296,14 +305,26 @@ def _statement_facts(module: Module, node: ast.AST, where: str) -> Iterator[tupl
         elif isinstance(func, ast.Attribute) and func.attr in ("force_result", "force_exception"):
             yield "OG875", f"replaces a hook's result (`{func.attr}`)"
         name = module.names.qualify(func)
-        if name in EXITS:
+        if name in EXITS and not _fails_anyway(name, node):
             yield "OG876", f"ends the process (`{name}`): the run's exit status no longer comes from the tests"
     elif isinstance(node, ast.Raise) and node.exc is not None:
         raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-        if module.names.qualify(raised) in ("SystemExit", "KeyboardInterrupt", "builtins.SystemExit"):
+        name = module.names.qualify(raised) or ""
+        if name in ("SystemExit", "KeyboardInterrupt", "builtins.SystemExit") and not (isinstance(node.exc, ast.Call) and _fails_anyway(name, node.exc)):
             yield "OG876", f"raises `{ast.unparse(raised)}`: the run's exit status no longer comes from the tests"
     elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.search(_GATE_TEXT, node.value):
         yield "OG874", f"names {re.search(_GATE_TEXT, node.value).group(0)!r}: code that reaches the gate or pytest's start-up options"  # type: ignore[union-attr]
+
+
+def _fails_anyway(name: str, call: ast.Call) -> bool:
+    """An exit that can only fail the run: `pytest.exit("...")` (exit 2), `sys.exit(1)`, `sys.exit("message")`."""
+    if name in ("os.kill", "os.killpg", "signal.raise_signal", "KeyboardInterrupt"):
+        return False
+    if name.endswith("pytest.exit") or name == "_pytest.outcomes.exit":
+        code = next((k.value for k in call.keywords if k.arg == "returncode"), call.args[1] if len(call.args) > 1 else None)
+        return code is None or (isinstance(code, ast.Constant) and code.value not in (0, None, False))
+    code = call.args[0] if call.args else None
+    return isinstance(code, ast.Constant) and code.value not in (0, None, False, "")
 
 
 def _hook_facts(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.AST, str, str]]:

@@ -189,6 +189,8 @@ CODE_CASES = [
     ("sys-exit-alias", "from sys import exit as leave\n\n\ndef pytest_sessionfinish(session):\n    leave(0)\n", ["OG876"]),
     ("raise-systemexit", "def pytest_sessionfinish(session):\n    raise SystemExit(0)\n", ["OG876"]),
     ("pytest-exit", "def pytest_collection_finish(session):\n    pytest.exit('done', returncode=0)\n", ["OG876"]),
+    ("exits-failing", "import sys\n\n\ndef pytest_terminal_summary(terminalreporter):\n    if terminalreporter.stats.get('leak'):\n        pytest.exit('leaked', returncode=1)\n\n\ndef pytest_unconfigure(config):\n    if config.stash.get('bad', False):\n        sys.exit('bad state')\n        raise SystemExit(3)\n", []),
+    ("pytest-exit-default", "def pytest_collection_finish(session):\n    pytest.exit('interrupted')\n", []),
     # switching the gate off from code
     ("unregister", "def pytest_configure(config):\n    config.pluginmanager.unregister(name='oracle_guard_gate')\n", ["OG874", "OG874"]),
     ("set-blocked", "def pytest_configure(config):\n    config.pluginmanager.set_blocked('oracle' + '_guard')\n", ["OG874"]),
@@ -204,6 +206,9 @@ CODE_CASES = [
     ("teststatus-custom", "def pytest_report_teststatus(report, config):\n    if report.when == 'call' and getattr(report, 'flaky', False):\n        return 'flaky', 'F', 'FLAKY'\n", []),
     ("wrapper-reraises", "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_call(item):\n    try:\n        yield\n    except Exception:\n        item.config.stash['seen'] = True\n        raise\n", []),
     ("pyfunc-wrapper-times", "import time\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_pyfunc_call(pyfuncitem):\n    start = time.perf_counter()\n    yield\n    pyfuncitem.user_properties.append(('t', time.perf_counter() - start))\n", []),
+    ("verbose-from-code", "def pytest_configure(config):\n    if config.getoption('verbose') < 1:\n        config.option.verbose = 1\n", []),
+    ("markexpr-from-code", "def pytest_configure(config):\n    config.option.markexpr = 'not slow'\n", ["OG874"]),
+    ("helper-class-state", "class FakeRun:\n    def finish(self, code):\n        self.exitstatus = code\n        self.outcome = 'passed'\n", []),
     ("plugin-class-self", "class Recorder:\n    def __init__(self, function):\n        self.function = function\n", []),
 ]
 
