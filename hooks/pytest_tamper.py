@@ -312,6 +312,13 @@ def _statement_facts(module: Module, node: ast.AST, where: str) -> Iterator[tupl
         name = module.names.qualify(raised) or ""
         if name in ("SystemExit", "KeyboardInterrupt", "builtins.SystemExit") and not (isinstance(node.exc, ast.Call) and _fails_anyway(name, node.exc)):
             yield "OG876", f"raises `{ast.unparse(raised)}`: the run's exit status no longer comes from the tests"
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        names = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+        touched = next((n for n in names if re.search(r"oracle_guard|^hooks\.pytest_(plugin|watch)\b", n)), None)
+        if touched:
+            yield "OG874", f"imports `{touched}`: code that reaches into the gate"
+    elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and "oracle_guard" in node.attr:
+        yield "OG874", f"reads oracle-guard's `{node.attr}`"
     elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.search(_GATE_TEXT, node.value):
         yield "OG874", f"names {re.search(_GATE_TEXT, node.value).group(0)!r}: code that reaches the gate or pytest's start-up options"  # type: ignore[union-attr]
 

@@ -196,6 +196,8 @@ CODE_CASES = [
     ("set-blocked", "def pytest_configure(config):\n    config.pluginmanager.set_blocked('oracle' + '_guard')\n", ["OG874"]),
     ("option-set", "def pytest_configure(config):\n    config.option.oracle_guard_allow_skips = True\n", ["OG874"]),
     ("option-setattr", "def pytest_configure(config):\n    setattr(config.option, 'collectonly', True)\n", ["OG874"]),
+    ("gate-monkeypatched", "import oracle_guard_pytest\n\noracle_guard_pytest.tampered_options = lambda config: []\n", ["OG874"]),
+    ("gate-read", "def pytest_configure(config):\n    if config.option.oracle_guard_allow_skips:\n        print('local run')\n", ["OG874"]),
     ("addopts-env", "import os\n\nos.environ['PYTEST_ADDOPTS'] = '-q'\n", ["OG874"]),
     # honest twins: a fixture, the documented report recipe, markers, reporting, reading options
     ("fixture", FIXTURE.replace("import pytest\n", ""), []),
