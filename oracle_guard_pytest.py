@@ -8,7 +8,12 @@ It is a top-level module with a unique name rather than part of the
 ``hooks`` package on purpose: under ``python -m pytest`` the current
 directory comes first on ``sys.path``, and a project's own ``hooks/``
 package would shadow ours and break every test run.  The gate itself is
-imported from ``hooks.pytest_plugin`` only once switched on.
+imported from ``hooks.pytest_plugin`` only once switched on, with the
+outcome watch of ``hooks.pytest_watch``.
+
+It fails closed (``ERROR: oracle-guard: ...``, exit 4) rather than stay inert
+when the contract is there but not usable: not a regular file, not under the
+rootdir pytest chose, gate options set from code, its plugins blocked.
 """
 from __future__ import annotations
 
@@ -91,7 +96,8 @@ def _fail_if_contract_elsewhere(config: Any, rel: str, explicit: str | None) -> 
         source = f"the configuration file {config.inipath}" if config.inipath is not None else "--rootdir"
         _fail(
             f"the contract {os.path.join(here, rel)} is not under pytest's rootdir {config.rootpath} (set by {source}); "
-            "run pytest with the project's own rootdir (remove --rootdir/-c or the configuration file that moved it)"
+            "run pytest with the project's own rootdir (remove --rootdir/-c or the configuration file that moved it), "
+            "or pass --oracle-guard-contract with the contract's path relative to that rootdir"
         )
 
 
