@@ -653,7 +653,8 @@ def _config_files(change_set: changes.ChangeSet, blobs: _Blobs, paths: list[str]
 
     was, now = picked(base_all), picked(new_all)
     if was and now and was[0] != now[0]:
-        lost = sorted(k for k, v in was[1].items() if now[1].get(k) != v and k not in COMPARED_ELSEWHERE)
+        # Lost: a value of the old file that the new one does not hold (more addopts is fine).
+        lost = sorted(k for k, v in was[1].items() if not set(v) <= set(now[1].get(k, [])) and k not in COMPARED_ELSEWHERE)
         if lost:
             findings.append(Finding(now[0], 1, 1, "OG872", f"pytest now reads {now[0]} instead of {was[0]}, and {', '.join(lost)} from {was[0]} no longer apply; move every setting over, or {NEXT}"))
     return findings
