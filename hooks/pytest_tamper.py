@@ -65,6 +65,9 @@ def scanned(path: str) -> bool:
 
 # Settings pytest_config compares with the base whichever file holds them (OG852-OG856).
 COMPARED_ELSEWHERE = {"testpaths", "python_files", "python_classes", "python_functions", "norecursedirs", "xfail_strict", "strict", "filterwarnings"}
+# What a shadowing file must carry over: where the gate is loaded and required, and what every test uses
+# (found on pytest's history: an obsolete `rsyncdirs` left behind is not a finding).
+SHADOW_KEYS = {"addopts", "required_plugins", "usefixtures", "empty_parameter_set_mark"}
 CONFIG_NAMES = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest", "pyproject.toml": None}
 NEXT = "remove it (only what the base already has is trusted; a maintainer lands such a change on the base branch)"
 
@@ -201,7 +204,7 @@ HARMLESS_OPTIONS = {
     "setupshow", "capture", "log_level", "log_cli_level", "log_format", "log_file", "numprocesses", "maxprocesses", "dist", "tx",
     "basetemp", "no_header", "fulltrace", "showcapture", "debug", "traceconfig",
 }
-EXITS = {"os._exit", "sys.exit", "exit", "quit", "os.kill", "os.killpg", "os.abort", "pytest.exit", "_pytest.outcomes.exit", "signal.raise_signal", "builtins.exit"}
+EXITS = {"os.execv", "os.execve", "os.execvp", "os.execvpe", "os.execl", "os.execlp", "os.execle", "os.execlpe", "os._exit", "sys.exit", "exit", "quit", "os.kill", "os.killpg", "os.abort", "pytest.exit", "_pytest.outcomes.exit", "signal.raise_signal", "builtins.exit"}
 # firstresult hooks whose plain implementation, by returning, replaces pytest's own.
 REPLACING_HOOKS = {
     "pytest_runtest_protocol": "runs (or does not run) each test instead of pytest",
@@ -212,8 +215,10 @@ REPLACING_HOOKS = {
     "pytest_make_collect_report": "builds its own collection reports",
 }
 PASSING_STATUS = {"passed", "skipped", "xfailed", "xpassed", "deselected", ""}
-# The gate's plugin and option names as pytest spells them (not ORACLE_GUARD_BASE, the static hooks' variable).
-_GATE_TEXT = r"oracle_guard|oracle-guard|PYTEST_ADDOPTS|PYTEST_DISABLE_PLUGIN_AUTOLOAD|PYTEST_PLUGINS"
+# The gate's plugin and option names as pytest spells them (not ORACLE_GUARD_BASE, the static hooks'
+# variable).  PYTEST_ADDOPTS and friends set from a conftest reach only nested runs (pytester), found on
+# pytest's own testing/conftest.py: not this rule.
+_GATE_TEXT = r"oracle_guard|oracle-guard"
 
 
 # Bytes without any of these hold no fact code_facts() or plugin_names() could find.
@@ -624,10 +629,11 @@ def _loaded_modules(change_set: changes.ChangeSet, reader: _Blobs, new_loads: di
 def _config_files(change_set: changes.ChangeSet, blobs: _Blobs, paths: list[str], settings_of: Callable[[str, bytes], dict[str, list[str]] | None]) -> list[Finding]:
     """New pytest configuration below the root, or a root file that shadows the base's choice."""
     findings = []
+    contract_at_base = blobs.base([DEFAULT_CONTRACT])[DEFAULT_CONTRACT] is not None
     for path in paths:
         name = posixpath.basename(path)
-        if name not in CONFIG_NAMES or "/" not in path:
-            continue
+        if name not in CONFIG_NAMES or "/" not in path or not contract_at_base:
+            continue  # without a contract there is no gate for a subfolder's rootdir to hide (pytest's testing/plugins_integration)
         data = blobs.new([path])[path]
         old_path = change_set.old_path(path)
         old = blobs.base([old_path])[old_path] if old_path else None
@@ -654,7 +660,7 @@ def _config_files(change_set: changes.ChangeSet, blobs: _Blobs, paths: list[str]
     was, now = picked(base_all), picked(new_all)
     if was and now and was[0] != now[0]:
         # Lost: a value of the old file that the new one does not hold (more addopts is fine).
-        lost = sorted(k for k, v in was[1].items() if not set(v) <= set(now[1].get(k, [])) and k not in COMPARED_ELSEWHERE)
+        lost = sorted(k for k, v in was[1].items() if not set(v) <= set(now[1].get(k, [])) and k in SHADOW_KEYS)
         if lost:
             findings.append(Finding(now[0], 1, 1, "OG872", f"pytest now reads {now[0]} instead of {was[0]}, and {', '.join(lost)} from {was[0]} no longer apply; move every setting over, or {NEXT}"))
     return findings

@@ -78,6 +78,7 @@ CONFIG_CASES = [
     (".env", "A=1\n", "A=1\nPYTEST_ADDOPTS=--oracle-guard-allow-skips\n", ["OG870"]),
     # a config file below the root becomes the rootdir for its tests
     ("tests/pytest.ini", None, "[pytest]\naddopts = -q\n", ["OG872"]),
+    ("tests/plugins_integration/pytest.ini", None, "[pytest]\naddopts = -q\n", ["OG872"]),
     ("sub/pyproject.toml", None, '[project]\nname = "sub"\n', []),
 ]
 
@@ -85,6 +86,7 @@ CONFIG_CASES = [
 @pytest.mark.parametrize(("path", "base", "new", "expected"), CONFIG_CASES)
 def test_gate_switches_in_configuration(repo: Repo, monkeypatch: pytest.MonkeyPatch, path: str, base: str | None, new: str, expected: list[str]) -> None:
     repo.write("tests/test_a.py", PASSING)
+    repo.write("tests/agent_contract.yaml", CONTRACT)
     if base is not None:
         repo.write(path, base, dedent=False)
     repo.commit("base")
@@ -198,7 +200,9 @@ CODE_CASES = [
     ("option-setattr", "def pytest_configure(config):\n    setattr(config.option, 'collectonly', True)\n", ["OG874"]),
     ("gate-monkeypatched", "import oracle_guard_pytest\n\noracle_guard_pytest.tampered_options = lambda config: []\n", ["OG874"]),
     ("gate-read", "def pytest_configure(config):\n    if config.option.oracle_guard_allow_skips:\n        print('local run')\n", ["OG874"]),
-    ("addopts-env", "import os\n\nos.environ['PYTEST_ADDOPTS'] = '-q'\n", ["OG874"]),
+    ("exec", "import os\nimport sys\n\n\ndef pytest_configure(config):\n    os.execv(sys.executable, [sys.executable, '-m', 'pytest', '-p', 'no:randomly'])\n", ["OG876"]),
+    # found on pytest's own testing/conftest.py: the variables reach only nested runs
+    ("nested-run-env", "import os\n\nos.environ['PYTEST_DISABLE_PLUGIN_AUTOLOAD'] = '1'\n", []),
     # honest twins: a fixture, the documented report recipe, markers, reporting, reading options
     ("fixture", FIXTURE.replace("import pytest\n", ""), []),
     ("report-recipe", REPORT_RECIPE.replace("import pytest\n", ""), []),
@@ -574,3 +578,11 @@ def test_hooks_imported_into_a_conftest_are_judged(repo: Repo, monkeypatch: pyte
     repo.write("tests/conftest.py", "from .helpers import make, pytest_sessionfinish\n")
     found = findings(repo, monkeypatch)
     assert codes(found) == ["OG875"] and found[0].startswith("tests/helpers.py:2:"), found
+
+
+def test_a_config_file_below_the_root_without_a_contract_passes(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found on pytest's history (testing/plugins_integration/pytest.ini): no contract, no gate to hide."""
+    repo.write("tests/test_a.py", PASSING)
+    repo.commit("base")
+    repo.write("testing/plugins_integration/pytest.ini", "[pytest]\naddopts = -q\n")
+    assert findings(repo, monkeypatch) == []
