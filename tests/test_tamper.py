@@ -501,11 +501,12 @@ def test_frozen_reruns_are_not_tampering(tmp_path: Path) -> None:
         (("-p", "no:oracle_guard"), "the run-time gate is switched off (`-p no:oracle_guard`) while tests/agent_contract.yaml exists"),
         (("-p", "no:oracle_guard_gate"), "its plugin 'oracle_guard_gate' is blocked"),
         (("-p", "no:oracle_guard_watch"), "its plugin 'oracle_guard_watch' is blocked"),
+        (("-p", "no:oracle_guard_recorder"), "oracle-guard's recorder is blocked"),
         (("--oracle-guard-contract", "tests/none.yaml"), "--oracle-guard-contract tests/none.yaml: no such file under the rootdir"),
         (("--rootdir", "tests"), "is not under pytest's rootdir"),
         (("-c", "ci/other.ini"), "is not under pytest's rootdir"),
     ],
-    ids=["no-entry-point", "no-gate", "no-watch", "missing-contract", "rootdir", "other-ini"],
+    ids=["no-entry-point", "no-gate", "no-watch", "no-recorder", "missing-contract", "rootdir", "other-ini"],
 )
 def test_switching_the_gate_off_fails_closed(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
     root = project(tmp_path, {"ci/other.ini": "[pytest]\n", "tests/test_a.py": PASSING})
@@ -550,7 +551,7 @@ def test_unregistering_the_gate_fails_the_session(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["directory", "symlink", "fifo"])
+@pytest.mark.parametrize("kind", ["directory", "symlink", "fifo", "empty"])
 def test_contract_that_is_not_a_file_fails_closed(tmp_path: Path, kind: str) -> None:
     root = project(tmp_path, {"tests/test_a.py": PASSING, "tests/weak.yaml": CONTRACT}, contract=False)
     target = root / "tests/agent_contract.yaml"
@@ -558,9 +559,12 @@ def test_contract_that_is_not_a_file_fails_closed(tmp_path: Path, kind: str) -> 
         target.mkdir()
     elif kind == "symlink":
         target.symlink_to("weak.yaml")
-    else:
+    elif kind == "fifo":
         os.mkfifo(target)
-    fails_closed(run_pytest(root), f"tests/agent_contract.yaml: is a {kind if kind != 'fifo' else 'not a regular file'}".replace("is a not", "is not"))
+    else:
+        target.write_text("\n")
+    expected = {"directory": "is a directory", "symlink": "is a symlink", "fifo": "is not a regular file", "empty": "the contract is empty"}[kind]
+    fails_closed(run_pytest(root), f"tests/agent_contract.yaml: {expected}" if kind != "empty" else expected)
 
 
 @pytest.mark.slow
