@@ -203,6 +203,9 @@ HARMLESS_OPTIONS = {
     "verbose", "quiet", "tbstyle", "reportchars", "color", "code_highlight", "showlocals", "durations", "durations_min",
     "setupshow", "capture", "log_level", "log_cli_level", "log_format", "log_file", "numprocesses", "maxprocesses", "dist", "tx",
     "basetemp", "no_header", "fulltrace", "showcapture", "debug", "traceconfig",
+    # rerun, regeneration and coverage switches set from code are OG860-OG862 (switches.py): one finding per cause
+    "reruns", "retries", "force_flaky", "force_regen", "regen_all", "snapshot_update", "update_goldens", "inline_snapshot",
+    "regtest_reset", "no_cov", "cov_fail_under",
 }
 EXITS = {"os.execv", "os.execve", "os.execvp", "os.execvpe", "os.execl", "os.execlp", "os.execle", "os.execlpe", "os._exit", "sys.exit", "exit", "quit", "os.kill", "os.killpg", "os.abort", "pytest.exit", "_pytest.outcomes.exit", "signal.raise_signal", "builtins.exit"}
 # firstresult hooks whose plain implementation, by returning, replaces pytest's own.
