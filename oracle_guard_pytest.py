@@ -45,6 +45,8 @@ def pytest_configure(config: Any) -> None:
     elif problem:
         _fail(f"{rel}: {problem}; the contract must be a regular file in the repository (restore it)")
     _fail_on_tampered_options(config)
+    if config.getoption("noconftest") and any(os.path.isfile(os.path.join(str(config.rootpath), d, "conftest.py")) for d in ("", "tests", "test", "testing")):
+        _fail("--noconftest drops the project's conftest files, their fixtures and checks, while the contract is in force: remove it")
     if config.getoption("collectonly"):
         return  # nothing runs; collection-snapshot looks at collection itself
     from hooks.pytest_plugin import Guard

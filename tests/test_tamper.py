@@ -505,11 +505,12 @@ def test_frozen_reruns_are_not_tampering(tmp_path: Path) -> None:
         (("--oracle-guard-contract", "tests/none.yaml"), "--oracle-guard-contract tests/none.yaml: no such file under the rootdir"),
         (("--rootdir", "tests"), "is not under pytest's rootdir"),
         (("-c", "ci/other.ini"), "is not under pytest's rootdir"),
+        (("--noconftest",), "--noconftest drops the project's conftest files"),
     ],
-    ids=["no-entry-point", "no-gate", "no-watch", "no-recorder", "missing-contract", "rootdir", "other-ini"],
+    ids=["no-entry-point", "no-gate", "no-watch", "no-recorder", "missing-contract", "rootdir", "other-ini", "noconftest"],
 )
 def test_switching_the_gate_off_fails_closed(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
-    root = project(tmp_path, {"ci/other.ini": "[pytest]\n", "tests/test_a.py": PASSING})
+    root = project(tmp_path, {"ci/other.ini": "[pytest]\n", "tests/test_a.py": PASSING, "tests/conftest.py": FIXTURE})
     fails_closed(run_pytest(root, *args), message)
 
 
@@ -518,6 +519,7 @@ def test_honest_runs_keep_the_gate(tmp_path: Path) -> None:
     root = project(tmp_path, {"tests/test_a.py": PASSING, "tests/test_s.py": "import pytest\n\n\ndef test_s():\n    pytest.skip('later')\n"})
     assert run_pytest(root, "-p", "no:randomly").returncode == 1  # the gate is on: the new skip fails
     assert run_pytest(root, "--oracle-guard-allow-skips").returncode == 0  # the local escape, given by the user
+    assert run_pytest(root, "--oracle-guard-allow-skips", "--noconftest").returncode == 0  # no conftest to drop
     from_tests = run_pytest(root, cwd=root / "tests")  # rootdir from the root pytest.ini
     assert from_tests.returncode == 1 and "skipped or xfailed without a freeze entry" in from_tests.stdout, from_tests.stdout
 
