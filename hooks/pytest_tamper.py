@@ -374,6 +374,13 @@ def _hook_facts(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[
 
 def code_facts(module: Module) -> list[Fact]:
     """Everything in a conftest or plugin that can switch the gate off or change outcomes."""
+    try:
+        return _code_facts(module)
+    except RecursionError:  # nesting deeper than the analysis goes: a finding, not a traceback
+        return [Fact("OG001", ("OG001", "", "nested"), module.tree, "is nested too deeply to check; simplify it")]
+
+
+def _code_facts(module: Module) -> list[Fact]:
     facts: list[Fact] = []
 
     def add(code: str, node: ast.AST, where: str, message: str) -> None:
