@@ -89,6 +89,10 @@ _GATE_ON = [
     ((r"(?<![\w-])--oracle-guard(?![\w-])"), "`--oracle-guard`"),
     ((r"(?<!no:)(?<![\w.])oracle_guard_pytest\b"), "loading `oracle_guard_pytest`"),
 ]
+# Information modes: pytest exits 0 and runs nothing (`--co` is pytest_config's OG851/OG859).
+# On a command line only the setup modes count: `pytest --version` is a common honest CI step.
+NO_RUN_ON_COMMANDS = {"--setup-only", "--setup-plan"}
+NO_RUN_FLAGS = {"--setup-only", "--setup-plan", "--fixtures", "--funcargs", "--fixtures-per-test", "--markers", "--help", "-h", "--version", "-V"}
 # pytest's own settings that decide what runs, for `-o KEY=VALUE`.
 JUDGED_INI = {
     "addopts", "testpaths", "python_files", "python_classes", "python_functions", "norecursedirs", "xfail_strict", "strict",
@@ -114,7 +118,7 @@ def _split(text: str) -> list[str]:
         return text.split()
 
 
-def pytest_arg_tokens(tokens: list[str]) -> Iterator[tuple[str, str, str]]:
+def pytest_arg_tokens(tokens: list[str], addopts: bool = False) -> Iterator[tuple[str, str, str]]:
     """(kind, detail, message) for pytest options that change what pytest reads or loads."""
     i = 0
     while i < len(tokens):
@@ -132,6 +136,8 @@ def pytest_arg_tokens(tokens: list[str]) -> Iterator[tuple[str, str, str]]:
 
         if token == "--noconftest":
             yield "noconftest", "", "`--noconftest` (conftest files, their fixtures and checks, are not loaded)"
+        elif token in NO_RUN_FLAGS and (addopts or token in NO_RUN_ON_COMMANDS):
+            yield "no-run", token, f"`{token}` (pytest reports and exits 0 without running a test)"
         elif name in ("-c", "--config-file", "--inifile") or (token.startswith("-c") and len(token) > 2 and not token.startswith("--")):
             shown = arg() if name in ("-c", "--config-file", "--inifile") else token[2:]
             yield "config-file", shown, f"`-c {shown}` (pytest reads another configuration file; the one the gate compares is ignored)"
@@ -187,7 +193,7 @@ def text_tokens(path: str, text: str, addopts: list[str] | None) -> list[Token]:
             args += [f"-p{p}" for p in plugins.group(1).split(",") if p]
         for kind, detail, message in pytest_arg_tokens(args):
             found.append(Token((kind, detail), message, path, number))
-    for kind, detail, message in pytest_arg_tokens(addopts or []):
+    for kind, detail, message in pytest_arg_tokens(addopts or [], addopts=True):
         line = next((n for n, text_line in enumerate(text.splitlines(), 1) if "addopts" in text_line), 1)
         found.append(Token((kind, detail), f"{message} in addopts", path, line))
     return found
@@ -557,7 +563,7 @@ def check(
         kind = token.key[0]
         if kind == "gate-off":
             findings.append(Finding(token.path, token.line, 1, "OG870", f"new {token.message}: the run-time gate is switched off or blinded; {NEXT}"))
-        elif kind in ("noconftest", "config-file", "rootdir", "override"):
+        elif kind in ("noconftest", "no-run", "config-file", "rootdir", "override"):
             findings.append(Finding(token.path, token.line, 1, "OG871", f"new {token.message}; {NEXT}"))
     for token in _multiset_new([t.key for t in new_tokens], base_tokens):
         if token.key[0] == "gate-on":

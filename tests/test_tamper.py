@@ -74,6 +74,11 @@ CONFIG_CASES = [
     ("Makefile", "test:\n\tpytest\n", "export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1\ntest:\n\tpytest\n", ["OG870"]),
     ("Makefile", "test:\n\tpytest\n", "test:\n\tpytest --noconftest\n", ["OG871"]),
     ("Makefile", "test:\n\tpytest\n", "test:\n\tpytest -x\n", []),
+    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --setup-plan\n", ["OG871"]),
+    ("Makefile", "test:\n\tpytest\n", "test:\n\tpytest --setup-only\n", ["OG871"]),
+    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --version\n", ["OG871"]),
+    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: pytest --version\n      - run: pytest -q\n", []),
+    ("Makefile", "test:\n\tpytest\nversion:\n\tpython --version\n", "test:\n\tpytest\nversion:\n\tpython --version\n\tpip --version\n", []),
     ("noxfile.py", "def tests(s):\n    s.run('pytest')\n", "def tests(s):\n    s.run('pytest', '-p', 'no:oracle_guard')\n", ["OG870"]),
     (".env", "A=1\n", "A=1\nPYTEST_ADDOPTS=--oracle-guard-allow-skips\n", ["OG870"]),
     # a config file below the root becomes the rootdir for its tests
@@ -479,6 +484,13 @@ def test_honest_conftest_hooks_pass(tmp_path: Path) -> None:
     )
     root = project(tmp_path, {"tests/conftest.py": conftest, "tests/test_a.py": PASSING, "pytest.ini": "[pytest]\nmarkers = integration\n"})
     proc = run_pytest(root)
+    assert proc.returncode == 0 and "oracle-guard" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["--fixtures", "--fixtures-per-test", "--setup-plan"])
+def test_information_modes_are_not_tampering(tmp_path: Path, mode: str) -> None:
+    proc = run_pytest(project(tmp_path, {}), mode)
     assert proc.returncode == 0 and "oracle-guard" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
 
 
