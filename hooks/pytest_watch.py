@@ -158,7 +158,7 @@ class Watch:
     def pytest_runtest_logreport(self, report: Any) -> Generator[None, Any, None]:
         before = report.outcome
         yield
-        made = self.made.get(id(report))
+        made = self.made.pop(id(report), None)  # judged once: the session keeps no second copy of every report
         expected = made[1] if made is not None and made[0] is report else before
         # Failing more (subtests) is fine; other words (`rerun`) are judged by the last report of the test.
         if report.outcome != expected and expected in _JUDGED and report.outcome in ("passed", "skipped"):
