@@ -43,11 +43,13 @@ import re
 import shlex
 import stat
 from collections import Counter
-from typing import Callable, Iterable, Iterator, NamedTuple
+from typing import Callable, Iterable, Iterator, NamedTuple, TypeVar
 
 from hooks import changes, git
 from hooks.pysource import Module, SourceError
-from hooks.report import Finding
+from hooks.report import Finding, UsageError
+
+_T = TypeVar("_T")
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 # Non-Python files whose text can set pytest options or its environment (and noxfile.py).
@@ -500,6 +502,17 @@ def _multiset_new(base: Iterable[tuple], new: Iterable[Token | Fact]) -> list:  
     return out
 
 
+def _lenient(read: Callable[[str, bytes], _T], path: str, data: bytes) -> _T | None:
+    """A config file below the root that is not valid INI/TOML is test data, not pytest's configuration
+    (pytest reads only the rootdir's chain); at the root pytest_config refuses it."""
+    try:
+        return read(path, data)
+    except UsageError:
+        if "/" in path:
+            return None
+        raise
+
+
 class _Blobs:
     """Both sides' bytes, each path read once: one `git cat-file` per side, not one per question."""
 
@@ -554,7 +567,7 @@ def check(
             data = blobs.get(path)
             if data is None:
                 continue
-            addopts = addopts_of(path, data) if posixpath.basename(path) in CONFIG_NAMES else None
+            addopts = _lenient(addopts_of, path, data) if posixpath.basename(path) in CONFIG_NAMES else None
             out += text_tokens(path, data.decode("utf-8", "replace"), addopts)
         return out
 
@@ -653,9 +666,9 @@ def _config_files(change_set: changes.ChangeSet, blobs: _Blobs, paths: list[str]
         data = blobs.new([path])[path]
         old_path = change_set.old_path(path)
         old = blobs.base([old_path])[old_path] if old_path else None
-        if data is None or settings_of(path, data) is None:
+        if data is None or _lenient(settings_of, path, data) is None:
             continue
-        if old is None or settings_of(path, old) is None:
+        if old is None or _lenient(settings_of, path, old) is None:
             findings.append(Finding(path, 1, 1, "OG872", f"new pytest configuration in {posixpath.dirname(path)}/: pytest run on tests there makes it the rootdir, ignores the root configuration and does not find the contract; move its settings to the root configuration, or {NEXT}"))
     root_new = [p for p in ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")]
     if not any(p in paths or p in change_set.deleted for p in root_new):

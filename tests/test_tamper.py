@@ -85,6 +85,7 @@ CONFIG_CASES = [
     ("tests/pytest.ini", None, "[pytest]\naddopts = -q\n", ["OG872"]),
     ("tests/plugins_integration/pytest.ini", None, "[pytest]\naddopts = -q\n", ["OG872"]),
     ("sub/pyproject.toml", None, '[project]\nname = "sub"\n', []),
+    ("tests/data/broken/pyproject.toml", None, "[tool.pytest.ini_options\naddopts = \n", []),  # test data, not configuration
 ]
 
 
