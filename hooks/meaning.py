@@ -403,8 +403,8 @@ def call_never_fails(call: ast.Call, fn: FunctionNode, scope: Scope, cls: ast.Cl
     if not conditions:
         return None
     reasons = []
-    for cond in conditions:
-        why = never_fails(cond, fn, scope) if isinstance(cond, ast.expr) else call_never_fails(cond, fn, scope, cls, depth + 1)
+    for is_call, cond in conditions:
+        why = call_never_fails(cond, fn, scope, cls, depth + 1) if is_call else never_fails(cond, fn, scope)  # type: ignore[arg-type]
         if not why:
             return None
         reasons.append(why)
@@ -430,9 +430,9 @@ class _Put(ast.NodeTransformer):
         return copy.deepcopy(self.values[node.id]) if node.id in self.values else node
 
 
-def inlined_checks(helper: FunctionNode, call: ast.Call) -> Iterable[ast.AST]:
-    """HELPER's checks (assert conditions, check calls) with the call's arguments in place of
-    its parameters; nothing when the helper does more than check its parameters."""
+def inlined_checks(helper: FunctionNode, call: ast.Call) -> Iterable[tuple[bool, ast.expr]]:
+    """HELPER's checks, (is a call, assert condition or check call), with the call's arguments
+    in place of its parameters; nothing when the helper does more than check its parameters."""
     params = [a.arg for a in helper.args.posonlyargs + helper.args.args]
     if params and params[0] in ("self", "cls"):
         params = params[1:]
@@ -444,9 +444,9 @@ def inlined_checks(helper: FunctionNode, call: ast.Call) -> Iterable[ast.AST]:
     put = _Put(values)
     for stmt in body:
         if isinstance(stmt, ast.Assert):
-            yield put.visit(copy.deepcopy(stmt.test))
+            yield False, put.visit(copy.deepcopy(stmt.test))
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-            yield put.visit(copy.deepcopy(stmt.value))
+            yield True, put.visit(copy.deepcopy(stmt.value))
         else:
             return  # setup, branches, loops: the helper's checks mean something beyond its arguments
 
@@ -503,7 +503,7 @@ def comparisons(fn: FunctionNode, scope: Scope, cls: ast.ClassDef | None) -> lis
                 return
             helper = _helper(test, scope, cls)
             if helper is not None:
-                for inner in inlined_checks(helper, test):
+                for _, inner in inlined_checks(helper, test):
                     add(inner, site, depth + 1)
 
     for node in ast.walk(fn):

@@ -527,7 +527,7 @@ class Analyzer:
             match_node: ast.expr | None = None
             if kind in RAISES_CALLS:
                 match_node = next((k.value for k in node.keywords if k.arg == "match"), None)
-            elif UNITTEST_RAISES[kind] is not None:
+            elif UNITTEST_RAISES.get(kind) is not None:
                 match_node = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "expected_regex"), None)
             match = match_node.value if isinstance(match_node, ast.Constant) and isinstance(match_node.value, str) else None
             body = raise_with.get(id(node), ast.dump(ast.Module(body=[ast.Expr(a) for a in node.args[1:]], type_ignores=[])))
@@ -937,8 +937,8 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
             if new_side.module.position(new_check.node)[0] in loosened:
                 continue
             shown = new_side.module.segment(new_check.node)
-            out.append(_find(new_side, new_check.node, "OG314", f"{who}: {expectations.describe(old_check, new_check)} in `{shown}`"))
-        out += _meaning_findings(base, new, base_side, new_side, who, out)
+            out.append(_find(new_side, new_check.node, "OG314", f"{who}: {expectations.describe(old_check, new_check)} in `{shown}`; restore the base's expected value, or change it in its own reviewed commit"))
+    out += _meaning_findings(base, new, base_side, new_side, who, out)
     return out
 
 
@@ -1011,11 +1011,12 @@ def _compare_raises(base: Facts, new: Facts, new_side: Side, who: str) -> list[F
             lost = loosened_match(old.match, old.has_match, site.match, site.has_match)
             also = f", and {lost}" if lost else ""
             shown = new_side.module.segment(site.node)
+            what = "warning" if site.kind == "warns" else "exception"
             if _sibling(wider, old.types):
                 out.append(_find(new_side, site.node, "OG306", f"{who}: `{shown}` expects {wider} where the base expected {', '.join(old.types)}{also}: "
-                                                               "a changed expectation (a behaviour change, not a broader check); restore the base's exception, or ship the behaviour change in its own reviewed commit"))
+                                                               f"a changed expectation (a behaviour change of the code, not a wider check); restore the base's {what}, or ship the behaviour change in its own reviewed commit"))
             else:
-                out.append(_find(new_side, site.node, "OG306", f"{who}: `{shown}` expects {wider}, broader than the base's {', '.join(old.types)}{also}; restore the base's exception{' and its match=' if lost else ''}"))
+                out.append(_find(new_side, site.node, "OG306", f"{who}: `{shown}` expects {wider}, broader than the base's {', '.join(old.types)}{also}; restore the base's {what}{' and its match=' if lost else ''}"))
             continue
         why = loosened_match(old.match, old.has_match, site.match, site.has_match)
         if why:
@@ -1268,7 +1269,9 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
         if not reported:
             continue
         found = compare_function(base_f, new_f, base_side, new_side)
-        findings += found + new_tautologies(base_f, new_f, new_side)
+        taut = new_tautologies(base_f, new_f, new_side)
+        at = {(t.line, t.col) for t in taut}  # one finding per cause: a check that cannot fail is not also "weaker"
+        findings += [f for f in found if not (f.code == "OG303" and (f.line, f.col) in at)] + taut
         # A dropped `match=` is reported as OG306 already, not once more as a lost check.
         unmatched = sum(1 for f in found if f.code == "OG306" and "`match" in f.message)
         if new_f.checks + unmatched < base_f.checks and (new_f.checks + unmatched) * new_f.cases < base_f.checks * base_f.cases:
