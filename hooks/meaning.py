@@ -56,6 +56,8 @@ NORMALISERS = {"sorted", "set", "frozenset", "str", "round", "int", "float", "ab
 NORMALISING_METHODS = {"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "title", "capitalize", "swapcase",
                        "split", "rsplit", "splitlines", "partition", "rpartition", "replace", "expandtabs"}
 PREFIX_METHODS = {"startswith", "endswith"}
+# Parsing both sides compares structure, not the text the base compared.
+PARSERS = {"json.loads", "yaml.safe_load", "yaml.load", "tomllib.loads", "tomli.loads", "ast.literal_eval"}
 
 
 class Scope(NamedTuple):
@@ -464,6 +466,15 @@ def peel(node: ast.expr, env: dict[str, ast.expr], scope: Scope, depth: int = 0)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in NORMALISING_METHODS:
             chain.append("." + node.func.attr)
             node = node.func.value
+        elif isinstance(node, ast.Call) and node.args and (scope.names.qualify(node.func) or "") in PARSERS:
+            chain.append(scope.names.qualify(node.func) or "")
+            node = node.args[0]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "filter" and len(node.args) == 2 and _builtin_name("filter", scope):
+            chain.append("filter")
+            node = node.args[1]
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)) and len(node.generators) == 1 and node.generators[0].ifs:
+            chain.append("[... if ...]")  # only the items a condition lets through
+            node = node.generators[0].iter
         elif isinstance(node, ast.Subscript) and (isinstance(node.slice, ast.Slice) or _literal(node.slice)):
             chain.append("[:]" if isinstance(node.slice, ast.Slice) else "[]")
             node = node.value

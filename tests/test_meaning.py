@@ -116,6 +116,10 @@ ROWS = [
     ("golden-compared-partly-through-a-new-helper",
      "def test_a():\n    assert render() == GOLD.read_text()\n",
      "def _first_lines(a, b):\n    assert a.partition('\\n')[0] == b.partition('\\n')[0]\n\ndef test_a():\n    _first_lines(render(), GOLD.read_text())\n", ["OG303"]),
+    ("golden-and-output-parsed", "import json\ndef test_a():\n    assert render() == GOLD.read_text()\n", "import json\ndef test_a():\n    assert json.loads(render()) == json.loads(GOLD.read_text())\n", ["OG303"]),
+    ("golden-lines-filtered", "def test_a():\n    assert render().splitlines() == GOLD.read_text().splitlines()\n",
+     "def test_a():\n    assert [l for l in render().splitlines() if 'time' not in l] == [l for l in GOLD.read_text().splitlines() if 'time' not in l]\n", ["OG303"]),
+    ("golden-parsed-at-the-base", "import json\ndef test_a():\n    assert json.loads(render()) == json.loads(GOLD.read_text())\n", "import json\ndef test_a():\n    out = render()\n    assert json.loads(out) == json.loads(GOLD.read_text())\n", []),
     ("golden-compare-moved-into-a-helper",
      "def test_a():\n    assert render() == GOLD.read_text()\n",
      "def _same(a, b):\n    assert a == b\n\ndef test_a():\n    _same(render(), GOLD.read_text())\n", []),
@@ -195,3 +199,76 @@ def test_demo_reports_each_weakening_once(capsys: pytest.CaptureFixture[str]) ->
     out = capsys.readouterr().out
     found = [line for line in out.splitlines() if ": OG" in line]
     assert [line.split(": ", 1)[1].split()[0] for line in found] == ["OG101", "OG306"], out
+
+
+# -- 6. goldens: an existing test pointed at expected output added beside the code -------------------
+
+RENDER = "from pathlib import Path\nHERE = Path(__file__).parent\n\ndef test_render():\n    assert render() == (HERE / {where!r} / 'out.txt').read_text()\n"
+GOLDEN_ROWS = [
+    # (row id, base files, files changed in one commit, expected OG703 paths)
+    ("new-sibling-golden-dir-with-code",
+     {"pkg/core.py": "A = 1\n", "tests/golden/out.txt": "old\n", "tests/test_render.py": RENDER.format(where="golden")},
+     {"pkg/core.py": "A = 2\n", "tests/golden_v2/out.txt": "new\n", "tests/test_render.py": RENDER.format(where="golden_v2")}, ["tests/golden_v2/out.txt"]),
+    ("new-sibling-golden-dir-alone",
+     {"pkg/core.py": "A = 1\n", "tests/golden/out.txt": "old\n", "tests/test_render.py": RENDER.format(where="golden")},
+     {"tests/golden_v2/out.txt": "new\n", "tests/test_render.py": RENDER.format(where="golden_v2")}, []),
+    ("new-test-with-its-own-golden-dir",
+     {"pkg/core.py": "A = 1\n", "tests/golden/out.txt": "old\n", "tests/test_render.py": RENDER.format(where="golden")},
+     {"pkg/core.py": "A = 2\n", "tests/golden_v2/out.txt": "new\n",
+      "tests/test_render.py": RENDER.format(where="golden") + "\ndef test_render_v2():\n    assert render(2) == (HERE / 'golden_v2' / 'out.txt').read_text()\n"}, []),
+    ("module-constant-repointed",
+     {"pkg/core.py": "A = 1\n", "tests/golden/out.txt": "old\n", "tests/test_render.py": "GOLDEN = 'tests/golden'\n\ndef test_render():\n    assert render() == read(GOLDEN)\n"},
+     {"pkg/core.py": "A = 2\n", "tests/golden2/out.txt": "new\n", "tests/test_render.py": "GOLDEN = 'tests/golden2'\n\ndef test_render():\n    assert render() == read(GOLDEN)\n"}, ["tests/golden2/out.txt"]),
+    ("existing-test-reads-a-new-data-file",
+     {"pkg/core.py": "A = 1\n", "tests/data/old.json": "{}\n", "tests/test_core.py": "def test_total():\n    assert total() == load('old.json')\n"},
+     {"pkg/core.py": "A = 2\n", "tests/data/expected.json": "[]\n", "tests/test_core.py": "def test_total():\n    assert total() == load('expected.json')\n"}, ["tests/data/expected.json"]),
+    ("new-parametrize-case-with-its-golden",
+     {"pkg/core.py": "A = 1\n", "tests/data/a.txt": "a\n", "tests/test_core.py": "@pytest.mark.parametrize('name', ['a.txt'])\ndef test_case(name):\n    assert run(name) == load(name)\n"},
+     {"pkg/core.py": "A = 2\n", "tests/data/b.txt": "b\n", "tests/test_core.py": "@pytest.mark.parametrize('name', ['a.txt', 'b.txt'])\ndef test_case(name):\n    assert run(name) == load(name)\n"}, []),
+    ("regressions-file-for-an-existing-test",
+     {"pkg/core.py": "A = 1\n", "tests/test_core.py": "def test_total(data_regression):\n    data_regression.check(total())\n"},
+     {"pkg/core.py": "A = 2\n", "tests/test_core/test_total.yml": "total: 4\n"}, ["tests/test_core/test_total.yml"]),
+    ("regressions-file-for-a-new-test",
+     {"pkg/core.py": "A = 1\n", "tests/test_core.py": "def test_total(data_regression):\n    data_regression.check(total())\n"},
+     {"pkg/core.py": "A = 2\n", "tests/test_core/test_avg.yml": "avg: 2\n",
+      "tests/test_core.py": "def test_total(data_regression):\n    data_regression.check(total())\n\ndef test_avg(data_regression):\n    data_regression.check(avg())\n"}, []),
+    ("syrupy-snapshot-for-an-existing-test",
+     {"pkg/core.py": "A = 1\n", "tests/test_render.py": "def test_render(snapshot):\n    assert render() == snapshot\n"},
+     {"pkg/core.py": "A = 2\n", "tests/__snapshots__/test_render.ambr": "# name: test_render\n"}, ["tests/__snapshots__/test_render.ambr"]),
+    ("syrupy-snapshot-for-a-new-module",
+     {"pkg/core.py": "A = 1\n"},
+     {"pkg/core.py": "A = 2\n", "tests/test_render.py": "def test_render(snapshot):\n    assert render() == snapshot\n", "tests/__snapshots__/test_render.ambr": "# name: test_render\n"}, []),
+]
+
+
+@pytest.mark.parametrize(("base", "change", "expected"), [pytest.param(b, c, e, id=i) for i, b, c, e in GOLDEN_ROWS])
+def test_golden_added_beside_code_and_read_by_an_existing_test(repo: Repo, capsys: pytest.CaptureFixture[str], base: dict, change: dict, expected: list[str]) -> None:
+    from hooks.contract_split import main as split_main
+
+    repo.change(base, change)
+    code = repo.run(split_main)
+    out = capsys.readouterr().out
+    assert sorted(line.split(":", 1)[0] for line in out.splitlines()) == expected, out
+    assert code == (1 if expected else 0), out
+    assert all(" OG703 " in line and "reads it" in line or "points at it" in line for line in out.splitlines()), out
+
+
+def test_golden_recorded_in_its_own_commit_passes_in_range_mode(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    from hooks.contract_split import main as split_main
+
+    base_files, change, _ = GOLDEN_ROWS[0][1:]
+    for path, text in base_files.items():
+        repo.write(path, text)
+    base = repo.commit("base")
+    repo.write("tests/golden_v2/out.txt", change["tests/golden_v2/out.txt"])
+    repo.write("tests/test_render.py", change["tests/test_render.py"])
+    repo.commit("reviewed: new goldens")
+    repo.write("pkg/core.py", change["pkg/core.py"])
+    repo.commit("the code")
+    assert repo.run(split_main, "--base", base) == 0, capsys.readouterr().out
+    repo.git("reset", "-q", "--hard", base)
+    for path, text in change.items():
+        repo.write(path, text)
+    repo.commit("all at once")
+    assert repo.run(split_main, "--base", base) == 1
+    assert "OG703 expected output recorded in commit" in capsys.readouterr().out
