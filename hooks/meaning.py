@@ -590,3 +590,54 @@ def _show(core: ast.expr, chain: tuple[str, ...]) -> str:
     for t in reversed(chain):
         text = f"{text}{t}()" if t.startswith(".") else f"{text}{t}" if t.startswith("[") else f"{t}({text})"
     return text.replace("[:]", "[...]").replace("[]", "[...]")[:80]
+
+
+# -- globs over test data ---------------------------------------------------------------
+
+
+_GLOB_META = ("*", "?", "[")
+
+
+def glob_sites(tree: ast.Module, names: Names) -> list[tuple[ast.Call, str, tuple[str, ...], bool]]:
+    """(call, pattern, directory words, recursive) of every glob over files, in source order."""
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = names.qualify(node.func) or ""
+        attr = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        if attr not in ("glob", "rglob", "iglob") and name not in ("glob.glob", "glob.iglob"):
+            continue
+        strings = [n.value for a in node.args for n in ast.walk(a) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        pattern = next((s for s in reversed(strings) if any(m in s for m in _GLOB_META)), None)
+        if pattern is None:
+            continue
+        words = [s for s in strings if s != pattern]
+        if attr in ("glob", "rglob") and name not in ("glob.glob",):
+            words += [n.value for n in ast.walk(node.func.value) if isinstance(n, ast.Constant) and isinstance(n.value, str)]  # type: ignore[attr-defined]
+        recursive = attr == "rglob" or "**" in pattern or any(k.arg == "recursive" for k in node.keywords)
+        out.append((node, pattern, tuple(w.strip("/") for w in words if w.strip("/")), recursive))
+    out.sort(key=lambda t: (t[0].lineno, t[0].col_offset))
+    return out
+
+
+def glob_matches(files: Iterable[str], pattern: str, words: tuple[str, ...], recursive: bool, near: str) -> set[str]:
+    """The files PATTERN matches among FILES in a folder named by WORDS (or under NEAR)."""
+    import fnmatch
+
+    last = pattern.rsplit("/", 1)[-1]
+    out = set()
+    for path in files:
+        folder, _, base = path.rpartition("/")
+        parts = folder.split("/")
+        if words:
+            if not all(any(w == "/".join(parts[i:i + w.count("/") + 1]) for i in range(len(parts))) for w in words):
+                continue
+        elif near and not path.startswith(near + "/"):
+            continue
+        if "/" in pattern.replace("**/", "") and not recursive:
+            if fnmatch.fnmatch(path, "*" + pattern.lstrip("*")) or fnmatch.fnmatch(path, pattern):
+                out.add(path)
+        elif fnmatch.fnmatch(base, last):
+            out.add(path)
+    return out

@@ -1118,6 +1118,28 @@ def compare_module_strategies(base: Side, new: Side) -> list[Finding]:
     return out
 
 
+def compare_globs(base: Side, new: Side, change_set: changes.ChangeSet) -> list[Finding]:
+    """A glob over test data (parametrize over goldens) whose pattern now matches fewer of the base's files."""
+    if b"glob" not in new.module.source:
+        return []
+    old_sites, new_sites = meaning.glob_sites(base.module.tree, base.module.names), meaning.glob_sites(new.module.tree, new.module.names)
+    if len(old_sites) != len(new_sites) or all(o[1] == n[1] for o, n in zip(old_sites, new_sites)) or not change_set.base:
+        return []
+    files = os.fsdecode(git.run("ls-tree", "-r", "-z", "--name-only", change_set.base, check=False)).split("\0")
+    near = posixpath.dirname(base.path)
+    out = []
+    for (_, old_pattern, old_words, old_rec), (node, new_pattern, new_words, new_rec) in zip(old_sites, new_sites):
+        if old_pattern == new_pattern:
+            continue
+        was = meaning.glob_matches(files, old_pattern, old_words, old_rec, near)
+        now = meaning.glob_matches(was, new_pattern, new_words, new_rec, near)
+        if was and len(now) < len(was):
+            lost = sorted(was - now)
+            out.append(_find(new, node, "OG307", f"glob `{new_pattern}` matches {len(now)} of the {len(was)} files the base's `{old_pattern}` matched "
+                                                 f"(lost {lost[0]}{' and more' if len(lost) > 1 else ''}): fewer cases; restore the base's pattern"))
+    return out
+
+
 def _sampled_from_name(side: Side, name: str) -> bool:
     for node in ast.walk(side.module.tree):
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
@@ -1238,6 +1260,7 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
         if base_side is not None and new_side is not None and reported:
             findings += compare_profiles(base_side, new_side)
             findings += compare_module_strategies(base_side, new_side)
+            findings += compare_globs(base_side, new_side, change_set)
 
     # A removed test whose body reappears under another name or file was renamed or moved.
     by_body: dict[str, list[int]] = {}

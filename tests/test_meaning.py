@@ -272,3 +272,17 @@ def test_golden_recorded_in_its_own_commit_passes_in_range_mode(repo: Repo, caps
     repo.commit("all at once")
     assert repo.run(split_main, "--base", base) == 1
     assert "OG703 expected output recorded in commit" in capsys.readouterr().out
+
+
+GLOB_TEST = "from pathlib import Path\nHERE = Path(__file__).parent\n\n@pytest.mark.parametrize('path', sorted((HERE / 'golden').glob({pattern!r})))\ndef test_golden(path):\n    assert render(path) == path.read_text()\n"
+GLOB_BASE = {"tests/golden/a.txt": "a\n", "tests/golden/b.txt": "b\n", "tests/golden/c.json": "{}\n"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [("*.txt", "a*.txt", ["OG307"]), ("*", "*.txt", ["OG307"]), ("*.txt", "*", []), ("*.txt", "[ab].txt", []), ("*.txt", "*.t[x]t", [])],
+)
+def test_parametrize_over_goldens_whose_glob_matches_fewer_files(repo: Repo, capsys: pytest.CaptureFixture[str], old: str, new: str, expected: list[str]) -> None:
+    base = {**GLOB_BASE, "tests/test_golden.py": "import pytest\n" + GLOB_TEST.format(pattern=old)}
+    codes, out = shrink(repo, base, {"tests/test_golden.py": "import pytest\n" + GLOB_TEST.format(pattern=new)}, capsys)
+    assert codes == expected, out
