@@ -272,7 +272,7 @@ def never_fails(test: ast.expr, fn: FunctionNode, scope: Scope, env: dict[str, a
         return reasons[0] if all(reasons) else None
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         left, op, right = test.left, test.ops[0], test.comparators[0]
-        same = ast.dump(left) == ast.dump(right) and _pure(left, scope)
+        same = type(left) is type(right) and ast.dump(left) == ast.dump(right) and _pure(left, scope)
         if same and isinstance(op, ast.Is):
             return f"`{ast.unparse(left)}` is always itself"
         if same and isinstance(op, (ast.Eq, ast.LtE, ast.GtE)) and _reflexive(left, scope, env, inputs):
@@ -367,14 +367,39 @@ def _always_true(node: ast.AST) -> bool:
 _CACHE: dict[int, tuple[FunctionNode, dict[str, ast.expr], dict[str, set[str]]]] = {}
 
 
+class _LazyValues(dict):  # type: ignore[type-arg]
+    """local_values(fn), walked only when a rule first asks for a name."""
+
+    def __init__(self, fn: FunctionNode) -> None:
+        super().__init__()
+        self._fn: FunctionNode | None = fn
+
+    def _load(self) -> None:
+        if self._fn is not None:
+            fn, self._fn = self._fn, None
+            self.update(local_values(fn))
+
+    def __contains__(self, key: object) -> bool:
+        self._load()
+        return super().__contains__(key)
+
+    def __getitem__(self, key: str) -> ast.expr:
+        self._load()
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: ast.expr | None = None) -> ast.expr | None:  # type: ignore[override]
+        self._load()
+        return super().get(key, default)
+
+
 def _bindings(fn: FunctionNode, scope: Scope) -> tuple[dict[str, ast.expr], dict[str, set[str]]]:
-    """(local values, input types) of FN, worked out once per function."""
+    """(local values, input types) of FN, worked out once per function (the values when first asked)."""
     hit = _CACHE.get(id(fn))
     if hit is not None and hit[0] is fn:
         return hit[1], hit[2]
     if len(_CACHE) > 512:
         _CACHE.clear()
-    env, inputs = local_values(fn), input_types(fn, scope)
+    env, inputs = _LazyValues(fn), input_types(fn, scope) if fn.decorator_list else {}
     _CACHE[id(fn)] = (fn, env, inputs)
     return env, inputs
 
@@ -531,9 +556,12 @@ _EXACT = ("Eq", "Is")
 def compare(base_fn: FunctionNode, new_fn: FunctionNode, base_scope: Scope, new_scope: Scope,
             base_cls: ast.ClassDef | None, new_cls: ast.ClassDef | None) -> list[tuple[ast.AST, str, str]]:
     """(new node, code, message) for comparisons that no longer look at what the base looked at."""
-    base = comparisons(base_fn, base_scope, base_cls)
     new = comparisons(new_fn, new_scope, new_cls)
-    if not base or not new:
+    # Only a transform on a side, or a side compared with itself, can be reported: most checks have neither.
+    if not any(c.op in _EXACT and (c.lchain or c.rchain or (type(c.left) is type(c.right) and ast.dump(c.left) == ast.dump(c.right))) for c in new):
+        return []
+    base = comparisons(base_fn, base_scope, base_cls)
+    if not base:
         return []
     # core -> chains the base compared it exactly with, and whether it had a self-comparison
     base_chains: dict[str, set[tuple[str, ...]]] = {}
