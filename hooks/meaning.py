@@ -220,9 +220,10 @@ def _value_type(node: ast.AST, scope: Scope, env: dict[str, ast.expr], inputs: d
 
 
 def _pure(node: ast.AST, scope: Scope) -> bool:
-    """Evaluating NODE twice gives the same value: no call but to value builtins, no await or yield."""
+    """Evaluating NODE twice gives the same object: no call but to value builtins, no attribute or
+    item access (a property may build a new object each time: `c.cached is c.cached` tests caching)."""
     for n in ast.walk(node):
-        if isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
+        if isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Attribute, ast.Subscript)):
             return False
         if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in VALUE_BUILTINS and _builtin_name(n.func.id, scope)):
             return False
@@ -264,7 +265,7 @@ def never_fails(test: ast.expr, fn: FunctionNode, scope: Scope, env: dict[str, a
     if _always_true(test):
         return "it is always true"
     if env is None or inputs is None:
-        env, inputs = _bindings(fn, scope)
+        env, inputs = bindings(fn, scope)
     if isinstance(test, ast.BoolOp):
         reasons = [never_fails(v, fn, scope, env, inputs) for v in test.values]
         if isinstance(test.op, ast.Or):
@@ -392,7 +393,7 @@ class _LazyValues(dict):  # type: ignore[type-arg]
         return super().get(key, default)
 
 
-def _bindings(fn: FunctionNode, scope: Scope) -> tuple[dict[str, ast.expr], dict[str, set[str]]]:
+def bindings(fn: FunctionNode, scope: Scope) -> tuple[dict[str, ast.expr], dict[str, set[str]]]:
     """(local values, input types) of FN, worked out once per function (the values when first asked)."""
     hit = _CACHE.get(id(fn))
     if hit is not None and hit[0] is fn:
@@ -408,7 +409,14 @@ def _falsy_literal(node: ast.AST) -> bool:
     return _literal(node) and not ast.literal_eval(node)
 
 
-def call_never_fails(call: ast.Call, fn: FunctionNode, scope: Scope, cls: ast.ClassDef | None, depth: int = 0) -> str | None:
+def same_or_literal_args(call: ast.Call) -> bool:
+    """Arguments that make a helper's comparison vacuous: two alike, or all literals."""
+    args = [ast.dump(a) for a in call.args]
+    return len(args) >= 2 and (len(set(args)) < len(args) or all(_literal(a) for a in call.args))
+
+
+def call_never_fails(call: ast.Call, fn: FunctionNode, scope: Scope, cls: ast.ClassDef | None, depth: int = 0,
+                     helper: FunctionNode | None = None) -> str | None:
     """Why a check *call* can never fail: a unittest assertion, an equality helper by name,
     or a helper of this module whose every check, with the call's arguments put in, cannot fail."""
     func = call.func
@@ -423,7 +431,7 @@ def call_never_fails(call: ast.Call, fn: FunctionNode, scope: Scope, cls: ast.Cl
         return never_fails(condition, fn, scope)
     if depth > 2:
         return None
-    helper = _helper(call, scope, cls)
+    helper = helper or _helper(call, scope, cls)
     if helper is None:
         return None
     conditions = list(inlined_checks(helper, call))
@@ -513,7 +521,7 @@ def peel(node: ast.expr, env: dict[str, ast.expr], scope: Scope, depth: int = 0)
 
 def comparisons(fn: FunctionNode, scope: Scope, cls: ast.ClassDef | None) -> list[Cmp]:
     """Every comparison FN's checks make, helpers of this module inlined once."""
-    env = _bindings(fn, scope)[0]
+    env = bindings(fn, scope)[0]
     out: list[Cmp] = []
 
     def add(test: ast.AST, site: ast.AST, depth: int) -> None:

@@ -484,6 +484,9 @@ class Analyzer:
         callee = attr or (node.func.id if isinstance(node.func, ast.Name) else "")
         if callee.startswith(CHECK_PREFIXES) or callee in self.functions or (attr and isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls")):  # type: ignore[union-attr]
             why = meaning.call_never_fails(node, f.node, self.scope, f.cls)
+            if not why and self.helpers is not None and "." in name and meaning.same_or_literal_args(node):
+                found = self.helpers.resolve(self.module.path, name)  # a helper imported from a repository file
+                why = meaning.call_never_fails(node, f.node, self.scope, f.cls, helper=found[1]) if found else None
             if why:
                 f.tautologies.append((ast.unparse(node), node))
                 f.why[id(node)] = why
@@ -539,7 +542,7 @@ class Analyzer:
         if depth > 4 or node is None:
             return node
         if isinstance(node, ast.Name):
-            value = meaning._bindings(fn, self.scope)[0].get(node.id) or self.constants.get(node.id)
+            value = meaning.bindings(fn, self.scope)[0].get(node.id) or self.constants.get(node.id)
             return self._exception_value(value, fn, depth + 1) if value is not None else node
         if isinstance(node, ast.Tuple):
             elts: list[ast.expr] = []

@@ -77,6 +77,13 @@ ROWS = [
     ("numpy-equality-helper-with-itself",
      "from numpy.testing import assert_equal\ndef test_a():\n    r = f()\n    assert_equal(r, [1])\n",
      "from numpy.testing import assert_equal\ndef test_a():\n    r = f()\n    assert_equal(r, [1])\n    n = len(r)\n    assert_equal(n, n)\n", ["OG308"]),
+    ("imported-helper-fed-the-same-value",
+     {"tests/helpers.py": "def check_same(a, b):\n    assert a == b\n", T: "from tests.helpers import check_same\ndef test_a():\n    check_same(f(), 'x')\n"},
+     {T: "from tests.helpers import check_same\ndef test_a():\n    check_same(f(), 'x')\n    n = len(g())\n    check_same(n, n)\n"}, ["OG308"]),
+    ("imported-helper-fed-real-values",
+     {"tests/helpers.py": "def check_same(a, b):\n    assert a == b\n", T: "from tests.helpers import check_same\ndef test_a():\n    check_same(f(), 'x')\n"},
+     {T: "from tests.helpers import check_same\ndef test_a():\n    check_same(f(), 'x')\n    check_same(g(), 'y')\n"}, []),
+    ("cached-property-is-itself", *unit_add("self.assertIs(r.cached, r.cached)"), []),
     ("helper-extraction-is-honest", "def test_a():\n    assert f() == 1\n", "def _check(a, b):\n    assert a == b\n\ndef test_a():\n    _check(f(), 1)\n", []),
     ("assertEqual-to-plain-assert-is-honest", *_unit("self.assertEqual(f(), 1)", "assert f() == 1"), []),
     # -- 2. checks that look only at the test's inputs ---------------------------------------------
