@@ -174,11 +174,26 @@ class _DropChecks(ast.NodeTransformer):
         return None if _without_message(node) is not None else node
 
 
+_SETUPS: dict[int, tuple[FunctionNode, str]] = {}
+
+
 def _setup(func: FunctionNode) -> str:
-    """Everything in the test but its checks: inputs, calls, fixtures, decorators."""
+    """Everything in the test but its checks: inputs, calls, fixtures, decorators (worked out once)."""
+    hit = _SETUPS.get(id(func))
+    if hit is not None and hit[0] is func:
+        return hit[1]
+    if len(_SETUPS) > 512:
+        _SETUPS.clear()
     stripped = _DropChecks().visit(copy.deepcopy(func))
     stripped.name = ""
-    return ast.dump(stripped, annotate_fields=False)
+    text = ast.dump(stripped, annotate_fields=False)
+    _SETUPS[id(func)] = (func, text)
+    return text
+
+
+def same_setup(base: FunctionNode, new: FunctionNode) -> bool:
+    """Whether the two versions differ only in their checks."""
+    return _setup(base) == _setup(new)
 
 
 def _beyond(found: list[Check], common: Counter[tuple[str, tuple[str, ...]]]) -> list[Check]:
