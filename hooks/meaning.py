@@ -278,10 +278,10 @@ def never_fails(test: ast.expr, fn: FunctionNode, scope: Scope, env: dict[str, a
             return f"`{ast.unparse(left)}` is always itself"
         if same and isinstance(op, (ast.Eq, ast.LtE, ast.GtE)) and _reflexive(left, scope, env, inputs):
             return f"compares `{ast.unparse(left)}` with itself"
-        if isinstance(op, ast.NotEq) and _literal(left) and _literal(right) and ast.literal_eval(left) != ast.literal_eval(right):
-            return "compares two different literals"
-        if isinstance(op, ast.Eq) and _literal(left) and _literal(right) and ast.literal_eval(left) == ast.literal_eval(right):
-            return "compares two equal literals"
+        if isinstance(op, (ast.Eq, ast.NotEq)) and _literal(left) and _literal(right):
+            a, b = _evaluate(left), _evaluate(right)
+            if a is not _UNKNOWN and b is not _UNKNOWN and (a == b) is isinstance(op, ast.Eq):
+                return "compares two equal literals" if isinstance(op, ast.Eq) else "compares two different literals"
         if isinstance(op, ast.IsNot) and isinstance(right, ast.Constant) and right.value is None and _never_none(left, scope, env, inputs):
             return f"`{ast.unparse(left)}` is never None"
         if isinstance(op, ast.Is) and isinstance(left, ast.Constant) and isinstance(right, ast.Constant) and left.value is None and right.value is None:
@@ -405,8 +405,21 @@ def bindings(fn: FunctionNode, scope: Scope) -> tuple[dict[str, ast.expr], dict[
     return env, inputs
 
 
+_UNKNOWN = object()
+
+
+def _evaluate(node: ast.AST) -> object:
+    try:
+        return ast.literal_eval(node)  # type: ignore[arg-type]
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _UNKNOWN  # {[1]: 2} is a literal that cannot be built
+
+
 def _falsy_literal(node: ast.AST) -> bool:
-    return _literal(node) and not ast.literal_eval(node)
+    if not _literal(node):
+        return False
+    value = _evaluate(node)
+    return value is not _UNKNOWN and not value
 
 
 def same_or_literal_args(call: ast.Call) -> bool:
