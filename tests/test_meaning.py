@@ -83,6 +83,8 @@ ROWS = [
     ("imported-helper-fed-real-values",
      {"tests/helpers.py": "def check_same(a, b):\n    assert a == b\n", T: "from tests.helpers import check_same\ndef test_a():\n    check_same(f(), 'x')\n"},
      {T: "from tests.helpers import check_same\ndef test_a():\n    check_same(f(), 'x')\n    check_same(g(), 'y')\n"}, []),
+    # found on pluggy: an equality-and-hash test of a class of its own
+    ("hash-stability-of-an-object", *unit_add("self.assertEqual(hash(r), hash(r))"), []),
     ("cached-property-is-itself", *unit_add("self.assertIs(r.cached, r.cached)"), []),
     ("helper-extraction-is-honest", "def test_a():\n    assert f() == 1\n", "def _check(a, b):\n    assert a == b\n\ndef test_a():\n    _check(f(), 1)\n", []),
     ("assertEqual-to-plain-assert-is-honest", *_unit("self.assertEqual(f(), 1)", "assert f() == 1"), []),
@@ -123,6 +125,11 @@ ROWS = [
     ("golden-compared-partly-through-a-new-helper",
      "def test_a():\n    assert render() == GOLD.read_text()\n",
      "def _first_lines(a, b):\n    assert a.partition('\\n')[0] == b.partition('\\n')[0]\n\ndef test_a():\n    _first_lines(render(), GOLD.read_text())\n", ["OG303"]),
+    # found on pluggy: "poor man's `assert ret == [(plugin, mock.ANY)]`", length and items
+    ("whole-value-taken-apart-into-length-and-items", "def test_a():\n    assert f() == [(p, d)]\n",
+     "def test_a():\n    ret = f()\n    assert len(ret) == 1\n    assert len(ret[0]) == 2\n    assert ret[0][0] == p\n    assert ret[0][1].x == d\n", []),
+    ("whole-value-cut-to-its-first-item", "def test_a():\n    assert f() == [(p, d)]\n", "def test_a():\n    ret = f()\n    assert ret[0][0] == p\n", ["OG303"]),
+    ("whole-value-cut-to-its-length", "def test_a():\n    assert f() == [(p, d)]\n", "def test_a():\n    ret = f()\n    assert len(ret) == 1\n", ["OG303"]),
     ("golden-and-output-parsed", "import json\ndef test_a():\n    assert render() == GOLD.read_text()\n", "import json\ndef test_a():\n    assert json.loads(render()) == json.loads(GOLD.read_text())\n", ["OG303"]),
     ("golden-lines-filtered", "def test_a():\n    assert render().splitlines() == GOLD.read_text().splitlines()\n",
      "def test_a():\n    assert [l for l in render().splitlines() if 'time' not in l] == [l for l in GOLD.read_text().splitlines() if 'time' not in l]\n", ["OG303"]),
