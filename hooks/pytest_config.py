@@ -11,13 +11,13 @@ collects) lives in collection_snapshot.py.
 from __future__ import annotations
 
 import ast
-import configparser
 import re
 import shlex
 import sys
 from dataclasses import dataclass, field
 
 from hooks import changes
+from hooks import runners as ci
 from hooks.pysource import Module, SourceError
 from hooks.report import Finding, UsageError
 
@@ -90,16 +90,13 @@ def _line_of(text: str, needle: str) -> int:
 
 
 def _from_ini(path: str, text: str) -> Settings | None:
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    try:
-        parser.read_string(text, source=path)
-    except configparser.Error as exc:
-        raise UsageError(f"{path}: could not read it as INI: {' '.join(str(exc).split())}") from None
+    # iniconfig is pytest's own reader: key case, duplicates and `#` in values as pytest sees them.
     section = INI_FILES[path.rsplit("/", 1)[-1]]
-    if not parser.has_section(section):
+    sections = ci.ini_sections(path, text)
+    if section not in sections:
         return None
     settings = Settings(path)
-    for key, value in parser.items(section):
+    for key, _, value in sections[section]:
         if key == "addopts":
             values = _split(value)
         elif key == "filterwarnings":  # one filter a line; filters hold spaces
@@ -300,22 +297,11 @@ def compare_conftest(path: str, base: bytes | None, new: bytes) -> list[Finding]
 
 # -- CI and task-runner command lines --------------------------------------------
 
-_STRING = re.compile(r"""(['"])(.*?)\1""")
-
-
-def _command_options(text: str, python: bool) -> list[tuple[str, str, int]]:
-    """Narrowing options on lines that run pytest (in Python: its string arguments)."""
+def _command_options(text: str, python: bool, path: str = "") -> list[tuple[str, str, int]]:
+    """Narrowing options of every pytest run in a runner file (commands and PYTEST_ADDOPTS)."""
     found = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if "pytest" not in line and "py.test" not in line:
-            continue
-        tail = line.split("pytest", 1)[-1] if "pytest" in line else line.split("py.test", 1)[-1]
-        if python:
-            strings = [m.group(2) for m in _STRING.finditer(line)]
-            start = next((i for i, text in enumerate(strings) if "pytest" in text or "py.test" in text), len(strings))
-            tokens = strings[start + 1 :]
-        else:
-            tokens = _split(tail.replace("\\", " "))
+    name = path or ("noxfile.py" if python else "script.sh")
+    for number, tokens in ci.read(name, text).pytest_arguments():
         for option, value in _options(tokens):
             found.append((option, value, number))
     return found
@@ -323,9 +309,9 @@ def _command_options(text: str, python: bool) -> list[tuple[str, str, int]]:
 
 def compare_runner(path: str, base: bytes | None, new: bytes) -> list[Finding]:
     python = path.endswith(".py")
-    known = [(o, v) for o, v, _ in _command_options((base or b"").decode("utf-8", "replace"), python)]
+    known = [(o, v) for o, v, _ in _command_options((base or b"").decode("utf-8", "replace"), python, path)]
     findings = []
-    for option, value, line in _command_options(new.decode("utf-8", "replace"), python):
+    for option, value, line in _command_options(new.decode("utf-8", "replace"), python, path):
         if (option, value) in known:
             known.remove((option, value))
             continue
