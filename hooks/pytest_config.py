@@ -41,6 +41,9 @@ NARROWING_OPTIONS = {
     "--confcutdir": "limits conftest loading to",
     "-p": "changes plugins:",
     "--hypothesis-profile": "loads the Hypothesis profile",  # fewer examples, in one line
+    "--deselect-from-file": "deselects the tests listed in",
+    "--select-from-file": "selects only the tests listed in",
+    "--quarantine": "xfails the tests listed in",
 }
 NARROWING_FLAGS = {
     "--continue-on-collection-errors": "lets collection errors pass",
@@ -52,6 +55,14 @@ NARROWING_FLAGS = {
     "--co": "only collects",
     "--collect-only": "only collects",
     "--no-summary": None,
+    "--sw-skip": "runs stepwise",
+    "--sw-reset": "runs stepwise",
+    "--stepwise-reset": "runs stepwise",
+    "--setup-only": "runs no test bodies",
+    "--setup-plan": "runs no tests",
+    "--picked": "runs only tests of changed files",
+    "--testmon": "runs only tests affected by changes",
+    "--testmon-forceselect": "runs only tests affected by changes",
 }
 CONFIG_FILES = set(INI_FILES) | {PYPROJECT}
 # `-p no:NAME` for these changes output or speed, never which tests count.
@@ -323,18 +334,22 @@ def compare_runner(path: str, base: bytes | None, new: bytes) -> list[Finding]:
 
 def check(change_set: changes.ChangeSet) -> list[Finding]:
     """Configuration weakenings in the change, compared with the base."""
+    from hooks import switches
+
     touched = set(change_set.changed_paths)
     config_changed = bool(touched & CONFIG_FILES) or any(p in CONFIG_FILES for p in change_set.deleted)
+    coverage_changed = ".coveragerc" in touched or ".coveragerc" in change_set.deleted
     conftests = [p for p in touched if p.rsplit("/", 1)[-1] == "conftest.py"]
     runners = [p for p in touched if RUNNER_FILES.match(p)]
-    if not (config_changed or conftests or runners):
-        return []
-    wanted = sorted(CONFIG_FILES) + conftests + runners
+    findings: list[Finding] = switches.pragmas(change_set, change_set.read_new, change_set.read_base)
+    if not (config_changed or conftests or runners or coverage_changed):
+        return findings
+    wanted = sorted(CONFIG_FILES) + [".coveragerc"] + conftests + runners
     new = change_set.read_new(wanted)
     base = change_set.read_base([change_set.old_path(p) or p for p in wanted])
-    findings: list[Finding] = []
+    base_settings, new_settings = settings_of(base), settings_of(new)
     if config_changed:
-        findings += compare_settings(settings_of(base), settings_of(new))
+        findings += compare_settings(base_settings, new_settings)
     for path in conftests:
         data = new.get(path)
         if data is not None:
@@ -345,4 +360,6 @@ def check(change_set: changes.ChangeSet) -> list[Finding]:
             findings += compare_runner(path, base.get(change_set.old_path(path) or ""), data)
     if "tox.ini" in runners and new.get("tox.ini") is not None:
         findings += compare_runner("tox.ini", base.get("tox.ini"), new["tox.ini"])  # type: ignore[index]
+    # Reruns, regeneration, coverage floors, partial runs, stripped asserts (hooks/switches.py).
+    findings += switches.check(change_set, base, new, base_settings, new_settings, runners)
     return findings

@@ -22,6 +22,7 @@ an unreadable runner never hides a command.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import shlex
 from typing import Iterable, NamedTuple
@@ -463,6 +464,7 @@ def _make_runner(path: str, text: str) -> Runner:
 # -- dispatch -------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=64)  # several rules read the same file; callers never mutate a Runner
 def read(path: str, text: str) -> Runner:
     """Every pytest/coverage command and environment setting in one runner file."""
     name = path.rsplit("/", 1)[-1]
