@@ -222,3 +222,24 @@ def test_the_reader_finds_commands_in_every_runner() -> None:
     assert [c.args for c in runners.read("Makefile", make).commands] == [("-x", "--sw")]
     assert [c.args for c in runners.read("scripts/t.sh", "pip install pytest-rerunfailures\ncoverage run -m pytest --lf && coverage report\n").commands] == [
         ("run", "-m", "pytest", "--lf"), ("--lf",), ("report",)]
+
+
+@pytest.mark.parametrize("extra", [[], ["--skip", "collection-snapshot"]], ids=["check", "check-static-only"])
+def test_oracle_guard_check_reaches_every_switch_rule(repo: Repo, capsys: pytest.CaptureFixture[str], extra: list[str]) -> None:
+    from hooks.check import main
+
+    repo.write("tests/test_a.py", "import pytest\n\n\ndef test_a():\n    assert 2 + 2 == 4\n")
+    repo.write(".github/workflows/ci.yml", WF.format("pytest -q"))
+    repo.write("pytest.ini", "[pytest]\naddopts = -q --cov-fail-under=90\n", dedent=False)
+    repo.commit("base")
+    repo.write("tests/test_a.py", "import pytest\n\n\n@pytest.mark.flaky(reruns=3)\ndef test_a():\n    assert 2 + 2 == 4\n")
+    repo.write(".github/workflows/ci.yml", WF.format("python -O -m pytest -q --snapshot-update"))
+    repo.write("pytest.ini", "[pytest]\naddopts = -q --cov-fail-under=50 --lf --reruns 2\n", dedent=False)
+    repo.stage()
+    code = repo.run(main, *extra)
+    out = capsys.readouterr().out
+    assert code == 1
+    for expected in ("tests/test_a.py:4:2: OG110", ".github/workflows/ci.yml:5:1: OG861", ".github/workflows/ci.yml:5:1: OG864",
+                     "pytest.ini:2:1: OG860", "pytest.ini:2:1: OG862", "pytest.ini:2:1: OG851"):
+        assert expected in out, out
+
