@@ -342,6 +342,7 @@ def check(change_set: changes.ChangeSet) -> list[Finding]:
     conftests = [p for p in touched if p.rsplit("/", 1)[-1] == "conftest.py"]
     runners = [p for p in touched if RUNNER_FILES.match(p)]
     findings: list[Finding] = switches.pragmas(change_set, change_set.read_new, change_set.read_base)
+    findings += switches.code_switches(change_set, change_set.read_new, change_set.read_base)
     if not (config_changed or conftests or runners or coverage_changed):
         return findings
     wanted = sorted(CONFIG_FILES) + [".coveragerc"] + conftests + runners

@@ -433,13 +433,72 @@ def tracked_python_files(target: str | None) -> list[str]:
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p.endswith(".py")]
 
 
-def mentions(target: str | None, name: str) -> bool:
-    """Whether a tracked Python file of the new side spells NAME (a test or helper reading the variable)."""
-    args = ["grep", "-l", "-F", "-e", name]
+def mentions(target: str | None, name: str, besides: str = "") -> bool:
+    """Whether a tracked Python file of the new side (other than BESIDES) spells NAME: code that reads the variable."""
+    args = ["grep", "-l", "-z", "-F", "-e", name]
     if target:
         args.append(target)
-    out = git.run(*args, "--", "*.py", check=False)
-    return bool(out.strip())
+    out = git.run(*args, "--", "*.py", check=False).decode("utf-8", "surrogateescape")
+    found = [p.split(":", 1)[1] if target else p for p in out.split("\0") if p]
+    return any(p != besides for p in found)
+
+
+# -- switches flipped from Python: a conftest or test module --------------------------------
+
+# `config.option.reruns = 3`, `setattr(config.option, "force_regen", True)`
+_OPTION_SET = re.compile(r"""(?:\.option\.(\w+)\s*=(?!=)\s*([^\n#]*)|setattr\(\s*[\w.]*option\s*,\s*['"](\w+)['"]\s*,\s*([^\n)]*))""")
+OPTION_CODES = {
+    "reruns": "OG860", "retries": "OG860", "force_flaky": "OG860",
+    "force_regen": "OG861", "regen_all": "OG861", "snapshot_update": "OG861", "update_goldens": "OG861", "inline_snapshot": "OG861", "regtest_reset": "OG861",
+    "no_cov": "OG862",
+}
+CODE_HINTS = (b"option", b"Automatically", b"environ", b"putenv")
+
+
+def code_switches(change_set: object, read_new: Callable[[list[str]], dict[str, bytes | None]], read_base: Callable[[list[str]], dict[str, bytes | None]]) -> list[Finding]:
+    """Options set on `config.option`, auto-approving reporters and regeneration variables set in test code."""
+    paths = [p for p in change_set.changed_paths if p.endswith(".py") and TEST_FILES.search(p)]  # type: ignore[attr-defined]
+    if not paths:
+        return []
+    new = read_new(paths)
+    hot = [p for p in paths if any(h in (new.get(p) or b"") for h in CODE_HINTS)]
+    if not hot:
+        return []
+    old_of = {p: change_set.old_path(p) for p in hot}  # type: ignore[attr-defined]
+    base = read_base([o for o in old_of.values() if o])
+    target = getattr(change_set, "target", None)
+    findings = []
+    for path in hot:
+        text = (new[path] or b"").decode("utf-8", "replace")
+        old = (base.get(old_of[path] or "") or b"").decode("utf-8", "replace")
+        known = [_option_key(m) for m in _OPTION_SET.finditer(old)]
+        for match in _OPTION_SET.finditer(text):
+            name, value = _option_key(match)
+            code = OPTION_CODES.get(name)
+            if code is None or not _truthy(value) or (name, value) in known:
+                continue
+            if code == "OG860" and any(n == name and _count(value) <= _count(v) for n, v in known):
+                continue  # a lower count than the base's
+            line = text.count("\n", 0, match.start()) + 1
+            next_step = {"OG860": LEDGER, "OG861": REGEN, "OG862": FLOOR}[code]
+            findings.append(Finding(path, line, 1, code, f"`config.option.{name} = {value}` switches the run from code; {next_step}"))
+        for word in ("ReporterThatAutomaticallyApproves", "AutoApprover"):
+            if text.count(word) > old.count(word):
+                line = text.count("\n", 0, text.rindex(word)) + 1
+                findings.append(Finding(path, line, 1, "OG861", f"`{word}` approves every received output instead of comparing; {REGEN}"))
+        known_env = [(s.name, s.value) for s in ci.read(path, old).env] if old else []
+        for setting in ci.read(path, text).env:
+            if (setting.name, setting.value) in known_env or not _truthy(setting.value) or not REGEN_ENV.search(setting.name):
+                continue
+            if mentions(target, setting.name, besides=path):
+                findings.append(Finding(path, setting.line, 1, "OG861", f"`{setting.name}={setting.value}` set from test code is read by the project's code: a switch that regenerates expected output instead of comparing; {REGEN}"))
+    return findings
+
+
+def _option_key(match: re.Match[str]) -> tuple[str, str]:
+    name = match.group(1) or match.group(3) or ""
+    value = (match.group(2) if match.group(1) else match.group(4) or "").strip().strip("'\"")
+    return name, value
 
 
 def check(change_set: object, base: dict[str, bytes | None], new: dict[str, bytes | None], base_settings: object, new_settings: object, runner_paths: list[str]) -> list[Finding]:

@@ -243,3 +243,42 @@ def test_oracle_guard_check_reaches_every_switch_rule(repo: Repo, capsys: pytest
                      "pytest.ini:2:1: OG860", "pytest.ini:2:1: OG862", "pytest.ini:2:1: OG851"):
         assert expected in out, out
 
+
+
+READER = "tests/test_render.py", "import os\n\n\ndef test_render():\n    assert os.environ.get('UPDATE_GOLDENS', '0') in ('0', '1')\n"
+
+
+@pytest.mark.parametrize(("new", "expected"), [
+    ("def pytest_configure(config):\n    config.option.reruns = 3\n", ["OG860"]),
+    ("def pytest_configure(config):\n    setattr(config.option, 'force_regen', True)\n", ["OG861"]),
+    ("def pytest_configure(config):\n    config.option.snapshot_update = True\n", ["OG861"]),
+    ("def pytest_configure(config):\n    config.option.no_cov = True\n", ["OG862"]),
+    ("import os\n\nos.environ['UPDATE_GOLDENS'] = '1'\n", ["OG861"]),
+    ("from approvaltests import set_default_reporter\nfrom approvaltests.reporters import ReporterThatAutomaticallyApproves\n\nset_default_reporter(ReporterThatAutomaticallyApproves())\n", ["OG861"]),
+    # honest twins
+    ("def pytest_configure(config):\n    config.option.reruns = 0\n", []),
+    ("def pytest_configure(config):\n    config.option.verbose = 2\n", []),
+    ("def pytest_configure(config):\n    if config.option.snapshot_update == True:\n        pass\n", []),
+    ("import os\n\nos.environ['UPDATE_GOLDENS'] = '0'\n", []),
+    ("import os\n\nos.environ['TZ'] = 'UTC'\n", []),
+])
+def test_switches_flipped_in_a_conftest(repo: Repo, monkeypatch: pytest.MonkeyPatch, new: str, expected: list[str]) -> None:
+    repo.write(*READER)
+    repo.write("tests/conftest.py", "import os\n")
+    repo.commit("base")
+    repo.write("tests/conftest.py", new)
+    assert [f.split()[1] for f in findings(repo, monkeypatch)] == expected
+
+
+def test_a_lower_rerun_count_set_in_a_conftest_passes(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("tests/conftest.py", "def pytest_configure(config):\n    config.option.reruns = 3\n")
+    repo.commit("base")
+    repo.write("tests/conftest.py", "def pytest_configure(config):\n    config.option.reruns = 1\n")
+    assert findings(repo, monkeypatch) == []
+
+
+def test_a_regeneration_variable_nobody_else_reads_passes(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("tests/conftest.py", "import os\n")
+    repo.commit("base")
+    repo.write("tests/conftest.py", "import os\n\nos.environ['UPDATE_GOLDENS'] = '1'\n")
+    assert findings(repo, monkeypatch) == []
