@@ -25,8 +25,6 @@ make a red suite green without touching a test.
 """
 from __future__ import annotations
 
-import configparser
-import fnmatch
 import re
 from typing import Callable, Iterable, NamedTuple
 
@@ -198,6 +196,8 @@ def _coverage_file(name: str, text: str) -> Coverage | None:
             return None  # invalid TOML is pytest_config's finding (exit 2)
         sections = {k: v for k, v in table.items() if isinstance(v, dict)}
     else:
+        import configparser  # only when coverage configuration changed
+
         parser = configparser.ConfigParser(interpolation=None, strict=False)  # coverage.py reads with configparser
         try:
             parser.read_string(text, source=name)
@@ -230,6 +230,7 @@ def _coverage_file(name: str, text: str) -> Coverage | None:
 
 
 def _omits(pattern: str, path: str) -> bool:
+    import fnmatch
     if pattern.startswith(("*", "/")):
         return fnmatch.fnmatch("/" + path, pattern)
     return fnmatch.fnmatch(path, pattern.removeprefix("./"))
