@@ -92,7 +92,8 @@ class SkipMarkRule(Rule):
 
     def no_stronger(self, new: tuple[str, ...], base: tuple[str, ...]) -> bool:
         """A rerun mark whose count went down (or stayed) is the honest twin of one that went up."""
-        return new[1] == base[1] and new[0] == base[0] and new[3:] == base[3:] and _is_rerun(new[1]) and rerun_count(new[2]) <= rerun_count(base[2])
+        # Any spelling to any other (`@flaky(max_runs=3)` -> `@pytest.mark.flaky(max_runs=3)`): the count decides.
+        return new[0] == base[0] and new[3:] == base[3:] and _is_rerun(new[1]) and _is_rerun(base[1]) and rerun_count(new[2]) <= rerun_count(base[2])
 
     def allowed(self, occurrence: Occurrence, path: str, ledger, now) -> bool:  # type: ignore[no-untyped-def,override]
         """A rerun mark also has to fit the covering freeze's remaining_reruns."""

@@ -63,6 +63,7 @@ REJECTED = [
 RAISED = [
     ("raised", on_a("@pytest.mark.flaky(reruns=1)"), on_a("@pytest.mark.flaky(reruns=5)"), "OG110 new flaky mark (reruns=5) on test_a"),
     ("raised-flaky", on_a("@flaky(max_runs=2)", "from flaky import flaky"), on_a("@flaky(max_runs=9)", "from flaky import flaky"), "OG110 new flaky decorator (max_runs=9) on test_a"),
+    ("respelled-and-raised", on_a("@flaky(max_runs=3)", "from flaky import flaky"), on_a("@pytest.mark.flaky(reruns=4)"), "OG110 new flaky mark (reruns=4) on test_a"),
     ("count-made-dynamic", on_a("@pytest.mark.flaky(reruns=1)"), on_a("@pytest.mark.flaky(reruns=N)"), "OG110 new flaky mark (reruns=N) on test_a"),
 ]
 
@@ -78,6 +79,9 @@ ACCEPTED = [
     ("unchanged", on_a("@pytest.mark.flaky(reruns=2)"), on_a("@pytest.mark.flaky(reruns=2)").replace("2 + 2 == 4", "4 == 2 + 2")),
     ("removed", on_a("@flaky(max_runs=3)", "from flaky import flaky"), BASE),
     ("flaky-package-lowered", on_a("@flaky(max_runs=5)", "from flaky import flaky"), on_a("@flaky(max_runs=3)", "from flaky import flaky")),
+    # found on ipykernel (#1411): the flaky package's decorator respelled as the mark its plugin reads
+    ("respelled", on_a("@flaky(max_runs=3)", "import pytest\nfrom flaky import flaky"), on_a("@pytest.mark.flaky(max_runs=3)")),
+    ("respelled-bare", on_a("@flaky", "import pytest\nfrom flaky import flaky"), on_a("@pytest.mark.flaky")),
     ("new-test", BASE, BASE + "\n\n@pytest.mark.flaky(reruns=1)\ndef test_new():\n    assert 1 + 1 == 2\n"),
     ("other-marks", BASE, on_a("@pytest.mark.slow")),
     ("retry-in-body", BASE, BASE.replace("assert 2 + 2 == 4", "client.retry(3)\n    assert 2 + 2 == 4")),
