@@ -55,6 +55,8 @@ class RerunWatch:
         if self.guard.worker:
             return
         node = report.nodeid
+        if type(report).__name__.lower().startswith("subtest"):
+            return  # pytest's subtests (and pytest-subtests) report each subtest under the test's id
         if report.when == "call":
             if report.outcome in PLAIN_OUTCOMES:
                 self.call_reports[node] = self.call_reports.get(node, 0) + 1

@@ -99,3 +99,25 @@ def test_the_gates_own_freeze_reruns_stay_within_the_budget(proj: Path) -> None:
     proc = pytest_run(proj, *NOW, "--oracle-guard-report", "report.json")
     assert proc.returncode == 0, proc.stdout
     assert json.loads((proj / "report.json").read_text())["unexpected_reruns"] == []
+
+
+def test_subtests_are_not_reruns(proj: Path) -> None:
+    subtests = """\
+import unittest
+
+
+def test_sub(subtests):
+    for i in range(3):
+        with subtests.test(i=i):
+            assert i >= 0
+
+
+class TestU(unittest.TestCase):
+    def test_u(self):
+        for i in range(3):
+            with self.subTest(i=i):
+                self.assertGreaterEqual(i, 0)
+"""
+    write(proj, {"tests/test_s.py": subtests, "tests/agent_contract.yaml": CONTRACT})
+    proc = pytest_run(proj, *NOW)
+    assert proc.returncode == 0 and "oracle-guard reruns" not in proc.stdout, proc.stdout
