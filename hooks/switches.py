@@ -87,7 +87,7 @@ def parse(tokens: Iterable[str]) -> list[Switch]:
         token = items[i]
         if token.startswith("--"):
             name, eq, value = token.partition("=")
-            if not eq and name in VALUE_OPTIONS and i + 1 < len(items):
+            if not eq and name in VALUE_OPTIONS and i + 1 < len(items) and not (items[i + 1].startswith("-") and items[i + 1] != "-"):
                 value = items[i + 1]
                 i += 1
             found.append(Switch(name if name != "--override-ini" else "-o", value))
@@ -171,6 +171,7 @@ class Coverage(NamedTuple):
     fail_under: float | None
     omit: tuple[str, ...]
     lines: dict[str, int]
+    exclude: tuple[str, ...] = ()  # [report] exclude_lines + exclude_also
 
 
 def coverage_of(blobs: dict[str, bytes | None]) -> Coverage:
@@ -211,7 +212,7 @@ def _coverage_file(name: str, text: str) -> Coverage | None:
     if not sections:
         return None
     lines = {}
-    for key in ("fail_under", "omit"):
+    for key in ("fail_under", "omit", "exclude_lines", "exclude_also"):
         for number, line in enumerate(text.splitlines(), 1):
             if re.match(rf"\s*{key}\s*=", line):
                 lines[key] = number
@@ -226,7 +227,37 @@ def _coverage_file(name: str, text: str) -> Coverage | None:
             omit += [str(v) for v in raw]
         elif isinstance(raw, str):
             omit += [v.strip() for v in re.split(r"[,\n]", raw) if v.strip()]
-    return Coverage(name, fail_under, tuple(omit), lines)
+    exclude: list[str] = []
+    for key in ("exclude_lines", "exclude_also"):
+        raw = report.get(key)
+        if isinstance(raw, list):
+            exclude += [str(v) for v in raw]
+        elif isinstance(raw, str):
+            exclude += [v.strip() for v in raw.splitlines() if v.strip()]
+    return Coverage(name, fail_under, tuple(omit), lines, tuple(exclude))
+
+
+# Exclusions of code that never runs under test by design; adding one hides nothing.
+IDIOMS = ("type_checking", "overload", "abstractmethod", "notimplementederror", "__main__", "no cover", "protocol", r"\.\.\.", "...")
+
+
+def _hides_source(pattern: str, target: str | None) -> str | None:
+    """A tracked source line the new exclusion regex matches (git grep -E), or why it cannot tell."""
+    lowered = pattern.lower()
+    if any(idiom in lowered for idiom in IDIOMS):
+        return None
+    args = ["grep", "-n", "-I", "-E", "-e", pattern]
+    if target:
+        args.append(target)
+    try:
+        out = git.run(*args, "--", "*.py", check=False).decode("utf-8", "replace")
+    except Exception:  # a regex git cannot read: unverifiable, so reported
+        return "a pattern git grep cannot check"
+    for line in out.splitlines():
+        path = line.split(":", 2)[1] if target else line.split(":", 1)[0]
+        if not TEST_FILES.search(path):
+            return ":".join(line.split(":", 3)[1:3] if target else line.split(":", 2)[:2])
+    return None
 
 
 def _omits(pattern: str, path: str) -> bool:
@@ -245,6 +276,7 @@ class Context(NamedTuple):
     python_files: Callable[[], list[str]]  # tracked .py files of the new side
     reads_env: Callable[[str], bool]  # whether the project's Python code mentions the variable
     frozen: Callable[[str, float], bool]  # whether a valid freeze covers the node id with that many reruns
+    excludes: Callable[[str], str | None] = lambda pattern: None  # a source line a new exclusion hides
 
 
 def compare_config(base_settings: object, new_settings: object, base_cov: Coverage, new_cov: Coverage, ci_floors: list[float], context: Context) -> list[Finding]:
@@ -267,8 +299,9 @@ def compare_config(base_settings: object, new_settings: object, base_cov: Covera
         if spelled not in known:
             findings.append(Finding(where, at("addopts"), 1, "OG861", f"addopts `{spelled}` {what} instead of comparing; {REGEN}"))
     findings += _partial(base_sw, new_sw, where, at("addopts"), "OG851", "addopts")
-    if "--no-cov" in {s.option for s in new_sw} - {s.option for s in base_sw} and _effective_floor(base_sw, base_cov):
-        findings.append(Finding(where, at("addopts"), 1, "OG862", f"addopts `--no-cov` switches coverage and its floor off; {FLOOR}"))
+    measured = _effective_floor(base_sw, base_cov) or any(s.option == "--cov" for s in base_sw)
+    if "--no-cov" in {s.option for s in new_sw} - {s.option for s in base_sw} and measured:
+        findings.append(Finding(where, at("addopts"), 1, "OG862", "addopts `--no-cov` switches coverage, and every floor on it, off; remove it"))
 
     old_floor, new_floor = _effective_floor(base_sw, base_cov), _effective_floor(new_sw, new_cov)
     if new_floor < old_floor and not any(f >= old_floor for f in ci_floors):
@@ -283,6 +316,11 @@ def compare_config(base_settings: object, new_settings: object, base_cov: Covera
             hit = next((p for p in sources if _omits(pattern, p)), None)
             if hit:
                 findings.append(Finding(new_cov.source, new_cov.lines.get("omit", 1), 1, "OG862", f"coverage `omit` now excludes source files ({pattern!r} matches {hit}), so the floor no longer measures them; remove the pattern"))
+    for pattern in [p for p in new_cov.exclude if p not in base_cov.exclude]:
+        hit = context.excludes(pattern)
+        if hit:
+            line = new_cov.lines.get("exclude_also", new_cov.lines.get("exclude_lines", 1))
+            findings.append(Finding(new_cov.source, line, 1, "OG862", f"coverage now excludes lines matching {pattern!r} ({hit}), so the floor no longer measures them; remove the pattern"))
     return findings
 
 
@@ -365,7 +403,7 @@ def compare_runner(path: str, base: ci.Runner, new: ci.Runner, context: Context,
             now = f"{best_new:g}" if new_floors else "0 (none)"
             findings.append(Finding(path, line, 1, "OG862", f"coverage floor lowered: fail-under {best_old:g} -> {now}; {FLOOR}"))
     if len(no_cov_lines) > old_no_cov and (old_floors or config_floor):
-        findings.append(Finding(path, no_cov_lines[-1], 1, "OG862", f"pytest command `--no-cov` switches coverage and its floor off; {FLOOR}"))
+        findings.append(Finding(path, no_cov_lines[-1], 1, "OG862", "pytest command `--no-cov` switches coverage, and every floor on it, off; remove it"))
     findings += _compare_env(path, base, new, context)
     return findings
 
@@ -522,7 +560,7 @@ def check(change_set: object, base: dict[str, bytes | None], new: dict[str, byte
             files.append(tracked_python_files(target))
         return files[0]
 
-    context = Context(python_files, lambda name: mentions(target, name), frozen)
+    context = Context(python_files, lambda name: mentions(target, name), frozen, lambda pattern: _hides_source(pattern, target))
     old_of = getattr(change_set, "old_path")
     base_runners = {p: _runner(p, base.get(old_of(p) or "")) for p in runner_paths}
     new_runners = {p: _runner(p, new.get(p)) for p in runner_paths}

@@ -60,7 +60,13 @@ CASES = [
     ("pytest.ini", "[pytest]\naddopts = --cov=pkg --cov-fail-under=90\n", "[pytest]\naddopts = --cov=pkg --cov-fail-under=95\n", None),
     ("pytest.ini", "[pytest]\naddopts = --cov=pkg --cov-fail-under 90\n", "[pytest]\naddopts = --cov=pkg\n", "OG862"),
     ("pytest.ini", "[pytest]\naddopts = --cov=pkg --cov-fail-under=90\n", "[pytest]\naddopts = --cov=pkg --cov-fail-under=90 --no-cov\n", "OG862"),
-    ("pytest.ini", "[pytest]\naddopts = --cov=pkg\n", "[pytest]\naddopts = --cov=pkg --no-cov\n", None),
+    ("pytest.ini", "[pytest]\naddopts = --cov=pkg\n", "[pytest]\naddopts = --cov=pkg --no-cov\n", "OG862"),  # a floor may live in CI
+    ("pytest.ini", "[pytest]\naddopts = -q\n", "[pytest]\naddopts = -q --no-cov\n", None),  # nothing was measured
+    ("pytest.ini", "[pytest]\naddopts = --cov --cov-fail-under 90\n", "[pytest]\naddopts = --cov --cov-fail-under 91\n", None),
+    (".coveragerc", "[report]\nexclude_also =\n    if TYPE_CHECKING:\n", "[report]\nexclude_also =\n    if TYPE_CHECKING:\n    raise ValueError\n", "OG862"),
+    (".coveragerc", "[report]\nexclude_also =\n    if TYPE_CHECKING:\n", "[report]\nexclude_also =\n    if TYPE_CHECKING:\n    @overload\n    raise NotImplementedError\n", None),
+    (".coveragerc", "[report]\nexclude_also =\n    if TYPE_CHECKING:\n", "[report]\nexclude_also =\n    if TYPE_CHECKING:\n    def never_written_anywhere\n", None),
+    ("pyproject.toml", '[tool.coverage.report]\nexclude_lines = ["pragma: no cover"]\n', '[tool.coverage.report]\nexclude_lines = ["pragma: no cover", "return w"]\n', "OG862"),
     (".coveragerc", "[report]\nfail_under = 90\n", "[report]\nfail_under = 10\n", "OG862"),
     (".coveragerc", "[report]\nfail_under = 90\n", "[report]\nfail_under = 92.5\n", None),
     (".coveragerc", "[report]\nfail_under = 90\n", "[report]\nshow_missing = true\n", "OG862"),
@@ -103,7 +109,7 @@ CASES = [
 
 @pytest.mark.parametrize(("path", "base", "new", "expected"), CASES)
 def test_switches(repo: Repo, monkeypatch: pytest.MonkeyPatch, path: str, base: str, new: str, expected: str | None) -> None:
-    repo.write("src/pkg/core.py", "def f():\n    return 1\n")
+    repo.write("src/pkg/core.py", "def f(w):\n    if w < 0:\n        raise ValueError(w)\n    return w\n")
     repo.write(path, base, dedent=False)
     repo.commit("base")
     repo.write(path, new, dedent=False)
