@@ -94,6 +94,14 @@ CASES = [
     (".github/workflows/ci.yml", BLOCK.format("tests"), BLOCK.format("--last-failed tests"), "OG859"),
     (".github/workflows/ci.yml", WF.format("pytest -q"), WF.format(">\n          pytest -q\n          --co"), "OG859"),
     ("scripts/test.sh", "pytest -q\n", "pytest -q \\\n  --deselect tests/test_a.py::test_x\n", "OG859"),
+    # PYTEST_ADDOPTS narrows every pytest run of the file (issue 10: CI and config)
+    (".github/workflows/ci.yml", ENV.format("CI: 'true'"), ENV.format("PYTEST_ADDOPTS: -k 'not slow'"), "OG859"),
+    (".github/workflows/ci.yml", ENV.format("CI: 'true'"), ENV.format("PYTEST_ADDOPTS: -q --tb=short"), None),
+    ("tox.ini", "[testenv]\ncommands = pytest\n", "[testenv]\nsetenv =\n    PYTEST_ADDOPTS=--deselect tests/test_a.py::test_x\ncommands = pytest\n", "OG859"),
+    ("noxfile.py", "def t(session):\n    session.run('pytest')\n", "def t(session):\n    session.env['PYTEST_ADDOPTS'] = '--lf'\n    session.run('pytest')\n", "OG859"),
+    ("Makefile", "test:\n\tpytest\n", "ARGS ?= -m 'not slow'\ntest:\n\tpytest $(ARGS)\n", "OG859"),
+    ("Makefile", "test:\n\tpytest\n", "ARGS ?= -v\ntest:\n\tpytest $(ARGS)\n", None),
+    (".gitlab-ci.yml", "variables:\n  CI: 'true'\ntest:\n  script: [pytest]\n", "variables:\n  PYTEST_ADDOPTS: --ignore=tests/slow\ntest:\n  script: [pytest]\n", "OG859"),
     # stripped asserts
     (".github/workflows/ci.yml", WF.format("python -m pytest -q"), WF.format("python -O -m pytest -q"), "OG864"),
     (".github/workflows/ci.yml", WF.format("python -m pytest -q"), WF.format("python -OO -m pytest -q"), "OG864"),
