@@ -484,14 +484,40 @@ def mentions(target: str | None, name: str, besides: str = "") -> bool:
 
 # -- switches flipped from Python: a conftest or test module --------------------------------
 
-# `config.option.reruns = 3`, `setattr(config.option, "force_regen", True)`
-_OPTION_SET = re.compile(r"""(?:\.option\.(\w+)\s*=(?!=)\s*([^\n#]*)|setattr\(\s*[\w.]*option\s*,\s*['"](\w+)['"]\s*,\s*([^\n)]*))""")
 OPTION_CODES = {
     "reruns": "OG860", "retries": "OG860", "force_flaky": "OG860",
     "force_regen": "OG861", "regen_all": "OG861", "snapshot_update": "OG861", "update_goldens": "OG861", "inline_snapshot": "OG861", "regtest_reset": "OG861",
     "no_cov": "OG862",
 }
-CODE_HINTS = (b"option", b"Automatically", b"environ", b"putenv")
+AUTO_APPROVERS = ("ReporterThatAutomaticallyApproves", "AutoApprover")
+CODE_HINTS = (b"option", b"Automatically", b"AutoApprover", b"environ", b"putenv")
+
+
+def _code_facts(text: str) -> list[tuple[str, str, int]] | None:
+    """(what, value, line) of switches set in Python code: `config.option.X = v`,
+    `setattr(config.option, "X", v)`, a name of an auto-approving reporter.
+    Strings and comments never count (the code is parsed); None if it does not parse."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    facts = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) and target.value.attr == "option":
+                    facts.append((f"option.{target.attr}", ast.unparse(node.value), node.lineno))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) == 3:
+            owner, name, value = node.args
+            if isinstance(owner, ast.Attribute) and owner.attr == "option" and isinstance(name, ast.Constant) and isinstance(name.value, str):
+                facts.append((f"option.{name.value}", ast.unparse(value), node.lineno))
+        elif isinstance(node, (ast.Name, ast.Attribute)):
+            spelled = node.id if isinstance(node, ast.Name) else node.attr
+            if spelled in AUTO_APPROVERS and isinstance(node.ctx, ast.Load):
+                facts.append((spelled, "", node.lineno))
+    return facts
 
 
 def code_switches(change_set: object, read_new: Callable[[list[str]], dict[str, bytes | None]], read_base: Callable[[list[str]], dict[str, bytes | None]]) -> list[Finding]:
@@ -510,21 +536,25 @@ def code_switches(change_set: object, read_new: Callable[[list[str]], dict[str, 
     for path in hot:
         text = (new[path] or b"").decode("utf-8", "replace")
         old = (base.get(old_of[path] or "") or b"").decode("utf-8", "replace")
-        known = [_option_key(m) for m in _OPTION_SET.finditer(old)]
-        for match in _OPTION_SET.finditer(text):
-            name, value = _option_key(match)
-            code = OPTION_CODES.get(name)
-            if code is None or not _truthy(value) or (name, value) in known:
+        facts = _code_facts(text)
+        if facts is None:
+            continue  # a file that does not parse is reported by the Python hooks (OG001)
+        known = [(what, value) for what, value, _ in (_code_facts(old) or [])]
+        for what, value, line in facts:
+            if (what, value) in known:
+                known.remove((what, value))
                 continue
-            if code == "OG860" and any(n == name and _count(value) <= _count(v) for n, v in known):
+            if what in AUTO_APPROVERS:
+                findings.append(Finding(path, line, 1, "OG861", f"`{what}` approves every received output instead of comparing; {REGEN}"))
+                continue
+            name = what.split(".", 1)[1]
+            code = OPTION_CODES.get(name)
+            if code is None or not _truthy(value.strip("'\"")) or value in ("False", "None"):
+                continue
+            if code == "OG860" and any(w == what and _count(value) <= _count(v) for w, v in known):
                 continue  # a lower count than the base's
-            line = text.count("\n", 0, match.start()) + 1
-            next_step = {"OG860": LEDGER, "OG861": REGEN, "OG862": FLOOR}[code]
+            next_step = {"OG860": LEDGER, "OG861": REGEN, "OG862": "remove it"}[code]
             findings.append(Finding(path, line, 1, code, f"`config.option.{name} = {value}` switches the run from code; {next_step}"))
-        for word in ("ReporterThatAutomaticallyApproves", "AutoApprover"):
-            if text.count(word) > old.count(word):
-                line = text.count("\n", 0, text.rindex(word)) + 1
-                findings.append(Finding(path, line, 1, "OG861", f"`{word}` approves every received output instead of comparing; {REGEN}"))
         known_env = [(s.name, s.value) for s in ci.read(path, old).env] if old else []
         for setting in ci.read(path, text).env:
             if (setting.name, setting.value) in known_env or not _truthy(setting.value) or not REGEN_ENV.search(setting.name):
@@ -532,12 +562,6 @@ def code_switches(change_set: object, read_new: Callable[[list[str]], dict[str, 
             if mentions(target, setting.name, besides=path):
                 findings.append(Finding(path, setting.line, 1, "OG861", f"`{setting.name}={setting.value}` set from test code is read by the project's code: a switch that regenerates expected output instead of comparing; {REGEN}"))
     return findings
-
-
-def _option_key(match: re.Match[str]) -> tuple[str, str]:
-    name = match.group(1) or match.group(3) or ""
-    value = (match.group(2) if match.group(1) else match.group(4) or "").strip().strip("'\"")
-    return name, value
 
 
 def check(change_set: object, base: dict[str, bytes | None], new: dict[str, bytes | None], base_settings: object, new_settings: object, runner_paths: list[str]) -> list[Finding]:

@@ -296,3 +296,12 @@ def test_a_regeneration_variable_nobody_else_reads_passes(repo: Repo, monkeypatc
     repo.commit("base")
     repo.write("tests/conftest.py", "import os\n\nos.environ['UPDATE_GOLDENS'] = '1'\n")
     assert findings(repo, monkeypatch) == []
+
+
+def test_switches_spelled_in_strings_and_comments_of_test_code_pass(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found on this project's own history: tests that hold such code as data."""
+    repo.write(*READER)
+    repo.write("tests/test_data.py", "X = 1\n")
+    repo.commit("base")
+    repo.write("tests/test_data.py", 'CODE = "def pytest_configure(config):\\n    config.option.reruns = 3\\n"\nNAME = "ReporterThatAutomaticallyApproves"\n# config.option.force_regen = True\nENV = "os.environ[\'UPDATE_GOLDENS\'] = \'1\'"\n')
+    assert findings(repo, monkeypatch) == []
