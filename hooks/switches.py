@@ -55,6 +55,7 @@ REGEN_FLAGS = {
     "--update-goldens": "rewrites pytest-golden goldens",
     "--regtest-reset": "rewrites pytest-regtest outputs",
     "--approvaltests-auto-approve": "approves every received output",
+    "--accept": "rewrites doctest outputs (pytest-accept)",
 }
 REGEN_VALUES = {
     "--inline-snapshot": ({"fix", "create", "update", "review"}, "rewrites inline snapshots in the tests"),
@@ -62,7 +63,7 @@ REGEN_VALUES = {
     "--insta": ({"update", "update-new", "record", "update-none"}, "rewrites pytest-insta snapshots"),
 }
 AUTO_APPROVE = re.compile(r"approv|auto", re.I)  # approvaltests' ReporterThatAutomaticallyApproves and kin
-REGEN_ENV = re.compile(r"(UPDATE|REGEN|RECORD|BLESS|ACCEPT|APPROVE|OVERWRITE|REWRITE|RESET)", re.I)
+REGEN_ENV = re.compile(r"(UPDATE|REGEN|RECORD|BLESS|ACCEPT|APPROVE|OVERWRITE|REWRITE)", re.I)
 FALSY = {"", "0", "false", "no", "off", "n", "f"}
 SELECTING = {"-k", "-m", "--deselect", "--ignore", "--ignore-glob", "--lf", "--last-failed", "--sw", "--stepwise", "--deselect-from-file", "--select-from-file"}
 EXITFIRST = {"-x", "--exitfirst", "--maxfail"}
