@@ -274,6 +274,9 @@ def _yaml_env(path: str, node: object, runner: Runner) -> None:
 # -- tox.ini -------------------------------------------------------------------------
 
 
+_POSARGS = re.compile(r"\{posargs:([^{}]*)\}")
+
+
 def _tox_runner(path: str, text: str) -> Runner:
     runner = Runner([], [])
     raw = text.splitlines()
@@ -284,6 +287,7 @@ def _tox_runner(path: str, text: str) -> Runner:
             line += 1  # the value starts on the next line
         if key.startswith("commands"):
             for number, command in _logical_lines(value, line):
+                command = _POSARGS.sub(r"\1", command)  # `{posargs:--reruns 2}`: the default is what runs
                 shell = shell_commands(path, command.lstrip("-! "), number)
                 runner.commands.extend(shell.commands)
                 runner.env.extend(shell.env)

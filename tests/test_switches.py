@@ -37,6 +37,8 @@ CASES = [
     (".github/workflows/ci.yml", WF.format("pytest -q --reruns 3"), WF.format("pytest -q --reruns 1"), None),
     (".github/workflows/ci.yml", ENV.format("CI: 'true'"), ENV.format("PYTEST_ADDOPTS: --reruns 3"), "OG860"),
     ("tox.ini", "[testenv]\ncommands = pytest\n", "[testenv]\nsetenv =\n    PYTEST_ADDOPTS = --reruns 2\ncommands = pytest\n", "OG860"),
+    ("tox.ini", "[testenv]\ncommands = pytest {posargs:-n auto}\n", "[testenv]\ncommands = pytest {posargs:-n auto --reruns 2}\n", "OG860"),
+    ("tox.ini", "[testenv]\ncommands = pytest {posargs:-n auto}\n", "[testenv]\ncommands = pytest {posargs:-n 4}\n", None),
     ("noxfile.py", "def t(s):\n    s.run('pytest')\n", "def t(s):\n    s.run('pytest', env={'PYTEST_ADDOPTS': '--reruns 2'})\n", "OG860"),
     ("Makefile", "test:\n\tpytest\n", "PYTEST_ARGS = --reruns 3\ntest:\n\tpytest $(PYTEST_ARGS)\n", "OG860"),
     ("Makefile", "test:\n\tpytest\n", "export PYTEST_ADDOPTS = --reruns 3\ntest:\n\tpytest\n", "OG860"),
