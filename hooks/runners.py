@@ -215,6 +215,9 @@ def _walk_yaml(path: str, node: object, runner: Runner) -> None:
     if isinstance(node, yaml.MappingNode):
         pairs = [(k.value if isinstance(k, yaml.ScalarNode) else None, v) for k, v in node.value]
         keys = dict(pairs)
+        uses = keys.get("uses")
+        if isinstance(uses, yaml.ScalarNode) and "retry" in str(uses.value).lower() and isinstance(keys.get("with"), yaml.MappingNode):
+            _retry_action(path, str(uses.value), keys["with"], runner)  # type: ignore[arg-type]
         entry = keys.get("entry")
         if isinstance(entry, yaml.ScalarNode) and ("pytest" in entry.value or "py.test" in entry.value):
             args = keys.get("args")
@@ -239,6 +242,27 @@ def _walk_yaml(path: str, node: object, runner: Runner) -> None:
         shell = shell_commands(path, node.value.replace("\n", " ") if folded else node.value, _scalar_line(node))
         runner.commands.extend(shell.commands)
         runner.env.extend(shell.env)
+
+
+RETRY_ACTION_KEYS = ("max_attempts", "attempt_limit", "attempts", "retries", "max-attempts", "retry_times")
+
+
+def _retry_action(path: str, uses: str, inputs: object, runner: Runner) -> None:
+    """`uses: nick-fields/retry@v3` with `command: pytest` and `max_attempts: 3`: the job reruns the tests."""
+    import yaml
+
+    fields = {k.value: v for k, v in inputs.value if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)}  # type: ignore[attr-defined]
+    attempts = next((fields[k] for k in RETRY_ACTION_KEYS if k in fields), None)
+    for key in ("command", "run", "script"):
+        if key in fields:
+            shell = shell_commands(path, str(fields[key].value), _scalar_line(fields[key]))
+            for command in shell.commands:
+                if command.tool == "pytest":
+                    count = str(attempts.value) if attempts is not None else "?"
+                    runner.commands.append(command._replace(args=(*command.args, RETRY_ACTION, f"{count} ({uses})")))
+
+
+RETRY_ACTION = "--oracle-guard-ci-retry"  # stands for a retrying action around the command
 
 
 def _yaml_env(path: str, node: object, runner: Runner) -> None:
@@ -312,7 +336,7 @@ def ini_sections(path: str, text: str) -> dict[str, list[tuple[str, int, str]]]:
     try:
         config = iniconfig.IniConfig(path, data=text)
     except iniconfig.ParseError as exc:
-        raise UsageError(f"{path}: pytest's INI reader refuses it: {exc}") from None
+        raise UsageError(f"{exc} (pytest's INI reader, iniconfig, refuses it, so pytest would too)") from None
     sections: dict[str, list[tuple[str, int, str]]] = {}
     for section in config:
         sections[section.name] = [(key, section.lineof(key) or config.lineof(section.name) or 1, value) for key, value in section.items()]

@@ -44,7 +44,7 @@ VALUE_OPTIONS = {
     "--maxfail", "--deselect", "--ignore", "--ignore-glob", "--confcutdir", "--rootdir", "--basetemp", "--tb",
     "--junitxml", "--junit-xml", "--hypothesis-profile", "--hypothesis-seed", "--durations", "--log-level", "--timeout",
     "--dist", "--lfnf", "--last-failed-no-failures", "--count", "--override-ini", "--deselect-from-file", "--select-from-file",
-    "--numprocesses", "--tx", "--color", "--capture", "--import-mode", "--pyargs", "--splits", "--group",
+    "--numprocesses", "--tx", ci.RETRY_ACTION, "--color", "--capture", "--import-mode", "--pyargs", "--splits", "--group",
 }
 SHORT_VALUE = set("kmpcoWrnP")  # `-k EXPR`, `-kEXPR`; any other short letter is a flag (`-xq`)
 RERUN_INI = {"reruns": "pytest-rerunfailures", "retries": "pytest-retry"}
@@ -123,6 +123,10 @@ def reruns(switches: list[Switch], ini: dict[str, list[str]] | None = None) -> t
             candidates.append((_count(s.value), f"{s.option} {s.value}"))
         if s.option == "-o" and s.value.partition("=")[0].strip() in RERUN_INI:
             candidates.append((_count(s.value.partition("=")[2].strip()), f"-o {s.value}"))
+    for s in switches:
+        if s.option == ci.RETRY_ACTION:  # a CI retry action: attempts, not reruns
+            attempts, _, uses = s.value.partition(" ")
+            candidates.append((_count(attempts) - 1, f"{uses.strip('()')} with {attempts} attempts"))
     if "--force-flaky" in names:
         runs = next((_count(s.value) for s in switches if s.option == "--max-runs"), 2.0)
         candidates.append((runs - 1, "--force-flaky"))

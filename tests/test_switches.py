@@ -36,6 +36,9 @@ CASES = [
     (".github/workflows/ci.yml", WF.format("pytest -q"), WF.format("pytest -q --reruns 3"), "OG860"),
     (".github/workflows/ci.yml", WF.format("pytest -q --reruns 3"), WF.format("pytest -q --reruns 1"), None),
     (".github/workflows/ci.yml", ENV.format("CI: 'true'"), ENV.format("PYTEST_ADDOPTS: --reruns 3"), "OG860"),
+    (".github/workflows/ci.yml", WF.format("pytest -q"), "jobs:\n  t:\n    steps:\n      - uses: nick-fields/retry@v3\n        with:\n          max_attempts: 3\n          command: pytest -q\n", "OG860"),
+    (".github/workflows/ci.yml", WF.format("pytest -q"), "jobs:\n  t:\n    steps:\n      - uses: nick-fields/retry@v3\n        with:\n          max_attempts: 1\n          command: pytest -q\n", None),
+    (".github/workflows/ci.yml", WF.format("pytest -q"), "jobs:\n  t:\n    steps:\n      - uses: nick-fields/retry@v3\n        with:\n          max_attempts: 3\n          command: npm test\n", None),
     ("tox.ini", "[testenv]\ncommands = pytest\n", "[testenv]\nsetenv =\n    PYTEST_ADDOPTS = --reruns 2\ncommands = pytest\n", "OG860"),
     ("tox.ini", "[testenv]\ncommands = pytest {posargs:-n auto}\n", "[testenv]\ncommands = pytest {posargs:-n auto --reruns 2}\n", "OG860"),
     ("tox.ini", "[testenv]\ncommands = pytest {posargs:-n auto}\n", "[testenv]\ncommands = pytest {posargs:-n 4}\n", None),
@@ -223,7 +226,7 @@ def test_a_duplicate_key_is_refused_as_pytest_refuses_it(repo: Repo, monkeypatch
     repo.write("pytest.ini", "[pytest]\naddopts = -q\n", dedent=False)
     repo.commit("base")
     repo.write("pytest.ini", "[pytest]\naddopts = -q\naddopts = --lf\n", dedent=False)
-    with pytest.raises(pytest_config.UsageError, match=r"pytest.ini: pytest's INI reader refuses it: .*duplicate name 'addopts'"):
+    with pytest.raises(pytest_config.UsageError, match=r"pytest.ini:3: duplicate name 'addopts' \(pytest's INI reader, iniconfig, refuses it"):
         findings(repo, monkeypatch)
 
 
