@@ -15,6 +15,7 @@ import re
 import shlex
 import sys
 from dataclasses import dataclass, field
+from typing import Callable
 
 from hooks import changes
 from hooks import runners as ci
@@ -64,7 +65,8 @@ NARROWING_FLAGS = {
     "--testmon": "runs only tests affected by changes",
     "--testmon-forceselect": "runs only tests affected by changes",
 }
-CONFIG_FILES = set(INI_FILES) | {PYPROJECT}
+PYTEST_TOML = ("pytest.toml", ".pytest.toml")  # pytest 9: first in its search order, a `[pytest]` table
+CONFIG_FILES = set(INI_FILES) | {PYPROJECT} | set(PYTEST_TOML)
 # `-p no:NAME` for these changes output or speed, never which tests count.
 HARMLESS_PLUGINS = {"cacheprovider", "randomly", "random_order", "xdist", "cov", "sugar", "html", "metadata", "instafail", "pretty", "rich"}
 
@@ -132,12 +134,12 @@ def _strict_xfail(settings: Settings) -> bool:
     return explicit == ["true"] if explicit else _effective(settings, "strict") == ["true"]
 
 
-def _from_pyproject(path: str, text: str) -> Settings | None:
+def _from_pyproject(path: str, text: str, table_of: "Callable[[dict], dict] | None" = None) -> Settings | None:  # type: ignore[type-arg]
     try:
         data = _load_toml(text)
     except Exception as exc:  # tomllib.TOMLDecodeError and friends
         raise UsageError(f"{path}: invalid TOML: {exc}") from None
-    tool = data.get("tool", {}).get("pytest", {})
+    tool = table_of(data) if table_of else data.get("tool", {}).get("pytest", {})
     table = tool.get("ini_options", tool if tool and "ini_options" not in tool else {})
     if not isinstance(table, dict) or not table:
         return None
@@ -156,14 +158,17 @@ def _from_pyproject(path: str, text: str) -> Settings | None:
 
 
 def settings_of(blobs: dict[str, bytes | None]) -> Settings:
-    """pytest's pick: the first of pytest.ini, pyproject.toml, tox.ini, setup.cfg that configures it."""
-    for name in ("pytest.ini", ".pytest.ini", PYPROJECT, "tox.ini", "setup.cfg"):
+    """pytest's pick: the first of pytest.toml, pytest.ini, pyproject.toml, tox.ini, setup.cfg that configures it."""
+    for name in (*PYTEST_TOML, "pytest.ini", ".pytest.ini", PYPROJECT, "tox.ini", "setup.cfg"):
         data = blobs.get(name)
         if data is None:
             continue
         text = data.decode("utf-8", "replace")
-        found = _from_pyproject(name, text) if name == PYPROJECT else _from_ini(name, text)
-        if found is not None or name in ("pytest.ini", ".pytest.ini"):
+        if name in PYTEST_TOML:
+            found = _from_pyproject(name, text, table_of=lambda doc: doc.get("pytest", {}))
+        else:
+            found = _from_pyproject(name, text) if name == PYPROJECT else _from_ini(name, text)
+        if found is not None or name in ("pytest.ini", ".pytest.ini", *PYTEST_TOML):
             return found or Settings(name)
     return Settings()
 

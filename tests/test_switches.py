@@ -33,6 +33,11 @@ CASES = [
     ("pyproject.toml", '[tool.pytest.ini_options]\naddopts = ["-q"]\n', '[tool.pytest.ini_options]\naddopts = ["-q", "--reruns", "3"]\n', "OG860"),
     ("pyproject.toml", "[tool.pytest.ini_options]\nreruns = 1\n", "[tool.pytest.ini_options]\nreruns = 4\n", "OG860"),
     ("setup.cfg", "[tool:pytest]\naddopts = -q\n", "[tool:pytest]\naddopts = -q --retries 3 --retry-delay 1\n", "OG860"),
+    # pytest 9's pytest.toml: a [pytest] table with native types, ahead of every other file
+    ("pytest.toml", '[pytest]\naddopts = ["-ra"]\n', '[pytest]\naddopts = ["-ra", "--reruns", "2"]\n', "OG860"),
+    ("pytest.toml", '[pytest]\naddopts = ["-ra"]\n', '[pytest]\naddopts = ["-ra", "--lf"]\n', "OG851"),
+    ("pytest.toml", '[pytest]\ntestpaths = ["tests", "docs"]\n', '[pytest]\ntestpaths = ["tests"]\n', "OG852"),
+    ("pytest.toml", '[pytest]\naddopts = ["-ra"]\n', '[pytest]\naddopts = ["-ra", "-q"]\n', None),
     (".github/workflows/ci.yml", WF.format("pytest -q"), WF.format("pytest -q --reruns 3"), "OG860"),
     (".github/workflows/ci.yml", WF.format("pytest -q --reruns 3"), WF.format("pytest -q --reruns 1"), None),
     (".github/workflows/ci.yml", ENV.format("CI: 'true'"), ENV.format("PYTEST_ADDOPTS: --reruns 3"), "OG860"),
