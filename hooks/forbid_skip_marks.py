@@ -93,7 +93,7 @@ class SkipMarkRule(Rule):
     def no_stronger(self, new: tuple[str, ...], base: tuple[str, ...]) -> bool:
         """A rerun mark whose count went down (or stayed) is the honest twin of one that went up."""
         # Any spelling to any other (`@flaky(max_runs=3)` -> `@pytest.mark.flaky(max_runs=3)`): the count decides.
-        return new[0] == base[0] and new[3:] == base[3:] and _is_rerun(new[1]) and _is_rerun(base[1]) and rerun_count(new[2]) <= rerun_count(base[2])
+        return new[0] == base[0] and new[3:] == base[3:] and _is_rerun(new[1]) and _is_rerun(base[1]) and rerun_count(new[2], new[1]) <= rerun_count(base[2], base[1])
 
     def allowed(self, occurrence: Occurrence, path: str, ledger, now) -> bool:  # type: ignore[no-untyped-def,override]
         """A rerun mark also has to fit the covering freeze's remaining_reruns."""
@@ -102,7 +102,7 @@ class SkipMarkRule(Rule):
         if ledger is None or occurrence.qualname == "<module>":
             return False
         entry = ledger.freeze_for(f"{path}::{occurrence.qualname.replace('.', '::')}", now)
-        return entry is not None and rerun_count(occurrence.key[2]) <= entry.remaining_reruns
+        return entry is not None and rerun_count(occurrence.key[2], occurrence.key[1]) <= entry.remaining_reruns
 
 
 def _is_rerun(kind: str) -> bool:
@@ -112,16 +112,23 @@ def _is_rerun(kind: str) -> bool:
 _COUNT = re.compile(r"(?:^|, )(?:(reruns|retries|max_runs|max_tries|tries|times|attempts|max_attempts|stop_max_attempt_number)=)?(-?\d+)(?=,|$)")
 
 
-def rerun_count(detail: str) -> float:
-    """Reruns a mark's arguments give (`reruns=3`, `retries=2`, `max_runs=4` is 3, a bare mark is 1)."""
-    if not detail:
-        return 1.0
+def rerun_count(detail: str, kind: str = "pytest.mark.flaky") -> float:
+    """Reruns a mark's arguments give (`reruns=3`, `retries=2`, `max_runs=4` is 3, a bare mark is 1).
+
+    Only the marks whose defaults are known get a default: for anything else a
+    count that cannot be read is unbounded, so no freeze can be said to cover it.
+    """
+    attempts = re.search(r"stop_after_attempt\((\d+)\)", detail)  # tenacity
+    if attempts:
+        return float(attempts.group(1)) - 1
     for match in _COUNT.finditer(detail):
         value = float(match.group(2))
         return value - 1 if match.group(1) in ("max_runs", "max_tries", "tries", "attempts", "max_attempts", "stop_max_attempt_number") else value
-    if any(k in detail for k in ("reruns=", "retries=", "max_runs=")):
-        return float("inf")  # a count that is not a literal cannot be proven small
-    return 1.0
+    if not detail and kind in ("pytest.mark.flaky", "flaky.flaky", "flaky.flaky_decorator.flaky"):
+        return 1.0
+    if kind in ("pytest.mark.flaky", "flaky.flaky", "flaky.flaky_decorator.flaky") and not any(k in detail for k in ("reruns=", "retries=", "max_runs=")):
+        return 1.0  # only other keywords (`delay=`, `condition=`): the default count
+    return float("inf")
 
 
 def _owner(scopes: list[ScopeNode]) -> str:

@@ -82,6 +82,7 @@ ACCEPTED = [
     # found on ipykernel (#1411): the flaky package's decorator respelled as the mark its plugin reads
     ("respelled", on_a("@flaky(max_runs=3)", "import pytest\nfrom flaky import flaky"), on_a("@pytest.mark.flaky(max_runs=3)")),
     ("respelled-bare", on_a("@flaky", "import pytest\nfrom flaky import flaky"), on_a("@pytest.mark.flaky")),
+    ("project-retry-unchanged", on_a("@retry", "from tests.helpers import retry"), on_a("@retry", "from tests.helpers import retry").replace("2 + 2 == 4", "4 == 2 + 2")),
     ("new-test", BASE, BASE + "\n\n@pytest.mark.flaky(reruns=1)\ndef test_new():\n    assert 1 + 1 == 2\n"),
     ("other-marks", BASE, on_a("@pytest.mark.slow")),
     ("retry-in-body", BASE, BASE.replace("assert 2 + 2 == 4", "client.retry(3)\n    assert 2 + 2 == 4")),
@@ -110,6 +111,17 @@ def test_a_freeze_never_covers_a_module_wide_rerun(repo: Repo, capsys: pytest.Ca
     assert code == 1 and "OG110" in out
 
 
-@pytest.mark.parametrize(("detail", "count"), [("", 1), ("reruns=3", 3), ("retries=2, delay=1", 2), ("max_runs=4", 3), ("3, 1", 3), ("reruns=N", float("inf"))])
-def test_rerun_count(detail: str, count: float) -> None:
-    assert rerun_count(detail) == count
+@pytest.mark.parametrize(("detail", "kind", "count"), [
+    ("", "pytest.mark.flaky", 1), ("reruns=3", "pytest.mark.flaky", 3), ("retries=2, delay=1", "pytest.mark.flaky", 2),
+    ("max_runs=4", "flaky.flaky", 3), ("3, 1", "flaky.flaky", 3), ("reruns=N", "pytest.mark.flaky", float("inf")),
+    ("condition=True", "pytest.mark.flaky", 1), ("stop=tenacity.stop_after_attempt(3)", "tenacity.retry", 2),
+    ("max_tries=4", "backoff.on_exception", 3), ("", "retry:tests.helpers.retry", float("inf")), ("policy", "retry:tests.helpers.retry", float("inf")),
+])
+def test_rerun_count(detail: str, kind: str, count: float) -> None:
+    assert rerun_count(detail, kind) == count
+
+
+@pytest.mark.parametrize(("decorator", "expected"), [("@retry(times=2)", 0), ("@retry", 1)])
+def test_a_freeze_covers_a_project_retry_only_when_its_count_is_known(repo: Repo, capsys: pytest.CaptureFixture[str], decorator: str, expected: int) -> None:
+    code, out = run(repo, capsys, BASE, on_a(decorator, "from tests.helpers import retry"), {"tests/agent_contract.yaml": FREEZE})
+    assert code == expected, out
