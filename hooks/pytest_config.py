@@ -173,9 +173,25 @@ def settings_of(blobs: dict[str, bytes | None]) -> Settings:
     return Settings()
 
 
+def _unclustered(tokens: list[str]) -> list[str]:
+    """`-qk EXPR` -> `-q -k EXPR`, `-xmslow` -> `-x -mslow`: short flags written together."""
+    out: list[str] = []
+    for token in tokens:
+        if token.startswith("-") and not token.startswith("--") and len(token) > 2 and token[1] not in "kmp" and token[1:2].isalpha():
+            for at, letter in enumerate(token[1:], 1):
+                if letter in "kmpcoWrnP":  # the rest of the token is this option's value
+                    out.append(f"-{letter}{token[at + 1:]}")
+                    break
+                out.append(f"-{letter}")
+        else:
+            out.append(token)
+    return out
+
+
 def _options(tokens: list[str]) -> list[tuple[str, str]]:
     """(option, value) pairs of narrowing options and flags in a token list."""
     found: list[tuple[str, str]] = []
+    tokens = _unclustered(tokens)
     i = 0
     while i < len(tokens):
         token = tokens[i]
