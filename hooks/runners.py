@@ -45,6 +45,7 @@ class Command(NamedTuple):
     args: tuple[str, ...]  # what follows the tool (for coverage: subcommand and options)
     env: tuple[tuple[str, str], ...] = ()  # `NAME=value pytest ...`
     interpreter: tuple[str, ...] = ()  # flags of `python FLAGS -m pytest`
+    ignored: str = ""  # how its failure is thrown away: `|| true`, `continue-on-error: true`, tox's `- pytest`
 
 
 class EnvSetting(NamedTuple):
@@ -118,14 +119,32 @@ def shell_commands(path: str, text: str, first: int = 1) -> Runner:
     for number, line in _logical_lines(text, first):
         if not _RUNNER_HINT.search(line):
             continue
-        segment: list[str] = []
-        for word in _words(line) + [";"]:
+        segments: list[tuple[list[str], str]] = [([], "")]
+        for word in _words(line):
             if word in SEPARATORS:
-                _segment(path, number, segment, runner)
-                segment = []
+                segments.append(([], word))  # the separator before the segment
             else:
-                segment.append(word)
+                segments[-1][0].append(word)
+        for index, (segment, _) in enumerate(segments):
+            before = len(runner.commands)
+            _segment(path, number, segment, runner)
+            after = segments[index + 1] if index + 1 < len(segments) else None
+            how = _fallback(after, segments[index + 2 :]) if after else ""
+            if how:
+                runner.commands[before:] = [c._replace(ignored=how) for c in runner.commands[before:]]
     return runner
+
+
+def _fallback(after: tuple[list[str], str], rest: list[tuple[list[str], str]]) -> str:
+    """How what follows a command throws its exit status away: `|| true`, `|| echo`, `; exit 0`."""
+    words, separator = after
+    head = " ".join(words[:2])
+    propagates = words[:1] == ["false"] or (words[:1] == ["exit"] and head != "exit 0")  # `|| exit 1`, `|| exit`
+    if separator == "||" and words and not propagates:
+        return f"|| {' '.join(words)}".strip()
+    if separator == ";" and not rest and head in ("exit 0", "true", ":"):
+        return f"; {head}"
+    return ""
 
 
 def _segment(path: str, line: int, words: list[str], runner: Runner) -> None:
@@ -225,6 +244,7 @@ def _walk_yaml(path: str, node: object, runner: Runner) -> None:
             shell = shell_commands(path, entry.value, _scalar_line(entry))
             runner.env.extend(shell.env)
             runner.commands.extend(c._replace(args=c.args + tuple(extra)) for c in shell.commands)
+        before = len(runner.commands)
         for key, value in pairs:
             if key == "entry" and isinstance(value, yaml.ScalarNode):
                 continue
@@ -234,6 +254,10 @@ def _walk_yaml(path: str, node: object, runner: Runner) -> None:
                 continue
             else:
                 _walk_yaml(path, value, runner)
+        for key in ("continue-on-error", "allow_failure", "continueOnError"):  # GitHub, GitLab, Azure
+            flag = keys.get(key)
+            if isinstance(flag, yaml.ScalarNode) and str(flag.value).strip().lower() == "true":
+                runner.commands[before:] = [c._replace(ignored=c.ignored or f"`{key}: true`") for c in runner.commands[before:]]
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
             _walk_yaml(path, item, runner)
@@ -304,7 +328,9 @@ _POSARGS = re.compile(r"\{posargs:([^{}]*)\}")
 def _tox_runner(path: str, text: str) -> Runner:
     runner = Runner([], [])
     raw = text.splitlines()
-    for section, key, line, value in ini_items(path, text):
+    items = ini_items(path, text)
+    ignore_outcome = {section for section, key, _, value in items if key == "ignore_outcome" and value.strip().lower() in ("true", "1", "yes")}
+    for section, key, line, value in items:
         if not section.startswith("testenv"):
             continue
         if line <= len(raw) and not raw[line - 1].partition("=")[2].strip():
@@ -313,14 +339,26 @@ def _tox_runner(path: str, text: str) -> Runner:
             for number, command in _logical_lines(value, line):
                 command = _POSARGS.sub(r"\1", command)  # `{posargs:--reruns 2}`: the default is what runs
                 shell = shell_commands(path, command.lstrip("-! "), number)
-                runner.commands.extend(shell.commands)
+                dash = command.lstrip().startswith("-")  # tox ignores the exit code of `- cmd`
+                runner.commands.extend(c._replace(ignored=c.ignored or "tox `- ` prefix") if dash else c for c in shell.commands)
                 runner.env.extend(shell.env)
         elif key in ("setenv", "set_env"):
             for offset, entry in enumerate(value.splitlines()):
                 name, eq, val = entry.partition("=")
                 if eq and name.strip():
                     runner.env.append(EnvSetting(path, line + offset, name.strip(), val.strip()))
+    if ignore_outcome:
+        runner.commands[:] = [c._replace(ignored=c.ignored or "tox `ignore_outcome = true`") if _section_of(items, c.line) in ignore_outcome else c for c in runner.commands]
     return runner
+
+
+def _section_of(items: list[tuple[str, str, int, str]], line: int) -> str:
+    """The section whose settings start last before LINE."""
+    best, at = "", 0
+    for section, _, start, _ in items:
+        if at <= start <= line:
+            best, at = section, start
+    return best
 
 
 def ini_sections(path: str, text: str) -> dict[str, list[tuple[str, int, str]]]:
@@ -468,7 +506,7 @@ def _make_runner(path: str, text: str) -> Runner:
     runner = Runner([], [])
     for number, line in _logical_lines(text, 1):
         if line.startswith("\t"):
-            recipes.append((number, line.lstrip("\t").lstrip("@-+ ")))
+            recipes.append((number, line.lstrip("\t")))
             continue
         match = _MAKE_ASSIGN.match(line.strip())
         if match and not line.lstrip().startswith("#"):
@@ -483,8 +521,10 @@ def _make_runner(path: str, text: str) -> Runner:
         return _MAKE_REF.sub(lambda m: expand(variables.get(m.group(1), ""), depth + 1), value)
 
     for number, recipe in recipes:
-        shell = shell_commands(path, expand(recipe.replace("$$", "$")), number)
-        runner.commands.extend(shell.commands)
+        prefix = recipe[: len(recipe) - len(recipe.lstrip("@-+ "))]
+        shell = shell_commands(path, expand(recipe[len(prefix):].replace("$$", "$")), number)
+        ignored = "make `-` prefix" if "-" in prefix else ""  # make ignores the recipe line's exit status
+        runner.commands.extend(c._replace(ignored=c.ignored or ignored) for c in shell.commands)
         runner.env.extend(shell.env)
     return runner
 

@@ -20,6 +20,9 @@ make a red suite green without touching a test.
 - OG863 ``# pragma: no cover`` added to an existing line of production code
   in a change that also changes tests;
 - OG864 asserts stripped: ``python -O`` running pytest, ``PYTHONOPTIMIZE``;
+- OG865 a pytest run's failure thrown away: ``|| true``, ``; exit 0``,
+  ``continue-on-error: true``, GitLab ``allow_failure: true``, tox's ``- pytest``
+  and ``ignore_outcome``, make's ``-pytest`` (``|| pytest ...`` is a rerun, OG860);
 - partial runs (``-x`` together with deselection) are OG851/OG859, with the
   other narrowing options of pytest_config.
 """
@@ -409,7 +412,25 @@ def compare_runner(path: str, base: ci.Runner, new: ci.Runner, context: Context,
             findings.append(Finding(path, line, 1, "OG862", f"coverage floor lowered: fail-under {best_old:g} -> {now}; {FLOOR}"))
     if len(no_cov_lines) > old_no_cov and (old_floors or config_floor):
         findings.append(Finding(path, no_cov_lines[-1], 1, "OG862", "pytest command `--no-cov` switches coverage, and every floor on it, off; remove it"))
+    findings += _ignored(path, base, new)
     findings += _compare_env(path, base, new, context)
+    return findings
+
+
+def _ignored(path: str, base: ci.Runner, new: ci.Runner) -> list[Finding]:
+    """OG865: a pytest run whose failure no longer fails the job (`|| true`, `continue-on-error: true`, ...)."""
+    known = [c.ignored for c in base.commands if c.tool == "pytest" and c.ignored]
+    findings = []
+    for command in new.commands:
+        if command.tool != "pytest" or not command.ignored:
+            continue
+        if command.ignored in known:
+            known.remove(command.ignored)
+            continue
+        if command.ignored.startswith("|| ") and re.search(r"\b(py\.?test|tox|nox)\b", command.ignored):
+            findings.append(Finding(path, command.line, 1, "OG860", f"pytest command now runs again when it fails (`{command.ignored}`); {LEDGER}"))
+        else:
+            findings.append(Finding(path, command.line, 1, "OG865", f"pytest command's failure is now ignored ({command.ignored}): a red run passes; remove it"))
     return findings
 
 
