@@ -116,9 +116,13 @@ def _words(line: str) -> list[str]:
 def shell_commands(path: str, text: str, first: int = 1) -> Runner:
     """Commands and `export`s in shell text (a script, a CI `run:` block, a recipe)."""
     runner = Runner([], [])
+    variables: dict[str, str] = {}  # `cmd="python -m pytest -vv"` then `$cmd || $cmd --lf`
     for number, line in _logical_lines(text, first):
+        if variables and "$" in line:
+            line = _SHELL_REF.sub(lambda m: variables.get(m.group(1) or m.group(2), m.group(0)), line)
         if not _RUNNER_HINT.search(line):
             continue
+        known = len(runner.env)
         segments: list[tuple[list[str], str]] = [([], "")]
         for word in _words(line):
             if word in SEPARATORS:
@@ -132,7 +136,11 @@ def shell_commands(path: str, text: str, first: int = 1) -> Runner:
             how = _fallback(after, segments[index + 2 :]) if after else ""
             if how:
                 runner.commands[before:] = [c._replace(ignored=how) for c in runner.commands[before:]]
+        variables.update((e.name, e.value) for e in runner.env[known:])
     return runner
+
+
+_SHELL_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _fallback(after: tuple[list[str], str], rest: list[tuple[list[str], str]]) -> str:

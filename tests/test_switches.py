@@ -124,6 +124,8 @@ CASES = [
     ("scripts/test.sh", "pytest -q\n", "pytest -q && echo ok\n", None),
     ("scripts/test.sh", "pytest -q\n", "pytest -q || pytest -q\n", "OG860"),
     ("scripts/test.sh", "pytest -q || true\n", "pytest -q --tb=short || true\n", None),
+    # found on ipykernel (#1006): the base spelled the same rerun through a shell variable
+    (".github/workflows/ci.yml", BLOCK.replace("python -m pytest -q \\\n            {}", 'cmd="python -m pytest -vv"\n          $cmd || $cmd --lf'), BLOCK.replace("python -m pytest -q \\\n            {}", "pytest -vv || pytest -vv --lf"), None),
     (".github/workflows/ci.yml", WF.format("pytest -q"), WF.format("pytest -q\n        continue-on-error: true"), "OG865"),
     (".github/workflows/ci.yml", WF.format("pytest -q"), WF.format("pytest -q\n        continue-on-error: ${{ matrix.experimental }}"), None),
     (".github/workflows/ci.yml", WF.format("pytest -q") + "      - run: codecov\n", WF.format("pytest -q") + "      - run: codecov\n        continue-on-error: true\n", None),
