@@ -18,6 +18,12 @@ switched off) asks the same question of the same facts:
 
 A file that does not parse in its own syntax is read line by line instead:
 an unreadable runner never hides a command.
+
+Use: ``read(path, text)`` gives a ``Runner``; ``.pytest_arguments()`` is every
+(line, tokens) that reaches pytest (commands and ``PYTEST_ADDOPTS``),
+``.environment()`` every variable set, ``.commands`` each ``Command`` with its
+interpreter flags and how its failure is ignored.  ``ini_sections`` reads INI
+the way pytest does (iniconfig).
 """
 from __future__ import annotations
 

@@ -337,3 +337,19 @@ def test_switches_spelled_in_strings_and_comments_of_test_code_pass(repo: Repo, 
     repo.commit("base")
     repo.write("tests/test_data.py", 'CODE = "def pytest_configure(config):\\n    config.option.reruns = 3\\n"\nNAME = "ReporterThatAutomaticallyApproves"\n# config.option.force_regen = True\nENV = "os.environ[\'UPDATE_GOLDENS\'] = \'1\'"\n')
     assert findings(repo, monkeypatch) == []
+
+
+def test_the_reader_finds_environment_in_every_ci_dialect() -> None:
+    circle = "jobs:\n  t:\n    environment:\n      - PYTEST_ADDOPTS=--lf\n    steps:\n      - run:\n          command: pytest -q\n"
+    read = runners.read(".circleci/config.yml", circle)
+    assert [(e.line, e.name, e.value) for e in read.env] == [(4, "PYTEST_ADDOPTS", "--lf")]
+    assert [c.args for c in read.commands] == [("-q",)]
+    azure = "variables:\n  - name: PYTHONOPTIMIZE\n    value: '1'\nsteps:\n  - script: python -m pytest\n"
+    read = runners.read("azure-pipelines.yml", azure)
+    assert [(e.name, e.value) for e in read.env] == [("PYTHONOPTIMIZE", "1")] and [c.tool for c in read.commands] == ["pytest"]
+    gitlab = "variables:\n  REGENERATE:\n    value: '1'\n    description: rewrite goldens\n"
+    assert [(e.name, e.value) for e in runners.read(".gitlab-ci.yml", gitlab).env] == [("REGENERATE", "1")]
+    broken = "jobs: [\n  run: pytest --lf\n"  # not YAML: read line by line, never silently empty
+    assert [c.args for c in runners.read(".github/workflows/ci.yml", broken).commands] == [("--lf",)]
+    script = 'cmd="python -m pytest -vv"\n$cmd || $cmd --lf\n'
+    assert [(c.args, c.ignored) for c in runners.read("scripts/ci.sh", script).commands] == [(("-vv",), "|| python -m pytest -vv --lf"), (("-vv", "--lf"), "")]
