@@ -342,11 +342,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             started.append(_start_somewhere(args.python))
         change_set = changes.resolve(args)
         if args.static_only:
-            return emit(pytest_config.check(change_set), args.format)
+            return emit(pytest_config.check(change_set, args.contract), args.format)
         if not started and not args.if_snapshot and (change_set.base is None or _any_relevant(change_set, {args.contract})):
             started.append(_start_somewhere(args.python))
         # Configuration that hides tests is caught without pytest, so it runs everywhere.
-        static = pytest_config.check(change_set)
+        static = pytest_config.check(change_set, args.contract)
         return _check(args, change_set, started, static)
     except BaseException:
         for run, _ in started:

@@ -353,8 +353,8 @@ def compare_runner(path: str, base: bytes | None, new: bytes) -> list[Finding]:
     return findings
 
 
-def check(change_set: changes.ChangeSet) -> list[Finding]:
-    """Configuration weakenings in the change, compared with the base."""
+def check(change_set: changes.ChangeSet, contract_path: str = "tests/agent_contract.yaml") -> list[Finding]:
+    """Configuration weakenings in the change, compared with the base (CONTRACT_PATH: its freeze ledger)."""
     from hooks import switches
 
     touched = set(change_set.changed_paths)
@@ -383,5 +383,5 @@ def check(change_set: changes.ChangeSet) -> list[Finding]:
     if "tox.ini" in runners and new.get("tox.ini") is not None:
         findings += compare_runner("tox.ini", base.get("tox.ini"), new["tox.ini"])  # type: ignore[index]
     # Reruns, regeneration, coverage floors, partial runs, stripped asserts (hooks/switches.py).
-    findings += switches.check(change_set, base, new, base_settings, new_settings, runners)
+    findings += switches.check(change_set, base, new, base_settings, new_settings, runners, contract_path)
     return findings

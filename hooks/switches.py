@@ -599,7 +599,7 @@ def code_switches(change_set: object, read_new: Callable[[list[str]], dict[str, 
     return findings
 
 
-def check(change_set: object, base: dict[str, bytes | None], new: dict[str, bytes | None], base_settings: object, new_settings: object, runner_paths: list[str]) -> list[Finding]:
+def check(change_set: object, base: dict[str, bytes | None], new: dict[str, bytes | None], base_settings: object, new_settings: object, runner_paths: list[str], contract_path: str = "tests/agent_contract.yaml") -> list[Finding]:
     """Every switch rule on the change; BASE and NEW hold the config, coverage and runner files."""
     target = getattr(change_set, "target", None)
     ledger: list[object] = []
@@ -608,7 +608,7 @@ def check(change_set: object, base: dict[str, bytes | None], new: dict[str, byte
         if not ledger:
             from hooks import contract
 
-            ledger.append(contract.load_new(target) if target else contract.load())
+            ledger.append(contract.load_new(target, contract_path) if target else contract.load(contract_path))
         entry = ledger[0].freeze_for(node_id) if ledger[0] is not None else None  # type: ignore[attr-defined]
         return entry is not None and count <= entry.remaining_reruns
 
