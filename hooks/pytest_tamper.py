@@ -54,7 +54,7 @@ _T = TypeVar("_T")
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 # Non-Python files whose text can set pytest options or its environment (and noxfile.py).
 SCANNED_NAMES = {
-    "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "noxfile.py", "Makefile", "GNUmakefile", "makefile",
+    "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "pytest.toml", ".pytest.toml", "noxfile.py", "Makefile", "GNUmakefile", "makefile",
     "justfile", "Justfile", "Taskfile.yml", "Taskfile.yaml", ".envrc",
 }
 SCANNED_SUFFIXES = (".mk", ".sh", ".bash", ".zsh", ".ps1", ".bat", ".cmd", ".yml", ".yaml", ".toml", ".cfg", ".ini", ".env", ".dockerfile")
@@ -70,7 +70,7 @@ COMPARED_ELSEWHERE = {"testpaths", "python_files", "python_classes", "python_fun
 # What a shadowing file must carry over: where the gate is loaded and required, and what every test uses
 # (found on pytest's history: an obsolete `rsyncdirs` left behind is not a finding).
 SHADOW_KEYS = {"addopts", "required_plugins", "usefixtures", "empty_parameter_set_mark"}
-CONFIG_NAMES = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest", "pyproject.toml": None}
+CONFIG_NAMES = {"pytest.toml": None, ".pytest.toml": None, "pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest", "pyproject.toml": None}
 NEXT = "remove it (only what the base already has is trusted; a maintainer lands such a change on the base branch)"
 
 # -- option and token scan ------------------------------------------------------
@@ -92,9 +92,8 @@ _GATE_ON = [
     ((r"(?<!no:)(?<![\w.])oracle_guard_pytest\b"), "loading `oracle_guard_pytest`"),
 ]
 # Information modes: pytest exits 0 and runs nothing (`--co` is pytest_config's OG851/OG859).
-# On a command line only the setup modes count: `pytest --version` is a common honest CI step.
-NO_RUN_ON_COMMANDS = {"--setup-only", "--setup-plan"}
-NO_RUN_FLAGS = {"--setup-only", "--setup-plan", "--fixtures", "--funcargs", "--fixtures-per-test", "--markers", "--help", "-h", "--version", "-V"}
+# Only in addopts: `pytest --version` is a common honest CI step (`--setup-only`/`--setup-plan` are OG851/OG859).
+NO_RUN_FLAGS = {"--fixtures", "--funcargs", "--fixtures-per-test", "--markers", "--help", "-h", "--version", "-V"}
 # pytest's own settings that decide what runs, for `-o KEY=VALUE`.
 JUDGED_INI = {
     "addopts", "testpaths", "python_files", "python_classes", "python_functions", "norecursedirs", "xfail_strict", "strict",
@@ -138,7 +137,7 @@ def pytest_arg_tokens(tokens: list[str], addopts: bool = False) -> Iterator[tupl
 
         if token == "--noconftest":
             yield "noconftest", "", "`--noconftest` (conftest files, their fixtures and checks, are not loaded)"
-        elif token in NO_RUN_FLAGS and (addopts or token in NO_RUN_ON_COMMANDS):
+        elif token in NO_RUN_FLAGS and addopts:
             yield "no-run", token, f"`{token}` (pytest reports and exits 0 without running a test)"
         elif name in ("-c", "--config-file", "--inifile") or (token.startswith("-c") and len(token) > 2 and not token.startswith("--")):
             shown = arg() if name in ("-c", "--config-file", "--inifile") else token[2:]
@@ -670,7 +669,7 @@ def _config_files(change_set: changes.ChangeSet, blobs: _Blobs, paths: list[str]
             continue
         if old is None or _lenient(settings_of, path, old) is None:
             findings.append(Finding(path, 1, 1, "OG872", f"new pytest configuration in {posixpath.dirname(path)}/: pytest run on tests there makes it the rootdir, ignores the root configuration and does not find the contract; move its settings to the root configuration, or {NEXT}"))
-    root_new = [p for p in ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")]
+    root_new = ["pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"]  # pytest's order
     if not any(p in paths or p in change_set.deleted for p in root_new):
         return findings
     new_all = blobs.new(root_new)
@@ -682,7 +681,7 @@ def _config_files(change_set: changes.ChangeSet, blobs: _Blobs, paths: list[str]
             if data is None:
                 continue
             found = settings_of(p, data)
-            if found is not None or p in ("pytest.ini", ".pytest.ini"):
+            if found is not None or p in ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml"):
                 return p, found or {}
         return None
 

@@ -74,8 +74,9 @@ CONFIG_CASES = [
     ("Makefile", "test:\n\tpytest\n", "export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1\ntest:\n\tpytest\n", ["OG870"]),
     ("Makefile", "test:\n\tpytest\n", "test:\n\tpytest --noconftest\n", ["OG871"]),
     ("Makefile", "test:\n\tpytest\n", "test:\n\tpytest -x\n", []),
-    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --setup-plan\n", ["OG871"]),
-    ("Makefile", "test:\n\tpytest\n", "test:\n\tpytest --setup-only\n", ["OG871"]),
+    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --setup-plan\n", ["OG851"]),  # one finding, not two
+    ("Makefile", "test:\n\tpytest\n", "test:\n\tpytest --setup-only\n", ["OG859"]),
+    ("pytest.toml", "[pytest]\naddopts = ['-ra']\n", "[pytest]\naddopts = ['-ra', '-p', 'no:oracle_guard']\n", ["OG870"]),
     ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --version\n", ["OG871"]),
     (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: pytest --version\n      - run: pytest -q\n", []),
     ("Makefile", "test:\n\tpytest\nversion:\n\tpython --version\n", "test:\n\tpytest\nversion:\n\tpython --version\n\tpip --version\n", []),
