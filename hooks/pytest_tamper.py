@@ -194,10 +194,33 @@ def text_tokens(path: str, text: str, addopts: list[str] | None) -> list[Token]:
             args += [f"-p{p}" for p in plugins.group(1).split(",") if p]
         for kind, detail, message in pytest_arg_tokens(args):
             found.append(Token((kind, detail), message, path, number))
+    found += _runner_tokens(path, text, Counter(t.key for t in found))
     for kind, detail, message in pytest_arg_tokens(addopts or [], addopts=True):
         line = next((n for n, text_line in enumerate(text.splitlines(), 1) if "addopts" in text_line), 1)
         found.append(Token((kind, detail), f"{message} in addopts", path, line))
     return found
+
+
+def _runner_tokens(path: str, text: str, seen: Counter) -> list[Token]:  # type: ignore[type-arg]
+    """What the CI/task-runner reader (hooks/runners.py) finds beyond the line scan: folded YAML
+    strings, GitLab script lists, `env:` blocks, nox `session.run(...)` arguments."""
+    name = posixpath.basename(path)
+    if name in CONFIG_NAMES and name != "tox.ini":
+        return []  # pytest's own configuration: its addopts are read as such
+    from hooks import runners
+
+    try:
+        arguments = runners.read(path, text).pytest_arguments()
+    except Exception:  # the line scan above already read the file; this pass only adds to it
+        return []
+    extra: list[Token] = []
+    counts: Counter = Counter()  # type: ignore[type-arg]
+    for number, tokens in arguments:
+        for kind, detail, message in pytest_arg_tokens(list(tokens)):
+            counts[(kind, detail)] += 1
+            if counts[(kind, detail)] > seen[(kind, detail)]:
+                extra.append(Token((kind, detail), message, path, number))
+    return extra
 
 
 # -- conftest and plugin code ---------------------------------------------------

@@ -65,6 +65,9 @@ CONFIG_CASES = [
     (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: pytest -q -c ci/pytest.ini\n", ["OG871"]),
     (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: |\n          pytest -q \\\n            -o python_files=none.py\n", ["OG871"]),
     (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: pytest -q -o console_output_style=classic\n", []),
+    # a folded YAML string: the option is on a line of its own (read by hooks/runners.py)
+    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: >\n          pytest -q\n          --noconftest\n", ["OG871"]),
+    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: >\n          pytest -q\n          --tb=short\n", []),
     # -c of another tool on the same line is not pytest's
     (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: mypy -c 'x = 1' && pytest -q\n", []),
     (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: python -m pytest -q -n auto\n", []),
