@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 
 from hooks import git
 from hooks.report import UsageError
@@ -27,11 +28,14 @@ def add_base_args(parser: argparse.ArgumentParser) -> None:
 
 
 class ChangeSet:
-    def __init__(self, base: str | None, base_label: str, target: str | None, changes: list[git.Change] | None = None) -> None:
+    def __init__(self, base: str | None, base_label: str, target: str | None, changes: list[git.Change] | None = None, special: dict[str, str] | None = None) -> None:
         self.base = base  # commit the change is compared with; None: no history yet
         self.base_label = base_label  # the revision as the user named it, for messages
         self.target = target  # commit holding the new side; None: the work tree
         self.changes = changes or []
+        # New paths that are no longer regular files (symlink, submodule, FIFO...) -> what they are.
+        # Their change is recorded as the base file's deletion: nothing in them can be checked.
+        self.special = special or {}
         self._by_new = {c.path: c for c in self.changes if c.path}
 
     @property
@@ -66,18 +70,69 @@ class ChangeSet:
         return {p: read_worktree_file(p) for p in paths}
 
 
-def read_worktree_file(path: str) -> bytes | None:
-    """Bytes of a regular file in the work tree; None if absent or a symlink."""
+def worktree_kind(path: str) -> str | None:
+    """None for a regular file (or nothing) at PATH; else what is there instead, for messages."""
     try:
-        if os.path.islink(path):
-            return None
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            raise UsageError(f"{path}: {size} bytes is over the {MAX_FILE_BYTES}-byte limit for a checked file")
-        with open(path, "rb") as f:
-            return f.read()
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:  # a name too long, a loop in a parent folder...
+        raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISDIR(mode):
+        return "directory (a submodule?)"
+    return "FIFO" if stat.S_ISFIFO(mode) else "special file"
+
+
+def read_worktree_file(path: str) -> bytes | None:
+    """Bytes of a regular file in the work tree; None if absent or anything else.
+
+    Only lstat and an O_NONBLOCK|O_NOFOLLOW open: a symlink is never followed
+    and a FIFO or device never blocks the hook.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
+    except OSError as exc:
+        if os.path.islink(path):  # O_NOFOLLOW refused it (ELOOP)
+            return None
+        raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        if info.st_size > MAX_FILE_BYTES:
+            raise UsageError(f"{path}: {info.st_size} bytes is over the {MAX_FILE_BYTES}-byte limit for a checked file")
+        return f.read()
+
+
+def _regular_only(changes: list[git.Change], target: str | None) -> tuple[list[git.Change], dict[str, str]]:
+    """Changes whose new side is not a regular file become the base file's deletion.
+
+    In a commit git's mode says it (120000 symlink, 160000 submodule); in the
+    work tree lstat does (git never stages a FIFO, but pytest would read one).
+    """
+    kept: list[git.Change] = []
+    special: dict[str, str] = {}
+    for change in changes:
+        kind = None
+        if change.path is not None:
+            if target or change.new_mode in ("120000", "160000"):
+                kind = {"120000": "symlink", "160000": "submodule"}.get(change.new_mode)
+            if kind is None and not target:
+                kind = worktree_kind(change.path)
+        if kind is None:
+            kept.append(change)
+            continue
+        special[change.path] = kind  # type: ignore[index]
+        if change.old_path is not None:
+            kept.append(git.Change("D", None, change.old_path))
+    return kept, special
 
 
 def enter_repo(filenames: list[str]) -> list[str]:
@@ -137,9 +192,9 @@ def resolve(args: argparse.Namespace, env: dict[str, str] | None = None) -> Chan
         changes = git.diff(base, target, cached=False)
         if target is None:  # the work tree: files not yet added count as new
             changes += [git.Change("A", p, None) for p in git.untracked()]
-        return ChangeSet(base, label, target, changes)
+        return ChangeSet(base, label, target, *_regular_only(changes, target))
 
     if head is None:  # first commit: compare with nothing
         changes = git.diff(git.empty_tree(), None, cached=True)
-        return ChangeSet(None, "(no commits yet)", None, changes)
-    return ChangeSet(head, "HEAD", None, git.diff(head, None, cached=True))
+        return ChangeSet(None, "(no commits yet)", None, *_regular_only(changes, None))
+    return ChangeSet(head, "HEAD", None, *_regular_only(git.diff(head, None, cached=True), None))

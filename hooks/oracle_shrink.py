@@ -1328,7 +1328,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     change_set = None if args.all else changes.resolve(args)
     if change_set is not None and change_set.base is None:
         notice("no commits yet: only tautologies and swallowed failures can be checked")
-    return emit(check(paths, change_set), args.format)
+    return emit(check(paths, change_set) + not_a_file(change_set), args.format)
+
+
+def not_a_file(change_set: changes.ChangeSet | None) -> list[Finding]:
+    """A test file that became a FIFO, device or submodule cannot be read, so it cannot pass.
+
+    (Its base content counts as deleted either way; a symlink is judged by the
+    file it points to, which the change holds or not.)
+    """
+    if change_set is None:
+        return []
+    return [
+        Finding(path, 1, 1, "OG003", f"is now a {kind}, not a regular file: its tests cannot be checked; commit it as a regular file")
+        for path, kind in change_set.special.items()
+        if kind != "symlink" and TEST_FILE.search(path)
+    ]
 
 
 if __name__ == "__main__":
