@@ -153,6 +153,14 @@ def enter_repo(filenames: list[str]) -> list[str]:
     return result
 
 
+def _fetch_hint(rev: str) -> str:
+    """A fetch command that makes REV exist here (a branch name gets its remote-tracking ref)."""
+    remote, _, branch = rev.partition("/")
+    if branch and remote in ("origin", "upstream"):
+        return f"`git fetch {remote} {branch}:refs/remotes/{remote}/{branch}`"
+    return f"`git fetch origin {rev}`"
+
+
 def _verified(rev: str) -> str:
     commit = git.commit_of(rev)
     if commit:
@@ -160,16 +168,46 @@ def _verified(rev: str) -> str:
     if git.is_shallow():
         raise UsageError(
             f"base revision '{rev}' is not in this shallow clone; fetch it first "
-            f"(e.g. `git fetch --unshallow` or `git fetch origin {rev}`)"
+            f"({_fetch_hint(rev)}, then `git fetch --deepen=200` or `git fetch --unshallow` if its history is missing)"
         )
-    raise UsageError(f"base revision '{rev}' does not exist (fetch it, or check the name)")
+    raise UsageError(f"base revision '{rev}' does not exist (fetch it: {_fetch_hint(rev)}; or check the name)")
+
+
+def ci_base(env: dict[str, str] | None = None) -> str | None:
+    """The base for the merge gate in CI when none was named, or None to use the usual order.
+
+    On a detached HEAD with nothing staged (a CI checkout) the staged change is
+    empty, so comparing with HEAD would always pass: there, a pull request's
+    GITHUB_BASE_REF is the base, and without one the gate refuses to guess.
+    """
+    env = dict(os.environ) if env is None else env
+    if not (env.get("CI") or env.get("GITHUB_ACTIONS")):
+        return None
+    if "ORACLE_GUARD_BASE" in env or env.get("PRE_COMMIT_FROM_REF"):
+        return None
+    if git.ok("symbolic-ref", "-q", "HEAD") or git.head() is None:
+        return None  # on a branch, or no commits yet: the staged change is the change
+    if git.run("diff", "--cached", "--name-only", "-z", "HEAD").strip(b"\0"):
+        return None
+    ref = env.get("GITHUB_BASE_REF", "").strip()
+    if ref:
+        return f"origin/{ref}"
+    raise UsageError(
+        "in CI on a detached HEAD with nothing staged there is no change to judge: "
+        "pass the base, e.g. `oracle-guard check --base origin/main` (or set ORACLE_GUARD_BASE)"
+    )
 
 
 def resolve(args: argparse.Namespace, env: dict[str, str] | None = None) -> ChangeSet:
     """The change to check; call from the repository's top folder (enter_repo)."""
     env = dict(os.environ) if env is None else env
+    given = getattr(args, "base", None)
+    if given is not None and not given.strip():
+        raise UsageError("--base is empty: name the revision to compare with, e.g. --base origin/main")
+    if "ORACLE_GUARD_BASE" in env and not env["ORACLE_GUARD_BASE"].strip() and given is None:
+        raise UsageError("ORACLE_GUARD_BASE is set but empty: name the revision to compare with, or unset it")
     head = git.head()
-    explicit = getattr(args, "base", None) or env.get("ORACLE_GUARD_BASE")
+    explicit = given or env.get("ORACLE_GUARD_BASE")
     from_ref, to_ref = env.get("PRE_COMMIT_FROM_REF"), env.get("PRE_COMMIT_TO_REF")
 
     if explicit or from_ref:
@@ -186,7 +224,7 @@ def resolve(args: argparse.Namespace, env: dict[str, str] | None = None) -> Chan
             if mb is None and git.is_shallow():
                 raise UsageError(
                     f"cannot find where this branch left '{label}': the clone is too shallow "
-                    "(run `git fetch --unshallow`, or fetch with enough depth)"
+                    "(run `git fetch --deepen=200` until it is found, or `git fetch --unshallow`)"
                 )
             base = mb or base
         changes = git.diff(base, target, cached=False)

@@ -45,6 +45,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UsageError(f"unknown hook id {', '.join(unknown)} (known: {', '.join(HOOKS)})")
 
     changes.enter_repo([])
+    if args.base is None:
+        args.base = changes.ci_base()  # CI on a detached HEAD: GITHUB_BASE_REF, else exit 2
     change_set = changes.resolve(args)
     tests = [p for p in change_set.changed_paths if PYTHON.search(p) and TEST_FILES.search(p)]
     deleted_tests = [p for p in change_set.deleted if PYTHON.search(p) and TEST_FILES.search(p)]

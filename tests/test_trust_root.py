@@ -162,3 +162,74 @@ def test_a_test_moved_to_a_name_with_a_newline_unchanged_passes(repo: Repo, caps
     repo.commit("rename")
     code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
     assert code == 0, out + err
+
+
+# -- 7. no base means no verdict ------------------------------------------------------------
+
+
+def _weakened_branch(repo: Repo) -> str:
+    repo.write(T, TEST)
+    base = repo.commit("base")
+    repo.git("branch", "-q", "trunk")
+    repo.write(T, TEST.replace('    assert parse("0") == 0\n', ""))
+    head = repo.commit("agent: weaker")
+    repo.git("checkout", "-q", "--detach", head)
+    return base
+
+
+def test_an_empty_base_is_a_usage_error(repo: Repo, capsys, monkeypatch) -> None:
+    _weakened_branch(repo)
+    code, out, err = gate(repo, capsys, "--base", "", "--skip", "collection-snapshot")
+    assert code == 2 and "--base is empty" in one_error_line(err)
+    monkeypatch.setenv("ORACLE_GUARD_BASE", "")
+    code, out, err = gate(repo, capsys, "--skip", "collection-snapshot")
+    assert code == 2 and "ORACLE_GUARD_BASE is set but empty" in one_error_line(err)
+    monkeypatch.setenv("ORACLE_GUARD_BASE", "trunk")  # the honest spelling judges the change
+    code, out, err = gate(repo, capsys, "--skip", "collection-snapshot")
+    assert code == 1 and "OG301" in out
+
+
+def test_ci_on_a_detached_head_without_a_base_refuses_to_pass(repo: Repo, capsys, monkeypatch) -> None:
+    _weakened_branch(repo)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    code, out, err = gate(repo, capsys, "--skip", "collection-snapshot")
+    assert code == 2
+    assert "--base origin/main" in one_error_line(err)
+
+
+def test_ci_on_a_detached_head_uses_github_base_ref(repo: Repo, capsys, monkeypatch) -> None:
+    base = _weakened_branch(repo)
+    repo.git("update-ref", "refs/remotes/origin/trunk", base)
+    monkeypatch.setenv("CI", "1")
+    monkeypatch.setenv("GITHUB_BASE_REF", "trunk")
+    code, out, err = gate(repo, capsys, "--skip", "collection-snapshot")
+    assert code == 1 and "OG301" in out, out + err
+    repo.git("update-ref", "-d", "refs/remotes/origin/trunk")  # not fetched: say how
+    code, out, err = gate(repo, capsys, "--skip", "collection-snapshot")
+    assert code == 2 and "git fetch origin trunk:refs/remotes/origin/trunk" in one_error_line(err)
+
+
+def test_ci_with_a_staged_change_or_on_a_branch_judges_that(repo: Repo, capsys, monkeypatch) -> None:
+    repo.write(T, TEST)
+    repo.commit("base")
+    monkeypatch.setenv("CI", "1")
+    repo.write(T, TEST + "\n\ndef test_more():\n    assert parse('1') == 100\n")
+    repo.stage()
+    code, out, err = gate(repo, capsys, "--skip", "collection-snapshot")  # on a branch, staged
+    assert code == 0, out + err
+    repo.git("checkout", "-q", "--detach")
+    code, out, err = gate(repo, capsys, "--skip", "collection-snapshot")  # detached, but staged
+    assert code == 0, out + err
+
+
+def test_a_shallow_clone_hint_is_a_command_that_works(repo: Repo, capsys, tmp_path: Path) -> None:
+    repo.write(T, TEST)
+    repo.commit("one")
+    repo.write(T, TEST + "\n")
+    repo.commit("two")
+    clone = tmp_path / "shallow"
+    subprocess.run(("git", "clone", "-q", "--depth", "1", f"file://{repo.path}", str(clone)), check=True)
+    shallow = Repo(clone)
+    code, out, err = gate(shallow, capsys, "--base", "origin/feature", "--skip", "collection-snapshot")
+    line = one_error_line(err)
+    assert code == 2 and "git fetch origin feature:refs/remotes/origin/feature" in line and "--unshallow" in line
