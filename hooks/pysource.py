@@ -286,6 +286,8 @@ class Module:
 
     @classmethod
     def from_source(cls, path: str, source: bytes) -> "Module":
+        if b"\r" in source:  # Python ends a line at \r\n and at a lone \r: so does every position here
+            source = source.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         tree = parse(source, path)
         return cls(path, source, tree, Names.of(tree, source))
 

@@ -4,6 +4,7 @@ Every attack is tried on a real repository next to the honest change closest to 
 """
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -233,3 +234,40 @@ def test_a_shallow_clone_hint_is_a_command_that_works(repo: Repo, capsys, tmp_pa
     code, out, err = gate(shallow, capsys, "--base", "origin/feature", "--skip", "collection-snapshot")
     line = one_error_line(err)
     assert code == 2 and "git fetch origin feature:refs/remotes/origin/feature" in line and "--unshallow" in line
+
+
+# -- 2. line endings ----------------------------------------------------------------------
+
+SKIP_BASE = "import pytest\n\n\ndef test_a():\n    assert 1 + 1 == 2\n\n\ndef test_b():\n    assert 2 * 2 == 4\n"
+SKIP_NEW = SKIP_BASE.replace("def test_b", "@pytest.mark.skip\ndef test_b")
+
+
+@pytest.mark.parametrize("eol", ["\r", "\r\n", "mixed"])
+def test_a_new_skip_mark_in_a_cr_or_mixed_file_is_found_at_its_line(repo: Repo, capsys, eol: str) -> None:
+    from hooks.forbid_skip_marks import main as skip_main
+
+    def spell(text: str) -> bytes:
+        if eol == "mixed":
+            lines = text.split("\n")
+            return b"".join(line.encode() + (b"\r", b"\n", b"\r\n")[i % 3] for i, line in enumerate(lines[:-1]))
+        return text.replace("\n", eol).encode()
+
+    repo.write(T, spell(SKIP_BASE))
+    repo.commit("base")
+    repo.write(T, spell(SKIP_NEW))
+    repo.stage()
+    code = repo.run(skip_main, T)
+    out = capsys.readouterr().out
+    tree = ast.parse(spell(SKIP_NEW))  # where Python itself puts the mark
+    line = tree.body[-1].decorator_list[0].lineno  # type: ignore[attr-defined]
+    assert code == 1 and f"{T}:{line}:2: OG101" in out, out
+
+
+def test_a_cr_only_file_that_only_gains_a_test_passes(repo: Repo, capsys) -> None:
+    from hooks.forbid_skip_marks import main as skip_main
+
+    repo.write(T, SKIP_BASE.replace("\n", "\r").encode())
+    repo.commit("base")
+    repo.write(T, (SKIP_BASE + "\n\ndef test_c():\n    assert 3 == 3\n").replace("\n", "\r").encode())
+    repo.stage()
+    assert repo.run(skip_main, T) == 0, capsys.readouterr().out
