@@ -102,12 +102,13 @@ def read_worktree_file(path: str) -> bytes | None:
         if os.path.islink(path):  # O_NOFOLLOW refused it (ELOOP)
             return None
         raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        if info.st_size > MAX_FILE_BYTES:
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+        os.close(fd)
+        if stat.S_ISREG(info.st_mode):
             raise UsageError(f"{path}: {info.st_size} bytes is over the {MAX_FILE_BYTES}-byte limit for a checked file")
+        return None
+    with os.fdopen(fd, "rb") as f:
         return f.read()
 
 

@@ -271,3 +271,91 @@ def test_a_cr_only_file_that_only_gains_a_test_passes(repo: Repo, capsys) -> Non
     repo.write(T, (SKIP_BASE + "\n\ndef test_c():\n    assert 3 == 3\n").replace("\n", "\r").encode())
     repo.stage()
     assert repo.run(skip_main, T) == 0, capsys.readouterr().out
+
+
+# -- 9. bad input, everywhere, is one line and exit 2 ---------------------------------------
+
+CONTRACT = "tests/agent_contract.yaml"
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def the_error(err: str) -> str:
+    """The one error line (check may repeat it per hook; it is still one message)."""
+    assert "Traceback" not in err, err
+    lines = {line for line in err.splitlines() if line.strip() and "notice:" not in line}
+    assert len(lines) == 1, err
+    (line,) = lines
+    assert line.startswith("oracle-guard: error: "), err
+    return line
+
+
+def cli(repo: Repo, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """oracle-guard in a child process, so that a hang is a failure and not a stuck suite."""
+    env = {**os.environ, "PYTHONPATH": str(PROJECT)}
+    return subprocess.run((sys.executable, "-m", "hooks.cli", *args), cwd=repo.path, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+@pytest.mark.parametrize(
+    "contract, expected",
+    [
+        ("version: 1\nmax_reruns: 1" + "0" * 5000 + "\n", "5001 digits is too large"),
+        ('version: 1\nsnapshot: "tests/a\\0b"\n', "control character (U+0000)"),
+        ("version: 1\nfixtures:\n  - id: x\n    path: tests/" + "a" * 300 + "\n    sha256: " + "0" * 64 + "\n", "longer than a file system allows"),
+        ('version: 1\nfixtures:\n  - id: x\n    path: "tests/a\\0b"\n    sha256: ' + "0" * 64 + "\n", "control character"),
+    ],
+    ids=["huge-number", "nul-in-snapshot", "long-component", "nul-in-fixture"],
+)
+def test_bad_contract_values_are_one_line_exit_2(repo: Repo, capsys, contract: str, expected: str) -> None:
+    repo.write(T, TEST)
+    repo.write(CONTRACT, "version: 1\n")
+    base = repo.commit("base")
+    repo.write(CONTRACT, contract, dedent=False)
+    code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
+    assert code == 2 and expected in the_error(err)
+
+
+def test_a_large_but_sane_number_still_loads(repo: Repo, capsys) -> None:
+    from hooks import contract
+
+    assert contract.loads("version: 1\nmax_active_freezes: 9223372036854775807\n").max_active_freezes == 2**63 - 1
+
+
+@pytest.mark.parametrize("kind", ["loop", "directory", "fifo"])
+def test_a_contract_that_is_not_a_file_is_one_line_exit_2_without_hanging(repo: Repo, kind: str) -> None:
+    repo.write(T, TEST)
+    repo.write(CONTRACT, "version: 1\n")
+    base = repo.commit("base")
+    target = repo.path / CONTRACT
+    target.unlink()
+    if kind == "loop":
+        os.symlink("agent_contract.yaml", target)
+    elif kind == "directory":
+        target.mkdir()
+    else:
+        os.mkfifo(target)
+    for args in (("check", "--base", base, "--skip", "collection-snapshot"), ("fixture-lock-verify",), ("quarantine-untouched",)):
+        proc = cli(repo, *args)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        line = the_error(proc.stderr)
+        assert CONTRACT in line
+
+
+@pytest.mark.parametrize("expr", ["not " * 600 + "x", "+".join(["x"] * 800), "-" * 3000 + "x"], ids=["not-600", "binop-800", "unary-3000"])
+def test_deeply_nested_expressions_are_og001_or_exit_2_never_a_traceback(repo: Repo, capsys, expr: str) -> None:
+    repo.write(T, TEST)
+    base = repo.commit("base")
+    repo.write(T, TEST + f"\n\ndef test_deep():\n    assert {expr}\n", dedent=False)
+    code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
+    assert "Traceback" not in err
+    if code == 1:
+        assert "OG001" in out
+    else:
+        assert code == 2 and "too deeply" in the_error(err)
+
+
+def test_a_deep_but_ordinary_expression_is_analysed(repo: Repo, capsys) -> None:
+    repo.write(T, TEST)
+    base = repo.commit("base")
+    repo.write(T, TEST + "\n\ndef test_sum():\n    assert " + "+".join(["1"] * 100) + " == 100\n", dedent=False)
+    code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
+    assert code == 0, out + err
