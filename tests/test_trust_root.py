@@ -359,3 +359,178 @@ def test_a_deep_but_ordinary_expression_is_analysed(repo: Repo, capsys) -> None:
     repo.write(T, TEST + "\n\ndef test_sum():\n    assert " + "+".join(["1"] * 100) + " == 100\n", dedent=False)
     code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
     assert code == 0, out + err
+
+
+# -- 4. trust settings are monotonic and signed; 5. approvals are used once ------------------
+
+from hooks import approvals as approvals_mod  # noqa: E402
+from tests.contract_helpers import approve, make_key, sha, signers_line  # noqa: E402
+
+SIGNERS = "tests/allowed_signers"
+
+
+def trusted_repo(repo: Repo, tmp_path: Path, extra: str = "") -> tuple[Path, str]:
+    """A base with an allowed-signers file, a contract naming it, and a test."""
+    key = make_key(tmp_path)
+    repo.write(SIGNERS, signers_line(key))
+    repo.write(CONTRACT, f"version: 1\nallowed_signers: {SIGNERS}\n{extra}", dedent=False)
+    repo.write(T, TEST)
+    return key, repo.commit("base")
+
+
+def contract_with(repo: Repo, body: str) -> None:
+    repo.write(CONTRACT, "version: 1\n" + body, dedent=False)
+
+
+def codes_of(out: str) -> set[str]:
+    return {line.split(": ", 1)[1].split()[0] for line in out.splitlines() if ": OG" in line}
+
+
+def judge(repo: Repo, capsys, base: str) -> tuple[int, set[str], str]:
+    repo.stage()
+    code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
+    return code, codes_of(out), out + err
+
+
+def test_a_patch_that_adds_its_own_key_to_the_signers_file_is_refused(repo: Repo, capsys, tmp_path: Path) -> None:
+    _, base = trusted_repo(repo, tmp_path)
+    mallory = make_key(tmp_path, "mallory")
+    repo.write(SIGNERS, (repo.path / SIGNERS).read_text() + signers_line(mallory, "mallory@example.com"))
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 1 and codes == {"OG511"}, out
+    assert "signers-change " + sha((repo.path / SIGNERS).read_bytes()) in out
+
+
+def test_a_signers_change_approved_by_a_base_key_passes(repo: Repo, capsys, tmp_path: Path) -> None:
+    key, base = trusted_repo(repo, tmp_path)
+    bob = make_key(tmp_path, "bob")
+    repo.write(SIGNERS, (repo.path / SIGNERS).read_text() + signers_line(bob, "bob@example.com"))
+    approve(repo, key, f"signers-change {sha((repo.path / SIGNERS).read_bytes())}")
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 0, out
+
+
+def test_a_signers_change_approved_by_the_new_key_only_is_refused(repo: Repo, capsys, tmp_path: Path) -> None:
+    _, base = trusted_repo(repo, tmp_path)
+    mallory = make_key(tmp_path, "mallory")
+    (repo.path / SIGNERS).write_text(signers_line(mallory, "mallory@example.com"))
+    approve(repo, mallory, f"signers-change {sha((repo.path / SIGNERS).read_bytes())}")
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 1 and "OG511" in codes, out
+
+
+@pytest.mark.parametrize(
+    "change, code",
+    [
+        ("allowed_signers: null\n", "OG510"),
+        ("allowed_signers: tests/other_signers\n", "OG510"),
+        (f"allowed_signers: {SIGNERS}\napprovals: tests/elsewhere\n", "OG510"),
+    ],
+    ids=["signers-null", "signers-repointed", "approvals-moved"],
+)
+def test_repointing_the_trust_root_is_refused(repo: Repo, capsys, tmp_path: Path, change: str, code: str) -> None:
+    _, base = trusted_repo(repo, tmp_path)
+    repo.write("tests/other_signers", (repo.path / SIGNERS).read_text())
+    contract_with(repo, change)
+    exit_code, codes, out = judge(repo, capsys, base)
+    assert exit_code == 1 and code in codes, out
+
+
+def test_repointing_signers_with_an_approval_passes(repo: Repo, capsys, tmp_path: Path) -> None:
+    key, base = trusted_repo(repo, tmp_path)
+    repo.write("tests/other_signers", (repo.path / SIGNERS).read_text())
+    contract_with(repo, "allowed_signers: tests/other_signers\n")
+    approve(repo, key, f"contract-setting allowed_signers {SIGNERS} tests/other_signers")
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 0, out
+
+
+def test_removing_the_signers_file_is_refused(repo: Repo, capsys, tmp_path: Path) -> None:
+    _, base = trusted_repo(repo, tmp_path)
+    repo.remove(SIGNERS)
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 1 and "OG511" in codes and "was removed" in out, out
+
+
+def test_adding_signers_where_the_base_had_none_passes(repo: Repo, capsys, tmp_path: Path) -> None:
+    repo.write(CONTRACT, "version: 1\n")
+    repo.write(T, TEST)
+    base = repo.commit("base")
+    key = make_key(tmp_path)
+    repo.write(SIGNERS, signers_line(key))
+    contract_with(repo, f"allowed_signers: {SIGNERS}\n")
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 0, out
+
+
+def test_narrowing_fixture_roots_is_refused_and_adding_a_nested_root_passes(repo: Repo, capsys, tmp_path: Path) -> None:
+    key, base = trusted_repo(repo, tmp_path)
+    contract_with(repo, f"allowed_signers: {SIGNERS}\nfixture_roots: [tests]\n")  # a parent of both roots
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 1 and codes == {"OG510"}, out
+    assert "contract-setting fixture_roots tests/fixtures,tests/data tests" in out
+    contract_with(repo, f"allowed_signers: {SIGNERS}\nfixture_roots: []\n")
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 1 and codes == {"OG510"}, out
+    contract_with(repo, f"allowed_signers: {SIGNERS}\nfixture_roots: [tests/fixtures, tests/data, tests/data/golden]\n")
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 0, out
+
+
+def test_raising_a_freeze_budget_needs_a_contract_setting_approval(repo: Repo, capsys, tmp_path: Path) -> None:
+    key, base = trusted_repo(repo, tmp_path, "max_reruns: 2\n")
+    contract_with(repo, f"allowed_signers: {SIGNERS}\nmax_reruns: 5\n")
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 1 and codes == {"OG610"}, out
+    assert "oracle-guard approve contract-setting max_reruns 2 5" in out
+    approve(repo, key, "contract-setting max_reruns 2 5")
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 0, out
+    contract_with(repo, f"allowed_signers: {SIGNERS}\nmax_reruns: 1\n")  # lowering is stronger
+    repo.git("rm", "-rq", "--cached", "tests/approvals")  # no approval needed for that
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 0, out
+
+
+def test_deleting_the_contract_is_refused_unless_approved(repo: Repo, capsys, tmp_path: Path) -> None:
+    key, base = trusted_repo(repo, tmp_path)
+    repo.remove(CONTRACT)
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 1 and "OG512" in codes, out
+    approve(repo, key, f"contract-setting contract {CONTRACT} null")
+    code, codes, out = judge(repo, capsys, base)
+    assert code == 0, out
+
+
+def test_an_untracked_approval_file_approves_nothing(repo: Repo, capsys, tmp_path: Path) -> None:
+    key, base = trusted_repo(repo, tmp_path, "max_reruns: 2\n")
+    contract_with(repo, f"allowed_signers: {SIGNERS}\nmax_reruns: 3\n")
+    repo.stage()
+    written = approve(repo, key, "contract-setting max_reruns 2 3")
+    repo.git("rm", "-q", "--cached", str(written.relative_to(repo.path)))
+    code, out, err = repo.run(check.main, "--skip", "collection-snapshot"), *capsys.readouterr()
+    assert code == 1 and "OG610" in out, out + err  # staged change, approval left out of it
+    repo.git("add", str(written.relative_to(repo.path)))
+    code, out, err = repo.run(check.main, "--skip", "collection-snapshot"), *capsys.readouterr()
+    assert code == 0, out + err
+
+
+def test_an_approval_counts_once_a_replayed_copy_is_refused(repo: Repo, capsys, tmp_path: Path) -> None:
+    key, _ = trusted_repo(repo, tmp_path, "max_reruns: 2\n")
+    contract_with(repo, f"allowed_signers: {SIGNERS}\nmax_reruns: 3\n")
+    first = approve(repo, key, "contract-setting max_reruns 2 3")
+    repo.commit("raise, approved")
+    contract_with(repo, f"allowed_signers: {SIGNERS}\nmax_reruns: 2\n")
+    lowered = repo.commit("lower again")
+    contract_with(repo, f"allowed_signers: {SIGNERS}\nmax_reruns: 3\n")  # the same weakening again
+    code, codes, out = judge(repo, capsys, lowered)
+    assert code == 1 and codes == {"OG610"} and "already committed at the base" in out, out
+    copy = first.with_name("replayed" + approvals_mod.SUFFIX)  # a copy under a new name is still spent
+    copy.write_bytes(first.read_bytes())
+    code, codes, out = judge(repo, capsys, lowered)
+    assert code == 1 and codes == {"OG610"}, out
+    copy.unlink()
+    proc = cli(repo, "approve", "contract-setting", "max_reruns", "2", "3", "--key", str(key))  # a fresh approval
+    assert proc.returncode == 0, proc.stderr
+    code, codes, out = judge(repo, capsys, lowered)
+    assert code == 0, out
