@@ -237,3 +237,36 @@ def resolve(args: argparse.Namespace, env: dict[str, str] | None = None) -> Chan
         changes = git.diff(git.empty_tree(), None, cached=True)
         return ChangeSet(None, "(no commits yet)", None, *_regular_only(changes, None))
     return ChangeSet(head, "HEAD", None, *_regular_only(git.diff(head, None, cached=True), None))
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Replace PATH with DATA in one rename: a reader sees the old file or the new, never half.
+
+    A symlink at PATH is replaced, never written through; the file's mode is kept.
+    """
+    import tempfile
+
+    folder = os.path.dirname(path) or "."
+    os.makedirs(folder, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.lstat(path).st_mode) if os.path.isfile(path) and not os.path.islink(path) else None
+    except OSError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def same_line_endings(text: str, like: bytes | None) -> str:
+    """TEXT (with \\n line ends) spelled with CRLF when LIKE, the file it replaces, uses CRLF."""
+    if like and b"\r\n" in like:
+        return text.replace("\r\n", "\n").replace("\n", "\r\n")
+    return text

@@ -214,6 +214,31 @@ def _path(node: Node, key: str) -> str:
     return value
 
 
+def _repo_path(node: Node, key: str) -> str:
+    """A path the gate reads or writes itself: inside the repository and outside .git/."""
+    value = _path(node, key)
+    parts = value.split("/")
+    if value.startswith("/") or (len(value) > 1 and value[1] == ":"):
+        raise _error(node.start_mark, f"'{key}' must be relative to the repository, not {value!r}")
+    if ".." in parts:
+        raise _error(node.start_mark, f"'{key}' may not leave the repository ('..' in {value!r})")
+    if any(p.lower() == ".git" for p in parts):
+        raise _error(node.start_mark, f"'{key}' may not point into .git/ ({value!r})")
+    return value
+
+
+def _opt_repo_path(node: Node, key: str) -> str | None:
+    if isinstance(node, ScalarNode) and _plain_value(node) is None:
+        return None
+    return _repo_path(node, key)
+
+
+def _repo_paths(node: Node, key: str) -> tuple[str, ...]:
+    if not isinstance(node, SequenceNode):
+        raise _error(node.start_mark, f"'{key}' must be a list of paths")
+    return tuple(_repo_path(item, key) for item in node.value)
+
+
 def _paths(node: Node, key: str) -> tuple[str, ...]:
     if not isinstance(node, SequenceNode):
         raise _error(node.start_mark, f"'{key}' must be a list of paths")
@@ -419,10 +444,10 @@ _TOP_OPTIONAL: dict[str, Callable[..., Any]] = {
     "max_active_freezes": _count,
     "max_freeze_days": lambda n, k: _count(n, k, 1),
     "max_reruns": lambda n, k: _count(n, k, 1),
-    "allowed_signers": _opt_string,
-    "approvals": _path,
-    "snapshot": _path,
-    "fixture_roots": _paths,
+    "allowed_signers": _opt_repo_path,
+    "approvals": _repo_path,
+    "snapshot": _repo_path,
+    "fixture_roots": _repo_paths,
     "layers": _layers,
 }
 
