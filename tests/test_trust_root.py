@@ -534,3 +534,157 @@ def test_an_approval_counts_once_a_replayed_copy_is_refused(repo: Repo, capsys, 
     assert proc.returncode == 0, proc.stderr
     code, codes, out = judge(repo, capsys, lowered)
     assert code == 0, out
+
+
+# -- 3. the gate never writes outside its own file ----------------------------------------
+
+from hooks import collection_snapshot, init_contract  # noqa: E402
+from hooks.collection_snapshot import format_snapshot  # noqa: E402
+
+SNAP = "tests/collection_snapshot.txt"
+TEST_A = "def test_one():\n    assert int(\"1\") == 1\n"
+
+
+@pytest.mark.parametrize(
+    "snapshot, expected",
+    [
+        (".git/hooks/pre-commit", "may not point into .git/"),
+        ("../outside.txt", "may not leave the repository"),
+        ("/tmp/anywhere.txt", "must be relative to the repository"),
+    ],
+)
+def test_a_contract_path_outside_the_repository_is_exit_2(repo: Repo, capsys, snapshot: str, expected: str) -> None:
+    repo.write(T, TEST)
+    repo.write(CONTRACT, "version: 1\n")
+    base = repo.commit("base")
+    repo.write(CONTRACT, f"version: 1\nsnapshot: {snapshot}\n")
+    code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
+    assert code == 2 and expected in the_error(err)
+    assert not (repo.path / ".git/hooks/pre-commit").exists()
+
+
+@pytest.mark.parametrize("key", ["approvals", "allowed_signers", "fixture_roots"])
+def test_every_trust_path_is_held_inside_the_repository(key: str) -> None:
+    from hooks import contract
+
+    value = "[../elsewhere]" if key == "fixture_roots" else "../elsewhere"
+    with pytest.raises(contract.ContractError, match="may not leave the repository"):
+        contract.loads(f"version: 1\n{key}: {value}\n")
+    honest = "[tests/golden]" if key == "fixture_roots" else "tests/elsewhere"
+    contract.loads(f"version: 1\n{key}: {honest}\n")
+
+
+@pytest.mark.parametrize(
+    "snapshot, expected",
+    [("src/app.py", "a source or a configuration file"), ("pyproject.toml", "configuration file"), (CONTRACT, "names the contract"), ("tests", "is a directory")],
+    ids=["source", "config", "contract", "directory"],
+)
+def test_the_snapshot_never_names_another_file(repo: Repo, capsys, snapshot: str, expected: str) -> None:
+    repo.write("src/app.py", "x = 1\n")
+    repo.write("pyproject.toml", "[project]\nname = 'x'\n")
+    repo.write("tests/test_a.py", TEST_A)
+    repo.write(CONTRACT, f"version: 1\nsnapshot: {snapshot}\n")
+    repo.commit("base")
+    before = {p: (repo.path / p).read_bytes() for p in ("src/app.py", "pyproject.toml", CONTRACT)}
+    code = repo.run(collection_snapshot.main, "--python", sys.executable, "--always")
+    err = capsys.readouterr().err
+    assert code == 2 and expected in the_error(err)
+    assert {p: (repo.path / p).read_bytes() for p in before} == before
+
+
+def _snapshot_repo(repo: Repo) -> None:
+    repo.write("tests/test_a.py", TEST_A)
+    repo.write(SNAP, format_snapshot({"tests/test_a.py::test_one": "run"}))
+    repo.commit("base")
+    repo.write("tests/test_a.py", TEST_A + "\n\ndef test_two():\n    assert int(\"2\") == 2\n")
+    repo.stage()
+
+
+@pytest.mark.slow
+def test_check_never_writes_the_snapshot_unless_asked(repo: Repo, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    _snapshot_repo(repo)
+    before = (repo.path / SNAP).read_bytes()
+    code, out, err = gate(repo, capsys)
+    assert code == 1 and "not written" in out and "--write-snapshot" in out, out + err
+    assert (repo.path / SNAP).read_bytes() == before
+    code, out, err = gate(repo, capsys, "--write-snapshot")
+    assert code == 1 and "updated with what pytest collects now (2 tests)" in out, out + err
+    assert b"tests/test_a.py::test_two" in (repo.path / SNAP).read_bytes()
+    repo.stage()
+    code, out, err = gate(repo, capsys)  # the honest follow-up: stage it, and the gate passes
+    assert code == 0, out + err
+
+
+@pytest.mark.slow
+def test_the_hook_keeps_a_crlf_snapshot_crlf_and_writes_it_atomically(repo: Repo, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    repo.write("tests/test_a.py", TEST_A)
+    repo.write(SNAP, format_snapshot({"tests/test_a.py::test_one": "run"}).replace(b"\n", b"\r\n"))
+    repo.commit("base")
+    inode = os.stat(repo.path / SNAP).st_ino
+    repo.write("tests/test_a.py", TEST_A + "\n\ndef test_two():\n    assert int(\"2\") == 2\n")
+    repo.stage()
+    code = repo.run(collection_snapshot.main, "--python", sys.executable)
+    assert code == 1, capsys.readouterr()
+    data = (repo.path / SNAP).read_bytes()
+    assert b"tests/test_a.py::test_two\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
+    assert os.stat(repo.path / SNAP).st_ino != inode  # a new file renamed into place
+    assert [p.name for p in (repo.path / "tests").iterdir() if p.name.endswith(".tmp")] == []
+    repo.stage()
+    assert repo.run(collection_snapshot.main, "--python", sys.executable) == 0  # CRLF is not "out of date"
+
+
+LEDGER = """\
+version: 1
+fixtures: []
+freezes:
+  - id: test_flaky
+    owner: oncall
+    reason: PAY-1
+    expires: "2099-01-01T00:00:00Z"
+    remaining_reruns: 1
+max_active_freezes: 1
+max_freeze_days: 3
+max_reruns: 1
+allowed_signers: tests/allowed_signers
+approvals: tests/signed
+fixture_roots: [tests/fixtures]
+"""
+
+
+def test_init_force_keeps_the_ledger_caps_signers_and_approvals(repo: Repo, capsys) -> None:
+    from hooks import contract
+
+    repo.write("tests/fixtures/a.json", "{}\n")
+    repo.write(CONTRACT, LEDGER.replace("\n", "\r\n"), dedent=False)
+    repo.commit("base")
+    old = contract.loads(LEDGER)
+    assert repo.run(init_contract.main, "--force") == 0, capsys.readouterr()
+    raw = (repo.path / CONTRACT).read_bytes()
+    assert raw.count(b"\n") == raw.count(b"\r\n")  # the file's line-ending style is kept
+    new = contract.loads(raw)
+    assert new.freezes == old.freezes and new.allowed_signers == old.allowed_signers and new.approvals == old.approvals
+    assert (new.max_active_freezes, new.max_freeze_days, new.max_reruns) == (1, 3, 1)
+    assert [f.path for f in new.fixtures] == ["tests/fixtures/a.json"]  # the honest part: the scan still locks
+    assert new.fixture_roots[0] == "tests/fixtures"
+
+
+def test_init_force_over_a_contract_that_does_not_load_stops(repo: Repo, capsys) -> None:
+    repo.write(CONTRACT, "version: 1\nmax_reruns: many\n")
+    repo.commit("base")
+    assert repo.run(init_contract.main, "--force") == 2
+    assert "cannot keep its ledger" in the_error(capsys.readouterr().err)
+    assert (repo.path / CONTRACT).read_text() == "version: 1\nmax_reruns: many\n"
+
+
+def test_lock_keeps_crlf(repo: Repo, capsys) -> None:
+    from hooks import contract
+
+    repo.write("tests/fixtures/a.json", "{}\n")
+    repo.write(CONTRACT, "version: 1\r\n# keep me\r\nfixtures: []\r\n", dedent=False)
+    repo.commit("base")
+    assert repo.run(init_contract.lock_main, "tests/fixtures/a.json") == 0, capsys.readouterr()
+    raw = (repo.path / CONTRACT).read_bytes()
+    assert raw.count(b"\n") == raw.count(b"\r\n") and b"# keep me\r\n" in raw
+    assert [f.path for f in contract.loads(raw).fixtures] == ["tests/fixtures/a.json"]
