@@ -688,3 +688,143 @@ def test_lock_keeps_crlf(repo: Repo, capsys) -> None:
     raw = (repo.path / CONTRACT).read_bytes()
     assert raw.count(b"\n") == raw.count(b"\r\n") and b"# keep me\r\n" in raw
     assert [f.path for f in contract.loads(raw).fixtures] == ["tests/fixtures/a.json"]
+
+
+# -- fuzz: mutations of a valid contract and of a test file -------------------------------------
+
+import random  # noqa: E402
+
+from hooks import contract as contract_mod  # noqa: E402
+from hooks import trust  # noqa: E402
+
+FUZZ_SIGNERS_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
+FUZZ_CONTRACT = f"""\
+version: 1
+properties:
+  - id: roundtrip
+    module: tests.test_price
+    name: test_roundtrip
+    min_examples: 50
+fixtures:
+  - id: invoice
+    path: tests/fixtures/invoice.json
+    sha256: {"0" * 64}
+    unlock: null
+freezes:
+  - id: test_price
+    owner: oncall
+    reason: PAY-1
+    expires: "2099-01-01T00:00:00Z"
+    remaining_reruns: 1
+    silent_runs_allowed: 2
+max_active_freezes: 2
+max_freeze_days: 5
+max_reruns: 2
+allowed_signers: tests/allowed_signers
+fixture_roots: [tests/fixtures, tests/data]
+"""
+FUZZ_TEST = TEST + """
+
+@settings(max_examples=50)
+@given(st.integers())
+def test_roundtrip(n):
+    assert parse(str(n)) == n * 100
+"""
+FUZZ_TEST = "from hypothesis import given, settings, strategies as st\n" + FUZZ_TEST
+NASTY = ["null", "[]", '""', "1" + "0" * 5000, '"a\\0b"', "-1", "yes", "0x10", "!!str x", "&a x", "*a", "{", "'", "~", "2026-01-01", "9" * 19, ".git/x", "../x", "/abs"]
+
+
+def mutate_text(text: str, rng: random.Random) -> str:
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(lines))
+        op = rng.randrange(8)
+        if op == 0:
+            del lines[i]
+        elif op == 1:
+            lines.insert(i, lines[rng.randrange(len(lines))])
+        elif op == 2 and ":" in lines[i]:
+            key = lines[i].split(":", 1)[0]
+            lines[i] = f"{key}: {rng.choice(NASTY)}"
+        elif op == 3:
+            lines[i] = "".join(str((int(c) + rng.choice((1, 9))) % 10) if c.isdigit() and rng.random() < 0.5 else c for c in lines[i])
+        elif op == 4:
+            j = rng.randrange(len(lines))
+            lines[i], lines[j] = lines[j], lines[i]
+        elif op == 5:
+            lines[i] = " " * rng.choice((0, 1, 3, 6)) + lines[i].lstrip()
+        elif op == 6:
+            pos = rng.randrange(len(lines[i]) + 1)
+            lines[i] = lines[i][:pos] + rng.choice(["\0", "\r", "\t", "\u2028", "é", "#", "\\"]) + lines[i][pos:]
+        else:
+            lines[i] = lines[i].replace("==", rng.choice(["!=", ">=", "is not", "=="]), 1)
+    sep = rng.choice(["\n", "\n", "\r\n", "\r"])
+    return sep.join(lines)
+
+
+def test_fuzzed_contracts_load_or_refuse_in_one_line() -> None:
+    rng = random.Random(20261202)
+    loaded = 0
+    for _ in range(400):
+        text = mutate_text(FUZZ_CONTRACT, rng)
+        try:
+            contract_mod.loads(text.encode("utf-8", "surrogatepass"))
+            loaded += 1
+        except contract_mod.ContractError as exc:
+            assert "\n" not in str(exc) and str(exc).startswith("tests/agent_contract.yaml"), repr(str(exc))
+    assert 0 < loaded < 400  # the mutations reach both sides
+
+
+def no_weaker(base: contract_mod.Contract, new: contract_mod.Contract) -> str | None:
+    """Why NEW promises less than BASE, or None when it is the same or stronger."""
+    props = {p.id: p for p in new.properties}
+    for p in base.properties:
+        q = props.get(p.id)
+        if q is None or (q.module, q.name) != (p.module, p.name) or q.min_examples < p.min_examples:
+            return f"property {p.id}"
+    if {(f.id, f.path, f.sha256) for f in base.fixtures} - {(f.id, f.path, f.sha256) for f in new.fixtures}:
+        return "fixture"
+    olds = {e.id: e for e in base.freezes}
+    for e in new.freezes:
+        o = olds.get(e.id)
+        if o is None or e.expires_at > o.expires_at or e.remaining_reruns > o.remaining_reruns or (e.silent_runs_allowed or 0) > (o.silent_runs_allowed or 0):
+            return f"freeze {e.id}"
+    for knob in ("max_active_freezes", "max_freeze_days", "max_reruns"):
+        if getattr(new, knob) > getattr(base, knob):
+            return knob
+    if new.allowed_signers != base.allowed_signers or new.approvals != base.approvals:
+        return "trust root"
+    if trust._roots_narrowed(base.fixture_roots, new.fixture_roots):
+        return "fixture_roots"
+    return None
+
+
+@pytest.mark.slow
+def test_fuzzed_changes_through_the_gate_never_crash_hang_or_pass_a_weakening(repo: Repo, tmp_path: Path) -> None:
+    """Seeded; OG_FUZZ_SEED / OG_FUZZ_RUNS run it longer by hand (each run is one `check` process)."""
+    rng = random.Random(int(os.environ.get("OG_FUZZ_SEED", "7")))
+    repo.write(SIGNERS, f"alice@example.com {FUZZ_SIGNERS_KEY}\n")
+    repo.write("tests/fixtures/invoice.json", "{}\n")
+    digest = __import__("hashlib").sha256(b"{}\n").hexdigest()
+    base_text = FUZZ_CONTRACT.replace("0" * 64, digest)
+    repo.write(CONTRACT, base_text, dedent=False)
+    repo.write(T, FUZZ_TEST, dedent=False)
+    base = repo.commit("base")
+    base_contract = contract_mod.loads(base_text)
+    seen = set()
+    for _ in range(int(os.environ.get("OG_FUZZ_RUNS", "8"))):
+        repo.git("checkout", "-q", "-f", base, "--", ".")
+        new_contract_text = mutate_text(base_text, rng) if rng.random() < 0.8 else base_text
+        new_test = mutate_text(FUZZ_TEST, rng) if rng.random() < 0.5 else FUZZ_TEST
+        repo.write(CONTRACT, new_contract_text.encode("utf-8", "surrogatepass"))
+        repo.write(T, new_test.encode("utf-8", "surrogatepass"))
+        proc = cli(repo, "check", "--base", base, "--skip", "collection-snapshot", "--now", "2026-12-02T00:00:00Z", timeout=60)
+        seen.add(proc.returncode)
+        assert proc.returncode in (0, 1, 2), proc.stderr
+        assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, proc.stderr
+        if proc.returncode == 2:
+            assert all(line.startswith("oracle-guard: ") for line in proc.stderr.splitlines() if line.strip()), proc.stderr
+        if proc.returncode == 0:
+            why = no_weaker(base_contract, contract_mod.loads(new_contract_text.encode("utf-8", "surrogatepass")))
+            assert why is None, f"exit 0 on a weaker contract ({why}):\n{new_contract_text}"
+    assert len(seen) >= 2 and 0 in seen, seen  # the honest side is reached too
