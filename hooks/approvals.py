@@ -121,25 +121,19 @@ def verify(statement: str, signature: str, allowed_signers: bytes) -> str | None
     return None
 
 
-def _approval_files(folder: str, target: str | None) -> dict[str, bytes]:
-    """Approval files on the new side: the target commit's tree, or those git tracks in the work tree.
+def _approval_files(folder: str, change_set: Any) -> dict[str, bytes]:
+    """Approval files the change being judged adds or edits, with their new bytes.
 
-    An untracked file is no part of the commit being judged, so it approves nothing.
+    Only the change counts: an approval already at the base was used there,
+    and an untracked file is no part of a staged commit (git's diff, not the
+    folder's listing, says what the change holds; no extra git process).
     """
-    folder = folder.rstrip("/")
-    if target:
-        out = git.run("--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", target, "--", folder + "/")
-        names = [os.fsdecode(n) for n in out.split(b"\0") if n.endswith(SUFFIX.encode())]
-        return {k: v for k, v in git.read_blobs(target, names).items() if v is not None}
-    from hooks import changes  # lstat-only reads of the work tree
-
-    out = git.run("--literal-pathspecs", "ls-files", "-z", "--cached", "--", folder + "/")
-    found: dict[str, bytes] = {}
-    for name in sorted(os.fsdecode(n) for n in out.split(b"\0") if n.endswith(SUFFIX.encode())):
-        data = changes.read_worktree_file(name)
-        if data is not None and len(data) <= MAX_APPROVAL_BYTES:
-            found[name] = data
-    return found
+    prefix = folder.rstrip("/") + "/"
+    names = [p for p in getattr(change_set, "changed_paths", ()) if p.startswith(prefix) and p.endswith(SUFFIX)]
+    if not names:
+        return {}
+    blobs = change_set.read_new(names)
+    return {k: v for k, v in blobs.items() if v is not None and len(v) <= MAX_APPROVAL_BYTES}
 
 
 def _signatures_at(rev: str, folders: Sequence[str]) -> set[str]:
@@ -184,7 +178,7 @@ class Approvals:
         result.allowed_signers = blob
         folder = getattr(new_contract, "approvals", None) or getattr(base_contract, "approvals", "tests/approvals")
         result.base, result.folders = base, (folder, getattr(base_contract, "approvals", folder))
-        for path, data in _approval_files(folder, getattr(change_set, "target", None)).items():
+        for path, data in _approval_files(folder, change_set).items():
             parsed = _signature_of(data.decode("utf-8", "replace"))
             if parsed is not None:
                 result.candidates.setdefault(parsed[0], []).append((path, parsed[1], parsed[2]))

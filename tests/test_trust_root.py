@@ -524,11 +524,11 @@ def test_an_approval_counts_once_a_replayed_copy_is_refused(repo: Repo, capsys, 
     lowered = repo.commit("lower again")
     contract_with(repo, f"allowed_signers: {SIGNERS}\nmax_reruns: 3\n")  # the same weakening again
     code, codes, out = judge(repo, capsys, lowered)
-    assert code == 1 and codes == {"OG610"} and "already committed at the base" in out, out
+    assert code == 1 and codes == {"OG610"} and "oracle-guard approve contract-setting max_reruns 2 3" in out, out
     copy = first.with_name("replayed" + approvals_mod.SUFFIX)  # a copy under a new name is still spent
     copy.write_bytes(first.read_bytes())
     code, codes, out = judge(repo, capsys, lowered)
-    assert code == 1 and codes == {"OG610"}, out
+    assert code == 1 and codes == {"OG610"} and "already committed at the base" in out, out
     copy.unlink()
     proc = cli(repo, "approve", "contract-setting", "max_reruns", "2", "3", "--key", str(key))  # a fresh approval
     assert proc.returncode == 0, proc.stderr
