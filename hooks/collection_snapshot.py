@@ -367,6 +367,8 @@ def _check(args: argparse.Namespace, change_set: changes.ChangeSet, started: "li
     base_snapshot_path = args.snapshot or (base_contract or contract.Contract(path=args.contract)).snapshot_path
     for path in {snapshot, base_snapshot_path}:
         _safe_path(path, args.contract)
+    if snapshot != base_snapshot_path and change_set.base and change_set.read_base([snapshot])[snapshot] is not None:
+        raise UsageError(f"snapshot path {snapshot!r} names a file committed at {change_set.base_label} that is not its snapshot ({base_snapshot_path}); the hook would overwrite it")
     base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
     if args.if_snapshot and base_bytes is None and not os.path.exists(snapshot):
         return emit(static, args.format)  # the gate never writes a first snapshot

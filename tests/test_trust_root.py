@@ -574,6 +574,7 @@ def test_every_trust_path_is_held_inside_the_repository(key: str) -> None:
     contract.loads(f"version: 1\n{key}: {honest}\n")
 
 
+@pytest.mark.slow  # collection-snapshot starts pytest before it refuses the path
 @pytest.mark.parametrize(
     "snapshot, expected",
     [("src/app.py", "a source or a configuration file"), ("pyproject.toml", "configuration file"), (CONTRACT, "names the contract"), ("tests", "is a directory")],
@@ -828,3 +829,31 @@ def test_fuzzed_changes_through_the_gate_never_crash_hang_or_pass_a_weakening(re
             why = no_weaker(base_contract, contract_mod.loads(new_contract_text.encode("utf-8", "surrogatepass")))
             assert why is None, f"exit 0 on a weaker contract ({why}):\n{new_contract_text}"
     assert len(seen) >= 2 and 0 in seen, seen  # the honest side is reached too
+
+
+@pytest.mark.slow  # collection-snapshot starts pytest before it refuses the path
+def test_a_moved_snapshot_may_not_name_another_committed_file(repo: Repo, capsys) -> None:
+    repo.write("tests/test_a.py", TEST_A)
+    repo.write("docs/notes.txt", "")  # committed, empty: it would parse as an empty snapshot
+    repo.write(SNAP, format_snapshot({"tests/test_a.py::test_one": "run"}))
+    repo.commit("base")
+    repo.write(CONTRACT, "version: 1\nsnapshot: docs/notes.txt\n")
+    repo.stage()
+    code = repo.run(collection_snapshot.main, "--python", sys.executable, "--always")
+    assert code == 2 and "is not its snapshot" in the_error(capsys.readouterr().err)
+    assert (repo.path / "docs/notes.txt").read_bytes() == b""
+
+
+@pytest.mark.parametrize("name", ["tests/test_ price.py", "tests/test_\tprice.py", 'tests/test_"price".py', "tests/test_prïce.py", "tests/-test_price.py"])
+def test_odd_characters_in_a_moved_test_file_name(repo: Repo, capsys, name: str) -> None:
+    repo.write(T, TEST)
+    base = repo.commit("base")
+    repo.git("rm", "-q", T)
+    repo.write(name, TEST.replace('    assert parse("0") == 0\n', ""))
+    repo.commit("agent: moved and weakened")
+    code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
+    assert code == 1 and "OG30" in out, out + err
+    repo.write(name, TEST)  # the honest move
+    repo.commit("restored")
+    code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
+    assert code == 0, out + err
