@@ -305,9 +305,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         f.write(signed + "\n" + signature)
     shown = os.path.relpath(output)
     shown = output if shown.startswith("..") else shown
-    if not shown.startswith("/"):  # only a file git tracks is part of the change it approves
-        git.run("add", "--", shown, check=False)
-    print(f"wrote {shown}: approves `{statement}` (staged)")
+    staged = not shown.startswith("/") and git.ok("add", "--", shown)  # only the change's own files approve
+    print(f"wrote {shown}: approves `{statement}`" + (" (staged)" if staged else ""))
+    if not staged:
+        notice(f"{shown} is not staged (outside the repository, or ignored): it approves nothing until it is part of the change")
     print("commit it in a reviewed change; it is verified against the allowed signers at the base revision")
     return 0
 
