@@ -857,3 +857,21 @@ def test_odd_characters_in_a_moved_test_file_name(repo: Repo, capsys, name: str)
     repo.commit("restored")
     code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
     assert code == 0, out + err
+
+
+def test_the_shipped_schema_holds_trust_paths_inside_the_repository() -> None:
+    import json
+
+    import jsonschema
+
+    schema = json.loads((PROJECT / "hooks/contract.schema.json").read_text(encoding="utf-8"))
+    for value, ok in [("tests/allowed_signers", True), ("a/..b", True), (None, True), ("../x", False), ("/etc/x", False), (".git/hooks/x", False), ("a/.GIT/x", False)]:
+        errors = list(jsonschema.Draft202012Validator(schema).iter_errors({"version": 1, "allowed_signers": value}))
+        assert (not errors) == ok, value
+        if value is not None:  # the loader agrees with the schema
+            try:
+                contract_mod.loads(f"version: 1\nallowed_signers: {json.dumps(value)}\n")
+                loaded = True
+            except contract_mod.ContractError:
+                loaded = False
+            assert loaded == ok, value
