@@ -6,19 +6,11 @@ import importlib
 import sys
 from typing import Sequence
 
+from hooks import __version__, registry
 from hooks.report import EXIT_USAGE, guarded
 
-# id -> (module:function, one-line help).  Hook ids are a public promise: never rename.
-HOOKS = {
-    "forbid-skip-marks": ("hooks.forbid_skip_marks:main", "new skip/skipif/xfail marks, in any spelling"),
-    "forbid-runtime-skip": ("hooks.forbid_runtime_skip:main", "new pytest.skip()/xfail()/importorskip()/exit(), skipTest, early returns"),
-    "oracle-shrink": ("hooks.oracle_shrink:main", "deleted or loosened checks, tautologies, swallowed failures, broadened raises"),
-    "fixture-lock-verify": ("hooks.fixture_lock_verify:main", "locked fixtures whose bytes, path or lock changed"),
-    "properties-monotonic": ("hooks.properties_monotonic:main", "contract properties removed, repointed or weakened"),
-    "quarantine-untouched": ("hooks.quarantine_untouched:main", "freeze ledger budgets grown, expiries extended"),
-    "contract-split": ("hooks.contract_split:main", "production code and contract tests changed together"),
-    "collection-snapshot": ("hooks.collection_snapshot:main", "tests pytest no longer collects, or now skips"),
-}
+# id -> (module:function, one-line help), from the registry.  Hook ids are a public promise: never rename.
+HOOKS = {hook.id: (hook.main, hook.help) for hook in registry.HOOKS}
 COMMANDS = {
     "check": ("hooks.check:main", "run every hook on the change against its base (the merge gate)"),
     "init": ("hooks.init_contract:main", "write a contract that locks what the repository has now"),
@@ -38,6 +30,9 @@ def load(target: str):  # type: ignore[no-untyped-def]
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     table = {**COMMANDS, **HOOKS}
+    if argv[:1] == ["--version"]:
+        print(f"oracle-guard {__version__}")
+        return 0
     if not argv or argv[0] not in table:
         parser = argparse.ArgumentParser(prog="oracle-guard", description="Refuse patches that make tests pass by weakening them.")
         sub = parser.add_subparsers(title="commands", metavar="COMMAND")

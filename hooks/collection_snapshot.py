@@ -11,7 +11,6 @@ exits 1 once, like a formatter, so the user stages the file.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -21,10 +20,14 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from hooks import args as hook_args
 from hooks import changes, git, pytest_config
-from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
+from hooks.report import Finding, UsageError, guarded, notice, say
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
+    from hooks.context import HookContext
     from hooks.contract import Contract
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML early
@@ -319,19 +322,49 @@ def compare(
     return findings
 
 
+def check(ctx: HookContext) -> list[Finding]:
+    return prepare(ctx)()
+
+
+def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
+    """Start pytest if this change needs it; the returned call waits for it and compares.
+
+    The one-process hook prepares this hook first, so the static hooks run
+    while pytest collects.  Options: snapshot, python, always, static_only,
+    if_snapshot (see main), started (a collection main() began early).
+    """
+    if ctx.change_set is None:
+        raise UsageError("collection-snapshot compares with a base: it needs a change set")
+    change_set = ctx.change_set
+    started: list[tuple[_Run, list[tuple[str, str]]]] = list(ctx.option("started") or [])  # the run to abandon if anything fails
+    try:
+        if ctx.option("static_only"):
+            static = pytest_config.check(change_set)
+            return lambda: static
+        if not started and not ctx.option("if_snapshot") and (change_set.base is None or _any_relevant(change_set, {ctx.contract})):
+            started.append(_start_somewhere(ctx.option("python")))
+        # Configuration that hides tests is caught without pytest, so it runs everywhere.
+        static = pytest_config.check(change_set)
+        return _prepare(ctx, change_set, started, static)
+    except BaseException:
+        for run, _ in started:
+            run.abandon()
+        raise
+
+
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="collection-snapshot", description=__doc__.splitlines()[0])
-    parser.add_argument("filenames", nargs="*", help="ignored: the hook asks git what changed")
-    changes.add_base_args(parser)
-    parser.add_argument("--contract", default=DEFAULT_CONTRACT, metavar="PATH", help=f"the contract file (default: {DEFAULT_CONTRACT})")
+    parser = hook_args.parser("collection-snapshot", __doc__)
+    hook_args.add_filenames(parser, "ignored: the hook asks git what changed")
+    hook_args.add_base(parser)
+    hook_args.add_contract(parser)
     parser.add_argument("--snapshot", metavar="PATH", help="the snapshot file (default: the contract's `snapshot`, else collection_snapshot.txt beside the contract)")
     parser.add_argument("--python", metavar="PATH", help="the project's interpreter (default: active virtualenv, ./.venv, ./venv, first python3 on PATH)")
     parser.add_argument("--always", action="store_true", help="run pytest even when no Python file or pytest config changed")
-    parser.add_argument("--now", metavar="TIME", help="the current time for freeze expiry (ISO-8601; default: the clock)")
+    hook_args.add_now(parser)
     parser.add_argument("--static-only", action="store_true", help="only compare pytest configuration, conftest files and CI command lines with the base; never run pytest")
     parser.add_argument("--if-snapshot", action="store_true", help="run pytest only where a snapshot is committed or present (what `oracle-guard check` uses)")
-    add_format_arg(parser)
+    hook_args.add_format(parser)
     args = parser.parse_args(argv)
     changes.enter_repo([])
     # pytest is the long pole: start it as soon as we know it must run, and
@@ -340,41 +373,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.always and not (args.static_only or args.if_snapshot):
             started.append(_start_somewhere(args.python))
-        change_set = changes.resolve(args)
-        if args.static_only:
-            return emit(pytest_config.check(change_set), args.format)
-        if not started and not args.if_snapshot and (change_set.base is None or _any_relevant(change_set, {args.contract})):
-            started.append(_start_somewhere(args.python))
-        # Configuration that hides tests is caught without pytest, so it runs everywhere.
-        static = pytest_config.check(change_set)
-        return _check(args, change_set, started, static)
+        ctx = hook_args.context(
+            args, changes.resolve(args), started=started, snapshot=args.snapshot, python=args.python,
+            always=args.always, static_only=args.static_only, if_snapshot=args.if_snapshot,
+        )
     except BaseException:
         for run, _ in started:
             run.abandon()
         raise
+    return hook_args.finish(ctx, check(ctx), "collection-snapshot")
 
 
-def _check(args: argparse.Namespace, change_set: changes.ChangeSet, started: "list[tuple[_Run, list[tuple[str, str]]]]", static: list[Finding]) -> int:
+def _prepare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tuple[_Run, list[tuple[str, str]]]]", static: list[Finding]) -> Callable[[], list[Finding]]:
     from hooks import contract
 
-    now = contract.parse_now(args.now)
-    new_contract = contract.load(args.contract)
-    base_contract = _base_contract(change_set, args.contract)
-    snapshot = args.snapshot or (new_contract or contract.Contract(path=args.contract)).snapshot_path
+    now = ctx.now
+    explicit = ctx.option("snapshot")
+    new_contract = contract.load(ctx.contract)
+    base_contract = _base_contract(change_set, ctx.contract)
+    snapshot = explicit or (new_contract or contract.Contract(path=ctx.contract)).snapshot_path
     # The reference is the snapshot committed at the base, where the base contract put it:
     # a patch that edits or moves the snapshot file is still compared with the old ids.
-    base_snapshot_path = args.snapshot or (base_contract or contract.Contract(path=args.contract)).snapshot_path
+    base_snapshot_path = explicit or (base_contract or contract.Contract(path=ctx.contract)).snapshot_path
     for path in {snapshot, base_snapshot_path}:
         _safe_path(path)
     base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
-    if args.if_snapshot and base_bytes is None and not os.path.exists(snapshot):
-        return emit(static, args.format)  # the gate never writes a first snapshot
+    if ctx.option("if_snapshot") and base_bytes is None and not os.path.exists(snapshot):
+        return lambda: static  # the gate never writes a first snapshot
     if not started:
-        if not args.always and not needs_run(change_set, {snapshot, base_snapshot_path, args.contract}, snapshot):
-            return emit(static, args.format)
-        started.append(_start_somewhere(args.python))
+        if not ctx.option("always") and not needs_run(change_set, {snapshot, base_snapshot_path, ctx.contract}, snapshot):
+            return lambda: static
+        started.append(_start_somewhere(ctx.option("python")))
     base = parse_snapshot(base_bytes, base_snapshot_path)
 
+    def finish() -> list[Finding]:
+        try:
+            return _compare(ctx, change_set, started, static, new_contract, base_contract, snapshot, base_snapshot_path, base_bytes, base, now)
+        except BaseException:
+            for run, _ in started:
+                run.abandon()
+            raise
+
+    return finish
+
+
+def _compare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tuple[_Run, list[tuple[str, str]]]]", static: list[Finding],
+             new_contract: "Contract | None", base_contract: "Contract | None", snapshot: str, base_snapshot_path: str,
+             base_bytes: bytes | None, base: dict[str, tuple[str, int]], now: "datetime") -> list[Finding]:
     if change_set.target is not None:
         notice(f"pytest collects the work tree, not {os.environ.get('PRE_COMMIT_TO_REF') or change_set.target[:12]}; check that commit out to compare it")
     found = _finish_somewhere(started[0])
@@ -382,7 +427,7 @@ def _check(args: argparse.Namespace, change_set: changes.ChangeSet, started: "li
     if found.exit_code not in (0, 5) and not findings:
         findings.append(Finding(snapshot, 1, 1, "OG804", f"pytest --collect-only exited {found.exit_code} in {found.python}: {found.tail or 'no output'}"))
     if findings:  # a partial collection would make every later id look deleted
-        return emit(static + findings, args.format)
+        return static + findings
 
     approvals = None
 
@@ -409,9 +454,9 @@ def _check(args: argparse.Namespace, change_set: changes.ChangeSet, started: "li
             os.makedirs(folder, exist_ok=True)
         with open(snapshot, "wb") as f:
             f.write(wanted)
-        print(f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it")
-        return max(emit(findings, args.format), 1)
-    return emit(findings, args.format)
+        say(f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it")
+        ctx.written.append(snapshot)
+    return findings
 
 
 def _safe_path(path: str) -> None:

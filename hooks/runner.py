@@ -1,0 +1,111 @@
+"""Run registered hooks on one resolved change, in one process.
+
+Used by `oracle-guard check` (the merge gate) and by the one-process
+pre-commit hook `oracle-guard`.  collection-snapshot is prepared first, so
+pytest collects while the static hooks read the change; every finding is
+printed once however many hooks see it, and every error once however many
+hooks hit it.
+"""
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from typing import Callable, NamedTuple, Sequence
+
+from hooks import registry, report
+from hooks.context import HookContext
+from hooks.report import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, Finding, UsageError
+
+GROUP_AT = 6  # this many findings with one code in one file are shown as a group
+GROUP_SHOWN = 3
+
+
+class Plan(NamedTuple):
+    hook: registry.Hook
+    ctx: HookContext
+
+
+class Outcome(NamedTuple):
+    results: list[tuple[str, Finding]]  # (hook id, finding), in hook order, each once
+    errors: list[str]  # one line each, each once
+    written: list[str]
+
+
+def run(plans: Sequence[Plan], started: list) -> Outcome:  # type: ignore[type-arg]
+    """Every plan's findings; collection-snapshot's pytest runs while the others work."""
+    per_hook: dict[str, list[Finding]] = {}
+    errors: list[str] = []
+    pending: list[tuple[str, Callable[[], list[Finding]]]] = []
+
+    def attempt(hook_id: str, call: Callable[[], list[Finding]]) -> None:
+        try:
+            per_hook.setdefault(hook_id, []).extend(call())
+        except UsageError as exc:
+            if str(exc) not in errors:
+                errors.append(str(exc))
+        sys.stdout.flush()
+
+    try:
+        for plan in plans:
+            if plan.hook.id == "collection-snapshot":
+                from hooks import collection_snapshot
+
+                def later(ctx: HookContext = plan.ctx) -> list[Finding]:
+                    finish = collection_snapshot.prepare(ctx)
+                    pending.append(("collection-snapshot", finish))
+                    return []
+
+                attempt(plan.hook.id, later)
+        for plan in plans:
+            if plan.hook.id != "collection-snapshot":
+                attempt(plan.hook.id, lambda plan=plan: plan.hook.check()(plan.ctx))
+        for hook_id, finish in pending:
+            attempt(hook_id, finish)
+    except BaseException:
+        for pytest_run, _ in started:
+            pytest_run.abandon()
+        raise
+
+    seen: set[Finding] = set()
+    results = []
+    for plan in plans:  # registry order, sorted within a hook, as the hooks print them
+        for finding in sorted(set(per_hook.get(plan.hook.id, []))):
+            if finding not in seen:
+                seen.add(finding)
+                results.append((plan.hook.id, finding))
+    written = [p for plan in plans for p in plan.ctx.written]
+    return Outcome(results, errors, written)
+
+
+def emit(fmt: str, outcome: Outcome) -> int:
+    """Print the outcome in FMT; the exit code (2 for any error, else 1 for any finding or rewritten file)."""
+    for error in outcome.errors:
+        print(f"oracle-guard: error: {error}", file=sys.stderr)
+    if fmt in report.DOCUMENT_FORMATS:
+        from hooks import output
+
+        output.print_document(fmt, outcome.results, outcome.errors, report.taken_notices())
+    elif fmt == "github":
+        for _, finding in outcome.results:
+            print(finding.github())
+    else:
+        print_text(outcome.results)
+    if outcome.errors:
+        return EXIT_USAGE
+    return EXIT_FINDINGS if outcome.results or outcome.written else EXIT_CLEAN
+
+
+def print_text(results: Sequence[tuple[str, Finding]]) -> None:
+    """One line per finding, many alike in one file as a group, then a count per code."""
+    groups = Counter((f.path, f.code) for _, f in results)
+    shown: Counter[tuple[str, str]] = Counter()
+    for _, finding in results:
+        key = (finding.path, finding.code)
+        shown[key] += 1
+        if groups[key] < GROUP_AT or shown[key] <= GROUP_SHOWN:
+            print(finding.text())
+        elif shown[key] == GROUP_SHOWN + 1:
+            print(f"{finding.path}: {finding.code} {groups[key] - GROUP_SHOWN} more like these, likely one cause (--format json lists each)")
+    if results:
+        counts = Counter(f.code for _, f in results)
+        print(f"oracle-guard: {len(results)} finding{'s' if len(results) != 1 else ''}: " + ", ".join(f"{code} x{n}" for code, n in sorted(counts.items())))
