@@ -13,6 +13,7 @@ from hooks.report import EXIT_USAGE, guarded
 HOOKS = {hook.id: (hook.main, hook.help) for hook in registry.HOOKS}
 COMMANDS = {
     "check": ("hooks.check:main", "run every hook on the change against its base (the merge gate)"),
+    "hook": ("hooks.one_hook:main", "every hook in one process: the pre-commit hook id `oracle-guard`"),
     "init": ("hooks.init_contract:main", "write a contract that locks what the repository has now"),
     "lock": ("hooks.init_contract:lock_main", "add fixture locks to the contract"),
     "approve": ("hooks.approvals:main", "sign an approval for one specific weakening"),

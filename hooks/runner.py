@@ -31,7 +31,43 @@ class Outcome(NamedTuple):
     written: list[str]
 
 
-def run(plans: Sequence[Plan], started: list) -> Outcome:  # type: ignore[type-arg]
+def ids(text: str) -> list[str]:
+    return [h.strip() for h in text.split(",") if h.strip()]
+
+
+def selection(only: str, skip: str) -> tuple[list[str], set[str]]:
+    """--only and --skip: the hooks to run (registry order) and those to skip; unknown ids are an error."""
+    wanted = ids(only) or [h.id for h in registry.HOOKS]
+    skipped = set(ids(skip))
+    unknown = sorted((set(wanted) | skipped) - set(registry.BY_ID))
+    if unknown:
+        raise UsageError(f"unknown hook id {', '.join(unknown)} (known: {', '.join(registry.BY_ID)})")
+    return wanted, skipped
+
+
+def plans(base: HookContext, wanted: Sequence[str], skipped: set[str], tests: list[str], deleted_tests: list[str], started: list, gate: bool = True) -> list[Plan]:  # type: ignore[type-arg]
+    """One context per hook that has something to look at."""
+    result = []
+    for hook_id in wanted:
+        hook = registry.BY_ID[hook_id]
+        options: dict[str, object] = {}
+        if hook.id == "collection-snapshot":
+            # The gate never writes a first snapshot: pytest runs only where one is committed.
+            options = {"if_snapshot": gate, "started": started}
+        if hook_id in skipped:
+            if hook.id != "collection-snapshot":
+                continue
+            # Skipping the meta hook skips pytest; comparing the configuration that
+            # hides tests needs nothing and still runs (`--only` leaves it out).
+            options = {"static_only": True}
+        if hook.files and not tests and not (hook.deleted and deleted_tests):
+            continue  # oracle-shrink also judges a change that only deletes test files
+        filenames = tuple(tests) if hook.files else ()
+        result.append(Plan(hook, base._replace(filenames=filenames, options=options, written=[])))
+    return result
+
+
+def run(planned: Sequence[Plan], started: list) -> Outcome:  # type: ignore[type-arg]
     """Every plan's findings; collection-snapshot's pytest runs while the others work."""
     per_hook: dict[str, list[Finding]] = {}
     errors: list[str] = []
@@ -46,7 +82,7 @@ def run(plans: Sequence[Plan], started: list) -> Outcome:  # type: ignore[type-a
         sys.stdout.flush()
 
     try:
-        for plan in plans:
+        for plan in planned:
             if plan.hook.id == "collection-snapshot":
                 from hooks import collection_snapshot
 
@@ -56,7 +92,7 @@ def run(plans: Sequence[Plan], started: list) -> Outcome:  # type: ignore[type-a
                     return []
 
                 attempt(plan.hook.id, later)
-        for plan in plans:
+        for plan in planned:
             if plan.hook.id != "collection-snapshot":
                 attempt(plan.hook.id, lambda plan=plan: plan.hook.check()(plan.ctx))
         for hook_id, finish in pending:
@@ -68,12 +104,12 @@ def run(plans: Sequence[Plan], started: list) -> Outcome:  # type: ignore[type-a
 
     seen: set[Finding] = set()
     results = []
-    for plan in plans:  # registry order, sorted within a hook, as the hooks print them
+    for plan in planned:  # registry order, sorted within a hook, as the hooks print them
         for finding in sorted(set(per_hook.get(plan.hook.id, []))):
             if finding not in seen:
                 seen.add(finding)
                 results.append((plan.hook.id, finding))
-    written = [p for plan in plans for p in plan.ctx.written]
+    written = [p for plan in planned for p in plan.ctx.written]
     return Outcome(results, errors, written)
 
 
