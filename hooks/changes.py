@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Callable
 
 from hooks import git
 from hooks.report import UsageError
@@ -33,6 +34,8 @@ class ChangeSet:
         self.target = target  # commit holding the new side; None: the work tree
         self.changes = changes or []
         self._by_new = {c.path: c for c in self.changes if c.path}
+        self._base_blobs: dict[str, bytes | None] = {}
+        self._new_blobs: dict[str, bytes | None] = {}
 
     @property
     def deleted(self) -> list[str]:
@@ -57,13 +60,21 @@ class ChangeSet:
         """Base contents keyed by the base path."""
         if not self.base:
             return {p: None for p in paths}
-        return git.read_blobs(self.base, paths)
+        return self._cached(self._base_blobs, paths, lambda missing: git.read_blobs(self.base or "", missing))
 
     def read_new(self, paths: list[str]) -> dict[str, bytes | None]:
         """New contents keyed by path: the work tree, or the target commit."""
         if self.target:
-            return git.read_blobs(self.target, paths)
-        return {p: read_worktree_file(p) for p in paths}
+            target = self.target
+            return self._cached(self._new_blobs, paths, lambda missing: git.read_blobs(target, missing))
+        return {p: read_worktree_file(p) for p in paths}  # the work tree can change under us (the snapshot)
+
+    def _cached(self, cache: dict[str, bytes | None], paths: list[str], read: Callable[[list[str]], dict[str, bytes | None]]) -> dict[str, bytes | None]:
+        # Every hook of one run reads the same blobs: ask git once per path.
+        missing = [p for p in dict.fromkeys(paths) if p not in cache]
+        if missing:
+            cache.update(read(missing))
+        return {p: cache.get(p) for p in paths}
 
 
 def read_worktree_file(path: str) -> bytes | None:
