@@ -55,6 +55,8 @@ def setup(project: str, home: str) -> str:
         f.write(".venv\n")
     with open(os.path.join(work, ".pre-commit-config.yaml"), "w") as f:
         f.write(f"repos:\n  - repo: {HERE}\n    rev: {rev}\n    hooks:\n      - id: oracle-guard\n")
+        # pre-commit's own cost (start-up, stash, file lists): a hook that does nothing.
+        f.write("  - repo: local\n    hooks:\n      - id: noop\n        name: noop\n        entry: 'true'\n        language: system\n        always_run: true\n        pass_filenames: false\n")
     env = {"PRE_COMMIT_HOME": home}
     sh(work, "git", "add", "-A")
     sh(work, sys.executable, "-m", "pre_commit", "run", "oracle-guard", env=env, check=False)  # installs the env, writes the snapshot
@@ -80,16 +82,21 @@ def main() -> int:
     env = {"PRE_COMMIT_HOME": home, "PRE_COMMIT_COLOR": "never"}
     hook = [sys.executable, "-m", "pre_commit", "run", "oracle-guard"]
     bare = [os.path.join(work, ".venv", "bin", "python"), "-m", "pytest", "--collect-only", "-q"]
-    a, b = [], []
+    noop = [sys.executable, "-m", "pre_commit", "run", "noop"]
+    a, b, n = [], [], []
     timed(work, hook, env), timed(work, bare, env)  # warm-up
     for _ in range(args.runs):
         a.append(timed(work, hook, env))
         b.append(timed(work, bare, env))
+        n.append(timed(work, noop, env))
     ratios = [x / y for x, y in zip(a, b)]
+    beyond = [(x - z) / y for x, y, z in zip(a, b, n)]
     print(f"5-file test change, {args.runs} pairs")
     print(f"  pre-commit run oracle-guard     median {statistics.median(a):.3f} s")
     print(f"  pytest --collect-only -q        median {statistics.median(b):.3f} s")
+    print(f"  pre-commit run noop (its cost)  median {statistics.median(n):.3f} s")
     print(f"  ratio A/B (pairwise)            median {statistics.median(ratios):.2f}x  (min {min(ratios):.2f}, max {max(ratios):.2f})")
+    print(f"  (A - noop)/B: the hook's own    median {statistics.median(beyond):.2f}x")
 
     sh(work, "git", "reset", "-q", "--hard")
     with open(os.path.join(work, "README.md"), "a") as f:
