@@ -22,7 +22,7 @@ from hooks import __version__, hints
 from hooks.report import Finding
 
 SCHEMA_VERSION = 1
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 
 def exit_code(findings: Sequence[object], errors: Sequence[str]) -> int:
