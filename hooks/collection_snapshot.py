@@ -77,7 +77,10 @@ def _in_pre_commit_store(env: dict[str, str]) -> bool:
     cache = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     stores = [env.get("PRE_COMMIT_HOME") or os.path.join(cache, "pre-commit")]
     prefix = os.path.normcase(os.path.realpath(sys.prefix))
-    return any(prefix.startswith(os.path.normcase(os.path.realpath(store)) + os.sep) for store in stores)
+    if any(prefix.startswith(os.path.normcase(os.path.realpath(store)) + os.sep) for store in stores):
+        return True
+    # `pre-commit try-repo` builds its env in a temporary store: <store>/repo<random>/py_env-<python>.
+    return os.path.basename(prefix).startswith("py_env-") and os.path.basename(os.path.dirname(prefix)).startswith("repo")
 
 
 def _own_bins(env: dict[str, str]) -> set[str]:
