@@ -13,6 +13,9 @@ are single lines::
     freeze-add <freeze-id> <expires> <remaining_reruns>
     test-retire <test-node-id>
     test-skip <test-node-id>
+    skip-add <test-node-id>          (OG101, OG201, OG202)
+    check-removed <test-node-id>     (OG301, OG307, OG310, OG311)
+    expected-change <test-node-id>   (OG303, OG304, OG306, OG309, OG312-OG314)
 
 An approval is a file ``<approvals dir>/*.approval`` (default
 ``tests/approvals/``): the statement on its first line, then an SSH signature
@@ -53,6 +56,10 @@ VERBS = {
     "freeze-add": 3,
     "test-retire": 1,
     "test-skip": 1,
+    # The static findings (hooks.static_approvals): NODE ID of the test the finding is in.
+    "skip-add": 1,
+    "check-removed": 1,
+    "expected-change": 1,
 }
 
 
@@ -264,6 +271,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     shown = os.path.relpath(output)
     shown = output if shown.startswith("..") else shown
     print(f"wrote {shown}: approves `{statement}`")
+    verb, _, rest = statement.partition(" ")
+    if verb == "fixture-rotate" and os.path.exists(args.contract):  # the lock follows the approved bytes
+        from hooks.init_contract import rotate_lock
+
+        fixture_id, old, new = rest.split(" ")
+        if rotate_lock(args.contract, fixture_id, old, new):
+            print(f"{args.contract}: '{fixture_id}' now locks sha256 {new[:12]}…")
     print("commit it in a reviewed change; it is verified against the allowed signers at the base revision")
     return 0
 

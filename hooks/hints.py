@@ -74,9 +74,13 @@ CODES: dict[str, tuple[str, str, str]] = {
 }
 
 
-def next_step(code: str) -> str:
+def next_step(code: str, node_id: str | None = None) -> str:
+    """The next step; with the test's node id, the exact approval command."""
     entry = CODES.get(code)
-    return entry[2] if entry else "see the README"
+    step = entry[2] if entry else "see the README"
+    if node_id and "NODEID`" in step:
+        step = step.replace("approve `", "`oracle-guard approve ").replace("NODEID", node_id)
+    return step
 
 
 def title(code: str) -> str:

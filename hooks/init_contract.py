@@ -190,10 +190,18 @@ def add_locks(text: str, new: Sequence[contract.Fixture]) -> str:
 @guarded
 def lock_main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="oracle-guard lock", description="Add fixture locks (files or directories) to the contract.")
-    parser.add_argument("paths", nargs="+", metavar="PATH")
+    parser.add_argument("paths", nargs="*", metavar="PATH")
     parser.add_argument("--id", help="the lock's id (one PATH only; default: derived from the path)")
+    parser.add_argument("--rotate", metavar="ID", action="append", default=[], help="set lock ID's sha256 to its fixture's current bytes (a weakening: sign the approval it prints)")
     contract.add_contract_arg(parser)
     args = parser.parse_args(argv)
+    if args.rotate:
+        if args.paths or args.id:
+            raise UsageError("--rotate takes lock ids only, no PATH or --id")
+        changes.enter_repo([])
+        return rotate_main(args.contract, args.rotate)
+    if not args.paths:
+        raise UsageError("name a PATH to lock, or --rotate ID")
     if args.id and len(args.paths) != 1:
         raise UsageError("--id names one lock; pass one PATH with it")
     paths = changes.enter_repo(args.paths)
@@ -235,6 +243,54 @@ def lock_main(argv: Sequence[str] | None = None) -> int:
             f.write(new_text)
     for fixture in added:
         print(f"locked {fixture.path} as '{fixture.id}' ({fixture.sha256[:12]}…)")
+    return 0
+
+
+def rotate_lock(contract_path: str, fixture_id: str, old: str, new: str) -> bool:
+    """Rewrite lock FIXTURE_ID's sha256 from OLD to NEW in the contract, keeping everything else; False if it is not OLD."""
+    with open(contract_path, "rb") as f:
+        raw = f.read()
+    current = contract.loads(raw, contract_path)
+    entry = next((f for f in current.fixtures if f.id == fixture_id), None)
+    if entry is None or entry.sha256 != old:
+        return False
+    text = raw.decode("utf-8")
+    lines = text.splitlines(keepends=True)
+    start = sum(len(line) for line in lines[: max(entry.line - 1, 0)])
+    at = text.find(old, start)  # the entry's own sha256 value: the first one at or after its line
+    if at < 0:
+        return False
+    rotated = text[:at] + new + text[at + len(old):]
+    after = contract.loads(rotated.encode("utf-8"), contract_path)
+    if next(f.sha256 for f in after.fixtures if f.id == fixture_id) != new:
+        raise UsageError(f"{contract_path}: could not rewrite the sha256 of '{fixture_id}' in place; edit it by hand")
+    with open(contract_path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(rotated)
+    return True
+
+
+def rotate_main(contract_path: str, ids: list[str]) -> int:
+    """`lock --rotate ID`: the contract follows the fixture's bytes; the rotation still needs its approval."""
+    if not os.path.exists(contract_path):
+        _missing(contract_path)
+    current = contract.load(contract_path)
+    by_id = {f.id: f for f in current.fixtures} if current else {}
+    for fixture_id in ids:
+        entry = by_id.get(fixture_id)
+        if entry is None:
+            raise UsageError(f"no lock with id '{fixture_id}' in {contract_path}")
+        try:
+            digest = digest_of(entry.path, current.fixture_roots if current else ())
+        except Escape as exc:
+            raise UsageError(f"{entry.path} {exc}") from None
+        if digest is None:
+            raise UsageError(f"{entry.path} does not exist; restore it, or drop the lock with `oracle-guard approve fixture-unlock {fixture_id} {entry.sha256}`")
+        if digest == entry.sha256:
+            print(f"{entry.path}: '{fixture_id}' already matches its lock")
+            continue
+        rotate_lock(contract_path, fixture_id, entry.sha256, digest)
+        print(f"rotated '{fixture_id}' in {contract_path}: sha256 {entry.sha256[:12]}… -> {digest[:12]}…")
+        print(f"  sign it: oracle-guard approve fixture-rotate {fixture_id} {entry.sha256} {digest}")
     return 0
 
 

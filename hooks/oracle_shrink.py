@@ -1319,7 +1319,9 @@ def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list) -
 def check(ctx: HookContext) -> list[Finding]:
     if ctx.change_set is not None and ctx.change_set.base is None:
         notice("no commits yet: only tautologies and swallowed failures can be checked")
-    return shrink_findings(ctx.filenames, ctx.change_set)
+    from hooks import static_approvals
+
+    return static_approvals.unapproved(ctx, shrink_findings(ctx.filenames, ctx.change_set))
 
 
 @guarded

@@ -29,7 +29,8 @@ def exit_code(findings: Sequence[object], errors: Sequence[str]) -> int:
     return 2 if errors else (1 if findings else 0)
 
 
-def json_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str], notices: Sequence[str]) -> dict[str, Any]:
+def json_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str], notices: Sequence[str], steps: dict[Finding, str] | None = None) -> dict[str, Any]:
+    steps = steps or {}
     return {
         "schema": "oracle-guard/findings",
         "version": SCHEMA_VERSION,
@@ -38,7 +39,7 @@ def json_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str],
             {
                 "path": f.path, "line": f.line, "col": f.col, "end_line": f.line, "end_col": None,
                 "code": f.code, "hook": hook, "message": f.message,
-                "fix": hints.next_step(f.code), "help_uri": hints.help_uri(f.code),
+                "fix": steps.get(f) or hints.next_step(f.code), "help_uri": hints.help_uri(f.code),
             }
             for hook, f in results
         ],
@@ -53,7 +54,8 @@ def json_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str],
     }
 
 
-def sarif_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str], notices: Sequence[str]) -> dict[str, Any]:
+def sarif_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str], notices: Sequence[str], steps: dict[Finding, str] | None = None) -> dict[str, Any]:
+    steps = steps or {}
     codes = sorted({f.code for _, f in results})
     index = {code: i for i, code in enumerate(codes)}
     rules = [
@@ -76,7 +78,7 @@ def sarif_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str]
                 "ruleId": f.code,
                 "ruleIndex": index[f.code],
                 "level": "error",
-                "message": {"text": f"{f.message} (next step: {hints.next_step(f.code)})"},
+                "message": {"text": f"{f.message} (next step: {steps.get(f) or hints.next_step(f.code)})"},
                 "locations": [{
                     "physicalLocation": {
                         "artifactLocation": {"uri": _uri(f.path), "uriBaseId": "%SRCROOT%"},
@@ -99,7 +101,7 @@ def _uri(path: str) -> str:
     return quote(path.replace("\\", "/"), safe="/")
 
 
-def print_document(fmt: str, results: Sequence[tuple[str, Finding]], errors: Sequence[str], notices: Sequence[str]) -> None:
+def print_document(fmt: str, results: Sequence[tuple[str, Finding]], errors: Sequence[str], notices: Sequence[str], steps: dict[Finding, str] | None = None) -> None:
     build = sarif_document if fmt == "sarif" else json_document
-    json.dump(build(results, errors, notices), sys.stdout, indent=2, ensure_ascii=False)
+    json.dump(build(results, errors, notices, steps), sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")

@@ -383,6 +383,8 @@ def check_context(rule: Rule, ctx: HookContext) -> list[Finding]:
     """check() for a hook's context: the changed files, or every occurrence without a change set."""
     if ctx.change_set is not None and ctx.change_set.base is None:
         notice("no commits yet: everything counts as new")
-    return check(rule, list(ctx.filenames), ctx.change_set, LazyLedger(ctx.contract), ctx.now)
+    from hooks import static_approvals
+
+    return static_approvals.unapproved(ctx, check(rule, list(ctx.filenames), ctx.change_set, LazyLedger(ctx.contract), ctx.now))
 
 

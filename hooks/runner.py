@@ -8,6 +8,7 @@ hooks hit it.
 """
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
 from typing import Callable, NamedTuple, Sequence
@@ -29,6 +30,7 @@ class Outcome(NamedTuple):
     results: list[tuple[str, Finding]]  # (hook id, finding), in hook order, each once
     errors: list[str]  # one line each, each once
     written: list[str]
+    steps: dict[Finding, str] = {}  # the next step per finding, with its exact approval command
 
 
 def ids(text: str) -> list[str]:
@@ -110,7 +112,24 @@ def run(planned: Sequence[Plan], started: list) -> Outcome:  # type: ignore[type
                 seen.add(finding)
                 results.append((plan.hook.id, finding))
     written = [p for plan in planned for p in plan.ctx.written]
-    return Outcome(results, errors, written)
+    return Outcome(results, errors, written, next_steps(planned[0].ctx, results) if planned else {})
+
+
+def next_steps(ctx: HookContext, results: Sequence[tuple[str, Finding]]) -> dict[Finding, str]:
+    from hooks import hints, static_approvals
+
+    steps = {}
+    for _, finding in results:
+        statement = static_approvals.statement_for(ctx, finding)
+        node_id = statement.partition(" ")[2] if statement else None
+        if node_id is None and finding.code in ("OG801", "OG802"):  # collection-snapshot names the test
+            named = _NODE_ID.search(finding.message)
+            node_id = named.group(1) if named else None
+        steps[finding] = hints.next_step(finding.code, node_id)
+    return steps
+
+
+_NODE_ID = re.compile(r"(\S+\.pyi?::[^\s;]+)")
 
 
 def emit(fmt: str, outcome: Outcome) -> int:
@@ -120,19 +139,19 @@ def emit(fmt: str, outcome: Outcome) -> int:
     if fmt in report.DOCUMENT_FORMATS:
         from hooks import output
 
-        output.print_document(fmt, outcome.results, outcome.errors, report.taken_notices())
+        output.print_document(fmt, outcome.results, outcome.errors, report.taken_notices(), outcome.steps)
     elif fmt == "github":
         for _, finding in outcome.results:
             print(finding.github())
     else:
-        print_text(outcome.results)
+        print_text(outcome.results, outcome.steps)
     if outcome.errors:
         return EXIT_USAGE
     return EXIT_FINDINGS if outcome.results or outcome.written else EXIT_CLEAN
 
 
-def print_text(results: Sequence[tuple[str, Finding]]) -> None:
-    """One line per finding, many alike in one file as a group, then a count per code."""
+def print_text(results: Sequence[tuple[str, Finding]], steps: dict[Finding, str] | None = None) -> None:
+    """Each finding and its next step, many alike in one file as a group, then a count per code."""
     groups = Counter((f.path, f.code) for _, f in results)
     shown: Counter[tuple[str, str]] = Counter()
     for _, finding in results:
@@ -140,6 +159,8 @@ def print_text(results: Sequence[tuple[str, Finding]]) -> None:
         shown[key] += 1
         if groups[key] < GROUP_AT or shown[key] <= GROUP_SHOWN:
             print(finding.text())
+            if steps and finding in steps:
+                print(f"    next: {steps[finding]}")
         elif shown[key] == GROUP_SHOWN + 1:
             print(f"{finding.path}: {finding.code} {groups[key] - GROUP_SHOWN} more like these, likely one cause (--format json lists each)")
     if results:

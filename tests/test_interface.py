@@ -105,7 +105,7 @@ def test_a_finding_two_hooks_see_is_printed_once(repo: Repo, capsys) -> None:
     assert [hook for hook, _ in outcome.results] == ["one"]
     assert runner.emit("text", outcome) == 1
     out = capsys.readouterr().out
-    assert out.splitlines() == [TAUTOLOGY.text(), "oracle-guard: 1 finding: OG308 x1"]
+    assert out.splitlines() == [TAUTOLOGY.text(), "    next: assert something that can fail", "oracle-guard: 1 finding: OG308 x1"]
 
 
 def test_distinct_findings_at_one_place_are_all_kept(repo: Repo, capsys) -> None:
@@ -136,14 +136,16 @@ def test_many_alike_findings_in_one_file_are_grouped_with_a_count(repo: Repo, ca
         base = context(changes.resolve(_no_base()))
         outcome = runner.run([double("grouped", base, findings=lost)], [])
     runner.emit("text", outcome)
-    lines = capsys.readouterr().out.splitlines()
+    lines = [line for line in capsys.readouterr().out.splitlines() if not line.startswith("    next: ")]
     assert lines[:3] == [f.text() for f in sorted(lost)[:3]]
     assert lines[3] == "tests/collection_snapshot.txt: OG801 37 more like these, likely one cause (--format json lists each)"
     assert lines[4] == "oracle-guard: 40 findings: OG801 x40" and len(lines) == 5
     few = lost[: runner.GROUP_AT - 1]
     with repo_cwd(repo):
         runner.emit("text", runner.run([double("grouped", base, findings=few)], []))
-    assert len(capsys.readouterr().out.splitlines()) == len(few) + 1  # below the threshold: each one shown
+    shown = capsys.readouterr().out.splitlines()
+    assert len(shown) == 2 * len(few) + 1  # below the threshold: each one shown, with its next step
+    assert shown[1] == "    next: restore the test, or `oracle-guard approve test-retire tests/test_a.py::test_1`"
 
 
 @pytest.mark.parametrize("entry", ["hooks.cli", *(h.module for h in registry.HOOKS), "hooks.check", "hooks.one_hook"])
