@@ -146,7 +146,9 @@ def resolve(args: argparse.Namespace, env: dict[str, str] | None = None) -> Chan
                 )
             base = mb or base
         changes = git.diff(base, target, cached=False)
-        if target is None:  # the work tree: files not yet added count as new
+        # The work tree against an explicit base (the gate): files not yet added count as new.
+        # pre-commit's range (pre-push) is about commits: files git does not track are not pushed.
+        if target is None and explicit:
             changes += [git.Change("A", p, None) for p in git.untracked()]
         return ChangeSet(base, label, target, changes)
 

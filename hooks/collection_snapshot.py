@@ -95,6 +95,20 @@ def _own_bins(env: dict[str, str]) -> set[str]:
     return {os.path.normcase(os.path.realpath(b)) for b in bins}
 
 
+def _main_checkout() -> str | None:
+    """The main worktree's folder when this is a linked worktree, else None."""
+    if not os.path.isfile(".git"):  # a linked worktree's .git is a file (and we are at its top)
+        return None
+    try:
+        out = git.run("rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", check=False).decode().split("\n")
+    except UsageError:
+        return None
+    if len(out) < 2 or not out[0] or out[0] == out[1]:
+        return None
+    common = out[0].rstrip("/")
+    return os.path.dirname(common) if os.path.basename(common) == ".git" else None
+
+
 def _venv_python(root: str) -> str | None:
     for rel in ("bin/python", "Scripts/python.exe"):
         candidate = os.path.join(root, rel)
@@ -121,6 +135,12 @@ def candidate_interpreters(explicit: str | None, env: dict[str, str]) -> list[tu
         python = _venv_python(name)
         if python:
             result.append((os.path.abspath(python), f"./{name}"))
+    main = _main_checkout()
+    if main:  # a linked worktree (an agent's) usually has no venv of its own: the main checkout's
+        for name in (".venv", "venv"):
+            python = _venv_python(os.path.join(main, name))
+            if python:
+                result.append((python, f"the main checkout's {name}"))
     for folder in env.get("PATH", "").split(os.pathsep):
         if not folder or os.path.normcase(os.path.realpath(folder)) in own:
             continue
@@ -426,6 +446,12 @@ def _compare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tup
     if change_set.target is not None:
         notice(f"pytest collects the work tree, not {os.environ.get('PRE_COMMIT_TO_REF') or change_set.target[:12]}; check that commit out to compare it")
     found = _finish_somewhere(started[0])
+    missing = _third_party_missing(found.errors, change_set)
+    if missing:
+        raise UsageError(
+            f"pytest in {found.python} cannot import '{missing}', which is not part of this repository: "
+            "install the project's test dependencies there, or pass --python PATH to the interpreter that has them"
+        )
     findings = [Finding(_where(where, snapshot), 1, 1, "OG803", f"collection error in {where or 'the session'}: {message}") for where, message in found.errors]
     if found.exit_code not in (0, 5) and not findings:
         findings.append(Finding(snapshot, 1, 1, "OG804", f"pytest --collect-only exited {found.exit_code} in {found.python}: {found.tail or 'no output'}"))
@@ -457,9 +483,45 @@ def _compare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tup
             os.makedirs(folder, exist_ok=True)
         with open(snapshot, "wb") as f:
             f.write(wanted)
-        say(f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it")
+        say(f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it (collected by {found.python})")
         ctx.written.append(snapshot)
     return findings
+
+
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][\w.]*)'")
+
+
+def _third_party_missing(errors: list[tuple[str, str]], change_set: changes.ChangeSet) -> str | None:
+    """A module the collection cannot import that is the environment's fault, not the change's.
+
+    That is: every collection error is a ModuleNotFoundError of a module no file
+    of this repository provides (now or at the base), imported by a file whose
+    base version imported it too.  A new import, or a module of the repository
+    that went missing, stays a finding (OG803).
+    """
+    names = []
+    for where, message in errors:
+        match = _NO_MODULE.search(message)
+        if match is None:
+            return None  # any other error is the change's to answer for
+        name = match.group(1)
+        path = where.split("::")[0]
+        old = change_set.old_path(path) if path else None
+        before = change_set.read_base([old])[old] if old else None
+        if before is None or not re.search(rb"\b" + re.escape(name.encode()) + rb"\b", before):
+            return None  # the change added this import: its failure is the change's
+        names.append(name.split(".")[0])
+    for name in dict.fromkeys(names):
+        specs = [f":(glob)**/{name}.py", f":(glob)**/{name}.pyi", f":(glob)**/{name}/**", f":(glob)**/{name}.so"]
+        listed = git.run("ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", *specs, check=False)
+        if listed.strip(b"\0"):
+            return None
+    if change_set.base and names:
+        at_base = [f"/{os.fsdecode(p)}" for p in git.run("ls-tree", "-r", "-z", "--name-only", change_set.base, check=False).split(b"\0") if p]
+        for name in names:
+            if any(p.endswith((f"/{name}.py", f"/{name}.pyi")) or f"/{name}/" in p for p in at_base):
+                return None  # the repository had it: deleting it is the change's
+    return names[0] if names else None
 
 
 def _safe_path(path: str) -> None:

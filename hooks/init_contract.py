@@ -23,16 +23,59 @@ from hooks.fixture_lock_verify import Escape, digest_of
 from hooks.pysource import Module, SourceError
 from hooks.report import UsageError, guarded
 
-SNIPPET = """\
-Add to .pre-commit-config.yaml:
-
-  - repo: https://github.com/oracle-guard/oracle-guard
-    rev: v0.1.0
+REPO_URL = "https://github.com/oracle-guard/oracle-guard"
+# The README's config: the one-process hook, and the single ones for those who pick.
+ENTRY = f"""\
+  - repo: {REPO_URL}
+    rev: COMMIT  # no release is tagged yet: pin a commit (`git ls-remote {REPO_URL} HEAD`)
     hooks:
-      - id: fixture-lock-verify
-      - id: properties-monotonic
-      - id: quarantine-untouched
+      - id: oracle-guard
+      # or pick single hooks instead of oracle-guard:
+      # - id: forbid-skip-marks
+      # - id: forbid-runtime-skip
+      # - id: oracle-shrink
+      # - id: fixture-lock-verify
+      # - id: properties-monotonic
+      # - id: quarantine-untouched
+      # - id: contract-split
+      # - id: collection-snapshot
 """
+SNIPPET = "Write .pre-commit-config.yaml:\n\nrepos:\n" + ENTRY
+
+
+def config_advice(path: str = ".pre-commit-config.yaml") -> str:
+    """What to put into the pre-commit config: all of it, or the entry to add to an existing one."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            existing = f.read()
+    except OSError:
+        return SNIPPET
+    if REPO_URL in existing or "id: oracle-guard" in existing:
+        return f"{path} already names oracle-guard; keep `- id: oracle-guard` under its repo entry\n"
+    return f"Add under `repos:` in your {path}:\n\n" + ENTRY
+
+
+def record_snapshot(c: contract.Contract, force: bool) -> None:
+    """The first collection snapshot, so that the first commit after init is green."""
+    from hooks import collection_snapshot as cs
+
+    path = c.snapshot_path
+    if os.path.lexists(path) and not force:
+        print(f"kept {path} (it exists; --force records it anew)")
+        return
+    try:
+        found = cs._finish_somewhere(cs._start_somewhere(None))
+    except UsageError as exc:
+        print(f"not recorded: {path} ({exc}); run `collection-snapshot --always --python PATH` to record it")
+        return
+    if found.errors or found.exit_code not in (0, 5):
+        what = f"{len(found.errors)} collection error(s)" if found.errors else f"pytest exited {found.exit_code}"
+        print(f"not recorded: {path} ({what} in {found.python}: {found.tail or (found.errors[0][1] if found.errors else '')}); fix them, then run `collection-snapshot --always`")
+        return
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(cs.format_snapshot(found.items))
+    print(f"recorded {path}: {len(found.items)} tests collected by {found.python}; commit it with the contract")
 _SKIP_PARTS = {"__pycache__", ".pytest_cache", ".hypothesis"}
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
 
@@ -116,7 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="oracle-guard init", description=__doc__.splitlines()[0])
     contract.add_contract_arg(parser)
     parser.add_argument("--root", action="append", metavar="DIR", help="a fixture root (repeatable; default: tests/fixtures and tests/data)")
-    parser.add_argument("--force", action="store_true", help="overwrite an existing contract")
+    parser.add_argument("--force", action="store_true", help="overwrite an existing contract (and snapshot)")
+    parser.add_argument("--no-snapshot", action="store_true", help="do not run pytest to record the first collection snapshot")
     args = parser.parse_args(argv)
     changes.enter_repo([])
     if os.path.lexists(args.contract) and not args.force:
@@ -144,7 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     with open(args.contract, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
     print(f"wrote {args.contract}: {len(fixtures)} fixture lock(s), {len(properties)} propert{'y' if len(properties) == 1 else 'ies'}, empty freeze ledger")
-    print(SNIPPET, end="")
+    if not args.no_snapshot:
+        record_snapshot(c, args.force)
+    print(config_advice(), end="")
     return 0
 
 
