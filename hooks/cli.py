@@ -18,6 +18,7 @@ COMMANDS = {
     "lock": ("hooks.init_contract:lock_main", "add fixture locks to the contract"),
     "approve": ("hooks.approvals:main", "sign an approval for one specific weakening"),
     "quarantine": ("hooks.quarantine_run:main", "run the seeded quarantine ledger (`quarantine run`)"),
+    "guard": ("hooks.guard:main", "install, check or remove the commit guard of one agent worktree"),
     "demo": ("hooks.demo:main", "show a rejected weakening in a throwaway repository"),
 }
 

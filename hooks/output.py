@@ -105,3 +105,22 @@ def print_document(fmt: str, results: Sequence[tuple[str, Finding]], errors: Seq
     build = sarif_document if fmt == "sarif" else json_document
     json.dump(build(results, errors, notices, steps), sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+def print_agent(results: Sequence[tuple[str, Finding]], errors: Sequence[str], steps: dict[Finding, str]) -> None:
+    """For a coding agent's commit or stop hook: each finding, why it blocks, and what to do, in plain words."""
+    for error in errors:
+        print(f"oracle-guard: cannot check this change, so it is refused: {error}")
+    if not results:
+        if not errors:
+            print("oracle-guard: no weakening found")
+        return
+    print(f"oracle-guard: this change weakens the tests ({len(results)} finding{'s' if len(results) != 1 else ''}); it is refused.")
+    for n, (hook, f) in enumerate(results, 1):
+        print(f"{n}. {f.path}:{f.line}:{f.col} {f.code} {f.message}")
+        print(f"   why: {hints.title(f.code)} ({hook or 'oracle-guard'})")
+        print(f"   do: {steps.get(f) or hints.next_step(f.code)}")
+    print(
+        "oracle-guard: restore what the change removed or weakened. A deliberate change needs a human's signed "
+        "approval (`oracle-guard approve ...`); do not edit the contract, the snapshot or the signers file to pass."
+    )

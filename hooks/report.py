@@ -37,7 +37,7 @@ class Finding(NamedTuple):
         return f"::error file={escape_property(self.path)},line={self.line},col={self.col},title={self.code}::{escape_data(self.message)}"
 
 
-FORMATS = ("text", "github", "json", "sarif")
+FORMATS = ("text", "github", "json", "sarif", "agent")
 # json and sarif are one document on stdout: notices go into it, not onto stderr.
 DOCUMENT_FORMATS = ("json", "sarif")
 _notice_format = ["text"]
@@ -50,7 +50,8 @@ def add_format_arg(parser: argparse.ArgumentParser) -> None:
         choices=FORMATS,
         default="text",
         help="text: path:line:col: CODE message (default); github: workflow annotations; "
-        "json: one versioned document (README, 'Machine-readable output'); sarif: SARIF 2.1.0",
+        "json: one versioned document (README, 'Machine-readable output'); sarif: SARIF 2.1.0; "
+        "agent: each finding with why and what to do, for a coding agent's commit or stop hook",
     )
 
 
@@ -67,6 +68,11 @@ def emit(findings: Iterable[Finding], fmt: str = "text", hook: str = "") -> int:
         from hooks import output
 
         output.print_document(fmt, [(hook, f) for f in unique], [], taken_notices())
+        return EXIT_FINDINGS if unique else EXIT_CLEAN
+    if fmt == "agent":
+        from hooks import output
+
+        output.print_agent([(hook, f) for f in unique], [], {})
         return EXIT_FINDINGS if unique else EXIT_CLEAN
     for finding in unique:
         print(finding.github() if fmt == "github" else finding.text())

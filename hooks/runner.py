@@ -140,6 +140,10 @@ def emit(fmt: str, outcome: Outcome) -> int:
         from hooks import output
 
         output.print_document(fmt, outcome.results, outcome.errors, report.taken_notices(), outcome.steps)
+    elif fmt == "agent":
+        from hooks import output
+
+        output.print_agent(outcome.results, outcome.errors, outcome.steps)
     elif fmt == "github":
         for _, finding in outcome.results:
             print(finding.github())
