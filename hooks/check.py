@@ -9,6 +9,7 @@ configuration error, else 1 for any finding.
 """
 from __future__ import annotations
 
+import os
 import re
 from typing import Sequence
 
@@ -21,6 +22,19 @@ TEST_FILES = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|c
 PYTHON = re.compile(r"\.pyi?$")
 FILE_HOOKS = tuple(h.id for h in registry.HOOKS if h.files)
 TAKES_NOW = tuple(h.id for h in registry.HOOKS if h.now)
+
+
+def is_python(path: str, in_work_tree: bool) -> bool:
+    """Whether pre-commit's `types_or: [python, pyi]` would pass PATH: by suffix, or identify's shebang check."""
+    if PYTHON.search(path):
+        return True  # identify tags .py and .pyi so: no need to import it
+    from identify import identify
+
+    if in_work_tree and os.path.isfile(path) and not os.path.islink(path):
+        tags = identify.tags_from_path(path)  # an executable with a python shebang counts, as in pre-commit
+    else:
+        tags = identify.tags_from_filename(path)  # a deleted file or another commit's: its name is what there is
+    return bool(tags & {"python", "pyi"})
 
 
 @guarded
@@ -38,8 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     changes.enter_repo([])
     change_set = changes.resolve(args)
-    tests = [p for p in change_set.changed_paths if PYTHON.search(p) and TEST_FILES.search(p)]
-    deleted_tests = [p for p in change_set.deleted if PYTHON.search(p) and TEST_FILES.search(p)]
+    in_tree = change_set.target is None
+    tests = [p for p in change_set.changed_paths if TEST_FILES.search(p) and is_python(p, in_tree)]
+    deleted_tests = [p for p in change_set.deleted if TEST_FILES.search(p) and is_python(p, False)]
     base = hook_args.context(args, change_set)
     started: list = []  # type: ignore[type-arg]
     outcome = runner.run(runner.plans(base, wanted, skipped, tests, deleted_tests, started), started)

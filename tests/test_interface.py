@@ -179,3 +179,21 @@ class repo_cwd:
         import os
 
         os.chdir(self.old)
+
+
+def test_check_classifies_files_as_pre_commit_does(repo: Repo, capsys) -> None:
+    """types_or: [python, pyi] through identify: a python shebang script counts; a data file is never parsed."""
+    script = "#!/usr/bin/env python3\nimport pytest\n\n\ndef test_smoke():\n    assert 2 + 2 == 4\n"
+    repo.write("tests/run_smoke", script)
+    (repo.path / "tests/run_smoke").chmod(0o755)
+    repo.write("tests/notes", "not python ( at all\n")
+    repo.write("tests/test_price.py", TEST)
+    base = repo.commit("base")
+    repo.write("tests/run_smoke", script.replace("def test_smoke", "@pytest.mark.skip\ndef test_smoke"))
+    repo.write("tests/notes", "still not python (\n")
+    repo.commit("weaken the script, edit the notes")
+    code = repo.run(check.main, "--base", base, "--skip", "collection-snapshot")
+    out = capsys.readouterr().out
+    assert code == 1 and "tests/run_smoke:5:2: OG101 new skip mark on test_smoke" in out
+    assert "tests/notes" not in out  # not python: not parsed, no OG001
+    assert check.is_python("tests/x.pyi", False) and check.is_python("tests/y.pyw", False) and not check.is_python("tests/z.txt", False)

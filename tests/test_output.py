@@ -137,3 +137,17 @@ def test_version_on_oracle_guard_and_every_hook(capsys) -> None:
         with pytest.raises(SystemExit) as exc:
             main(["--version"])
         assert exc.value.code == 0 and capsys.readouterr().out == f"{hook.id} (oracle-guard) {__version__}\n"
+
+
+def test_agent_format_says_why_and_what_to_do_and_clean_says_so(repo: Repo, capsys) -> None:
+    base = weakened(repo)
+    assert repo.run(check.main, "--base", base, "--format", "agent") == 1
+    out = capsys.readouterr().out
+    assert out.startswith("oracle-guard: this change weakens the tests (3 findings); it is refused.\n1. tests/test_price.py:4:2 OG101 new skip mark on test_price\n")
+    assert "   why: new skip or xfail mark (forbid-skip-marks)\n" in out
+    assert "   do: remove the mark, or add a freeze entry, or `oracle-guard approve skip-add tests/test_price.py::test_price`\n" in out
+    assert "do not edit the contract, the snapshot or the signers file" in out
+    repo.write("tests/test_price.py", TEST)
+    repo.commit("restored")
+    assert repo.run(check.main, "--base", base, "--format", "agent") == 0
+    assert capsys.readouterr().out == "oracle-guard: no weakening found\n"
