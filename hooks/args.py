@@ -20,10 +20,17 @@ if TYPE_CHECKING:
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 
 
+class _Parser(argparse.ArgumentParser):
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        parsed = super().parse_args(args, namespace)
+        report.use_format(getattr(parsed, "format", "text"))  # errors from here on are in the asked format
+        return parsed
+
+
 def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
     # Under `python -OO` a module's __doc__ is None.
     description = doc.strip().splitlines()[0] if doc and doc.strip() else None
-    result = argparse.ArgumentParser(prog=prog, description=description)
+    result = _Parser(prog=prog, description=description)
     add_version(result)
     return result
 
@@ -64,7 +71,8 @@ def parse_now(text: str | None) -> datetime:
 
 def context(args: argparse.Namespace, change_set: ChangeSet | None, filenames: Sequence[str] = (), **options: Any) -> HookContext:
     fmt = getattr(args, "format", "text")
-    report.use_format(fmt)
+    if report.current_format() != fmt:  # a Namespace built by hand; parse_args already set it otherwise
+        report.use_format(fmt)
     return HookContext(
         change_set=change_set,
         filenames=tuple(filenames),

@@ -359,7 +359,10 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
     if ctx.change_set is None:
         raise UsageError("collection-snapshot compares with a base: it needs a change set")
     change_set = ctx.change_set
-    started: list[tuple[_Run, list[tuple[str, str]]]] = list(ctx.option("started") or [])  # the run to abandon if anything fails
+    # The run to abandon if anything fails: the caller's list, so that it can abandon it too.
+    started: list[tuple[_Run, list[tuple[str, str]]]] = ctx.option("started")
+    if started is None:
+        started = []
     try:
         if ctx.option("static_only"):
             static = pytest_config.check(change_set)

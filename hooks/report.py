@@ -79,6 +79,10 @@ def emit(findings: Iterable[Finding], fmt: str = "text", hook: str = "") -> int:
     return EXIT_FINDINGS if unique else EXIT_CLEAN
 
 
+def current_format() -> str:
+    return _notice_format[0]
+
+
 def taken_notices() -> list[str]:
     """The notices collected for a document, once."""
     taken = list(_notices)
@@ -120,6 +124,7 @@ def guarded(func: Callable[[Sequence[str] | None], int]) -> Callable[[Sequence[s
 
     @functools.wraps(func)
     def wrapper(argv: Sequence[str] | None = None) -> int:
+        use_format("text")  # until the command line asks for another
         try:
             return func(argv)
         except UsageError as exc:

@@ -84,6 +84,8 @@ def run(planned: Sequence[Plan], started: list) -> Outcome:  # type: ignore[type
         sys.stdout.flush()
 
     try:
+        if planned:
+            prefetch(planned[0].ctx)
         for plan in planned:
             if plan.hook.id == "collection-snapshot":
                 from hooks import collection_snapshot
@@ -130,6 +132,18 @@ def next_steps(ctx: HookContext, results: Sequence[tuple[str, Finding]]) -> dict
 
 
 _NODE_ID = re.compile(r"(\S+\.pyi?::[^\s;]+)")
+
+
+def prefetch(ctx: HookContext) -> None:
+    """Both sides of every changed Python file and the contract in one git process each; the hooks then read the cache."""
+    change_set = ctx.change_set
+    if change_set is None:
+        return
+    paths = [p for p in change_set.changed_paths if p.endswith((".py", ".pyi"))] + [ctx.contract]
+    olds = [o for o in (change_set.old_path(p) for p in paths) if o]
+    change_set.read_base(olds + [p for p in change_set.deleted if p.endswith((".py", ".pyi"))])
+    if change_set.target:
+        change_set.read_new(paths)
 
 
 def emit(fmt: str, outcome: Outcome) -> int:

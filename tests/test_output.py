@@ -151,3 +151,13 @@ def test_agent_format_says_why_and_what_to_do_and_clean_says_so(repo: Repo, caps
     repo.commit("restored")
     assert repo.run(check.main, "--base", base, "--format", "agent") == 0
     assert capsys.readouterr().out == "oracle-guard: no weakening found\n"
+
+
+def test_an_error_after_a_json_run_in_the_same_process_is_plain_text(repo: Repo, capsys) -> None:
+    base = weakened(repo)
+    run_json(repo, capsys, check.main, "--base", base, "--format", "json")
+    code = repo.run(check.main, "--skip", "forbid-everything")
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and captured.err.count("\n") == 1
+    code = repo.run(check.main, "--format", "json", "--skip", "forbid-everything")  # asked for: a document
+    assert code == 2 and json.loads(capsys.readouterr().out)["summary"]["exit_code"] == 2
