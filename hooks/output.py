@@ -56,7 +56,7 @@ def json_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str],
 
 def sarif_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str], notices: Sequence[str], steps: dict[Finding, str] | None = None) -> dict[str, Any]:
     steps = steps or {}
-    codes = sorted({f.code for _, f in results})
+    codes = sorted(set(hints.CODES) | {f.code for _, f in results})  # every rule, so code scanning knows them all
     index = {code: i for i, code in enumerate(codes)}
     rules = [
         {

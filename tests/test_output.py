@@ -161,3 +161,11 @@ def test_an_error_after_a_json_run_in_the_same_process_is_plain_text(repo: Repo,
     assert code == 2 and captured.out == "" and captured.err.count("\n") == 1
     code = repo.run(check.main, "--format", "json", "--skip", "forbid-everything")  # asked for: a document
     assert code == 2 and json.loads(capsys.readouterr().out)["summary"]["exit_code"] == 2
+
+
+def test_sarif_declares_one_rule_per_code() -> None:
+    doc = output.sarif_document([], [], [])
+    rules = doc["runs"][0]["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == sorted(hints.CODES)
+    assert all(r["helpUri"].startswith(hints.README + "#") and r["help"]["text"] for r in rules)
+    jsonschema.Draft4Validator(SCHEMA).validate(doc)
