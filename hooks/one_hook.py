@@ -7,9 +7,10 @@
 
 The change is resolved once (staged, or pre-commit's --from-ref/--to-ref on
 pre-push) and each blob read once; pytest starts collecting first and the
-static hooks run meanwhile.  pre-commit passes the changed test files (its
-`files:`/`types_or:` filter, which a config may widen) to the file hooks;
-the other hooks ask git.  Unlike `oracle-guard check`, it writes the first
+static hooks run meanwhile.  pre-commit passes no file names (a long list
+would be split over several processes): the file hooks get the changed test
+files, classified as pre-commit's `types_or: [python, pyi]` would (identify
+for shebang scripts); file names given by hand are used as they are.  Unlike `oracle-guard check`, it writes the first
 collection snapshot, as the collection-snapshot hook does.
 """
 from __future__ import annotations
@@ -18,13 +19,14 @@ from typing import Sequence
 
 from hooks import args as hook_args
 from hooks import changes, runner
+from hooks.check import TEST_FILES, is_python
 from hooks.report import guarded
 
 
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
     parser = hook_args.parser("oracle-guard hook", __doc__)
-    hook_args.add_filenames(parser, "the changed test files (pre-commit passes them)")
+    hook_args.add_filenames(parser, "test files to check (default: the changed ones, as `check` finds them)")
     hook_args.add_base(parser)
     hook_args.add_contract(parser)
     hook_args.add_now(parser)
@@ -35,8 +37,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     wanted, skipped = runner.selection(args.only, args.skip)
 
-    tests = changes.enter_repo(args.filenames)
+    given = changes.enter_repo(args.filenames)
     change_set = changes.resolve(args)
+    # By hand, the files named; from pre-commit (pass_filenames: false, so one process
+    # however many files), the changed test files, classified as pre-commit would.
+    tests = given or [p for p in change_set.changed_paths if TEST_FILES.search(p) and is_python(p, change_set.target is None)]
     deleted = change_set.deleted  # oracle-shrink always runs, as its own hook does (always_run)
     base = hook_args.context(args, change_set)
     started: list = []  # type: ignore[type-arg]

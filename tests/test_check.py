@@ -97,8 +97,10 @@ def test_manifest_lists_every_hook_with_the_gate_s_file_pattern() -> None:
     for hook in manifest:
         assert hook["entry"] == ("oracle-guard hook" if hook["id"] == "oracle-guard" else hook["id"]) and hook["language"] == "python"
         assert hook["stages"] == ["pre-commit", "pre-push", "manual"]  # never commit-msg: it would be handed the message file
-        if hook["id"] in check.FILE_HOOKS or hook["id"] == "oracle-guard":
+        if hook["id"] in check.FILE_HOOKS:
             assert hook["files"] == check.TEST_FILES.pattern
+    one = manifest[0]
+    assert one["pass_filenames"] is False and one["always_run"] is True and "files" not in one  # one process, it asks git
 
 
 def test_skipping_the_meta_hook_still_compares_pytest_configuration(repo: Repo, capsys) -> None:

@@ -91,3 +91,15 @@ def test_collects_writes_the_first_snapshot_and_then_passes(repo: Repo, capsys, 
     repo.stage()
     code, out, _ = hook(repo, capsys, "--python", sys.executable, "tests/test_price.py")
     assert code == 1 and "OG801 test no longer collected: tests/test_price.py::test_other" in out
+
+
+def test_without_file_names_it_finds_the_changed_test_files_itself(repo: Repo, capsys) -> None:
+    repo.write("tests/test_price.py", TEST)
+    repo.write("src/price.py", "VALUE = 4\n")
+    repo.commit("base")
+    repo.write("tests/test_price.py", SKIPPED)
+    repo.write("src/price.py", "import pytest\n\n\n@pytest.mark.skip\ndef test_in_src():\n    assert 1 < 2\n")  # not a test file
+    repo.stage()
+    code, out, _ = hook(repo, capsys, *STATIC)
+    assert code == 1 and "tests/test_price.py:4:2: OG101 new skip mark on test_price" in out
+    assert "src/price.py" not in out
