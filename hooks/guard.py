@@ -95,6 +95,9 @@ def install(top: str, base: str, contract_path: str) -> list[str]:
         with open(path, "w", encoding="utf-8") as f:
             f.write(_script(stage, base, contract_path))
         os.chmod(path, 0o755)
+    common_hooks = os.path.join(_git(top, "rev-parse", "--path-format=absolute", "--git-common-dir"), "hooks")
+    if _has_hooks(common_hooks):
+        done.append(f"note: this worktree no longer runs the hooks in {common_hooks} (e.g. `pre-commit install`'s); the guard runs `oracle-guard check`")
     _git(top, "config", "--worktree", "core.hooksPath", hooks_dir)
     _git(top, "config", "--worktree", "oracle-guard.base", base)
     _git(top, "config", "--worktree", "oracle-guard.contract", contract_path)
@@ -105,6 +108,13 @@ def install(top: str, base: str, contract_path: str) -> list[str]:
         os.chmod(full, os.stat(full).st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
         done.append(f"made {rel} read-only")
     return done
+
+
+def _has_hooks(folder: str) -> bool:
+    """Whether FOLDER holds hooks git would run (not its .sample files)."""
+    if not os.path.isdir(folder):
+        return False
+    return any(not n.endswith(".sample") and os.path.isfile(os.path.join(folder, n)) for n in os.listdir(folder))
 
 
 def uninstall(top: str) -> list[str]:

@@ -8,6 +8,7 @@ hooks hit it.
 """
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections import Counter
@@ -98,7 +99,7 @@ def run(planned: Sequence[Plan], started: list) -> Outcome:  # type: ignore[type
                 attempt(plan.hook.id, later)
         for plan in planned:
             if plan.hook.id != "collection-snapshot":
-                attempt(plan.hook.id, lambda plan=plan: plan.hook.check()(plan.ctx))
+                attempt(plan.hook.id, functools.partial(_check_one, plan))
         for hook_id, finish in pending:
             attempt(hook_id, finish)
     except BaseException:
@@ -132,6 +133,10 @@ def next_steps(ctx: HookContext, results: Sequence[tuple[str, Finding]]) -> dict
 
 
 _NODE_ID = re.compile(r"(\S+\.pyi?::[^\s;]+)")
+
+
+def _check_one(plan: Plan) -> list[Finding]:
+    return plan.hook.check()(plan.ctx)
 
 
 def prefetch(ctx: HookContext) -> None:

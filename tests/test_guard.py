@@ -93,3 +93,12 @@ def test_install_refuses_what_it_cannot_do_in_one_line(repo: Repo, tmp_path: Pat
     assert "base revision 'no-such-rev' does not exist" in capsys.readouterr().err
     assert run("install", str(repo.path)) == 2  # the main checkout itself: no branch point to find
     assert "pass --base REV" in capsys.readouterr().err
+
+
+def test_install_says_when_it_shadows_the_repository_s_hooks(repo: Repo, tmp_path: Path, capsys) -> None:
+    agent, _ = project(repo, tmp_path)
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    assert run("install", str(agent)) == 0
+    assert "no longer runs the hooks in" in capsys.readouterr().out
+    assert hook.read_text() == "#!/bin/sh\nexit 0\n"  # the shared hook itself is untouched
