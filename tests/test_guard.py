@@ -57,6 +57,7 @@ def test_install_guards_that_worktree_only_and_says_what_it_did(repo: Repo, tmp_
     assert run("status", str(other)) == 1
 
 
+@pytest.mark.slow
 def test_the_installed_hook_refuses_a_weakening_commit_and_lets_an_honest_one_through(repo: Repo, tmp_path: Path, capsys) -> None:
     agent, _ = project(repo, tmp_path)
     assert run("install", str(agent)) == 0
