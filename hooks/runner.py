@@ -176,6 +176,8 @@ def emit(fmt: str, outcome: Outcome) -> int:
 def print_text(results: Sequence[tuple[str, Finding]], steps: dict[Finding, str] | None = None) -> None:
     """Each finding and its next step, many alike in one file as a group, then a count per code."""
     groups = Counter((f.path, f.code) for _, f in results)
+    # Tests that vanish or skip together usually share a configuration change (OG85x) found in the same run.
+    causes = [f for _, f in results if f.code.startswith("OG85")]
     shown: Counter[tuple[str, str]] = Counter()
     for _, finding in results:
         key = (finding.path, finding.code)
@@ -185,7 +187,8 @@ def print_text(results: Sequence[tuple[str, Finding]], steps: dict[Finding, str]
             if steps and finding in steps:
                 print(f"    next: {steps[finding]}")
         elif shown[key] == GROUP_SHOWN + 1:
-            print(f"{finding.path}: {finding.code} {groups[key] - GROUP_SHOWN} more like these, likely one cause (--format json lists each)")
+            cause = f"likely one cause: {causes[0].path}:{causes[0].line}:{causes[0].col}: {causes[0].code}" if causes and finding.code in ("OG801", "OG802") else "likely one cause"
+            print(f"{finding.path}: {finding.code} {groups[key] - GROUP_SHOWN} more like these, {cause} (--format json lists each)")
     if results:
         counts = Counter(f.code for _, f in results)
         print(f"oracle-guard: {len(results)} finding{'s' if len(results) != 1 else ''}: " + ", ".join(f"{code} x{n}" for code, n in sorted(counts.items())))

@@ -197,3 +197,15 @@ def test_check_classifies_files_as_pre_commit_does(repo: Repo, capsys) -> None:
     assert code == 1 and "tests/run_smoke:5:2: OG101 new skip mark on test_smoke" in out
     assert "tests/notes" not in out  # not python: not parsed, no OG001
     assert check.is_python("tests/x.pyi", False) and check.is_python("tests/y.pyw", False) and not check.is_python("tests/z.txt", False)
+
+
+def test_a_group_of_vanished_tests_names_the_configuration_change_found_with_it(repo: Repo, capsys) -> None:
+    deselect = Finding("pytest.ini", 2, 1, "OG851", "addopts now deselects tests/test_a.py")
+    lost = [Finding("tests/collection_snapshot.txt", n, 1, "OG801", f"test no longer collected: tests/test_a.py::test_{n}") for n in range(1, 10)]
+    repo.commit("base")
+    with repo_cwd(repo):
+        base = context(changes.resolve(_no_base()))
+        runner.emit("text", runner.run([double("grouped", base, findings=[deselect, *lost])], []))
+    out = capsys.readouterr().out
+    assert "tests/collection_snapshot.txt: OG801 6 more like these, likely one cause: pytest.ini:2:1: OG851 (--format json lists each)" in out
+    assert out.splitlines()[-1] == "oracle-guard: 10 findings: OG801 x9, OG851 x1"
