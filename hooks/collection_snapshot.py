@@ -34,7 +34,7 @@ DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, w
 HEADER = "# oracle-guard collection snapshot: <status> <pytest node id>, sorted by id. Written by collection-snapshot; stage it.\n"
 STATUSES = ("run", "xfail", "skip")  # strongest first
 WEAKER = {("run", "xfail"), ("run", "skip"), ("xfail", "skip")}
-PYTEST_CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"})
+PYTEST_CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "pytest.toml", ".pytest.toml"})
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 TIMEOUT_SECONDS = 900
 
@@ -365,12 +365,12 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
         started = []
     try:
         if ctx.option("static_only"):
-            static = pytest_config.check(change_set)
+            static = pytest_config.check(change_set, ctx.contract)
             return lambda: static
         if not started and not ctx.option("if_snapshot") and (change_set.base is None or _any_relevant(change_set, {ctx.contract})):
             started.append(_start_somewhere(ctx.option("python")))
         # Configuration that hides tests is caught without pytest, so it runs everywhere.
-        static = pytest_config.check(change_set)
+        static = pytest_config.check(change_set, ctx.contract)
         return _prepare(ctx, change_set, started, static)
     except BaseException:
         for run, _ in started:

@@ -13,6 +13,7 @@ CODES: dict[str, tuple[str, str, str]] = {
     "OG001": ("forbid-skip-marks", "changed test file does not parse", "fix the syntax error (or run the hook on an interpreter that knows it)"),
     "OG101": ("forbid-skip-marks", "new skip or xfail mark", "remove the mark, or add a freeze entry, or approve `skip-add NODEID`"),
     "OG102": ("forbid-skip-marks", "unverifiable mark", "spell the mark statically so it can be checked, or remove it"),
+    "OG110": ("forbid-skip-marks", "reruns outside the freeze ledger", "remove the rerun mark or helper, or add a freeze entry for the test"),
     "OG201": ("forbid-runtime-skip", "new runtime skip", "remove the skip call, or add a freeze entry, or approve `skip-add NODEID`"),
     "OG202": ("forbid-runtime-skip", "new early return before the first check", "remove the early return, or approve `skip-add NODEID`"),
     "OG301": ("oracle-shrink", "fewer checks than at the base", "restore the removed check, or approve `check-removed NODEID`"),
@@ -71,6 +72,12 @@ CODES: dict[str, tuple[str, str, str]] = {
         ["", "addopts narrows the run", "testpaths narrowed", "python_files/classes/functions narrowed", "norecursedirs grew",
          "xfail_strict turned off", "warnings no longer errors", "collect_ignore grew", "a conftest removes collected items",
          "a CI pytest command narrows the run"]) if n},
+    "OG860": ("collection-snapshot", "a rerun setting new or raised", "remove the rerun setting; a flaky test belongs in the freeze ledger"),
+    "OG861": ("collection-snapshot", "a snapshot regeneration switch", "remove the regeneration switch; re-record goldens in their own, reviewed commit"),
+    "OG862": ("collection-snapshot", "a coverage floor lowered or removed", "restore the coverage floor"),
+    "OG863": ("collection-snapshot", "pragma: no cover added to production code", "remove the pragma, or add it in a commit without test changes"),
+    "OG864": ("collection-snapshot", "asserts stripped (python -O)", "run pytest without -O/-OO or PYTHONOPTIMIZE"),
+    "OG865": ("collection-snapshot", "a pytest failure no longer fails the job", "let the pytest command fail the job again"),
 }
 
 
