@@ -187,8 +187,9 @@ def print_text(results: Sequence[tuple[str, Finding]], steps: dict[Finding, str]
             if steps and finding in steps:
                 print(f"    next: {steps[finding]}")
         elif shown[key] == GROUP_SHOWN + 1:
-            cause = f"likely one cause: {causes[0].path}:{causes[0].line}:{causes[0].col}: {causes[0].code}" if causes and finding.code in ("OG801", "OG802") else "likely one cause"
-            print(f"{finding.path}: {finding.code} {groups[key] - GROUP_SHOWN} more like these, {cause} (--format json lists each)")
+            cause = f"likely one cause, {causes[0].code} at {causes[0].path}:{causes[0].line}" if causes and finding.code in ("OG801", "OG802") else "likely one cause"
+            # Worded so that no line but a finding's reads `path:...: OGnnn` (tools count those).
+            print(f"{finding.path}: and {groups[key] - GROUP_SHOWN} more {finding.code} like these ({cause}; --format json lists each)")
     if results:
         counts = Counter(f.code for _, f in results)
-        print(f"oracle-guard: {len(results)} finding{'s' if len(results) != 1 else ''}: " + ", ".join(f"{code} x{n}" for code, n in sorted(counts.items())))
+        print(f"oracle-guard: {len(results)} finding{'s' if len(results) != 1 else ''} (" + ", ".join(f"{code} x{n}" for code, n in sorted(counts.items())) + ")")

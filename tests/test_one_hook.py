@@ -29,7 +29,7 @@ def test_staged_weakening_is_rejected_by_every_hook_in_one_run(repo: Repo, capsy
     assert code == 1
     assert "tests/test_price.py:4:2: OG101 new skip mark on test_price" in out
     assert "OG202 new early return in test_other" in out and "OG301" in out
-    assert out.splitlines()[-1] == "oracle-guard: 3 findings: OG101 x1, OG202 x1, OG301 x1"
+    assert out.splitlines()[-1] == "oracle-guard: 3 findings (OG101 x1, OG202 x1, OG301 x1)"
 
 
 def test_staged_honest_change_passes_silently(repo: Repo, capsys) -> None:

@@ -126,7 +126,7 @@ def test_text_report_of_check_ends_with_a_count_per_code(repo: Repo, capsys) -> 
     base = weakened(repo)
     assert repo.run(check.main, "--base", base) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-1] == "oracle-guard: 3 findings: OG101 x1, OG202 x1, OG301 x1"
+    assert lines[-1] == "oracle-guard: 3 findings (OG101 x1, OG202 x1, OG301 x1)"
 
 
 def test_version_on_oracle_guard_and_every_hook(capsys) -> None:
