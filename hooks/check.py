@@ -46,18 +46,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook_args.add_format(parser)
     parser.add_argument("--skip", default="", metavar="IDS", help="comma-separated hook ids not to run (collection-snapshot: pytest is not run, its configuration comparison still is)")
     parser.add_argument("--only", default="", metavar="IDS", help="comma-separated hook ids to run (default: all)")
+    parser.add_argument("--write-snapshot", action="store_true", help="let collection-snapshot write an out-of-date snapshot (the gate writes nothing otherwise)")
     args = parser.parse_args(argv)
 
     wanted, skipped = runner.selection(args.only, args.skip)
 
     changes.enter_repo([])
+    if args.base is None:
+        args.base = changes.ci_base()  # CI on a detached HEAD: GITHUB_BASE_REF, else exit 2
     change_set = changes.resolve(args)
     in_tree = change_set.target is None
     tests = [p for p in change_set.changed_paths if TEST_FILES.search(p) and is_python(p, in_tree)]
     deleted_tests = [p for p in change_set.deleted if TEST_FILES.search(p) and is_python(p, False)]
     base = hook_args.context(args, change_set)
     started: list = []  # type: ignore[type-arg]
-    outcome = runner.run(runner.plans(base, wanted, skipped, tests, deleted_tests, started), started)
+    outcome = runner.run(runner.plans(base, wanted, skipped, tests, deleted_tests, started, write_snapshot=args.write_snapshot), started)
     return runner.emit(base.format, outcome)
 
 

@@ -390,6 +390,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook_args.add_now(parser)
     parser.add_argument("--static-only", action="store_true", help="only compare pytest configuration, conftest files and CI command lines with the base; never run pytest")
     parser.add_argument("--if-snapshot", action="store_true", help="run pytest only where a snapshot is committed or present (what `oracle-guard check` uses)")
+    parser.add_argument("--no-write", action="store_true", help="never write the snapshot; an out-of-date one is exit 1 (what `oracle-guard check` uses)")
     hook_args.add_format(parser)
     args = parser.parse_args(argv)
     changes.enter_repo([])
@@ -401,7 +402,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             started.append(_start_somewhere(args.python))
         ctx = hook_args.context(
             args, changes.resolve(args), started=started, snapshot=args.snapshot, python=args.python,
-            always=args.always, static_only=args.static_only, if_snapshot=args.if_snapshot,
+            always=args.always, static_only=args.static_only, if_snapshot=args.if_snapshot, no_write=args.no_write,
         )
     except BaseException:
         for run, _ in started:
@@ -422,7 +423,9 @@ def _prepare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tup
     # a patch that edits or moves the snapshot file is still compared with the old ids.
     base_snapshot_path = explicit or (base_contract or contract.Contract(path=ctx.contract)).snapshot_path
     for path in {snapshot, base_snapshot_path}:
-        _safe_path(path)
+        _safe_path(path, ctx.contract)
+    if snapshot != base_snapshot_path and change_set.base and change_set.read_base([snapshot])[snapshot] is not None:
+        raise UsageError(f"snapshot path {snapshot!r} names a file committed at {change_set.base_label} that is not its snapshot ({base_snapshot_path}); the hook would overwrite it")
     base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
     if ctx.option("if_snapshot") and base_bytes is None and not os.path.exists(snapshot):
         return lambda: static  # the gate never writes a first snapshot
@@ -479,17 +482,17 @@ def _compare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tup
     findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed)
     if change_set.base is not None and base_bytes is None:
         notice(f"no {base_snapshot_path} at {change_set.base_label}: recording the first snapshot")
-    wanted = format_snapshot(found.items)
-    if findings:  # a snapshot that recorded the weakening would make the next run pass
-        return findings
-    if changes.read_worktree_file(snapshot) != wanted:
-        folder = os.path.dirname(snapshot)
-        if folder:
-            os.makedirs(folder, exist_ok=True)
-        with open(snapshot, "wb") as f:
-            f.write(wanted)
+    current = changes.read_worktree_file(snapshot)
+    wanted = changes.same_line_endings(format_snapshot(found.items).decode("utf-8"), current).encode("utf-8")
+    if current != wanted:
+        ctx.written.append(snapshot)  # out of date: the run fails until it is staged
+        if findings or ctx.option("no_write"):  # a snapshot records a clean state, and `check` never writes
+            why = "fix the findings first" if findings else "run `oracle-guard collection-snapshot` (or `check --write-snapshot`)"
+            say(f"{snapshot}: out of date with what pytest collects now ({len(found.items)} tests); not written: {why}, then stage it")
+            return findings
+        parse_snapshot(current, snapshot)  # never overwrite a file that is not a snapshot
+        changes.write_atomic(snapshot, wanted)
         say(f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it (collected by {found.python})")
-        ctx.written.append(snapshot)
     return findings
 
 
@@ -529,13 +532,29 @@ def _third_party_missing(errors: list[tuple[str, str]], change_set: changes.Chan
     return names[0] if names else None
 
 
-def _safe_path(path: str) -> None:
-    """The snapshot is written by the hook: never through a symlink or outside the repository."""
+_NOT_A_SNAPSHOT = (".py", ".pyi", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".lock")
+
+
+def _safe_path(path: str, contract_path: str = DEFAULT_CONTRACT) -> None:
+    """The snapshot is written by the hook: never through a symlink, outside the repository,
+    into .git/, over a directory, or over the contract, a test, source or configuration file."""
     parts = path.replace("\\", "/").split("/")
     if os.path.isabs(path) or ".." in parts:
         raise UsageError(f"snapshot path {path!r} must be relative to the repository without '..'")
+    if any(p.lower() == ".git" for p in parts):
+        raise UsageError(f"snapshot path {path!r} may not point into .git/")
+    if path == contract_path or path.endswith(_NOT_A_SNAPSHOT) or parts[-1] in PYTEST_CONFIGS:
+        raise UsageError(f"snapshot path {path!r} names the contract, a source or a configuration file; use a .txt file of its own")
     if os.path.islink(path):
         raise UsageError(f"{path}: is a symlink; the snapshot must be a regular file")
+    if os.path.isdir(path):
+        raise UsageError(f"{path}: is a directory; the snapshot must be a file")
+    if os.path.lexists(path) and not os.path.isfile(path):
+        raise UsageError(f"{path}: is a FIFO or special file; the snapshot must be a regular file")
+    top = os.path.realpath(".")
+    folder = os.path.realpath(os.path.dirname(path) or ".")
+    if folder != top and not folder.startswith(top + os.sep):
+        raise UsageError(f"{path}: its folder resolves through a symlink to {folder}, outside the repository")
 
 
 def _base_contract(change_set: changes.ChangeSet, path: str) -> "Contract | None":

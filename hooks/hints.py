@@ -11,6 +11,7 @@ README = "https://github.com/oracle-guard/oracle-guard/blob/main/README.md"
 # code -> (README section anchor, short title, next step as one clause)
 CODES: dict[str, tuple[str, str, str]] = {
     "OG001": ("forbid-skip-marks", "changed test file does not parse", "fix the syntax error (or run the hook on an interpreter that knows it)"),
+    "OG003": ("oracle-shrink", "a test file is no longer a regular file", "commit it as a regular file"),
     "OG101": ("forbid-skip-marks", "new skip or xfail mark", "remove the mark, or add a freeze entry, or approve `skip-add NODEID`"),
     "OG102": ("forbid-skip-marks", "unverifiable mark", "spell the mark statically so it can be checked, or remove it"),
     "OG110": ("forbid-skip-marks", "reruns outside the freeze ledger", "remove the rerun mark or helper, or add a freeze entry for the test"),
@@ -44,6 +45,9 @@ CODES: dict[str, tuple[str, str, str]] = {
     "OG506": ("properties-monotonic", "max_examples below min_examples", "raise max_examples to the contract's min_examples"),
     "OG507": ("properties-monotonic", "a vacuous property body", "assert something that can fail"),
     "OG508": ("properties-monotonic", "a property strategy narrowed", "restore the strategy"),
+    "OG510": ("properties-monotonic", "a trust setting of the contract changed", "restore the setting, or approve the printed `contract-setting` statement"),
+    "OG511": ("properties-monotonic", "the allowed-signers file changed", "restore the file, or approve the printed `signers-change` statement"),
+    "OG512": ("properties-monotonic", "the contract deleted", "restore the contract, or approve the printed `contract-setting contract` statement"),
     "OG601": ("quarantine-untouched", "a freeze expired", "fix the test and remove the entry"),
     "OG602": ("quarantine-untouched", "a freeze without reruns", "fix the test and remove the entry"),
     "OG603": ("quarantine-untouched", "too many freezes", "fix and remove a frozen test first"),

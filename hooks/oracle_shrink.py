@@ -26,7 +26,7 @@ from hooks import args as hook_args
 from hooks import changes, contract, expectations, git, meaning
 from hooks import hypothesis_model as hm
 from hooks.context import HookContext
-from hooks.pysource import FunctionNode, Module, Names, SourceError, test_functions
+from hooks.pysource import DEEP, FunctionNode, Module, Names, SourceError, test_functions
 from hooks.report import Finding, guarded, notice
 
 TRIGGER = re.compile(rb"def |assert|raises|warns|given|settings|parametrize|hypothesis")
@@ -1251,9 +1251,13 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
     removed: list[tuple[Facts, Side, Side | None, bool]] = []  # base facts, base side, new side, reported
     added: list[tuple[Facts, Side]] = []
     matched: list[tuple[Facts, Facts, Side, Side, bool]] = []
-    for _, base_side, new_side, reported in pairs:
-        base_facts = _facts_needed(base_side, new_side)
-        new_facts = _facts_needed(new_side, base_side)
+    for pair_path, base_side, new_side, reported in pairs:
+        try:
+            base_facts = _facts_needed(base_side, new_side)
+            new_facts = _facts_needed(new_side, base_side)
+        except RecursionError:  # nested past what the analysis can walk: it cannot pass unseen
+            findings.append(Finding(pair_path, 1, 1, "OG001", DEEP))
+            continue
         for q, f in new_facts.items():
             if q in base_facts and base_side is not None and new_side is not None:
                 matched.append((base_facts[q], f, base_side, new_side, reported))
@@ -1425,7 +1429,7 @@ def check(ctx: HookContext) -> list[Finding]:
         notice("no commits yet: only tautologies and swallowed failures can be checked")
     from hooks import static_approvals
 
-    return static_approvals.unapproved(ctx, shrink_findings(ctx.filenames, ctx.change_set))
+    return static_approvals.unapproved(ctx, shrink_findings(ctx.filenames, ctx.change_set)) + not_a_file(ctx.change_set)
 
 
 @guarded
@@ -1440,6 +1444,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     paths = changes.enter_repo(args.filenames)
     ctx = hook_args.context(args, None if args.all else changes.resolve(args), paths)
     return hook_args.finish(ctx, check(ctx), "oracle-shrink")
+
+
+def not_a_file(change_set: changes.ChangeSet | None) -> list[Finding]:
+    """A test file that became a FIFO, device or submodule cannot be read, so it cannot pass.
+
+    (Its base content counts as deleted either way; a symlink is judged by the
+    file it points to, which the change holds or not.)
+    """
+    if change_set is None:
+        return []
+    return [
+        Finding(path, 1, 1, "OG003", f"is now a {kind}, not a regular file: its tests cannot be checked; commit it as a regular file")
+        for path, kind in change_set.special.items()
+        if kind != "symlink" and TEST_FILE.search(path)
+    ]
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

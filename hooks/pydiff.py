@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 from hooks import args as hook_args
 from hooks import changes
 from hooks.context import HookContext
-from hooks.pysource import Module, SourceError, definitions, statements
+from hooks.pysource import DEEP, Module, SourceError, definitions, statements
 from hooks.report import Finding, notice
 
 if TYPE_CHECKING:
@@ -117,6 +117,9 @@ class _Side:
                 except SourceError as exc:
                     if self.errors is not None:
                         self.errors.append(exc.finding(path))
+                except RecursionError:  # parsed, but nested past what the analysis can walk
+                    if self.errors is not None:
+                        self.errors.append(SourceError(1, 1, DEEP).finding(path))
             self._cache[path] = found
         return self._cache[path]
 

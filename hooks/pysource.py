@@ -72,6 +72,9 @@ def canonical(name: str) -> str:
     return name
 
 
+DEEP = "nests expressions too deeply to check (Python's recursion limit); split the expression up"
+
+
 class SourceError(Exception):
     def __init__(self, line: int, col: int, message: str) -> None:
         super().__init__(message)
@@ -304,8 +307,14 @@ class Module:
 
     @classmethod
     def from_source(cls, path: str, source: bytes) -> "Module":
+        if b"\r" in source:  # Python ends a line at \r\n and at a lone \r: so does every position here
+            source = source.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         tree = parse(source, path)
-        return cls(path, source, tree, Names.of(tree, source))
+        try:
+            names = Names.of(tree, source)
+        except RecursionError:  # ast parsed it, but it nests past what a visitor can walk
+            raise SourceError(1, 1, DEEP) from None
+        return cls(path, source, tree, names)
 
     def position(self, node: ast.AST) -> tuple[int, int]:
         """1-based line and character column (ast columns count UTF-8 bytes)."""

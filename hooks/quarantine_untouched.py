@@ -29,6 +29,7 @@ from hooks.forbid_skip_marks import RULE as SKIP_RULE
 from hooks.context import HookContext
 from hooks.pysource import Module, SourceError, test_functions
 from hooks.report import Finding, guarded, notice
+from hooks.trust import setting_statement
 
 
 def _at(c: contract.Contract, entry: contract.Freeze | None = None) -> tuple[str, int, int]:
@@ -54,8 +55,9 @@ def diff_findings(base: contract.Contract, new: contract.Contract, now: datetime
     found: list[Finding] = []
     for knob in ("max_active_freezes", "max_freeze_days", "max_reruns"):
         old_value, new_value = getattr(base, knob), getattr(new, knob)
-        if new_value > old_value:
-            found.append(Finding(*_at(new), "OG610", f"{knob} raised from {old_value} to {new_value}"))
+        statement = setting_statement(knob, old_value, new_value)
+        if new_value > old_value and not approvals.covers(statement):
+            found.append(Finding(*_at(new), "OG610", f"{knob} raised from {old_value} to {new_value}: {approvals.explain(statement)}"))
     old_entries = {e.id: e for e in base.freezes}
     for entry in new.freezes:
         old = old_entries.get(entry.id)

@@ -134,6 +134,9 @@ def guarded(func: Callable[[Sequence[str] | None], int]) -> Callable[[Sequence[s
 
                 output.print_document(_notice_format[0], [], [str(exc)], taken_notices())
             return EXIT_USAGE
+        except RecursionError:  # deeper than Python's own limit: refuse, never a traceback
+            print("oracle-guard: error: a file nests expressions too deeply to analyse (Python's recursion limit); split the expression up", file=sys.stderr)
+            return EXIT_USAGE
         except KeyboardInterrupt:
             print("oracle-guard: interrupted", file=sys.stderr)
             return 130

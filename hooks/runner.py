@@ -48,7 +48,7 @@ def selection(only: str, skip: str) -> tuple[list[str], set[str]]:
     return wanted, skipped
 
 
-def plans(base: HookContext, wanted: Sequence[str], skipped: set[str], tests: list[str], deleted_tests: list[str], started: list, gate: bool = True) -> list[Plan]:  # type: ignore[type-arg]
+def plans(base: HookContext, wanted: Sequence[str], skipped: set[str], tests: list[str], deleted_tests: list[str], started: list, gate: bool = True, write_snapshot: bool = False) -> list[Plan]:  # type: ignore[type-arg]
     """One context per hook that has something to look at."""
     result = []
     for hook_id in wanted:
@@ -56,7 +56,8 @@ def plans(base: HookContext, wanted: Sequence[str], skipped: set[str], tests: li
         options: dict[str, object] = {}
         if hook.id == "collection-snapshot":
             # The gate never writes a first snapshot: pytest runs only where one is committed.
-            options = {"if_snapshot": gate, "started": started}
+            # and, unless told to, never writes one at all: an out-of-date snapshot fails it.
+            options = {"if_snapshot": gate, "no_write": gate and not write_snapshot, "started": started}
         if hook_id in skipped:
             if hook.id != "collection-snapshot":
                 continue

@@ -278,4 +278,4 @@ def test_missing_base_is_one_line_exit_2(repo: Repo, capsys: pytest.CaptureFixtu
     repo.commit()
     assert repo.run(main, "--base", "origin/gone", T) == 2
     captured = capsys.readouterr()
-    assert captured.out == "" and captured.err == "oracle-guard: error: base revision 'origin/gone' does not exist (fetch it, or check the name)\n"
+    assert captured.out == "" and captured.err == "oracle-guard: error: base revision 'origin/gone' does not exist (fetch it: `git fetch origin gone:refs/remotes/origin/gone`; or check the name)\n"
