@@ -2,8 +2,10 @@
 
 The standard ``ast`` module does the parsing: it is about ten times faster
 than libcst and gives positions for free, and none of the rules needs
-comments or whitespace.  libcst is imported only when ``ast`` fails, to tell
-a real syntax error from syntax newer than the interpreter running the hook.
+comments or whitespace.  libcst is imported only when ``ast`` fails: it
+parses every grammar up to 3.14, and the constructs newer than the
+interpreter running the hook are lowered in place (hooks/newsyntax.py) so the
+same rules run; a file no grammar accepts stays a finding.
 
 Import aliases are resolved here from the module's own import statements and
 simple assignments (``m = pytest.mark``), never through libcst's
@@ -56,6 +58,8 @@ _CANONICAL_PREFIXES = (
 )
 
 DYNAMIC = "<dynamic>"
+# `try` with `except*` (3.11+) is judged like any `try`; older interpreters see it lowered to one.
+TRY_NODES: tuple[type, ...] = (ast.Try,) + ((getattr(ast, "TryStar"),) if hasattr(ast, "TryStar") else ())
 
 
 # First words of every prefix above: most names match none, and one C-level
@@ -94,6 +98,15 @@ def _newer_syntax(source: bytes) -> bool:
     return True
 
 
+def _lowered(source: bytes) -> ast.Module | None:
+    """The tree of a file with syntax newer than this interpreter, lowered in place (hooks/newsyntax.py)."""
+    try:
+        from hooks import newsyntax  # imports libcst: only reached for files ast cannot parse
+    except ImportError:  # pragma: no cover - libcst is a dependency
+        return None
+    return newsyntax.lower(source)
+
+
 def parse(source: bytes, path: str) -> ast.Module:
     """Parse SOURCE or raise SourceError with a one-line reason and position."""
     if b"\0" in source:
@@ -104,6 +117,9 @@ def parse(source: bytes, path: str) -> ast.Module:
         text = str(exc.msg)
         if "decode" in text or "unicode error" in text or "encoding" in text:
             raise SourceError(exc.lineno or 1, exc.offset or 1, "not valid UTF-8 (or its declared encoding); cannot check it") from None
+        lowered = _lowered(source)
+        if lowered is not None:
+            return lowered
         if _newer_syntax(source):
             v = sys.version_info
             raise SourceError(
