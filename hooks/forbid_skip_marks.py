@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import ast
 import re
+from datetime import datetime
 from typing import Sequence
 
 from hooks.pydiff import Occurrence, Rule, run
 from hooks.pysource import DYNAMIC, Module, PrunedVisitor, ScopeNode, hot_lines
-from hooks.report import guarded
+from hooks.report import guarded, notice
 
 SKIP_MARKS = {
     "pytest.mark.skip": "skip mark",
@@ -73,7 +74,38 @@ class SkipMarkRule(Rule):
     def occurrences(self, module: Module) -> list[Occurrence]:
         finder = _Finder(module)
         finder.visit(module.tree)
+        for occurrence, kinds in finder.environment.items():
+            self.environment[(module.path, occurrence)] = kinds
         return finder.found
+
+    # A new mark whose condition depends only on the environment, where a collection
+    # snapshot is committed at the base: the collection layer decides (hooks/envcondition.py).
+    environment: dict[tuple[str, Occurrence], set[str]] = {}
+    _snapshot: bool | None = None
+    _snapshot_of: object = None
+
+    def allowed(self, occurrence: Occurrence, path: str, ledger: object, now: datetime) -> bool:  # type: ignore[override]
+        if super().allowed(occurrence, path, ledger, now):  # type: ignore[arg-type]
+            return True
+        if (path, occurrence) not in self.environment or self.change_set is None:
+            return False
+        if self._snapshot_of is not self.change_set:
+            from hooks import envcondition
+
+            self._snapshot_of = self.change_set
+            self._snapshot = envcondition.snapshot_committed(self.change_set, getattr(ledger, "path", None) or "tests/agent_contract.yaml")
+        if self._snapshot:
+            notice(f"{path}:{occurrence.line}:{occurrence.col}: {occurrence.message.split(' (its condition')[0]}: its condition depends only on "
+                   f"{envcondition_describe(self.environment[(path, occurrence)])}; left to collection-snapshot (OG802 where it skips the tests) and the pytest plugin")
+        return bool(self._snapshot)
+
+
+def envcondition_describe(kinds: set[str]) -> str:
+    return " and ".join(sorted(kinds))
+
+
+CONDITIONAL = {"pytest.mark.skipif", "pytest.mark.xfail", "unittest.skipIf", "unittest.skipUnless"}
+ENV_HINT = "commit a collection snapshot and collection-snapshot judges it where the tests run"
 
 
 def _owner(scopes: list[ScopeNode]) -> str:
@@ -87,12 +119,14 @@ class _Finder(PrunedVisitor):
         self.scopes: list[ScopeNode] = []
         self.param: str = ""  # identity of the enclosing pytest.param(...), if any
         self.found: list[Occurrence] = []
+        self.environment: dict[Occurrence, set[str]] = {}  # occurrence -> what of the environment its condition reads
         self.imported = self._imported_marks()
         self.hot = hot_lines(module.source, TOKENS + self._names_bound_to_marks() + tuple(n.encode() for n in self.imported))
 
     def _imported_marks(self) -> dict[str, tuple[str, str, str]]:
         """Local name -> (kind, condition, definition) for skip marks imported from the project."""
         found: dict[str, tuple[str, str, str]] = {}
+        self.imported_env: dict[str, set[str] | None] = {}
         for raw in imported_decorators(self.module.source):
             name = raw.decode()
             dotted = self.names.aliases.get(name)
@@ -104,6 +138,8 @@ class _Finder(PrunedVisitor):
             qualified = other.names.qualify(target) or ""
             if qualified in SKIP_MARKS:
                 condition = self._condition(value, qualified) if isinstance(value, ast.Call) else ""
+                other.reader = self.module.reader
+                self.imported_env[name] = self._environment(value, qualified, other) if isinstance(value, ast.Call) else None
                 found[name] = (qualified, condition, f"{other.path}: {other.segment(value)}")
         return found
 
@@ -130,15 +166,35 @@ class _Finder(PrunedVisitor):
 
     # -- reports ---------------------------------------------------------------
 
-    def _add(self, node: ast.AST, kind: str, detail: str, message: str, owner: str | None = None) -> None:
+    def _add(self, node: ast.AST, kind: str, detail: str, message: str, owner: str | None = None, env: set[str] | None = None) -> None:
         owner = owner or _owner(self.scopes)
         line, col = self.module.position(node)
         where = "this module" if owner == "<module>" else owner
         if owner.startswith("<mark "):
             where = "every test that uses it"
-        self.found.append(
-            Occurrence((owner, kind, detail, self.param), owner, line, col, "OG101" if kind != "unverifiable" else "OG102", f"{message} on {where}")
-        )
+        hint = f" (its condition depends only on {envcondition_describe(env)}: {ENV_HINT})" if env else ""
+        occurrence = Occurrence((owner, kind, detail, self.param), owner, line, col, "OG101" if kind != "unverifiable" else "OG102", f"{message} on {where}{hint}")
+        self.found.append(occurrence)
+        if env:
+            self.environment[occurrence] = env
+
+    def _environment(self, call: ast.Call, kind: str, module: Module | None = None) -> set[str] | None:
+        """What of the environment a conditional mark's condition depends on (None: not only that)."""
+        if kind not in CONDITIONAL:
+            return None
+        from hooks import envcondition  # only for a new conditional mark
+
+        conditions = list(call.args[:1] if kind.startswith("unittest.") else call.args)
+        conditions += [k.value for k in call.keywords if k.arg == "condition"]
+        if not conditions:
+            return None
+        found: set[str] = set()
+        for condition in conditions:
+            kinds = envcondition.classify(condition, module or self.module, string_condition=kind.startswith("pytest."))
+            if kinds is None:
+                return None
+            found |= kinds
+        return found
 
     def _mark_kind(self, node: ast.AST) -> str | None:
         name = self.names.qualify(node)
@@ -179,7 +235,7 @@ class _Finder(PrunedVisitor):
         if kind:
             detail = self._condition(node, kind)
             shown = f" ({detail})" if detail else ""
-            self._add(node, kind, detail, f"new {SKIP_MARKS[kind]}{shown}")
+            self._add(node, kind, detail, f"new {SKIP_MARKS[kind]}{shown}", env=self._environment(node, kind))
             for child in list(node.args) + [k.value for k in node.keywords]:
                 self.visit(child)
             return
@@ -251,7 +307,7 @@ class _Finder(PrunedVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load) and node.id in self.imported:
             kind, detail, where = self.imported[node.id]
-            self._add(node, kind, detail, f"new {SKIP_MARKS[kind]} through `{node.id}` (imported: {where})")
+            self._add(node, kind, detail, f"new {SKIP_MARKS[kind]} through `{node.id}` (imported: {where})", env=self.imported_env.get(node.id))
             return
         if isinstance(node.ctx, ast.Load):
             kind = self._mark_kind(node)
@@ -262,7 +318,7 @@ class _Finder(PrunedVisitor):
                 kind = self._mark_kind(bound.func)
                 if kind and kind != "unverifiable":
                     detail = self._condition(bound, kind)
-                    self._add(node, kind, detail, f"new {SKIP_MARKS[kind]} through `{node.id}` = `{self.module.segment(bound)}`")
+                    self._add(node, kind, detail, f"new {SKIP_MARKS[kind]} through `{node.id}` = `{self.module.segment(bound)}`", env=self._environment(bound, kind))
 
     # -- statements ------------------------------------------------------------
 
@@ -296,7 +352,7 @@ class _Finder(PrunedVisitor):
                     for target in plain:
                         owner = f"<mark {target.id}>"
                         shown = f" ({detail})" if detail else ""
-                        self._add(node, kind, detail, f"shared {SKIP_MARKS[kind]} `{target.id}` changed to{shown}", owner)
+                        self._add(node, kind, detail, f"shared {SKIP_MARKS[kind]} `{target.id}` changed to{shown}", owner, env=self._environment(value, kind))
                 for child in ast.iter_child_nodes(value):
                     if child is not direct:
                         self.visit(child)
