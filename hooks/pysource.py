@@ -98,6 +98,14 @@ def _newer_syntax(source: bytes) -> bool:
     return True
 
 
+def _on_the_line(source: bytes, line: int | None, col: int | None) -> int:
+    """COL, or the line's last character when it points past it (3.9 puts an unexpected EOF there)."""
+    lines = source.splitlines()
+    if not line or not col or not 0 < line <= len(lines):
+        return col or 1
+    return max(1, min(col, len(lines[line - 1].decode("utf-8", "replace").rstrip())))
+
+
 def _lowered(source: bytes) -> ast.Module | None:
     """The tree of a file with syntax newer than this interpreter, lowered in place (hooks/newsyntax.py)."""
     try:
@@ -128,7 +136,8 @@ def parse(source: bytes, path: str) -> ast.Module:
                 f"uses syntax newer than Python {v.major}.{v.minor}, which runs oracle-guard; "
                 "set `language_version` for oracle-guard to your project's Python",
             ) from None
-        raise SourceError(exc.lineno or 1, exc.offset or 1, f"could not parse: {text}") from None
+        col = _on_the_line(source, exc.lineno, exc.offset) if "unexpected EOF" in text else exc.offset or 1
+        raise SourceError(exc.lineno or 1, col, f"could not parse: {text}") from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise SourceError(1, 1, f"could not parse: {exc}") from None
 
