@@ -149,7 +149,7 @@ class Guard:
         if self.worker or not report.skipped or not report.nodeid:
             return
         prefix = report.nodeid + "::"
-        if any(node_id.startswith(prefix) and status == "run" for node_id, status in self.known.items()):
+        if any(node_id.startswith(prefix) and status in ("run", ENV) for node_id, status in self.known.items()):
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
             self._judge(report.nodeid, "skipped", "skip", reason, module=True)
 

@@ -279,3 +279,13 @@ def test_plugin_fails_a_runtime_skip_in_a_skip_if_env_test(tmp_path: Path) -> No
     test = "import sys\n\nimport pytest\n\n\n@pytest.mark.skipif(sys.platform == 'no-such-os', reason='x')\ndef test_read():\n    pytest.skip('not today')\n"
     proc = _pytest(_plugin_project(tmp_path, test, "skip-if-env"))
     assert proc.returncode == 1 and f"SKIPPED {T}::test_read" in proc.stdout, proc.stdout
+
+
+@pytest.mark.slow
+def test_plugin_fails_a_module_skipped_at_collection_whose_tests_are_skip_if_env(tmp_path: Path) -> None:
+    test = (
+        "import sys\n\nimport pytest\n\npytest.importorskip('no_such_module_here')\n\n\n"
+        "@pytest.mark.skipif(sys.platform == 'no-such-os', reason='x')\ndef test_read():\n    assert True\n"
+    )
+    proc = _pytest(_plugin_project(tmp_path, test, "skip-if-env"))
+    assert proc.returncode == 1 and "session failed" in proc.stdout, proc.stdout
