@@ -82,6 +82,14 @@ def _lowered_text(source: bytes) -> tuple[str, list[tuple[int, int, int]], dict[
     except Exception:
         raise _Cannot from None
     text = module.code
+    # libcst regenerates the source (positions are computed on that text); it
+    # normalises a few spellings in place (`f"{x!r  }"`), never a line break.
+    try:
+        original = source.decode(module.encoding)
+    except (LookupError, UnicodeDecodeError):
+        raise _Cannot from None
+    if len(_NEWLINE.findall(original)) != len(_NEWLINE.findall(text)):
+        raise _Cannot
     starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     finder = _Finder(text, starts, positions)
@@ -205,7 +213,12 @@ class _Finder(cst.CSTVisitor):
         if self.py312 and not self._needs_type_params(node.type_parameters):
             return
         start, _ = self._span(node)
-        value_start, _ = self._span(node.value)
+        # Up to and including `=`: the value's own range leaves out its parentheses.
+        after = self._span(node.type_parameters)[1] if node.type_parameters is not None else self._span(node.name)[1]
+        equals = self.text.find("=", after)
+        if equals < 0:
+            raise _Cannot
+        value_start = equals + 1
         span = self.text[start:value_start]
         head = node.name.value + ":"
         if not span.startswith("type") or any(c in "\r\n" for c in span[: len(head)]):

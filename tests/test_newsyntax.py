@@ -185,3 +185,11 @@ def test_newer_syntax_is_told_apart_from_errors_only_by_libcst() -> None:
     else:
         with pytest.raises(pysource.SourceError, match=r"syntax newer than Python 3\.\d+"):
             pysource.parse(source, T)
+
+
+def test_type_alias_with_a_parenthesised_value_keeps_it() -> None:
+    source = b"type Pair[K] = (tuple[K, K])\ntype Alias = (\n    int\n)\n"
+    tree = pysource.parse(source, T)
+    assert [ast.unparse(n) for n in tree.body] == (
+        ["type Pair[K] = tuple[K, K]", "type Alias = int"] if sys.version_info >= (3, 12) else ["Pair: tuple[K, K]", "Alias: int"]
+    )
