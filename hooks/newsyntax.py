@@ -67,15 +67,6 @@ def lower(source: bytes) -> ast.Module | None:
     return tree
 
 
-def accepts(source: bytes) -> bool:
-    """Whether libcst (every grammar up to 3.14) parses SOURCE."""
-    try:
-        cst.parse_module(source)
-    except Exception:  # ParserSyntaxError is not a SyntaxError; any failure means no
-        return False
-    return True
-
-
 def _lowered_text(source: bytes) -> tuple[str, list[tuple[int, int, int]], dict[tuple[int, int], int]]:
     try:
         module = cst.parse_module(source)
@@ -111,10 +102,10 @@ def _lowered_text(source: bytes) -> tuple[str, list[tuple[int, int, int]], dict[
         line = _line_of(starts, offset)
         inserts.append((line, len(text[starts[line - 1] : offset].encode("utf-8")), len(piece)))
     pieces.append("".join(chars[last:]))
-    moved = {}
-    for written, original in finder.moved:  # a type alias's name, written where `type` stood
+    moved: dict[tuple[int, int], int] = {}
+    for written, at in finder.moved:  # a type alias's name, written where `type` stood
         line = _line_of(starts, written)
-        moved[(line, _byte_col(text, starts, line, written))] = _byte_col(text, starts, line, original)
+        moved[(line, _byte_col(text, starts, line, written))] = _byte_col(text, starts, line, at)
     return "".join(pieces), inserts, moved
 
 
