@@ -56,7 +56,7 @@ def parse_snapshot(data: bytes | None, path: str) -> dict[str, tuple[str, int]]:
         status, _, node_id = line.partition(" ")
         node_id = node_id.lstrip(" ")
         if status not in STATUSES or not node_id:
-            raise UsageError(f"{path}:{number}: expected `<run|skip|xfail> <node id>`, got {line[:60]!r}")
+            raise UsageError(f"{path}:{number}: expected `<run|skip|xfail> <node id>` (or skip-if-env), got {line[:60]!r}")
         result[node_id] = (status, number)
     return result
 
