@@ -98,6 +98,17 @@ def _newer_syntax(source: bytes) -> bool:
     return True
 
 
+def _first_bad_byte(source: bytes) -> tuple[int, int] | None:
+    """Line and column of the first byte that is not UTF-8 (every Python reports it elsewhere)."""
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        head = source[: exc.start]
+        line_start = head.rfind(b"\n") + 1
+        return head.count(b"\n") + 1, len(head[line_start:].decode("utf-8", "replace")) + 1
+    return None  # valid UTF-8: a declared encoding it does not match
+
+
 def _on_the_line(source: bytes, line: int | None, col: int | None) -> int:
     """COL, or the line's last character when it points past it (3.9 puts an unexpected EOF there)."""
     lines = source.splitlines()
@@ -124,7 +135,8 @@ def parse(source: bytes, path: str) -> ast.Module:
     except SyntaxError as exc:
         text = str(exc.msg)
         if "decode" in text or "unicode error" in text or "encoding" in text:
-            raise SourceError(exc.lineno or 1, exc.offset or 1, "not valid UTF-8 (or its declared encoding); cannot check it") from None
+            line, col = _first_bad_byte(source) or (exc.lineno or 1, exc.offset or 1)
+            raise SourceError(line, col, "not valid UTF-8 (or its declared encoding); cannot check it") from None
         lowered = _lowered(source)
         if lowered is not None:
             return lowered
