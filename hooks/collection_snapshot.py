@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML early
 HEADER = "# oracle-guard collection snapshot: <status> <pytest node id>, sorted by id. Written by collection-snapshot; stage it.\n"
-STATUSES = ("run", "xfail", "skip")  # strongest first
-WEAKER = {("run", "xfail"), ("run", "skip"), ("xfail", "skip")}
+STATUSES = ("run", "skip-if-env", "xfail", "skip")  # strongest first; skip-if-env: runs here, a false skipif/xfail condition on it
+WEAKER = {("run", "xfail"), ("run", "skip"), ("xfail", "skip"), ("skip-if-env", "xfail"), ("skip-if-env", "skip")}
 PYTEST_CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "pytest.toml", ".pytest.toml"})
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 TIMEOUT_SECONDS = 900
@@ -59,7 +59,7 @@ def parse_snapshot(data: bytes | None, path: str) -> dict[str, tuple[str, int]]:
         status, _, node_id = line.partition(" ")
         node_id = node_id.lstrip(" ")
         if status not in STATUSES or not node_id:
-            raise UsageError(f"{path}:{number}: expected `<run|skip|xfail> <node id>`, got {line[:60]!r}")
+            raise UsageError(f"{path}:{number}: expected `<run|skip|xfail> <node id>` (or skip-if-env), got {line[:60]!r}")
         result[node_id] = (status, number)
     return result
 

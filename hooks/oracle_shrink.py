@@ -26,7 +26,7 @@ from hooks import args as hook_args
 from hooks import changes, contract, expectations, git, meaning
 from hooks import hypothesis_model as hm
 from hooks.context import HookContext
-from hooks.pysource import DEEP, FunctionNode, Module, Names, SourceError, test_functions
+from hooks.pysource import DEEP, TRY_NODES, FunctionNode, Module, Names, SourceError, test_functions
 from hooks.report import Finding, guarded, notice
 
 TRIGGER = re.compile(rb"def |assert|raises|warns|given|settings|parametrize|hypothesis")
@@ -464,7 +464,7 @@ class Analyzer:
                     if isinstance(item.context_expr, ast.Call):
                         raise_with[id(item.context_expr)] = ast.dump(ast.Module(body=node.body, type_ignores=[]))
                 self._suppress(f, node, cls)
-            elif isinstance(node, ast.Try):
+            elif isinstance(node, TRY_NODES):
                 self._swallow(f, node, cls)
             elif isinstance(node, ast.Assert):
                 self._assertion(f, node, node.test)
@@ -973,7 +973,7 @@ def _now_conditional(base: Facts, new: Facts, new_side: Side, who: str) -> list[
                 yield node, guard
             elif isinstance(node, ast.If):
                 stack += [(s, guard or node) for s in node.body + node.orelse]
-            elif isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.Try)):
+            elif isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While) + TRY_NODES):
                 inner = node.body + getattr(node, "orelse", []) + getattr(node, "finalbody", [])
                 stack += [(s, guard) for s in inner]
 

@@ -46,6 +46,7 @@ class Rule:
     """What a hook looks for; subclasses set TRIGGER and implement occurrences()."""
 
     TRIGGER: re.Pattern[bytes] = re.compile(rb"")
+    change_set: changes.ChangeSet | None = None  # the change being judged, set by check()
 
     def could_match(self, source: bytes) -> bool:
         return self.TRIGGER.search(source) is not None
@@ -295,6 +296,7 @@ def check(
 ) -> list[Finding]:
     """Findings for PATHS: every occurrence (no change set) or only the new ones."""
     findings: list[Finding] = []
+    rule.change_set = change_set
     if change_set is None:
         here = changes.ChangeSet(None, "", None)
         new_side = _Side(rule, here.read_new(paths), findings, reader=lambda p: here.read_new([p])[p])
