@@ -16,9 +16,10 @@ import re
 from datetime import datetime
 from typing import Sequence
 
-from hooks.pydiff import Occurrence, Rule, run
+from hooks.context import HookContext
+from hooks.pydiff import Occurrence, Rule, check_context, run
 from hooks.pysource import DYNAMIC, Module, PrunedVisitor, ScopeNode, hot_lines
-from hooks.report import guarded, notice
+from hooks.report import Finding, guarded, notice
 
 SKIP_MARKS = {
     "pytest.mark.skip": "skip mark",
@@ -449,9 +450,13 @@ class _Finder(PrunedVisitor):
 RULE = SkipMarkRule()
 
 
+def check(ctx: HookContext) -> list[Finding]:
+    return check_context(RULE, ctx)
+
+
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    return run(argv, "forbid-skip-marks", __doc__.splitlines()[0], RULE)
+    return run(argv, "forbid-skip-marks", __doc__, RULE)
 
 
 if __name__ == "__main__":

@@ -179,6 +179,8 @@ def _constant_str(node: ast.AST) -> str | None:
 
 def model(module: Module) -> HypothesisModule:
     """Every Hypothesis test (a function with @given, @settings or @example) and profile in MODULE."""
+    if b"hypothesis" not in module.source:  # every name below qualifies to hypothesis.*: an import must spell it
+        return HypothesisModule(module, {}, {}, None)
     names = module.names
     constants = module_constants(module.tree)
     profiles: dict[str, Profile] = {}

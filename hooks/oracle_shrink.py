@@ -13,7 +13,6 @@ checks as long as they reappear somewhere in the change.
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import builtins
 import os
@@ -23,10 +22,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from hooks import args as hook_args
 from hooks import changes, contract, expectations, git, meaning
 from hooks import hypothesis_model as hm
+from hooks.context import HookContext
 from hooks.pysource import DEEP, TRY_NODES, FunctionNode, Module, Names, SourceError, test_functions
-from hooks.report import Finding, add_format_arg, emit, guarded, notice
+from hooks.report import Finding, guarded, notice
 
 TRIGGER = re.compile(rb"def |assert|raises|warns|given|settings|parametrize|hypothesis")
 TEST_FILE = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
@@ -1184,7 +1185,7 @@ class _Lost:
     base_line: int = 0  # where the first lost check stood at the base
 
 
-def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Finding]:
+def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Finding]:
     findings: list[Finding] = []
     if change_set is None or change_set.base is None:
         reader = changes.ChangeSet(None, "", None) if change_set is None else change_set
@@ -1423,20 +1424,26 @@ def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list) -
     return False
 
 
+def check(ctx: HookContext) -> list[Finding]:
+    if ctx.change_set is not None and ctx.change_set.base is None:
+        notice("no commits yet: only tautologies and swallowed failures can be checked")
+    from hooks import static_approvals
+
+    return static_approvals.unapproved(ctx, shrink_findings(ctx.filenames, ctx.change_set)) + not_a_file(ctx.change_set)
+
+
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="oracle-shrink", description=__doc__.splitlines()[0])
-    parser.add_argument("filenames", nargs="*", help="files to check (pre-commit passes the changed ones)")
-    changes.add_base_args(parser)
+    parser = hook_args.parser("oracle-shrink", __doc__)
+    hook_args.add_filenames(parser)
+    hook_args.add_base(parser)
     parser.add_argument("--all", action="store_true", help="no base comparison: report tautologies and swallowed failures in every file")
-    contract.add_contract_arg(parser)  # accepted for a uniform command line; no contract is needed
-    add_format_arg(parser)
+    hook_args.add_contract(parser)  # accepted for a uniform command line; no contract is needed
+    hook_args.add_format(parser)
     args = parser.parse_args(argv)
     paths = changes.enter_repo(args.filenames)
-    change_set = None if args.all else changes.resolve(args)
-    if change_set is not None and change_set.base is None:
-        notice("no commits yet: only tautologies and swallowed failures can be checked")
-    return emit(check(paths, change_set) + not_a_file(change_set), args.format)
+    ctx = hook_args.context(args, None if args.all else changes.resolve(args), paths)
+    return hook_args.finish(ctx, check(ctx), "oracle-shrink")
 
 
 def not_a_file(change_set: changes.ChangeSet | None) -> list[Finding]:

@@ -12,17 +12,18 @@ fail, and draw from no narrower strategy than at the base.
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import posixpath
 from typing import Sequence
 
+from hooks import args as hook_args
 from hooks import changes, contract, trust
 from hooks import hypothesis_model as hm
 from hooks.approvals import Approvals
 from hooks.oracle_shrink import Analyzer, HelperIndex, tautology
+from hooks.context import HookContext
 from hooks.pysource import FunctionNode, Module, SourceError
-from hooks.report import Finding, add_format_arg, emit, guarded, notice
+from hooks.report import Finding, guarded, notice
 
 
 class _Tree:
@@ -107,7 +108,7 @@ def _vacuous(module: Module, fn: FunctionNode, helpers: HelperIndex) -> bool:
     return checks == 0
 
 
-def check(change_set: changes.ChangeSet | None, contract_path: str) -> list[Finding]:
+def property_findings(change_set: changes.ChangeSet | None, contract_path: str) -> list[Finding]:
     reader = change_set or changes.ChangeSet(None, "", None)
     new_data = reader.read_new([contract_path]).get(contract_path)
     base_data = reader.read_base([contract_path]).get(contract_path) if reader.base else None
@@ -191,17 +192,21 @@ def check(change_set: changes.ChangeSet | None, contract_path: str) -> list[Find
     return findings
 
 
+def check(ctx: HookContext) -> list[Finding]:
+    return property_findings(ctx.change_set, ctx.contract)
+
+
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="properties-monotonic", description=__doc__.splitlines()[0])
-    parser.add_argument("filenames", nargs="*", help="ignored: the contract and the files it names are read from git")
-    changes.add_base_args(parser)
-    contract.add_contract_arg(parser)
-    add_format_arg(parser)
+    parser = hook_args.parser("properties-monotonic", __doc__)
+    hook_args.add_filenames(parser, "ignored: the contract and the files it names are read from git")
+    hook_args.add_base(parser)
+    hook_args.add_contract(parser)
+    hook_args.add_format(parser)
     args = parser.parse_args(argv)
     changes.enter_repo([])
-    return emit(check(changes.resolve(args), args.contract), args.format)
-
+    ctx = hook_args.context(args, changes.resolve(args))
+    return hook_args.finish(ctx, check(ctx), "properties-monotonic")
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -129,8 +129,26 @@ def _lowered(source: bytes) -> ast.Module | None:
     return newsyntax.lower(source)
 
 
+# One process runs every hook (`oracle-guard check`, the `oracle-guard` hook):
+# each blob is parsed once, not once per hook.  Trees are shared, so callers
+# copy before transforming (expectations.py deep-copies); a few recent files only.
+_PARSED: dict[tuple[str, bytes], ast.Module] = {}
+_PARSED_MAX = 64
+
+
 def parse(source: bytes, path: str) -> ast.Module:
     """Parse SOURCE or raise SourceError with a one-line reason and position."""
+    key = (path, source)
+    tree = _PARSED.get(key)
+    if tree is None:
+        tree = _parse(source, path)
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = tree
+    return tree
+
+
+def _parse(source: bytes, path: str) -> ast.Module:
     if b"\0" in source:
         raise SourceError(1, 1, "not a text file (it contains NUL bytes); cannot check it")
     try:

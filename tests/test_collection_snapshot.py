@@ -214,7 +214,7 @@ def test_newly_skipped_or_xfailed_is_rejected(project: Repo, capsys, case: str) 
     project.write(path, content, dedent=False)
     code, out = hook(project, capsys)
     assert code == 1
-    if what is None:  # a class around it changes the id: vanished, and recorded as skip
+    if what is None:  # a class around it changes the id: vanished
         assert "OG801 test no longer collected: tests/test_b.py::test_other" in out
         assert snapshot_of(project) == BASELINE  # a snapshot records a clean state: never written over findings
         assert "not written: fix the findings first" in out
