@@ -42,6 +42,10 @@ class Case(NamedTuple):
     body: str  # the body with the parameters written in, docstring aside
     checks: tuple[frozenset, ...]  # per check: its texts (as written, with locals inlined)
     weight: int = 1  # how many collected ids it stands for (several when the parameters are unknown)
+    # For a case whose checks a project helper makes (``self.assertManyResults(f, args, results)``):
+    # the names its checks look at, outside its own locals; empty when every check is written out.
+    opaque: frozenset = frozenset()
+    subjects: frozenset = frozenset()  # the names its checks look at (see `opaque`)
 
 
 # -- finding a test -----------------------------------------------------------------
@@ -277,7 +281,60 @@ class _Substitute(ast.NodeTransformer):
 
 
 def _put(node: ast.AST, env: dict[str, ast.expr]) -> ast.AST:
-    return _Substitute(env).visit(copy.deepcopy(node)) if env else node
+    return _Normalise().visit(_Substitute(env).visit(copy.deepcopy(node)) if env else copy.deepcopy(node))
+
+
+# unittest's assertions as the plain assert they mean: `assertEqual` -> `assert ==` is a refactor.
+_UNITTEST: dict[str, Callable[[list[ast.expr]], ast.expr]] = {
+    "assertEqual": lambda a: ast.Compare(a[0], [ast.Eq()], [a[1]]),
+    "assertEquals": lambda a: ast.Compare(a[0], [ast.Eq()], [a[1]]),
+    "assertNotEqual": lambda a: ast.Compare(a[0], [ast.NotEq()], [a[1]]),
+    "assertIs": lambda a: ast.Compare(a[0], [ast.Is()], [a[1]]),
+    "assertIsNot": lambda a: ast.Compare(a[0], [ast.IsNot()], [a[1]]),
+    "assertIn": lambda a: ast.Compare(a[0], [ast.In()], [a[1]]),
+    "assertNotIn": lambda a: ast.Compare(a[0], [ast.NotIn()], [a[1]]),
+    "assertLess": lambda a: ast.Compare(a[0], [ast.Lt()], [a[1]]),
+    "assertLessEqual": lambda a: ast.Compare(a[0], [ast.LtE()], [a[1]]),
+    "assertGreater": lambda a: ast.Compare(a[0], [ast.Gt()], [a[1]]),
+    "assertGreaterEqual": lambda a: ast.Compare(a[0], [ast.GtE()], [a[1]]),
+    "assertIsNone": lambda a: ast.Compare(a[0], [ast.Is()], [ast.Constant(None)]),
+    "assertIsNotNone": lambda a: ast.Compare(a[0], [ast.IsNot()], [ast.Constant(None)]),
+    "assertTrue": lambda a: a[0],
+    "assertFalse": lambda a: ast.UnaryOp(ast.Not(), a[0]),
+    "assertIsInstance": lambda a: ast.Call(ast.Name("isinstance", ast.Load()), a[:2], []),
+}
+_ARITY = {"assertTrue": 1, "assertFalse": 1, "assertIsNone": 1, "assertIsNotNone": 1}
+
+
+class _Normalise(ast.NodeTransformer):
+    """Spellings of one check made one: ``f(*[a, b])`` is ``f(a, b)``; ``self.assertEqual(a, b)`` is ``assert a == b``."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if any(isinstance(a, ast.Starred) and isinstance(a.value, (ast.List, ast.Tuple)) for a in node.args):
+            args: list[ast.expr] = []
+            for a in node.args:
+                args += list(a.value.elts) if isinstance(a, ast.Starred) and isinstance(a.value, (ast.List, ast.Tuple)) else [a]  # type: ignore[attr-defined]
+            node.args = args
+        return node
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        call = node.value
+        if isinstance(call, ast.Call):
+            plain = _plain_assert(call)
+            if plain is not None:
+                return self.visit(plain)
+        self.generic_visit(node)
+        return node
+
+
+def _plain_assert(call: ast.Call) -> ast.Assert | None:
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and func.attr in _UNITTEST):
+        return None
+    if call.keywords or len(call.args) < _ARITY.get(func.attr, 2) or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    return ast.Assert(test=_UNITTEST[func.attr](list(call.args)), msg=None)
 
 
 def _body(fn: FunctionNode) -> list[ast.stmt]:
@@ -379,7 +436,7 @@ class _Checks:
                     elif isinstance(item, ast.expr):
                         for node in ast.walk(item):
                             if isinstance(node, ast.Call) and self.is_check(node):
-                                yield node, env
+                                yield _plain_assert(node) or node, env
 
 
 def _bind(target: ast.expr, item: ast.expr) -> dict[str, ast.expr]:
@@ -426,6 +483,32 @@ def _module_helpers(module: Module) -> dict[str, bool]:
     return {name: helpers[name] or _holds_checks(fn, module, helpers) for name, fn in functions.items()}
 
 
+def _opaque(node: ast.AST, module: Module) -> bool:
+    """A check made by a project helper (``self.assertManyResults(...)``, ``check_rows(...)``):
+    what it checks cannot be written out here."""
+    if not isinstance(node, ast.Call):
+        return False
+    name = module.names.qualify(node.func) or ""
+    if name in CHECK_CALLS or name.startswith(("numpy.", "pandas.", "unittest.")):
+        return False
+    attr = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+    return not (attr.startswith("assert") and hasattr(__import__("unittest").TestCase, attr))
+
+
+def _looked_at(node: ast.AST, own: set[str]) -> set[str]:
+    """Names (the last part of dotted ones) a check looks at, its test's own locals and parameters aside."""
+    out = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Attribute) and not isinstance(inner.value, ast.Call):
+            out.add(inner.attr)
+        elif isinstance(inner, ast.Name) and inner.id not in own and inner.id not in _BUILTINS:
+            out.add(inner.id)
+    return out - {"self", "cls", "pytest"}
+
+
+_BUILTINS = set(dir(__import__("builtins")))
+
+
 def _text(node: ast.AST) -> str:
     return " ".join(ast.unparse(node).split())
 
@@ -445,17 +528,24 @@ def cases(module: Module, qualname: str, owner: str | None = None, _cache: dict 
     helpers = _cache.setdefault(id(module), _module_helpers(module)) if _cache is not None else _module_helpers(module)
     finder = _Checks(module, classes[-1] if classes else None, helpers)
     local_values = _locals(fn)
+    own = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} | {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     inline = _Inline(local_values)
     body = _body(fn)
     out = []
     for param in sets:
         body_key = ast.dump(ast.Module(body=[_put(s, param.values) for s in body], type_ignores=[]))  # type: ignore[misc]
         checks = []
+        opaque: set[str] = set()
+        subjects: set[str] = set()
         for node, env in finder.sites(body, param.values, [MAX_CASES]):
             plain = _text(_put(node, env))
             inlined = _text(_put(inline.visit(copy.deepcopy(node)), env)) if local_values else plain
             checks.append(frozenset((plain, inlined)))
-        out.append(Case(owner, param.id if known else None, body_key, tuple(checks)))
+            seen = _looked_at(_put(node, env), own)
+            subjects |= seen
+            if _opaque(node, module):
+                opaque |= seen - {getattr(node.func, "attr", None) or getattr(node.func, "id", "")}  # type: ignore[attr-defined]
+        out.append(Case(owner, param.id if known else None, body_key, tuple(checks), 1, frozenset(opaque), frozenset(subjects)))
     return out
 
 
@@ -511,6 +601,22 @@ def reappearing(lost: Sequence[Case], pool: Sequence[Case]) -> list[bool]:
         else:
             taken.update(mine)
             result[i] = True
+    # A case whose checks a project helper makes lives on in a new test of the same file that
+    # looks at everything its checks looked at, with at least as many checks x cases.
+    budget: dict[str, int] = {}
+    looks: dict[str, set] = {}
+    for j, case in enumerate(pool):
+        if j not in used:
+            budget[case.owner] = budget.get(case.owner, 0) + len(case.checks)
+            looks.setdefault(case.owner, set()).update(case.subjects)
+    for i, case in enumerate(lost):
+        if result[i] or not case.opaque:
+            continue
+        here = case.owner.split("::", 1)[0]
+        for owner, room in budget.items():
+            if owner.split("::", 1)[0] == here and room >= len(case.checks) and case.opaque <= looks[owner]:
+                result[i] = True
+                break
     return result
 
 

@@ -21,7 +21,7 @@ from tests.conftest import Repo
 
 T = "tests/test_x.py"
 SNAP = "tests/collection_snapshot.txt"
-HEAD = "import pytest\n\n\ndef f(x):\n    return x\n\n\ndef g():\n    return 3\n\n\ndef upper(s):\n    return s.upper()\n\n\ndef lower(s):\n    return s.lower()\n\n\ndef parse(s):\n    return s\n\n\n"
+HEAD = "import unittest\n\nimport pytest\n\n\ndef f(x):\n    return x\n\n\ndef g():\n    return 3\n\n\ndef upper(s):\n    return s.upper()\n\n\ndef lower(s):\n    return s.lower()\n\n\ndef parse(s):\n    return s\n\n\n"
 
 
 def _src(text: str) -> str:
@@ -159,6 +159,88 @@ REFACTORS = [
         def test_f(x, y):
             result = f(x)
             assert result == y
+        """,
+    ),
+    (
+        # humanize f9cbc568: a unittest test looping over data in a helper became a parametrized function
+        "data-driven-helper-parametrized",
+        """\
+        class TestCase(unittest.TestCase):
+            def assertManyResults(self, function, args, results):
+                for arg, result in zip(args, results):
+                    self.assertEqual(function(arg), result)
+
+            def test_upper(self):
+                args = ("a", "b")
+                results = ("A", "B")
+                self.assertManyResults(upper, args, results)
+        """,
+        """\
+        class TestCase(unittest.TestCase):
+            def assertManyResults(self, function, args, results):
+                for arg, result in zip(args, results):
+                    self.assertEqual(function(arg), result)
+
+
+        @pytest.mark.parametrize("arg,expected", [("a", "A"), ("b", "B")])
+        def test_upper(arg, expected):
+            assert upper(arg) == expected
+        """,
+        """\
+        class TestCase(unittest.TestCase):
+            def assertManyResults(self, function, args, results):
+                for arg, result in zip(args, results):
+                    self.assertEqual(function(arg), result)
+
+
+        @pytest.mark.parametrize("arg,expected", [("a", "A"), ("b", "B")])
+        def test_upper(arg, expected):
+            assert lower(arg) == expected
+        """,
+    ),
+    (
+        "unittest-assertion-to-plain-assert-in-a-parametrized-function",
+        """\
+        class TestCase(unittest.TestCase):
+            def test_upper(self):
+                self.assertEqual(upper("a"), "A")
+                self.assertTrue(upper("b"))
+        """,
+        """\
+        @pytest.mark.parametrize("arg,expected", [("a", "A")])
+        def test_upper(arg, expected):
+            assert upper(arg) == expected
+            assert upper("b")
+        """,
+        """\
+        @pytest.mark.parametrize("arg,expected", [("a", "A")])
+        def test_upper(arg, expected):
+            assert upper(arg)
+            assert upper("b")
+        """,
+    ),
+    (
+        # humanize 6d007466: a test with one more argument merged through `f(*args)`
+        "merged-through-star-arguments",
+        """\
+        @pytest.mark.parametrize("value,expected", [("a", "A")])
+        def test_up(value, expected):
+            assert upper(value) == expected
+
+
+        @pytest.mark.parametrize("value,fmt,expected", [("b", "x", "B")])
+        def test_up_format(value, fmt, expected):
+            assert upper(value, fmt) == expected
+        """,
+        """\
+        @pytest.mark.parametrize("args,expected", [(["a"], "A"), (["b", "x"], "B")])
+        def test_up(args, expected):
+            assert upper(*args) == expected
+        """,
+        """\
+        @pytest.mark.parametrize("args,expected", [(["a"], "A")])
+        def test_up(args, expected):
+            assert upper(*args) == expected
         """,
     ),
     (
