@@ -267,7 +267,47 @@ def _parameter_sets(fn: FunctionNode, classes: list[ast.ClassDef], module: Modul
             for inner in found  # type: ignore[union-attr]
             for outer in sets
         ]
+    # A parametrized fixture that hands its param to the test (`return request.param`) is a
+    # parameter too: the class under test given as a fixture is written in like one.
+    taken = set().union(*(p.values for p in sets)) if sets else set()
+    for arg in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs:
+        if arg.arg in taken or arg.arg in ("self", "cls", "request"):
+            continue
+        values = _fixture_params(arg.arg, classes, module, constants)
+        if values is None:
+            continue
+        if len(sets) * len(values) > MAX_CASES:
+            return None
+        sets = [_Param({**outer.values, **({arg.arg: v} if v is not None else {})}, None) for v in values for outer in sets]
     return sets
+
+
+def _fixture_params(name: str, classes: list[ast.ClassDef], module: Module, constants: dict[str, ast.expr]) -> list[ast.expr | None] | None:
+    """The params of fixture NAME defined in the module or the test's classes: each value when the
+    fixture returns `request.param` as it is, else None per param; None when NAME is no such fixture."""
+    scopes = [module.tree.body] + [c.body for c in classes]
+    found = None
+    for body in scopes:
+        for node in body:
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for deco in node.decorator_list:
+                if not (isinstance(deco, ast.Call) and (module.names.qualify(deco.func) or "") == "pytest.fixture"):
+                    continue
+                kw = {k.arg: k.value for k in deco.keywords if k.arg}
+                given = kw.get("name")
+                if (given.value if isinstance(given, ast.Constant) else node.name) == name and "params" in kw:
+                    found = (node, kw["params"])
+    if found is None:
+        return None
+    node, params = found
+    items = _elements(params, constants)
+    if items is None:
+        return None
+    items = [i.args[0] if _is_param_call(i, module) and i.args else i for i in items]  # type: ignore[attr-defined]
+    body = _body(node)
+    passes = len(body) == 1 and isinstance(body[0], (ast.Return, ast.Expr)) and ast.unparse(getattr(body[0], "value", None) or ast.Constant(None)) in ("request.param", "(yield request.param)")
+    return [i if passes else None for i in items]
 
 
 class _Substitute(ast.NodeTransformer):
@@ -316,6 +356,19 @@ class _Normalise(ast.NodeTransformer):
             for a in node.args:
                 args += list(a.value.elts) if isinstance(a, ast.Starred) and isinstance(a.value, (ast.List, ast.Tuple)) else [a]  # type: ignore[attr-defined]
             node.args = args
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if node.attr == "__name__" and isinstance(node.value, ast.Name):
+            return ast.Constant(node.value.id)  # `cls.__name__` with the class written in
+        return node
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        self.generic_visit(node)
+        parts = [p.value if isinstance(p, ast.FormattedValue) and p.conversion == -1 and p.format_spec is None else p for p in node.values]
+        if all(isinstance(p, ast.Constant) and isinstance(p.value, str) for p in parts):
+            return ast.Constant("".join(p.value for p in parts))  # type: ignore[union-attr]
         return node
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:
@@ -510,7 +563,10 @@ _BUILTINS = set(dir(__import__("builtins")))
 
 
 def _text(node: ast.AST) -> str:
-    return " ".join(ast.unparse(node).split())
+    try:
+        return " ".join(ast.unparse(node).split())
+    except (ValueError, RecursionError):  # a value written into an f-string that unparse cannot spell
+        return ast.dump(node)
 
 
 def cases(module: Module, qualname: str, owner: str | None = None, _cache: dict | None = None) -> list[Case] | None:

@@ -21,7 +21,7 @@ from tests.conftest import Repo
 
 T = "tests/test_x.py"
 SNAP = "tests/collection_snapshot.txt"
-HEAD = "import unittest\n\nimport pytest\n\n\ndef f(x):\n    return x\n\n\ndef g():\n    return 3\n\n\ndef upper(s):\n    return s.upper()\n\n\ndef lower(s):\n    return s.lower()\n\n\ndef parse(s):\n    return s\n\n\n"
+HEAD = "import unittest\n\nimport pytest\n\n\ndef f(x):\n    return x\n\n\ndef g():\n    return 3\n\n\ndef upper(s):\n    return s.upper()\n\n\ndef lower(s):\n    return s.lower()\n\n\ndef parse(s):\n    return s\n\n\nclass Upper:\n    name = 'Upper'\n\n\nclass Lower:\n    name = 'Lower'\n\n\n"
 
 
 def _src(text: str) -> str:
@@ -244,6 +244,42 @@ REFACTORS = [
         """,
     ),
     (
+        # structlog e20ca64c: a class of tests for one logger became tests of a fixture over two
+        "class-under-test-given-by-a-parametrized-fixture",
+        """\
+        class TestUpper:
+            def test_name(self):
+                assert Upper().name == "Upper"
+
+            def test_fresh(self):
+                assert Upper() is not Upper()
+        """,
+        """\
+        class TestCases:
+            @pytest.fixture(name="case_cls", params=(Upper, Lower))
+            def _case_cls(self, request):
+                return request.param
+
+            def test_name(self, case_cls):
+                assert case_cls().name == f"{case_cls.__name__}"
+
+            def test_fresh(self, case_cls):
+                assert case_cls() is not case_cls()
+        """,
+        """\
+        class TestCases:
+            @pytest.fixture(name="case_cls", params=(Upper, Lower))
+            def _case_cls(self, request):
+                return request.param
+
+            def test_name(self, case_cls):
+                assert case_cls().name
+
+            def test_fresh(self, case_cls):
+                assert case_cls() is not case_cls()
+        """,
+    ),
+    (
         "test-split-in-two",
         """\
         def test_a():
@@ -439,3 +475,17 @@ def test_ids_split_into_file_test_and_parameters() -> None:
     assert sametest.split_id("tests/t.py::C::test_x[1-a::b]") == ("tests/t.py", "C.test_x", "1-a::b")
     assert sametest.split_id("tests/t.py::test_x") == ("tests/t.py", "test_x", "")
     assert sametest.split_id("tests/t.py") is None
+
+
+def test_a_value_unparse_cannot_put_into_an_f_string_is_no_crash() -> None:
+    """structlog 9f065611: a backslash written into an f-string expression (Python 3.11's ast.unparse refuses it)."""
+    [case] = _cases("@pytest.mark.parametrize('s', ['a\\\\nb'])\ndef test_a(s):\n    assert f'{g(s)}' == s\n", "test_a")
+    [again] = _cases("@pytest.mark.parametrize('s', ['a\\\\nb'])\ndef test_b(s):\n    assert f'{g(s)}' == s\n", "test_b")
+    assert sametest.reappearing([case], [again]) == [True]
+
+
+def test_fixture_params_are_parameters_when_the_fixture_hands_them_over() -> None:
+    source = "@pytest.fixture(params=[Upper, Lower])\ndef kind(request):\n    return request.param\n\n\ndef test_a(kind):\n    assert kind().name\n"
+    assert [c.checks for c in _cases(source, "test_a")] == [(frozenset({"assert Upper().name"}),), (frozenset({"assert Lower().name"}),)]
+    wrapped = source.replace("return request.param", "return request.param()")
+    assert [c.checks for c in _cases(wrapped, "test_a")] == [(frozenset({"assert kind().name"}),)] * 2
