@@ -351,6 +351,8 @@ class _Normalise(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls"):
+            node.func = ast.Name(node.func.attr, ast.Load())  # a helper method moved to the module is the same helper
         if any(isinstance(a, ast.Starred) and isinstance(a.value, (ast.List, ast.Tuple)) for a in node.args):
             args: list[ast.expr] = []
             for a in node.args:
@@ -422,9 +424,16 @@ def _locals(fn: FunctionNode) -> dict[str, ast.expr]:
 
 
 class _Inline(ast.NodeTransformer):
-    def __init__(self, values: dict[str, ast.expr]) -> None:
+    def __init__(self, values: dict[str, ast.expr], attributes: dict[str, ast.expr] | None = None) -> None:
         self.values = values
+        self.attributes = attributes or {}  # class attributes, read as `self.name`
         self.depth = 0
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls") and node.attr in self.attributes and isinstance(node.ctx, ast.Load):
+            return copy.deepcopy(self.attributes[node.attr])  # a local moved to the class is the same value
+        self.generic_visit(node)
+        return node
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         if isinstance(node.ctx, ast.Load) and node.id in self.values and self.depth < 4:
@@ -584,8 +593,9 @@ def cases(module: Module, qualname: str, owner: str | None = None, _cache: dict 
     helpers = _cache.setdefault(id(module), _module_helpers(module)) if _cache is not None else _module_helpers(module)
     finder = _Checks(module, classes[-1] if classes else None, helpers)
     local_values = _locals(fn)
+    attributes = {t.id: n.value for n in (classes[-1].body if classes else []) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
     own = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} | {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    inline = _Inline(local_values)
+    inline = _Inline(local_values, attributes)
     body = _body(fn)
     out = []
     for param in sets:
@@ -595,7 +605,7 @@ def cases(module: Module, qualname: str, owner: str | None = None, _cache: dict 
         subjects: set[str] = set()
         for node, env in finder.sites(body, param.values, [MAX_CASES]):
             plain = _text(_put(node, env))
-            inlined = _text(_put(inline.visit(copy.deepcopy(node)), env)) if local_values else plain
+            inlined = _text(_put(inline.visit(copy.deepcopy(node)), env)) if local_values or attributes else plain
             checks.append(frozenset((plain, inlined)))
             seen = _looked_at(_put(node, env), own)
             subjects |= seen

@@ -280,6 +280,69 @@ REFACTORS = [
         """,
     ),
     (
+        # humanize a6c6e281 and aba0ea68: unittest to pytest, a helper method moved to the module,
+        # a test split in two with its expected message moved to a class attribute
+        "unittest-class-converted-helper-moved-message-to-class",
+        """\
+        class TestCase(unittest.TestCase):
+            def assertUpper(self, text, expected):
+                self.assertEqual(upper(text), expected)
+
+            def test_all(self):
+                message = "no input"
+                self.assertUpper("a", "A")
+                with pytest.raises(ValueError) as e:
+                    parse(None)
+                assert str(e.value) == message
+                with pytest.raises(TypeError) as e:
+                    parse(0)
+                assert str(e.value) == message
+        """,
+        """\
+        def assertUpper(text, expected):
+            assert upper(text) == expected
+
+
+        def test_upper():
+            assertUpper("a", "A")
+
+
+        class TestParse:
+            message = "no input"
+
+            def test_none(self):
+                with pytest.raises(ValueError) as e:
+                    parse(None)
+                assert str(e.value) == self.message
+
+            def test_zero(self):
+                with pytest.raises(TypeError) as e:
+                    parse(0)
+                assert str(e.value) == self.message
+        """,
+        """\
+        def assertUpper(text, expected):
+            assert upper(text) == expected
+
+
+        def test_upper():
+            assertUpper("a", "A")
+
+
+        class TestParse:
+            message = "no input"
+
+            def test_none(self):
+                with pytest.raises(ValueError) as e:
+                    parse(None)
+                assert str(e.value) == self.message
+
+            def test_zero(self):
+                with pytest.raises(TypeError) as e:
+                    parse(0)
+        """,
+    ),
+    (
         "test-split-in-two",
         """\
         def test_a():
