@@ -732,12 +732,15 @@ def reappearing_ids(
     def select(found: list[Case], collected: list[str], wanted: list[str], other: list[Case] | None, mine_first: bool) -> tuple[list[Case], bool]:
         """The cases behind WANTED ids (exact), else those with no twin in OTHER (not exact)."""
         predicted = [c.id for c in found]
-        if None not in predicted and sorted(predicted) == sorted(collected):  # type: ignore[type-var]
-            return [c for c in found if c.id in set(wanted)], True
-        if other is None:
+        exact = None not in predicted and sorted(predicted) == sorted(collected)  # type: ignore[type-var]
+        if exact:
+            chosen = [c for c in found if c.id in set(wanted)]
+        elif other is None:
             chosen = found
         else:
             chosen = changed_cases(found, other)[0] if mine_first else changed_cases(other, found)[1]
+        if exact:
+            return chosen, True
         weight = max(1, len(wanted) // max(len(chosen), 1))
         return [c._replace(weight=weight) if c.id is None else c for c in chosen], False
 
@@ -757,6 +760,8 @@ def reappearing_ids(
         after = cases_at(new_modules, renamed.get(path, path), qualname)
         chosen, exact = select(found, all_base.get((path, qualname), []), params, after, True)
         lost.append(((path, qualname), chosen, exact))
+        bodies = {c.body for c in chosen}
+        pool += [c for c in after or [] if c.body in bodies]  # a duplicate case removed: its twin still runs
     flat = [c for _, chosen, _ in lost for c in chosen]
     flags = iter(reappearing(flat, pool))
     alive: set[str] = set()

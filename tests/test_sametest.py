@@ -343,6 +343,25 @@ REFACTORS = [
         """,
     ),
     (
+        # humanize 0e027051: a linter's duplicate parametrize cases removed
+        "duplicate-parametrize-cases-removed",
+        """\
+        @pytest.mark.parametrize("x", [1, 2, 1, 3, 3])
+        def test_a(x):
+            assert f(x) == x
+        """,
+        """\
+        @pytest.mark.parametrize("x", [1, 2, 3])
+        def test_a(x):
+            assert f(x) == x
+        """,
+        """\
+        @pytest.mark.parametrize("x", [1, 3])
+        def test_a(x):
+            assert f(x) == x
+        """,
+    ),
+    (
         "test-split-in-two",
         """\
         def test_a():
