@@ -60,7 +60,7 @@ def main() -> int:
     parser.add_argument("--write", action="append", default=[], metavar="PATH=TEXT", help="a file a build step would generate, written after each checkout")
     args = parser.parse_args()
     repo = os.path.abspath(args.repo)
-    os.environ["PYTHONPATH"] = "src:."
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in ("src", ".", os.environ.get("PYTHONPATH", "")) if p)
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     log = git(repo, "log", "--no-merges", f"-n{args.count}", "--format=%H %s", "--", "tests", "testing", "test").splitlines()
     counts: collections.Counter[str] = collections.Counter()
