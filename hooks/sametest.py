@@ -571,6 +571,30 @@ def _looked_at(node: ast.AST, own: set[str]) -> set[str]:
 _BUILTINS = set(dir(__import__("builtins")))
 
 
+def _pinned(node: ast.AST) -> list[str]:
+    """Keys by which a check of a value is paid for by an exact check of the same value.
+
+    ``assert isinstance(v, str)``, ``assert v is not None``, ``assert hasattr(v, "x")`` and
+    ``assert v`` want ``want:<v>``; ``assert v == <other>`` and ``assert v is <other>`` give
+    ``want:<v>``: a test moved with its check tightened is the same test.  Nothing else is
+    paid this way (``== 1`` for ``== 2`` would hide a rewritten expectation)."""
+    if not isinstance(node, ast.Assert):
+        return []
+    test = node.test
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right, op = test.left, test.comparators[0], test.ops[0]
+        if isinstance(op, (ast.Eq, ast.Is)):
+            return [f"pin:{_text(side)}" for side in (left, right) if not isinstance(side, ast.Constant)]
+        if isinstance(op, ast.IsNot) and isinstance(right, ast.Constant) and right.value is None:
+            return [f"want:{_text(left)}"]
+        return []
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in ("isinstance", "hasattr", "callable") and test.args:
+        return [f"want:{_text(test.args[0])}"]
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return [f"want:{_text(test)}"]
+    return []
+
+
 def _text(node: ast.AST) -> str:
     try:
         return " ".join(ast.unparse(node).split())
@@ -606,7 +630,7 @@ def cases(module: Module, qualname: str, owner: str | None = None, _cache: dict 
         for node, env in finder.sites(body, param.values, [MAX_CASES]):
             plain = _text(_put(node, env))
             inlined = _text(_put(inline.visit(copy.deepcopy(node)), env)) if local_values or attributes else plain
-            checks.append(frozenset((plain, inlined)))
+            checks.append(frozenset((plain, inlined, *_pinned(_put(inline.visit(copy.deepcopy(node)), env)))))
             seen = _looked_at(_put(node, env), own)
             subjects |= seen
             if _opaque(node, module):
@@ -650,7 +674,8 @@ def reappearing(lost: Sequence[Case], pool: Sequence[Case]) -> list[bool]:
             continue
         for keys in case.checks:
             for text in keys:
-                by_text.setdefault(text, []).append(len(slots))
+                if not text.startswith("want:"):  # a weak check pays for nothing but its own spelling
+                    by_text.setdefault("want:" + text[4:] if text.startswith("pin:") else text, []).append(len(slots))
             slots.append(keys)
     taken: set[int] = set()
     for i, case in enumerate(lost):
@@ -659,7 +684,7 @@ def reappearing(lost: Sequence[Case], pool: Sequence[Case]) -> list[bool]:
         mine: list[int] = []
         for keys in case.checks:
             # The strictest spelling first (locals inlined), then as written.
-            order = sorted(keys, key=len, reverse=True)
+            order = sorted(keys, key=lambda k: (k.startswith("want:"), -len(k)))  # a tighter check of the value last
             slot = next((s for text in order for s in by_text.get(text, []) if s not in taken and s not in mine), None)
             if slot is None:
                 break

@@ -362,6 +362,24 @@ REFACTORS = [
         """,
     ),
     (
+        # structlog 88863fbf: a test deleted with its file, its check tightened in another test
+        "moved-with-its-check-tightened",
+        """\
+        def test_name():
+            assert isinstance(Upper.name, str)
+        """,
+        """\
+        class TestNames:
+            def test_upper(self):
+                assert Upper.name == "Upper"
+        """,
+        """\
+        class TestNames:
+            def test_upper(self):
+                assert Upper.name
+        """,
+    ),
+    (
         "test-split-in-two",
         """\
         def test_a():
@@ -520,7 +538,7 @@ def _cases(source: str, qualname: str) -> list[sametest.Case]:
 
 def test_parameters_are_written_into_body_and_checks() -> None:
     [one, two] = _cases("from strings import up, down\n@pytest.mark.parametrize('fn,x', [(up, 'a'), (down, 'B')])\ndef test_a(fn, x):\n    r = fn(x)\n    assert r == x.upper()\n", "test_a")
-    assert one.checks == (frozenset({"assert r == 'a'.upper()", "assert up('a') == 'a'.upper()"}),)
+    assert one.checks == (frozenset({"assert r == 'a'.upper()", "assert up('a') == 'a'.upper()", "pin:up('a')", "pin:'a'.upper()"}),)
     assert two.id == "down-B"
     [plain] = _cases("def test_b():\n    r = up('a')\n    assert r == 'a'.upper()\n", "test_b")
     assert sametest.reappearing([plain], [one, two]) == [True]
@@ -568,6 +586,18 @@ def test_a_value_unparse_cannot_put_into_an_f_string_is_no_crash() -> None:
 
 def test_fixture_params_are_parameters_when_the_fixture_hands_them_over() -> None:
     source = "@pytest.fixture(params=[Upper, Lower])\ndef kind(request):\n    return request.param\n\n\ndef test_a(kind):\n    assert kind().name\n"
-    assert [c.checks for c in _cases(source, "test_a")] == [(frozenset({"assert Upper().name"}),), (frozenset({"assert Lower().name"}),)]
+    assert [sorted(c.checks[0])[0] for c in _cases(source, "test_a")] == ["assert Upper().name", "assert Lower().name"]
     wrapped = source.replace("return request.param", "return request.param()")
-    assert [c.checks for c in _cases(wrapped, "test_a")] == [(frozenset({"assert kind().name"}),)] * 2
+    assert [sorted(c.checks[0])[0] for c in _cases(wrapped, "test_a")] == ["assert kind().name"] * 2
+
+
+def test_an_exact_check_pays_for_a_weaker_one_of_the_same_value_only() -> None:
+    [weak] = _cases("def test_a():\n    assert isinstance(f().name, str)\n", "test_a")
+    [exact] = _cases("def test_b():\n    assert f().name == 'x'\n", "test_b")
+    [truthy] = _cases("def test_c():\n    assert f().name\n", "test_c")
+    [other] = _cases("def test_d():\n    assert f().title == 'x'\n", "test_d")
+    [changed] = _cases("def test_e():\n    assert f().name == 'y'\n", "test_e")
+    assert sametest.reappearing([weak], [exact]) == [True]
+    assert sametest.reappearing([weak], [truthy]) == [False]  # truthiness is no type check
+    assert sametest.reappearing([weak], [other]) == [False]
+    assert sametest.reappearing([exact], [changed]) == [False]  # a rewritten expected value is no tightening
