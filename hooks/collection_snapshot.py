@@ -31,7 +31,7 @@ DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, w
 HEADER = "# oracle-guard collection snapshot: <status> <pytest node id>, sorted by id. Written by collection-snapshot; stage it.\n"
 STATUSES = ("run", "xfail", "skip")  # strongest first
 WEAKER = {("run", "xfail"), ("run", "skip"), ("xfail", "skip")}
-PYTEST_CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"})
+PYTEST_CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "pytest.toml", ".pytest.toml"})
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 TIMEOUT_SECONDS = 900
 
@@ -358,11 +358,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             started.append(_start_somewhere(args.python))
         change_set = changes.resolve(args)
         if args.static_only:
-            return emit(pytest_config.check(change_set), args.format)
+            return emit(pytest_config.check(change_set, args.contract), args.format)
         if not started and not args.if_snapshot and (change_set.base is None or _any_relevant(change_set, {args.contract})):
             started.append(_start_somewhere(args.python))
         # Configuration that hides tests is caught without pytest, so it runs everywhere.
-        static = pytest_config.check(change_set)
+        static = pytest_config.check(change_set, args.contract)
         return _check(args, change_set, started, static)
     except BaseException:
         for run, _ in started:

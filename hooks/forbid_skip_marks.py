@@ -30,6 +30,20 @@ SKIP_MARKS = {
     "nose.tools.nottest": "nose nottest",
     "nose.tools.nontrivial.nottest": "nose nottest",
 }
+# Reruns outside the freeze ledger (OG110): a flaky test retried silently is a skipped failure.
+RERUN_MARKS = {
+    "pytest.mark.flaky": "flaky mark",  # pytest-rerunfailures (reruns=) and pytest-retry (retries=)
+    "flaky.flaky": "flaky decorator",  # the `flaky` package (max_runs=)
+    "flaky.flaky_decorator.flaky": "flaky decorator",
+    "tenacity.retry": "tenacity retry decorator",
+    "retrying.retry": "retrying decorator",
+    "backoff.on_exception": "backoff decorator",
+    "backoff.on_predicate": "backoff decorator",
+}
+SKIP_MARKS.update(RERUN_MARKS)
+# The project's own retry helpers (`@retry(3)`, `@helpers.retry_on_failure`) on a test.
+RETRY_NAME = re.compile(r"(^|_)(retry|retries|retrying|rerun|reruns|flaky)($|_)|^retry|retry$", re.I)
+RERUN_NEXT = "reruns belong to the freeze ledger: remove it, or add a freeze entry for the test (owner, expiry, remaining_reruns) in tests/agent_contract.yaml"
 MARK_NAMES = {"skip", "skipif", "xfail"}  # for string markers: item.add_marker("xfail")
 DYNAMIC_BASES = {"pytest.mark", "unittest"}
 # Arguments that only explain a skip; changing them is not a new skip.
@@ -39,7 +53,8 @@ REASON_ARGS = {"reason", "msg"}
 # Where a skip mark can be spelled; a file (or statement) without one of these,
 # or a local name bound to a mark, cannot hold a new mark.
 TOKENS = (b"skip", b"xfail", b"expectedFailure", b"expecting_failure", b"__test__", b"nottest",
-          b"getattr", b"add_marker", b"applymarker", b"ark(", b"filterwarnings")
+          b"getattr", b"add_marker", b"applymarker", b"ark(", b"filterwarnings",
+          b"flaky", b"retry", b"retries", b"rerun", b"backoff", b"Retry", b"Flaky")
 
 
 # `from .helpers import needs_db` then `@needs_db`: a decorator imported from the
@@ -74,6 +89,46 @@ class SkipMarkRule(Rule):
         finder = _Finder(module)
         finder.visit(module.tree)
         return finder.found
+
+    def no_stronger(self, new: tuple[str, ...], base: tuple[str, ...]) -> bool:
+        """A rerun mark whose count went down (or stayed) is the honest twin of one that went up."""
+        # Any spelling to any other (`@flaky(max_runs=3)` -> `@pytest.mark.flaky(max_runs=3)`): the count decides.
+        return new[0] == base[0] and new[3:] == base[3:] and _is_rerun(new[1]) and _is_rerun(base[1]) and rerun_count(new[2], new[1]) <= rerun_count(base[2], base[1])
+
+    def allowed(self, occurrence: Occurrence, path: str, ledger, now) -> bool:  # type: ignore[no-untyped-def,override]
+        """A rerun mark also has to fit the covering freeze's remaining_reruns."""
+        if occurrence.code != "OG110":
+            return super().allowed(occurrence, path, ledger, now)
+        if ledger is None or occurrence.qualname == "<module>":
+            return False
+        entry = ledger.freeze_for(f"{path}::{occurrence.qualname.replace('.', '::')}", now)
+        return entry is not None and rerun_count(occurrence.key[2], occurrence.key[1]) <= entry.remaining_reruns
+
+
+def _is_rerun(kind: str) -> bool:
+    return kind in RERUN_MARKS or kind.startswith("retry:")
+
+
+_COUNT = re.compile(r"(?:^|, )(?:(reruns|retries|max_runs|max_tries|tries|times|attempts|max_attempts|stop_max_attempt_number)=)?(-?\d+)(?=,|$)")
+
+
+def rerun_count(detail: str, kind: str = "pytest.mark.flaky") -> float:
+    """Reruns a mark's arguments give (`reruns=3`, `retries=2`, `max_runs=4` is 3, a bare mark is 1).
+
+    Only the marks whose defaults are known get a default: for anything else a
+    count that cannot be read is unbounded, so no freeze can be said to cover it.
+    """
+    attempts = re.search(r"stop_after_attempt\((\d+)\)", detail)  # tenacity
+    if attempts:
+        return float(attempts.group(1)) - 1
+    for match in _COUNT.finditer(detail):
+        value = float(match.group(2))
+        return value - 1 if match.group(1) in ("max_runs", "max_tries", "tries", "attempts", "max_attempts", "stop_max_attempt_number") else value
+    if not detail and kind in ("pytest.mark.flaky", "flaky.flaky", "flaky.flaky_decorator.flaky"):
+        return 1.0
+    if kind in ("pytest.mark.flaky", "flaky.flaky", "flaky.flaky_decorator.flaky") and not any(k in detail for k in ("reruns=", "retries=", "max_runs=")):
+        return 1.0  # only other keywords (`delay=`, `condition=`): the default count
+    return float("inf")
 
 
 def _owner(scopes: list[ScopeNode]) -> str:
@@ -120,6 +175,8 @@ class _Finder(PrunedVisitor):
     def _visit_def(self, node: ScopeNode) -> None:
         self.scopes.append(node)  # decorators apply to the definition they decorate
         for deco in node.decorator_list:
+            if self._retry_decorator(deco):
+                continue
             self.visit(deco)
         for child in ast.iter_child_nodes(node):
             if child not in node.decorator_list:
@@ -127,6 +184,19 @@ class _Finder(PrunedVisitor):
         self.scopes.pop()
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _visit_def
+
+    def _retry_decorator(self, deco: ast.expr) -> bool:
+        """`@retry(3)`, `@helpers.retry_on_failure`: a retry helper that no mark table names."""
+        target = deco.func if isinstance(deco, ast.Call) else deco
+        if self._mark_kind(target) or self._mark_kind(deco):
+            return False
+        spelled = self.names.qualify(target) or ast.unparse(target)
+        if not RETRY_NAME.search(spelled.rsplit(".", 1)[-1]):
+            return False
+        detail = self._condition(deco, spelled) if isinstance(deco, ast.Call) else ""
+        shown = f"({detail})" if detail else ""
+        self._add(deco, f"retry:{spelled}", detail, f"new retry decorator `{spelled}{shown}`")
+        return True
 
     # -- reports ---------------------------------------------------------------
 
@@ -136,9 +206,9 @@ class _Finder(PrunedVisitor):
         where = "this module" if owner == "<module>" else owner
         if owner.startswith("<mark "):
             where = "every test that uses it"
-        self.found.append(
-            Occurrence((owner, kind, detail, self.param), owner, line, col, "OG101" if kind != "unverifiable" else "OG102", f"{message} on {where}")
-        )
+        code = "OG102" if kind == "unverifiable" else "OG110" if _is_rerun(kind) else "OG101"
+        suffix = f": {RERUN_NEXT}" if code == "OG110" else ""
+        self.found.append(Occurrence((owner, kind, detail, self.param), owner, line, col, code, f"{message} on {where}{suffix}"))
 
     def _mark_kind(self, node: ast.AST) -> str | None:
         name = self.names.qualify(node)

@@ -53,6 +53,10 @@ class Rule:
     def occurrences(self, module: Module) -> list[Occurrence]:
         raise NotImplementedError
 
+    def no_stronger(self, new: tuple[str, ...], base: tuple[str, ...]) -> bool:
+        """Whether occurrence key NEW does no more than BASE already did (a lowered rerun count)."""
+        return False
+
     def allowed(self, occurrence: Occurrence, path: str, ledger: contract.Contract | LazyLedger | None, now: datetime) -> bool:
         """Whether a valid freeze-ledger entry covers the occurrence's test."""
         if ledger is None or occurrence.qualname == "<module>":
@@ -339,6 +343,8 @@ def check(
             renamed = _renamed_from(occ, base_keys, base_side, old, new_side, path)
             if renamed is None:  # the same skip, its condition's names renamed across the file
                 renamed = next((k for k in base_keys if base_keys[k] > 0 and _renamed_only(k, occ.key, base_blobs.get(old or ""), new_blobs.get(path))), None)
+            if renamed is None:  # the same mark, made weaker (fewer reruns)
+                renamed = next((k for k in base_keys if base_keys[k] > 0 and rule.no_stronger(occ.key, k)), None)
             if renamed is not None:
                 base_keys[renamed] -= 1
                 continue

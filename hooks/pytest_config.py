@@ -11,13 +11,14 @@ collects) lives in collection_snapshot.py.
 from __future__ import annotations
 
 import ast
-import configparser
 import re
 import shlex
 import sys
 from dataclasses import dataclass, field
+from typing import Callable
 
 from hooks import changes
+from hooks import runners as ci
 from hooks.pysource import Module, SourceError
 from hooks.report import Finding, UsageError
 
@@ -41,6 +42,9 @@ NARROWING_OPTIONS = {
     "--confcutdir": "limits conftest loading to",
     "-p": "changes plugins:",
     "--hypothesis-profile": "loads the Hypothesis profile",  # fewer examples, in one line
+    "--deselect-from-file": "deselects the tests listed in",
+    "--select-from-file": "selects only the tests listed in",
+    "--quarantine": "xfails the tests listed in",
 }
 NARROWING_FLAGS = {
     "--continue-on-collection-errors": "lets collection errors pass",
@@ -52,8 +56,17 @@ NARROWING_FLAGS = {
     "--co": "only collects",
     "--collect-only": "only collects",
     "--no-summary": None,
+    "--sw-skip": "runs stepwise",
+    "--sw-reset": "runs stepwise",
+    "--stepwise-reset": "runs stepwise",
+    "--setup-only": "runs no test bodies",
+    "--setup-plan": "runs no tests",
+    "--picked": "runs only tests of changed files",
+    "--testmon": "runs only tests affected by changes",
+    "--testmon-forceselect": "runs only tests affected by changes",
 }
-CONFIG_FILES = set(INI_FILES) | {PYPROJECT}
+PYTEST_TOML = ("pytest.toml", ".pytest.toml")  # pytest 9: first in its search order, a `[pytest]` table
+CONFIG_FILES = set(INI_FILES) | {PYPROJECT} | set(PYTEST_TOML)
 # `-p no:NAME` for these changes output or speed, never which tests count.
 HARMLESS_PLUGINS = {"cacheprovider", "randomly", "random_order", "xdist", "cov", "sugar", "html", "metadata", "instafail", "pretty", "rich"}
 
@@ -90,16 +103,13 @@ def _line_of(text: str, needle: str) -> int:
 
 
 def _from_ini(path: str, text: str) -> Settings | None:
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    try:
-        parser.read_string(text, source=path)
-    except configparser.Error as exc:
-        raise UsageError(f"{path}: could not read it as INI: {' '.join(str(exc).split())}") from None
+    # iniconfig is pytest's own reader: key case, duplicates and `#` in values as pytest sees them.
     section = INI_FILES[path.rsplit("/", 1)[-1]]
-    if not parser.has_section(section):
+    sections = ci.ini_sections(path, text)
+    if section not in sections:
         return None
     settings = Settings(path)
-    for key, value in parser.items(section):
+    for key, _, value in sections[section]:
         if key == "addopts":
             values = _split(value)
         elif key == "filterwarnings":  # one filter a line; filters hold spaces
@@ -124,12 +134,12 @@ def _strict_xfail(settings: Settings) -> bool:
     return explicit == ["true"] if explicit else _effective(settings, "strict") == ["true"]
 
 
-def _from_pyproject(path: str, text: str) -> Settings | None:
+def _from_pyproject(path: str, text: str, table_of: "Callable[[dict], dict] | None" = None) -> Settings | None:  # type: ignore[type-arg]
     try:
         data = _load_toml(text)
     except Exception as exc:  # tomllib.TOMLDecodeError and friends
         raise UsageError(f"{path}: invalid TOML: {exc}") from None
-    tool = data.get("tool", {}).get("pytest", {})
+    tool = table_of(data) if table_of else data.get("tool", {}).get("pytest", {})
     table = tool.get("ini_options", tool if tool and "ini_options" not in tool else {})
     if not isinstance(table, dict) or not table:
         return None
@@ -148,21 +158,40 @@ def _from_pyproject(path: str, text: str) -> Settings | None:
 
 
 def settings_of(blobs: dict[str, bytes | None]) -> Settings:
-    """pytest's pick: the first of pytest.ini, pyproject.toml, tox.ini, setup.cfg that configures it."""
-    for name in ("pytest.ini", ".pytest.ini", PYPROJECT, "tox.ini", "setup.cfg"):
+    """pytest's pick: the first of pytest.toml, pytest.ini, pyproject.toml, tox.ini, setup.cfg that configures it."""
+    for name in (*PYTEST_TOML, "pytest.ini", ".pytest.ini", PYPROJECT, "tox.ini", "setup.cfg"):
         data = blobs.get(name)
         if data is None:
             continue
         text = data.decode("utf-8", "replace")
-        found = _from_pyproject(name, text) if name == PYPROJECT else _from_ini(name, text)
-        if found is not None or name in ("pytest.ini", ".pytest.ini"):
+        if name in PYTEST_TOML:
+            found = _from_pyproject(name, text, table_of=lambda doc: doc.get("pytest", {}))
+        else:
+            found = _from_pyproject(name, text) if name == PYPROJECT else _from_ini(name, text)
+        if found is not None or name in ("pytest.ini", ".pytest.ini", *PYTEST_TOML):
             return found or Settings(name)
     return Settings()
+
+
+def _unclustered(tokens: list[str]) -> list[str]:
+    """`-qk EXPR` -> `-q -k EXPR`, `-xmslow` -> `-x -mslow`: short flags written together."""
+    out: list[str] = []
+    for token in tokens:
+        if token.startswith("-") and not token.startswith("--") and len(token) > 2 and token[1] not in "kmp" and token[1:2].isalpha():
+            for at, letter in enumerate(token[1:], 1):
+                if letter in "kmpcoWrnP":  # the rest of the token is this option's value
+                    out.append(f"-{letter}{token[at + 1:]}")
+                    break
+                out.append(f"-{letter}")
+        else:
+            out.append(token)
+    return out
 
 
 def _options(tokens: list[str]) -> list[tuple[str, str]]:
     """(option, value) pairs of narrowing options and flags in a token list."""
     found: list[tuple[str, str]] = []
+    tokens = _unclustered(tokens)
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -300,22 +329,11 @@ def compare_conftest(path: str, base: bytes | None, new: bytes) -> list[Finding]
 
 # -- CI and task-runner command lines --------------------------------------------
 
-_STRING = re.compile(r"""(['"])(.*?)\1""")
-
-
-def _command_options(text: str, python: bool) -> list[tuple[str, str, int]]:
-    """Narrowing options on lines that run pytest (in Python: its string arguments)."""
+def _command_options(text: str, python: bool, path: str = "") -> list[tuple[str, str, int]]:
+    """Narrowing options of every pytest run in a runner file (commands and PYTEST_ADDOPTS)."""
     found = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if "pytest" not in line and "py.test" not in line:
-            continue
-        tail = line.split("pytest", 1)[-1] if "pytest" in line else line.split("py.test", 1)[-1]
-        if python:
-            strings = [m.group(2) for m in _STRING.finditer(line)]
-            start = next((i for i, text in enumerate(strings) if "pytest" in text or "py.test" in text), len(strings))
-            tokens = strings[start + 1 :]
-        else:
-            tokens = _split(tail.replace("\\", " "))
+    name = path or ("noxfile.py" if python else "script.sh")
+    for number, tokens in ci.read(name, text).pytest_arguments():
         for option, value in _options(tokens):
             found.append((option, value, number))
     return found
@@ -323,9 +341,9 @@ def _command_options(text: str, python: bool) -> list[tuple[str, str, int]]:
 
 def compare_runner(path: str, base: bytes | None, new: bytes) -> list[Finding]:
     python = path.endswith(".py")
-    known = [(o, v) for o, v, _ in _command_options((base or b"").decode("utf-8", "replace"), python)]
+    known = [(o, v) for o, v, _ in _command_options((base or b"").decode("utf-8", "replace"), python, path)]
     findings = []
-    for option, value, line in _command_options(new.decode("utf-8", "replace"), python):
+    for option, value, line in _command_options(new.decode("utf-8", "replace"), python, path):
         if (option, value) in known:
             known.remove((option, value))
             continue
@@ -335,20 +353,25 @@ def compare_runner(path: str, base: bytes | None, new: bytes) -> list[Finding]:
     return findings
 
 
-def check(change_set: changes.ChangeSet) -> list[Finding]:
-    """Configuration weakenings in the change, compared with the base."""
+def check(change_set: changes.ChangeSet, contract_path: str = "tests/agent_contract.yaml") -> list[Finding]:
+    """Configuration weakenings in the change, compared with the base (CONTRACT_PATH: its freeze ledger)."""
+    from hooks import switches
+
     touched = set(change_set.changed_paths)
     config_changed = bool(touched & CONFIG_FILES) or any(p in CONFIG_FILES for p in change_set.deleted)
+    coverage_changed = ".coveragerc" in touched or ".coveragerc" in change_set.deleted
     conftests = [p for p in touched if p.rsplit("/", 1)[-1] == "conftest.py"]
     runners = [p for p in touched if RUNNER_FILES.match(p)]
-    if not (config_changed or conftests or runners):
-        return []
-    wanted = sorted(CONFIG_FILES) + conftests + runners
+    findings: list[Finding] = switches.pragmas(change_set, change_set.read_new, change_set.read_base)
+    findings += switches.code_switches(change_set, change_set.read_new, change_set.read_base)
+    if not (config_changed or conftests or runners or coverage_changed):
+        return findings
+    wanted = sorted(CONFIG_FILES) + [".coveragerc"] + conftests + runners
     new = change_set.read_new(wanted)
     base = change_set.read_base([change_set.old_path(p) or p for p in wanted])
-    findings: list[Finding] = []
+    base_settings, new_settings = settings_of(base), settings_of(new)
     if config_changed:
-        findings += compare_settings(settings_of(base), settings_of(new))
+        findings += compare_settings(base_settings, new_settings)
     for path in conftests:
         data = new.get(path)
         if data is not None:
@@ -359,4 +382,6 @@ def check(change_set: changes.ChangeSet) -> list[Finding]:
             findings += compare_runner(path, base.get(change_set.old_path(path) or ""), data)
     if "tox.ini" in runners and new.get("tox.ini") is not None:
         findings += compare_runner("tox.ini", base.get("tox.ini"), new["tox.ini"])  # type: ignore[index]
+    # Reruns, regeneration, coverage floors, partial runs, stripped asserts (hooks/switches.py).
+    findings += switches.check(change_set, base, new, base_settings, new_settings, runners, contract_path)
     return findings

@@ -12,7 +12,9 @@ then is this module imported.  Active, in the CI test run, the gate:
     fail; an expired freeze gives no reruns and the session says so;
 (c) writes a JSON report of reruns consumed per freeze id
     (``--oracle-guard-report PATH``).  It never edits the contract: CI
-    publishes the report and a human lowers the budget.
+    publishes the report and a human lowers the budget;
+(d) fails the session when any plugin reran a test that no valid freeze
+    covers, or more often than its ``remaining_reruns`` (hooks/pytest_reruns.py).
 """
 from __future__ import annotations
 
@@ -50,6 +52,11 @@ class Guard:
         self.reruns: dict[str, int] = {}
         self.expired_hits: dict[str, list[str]] = {}
         self.frozen_tests: dict[str, list[str]] = {}
+        # (d) a rerun by any plugin counts against the ledger (hooks/pytest_reruns.py)
+        from hooks.pytest_reruns import RerunWatch
+
+        self.rerun_watch = RerunWatch(self)
+        config.pluginmanager.register(self.rerun_watch, "oracle_guard_reruns")
 
     # -- what the base already knew ------------------------------------------
 
@@ -161,6 +168,7 @@ class Guard:
             "now": self.now.isoformat(),
             "freezes": freezes,
             "unexpected_skips": self.unexpected,
+            "unexpected_reruns": self.rerun_watch.report(),
         }
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

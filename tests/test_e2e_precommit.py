@@ -144,3 +144,20 @@ def test_the_project_passes_its_own_hooks(hook_repo, pre_commit_home) -> None:
     proc = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=path, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("Passed") == 8, proc.stdout
+
+
+@pytest.mark.slow
+def test_pre_commit_run_reaches_the_switch_rules(repo: Repo, hook_repo, pre_commit_home) -> None:
+    """collection-snapshot's static layer (OG86x) runs under pre-commit without starting pytest."""
+    from hooks.collection_snapshot import format_snapshot
+
+    workflow = "jobs:\n  t:\n    steps:\n      - run: {}\n"
+    repo.write("tests/test_price.py", HONEST)
+    repo.write("tests/collection_snapshot.txt", format_snapshot({"tests/test_price.py::test_price": "run", "tests/test_price.py::test_other": "run"}))
+    repo.write(".github/workflows/ci.yml", workflow.format("pytest -q"))
+    repo.commit("base")
+    repo.write(".github/workflows/ci.yml", workflow.format("pytest -q --reruns 3"))
+    repo.stage()
+    proc = try_repo(repo, hook_repo, pre_commit_home, "collection-snapshot")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert ".github/workflows/ci.yml:4:1: OG860 pytest command now reruns failing tests: `--reruns 3`" in proc.stdout
