@@ -1359,9 +1359,6 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
     return findings
 
 
-_BUILTIN_NAMES = set(dir(builtins))
-
-
 def _not_living_on(removed: list, fresh: list[tuple[Facts, Side]], matched: list) -> list:
     """The removed tests that hooks/sametest.py finds nowhere in the new or changed tests."""
     if not removed:
