@@ -13,6 +13,8 @@ are single lines::
     freeze-add <freeze-id> <expires> <remaining_reruns>
     test-retire <test-node-id>
     test-skip <test-node-id>
+    signers-change <sha256 of the new allowed-signers file>
+    contract-setting <key> <old> <new>                (see hooks/trust.py)
 
 An approval is a file ``<approvals dir>/*.approval`` (default
 ``tests/approvals/``): the statement on its first line, then an SSH signature
@@ -41,6 +43,7 @@ from hooks.report import UsageError, guarded, notice
 
 NAMESPACE = "oracle-guard"
 SUFFIX = ".approval"
+NONCE = "nonce="
 MAX_APPROVAL_BYTES = 64 * 1024
 # verb -> number of arguments after it
 VERBS = {
@@ -53,6 +56,8 @@ VERBS = {
     "freeze-add": 3,
     "test-retire": 1,
     "test-skip": 1,
+    "signers-change": 1,
+    "contract-setting": 3,
 }
 
 
@@ -70,12 +75,20 @@ def _ssh_keygen() -> str | None:
     return shutil.which("ssh-keygen")
 
 
-def _signature_of(text: str) -> tuple[str, str] | None:
-    """(statement, armored signature) of an approval file, or None if malformed."""
-    statement, _, rest = text.partition("\n")
+def _signature_of(text: str) -> tuple[str, str, str] | None:
+    """(statement, armored signature, signed line) of an approval file, or None if malformed.
+
+    The signed line may end in ``nonce=<hex>`` (``oracle-guard approve`` adds
+    one): it is signed with the statement, so approving the same statement
+    again gives a new signature, and a copy of a spent approval stays spent.
+    """
+    line, _, rest = text.partition("\n")
     if not rest.lstrip().startswith("-----BEGIN SSH SIGNATURE-----"):
         return None
-    return canonical(statement), rest.lstrip()
+    signed = canonical(line)
+    words = signed.split(" ")
+    statement = " ".join(words[:-1]) if len(words) > 1 and words[-1].startswith(NONCE) else signed
+    return statement, rest.lstrip(), signed
 
 
 def verify(statement: str, signature: str, allowed_signers: bytes) -> str | None:
@@ -108,31 +121,44 @@ def verify(statement: str, signature: str, allowed_signers: bytes) -> str | None
     return None
 
 
-def _approval_files(folder: str, target: str | None) -> dict[str, bytes]:
-    """Approval files on the new side: the target commit's tree or the work tree."""
-    folder = folder.rstrip("/")
-    if target:
-        out = git.run("ls-tree", "-r", "-z", "--name-only", target, "--", folder + "/")
-        names = [os.fsdecode(n) for n in out.split(b"\0") if n.endswith(SUFFIX.encode())]
-        return {k: v for k, v in git.read_blobs(target, names).items() if v is not None}
-    found: dict[str, bytes] = {}
-    if not os.path.isdir(folder) or os.path.islink(folder):
-        return found
-    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-        if entry.name.endswith(SUFFIX) and entry.is_file(follow_symlinks=False):
-            if entry.stat().st_size <= MAX_APPROVAL_BYTES:
-                with open(entry.path, "rb") as f:
-                    found[f"{folder}/{entry.name}"] = f.read()
-    return found
+def _approval_files(folder: str, change_set: Any) -> dict[str, bytes]:
+    """Approval files the change being judged adds or edits, with their new bytes.
+
+    Only the change counts: an approval already at the base was used there,
+    and an untracked file is no part of a staged commit (git's diff, not the
+    folder's listing, says what the change holds; no extra git process).
+    """
+    prefix = folder.rstrip("/") + "/"
+    names = [p for p in getattr(change_set, "changed_paths", ()) if p.startswith(prefix) and p.endswith(SUFFIX)]
+    if not names:
+        return {}
+    blobs = change_set.read_new(names)
+    return {k: v for k, v in blobs.items() if v is not None and len(v) <= MAX_APPROVAL_BYTES}
+
+
+def _signatures_at(rev: str, folders: Sequence[str]) -> set[str]:
+    """Signatures of the approval files already committed at REV: they were spent there."""
+    specs = [f.rstrip("/") + "/" for f in dict.fromkeys(folders) if f]
+    out = git.run("--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", rev, "--", *specs)
+    names = [os.fsdecode(n) for n in out.split(b"\0") if n.endswith(SUFFIX.encode())]
+    spent = set()
+    for data in git.read_blobs(rev, names).values():
+        parsed = _signature_of(data.decode("utf-8", "replace")) if data else None
+        if parsed is not None:
+            spent.add(parsed[1].strip())
+    return spent
 
 
 @dataclass
 class Approvals:
     statements: frozenset[str] = field(default_factory=frozenset)  # already verified
-    candidates: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # statement -> [(file, signature)]
+    candidates: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)  # statement -> [(file, signature, signed line)]
     allowed_signers: bytes | None = None
     why_none: str = "no allowed-signers file is configured at the base revision"
     _checked: dict[str, bool] = field(default_factory=dict)
+    base: str | None = None  # the base revision: approvals committed there are spent
+    folders: tuple[str, ...] = ()
+    _spent: set[str] | None = None
 
     @classmethod
     def load(cls, change_set: Any, base_contract: Any, new_contract: Any) -> "Approvals":
@@ -151,10 +177,13 @@ class Approvals:
             return result
         result.allowed_signers = blob
         folder = getattr(new_contract, "approvals", None) or getattr(base_contract, "approvals", "tests/approvals")
-        for path, data in _approval_files(folder, getattr(change_set, "target", None)).items():
+        result.base, result.folders = base, (folder, getattr(base_contract, "approvals", folder))
+        for path, data in _approval_files(folder, change_set).items():
             parsed = _signature_of(data.decode("utf-8", "replace"))
             if parsed is not None:
-                result.candidates.setdefault(parsed[0], []).append((path, parsed[1]))
+                result.candidates.setdefault(parsed[0], []).append((path, parsed[1], parsed[2]))
+        if result.candidates:
+            result.spent()
         return result
 
     def covers(self, statement: str) -> bool:
@@ -168,14 +197,24 @@ class Approvals:
             if _ssh_keygen() is None:
                 notice("ssh-keygen is not on PATH: signed approvals cannot be verified, so none counts (fail closed)")
             else:
-                ok = any(verify(statement, sig, self.allowed_signers) for _, sig in self.candidates[statement])
+                fresh = [(sig, signed) for _, sig, signed in self.candidates[statement] if sig.strip() not in self.spent()]
+                ok = any(verify(signed, sig, self.allowed_signers) for sig, signed in fresh)
         self._checked[statement] = ok
         return ok
+
+    def spent(self) -> set[str]:
+        """Signatures already at the base: an approval counts once, in the change that adds it."""
+        if self._spent is None:
+            self._spent = _signatures_at(self.base, self.folders) if self.base else set()
+        return self._spent
 
     def explain(self, statement: str) -> str:
         """Why STATEMENT is not approved and how to approve it, for a finding."""
         if self.allowed_signers is None:
             return f"needs a signed approval, but {self.why_none}"
+        candidates = self.candidates.get(canonical(statement), [])
+        if candidates and all(sig.strip() in self.spent() for _, sig, _ in candidates):
+            return f"its approval was already committed at the base and was used there; an approval counts once: sign a new one: `{command_for(statement)}`"
         if canonical(statement) in self.candidates:
             return "its approval's signature does not verify against the base's allowed signers"
         return f"needs a signed approval: `{command_for(statement)}`"
@@ -253,17 +292,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     changes.enter_repo([])
     if not key:
         raise UsageError("no signing key: pass --key ~/.ssh/id_ed25519 or set `git config user.signingkey`")
-    signature = sign(statement, key)
+    import secrets
+
+    signed = f"{statement} {NONCE}{secrets.token_hex(8)}"  # a fresh approval, never a copy of a spent one
+    signature = sign(signed, key)
     if not output:
         loaded = contract_mod.load(args.contract)
         folder = loaded.approvals if loaded else contract_mod.Contract().approvals
-        output = os.path.join(folder, file_name(statement))
+        output = os.path.join(folder, file_name(signed))
     os.makedirs(os.path.dirname(output) or ".", exist_ok=True)
     with open(output, "w", encoding="utf-8", newline="\n") as f:
-        f.write(statement + "\n" + signature)
+        f.write(signed + "\n" + signature)
     shown = os.path.relpath(output)
     shown = output if shown.startswith("..") else shown
-    print(f"wrote {shown}: approves `{statement}`")
+    staged = not shown.startswith("/") and git.ok("add", "--", shown)  # only the change's own files approve
+    print(f"wrote {shown}: approves `{statement}`" + (" (staged)" if staged else ""))
+    if not staged:
+        notice(f"{shown} is not staged (outside the repository, or ignored): it approves nothing until it is part of the change")
     print("commit it in a reviewed change; it is verified against the allowed signers at the base revision")
     return 0
 

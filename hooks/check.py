@@ -36,6 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--format", choices=FORMATS, default="text")
     parser.add_argument("--skip", default="", metavar="IDS", help="comma-separated hook ids not to run (collection-snapshot: pytest is not run, its configuration comparison still is)")
     parser.add_argument("--only", default="", metavar="IDS", help="comma-separated hook ids to run (default: all)")
+    parser.add_argument("--write-snapshot", action="store_true", help="let collection-snapshot write an out-of-date snapshot (the gate writes nothing otherwise)")
     args = parser.parse_args(argv)
 
     wanted = [h.strip() for h in args.only.split(",") if h.strip()] or list(HOOKS)
@@ -45,6 +46,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UsageError(f"unknown hook id {', '.join(unknown)} (known: {', '.join(HOOKS)})")
 
     changes.enter_repo([])
+    if args.base is None:
+        args.base = changes.ci_base()  # CI on a detached HEAD: GITHUB_BASE_REF, else exit 2
     change_set = changes.resolve(args)
     tests = [p for p in change_set.changed_paths if PYTHON.search(p) and TEST_FILES.search(p)]
     deleted_tests = [p for p in change_set.deleted if PYTHON.search(p) and TEST_FILES.search(p)]
@@ -62,6 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             # hides tests needs nothing and still runs (`--only` leaves it out).
             extra = ["--static-only"]
         hook_argv = common + extra
+        if hook == "collection-snapshot" and not args.write_snapshot:
+            hook_argv.append("--no-write")
         if args.now and hook in TAKES_NOW:
             hook_argv += ["--now", args.now]
         if hook in FILE_HOOKS:

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML early
 HEADER = "# oracle-guard collection snapshot: <status> <pytest node id>, sorted by id. Written by collection-snapshot; stage it.\n"
-STATUSES = ("run", "xfail", "skip")  # strongest first
-WEAKER = {("run", "xfail"), ("run", "skip"), ("xfail", "skip")}
+STATUSES = ("run", "skip-if-env", "xfail", "skip")  # strongest first; skip-if-env: runs here, a false skipif/xfail condition on it
+WEAKER = {("run", "xfail"), ("run", "skip"), ("xfail", "skip"), ("skip-if-env", "xfail"), ("skip-if-env", "skip")}
 PYTEST_CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "pytest.toml", ".pytest.toml"})
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 TIMEOUT_SECONDS = 900
@@ -56,7 +56,7 @@ def parse_snapshot(data: bytes | None, path: str) -> dict[str, tuple[str, int]]:
         status, _, node_id = line.partition(" ")
         node_id = node_id.lstrip(" ")
         if status not in STATUSES or not node_id:
-            raise UsageError(f"{path}:{number}: expected `<run|skip|xfail> <node id>`, got {line[:60]!r}")
+            raise UsageError(f"{path}:{number}: expected `<run|skip|xfail> <node id>` (or skip-if-env), got {line[:60]!r}")
         result[node_id] = (status, number)
     return result
 
@@ -347,6 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--now", metavar="TIME", help="the current time for freeze expiry (ISO-8601; default: the clock)")
     parser.add_argument("--static-only", action="store_true", help="only compare pytest configuration, conftest files and CI command lines with the base; never run pytest")
     parser.add_argument("--if-snapshot", action="store_true", help="run pytest only where a snapshot is committed or present (what `oracle-guard check` uses)")
+    parser.add_argument("--no-write", action="store_true", help="never write the snapshot; an out-of-date one is exit 1 (what `oracle-guard check` uses)")
     add_format_arg(parser)
     args = parser.parse_args(argv)
     changes.enter_repo([])
@@ -381,7 +382,9 @@ def _check(args: argparse.Namespace, change_set: changes.ChangeSet, started: "li
     # a patch that edits or moves the snapshot file is still compared with the old ids.
     base_snapshot_path = args.snapshot or (base_contract or contract.Contract(path=args.contract)).snapshot_path
     for path in {snapshot, base_snapshot_path}:
-        _safe_path(path)
+        _safe_path(path, args.contract)
+    if snapshot != base_snapshot_path and change_set.base and change_set.read_base([snapshot])[snapshot] is not None:
+        raise UsageError(f"snapshot path {snapshot!r} names a file committed at {change_set.base_label} that is not its snapshot ({base_snapshot_path}); the hook would overwrite it")
     base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
     if args.if_snapshot and base_bytes is None and not os.path.exists(snapshot):
         return emit(static, args.format)  # the gate never writes a first snapshot
@@ -425,25 +428,43 @@ def _check(args: argparse.Namespace, change_set: changes.ChangeSet, started: "li
     findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed, same)
     if change_set.base is not None and base_bytes is None:
         notice(f"no {base_snapshot_path} at {change_set.base_label}: recording the first snapshot")
-    wanted = format_snapshot(found.items)
-    if changes.read_worktree_file(snapshot) != wanted:
-        folder = os.path.dirname(snapshot)
-        if folder:
-            os.makedirs(folder, exist_ok=True)
-        with open(snapshot, "wb") as f:
-            f.write(wanted)
+    current = changes.read_worktree_file(snapshot)
+    wanted = changes.same_line_endings(format_snapshot(found.items).decode("utf-8"), current).encode("utf-8")
+    if current != wanted:
+        if findings or args.no_write:  # a snapshot records a clean state, and `check` never writes
+            why = "fix the findings first" if findings else "run `oracle-guard collection-snapshot` (or `check --write-snapshot`)"
+            print(f"{snapshot}: out of date with what pytest collects now ({len(found.items)} tests); not written: {why}, then stage it")
+            return max(emit(findings, args.format), 1)
+        parse_snapshot(current, snapshot)  # never overwrite a file that is not a snapshot
+        changes.write_atomic(snapshot, wanted)
         print(f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it")
         return max(emit(findings, args.format), 1)
     return emit(findings, args.format)
 
 
-def _safe_path(path: str) -> None:
-    """The snapshot is written by the hook: never through a symlink or outside the repository."""
+_NOT_A_SNAPSHOT = (".py", ".pyi", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".lock")
+
+
+def _safe_path(path: str, contract_path: str = DEFAULT_CONTRACT) -> None:
+    """The snapshot is written by the hook: never through a symlink, outside the repository,
+    into .git/, over a directory, or over the contract, a test, source or configuration file."""
     parts = path.replace("\\", "/").split("/")
     if os.path.isabs(path) or ".." in parts:
         raise UsageError(f"snapshot path {path!r} must be relative to the repository without '..'")
+    if any(p.lower() == ".git" for p in parts):
+        raise UsageError(f"snapshot path {path!r} may not point into .git/")
+    if path == contract_path or path.endswith(_NOT_A_SNAPSHOT) or parts[-1] in PYTEST_CONFIGS:
+        raise UsageError(f"snapshot path {path!r} names the contract, a source or a configuration file; use a .txt file of its own")
     if os.path.islink(path):
         raise UsageError(f"{path}: is a symlink; the snapshot must be a regular file")
+    if os.path.isdir(path):
+        raise UsageError(f"{path}: is a directory; the snapshot must be a file")
+    if os.path.lexists(path) and not os.path.isfile(path):
+        raise UsageError(f"{path}: is a FIFO or special file; the snapshot must be a regular file")
+    top = os.path.realpath(".")
+    folder = os.path.realpath(os.path.dirname(path) or ".")
+    if folder != top and not folder.startswith(top + os.sep):
+        raise UsageError(f"{path}: its folder resolves through a symlink to {folder}, outside the repository")
 
 
 def _base_contract(change_set: changes.ChangeSet, path: str) -> "Contract | None":

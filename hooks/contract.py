@@ -8,7 +8,9 @@ schema below, so each refusal names the file, line, column and key.
 """
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
@@ -125,6 +127,8 @@ def _plain_value(node: ScalarNode) -> Any:
     if text[0] not in _NUMERIC_START:  # cannot be a number, a timestamp or base-60
         return text
     if _INT.match(text):
+        if len(text) > 19:  # more than any count could mean, and int() of thousands of digits raises
+            raise _error(node.start_mark, f"a number with {len(text.lstrip('+-'))} digits is too large")
         return int(text)
     if _TIMESTAMP.match(text):
         raise _error(node.start_mark, f"timestamp {text} must be quoted (an unquoted one becomes a date object)")
@@ -137,12 +141,17 @@ def _describe(value: Any) -> str:
     return "null" if value is None else type(value).__name__.replace("str", "string").replace("int", "integer")
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def _string(node: Node, key: str) -> str:
     if not isinstance(node, ScalarNode):
         raise _error(node.start_mark, f"'{key}' must be a string")
     value = _plain_value(node)
     if not isinstance(value, str) or not value.strip():
         raise _error(node.start_mark, f"'{key}' must be a non-empty string, not {_describe(value) if value != '' else 'empty'}")
+    if _CONTROL.search(value):  # a NUL cuts a path short in every system call
+        raise _error(node.start_mark, f"'{key}' holds a control character (U+{ord(_CONTROL.search(value).group()):04X})")  # type: ignore[union-attr]
     return value
 
 
@@ -198,7 +207,36 @@ def _path(node: Node, key: str) -> str:
     value = _string(node, key)
     if "\\" in value:
         raise _error(node.start_mark, f"'{key}' must use forward slashes")
+    if "\n" in value or "\r" in value:
+        raise _error(node.start_mark, f"'{key}' must be a path on one line")
+    if len(value.encode("utf-8", "surrogateescape")) > 4096 or any(len(p.encode("utf-8", "surrogateescape")) > 255 for p in value.split("/")):
+        raise _error(node.start_mark, f"'{key}' is longer than a file system allows (a name over 255 bytes, or over 4096 in all)")
     return value
+
+
+def _repo_path(node: Node, key: str) -> str:
+    """A path the gate reads or writes itself: inside the repository and outside .git/."""
+    value = _path(node, key)
+    parts = value.split("/")
+    if value.startswith("/") or (len(value) > 1 and value[1] == ":"):
+        raise _error(node.start_mark, f"'{key}' must be relative to the repository, not {value!r}")
+    if ".." in parts:
+        raise _error(node.start_mark, f"'{key}' may not leave the repository ('..' in {value!r})")
+    if any(p.lower() == ".git" for p in parts):
+        raise _error(node.start_mark, f"'{key}' may not point into .git/ ({value!r})")
+    return value
+
+
+def _opt_repo_path(node: Node, key: str) -> str | None:
+    if isinstance(node, ScalarNode) and _plain_value(node) is None:
+        return None
+    return _repo_path(node, key)
+
+
+def _repo_paths(node: Node, key: str) -> tuple[str, ...]:
+    if not isinstance(node, SequenceNode):
+        raise _error(node.start_mark, f"'{key}' must be a list of paths")
+    return tuple(_repo_path(item, key) for item in node.value)
 
 
 def _paths(node: Node, key: str) -> tuple[str, ...]:
@@ -406,10 +444,10 @@ _TOP_OPTIONAL: dict[str, Callable[..., Any]] = {
     "max_active_freezes": _count,
     "max_freeze_days": lambda n, k: _count(n, k, 1),
     "max_reruns": lambda n, k: _count(n, k, 1),
-    "allowed_signers": _opt_string,
-    "approvals": _path,
-    "snapshot": _path,
-    "fixture_roots": _paths,
+    "allowed_signers": _opt_repo_path,
+    "approvals": _repo_path,
+    "snapshot": _repo_path,
+    "fixture_roots": _repo_paths,
     "layers": _layers,
 }
 
@@ -499,16 +537,33 @@ def dumps(c: Contract) -> str:
     return "\n".join(lines) + "\n"
 
 
-def load(path: str = DEFAULT_PATH) -> Contract | None:
-    """The contract in the work tree, or None when there is none."""
+def read_file(path: str, what: str = "contract file") -> bytes | None:
+    """Bytes of the regular file at PATH (a symlink to one is followed), None if absent.
+
+    A directory, FIFO, device, symlink loop or over-long name is one clear
+    ContractError; the O_NONBLOCK open means a FIFO never blocks the hook.
+    """
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         return None
     except IsADirectoryError:
-        raise ContractError(f"{path}: is a directory, not a contract file") from None
-    return loads(data, path)
+        raise ContractError(f"{path}: is a directory, not a {what}") from None
+    except (OSError, ValueError) as exc:
+        raise ContractError(f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise ContractError(f"{path}: is a {'directory' if stat.S_ISDIR(mode) else 'FIFO or special file'}, not a {what}")
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(MAX_CONTRACT_BYTES + 1)
+    return data
+
+
+def load(path: str = DEFAULT_PATH) -> Contract | None:
+    """The contract in the work tree, or None when there is none."""
+    data = read_file(path)
+    return None if data is None else loads(data, path)
 
 
 def load_at(rev: str | None, path: str = DEFAULT_PATH) -> Contract | None:

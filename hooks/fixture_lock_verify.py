@@ -347,13 +347,9 @@ def _contract_bytes(target: str | None, path: str) -> bytes | None:
         from hooks import git
 
         return git.read_blobs(target, [path]).get(path)
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise UsageError(f"{path}: is a directory, not a contract file") from None
+    from hooks import contract
+
+    return contract.read_file(path)
 
 
 def _early_prehash(argv: Sequence[str]) -> tuple[str, Prehash] | None:
@@ -367,9 +363,11 @@ def _early_prehash(argv: Sequence[str]) -> tuple[str, Prehash] | None:
         elif arg.startswith("--contract="):
             path = arg.partition("=")[2]
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block; main() reports it
+            return None
         with open(path, "rb") as f:
             raw = f.read(64 * 1024 * 1024)
-    except OSError:
+    except (OSError, ValueError):
         return None
     return os.getcwd(), Prehash(raw)
 

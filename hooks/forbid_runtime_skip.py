@@ -16,7 +16,7 @@ import re
 from typing import Sequence
 
 from hooks.pydiff import Occurrence, Rule, run
-from hooks.pysource import FunctionNode, Module, PrunedVisitor, ScopeNode, hot_lines, is_test_name, statements
+from hooks.pysource import TRY_NODES, FunctionNode, Module, PrunedVisitor, ScopeNode, hot_lines, is_test_name, statements
 from hooks.report import guarded
 
 SKIP_CALLS = {
@@ -264,7 +264,7 @@ class _Finder(PrunedVisitor):
                 if self._scan_returns(qual, stmt.body, conds + [" ".join(loop.split())], top=False) or _has_check(stmt):
                     return True
                 continue
-            if isinstance(stmt, ast.Try):
+            if isinstance(stmt, TRY_NODES):
                 checked = self._scan_returns(qual, stmt.body, conds, top=False)
                 for handler in stmt.handlers:
                     caught = ast.unparse(handler.type) if handler.type is not None else "any exception"

@@ -66,6 +66,32 @@ class Change(NamedTuple):
     status: str  # A, M, D, R, C, T (first letter of git's status)
     path: str | None  # path now; None when deleted
     old_path: str | None  # path at the base; None when added
+    new_mode: str = ""  # git's mode on the new side (120000 symlink, 160000 submodule); "" unknown
+
+
+def _parse_raw(out: bytes) -> list[Change]:
+    """`git diff --raw -z`: like --name-status, plus the new side's mode."""
+    parts = out.split(b"\0")
+    changes: list[Change] = []
+    i = 0
+    while i + 1 < len(parts) and parts[i].startswith(b":"):
+        fields = parts[i][1:].split()
+        new_mode, status = fields[1].decode(), fields[4].decode()[0]
+        if status in "RC":
+            old, new = os.fsdecode(parts[i + 1]), os.fsdecode(parts[i + 2])
+            i += 3
+            # a copy keeps its source; the new file starts fresh
+            changes.append(Change("R", new, old, new_mode) if status == "R" else Change("A", new, None, new_mode))
+            continue
+        path = os.fsdecode(parts[i + 1])
+        i += 2
+        if status == "A":
+            changes.append(Change("A", path, None, new_mode))
+        elif status == "D":
+            changes.append(Change("D", None, path, new_mode))
+        else:
+            changes.append(Change(status, path, path, new_mode))
+    return changes
 
 
 def _parse_name_status(out: bytes) -> list[Change]:
@@ -94,13 +120,13 @@ def _parse_name_status(out: bytes) -> list[Change]:
 
 def diff(base: str, target: str | None, cached: bool) -> list[Change]:
     """What changed from BASE to TARGET (a commit), the index, or the work tree."""
-    args = ["diff", "--no-ext-diff", "--name-status", "-z", "-M"]
+    args = ["diff", "--no-ext-diff", "--raw", "--no-abbrev", "-z", "-M"]
     if cached:
         args.append("--cached")
     args.append(base)
     if target:
         args.append(target)
-    return _parse_name_status(run(*args))
+    return _parse_raw(run(*args))
 
 
 def untracked() -> list[str]:
@@ -113,10 +139,12 @@ def read_blobs(rev: str, paths: Iterable[str]) -> dict[str, bytes | None]:
     """Contents of PATHS at REV in one git process; None where a path is absent."""
     wanted = [p for p in dict.fromkeys(paths) if p]
     result: dict[str, bytes | None] = {p: None for p in wanted}
-    safe = [p for p in wanted if "\n" not in p]
+    # `rev:path` lines cannot carry a newline: such paths are asked by object id.
+    ids = _blob_ids(rev, [p for p in wanted if "\n" in p])
+    safe = [p for p in wanted if "\n" not in p or p in ids]
     if not safe:
         return result
-    request = b"".join(f"{rev}:{p}\n".encode("utf-8", "surrogateescape") for p in safe)
+    request = b"".join((ids[p] + "\n").encode() if p in ids else f"{rev}:{p}\n".encode("utf-8", "surrogateescape") for p in safe)
     out = run("cat-file", "--batch", input=request)
     pos = 0
     for path in safe:
@@ -130,3 +158,18 @@ def read_blobs(rev: str, paths: Iterable[str]) -> dict[str, bytes | None]:
         elif len(header) == 3:  # a tree or submodule at that path: not a file
             pos += int(header[2]) + 1
     return result
+
+
+def _blob_ids(rev: str, paths: list[str]) -> dict[str, str]:
+    """Object ids of the blobs at PATHS in REV, from `ls-tree -z` (names may hold newlines)."""
+    if not paths:
+        return {}
+    out = run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", *paths)
+    found: dict[str, str] = {}
+    for record in out.split(b"\0"):
+        meta, _, name = record.partition(b"\t")
+        fields = meta.split()
+        if len(fields) == 3 and fields[1] == b"blob":
+            found[os.fsdecode(name)] = fields[2].decode()
+    return found
+

@@ -121,6 +121,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     changes.enter_repo([])
     if os.path.lexists(args.contract) and not args.force:
         raise UsageError(f"{args.contract} already exists; pass --force to overwrite it (or use `oracle-guard lock PATH...`)")
+    old_raw = contract.read_file(args.contract) if os.path.lexists(args.contract) else None
+    if os.path.islink(args.contract):
+        raise UsageError(f"{args.contract}: is a symlink; init writes a regular file (remove the link first)")
+    try:
+        existing = contract.loads(old_raw, args.contract) if old_raw is not None else None
+    except contract.ContractError as exc:
+        raise UsageError(f"{args.contract} does not load, so --force cannot keep its ledger, caps and signers; fix it or move it away first ({exc})") from None
     roots = tuple(r.rstrip("/") for r in (args.root or contract.Contract().fixture_roots))
     files = _tracked()
     taken: set[str] = set()
@@ -144,17 +151,46 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"not registered: {reason}")
         properties = kept
     c = contract.Contract(properties=tuple(properties), fixtures=tuple(fixtures), fixture_roots=roots, path=args.contract)
+    if existing is not None:
+        c = merged(existing, c)
     header = "# oracle-guard contract: it may only stay the same or get stronger.\n"
     if not modelled:
         header += "# TODO: register Hypothesis properties (id, module, name, min_examples); this install has no property model.\n"
     text = header + contract.dumps(c)
     contract.loads(text, args.contract)  # never write what the loader would refuse
-    os.makedirs(os.path.dirname(args.contract) or ".", exist_ok=True)
-    with open(args.contract, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
+    changes.write_atomic(args.contract, changes.same_line_endings(text, old_raw).encode("utf-8"))
     print(f"wrote {args.contract}: {len(fixtures)} fixture lock(s), {len(properties)} propert{'y' if len(properties) == 1 else 'ies'}, empty freeze ledger")
     print(SNIPPET, end="")
     return 0
+
+
+def merged(old: contract.Contract, fresh: contract.Contract) -> contract.Contract:
+    """What `init --force` writes over OLD: everything OLD promised, plus what the scan found.
+
+    The ledger, the caps, the signers, the approvals folder, the snapshot and
+    the layers are kept as they are; existing locks and properties stay (a
+    re-scan never drops or rotates one) and newly found ones are added.
+    """
+    fixture_paths = {f.path for f in old.fixtures}
+    taken = {f.id for f in old.fixtures}
+    fixtures = list(old.fixtures)
+    for f in fresh.fixtures:
+        if f.path not in fixture_paths:
+            ident = _fixture_id(f.path, taken) if f.id in taken else f.id
+            taken.add(ident)
+            fixtures.append(contract.Fixture(ident, f.path, f.sha256))
+    props = list(old.properties)
+    known = {(p.module, p.name) for p in old.properties} | {p.id for p in old.properties}  # type: ignore[operator]
+    for p in fresh.properties:
+        if (p.module, p.name) not in known and p.id not in known:
+            props.append(p)
+    roots = old.fixture_roots + tuple(r for r in fresh.fixture_roots if r not in old.fixture_roots)
+    return contract.Contract(
+        properties=tuple(props), fixtures=tuple(fixtures), freezes=old.freezes,
+        max_active_freezes=old.max_active_freezes, max_freeze_days=old.max_freeze_days, max_reruns=old.max_reruns,
+        allowed_signers=old.allowed_signers, approvals=old.approvals, snapshot=old.snapshot,
+        fixture_roots=roots, layers=old.layers, path=old.path,
+    )
 
 
 # -- oracle-guard lock ---------------------------------------------------------------
@@ -206,10 +242,14 @@ def lock_main(argv: Sequence[str] | None = None) -> int:
     if args.id and len(args.paths) != 1:
         raise UsageError("--id names one lock; pass one PATH with it")
     paths = changes.enter_repo(args.paths)
-    with open(args.contract, "rb") if os.path.exists(args.contract) else _missing(args.contract) as f:
-        raw = f.read()
+    raw = contract.read_file(args.contract)
+    if raw is None:
+        _missing(args.contract)
+    if os.path.islink(args.contract):
+        raise UsageError(f"{args.contract}: is a symlink; lock edits a regular contract file")
+    assert raw is not None
     current = contract.loads(raw, args.contract)
-    text = raw.decode("utf-8")
+    text = raw.decode("utf-8").replace("\r\n", "\n")  # edited with \n, written back in the file's style
     by_path = {f.path: f for f in current.fixtures}
     taken = {f.id for f in current.fixtures}
     added: list[contract.Fixture] = []
@@ -240,8 +280,7 @@ def lock_main(argv: Sequence[str] | None = None) -> int:
     new_text = add_locks(text, added)
     contract.loads(new_text, args.contract)  # the edit must still load
     if new_text != text:
-        with open(args.contract, "w", encoding="utf-8", newline="\n") as f:
-            f.write(new_text)
+        changes.write_atomic(args.contract, changes.same_line_endings(new_text, raw).encode("utf-8"))
     for fixture in added:
         print(f"locked {fixture.path} as '{fixture.id}' ({fixture.sha256[:12]}…)")
     return 0

@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Sequence
 
 from hooks import changes, contract, expectations, git, meaning
 from hooks import hypothesis_model as hm
-from hooks.pysource import FunctionNode, Module, Names, SourceError, test_functions
+from hooks.pysource import DEEP, TRY_NODES, FunctionNode, Module, Names, SourceError, test_functions
 from hooks.report import Finding, add_format_arg, emit, guarded, notice
 
 TRIGGER = re.compile(rb"def |assert|raises|warns|given|settings|parametrize|hypothesis")
@@ -463,7 +463,7 @@ class Analyzer:
                     if isinstance(item.context_expr, ast.Call):
                         raise_with[id(item.context_expr)] = ast.dump(ast.Module(body=node.body, type_ignores=[]))
                 self._suppress(f, node, cls)
-            elif isinstance(node, ast.Try):
+            elif isinstance(node, TRY_NODES):
                 self._swallow(f, node, cls)
             elif isinstance(node, ast.Assert):
                 self._assertion(f, node, node.test)
@@ -972,7 +972,7 @@ def _now_conditional(base: Facts, new: Facts, new_side: Side, who: str) -> list[
                 yield node, guard
             elif isinstance(node, ast.If):
                 stack += [(s, guard or node) for s in node.body + node.orelse]
-            elif isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.Try)):
+            elif isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While) + TRY_NODES):
                 inner = node.body + getattr(node, "orelse", []) + getattr(node, "finalbody", [])
                 stack += [(s, guard) for s in inner]
 
@@ -1250,9 +1250,13 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
     removed: list[tuple[Facts, Side, Side | None, bool]] = []  # base facts, base side, new side, reported
     added: list[tuple[Facts, Side]] = []
     matched: list[tuple[Facts, Facts, Side, Side, bool]] = []
-    for _, base_side, new_side, reported in pairs:
-        base_facts = _facts_needed(base_side, new_side)
-        new_facts = _facts_needed(new_side, base_side)
+    for pair_path, base_side, new_side, reported in pairs:
+        try:
+            base_facts = _facts_needed(base_side, new_side)
+            new_facts = _facts_needed(new_side, base_side)
+        except RecursionError:  # nested past what the analysis can walk: it cannot pass unseen
+            findings.append(Finding(pair_path, 1, 1, "OG001", DEEP))
+            continue
         for q, f in new_facts.items():
             if q in base_facts and base_side is not None and new_side is not None:
                 matched.append((base_facts[q], f, base_side, new_side, reported))
@@ -1434,7 +1438,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     change_set = None if args.all else changes.resolve(args)
     if change_set is not None and change_set.base is None:
         notice("no commits yet: only tautologies and swallowed failures can be checked")
-    return emit(check(paths, change_set), args.format)
+    return emit(check(paths, change_set) + not_a_file(change_set), args.format)
+
+
+def not_a_file(change_set: changes.ChangeSet | None) -> list[Finding]:
+    """A test file that became a FIFO, device or submodule cannot be read, so it cannot pass.
+
+    (Its base content counts as deleted either way; a symlink is judged by the
+    file it points to, which the change holds or not.)
+    """
+    if change_set is None:
+        return []
+    return [
+        Finding(path, 1, 1, "OG003", f"is now a {kind}, not a regular file: its tests cannot be checked; commit it as a regular file")
+        for path, kind in change_set.special.items()
+        if kind != "symlink" and TEST_FILE.search(path)
+    ]
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import dataclasses
 import posixpath
 from typing import Sequence
 
-from hooks import changes, contract
+from hooks import changes, contract, trust
 from hooks import hypothesis_model as hm
 from hooks.approvals import Approvals
 from hooks.oracle_shrink import tautology
@@ -173,7 +173,7 @@ def check(change_set: changes.ChangeSet | None, contract_path: str) -> list[Find
     if new_contract is None and base_contract is None:
         return []
     approvals = Approvals.load(change_set, base_contract, new_contract)
-    findings: list[Finding] = []
+    findings: list[Finding] = trust.setting_findings(base_contract, new_contract, reader, approvals, contract_path)
     new_props = {p.id: p for p in new_contract.properties} if new_contract else {}
     base_props = {p.id: p for p in base_contract.properties} if base_contract else {}
 

@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 
 from hooks import changes
-from hooks.pysource import Module, SourceError, definitions, statements
+from hooks.pysource import DEEP, Module, SourceError, definitions, statements
 from hooks.report import Finding, add_format_arg, emit, notice
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ class Rule:
     """What a hook looks for; subclasses set TRIGGER and implement occurrences()."""
 
     TRIGGER: re.Pattern[bytes] = re.compile(rb"")
+    change_set: changes.ChangeSet | None = None  # the change being judged, set by check()
 
     def could_match(self, source: bytes) -> bool:
         return self.TRIGGER.search(source) is not None
@@ -117,6 +118,9 @@ class _Side:
                 except SourceError as exc:
                     if self.errors is not None:
                         self.errors.append(exc.finding(path))
+                except RecursionError:  # parsed, but nested past what the analysis can walk
+                    if self.errors is not None:
+                        self.errors.append(SourceError(1, 1, DEEP).finding(path))
             self._cache[path] = found
         return self._cache[path]
 
@@ -292,6 +296,7 @@ def check(
 ) -> list[Finding]:
     """Findings for PATHS: every occurrence (no change set) or only the new ones."""
     findings: list[Finding] = []
+    rule.change_set = change_set
     if change_set is None:
         here = changes.ChangeSet(None, "", None)
         new_side = _Side(rule, here.read_new(paths), findings, reader=lambda p: here.read_new([p])[p])

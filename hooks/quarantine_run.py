@@ -20,8 +20,8 @@ import subprocess
 import tempfile
 from typing import Any, Sequence
 
-from hooks import contract
-from hooks.report import Finding, UsageError, add_format_arg, emit, guarded
+from hooks import changes, contract, git
+from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
 
 DEFAULT_REPORT = "quarantine-report.json"
 
@@ -107,6 +107,36 @@ def classify(entry: contract.Freeze, runs: list[dict[str, Any]], previous_passes
 
 
 FAILING = {"error": "OG693", "unverified": "OG694", "new-failure": "OG692", "graduated": "OG691"}
+MAIN_BRANCHES = ("main", "master")
+
+
+def trusted_revision(base: str | None) -> tuple[str, str]:
+    """(commit, label) whose contract's repro commands may run: never a patched or uncommitted one.
+
+    Repro lines are commands; a patch that could edit them would run its own
+    code in the quarantine job.  So they come from --base (the reviewed main
+    branch), or from HEAD when HEAD is the main branch itself.
+    """
+    if base is not None:
+        if not base.strip():
+            raise UsageError("--base is empty: name the reviewed revision, e.g. --base origin/main")
+        commit = git.commit_of(base)
+        if commit is None:
+            raise UsageError(f"base revision '{base}' does not exist (fetch it, or check the name)")
+        return commit, base
+    head = git.head()
+    if head is None:
+        raise UsageError("no contract here: nothing is committed yet, and quarantine run executes only repro commands committed on the main branch")
+    branch = git.run("symbolic-ref", "--short", "-q", "HEAD", check=False).decode().strip()
+    default = git.run("symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD", check=False).decode().strip()
+    if branch and (branch in MAIN_BRANCHES or (default and default.split("/", 1)[-1] == branch)):
+        return head, branch
+    where = f"on branch {branch}" if branch else "on a detached HEAD"
+    raise UsageError(
+        f"quarantine run executes the contract's repro commands, so it runs only what the main branch committed; "
+        f"{where}, pass --base origin/main"
+    )
+
 
 
 def _previous(path: str | None) -> dict[str, int]:
@@ -134,13 +164,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="per repro run (default: 600)")
     parser.add_argument("--now", metavar="TIME", help="the current time (ISO-8601; default: the clock)")
     add_format_arg(parser)
+    parser.add_argument("--base", metavar="REV", help="run the repro commands committed at REV, e.g. origin/main (required off the main branch)")
     args = parser.parse_args(argv)
     if args.runs < 1:
         raise UsageError("--runs must be at least 1")
     now = contract.parse_now(args.now)
-    ledger = contract.load(args.contract)
+    args.report = os.path.abspath(args.report)  # as the user meant it, before moving to the top
+    args.previous = os.path.abspath(args.previous) if args.previous else None
+    changes.enter_repo([])
+    rev, label = trusted_revision(args.base)
+    ledger = contract.load_at(rev, args.contract)
     if ledger is None:
-        raise UsageError(f"{args.contract}: no contract here (pass --contract PATH)")
+        raise UsageError(f"{args.contract}: no contract committed at {label} (pass --contract PATH)")
+    if contract.read_file(args.contract) != git.read_blobs(rev, [args.contract]).get(args.contract):
+        notice(f"{args.contract} differs from {label}: the repro commands committed at {label} run, not the work tree's")
     previous = _previous(args.previous)
     entries = [e for e in ledger.freezes if not args.only or e.id in args.only]
     if args.only and len(entries) < len(set(args.only)):

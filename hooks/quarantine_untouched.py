@@ -27,6 +27,7 @@ from hooks import changes, contract, git
 from hooks.approvals import Approvals, verify
 from hooks.forbid_skip_marks import RULE as SKIP_RULE
 from hooks.pysource import Module, SourceError, test_functions
+from hooks.trust import setting_statement
 from hooks.report import Finding, add_format_arg, emit, guarded, notice
 
 
@@ -53,8 +54,9 @@ def diff_findings(base: contract.Contract, new: contract.Contract, now: datetime
     found: list[Finding] = []
     for knob in ("max_active_freezes", "max_freeze_days", "max_reruns"):
         old_value, new_value = getattr(base, knob), getattr(new, knob)
-        if new_value > old_value:
-            found.append(Finding(*_at(new), "OG610", f"{knob} raised from {old_value} to {new_value}"))
+        statement = setting_statement(knob, old_value, new_value)
+        if new_value > old_value and not approvals.covers(statement):
+            found.append(Finding(*_at(new), "OG610", f"{knob} raised from {old_value} to {new_value}: {approvals.explain(statement)}"))
     old_entries = {e.id: e for e in base.freezes}
     for entry in new.freezes:
         old = old_entries.get(entry.id)

@@ -74,6 +74,9 @@ def guarded(func: Callable[[Sequence[str] | None], int]) -> Callable[[Sequence[s
         except UsageError as exc:
             print(f"oracle-guard: error: {exc}", file=sys.stderr)
             return EXIT_USAGE
+        except RecursionError:  # deeper than Python's own limit: refuse, never a traceback
+            print("oracle-guard: error: a file nests expressions too deeply to analyse (Python's recursion limit); split the expression up", file=sys.stderr)
+            return EXIT_USAGE
         except KeyboardInterrupt:
             print("oracle-guard: interrupted", file=sys.stderr)
             return 130

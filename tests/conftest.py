@@ -77,7 +77,7 @@ class Repo:
 def _clean_git_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests may run inside a git hook; never let its GIT_* variables leak in."""
     for key in list(os.environ):
-        if key.startswith(("GIT_", "PRE_COMMIT")) or key == "ORACLE_GUARD_BASE":
+        if key.startswith(("GIT_", "PRE_COMMIT")) or key in ("ORACLE_GUARD_BASE", "CI", "GITHUB_ACTIONS", "GITHUB_BASE_REF"):
             monkeypatch.delenv(key)
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)

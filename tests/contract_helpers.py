@@ -51,4 +51,5 @@ def approve(repo: Repo, key: Path, statement: str, folder: str = "tests/approval
     target = repo.path / folder / approvals.file_name(approvals.canonical(statement))
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(approvals.canonical(statement) + "\n" + signature)
+    repo.stage(str(target.relative_to(repo.path)))  # an approval counts only as part of the change
     return target

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -113,7 +114,7 @@ def test_approve_subcommand_signs_with_the_git_signing_key(repo: Repo, tmp_path:
     )
     assert proc.returncode == 0, proc.stderr
     written = list((repo.path / "tests/approvals").glob("property-lower-roundtrip_stable-*.approval"))
-    assert len(written) == 1 and written[0].read_text().startswith(STATEMENT + "\n-----BEGIN SSH SIGNATURE-----")
+    assert len(written) == 1 and re.match(re.escape(STATEMENT) + r" nonce=[0-9a-f]{16}\n-----BEGIN SSH SIGNATURE-----", written[0].read_text())
     assert load(repo).covers(STATEMENT)
 
 

@@ -81,7 +81,7 @@ class TestParse:
 ROWS = [
     ("unchanged-body-edit-keeps-check", {M: mod("assert decode(encode(s)) == s", "out = decode(encode(s))\n    assert out == s")}, set()),
     ("id-removed", {C: "version: 1\nproperties: []\n"}, {"OG501"}),
-    ("contract-deleted", {C: None}, {"OG501"}),
+    ("contract-deleted", {C: None}, {"OG501", "OG512"}),
     ("property-added", {C: ADDED, M: ADDED_MODULE}, set()),
     ("min-examples-lowered", {C: con("min_examples: 80", "min_examples: 20")}, {"OG503"}),
     ("min-examples-raised", {C: con("min_examples: 80", "min_examples: 100")}, set()),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -55,11 +56,20 @@ def proj(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "tests" / "test_q.py").write_text(FLAKE)
     monkeypatch.chdir(root)
     monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+    subprocess.run(("git", "init", "-q", "-b", "main"), check=True)
+    subprocess.run(("git", "config", "commit.gpgsign", "false"), check=True)
     return root
 
 
-def run(proj: Path, text: str, *argv: str) -> tuple[int, dict, str]:
+def commit(proj: Path, text: str) -> None:
+    """Repro commands run only as committed on the main branch."""
     (proj / "tests" / "agent_contract.yaml").write_text(text)
+    subprocess.run(("git", "add", "-A"), check=True)
+    subprocess.run(("git", "commit", "-q", "--allow-empty", "-m", "contract"), check=True)
+
+
+def run(proj: Path, text: str, *argv: str) -> tuple[int, dict, str]:
+    commit(proj, text)
     code = main(["run", "--now", "2026-12-02T00:00:00Z", *argv])
     report = json.loads((proj / "quarantine-report.json").read_text())
     assert (proj / "tests" / "agent_contract.yaml").read_text() == text  # never edited
@@ -121,3 +131,18 @@ def test_entry_without_repro_is_listed_not_run(proj: Path) -> None:
 def test_missing_contract_is_exit_2(proj: Path, capsys) -> None:
     assert main(["run"]) == 2
     assert "no contract here" in capsys.readouterr().err
+
+
+def test_a_patched_or_uncommitted_repro_never_runs(proj: Path, capsys) -> None:
+    commit(proj, contract("1"))
+    planted = proj / "planted"
+    evil = contract("1", repro=f"touch {planted}")
+    (proj / "tests" / "agent_contract.yaml").write_text(evil)  # uncommitted
+    code = main(["run", "--now", "2026-12-02T00:00:00Z"])
+    assert code == 0 and not planted.exists()
+    assert "the repro commands committed at main run, not the work tree's" in capsys.readouterr().err
+    subprocess.run(("git", "checkout", "-q", "-b", "agent"), check=True)
+    commit(proj, evil)  # committed on a branch: still not the reviewed main
+    assert main(["run", "--now", "2026-12-02T00:00:00Z"]) == 2 and not planted.exists()
+    assert "pass --base origin/main" in capsys.readouterr().err
+    assert main(["run", "--now", "2026-12-02T00:00:00Z", "--base", "main"]) == 0 and not planted.exists()
