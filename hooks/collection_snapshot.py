@@ -312,8 +312,13 @@ def compare(
     snapshot: str,
     allowed_retire: Callable[[str], bool],
     allowed_skip: Callable[[str], bool],
+    same: "Callable[[list[str], list[str]], set[str]] | None" = None,
 ) -> list[Finding]:
-    """Findings for ids of the base snapshot that vanished or got weaker."""
+    """Findings for ids of the base snapshot that vanished or got weaker.
+
+    SAME(vanished, appeared) names the vanished ids whose test lives on
+    (moved, renamed, merged or split with its checks: hooks/sametest.py).
+    """
     # A test moved to another file keeps its class, name and parameters: pair
     # each vanished id with a new id of the same test part, once.
     moved: dict[str, list[str]] = {}
@@ -328,12 +333,23 @@ def compare(
         if node_id not in base:
             renumbered.setdefault(_unnumbered(node_id), []).append(node_id)
     findings = []
-    for node_id, (old, line) in sorted(base.items(), key=lambda kv: kv[1][1]):
+    paired: dict[str, str | None] = {}
+    for node_id in sorted(base, key=lambda n: base[n][1]):
         current = node_id if node_id in found.items else None
         if current is None and moved.get(_test_part(node_id)):
             current = moved[_test_part(node_id)].pop(0)
         if current is None and _unnumbered(node_id) != node_id and renumbered.get(_unnumbered(node_id)):
             current = renumbered[_unnumbered(node_id)].pop(0)
+        paired[node_id] = current
+    vanished = [n for n, current in paired.items() if current is None]
+    alive: set[str] = set()
+    if vanished and same is not None:
+        taken = set(paired.values())
+        alive = same(vanished, [n for n in sorted(found.items) if n not in base and n not in taken])
+    for node_id, (old, line) in sorted(base.items(), key=lambda kv: kv[1][1]):
+        current = paired[node_id]
+        if current is None and node_id in alive:
+            continue  # the same test under another id: its new ids are written into the snapshot
         if current is None:
             if not allowed_retire(node_id):
                 findings.append(Finding(snapshot, line, 1, "OG801", f"test no longer collected: {node_id} (retiring a test needs a signed approval)"))
@@ -479,7 +495,14 @@ def _compare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tup
             return True
         return approved(f"test-skip {node_id}")
 
-    findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed)
+    def same(vanished: list[str], appeared: list[str]) -> set[str]:
+        from hooks import sametest
+
+        renamed = {c.old_path: c.path for c in change_set.changes if c.old_path and c.path and c.old_path != c.path}
+        new_side = lambda paths: {p: changes.read_worktree_file(p) for p in paths}  # noqa: E731 - what pytest collected
+        return sametest.reappearing_ids(base, found.items, vanished, appeared, change_set.read_base, new_side, renamed)
+
+    findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed, same)
     if change_set.base is not None and base_bytes is None:
         notice(f"no {base_snapshot_path} at {change_set.base_label}: recording the first snapshot")
     current = changes.read_worktree_file(snapshot)

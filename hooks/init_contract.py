@@ -185,6 +185,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if digest is not None:
             fixtures.append(contract.Fixture(_fixture_id(path, taken), path, digest))
     properties, modelled = find_properties(files)
+    if properties:
+        # Never lock what properties-monotonic would reject on this very tree: the hook's
+        # own max_examples (conftest profiles included) and its own vacuity rule decide.
+        from hooks.properties_monotonic import registrable
+
+        kept, left_out = registrable(properties, lambda paths: {p: changes.read_worktree_file(p) for p in paths})
+        for reason in left_out:
+            print(f"not registered: {reason}")
+        properties = kept
     c = contract.Contract(properties=tuple(properties), fixtures=tuple(fixtures), fixture_roots=roots, path=args.contract)
     if existing is not None:
         c = merged(existing, c)
