@@ -8,7 +8,12 @@ It is a top-level module with a unique name rather than part of the
 ``hooks`` package on purpose: under ``python -m pytest`` the current
 directory comes first on ``sys.path``, and a project's own ``hooks/``
 package would shadow ours and break every test run.  The gate itself is
-imported from ``hooks.pytest_plugin`` only once switched on.
+imported from ``hooks.pytest_plugin`` only once switched on, with the
+outcome watch of ``hooks.pytest_watch``.
+
+It fails closed (``ERROR: oracle-guard: ...``, exit 4) rather than stay inert
+when the contract is there but not usable: not a regular file, not under the
+rootdir pytest chose, gate options set from code, its plugins blocked.
 """
 from __future__ import annotations
 
@@ -29,12 +34,132 @@ def pytest_addoption(parser: Any) -> None:
 
 
 def pytest_configure(config: Any) -> None:
-    rel = config.getoption("oracle_guard_contract") or DEFAULT_CONTRACT
+    explicit = config.getoption("oracle_guard_contract")
+    rel = explicit or DEFAULT_CONTRACT
     path = os.path.join(str(config.rootpath), rel)
-    if not (config.getoption("oracle_guard") or os.path.isfile(path)):
-        return  # inert: the common case, costs one stat()
+    problem = _contract_problem(path)
+    if problem == "missing":
+        _fail_if_contract_elsewhere(config, rel, explicit)
+        if not config.getoption("oracle_guard"):
+            return  # inert: the common case, costs one stat()
+    elif problem:
+        _fail(f"{rel}: {problem}; the contract must be a regular file in the repository (restore it)")
+    _fail_on_tampered_options(config)
+    if config.getoption("noconftest") and any(os.path.isfile(os.path.join(str(config.rootpath), d, "conftest.py")) for d in ("", "tests", "test", "testing")):
+        _fail("--noconftest drops the project's conftest files, their fixtures and checks, while the contract is in force: remove it")
     if config.getoption("collectonly"):
         return  # nothing runs; collection-snapshot looks at collection itself
+    if any(config.getoption(o, False) for o in ("showfixtures", "show_fixtures_per_test", "setuponly", "setupplan")):
+        return  # an information mode: no test runs (in CI, pytest_tamper's OG871 reports the option)
     from hooks.pytest_plugin import Guard
+    from hooks.pytest_watch import Watch
 
-    config.pluginmanager.register(Guard(config, path, rel), "oracle_guard_gate")
+    guard = Guard(config, path, rel)
+    for plugin, name in ((guard, "oracle_guard_gate"), (Watch(config, guard), "oracle_guard_watch")):
+        if config.pluginmanager.register(plugin, name) is None:
+            _fail(f"its plugin {name!r} is blocked (`-p no:{name}`): remove that option")
+
+
+# -- fail closed: the contract, the rootdir and the options are what the project says --
+
+
+def _fail(message: str) -> None:
+    import pytest
+
+    raise pytest.UsageError(f"oracle-guard: {message}")
+
+
+def _contract_problem(path: str) -> str | None:
+    """None for a regular file, "missing", or what is wrong with it (one lstat)."""
+    import stat
+
+    try:
+        info = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symlink"
+    if stat.S_ISDIR(info.st_mode):
+        return "is a directory"
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file"
+    if not os.access(path, os.R_OK):
+        return "cannot be read (permission denied)"
+    return None
+
+
+def _fail_if_contract_elsewhere(config: Any, rel: str, explicit: str | None) -> None:
+    """A contract that is not where the gate looks: another rootdir, or a mistyped path."""
+    if explicit:
+        _fail(f"--oracle-guard-contract {explicit}: no such file under the rootdir {config.rootpath}")
+    here = str(config.invocation_params.dir)
+    moved = config.getoption("rootdir") or config.getoption("inifilename") or config.inipath is not None
+    if here != str(config.rootpath) and moved and _contract_problem(os.path.join(here, rel)) != "missing":
+        source = f"the configuration file {config.inipath}" if config.inipath is not None else "--rootdir"
+        _fail(
+            f"the contract {os.path.join(here, rel)} is not under pytest's rootdir {config.rootpath} (set by {source}); "
+            "run pytest with the project's own rootdir (remove --rootdir/-c or the configuration file that moved it), "
+            "or pass --oracle-guard-contract with the contract's path relative to that rootdir"
+        )
+
+
+def _argument_tokens(config: Any) -> list[str]:
+    """What the user and the project asked for: the command line, PYTEST_ADDOPTS and addopts."""
+    import shlex
+
+    tokens = [str(t) for t in config.getini("addopts")]  # pytest's order: the last one wins
+    try:
+        tokens += shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    except ValueError:
+        pass
+    return tokens + [str(t) for t in config.invocation_params.args]
+
+
+def _option_value(tokens: list[str], option: str) -> str | None:
+    value = None
+    for index, token in enumerate(tokens):
+        if token == option and index + 1 < len(tokens):
+            value = tokens[index + 1]
+        elif token.startswith(option + "="):
+            value = token[len(option) + 1 :]
+    return value
+
+
+def tampered_options(config: Any) -> list[str]:
+    """Gate options whose value did not come from the command line or the configuration."""
+    tokens = _argument_tokens(config)
+    found = []
+    flags = {"oracle_guard_allow_skips": ["--oracle-guard-allow-skips"], "collectonly": ["--co", "--collect-only", "--collectonly"]}
+    for dest, spellings in flags.items():
+        if config.getoption(dest) and not any(s in tokens for s in spellings):
+            found.append(spellings[-1])
+    if "--oracle-guard" in tokens and not config.getoption("oracle_guard"):
+        found.append("--oracle-guard")
+    for dest, option in (("oracle_guard_contract", "--oracle-guard-contract"), ("oracle_guard_now", "--oracle-guard-now")):
+        if config.getoption(dest) != _option_value(tokens, option):
+            found.append(option)
+    return found
+
+
+def _fail_on_tampered_options(config: Any) -> None:
+    changed = tampered_options(config)
+    if changed:
+        _fail(f"{', '.join(changed)} was changed by a conftest or plugin, not given on the command line or in addopts: remove that code")
+
+
+class _Sentinel:
+    """A second entry point (``oracle_guard_sentinel``): `-p no:oracle_guard` alone cannot hide the gate."""
+
+    def pytest_configure(self, config: Any) -> None:
+        import sys
+
+        if config.pluginmanager.is_registered(sys.modules[__name__]):
+            return
+        rel = config.getoption("oracle_guard_contract", None) or DEFAULT_CONTRACT
+        if _contract_problem(os.path.join(str(config.rootpath), rel)) != "missing":
+            _fail(f"the run-time gate is switched off (`-p no:oracle_guard`) while {rel} exists: remove that option")
+
+
+sentinel = _Sentinel()

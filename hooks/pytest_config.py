@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
-from hooks import changes
+from hooks import changes, pytest_tamper
 from hooks import runners as ci
 from hooks.pysource import Module, SourceError
 from hooks.report import Finding, UsageError, notice
@@ -212,7 +212,8 @@ def _options(tokens: list[str]) -> list[tuple[str, str]]:
         elif name in NARROWING_FLAGS and NARROWING_FLAGS[name]:
             found.append((name, ""))
         i += 1
-    return [(o, v) for o, v in found if not (o == "-p" and (not v.startswith("no:") or v[3:] in HARMLESS_PLUGINS))]
+    # `-p no:` of the gate itself is pytest_tamper's OG870, not a second finding here.
+    return [(o, v) for o, v in found if not (o == "-p" and (not v.startswith("no:") or v[3:] in HARMLESS_PLUGINS or re.search(pytest_tamper.GATE, v, re.I)))]
 
 
 def _effective(settings: Settings, key: str) -> list[str]:
@@ -396,10 +397,12 @@ def check(change_set: changes.ChangeSet, contract_path: str = DEFAULT_CONTRACT) 
     findings: list[Finding] = switches.pragmas(change_set, change_set.read_new, change_set.read_base)
     findings += switches.code_switches(change_set, change_set.read_new, change_set.read_base)
     if not (config_changed or conftests or runners or coverage_changed):
-        return findings
+        return findings + pytest_tamper.check(change_set, _file_addopts, _file_settings)  # OG870-OG876
     wanted = sorted(CONFIG_FILES) + [".coveragerc"] + conftests + runners
     new = change_set.read_new(wanted)
     base = change_set.read_base([change_set.old_path(p) or p for p in wanted])
+    # Switches of the run-time gate and outcome tampering (OG870-OG876), from the same reads.
+    findings += pytest_tamper.check(change_set, _file_addopts, _file_settings, new, base)
     base_settings, new_settings = settings_of(base), settings_of(new)
     if config_changed:
         findings += compare_settings(base_settings, new_settings)
@@ -416,3 +419,20 @@ def check(change_set: changes.ChangeSet, contract_path: str = DEFAULT_CONTRACT) 
     # Reruns, regeneration, coverage floors, partial runs, stripped asserts (hooks/switches.py).
     findings += switches.check(change_set, base, new, base_settings, new_settings, runners, contract_path)
     return findings
+
+
+def _file_settings(path: str, data: bytes) -> dict[str, list[str]] | None:
+    """All pytest settings of one configuration file (any folder); None: it does not configure pytest."""
+    text, name = data.decode("utf-8", "replace"), path.rsplit("/", 1)[-1]
+    if name in PYTEST_TOML:
+        found = _from_pyproject(path, text, table_of=lambda doc: doc.get("pytest", {}))
+    else:
+        found = _from_pyproject(path, text) if name == PYPROJECT else _from_ini(path, text)
+    if found is None:
+        return None
+    return {**found.ini, **({"addopts": found.addopts} if found.addopts else {})}
+
+
+def _file_addopts(path: str, data: bytes) -> list[str] | None:
+    found = _file_settings(path, data)
+    return None if found is None else found.get("addopts", [])

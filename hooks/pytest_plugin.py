@@ -71,6 +71,8 @@ class Guard:
             self.known = self._known_skips()
         except UsageError as exc:
             raise pytest.UsageError(f"oracle-guard: {exc}") from None
+        except OSError as exc:  # a snapshot that is a directory, an unreadable file: one line, not INTERNALERROR
+            raise pytest.UsageError(f"oracle-guard: {exc.filename or shown_path}: cannot read it ({exc.strerror})") from None
         self.worker = hasattr(config, "workerinput")  # xdist worker: reruns only, the controller judges
         self.allow_skips = config.getoption("oracle_guard_allow_skips")
         self.report_path = config.getoption("oracle_guard_report")
