@@ -13,6 +13,7 @@ are single lines::
     freeze-add <freeze-id> <expires> <remaining_reruns>
     test-retire <test-node-id>
     test-skip <test-node-id>
+    behavior-change <test-node-id>              (the base's test fails on the new code: oracle-replay)
 
 An approval is a file ``<approvals dir>/*.approval`` (default
 ``tests/approvals/``): the statement on its first line, then an SSH signature
@@ -53,6 +54,7 @@ VERBS = {
     "freeze-add": 3,
     "test-retire": 1,
     "test-skip": 1,
+    "behavior-change": 1,
 }
 
 

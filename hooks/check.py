@@ -25,6 +25,7 @@ FILE_HOOKS = ("forbid-skip-marks", "forbid-runtime-skip", "oracle-shrink")
 TAKES_NOW = ("forbid-skip-marks", "forbid-runtime-skip", "quarantine-untouched", "collection-snapshot")
 # The gate never writes a first snapshot: pytest runs only where one is committed.
 EXTRA_ARGS = {"collection-snapshot": ["--if-snapshot"]}
+OPT_IN = ("oracle-replay",)
 
 
 @guarded
@@ -36,9 +37,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--format", choices=FORMATS, default="text")
     parser.add_argument("--skip", default="", metavar="IDS", help="comma-separated hook ids not to run (collection-snapshot: pytest is not run, its configuration comparison still is)")
     parser.add_argument("--only", default="", metavar="IDS", help="comma-separated hook ids to run (default: all)")
+    parser.add_argument("--replay", action="store_true", help="also run oracle-replay: the base's tests against the new code (runs pytest twice)")
     args = parser.parse_args(argv)
 
-    wanted = [h.strip() for h in args.only.split(",") if h.strip()] or list(HOOKS)
+    # oracle-replay runs pytest twice: only on request (`--replay`, or named in `--only`).
+    wanted = [h.strip() for h in args.only.split(",") if h.strip()] or [h for h in HOOKS if h not in OPT_IN or args.replay]
     skipped = {h.strip() for h in args.skip.split(",") if h.strip()}
     unknown = sorted((set(wanted) | skipped) - set(HOOKS))
     if unknown:

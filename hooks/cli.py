@@ -18,9 +18,11 @@ HOOKS = {
     "quarantine-untouched": ("hooks.quarantine_untouched:main", "freeze ledger budgets grown, expiries extended"),
     "contract-split": ("hooks.contract_split:main", "production code and contract tests changed together"),
     "collection-snapshot": ("hooks.collection_snapshot:main", "tests pytest no longer collects, or now skips"),
+    "oracle-replay": ("hooks.replay:main", "the base's tests run against the new code (slow: pre-push, CI; `check --replay`)"),
 }
 COMMANDS = {
     "check": ("hooks.check:main", "run every hook on the change against its base (the merge gate)"),
+    "replay": ("hooks.replay:main", "run the base's tests against the new code (`replay --base REV`)"),
     "init": ("hooks.init_contract:main", "write a contract that locks what the repository has now"),
     "lock": ("hooks.init_contract:lock_main", "add fixture locks to the contract"),
     "approve": ("hooks.approvals:main", "sign an approval for one specific weakening"),
