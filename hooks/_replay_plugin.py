@@ -38,7 +38,8 @@ def _clean(text: str) -> str:
 def _first_line(report: Any) -> str:
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
-        return _clean(str(longrepr[2]))
+        reason = str(longrepr[2])
+        return _clean(reason[len("Skipped: ") :] if reason.startswith("Skipped: ") else reason)
     text = getattr(report, "longreprtext", None) or str(longrepr or "")
     lines = [line for line in text.splitlines() if line.strip()]
     for line in lines:

@@ -294,7 +294,7 @@ def _replay(args: argparse.Namespace, change_set: changes.ChangeSet, the_plan: s
 
 def _unapproved(change_set: changes.ChangeSet, contract_path: str, findings: list[tuple[str, Finding]]) -> list[Finding]:
     from hooks import contract
-    from hooks.approvals import Approvals
+    from hooks.approvals import Approvals, canonical
 
     approvals = Approvals.load(change_set, contract.load_at(change_set.base, contract_path), contract.load_new(change_set.target, contract_path))
     kept = []
@@ -302,7 +302,7 @@ def _unapproved(change_set: changes.ChangeSet, contract_path: str, findings: lis
         if approvals.covers(_statement(node)):
             notice(f"oracle-replay: approved behaviour change: {node}")
             continue
-        if approvals.allowed_signers is None:
+        if approvals.allowed_signers is None or canonical(_statement(node)) in approvals.candidates:
             finding = finding._replace(message=f"{finding.message} ({approvals.explain(_statement(node))})")
         kept.append(finding)
     return kept
