@@ -3,9 +3,9 @@
 Like hooks/_collector.py it needs only pytest (and Hypothesis if the project
 has it), is loaded by file path, and runs ``pytest.main(args, plugins=[this])``.
 It also fixes Hypothesis's seed: both sides of a replay must see the same
-examples, so a derandomized profile without an example database (and without
-deadlines, which measure the machine rather than the code) is layered over
-whatever profile the project loaded.
+examples, so every Hypothesis test runs derandomized (no example database)
+and without a deadline (deadlines measure the machine, not the code), on top
+of whatever settings and profile the project gave it.
 
 Output, one line per test or collection error, tab-separated (paths and
 ids relative to pytest's rootdir, which the first line gives relative to
@@ -25,7 +25,6 @@ from typing import Any
 
 OUTPUT: str | None = None
 NO_PYTEST_EXIT = 97
-PROFILE = "oracle-guard-replay"
 
 _items: dict[str, list[Any]] = {}  # node id -> [outcome, path, line, message]
 _errors: list[tuple[str, str]] = []
@@ -48,27 +47,27 @@ def _first_line(report: Any) -> str:
     return _clean(lines[-1]) if lines else ""
 
 
-def _derandomize() -> None:
-    try:
-        from hypothesis import settings
-    except ImportError:
+def pytest_collection_finish(session: Any) -> None:
+    """Derandomize every collected Hypothesis test (a no-op, and no import, without Hypothesis).
+
+    ``@settings``/``@given`` fix a test's settings when its module is imported,
+    so a profile loaded now would come too late: each test's own settings get
+    ``derandomize=True`` (which implies no example database) and no deadline.
+    """
+    if "hypothesis" not in sys.modules:
         return
     try:
-        settings.register_profile(PROFILE, settings(settings.default, derandomize=True, database=None, deadline=None))
-        settings.load_profile(PROFILE)
-    except Exception:  # pragma: no cover - a Hypothesis too old for one of these settings
-        pass
-
-
-def pytest_configure(config: Any) -> None:
-    _derandomize()
-
-
-pytest_configure.trylast = True  # type: ignore[attr-defined]  # after Hypothesis's own --hypothesis-profile
-
-
-def pytest_collection_finish(session: Any) -> None:
-    _derandomize()  # a conftest imported during collection may have loaded another profile
+        from hypothesis import settings
+    except ImportError:  # pragma: no cover
+        return
+    for item in session.items:
+        func = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        current = getattr(func, "_hypothesis_internal_use_settings", None)
+        if isinstance(current, settings):
+            try:
+                func._hypothesis_internal_use_settings = settings(current, derandomize=True, deadline=None)
+            except Exception:  # pragma: no cover - a Hypothesis too old for one of these settings
+                pass
 
 
 def pytest_collectreport(report: Any) -> None:

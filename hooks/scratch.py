@@ -196,19 +196,35 @@ def _place(result: Plan, side: TestSide, old: str | None, new: str | None) -> No
 # -- scratch trees ---------------------------------------------------------------
 
 
-def export(rev: str, dest: str) -> None:
-    """Write REV's tree into DEST through a private index (nothing of the user's is touched)."""
-    index = os.path.join(os.path.dirname(dest), os.path.basename(dest) + ".index")
-    env = dict(os.environ, GIT_INDEX_FILE=index)
+def export(rev: str, *dests: str) -> None:
+    """Write REV's tree into each of DESTS through private indexes (nothing of the user's is touched).
+
+    One ``read-tree``, then one ``checkout-index`` per destination, all at once.
+    """
+    work = tempfile.mkdtemp(prefix="oracle-guard-index-", dir=scratch_home())
     try:
-        for args in (("read-tree", rev), ("checkout-index", "-a", "-f", f"--prefix={dest}/")):
-            proc = subprocess.run(("git", *args), env=env, capture_output=True)
-            if proc.returncode != 0:
-                err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-                raise git.GitError(f"cannot export {rev[:12]} into a scratch tree: {err[-1] if err else proc.returncode}")
+        index = os.path.join(work, "index")
+        _git_ok(("read-tree", rev), dict(os.environ, GIT_INDEX_FILE=index), rev)
+        procs = []
+        for number, dest in enumerate(dests):
+            own = f"{index}{number}"
+            shutil.copyfile(index, own)  # checkout-index may refresh its index: one each
+            env = dict(os.environ, GIT_INDEX_FILE=own)
+            procs.append(subprocess.Popen(("git", "checkout-index", "-a", "-f", f"--prefix={dest}/"), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+        errors = [(p.communicate()[1], p.returncode) for p in procs]
+        for err, code in errors:
+            if code != 0:
+                lines = err.decode("utf-8", "replace").strip().splitlines()
+                raise git.GitError(f"cannot export {rev[:12]} into a scratch tree: {lines[-1] if lines else code}")
     finally:
-        if os.path.exists(index):
-            os.unlink(index)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _git_ok(args: tuple[str, ...], env: dict[str, str], rev: str) -> None:
+    proc = subprocess.run(("git", *args), env=env, capture_output=True)
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise git.GitError(f"cannot export {rev[:12]} into a scratch tree: {err[-1] if err else proc.returncode}")
 
 
 def overlay(change_set: changes.ChangeSet, the_plan: Plan, dest: str) -> None:
@@ -235,18 +251,51 @@ def overlay(change_set: changes.ChangeSet, the_plan: Plan, dest: str) -> None:
             shutil.copy2(path, target)
 
 
+def scratch_home(environ: dict[str, str] | None = None) -> str:
+    """Where scratch trees go: ORACLE_GUARD_SCRATCH, else /dev/shm, else the temp folder.
+
+    Writing thousands of files is what building a tree costs; on a busy disk
+    that is ten times slower than memory, so a Linux tmpfs with room to spare
+    (and that allows executing files, as a test may) is preferred.
+    """
+    env = os.environ if environ is None else environ
+    chosen = env.get("ORACLE_GUARD_SCRATCH")
+    if chosen:
+        return chosen
+    shm = "/dev/shm"
+    try:
+        if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) and not _noexec(shm):
+            stat = os.statvfs(shm)
+            if stat.f_bavail * stat.f_frsize >= 1 << 30:
+                return shm
+    except OSError:
+        pass
+    return tempfile.gettempdir()
+
+
+def _noexec(mount_point: str) -> bool:
+    try:
+        with open("/proc/mounts", encoding="utf-8") as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) > 3 and fields[1] == mount_point:
+                    return "noexec" in fields[3].split(",")
+    except OSError:
+        return True
+    return True  # not a mount point of its own: do not guess
+
+
 class Scratch:
     """A temporary folder holding the base tree and the new-code-with-base-tests tree."""
 
     def __init__(self) -> None:
-        self.root = tempfile.mkdtemp(prefix="oracle-guard-replay-")
+        self.root = tempfile.mkdtemp(prefix="oracle-guard-replay-", dir=scratch_home())
         self.base = os.path.join(self.root, "base")
         self.new = os.path.join(self.root, "new")
 
     def build(self, change_set: changes.ChangeSet, the_plan: Plan, sides: Iterable[str] = ("base", "new")) -> None:
         assert change_set.base is not None
-        for which in sides:
-            export(change_set.base, getattr(self, which))
+        export(change_set.base, *(getattr(self, which) for which in sides))
         if "new" in sides:
             overlay(change_set, the_plan, self.new)
 

@@ -5,7 +5,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -392,7 +391,7 @@ def test_a_test_that_fails_once_then_passes_on_both_sides_is_a_flake_notice(repo
 def test_replay_leaves_the_work_tree_alone_and_ignores_pytest_addopts(repo: Repo, capsys, monkeypatch, tmp_path: Path) -> None:
     scratch_home = tmp_path / "tmp"
     scratch_home.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch_home))
+    monkeypatch.setenv("ORACLE_GUARD_SCRATCH", str(scratch_home))
     monkeypatch.setenv("PYTEST_ADDOPTS", "-k nothing_at_all")  # would deselect every test
     repo.change(BASE, WEAKENINGS["a deleted assert"])
     repo.write("src/shop/extra.py", "VALUE = 1\n")  # untracked production file
@@ -420,7 +419,7 @@ def test_timeout_is_exit_2_with_one_line_and_kills_pytest(repo: Repo, capsys, tm
     monkeypatch.setenv("FLAKE_DIR", str(tmp_path))
     scratch_home = tmp_path / "tmp"
     scratch_home.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch_home))
+    monkeypatch.setenv("ORACLE_GUARD_SCRATCH", str(scratch_home))
     repo.change({**BASE, "tests/test_slow.py": SLOW_TEST}, {"src/shop/__init__.py": BROKEN_PRICE, "tests/test_slow.py": SLOW_TEST + "\n# touched\n"})
     started = time.monotonic()
     code = repo.run(replay.main, "--base", "HEAD", "--timeout", "4")
