@@ -36,6 +36,7 @@ NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 PYTEST_ARGS = ("-p", "no:cacheprovider", "-q", "--tb=short", "--continue-on-collection-errors", "-o", "console_output_style=classic")
 WEAKER = {"failed": "fails", "error": "errors", "skipped": "is now skipped", "xfailed": "now xfails", "xpassed": "now xpasses (was a plain pass)"}
 IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError")
+GIT_REPO_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX")
 
 
 class Outcome(NamedTuple):
@@ -78,6 +79,8 @@ class _Pytest:
         env["PYTHONHASHSEED"] = "0"
         env.pop("PYTEST_ADDOPTS", None)
         env.pop("PYTEST_PLUGINS", None)  # plugins come from the tree's own configuration only
+        for key in GIT_REPO_VARS:  # set inside a git hook: a test running git must not reach the user's repository
+            env.pop(key, None)
         # The tree's code before any installed copy (an editable install points at the user's work tree).
         front = [os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else []
         env["PYTHONPATH"] = os.pathsep.join([tree, *front, *filter(None, [env.get("PYTHONPATH")])])
@@ -271,9 +274,10 @@ def _replay(args: argparse.Namespace, change_set: changes.ChangeSet, the_plan: s
         scope = f"{len(selection)} changed test module(s)" if selection else f"every test ({', '.join(the_plan.widening[:3])} changed)"
         passed = sum(1 for o in base.items.values() if o.outcome == "passed")
         notice(f"oracle-replay: {python} ({origin}) ran {scope}: {passed} passed at {change_set.base_label}, in {time.monotonic() - started:.1f} s")
-        if base.exit_code not in (0, 1, 5) and not passed:
-            first = next(iter(base.errors.values()), base.tail or "no output")
-            raise UsageError(f"the base's tests do not run in {python} (pytest exited {base.exit_code}): {first}")
+        if not passed and (base.exit_code not in (0, 1, 5) or base.errors or any(o.outcome in ("failed", "error") for o in base.items.values())):
+            # Nothing passed at the base: there is no oracle to compare with, and a silent pass would lie.
+            first = next(iter(base.errors.values()), "") or next((o.message for o in base.items.values() if o.message), "") or base.tail or "no output"
+            raise UsageError(f"no selected test passes at {change_set.base_label} in {python} (pytest exited {base.exit_code}: {first}); is the project installed in that interpreter?")
         findings: list[tuple[str, Finding]] = []
         if new.exit_code not in (0, 1, 2, 5) and passed and not new.items:
             where = selection[0] if selection else "."

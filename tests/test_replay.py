@@ -449,6 +449,26 @@ def test_no_pytest_in_the_interpreter_is_exit_2(repo: Repo, capsys, tmp_path: Pa
 
 
 @pytest.mark.slow
+def test_base_tests_that_do_not_run_at_all_are_exit_2_not_a_pass(repo: Repo, capsys) -> None:
+    # the interpreter lacks what the base's tests import: nothing passes at the base, so nothing could be judged
+    broken = {"tests/test_shop.py": "import shop_dependency_not_installed\n\n" + TESTS}
+    repo.change({**BASE, **broken}, {"src/shop/__init__.py": BROKEN_PRICE, "tests/test_shop.py": broken["tests/test_shop.py"] + "\n# touched\n"})
+    code = repo.run(replay.main, "--base", "HEAD")
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert "oracle-guard: error: no selected test passes at HEAD in " in err and "ModuleNotFoundError: No module named 'shop_dependency_not_installed'" in err
+
+
+@pytest.mark.slow
+def test_all_base_tests_skipped_is_nothing_to_compare(repo: Repo, capsys) -> None:
+    skipped = {"tests/test_shop.py": "import pytest\n\npytestmark = pytest.mark.skip(reason='platform')\n\n" + TESTS}
+    repo.change({**BASE, **skipped}, {"src/shop/__init__.py": BROKEN_PRICE, "tests/test_shop.py": skipped["tests/test_shop.py"] + "\n# touched\n"})
+    code = repo.run(replay.main, "--base", "HEAD")
+    out, err = capsys.readouterr()
+    assert (code, out) == (0, "") and ": 0 passed at HEAD" in err
+
+
+@pytest.mark.slow
 def test_the_manifest_entry_runs_as_a_console_script(repo: Repo) -> None:
     repo.change(BASE, WEAKENINGS["a deleted assert"])
     exe = Path(sys.executable).with_name("oracle-replay")
