@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -152,6 +153,45 @@ def _run(python: str, trees: dict[str, str], args: Sequence[str], jobs: int, dea
     return results
 
 
+def _unicode_cache() -> str:
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(home, "oracle-guard", "hypothesis", "unicode_data")
+
+
+def _seed_hypothesis_cache(trees: Sequence[str]) -> None:
+    """Give each fresh tree Hypothesis's unicode tables (about 1 s of CPU to build, every run otherwise).
+
+    The tables are derived from Python's unicodedata alone (kept per Unicode
+    version) and come from our own earlier runs, never from the user's work
+    tree, whose ``.hypothesis/`` the patch could have written.
+    """
+    cache = _unicode_cache()
+    if not os.path.isdir(cache):
+        return
+    for tree in trees:
+        target = os.path.join(tree, ".hypothesis", "unicode_data")
+        if not os.path.exists(target):
+            try:
+                shutil.copytree(cache, target)
+            except OSError:
+                pass  # only an optimization
+
+
+def _keep_hypothesis_cache(tree: str) -> None:
+    built = os.path.join(tree, ".hypothesis", "unicode_data")
+    cache = _unicode_cache()
+    if os.path.isdir(cache) or not os.path.isdir(built):
+        return
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        partial = tempfile.mkdtemp(prefix="unicode_data-", dir=os.path.dirname(cache))
+        shutil.copytree(built, os.path.join(partial, "u"))
+        os.replace(os.path.join(partial, "u"), cache)
+        shutil.rmtree(partial, ignore_errors=True)
+    except OSError:
+        pass
+
+
 def _jobs(requested: int) -> int:
     if requested:
         return max(1, min(2, requested))
@@ -269,7 +309,9 @@ def _replay(args: argparse.Namespace, change_set: changes.ChangeSet, the_plan: s
     try:
         tree.build(change_set, the_plan)
         trees = {"base": tree.base, "new": tree.new}
+        _seed_hypothesis_cache(list(trees.values()))
         python, origin, results, fixed = _run_somewhere(args.python, trees, selection, jobs, deadline, work)
+        _keep_hypothesis_cache(tree.base)
         base, new = results["base"], results["new"]
         scope = f"{len(selection)} changed test module(s)" if selection else f"every test ({', '.join(the_plan.widening[:3])} changed)"
         passed = sum(1 for o in base.items.values() if o.outcome == "passed")

@@ -104,9 +104,10 @@ BROKEN_PRICE = shop('return f"${cents / 100:.2f}"', 'return f"${cents / 100:.1f}
 
 
 @pytest.fixture(autouse=True)
-def _project_python(monkeypatch: pytest.MonkeyPatch) -> None:
+def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """The project's interpreter is the one running these tests (it has pytest and Hypothesis)."""
     monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))  # the replay's Hypothesis cache
     monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
 
 
