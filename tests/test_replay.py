@@ -174,6 +174,14 @@ WEAKENINGS = {
         "src/shop/__init__.py": BROKEN_PRICE,
         "tests/test_shop.py": edit_tests('def test_price():\n    assert price(150) == "$1.50"\n\n\n', ""),
     },
+    "a golden re-recorded": {
+        "src/shop/__init__.py": shop('f"{k}: {v}"', 'f"{k} x{v}"'),
+        "tests/golden/v1/render.txt": "mug x2\ncup x1",
+    },
+    "pytest.raises broadened": {
+        "src/shop/__init__.py": shop('raise OutOfStock("none left")', 'raise ValueError("none left")'),
+        "tests/test_shop.py": edit_tests("with helpers.raises(OutOfStock):", "import pytest\n    with pytest.raises(Exception):"),
+    },
     "a tautology": {
         "src/shop/__init__.py": BROKEN_PRICE,
         "tests/test_shop.py": edit_tests('assert price(150) == "$1.50"', "assert price(150) == price(150)"),
@@ -404,6 +412,28 @@ def test_replay_leaves_the_work_tree_alone_and_ignores_pytest_addopts(repo: Repo
     assert list(scratch_home.iterdir()) == []  # scratch trees removed
 
 
+GIT_PROBE = '''\
+import os, subprocess
+
+
+def test_git_is_not_the_user_s():
+    out = subprocess.run(["git", "rev-parse", "--absolute-git-dir"], capture_output=True, text=True).stdout
+    with open(os.path.join(os.environ["FLAKE_DIR"], "gitdir"), "a") as f:
+        f.write(out.strip() + "|")
+'''
+
+
+@pytest.mark.slow
+def test_tests_run_inside_a_git_hook_cannot_reach_the_user_s_repository(repo: Repo, capsys, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("FLAKE_DIR", str(tmp_path))
+    repo.change({**BASE, "tests/test_git.py": GIT_PROBE}, {"src/shop/__init__.py": SHOP + "\n# refactor\n", "tests/test_git.py": GIT_PROBE + "\n# touched\n"})
+    monkeypatch.setenv("GIT_DIR", str(repo.path / ".git"))  # as git sets it for some hooks
+    code = repo.run(replay.main, "--base", "HEAD")
+    assert code == 0, capsys.readouterr()
+    seen = (tmp_path / "gitdir").read_text()
+    assert seen.count("|") == 2 and str(repo.path) not in seen
+
+
 SLOW_TEST = '''\
 import os, time
 
@@ -478,6 +508,16 @@ def test_the_manifest_entry_runs_as_a_console_script(repo: Repo) -> None:
 
 
 # -- what is the test side, what runs (no pytest) ---------------------------------------
+
+
+def test_check_runs_the_replay_only_when_asked(repo: Repo, capsys) -> None:
+    repo.change(BASE, WEAKENINGS["a deleted assert"])
+    code = repo.run(check.main, "--base", "HEAD", "--only", "oracle-shrink")
+    _, err = capsys.readouterr()
+    assert code == 1 and "oracle-replay" not in err
+    code = repo.run(check.main, "--base", "HEAD", "--skip", "collection-snapshot")
+    _, err = capsys.readouterr()
+    assert code == 1 and "oracle-replay" not in err
 
 
 def plan_of(repo: Repo, before: dict[str, str], after: dict[str, str | None]) -> scratch.Plan:
