@@ -33,8 +33,9 @@ DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, w
 TIMEOUT_SECONDS = 900
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 # Both sides: no cache (no --lf/--ff state from the user's runs), every module even when one
-# fails to import (an import error must not hide the other tests), tracebacks with `E` lines.
-PYTEST_ARGS = ("-p", "no:cacheprovider", "-q", "--tb=short", "--continue-on-collection-errors", "-o", "console_output_style=classic")
+# fails to import (an import error must not hide the other tests), no stop at the first
+# failure (`-x` in addopts would leave the later tests unjudged), tracebacks with `E` lines.
+PYTEST_ARGS = ("-p", "no:cacheprovider", "-q", "--tb=short", "--continue-on-collection-errors", "--maxfail=0", "-o", "console_output_style=classic")
 WEAKER = {"failed": "fails", "error": "errors", "skipped": "is now skipped", "xfailed": "now xfails", "xpassed": "now xpasses (was a plain pass)"}
 IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError")
 GIT_REPO_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX")

@@ -213,6 +213,13 @@ def test_finding_names_the_failing_test_and_its_first_failure_line(repo: Repo, c
 
 
 @pytest.mark.slow
+def test_exitfirst_in_addopts_judges_every_test(repo: Repo, capsys) -> None:
+    # `-x` would stop at test_price; the three later tests still pass and are not findings
+    code, out, err = weaken(repo, capsys, WEAKENINGS["a deleted assert"], {"pytest.ini": "[pytest]\npythonpath = src\naddopts = -x\n"})
+    assert code == 1 and len(out.splitlines()) == 1 and "OG901 tests/test_shop.py::test_price" in out, (out, err)
+
+
+@pytest.mark.slow
 def test_a_skip_is_reported_as_a_skip(repo: Repo, capsys) -> None:
     # The new code makes the base's test skip itself: weaker than a pass.
     after = {"src/shop/__init__.py": BROKEN_PRICE + "\nimport os\nos.environ['SHOP_SKIP'] = '1'\n", "tests/test_shop.py": edit_tests("def test_price():\n", "def test_price():\n    import os, pytest\n    if os.environ.get('SHOP_SKIP'):\n        pytest.skip('shop says so')\n")}
