@@ -19,7 +19,7 @@ import os
 import re
 from typing import Sequence
 
-from hooks import changes, contract, git
+from hooks import changes, contract, git, goldens
 from hooks.report import Finding, add_format_arg, emit, guarded
 
 
@@ -27,20 +27,20 @@ def _under(path: str, prefixes: Sequence[str]) -> bool:
     return any(path == p.rstrip("/") or path.startswith(p.rstrip("/") + "/") for p in prefixes)
 
 
-def _units(change_set: changes.ChangeSet) -> list[tuple[str, list[git.Change]]]:
-    """The commits to judge one by one: (label, changes)."""
+def _units(change_set: changes.ChangeSet) -> list[tuple[str, list[git.Change], tuple[str | None, str | None]]]:
+    """The commits to judge one by one: (label, changes, (parent, commit or None for the work tree))."""
     if change_set.base is None or (change_set.base_label == "HEAD" and change_set.target is None):
-        return [("this commit", change_set.changes)]
+        return [("this commit", change_set.changes, (change_set.base, change_set.target))]
     tip = change_set.target or "HEAD"
     out = git.run("rev-list", "--no-merges", "--reverse", f"{change_set.base}..{tip}").decode().split()
     units = []
     for commit in out:
         parent = git.commit_of(f"{commit}^") or git.empty_tree()
-        units.append((f"commit {commit[:12]}", git.diff(parent, commit, cached=False)))
+        units.append((f"commit {commit[:12]}", git.diff(parent, commit, cached=False), (parent, commit)))
     if change_set.target is None:
         pending = git.diff(git.head() or git.empty_tree(), None, cached=False)
         if pending:
-            units.append(("the uncommitted change", pending))
+            units.append(("the uncommitted change", pending, (git.head(), None)))
     return units
 
 
@@ -63,9 +63,9 @@ def _production(path: str, layers: contract.Layers, configured: bool) -> bool:
     return not configured and bool(SOURCE.search(path)) and not TESTS.search(path) and not NOT_PRODUCTION.search(path)
 
 
-def golden_findings(units: list[tuple[str, list[git.Change]]], layers: contract.Layers, configured: bool) -> list[Finding]:
+def golden_findings(units: list[tuple[str, list[git.Change], tuple[str | None, str | None]]], layers: contract.Layers, configured: bool) -> list[Finding]:
     findings = []
-    for label, unit in units:
+    for label, unit, (parent, target) in units:
         touched = [p for c in unit for p in (c.path, c.old_path) if p]
         production = sorted({p for p in touched if _production(p, layers, configured)})
         if not production:
@@ -75,6 +75,12 @@ def golden_findings(units: list[tuple[str, list[git.Change]]], layers: contract.
             # Modified in place only: a golden added for a new test, or moved as it is, re-records nothing.
             if c.status == "M" and c.path and GOLDEN.search(c.path) and not c.path.endswith((".py", ".pyi")):
                 findings.append(Finding(c.path, 1, 1, "OG703", f"expected output re-recorded in {label} together with production code ({production[0]}{more}); update goldens in their own, reviewed commit"))
+        # Added beside the code and read by a test that already existed: recorded from the changed code.
+        added = [c.path for c in unit if c.status in ("A", "C") and c.path and GOLDEN.search(c.path) and not c.path.endswith((".py", ".pyi"))]
+        if added and parent:
+            for path, why in goldens.re_recorded(added, parent, goldens.Side(target)):
+                findings.append(Finding(path, 1, 1, "OG703", f"expected output recorded in {label} together with production code ({production[0]}{more}): {why}; "
+                                                             "record it in its own, reviewed commit, or restore the test's base golden"))
     return findings
 
 
@@ -85,12 +91,12 @@ def check(change_set: changes.ChangeSet, rules: contract.Contract | None, contra
     goldens = golden_findings(units, layers, rules is not None)
     if rules is None:
         present = any(os.path.isdir(d.rstrip("/")) for d in layer_dirs)
-        touched_layers = any(_under(p, layer_dirs) for _, unit in units for c in unit for p in (c.path, c.old_path) if p)
+        touched_layers = any(_under(p, layer_dirs) for _, unit, _ in units for c in unit for p in (c.path, c.old_path) if p)
         if not (present or touched_layers):
             return goldens  # this repository does not use the layers
     contract_files = list(layers.contracts) + [f.path for f in (rules.fixtures if rules else ())] + [contract_path]
     findings: list[Finding] = []
-    for label, unit in units:
+    for label, unit, _ in units:
         touched = [p for c in unit for p in (c.path, c.old_path) if p]
         production = sorted({p for p in touched if _under(p, layers.production)})
         contracts = sorted({p for p in touched if _under(p, contract_files)})

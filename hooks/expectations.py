@@ -49,6 +49,13 @@ class _Blank(ast.NodeTransformer):
         return node if node.arg in _TOLERANCE_KWARGS else self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
+        if _constructs_value(node):
+            # list("abc"), Decimal("1.50"), date(2024, 1, 2): an expected value spelled as a call
+            if self._depth == 0 and all(_literal(a) for a in node.args) and all(_literal(k.value) for k in node.keywords):
+                return self._note(ast.unparse(node), node, "_V_")
+            node.args = [self.visit(a) for a in node.args]
+            node.keywords = [self.visit(k) for k in node.keywords]
+            return node
         node.func = self.visit(node.func)
         self._depth += 1
         node.args = [self.visit(a) for a in node.args]
@@ -81,6 +88,40 @@ class _Blank(ast.NodeTransformer):
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
         return self._note(ast.unparse(node), node, "_F_")
+
+    def _display(self, node: ast.AST) -> ast.AST:
+        # (1, 2) -> (1,), {"a": 1, "b": 2} -> {"a": 1}: the whole literal is the expected value
+        if self._depth == 0 and _literal(node) and not isinstance(node, ast.Constant):
+            return self._note(_NUMBERED_FIELD.sub("{}", ast.unparse(node)), node, "_V_")
+        return self.generic_visit(node)
+
+    visit_Tuple = visit_List = visit_Set = visit_Dict = _display
+
+
+# Calls that build a value rather than ask the code under test something.
+_VALUE_CONSTRUCTORS = {"list", "tuple", "dict", "set", "frozenset", "str", "bytes", "bytearray", "int", "float", "complex", "bool",
+                       "Decimal", "Fraction", "date", "datetime", "time", "timedelta", "UUID", "Path", "PurePath", "PurePosixPath",
+                       "PosixPath", "OrderedDict", "Counter", "deque"}
+
+
+def _constructs_value(node: ast.Call) -> bool:
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in _VALUE_CONSTRUCTORS
+
+
+def _literal(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _literal(node.operand)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return all(_literal(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _literal(k) for k in node.keys) and all(_literal(v) for v in node.values)
+    if isinstance(node, ast.Call) and _constructs_value(node):
+        return all(_literal(a) for a in node.args) and all(_literal(k.value) for k in node.keywords)
+    return False
 
 
 def _is_abs(node: ast.expr) -> bool:
@@ -133,11 +174,26 @@ class _DropChecks(ast.NodeTransformer):
         return None if _without_message(node) is not None else node
 
 
+_SETUPS: dict[int, tuple[FunctionNode, str]] = {}
+
+
 def _setup(func: FunctionNode) -> str:
-    """Everything in the test but its checks: inputs, calls, fixtures, decorators."""
+    """Everything in the test but its checks: inputs, calls, fixtures, decorators (worked out once)."""
+    hit = _SETUPS.get(id(func))
+    if hit is not None and hit[0] is func:
+        return hit[1]
+    if len(_SETUPS) > 512:
+        _SETUPS.clear()
     stripped = _DropChecks().visit(copy.deepcopy(func))
     stripped.name = ""
-    return ast.dump(stripped, annotate_fields=False)
+    text = ast.dump(stripped, annotate_fields=False)
+    _SETUPS[id(func)] = (func, text)
+    return text
+
+
+def same_setup(base: FunctionNode, new: FunctionNode) -> bool:
+    """Whether the two versions differ only in their checks."""
+    return _setup(base) == _setup(new)
 
 
 def _beyond(found: list[Check], common: Counter[tuple[str, tuple[str, ...]]]) -> list[Check]:

@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from hooks import changes, contract, expectations, git
+from hooks import changes, contract, expectations, git, meaning
 from hooks import hypothesis_model as hm
 from hooks.pysource import FunctionNode, Module, Names, SourceError, test_functions
 from hooks.report import Finding, add_format_arg, emit, guarded, notice
@@ -36,6 +36,8 @@ CHECK_CALLS = {"pytest.raises", "pytest.warns", "pytest.deprecated_call", "pytes
 RAISES_CALLS = {"pytest.raises": "match", "pytest.warns": "match"}
 UNITTEST_RAISES = {"assertRaises": None, "assertRaisesRegex": 1, "assertRaisesRegexp": 1, "assertWarns": None, "assertWarnsRegex": 1}
 BROAD = {"Exception", "BaseException", "AssertionError"}
+# A project's own raises helpers: raises(KeyError, f, *args), assert_raises(...), check_raises(...)
+PROJECT_RAISES = {"raises", "assert_raises", "assertRaises", "check_raises", "expect_raises", "must_raise", "assert_raises_regex", "assertRaisesRegex"}
 
 # unittest assertion -> strength (3 exact, 2 ordered/membership, 1 truthiness/type)
 UNITTEST_RANK = {
@@ -97,6 +99,7 @@ class Facts:
     raises: list[RaiseSite] = field(default_factory=list)
     parametrize: dict[str, tuple[list[str] | None, ast.AST]] = field(default_factory=dict)
     tautologies: list[tuple[str, ast.AST]] = field(default_factory=list)
+    why: dict[int, str] = field(default_factory=dict)  # id(tautology node) -> why it cannot fail
     approximate: dict[str, ast.AST] = field(default_factory=dict)  # subjects compared with a tolerance
     called: set = field(default_factory=set)
     cls: ast.ClassDef | None = None
@@ -306,6 +309,7 @@ class Analyzer:
         self.classes = {n.name: n for n in module.tree.body if isinstance(n, ast.ClassDef)}
         self.functions = {n.name: n for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self._weights: dict[tuple[int, bool], int] = {}
+        self.scope = meaning.Scope(self.names, self.constants, self.functions)
 
     def index(self) -> dict[str, tuple[FunctionNode, ast.ClassDef | None, bool]]:
         """Every function and method: qualname -> (node, enclosing class, collected as a test)."""
@@ -476,6 +480,16 @@ class Analyzer:
     def _call(self, f: Facts, node: ast.Call, raise_with: dict[int, str]) -> None:
         name = self.names.qualify(node.func) or ""
         attr = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        # unittest spellings, equality helpers and this module's own check helpers that cannot fail
+        callee = attr or (node.func.id if isinstance(node.func, ast.Name) else "")
+        if callee.startswith(CHECK_PREFIXES) or callee in self.functions or (attr and isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls")):  # type: ignore[union-attr]
+            why = meaning.call_never_fails(node, f.node, self.scope, f.cls)
+            if not why and self.helpers is not None and "." in name and meaning.same_or_literal_args(node):
+                found = self.helpers.resolve(self.module.path, name)  # a helper imported from a repository file
+                why = meaning.call_never_fails(node, f.node, self.scope, f.cls, helper=found[1]) if found else None
+            if why:
+                f.tautologies.append((ast.unparse(node), node))
+                f.why[id(node)] = why
         self_call = attr is not None and isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls")  # type: ignore[union-attr]
         if self_call and attr in UNITTEST_RANK and node.args:
             rank = UNITTEST_RANK[attr]
@@ -484,12 +498,6 @@ class Analyzer:
                 key = _subject_key(arg)
                 if key:
                     self._subject(f, key, rank, node)
-            if attr in ("assertTrue", "assert_") and _truthy_constant(node.args[0]):
-                f.tautologies.append((ast.unparse(node), node))
-            if attr in ("assertEqual", "assertEquals", "assertIs") and len(node.args) >= 2 and ast.dump(node.args[0]) == ast.dump(node.args[1]) and _pure(node.args[0]):
-                f.tautologies.append((ast.unparse(node), node))
-            if attr == "assertIsInstance" and len(node.args) >= 2 and isinstance(node.args[1], ast.Name) and node.args[1].id == "object":
-                f.tautologies.append((ast.unparse(node), node))
         # tolerances
         spec_name = attr if self_call and attr in TOLERANCES else name
         if spec_name in TOLERANCES:
@@ -515,16 +523,40 @@ class Analyzer:
             kind = name
         elif self_call and attr in UNITTEST_RAISES:
             kind = attr
+        elif _last(name or callee) in PROJECT_RAISES and node.args and not name.startswith(("pytest.", "unittest.")):
+            kind = "raises"  # the project's own raises(KeyError, f, ...) / assert_raises / check_raises
         if kind is not None and (node.args or node.keywords):
             expected = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("expected_exception", "expected_warning")), None)
             match_node: ast.expr | None = None
             if kind in RAISES_CALLS:
                 match_node = next((k.value for k in node.keywords if k.arg == "match"), None)
-            elif UNITTEST_RAISES[kind] is not None:
+            elif UNITTEST_RAISES.get(kind) is not None:
                 match_node = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "expected_regex"), None)
             match = match_node.value if isinstance(match_node, ast.Constant) and isinstance(match_node.value, str) else None
             body = raise_with.get(id(node), ast.dump(ast.Module(body=[ast.Expr(a) for a in node.args[1:]], type_ignores=[])))
+            expected = self._exception_value(expected, f.node)
             f.raises.append(RaiseSite(node, kind.rsplit(".", 1)[-1].replace("Regexp", "").replace("Regex", ""), _type_names(self.names, expected), match, match_node is not None, body))
+
+    def _exception_value(self, node: ast.expr | None, fn: FunctionNode, depth: int = 0) -> ast.expr | None:
+        """See through names bound to exception types or tuples (`ERRORS = (KeyError, Exception)`)."""
+        if depth > 4 or node is None:
+            return node
+        if isinstance(node, ast.Name):
+            if _builtin_exception(node.id) is not None and node.id not in self.constants and node.id not in self.names.aliases:
+                return node
+            value = meaning.bindings(fn, self.scope)[0].get(node.id) or self.constants.get(node.id)
+            return self._exception_value(value, fn, depth + 1) if value is not None else node
+        if isinstance(node, ast.Tuple):
+            elts: list[ast.expr] = []
+            for e in node.elts:
+                e = self._exception_value(e, fn, depth + 1) or e
+                elts += e.elts if isinstance(e, ast.Tuple) else [e]
+            return ast.Tuple(elts=elts, ctx=ast.Load())
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = self._exception_value(node.left, fn, depth + 1), self._exception_value(node.right, fn, depth + 1)
+            if isinstance(left, ast.Tuple) and isinstance(right, ast.Tuple):
+                return ast.Tuple(elts=left.elts + right.elts, ctx=ast.Load())
+        return node
 
     def _subject(self, f: Facts, key: str, rank: int, node: ast.AST) -> None:
         f.subject_ranks.setdefault(key, []).append((rank, node))
@@ -538,8 +570,10 @@ class Analyzer:
         for part in test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]:
             for subject in self._approximated(part):
                 f.approximate.setdefault(subject, node)
-        if tautology(test):
+        why = "it is always true" if _truthy_constant(test) else meaning.never_fails(test, f.node, self.scope)
+        if why:
             f.tautologies.append(("assert " + ast.unparse(test), node))
+            f.why[id(node)] = why
 
     def _approximated(self, test: ast.expr) -> list[str]:
         """Subjects TEST compares within a tolerance: `x == approx(3)`, `isclose(x, 3)`."""
@@ -908,7 +942,23 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
             if new_side.module.position(new_check.node)[0] in loosened:
                 continue
             shown = new_side.module.segment(new_check.node)
-            out.append(_find(new_side, new_check.node, "OG314", f"{who}: {expectations.describe(old_check, new_check)} in `{shown}`"))
+            out.append(_find(new_side, new_check.node, "OG314", f"{who}: {expectations.describe(old_check, new_check)} in `{shown}`; restore the base's expected value, or change it in its own reviewed commit"))
+    out += _meaning_findings(base, new, base_side, new_side, who, out)
+    return out
+
+
+def _meaning_findings(base: Facts, new: Facts, base_side: Side, new_side: Side, who: str, found: list[Finding]) -> list[Finding]:
+    """Comparisons that no longer look at what the base looked at (one finding per check site)."""
+    if not (new.texts - base.texts) and expectations.same_setup(base.node, new.node):
+        return []  # no check is new and nothing they read changed: nothing can look elsewhere now
+    seen = {(f.line, f.col) for f in found}
+    taut = {id(n) for _, n in new.tautologies}
+    out = []
+    for node, code, message in meaning.compare(base.node, new.node, base_side.analyzer.scope, new_side.analyzer.scope, base.cls, new.cls):
+        finding = _find(new_side, node, code, f"{who}: {message}")
+        if (finding.line, finding.col) not in seen and id(node) not in taut:
+            seen.add((finding.line, finding.col))
+            out.append(finding)
     return out
 
 
@@ -964,12 +1014,38 @@ def _compare_raises(base: Facts, new: Facts, new_side: Side, who: str) -> list[F
             continue
         wider = broadened_type(old.types, site.types)
         if wider:
-            out.append(_find(new_side, site.node, "OG306", f"{who}: `{new_side.module.segment(site.node)}` expects {wider}, broader than the base's {', '.join(old.types)}"))
+            # One finding per site: a dropped `match=` beside a broadened type is part of it.
+            lost = loosened_match(old.match, old.has_match, site.match, site.has_match)
+            also = f", and {lost}" if lost else ""
+            shown = new_side.module.segment(site.node)
+            what = "warning" if site.kind == "warns" else "exception"
+            if _sibling(wider, old.types):
+                out.append(_find(new_side, site.node, "OG306", f"{who}: `{shown}` expects {wider} where the base expected {', '.join(old.types)}{also}: "
+                                                               f"a changed expectation (a behaviour change of the code, not a wider check); restore the base's {what}, or ship the behaviour change in its own reviewed commit"))
+            else:
+                out.append(_find(new_side, site.node, "OG306", f"{who}: `{shown}` expects {wider}, broader than the base's {', '.join(old.types)}{also}; restore the base's {what}{' and its match=' if lost else ''}"))
             continue
         why = loosened_match(old.match, old.has_match, site.match, site.has_match)
         if why:
             out.append(_find(new_side, site.node, "OG306", f"{who}: {why} in `{new_side.module.segment(site.node)}`"))
     return out
+
+
+def _sibling(new: str, base_types: tuple[str, ...]) -> bool:
+    """NEW is a builtin exception related to none of BASE_TYPES (RuntimeError -> ValueError)."""
+    n = _builtin_exception(new)
+    if n is None:
+        return False
+    for b in base_types:
+        b_cls = _builtin_exception(b)
+        if b_cls is None:
+            ancestors = _project_ancestors(b.rsplit(".", 1)[-1])
+            known = [_builtin_exception(a) for a in ancestors]
+            if not any(k is not None for k in known) or any(k is not None and issubclass(k, n) for k in known):
+                return False  # unknown lineage, or a builtin ancestor of the project's exception: broader
+        elif issubclass(b_cls, n) or issubclass(n, b_cls):
+            return False
+    return True
 
 
 def _compare_hypothesis(base: Facts, new: Facts, base_side: Side, new_side: Side, who: str) -> list[Finding]:
@@ -1049,6 +1125,28 @@ def compare_module_strategies(base: Side, new: Side) -> list[Finding]:
     return out
 
 
+def compare_globs(base: Side, new: Side, change_set: changes.ChangeSet) -> list[Finding]:
+    """A glob over test data (parametrize over goldens) whose pattern now matches fewer of the base's files."""
+    if b"glob" not in new.module.source:
+        return []
+    old_sites, new_sites = meaning.glob_sites(base.module.tree, base.module.names), meaning.glob_sites(new.module.tree, new.module.names)
+    if len(old_sites) != len(new_sites) or all(o[1] == n[1] for o, n in zip(old_sites, new_sites)) or not change_set.base:
+        return []
+    files = os.fsdecode(git.run("ls-tree", "-r", "-z", "--name-only", change_set.base, check=False)).split("\0")
+    near = posixpath.dirname(base.path)
+    out = []
+    for (_, old_pattern, old_words, old_rec), (node, new_pattern, new_words, new_rec) in zip(old_sites, new_sites):
+        if old_pattern == new_pattern:
+            continue
+        was = meaning.glob_matches(files, old_pattern, old_words, old_rec, near)
+        now = meaning.glob_matches(was, new_pattern, new_words, new_rec, near)
+        if was and len(now) < len(was):
+            lost = sorted(was - now)
+            out.append(_find(new, node, "OG307", f"glob `{new_pattern}` matches {len(now)} of the {len(was)} files the base's `{old_pattern}` matched "
+                                                 f"(lost {lost[0]}{' and more' if len(lost) > 1 else ''}): fewer cases; restore the base's pattern"))
+    return out
+
+
 def _sampled_from_name(side: Side, name: str) -> bool:
     for node in ast.walk(side.module.tree):
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
@@ -1064,7 +1162,10 @@ def new_tautologies(base: Facts | None, new: Facts, new_side: Side) -> list[Find
         if seen[text] > 0:
             seen[text] -= 1
             continue
-        out.append(_find(new_side, node, "OG308", f"{_who(new)}: `{' '.join(text.split())[:80]}` can never fail"))
+        why = new.why.get(id(node), "")
+        shown = ' '.join(text.split())[:80]
+        said = f"`{shown}` {why}" if why.startswith("looks only") else f"`{shown}` can never fail" + (f" ({why})" if why and why != "it is always true" else "")
+        out.append(_find(new_side, node, "OG308", f"{_who(new)}: {said}; check a result of the code under test instead"))
     return out
 
 
@@ -1166,6 +1267,7 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
         if base_side is not None and new_side is not None and reported:
             findings += compare_profiles(base_side, new_side)
             findings += compare_module_strategies(base_side, new_side)
+            findings += compare_globs(base_side, new_side, change_set)
 
     # A removed test whose body reappears under another name or file was renamed or moved.
     by_body: dict[str, list[int]] = {}
@@ -1197,7 +1299,9 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
         if not reported:
             continue
         found = compare_function(base_f, new_f, base_side, new_side)
-        findings += found + new_tautologies(base_f, new_f, new_side)
+        taut = new_tautologies(base_f, new_f, new_side)
+        at = {(t.line, t.col) for t in taut}  # one finding per cause: a check that cannot fail is not also "weaker"
+        findings += [f for f in found if not (f.code == "OG303" and (f.line, f.col) in at)] + taut
         # A dropped `match=` is reported as OG306 already, not once more as a lost check.
         unmatched = sum(1 for f in found if f.code == "OG306" and "`match" in f.message)
         if new_f.checks + unmatched < base_f.checks and (new_f.checks + unmatched) * new_f.cases < base_f.checks * base_f.cases:
