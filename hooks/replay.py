@@ -274,7 +274,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--python", metavar="PATH", help="the project's interpreter (default: active virtualenv, ./.venv, ./venv, first python3 on PATH)")
     parser.add_argument("--timeout", type=float, default=TIMEOUT_SECONDS, metavar="SECONDS", help=f"wall-clock limit for the whole replay (default: {TIMEOUT_SECONDS})")
     parser.add_argument("--jobs", type=int, default=0, metavar="N", help="pytest processes at once, 1 or 2 (default: 2 when two cores are free)")
-    parser.add_argument("--now", metavar="TIME", help=argparse.SUPPRESS)  # accepted for `check`, unused
     add_format_arg(parser)
     args = parser.parse_args(argv)
     started = time.monotonic()
