@@ -18,6 +18,7 @@ are single lines::
     expected-change <test-node-id>   (OG303, OG304, OG306, OG309, OG312-OG314)
     signers-change <sha256 of the new allowed-signers file>
     contract-setting <key> <old> <new>                (see hooks/trust.py)
+    behavior-change <test-node-id>              (the base's test fails on the new code: oracle-replay)
 
 An approval is a file ``<approvals dir>/*.approval`` (default
 ``tests/approvals/``): the statement on its first line, then an SSH signature
@@ -65,6 +66,7 @@ VERBS = {
     "skip-add": 1,
     "check-removed": 1,
     "expected-change": 1,
+    "behavior-change": 1,
 }
 
 

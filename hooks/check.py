@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from typing import Sequence
 
 from hooks import args as hook_args
 from hooks import changes, registry, runner
-from hooks.report import guarded
+from hooks.report import EXIT_CLEAN, EXIT_USAGE, guarded
 
 # Must match `files:` of the Python hooks in .pre-commit-hooks.yaml (a test checks it).
 TEST_FILES = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
 PYTHON = re.compile(r"\.pyi?$")
 FILE_HOOKS = tuple(h.id for h in registry.HOOKS if h.files)
 TAKES_NOW = tuple(h.id for h in registry.HOOKS if h.now)
+REPLAY = "oracle-replay"  # opt-in: it runs pytest twice
 
 
 def is_python(path: str, in_work_tree: bool) -> bool:
@@ -47,9 +49,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip", default="", metavar="IDS", help="comma-separated hook ids not to run (collection-snapshot: pytest is not run, its configuration comparison still is)")
     parser.add_argument("--only", default="", metavar="IDS", help="comma-separated hook ids to run (default: all)")
     parser.add_argument("--write-snapshot", action="store_true", help="let collection-snapshot write an out-of-date snapshot (the gate writes nothing otherwise)")
+    parser.add_argument("--replay", action="store_true", help="also run oracle-replay: the base's tests against the new code (runs pytest twice)")
     args = parser.parse_args(argv)
 
     wanted, skipped = runner.selection(args.only, args.skip)
+    # oracle-replay runs pytest twice: only on request (`--replay`, or named in `--only`).
+    replay = (args.replay or REPLAY in wanted) and REPLAY not in skipped
+    wanted = [h for h in wanted if h != REPLAY]
 
     changes.enter_repo([])
     if args.base is None:
@@ -60,8 +66,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     deleted_tests = [p for p in change_set.deleted if TEST_FILES.search(p) and is_python(p, False)]
     base = hook_args.context(args, change_set)
     started: list = []  # type: ignore[type-arg]
-    outcome = runner.run(runner.plans(base, wanted, skipped, tests, deleted_tests, started, write_snapshot=args.write_snapshot), started)
-    return runner.emit(base.format, outcome)
+    code = EXIT_CLEAN
+    if wanted:
+        outcome = runner.run(runner.plans(base, wanted, skipped, tests, deleted_tests, started, write_snapshot=args.write_snapshot), started)
+        code = runner.emit(base.format, outcome)
+    if replay:
+        from hooks import replay as replay_hook
+
+        sys.stdout.flush()
+        replay_argv = ["--contract", args.contract, "--format", args.format] + (["--base", args.base] if args.base else [])
+        replayed = replay_hook.main(replay_argv)
+        code = EXIT_USAGE if EXIT_USAGE in (code, replayed) else max(code, replayed)
+    return code
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ HOOKS = {hook.id: (hook.main, hook.help) for hook in registry.HOOKS}
 COMMANDS = {
     "check": ("hooks.check:main", "run every hook on the change against its base (the merge gate)"),
     "hook": ("hooks.one_hook:main", "every hook in one process: the pre-commit hook id `oracle-guard`"),
+    "replay": ("hooks.replay:main", "run the base's tests against the new code (`replay --base REV`)"),
     "init": ("hooks.init_contract:main", "write a contract that locks what the repository has now"),
     "lock": ("hooks.init_contract:lock_main", "add fixture locks to the contract"),
     "approve": ("hooks.approvals:main", "sign an approval for one specific weakening"),

@@ -22,6 +22,7 @@ class Hook(NamedTuple):
     files: bool = False
     now: bool = False
     deleted: bool = False
+    opt_in: bool = False  # not in the default selection; `check` runs it itself (oracle-replay)
 
     @property
     def main(self) -> str:
@@ -40,5 +41,6 @@ HOOKS = (
     Hook("quarantine-untouched", "hooks.quarantine_untouched", "freeze ledger budgets grown, expiries extended", now=True),
     Hook("contract-split", "hooks.contract_split", "production code and contract tests changed together"),
     Hook("collection-snapshot", "hooks.collection_snapshot", "tests pytest no longer collects, or now skips", now=True),
+    Hook("oracle-replay", "hooks.replay", "the base's tests run against the new code (slow: pre-push, CI; `check --replay`)", opt_in=True),
 )
 BY_ID = {hook.id: hook for hook in HOOKS}

@@ -40,7 +40,7 @@ def ids(text: str) -> list[str]:
 
 def selection(only: str, skip: str) -> tuple[list[str], set[str]]:
     """--only and --skip: the hooks to run (registry order) and those to skip; unknown ids are an error."""
-    wanted = ids(only) or [h.id for h in registry.HOOKS]
+    wanted = ids(only) or [h.id for h in registry.HOOKS if not h.opt_in]
     skipped = set(ids(skip))
     unknown = sorted((set(wanted) | skipped) - set(registry.BY_ID))
     if unknown:
@@ -53,6 +53,8 @@ def plans(base: HookContext, wanted: Sequence[str], skipped: set[str], tests: li
     result = []
     for hook_id in wanted:
         hook = registry.BY_ID[hook_id]
+        if hook.opt_in:
+            continue  # run by its caller (check --replay), not through check(ctx)
         options: dict[str, object] = {}
         if hook.id == "collection-snapshot":
             # The gate never writes a first snapshot: pytest runs only where one is committed.

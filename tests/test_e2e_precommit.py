@@ -216,3 +216,20 @@ def test_pre_commit_run_reaches_the_switch_rules(repo: Repo, hook_repo, pre_comm
     proc = try_repo(repo, hook_repo, pre_commit_home, "collection-snapshot")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert ".github/workflows/ci.yml:4:1: OG860 pytest command now reruns failing tests: `--reruns 3`" in proc.stdout
+
+
+@pytest.mark.slow
+def test_oracle_replay_in_pre_push_range_mode(repo: Repo, hook_repo, pre_commit_home) -> None:
+    """The manifest's oracle-replay, as pre-push runs it: the base's test judges the pushed commit."""
+    repo.write("src/calc.py", "def add(a, b):\n    return a + b\n")
+    repo.write("tests/test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n")
+    repo.write("pytest.ini", "[pytest]\npythonpath = src\n")
+    base = repo.commit("base")
+    repo.write("src/calc.py", "def add(a, b):\n    return a + b + 1\n")
+    repo.write("tests/test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) > 0\n")
+    repo.commit("agent: make add pass")
+    (repo.path / ".venv").symlink_to(sys.prefix)  # the project's ./.venv: this interpreter, which has pytest
+    proc = try_repo(repo, hook_repo, pre_commit_home, "oracle-replay", "--hook-stage", "pre-push", "--from-ref", base, "--to-ref", "HEAD")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "tests/test_calc.py:4:1: OG901 tests/test_calc.py::test_add passed at" in proc.stdout
+    assert "(./.venv) ran 1 changed test module(s)" in proc.stdout
