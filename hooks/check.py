@@ -74,8 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hooks import replay as replay_hook
 
         sys.stdout.flush()
-        replay_argv = ["--contract", args.contract, "--format", args.format] + (["--base", args.base] if args.base else [])
-        replayed = replay_hook.main(replay_argv)
+        options = replay_hook.build_parser().parse_args([])
+        options.base, options.contract, options.format = args.base, args.contract, args.format
+        replayed = replay_hook.replay(options)
         code = EXIT_USAGE if EXIT_USAGE in (code, replayed) else max(code, replayed)
     return code
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -164,6 +166,20 @@ class Collection:
     exit_code: int = 0
     python: str = ""
     tail: str = ""  # last meaningful line of pytest's output, for messages
+
+
+def _child_env(python: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONHASHSEED"] = "0"  # parametrize ids built from sets/dicts stay put
+    env.pop("PYTEST_ADDOPTS", None)  # the snapshot reflects the repository's config, not a shell's
+    own = _own_bins(env)
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if os.path.normcase(os.path.realpath(p or ".")) not in own)
+    folder = os.path.dirname(os.path.dirname(python))
+    if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+        env["VIRTUAL_ENV"] = folder
+    elif env.get("VIRTUAL_ENV") and os.path.normcase(os.path.realpath(os.path.join(env["VIRTUAL_ENV"], "bin"))) in own:
+        env.pop("VIRTUAL_ENV")  # pre-commit's env is not the project's
+    return env
 
 
 def _tail(text: str) -> str:

@@ -82,6 +82,18 @@ CODES: dict[str, tuple[str, str, str]] = {
     "OG863": ("collection-snapshot", "pragma: no cover added to production code", "remove the pragma, or add it in a commit without test changes"),
     "OG864": ("collection-snapshot", "asserts stripped (python -O)", "run pytest without -O/-OO or PYTHONOPTIMIZE"),
     "OG865": ("collection-snapshot", "a pytest failure no longer fails the job", "let the pytest command fail the job again"),
+    "OG870": ("collection-snapshot", "the run-time gate switched off from the patch", "remove the option that disables or blinds the oracle-guard plugin"),
+    "OG871": ("collection-snapshot", "an option that changes what pytest reads", "remove the option (--noconftest, -c, --rootdir, -o ...) or keep the base's"),
+    "OG872": ("collection-snapshot", "a pytest configuration file shadows the base's", "remove the new configuration file, or carry every base setting into it"),
+    "OG873": ("collection-snapshot", "the contract is no longer a regular file", "restore the contract as a regular, non-empty file"),
+    "OG874": ("collection-snapshot", "conftest code reaches the gate or pytest's start-up", "remove the plugin or option manipulation from the conftest"),
+    "OG875": ("collection-snapshot", "conftest code changes test outcomes", "remove the hook code that rewrites results or swallows the call"),
+    "OG876": ("collection-snapshot", "a new process exit in a conftest", "remove the exit, or exit only with a failure status"),
+    "OG901": ("oracle-replay", "a base test fails against the new code", "fix the code, or approve `behavior-change NODEID` for a deliberate change"),
+    "OG902": ("oracle-replay", "a base test now skips or xfails against the new code", "fix the code, or approve `behavior-change NODEID`"),
+    "OG903": ("oracle-replay", "a base test cannot import the new code", "keep the old API importable, or approve `behavior-change NODEID`"),
+    "OG904": ("oracle-replay", "pytest cannot run the base's tests on the new code", "fix the change so the base's tests can run"),
+    "OG905": ("oracle-replay", "a base test is no longer collected against the new code", "restore what the test collects, or approve `behavior-change NODEID`"),
 }
 
 

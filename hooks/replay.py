@@ -266,9 +266,8 @@ def judge(base: Result, new: Result, base_label: str) -> list[tuple[str, Finding
     return found
 
 
-@guarded
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="oracle-replay", description=__doc__.splitlines()[0])
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="oracle-replay", description=(__doc__ or "oracle-replay").splitlines()[0])
     parser.add_argument("filenames", nargs="*", help="ignored: the hook asks git what changed")
     changes.add_base_args(parser)
     parser.add_argument("--contract", default=DEFAULT_CONTRACT, metavar="PATH", help=f"the contract file (default: {DEFAULT_CONTRACT})")
@@ -277,7 +276,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=0, metavar="N", help="pytest processes at once, 1 or 2 (default: 2 when two cores are free)")
     add_format_arg(parser)
     parser.add_argument("--version", action="version", version=f"%(prog)s (oracle-guard) {__version__}")
-    args = parser.parse_args(argv)
+    return parser
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    return replay(build_parser().parse_args(argv))
+
+
+def replay(args: argparse.Namespace) -> int:
+    """The replay for parsed options (`check --replay` fills in its own base, contract and format)."""
     started = time.monotonic()
     deadline = started + args.timeout
     changes.enter_repo([])

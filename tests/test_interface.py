@@ -25,11 +25,22 @@ def context(change_set: changes.ChangeSet | None, *files: str) -> HookContext:
     return HookContext(change_set, files, args.DEFAULT_CONTRACT, NOW, "text", [])
 
 
-@pytest.mark.parametrize("hook", registry.HOOKS, ids=lambda h: h.id)
+@pytest.mark.parametrize("hook", [h for h in registry.HOOKS if not h.opt_in], ids=lambda h: h.id)
 def test_every_hook_exposes_check_of_a_context_and_a_main(hook: registry.Hook) -> None:
     module = __import__(hook.module, fromlist=["check"])
     assert list(inspect.signature(module.check).parameters) == ["ctx"]
     assert callable(module.main) and cli.HOOKS[hook.id][0] == hook.main
+
+
+def test_an_opt_in_hook_has_a_main_and_stays_out_of_the_default_selection() -> None:
+    """oracle-replay runs pytest twice: `check` runs it only when asked (--replay, --only)."""
+    opt_in = [h for h in registry.HOOKS if h.opt_in]
+    assert [h.id for h in opt_in] == ["oracle-replay"]
+    wanted, _ = runner.selection("", "")
+    assert "oracle-replay" not in wanted and "collection-snapshot" in wanted
+    assert runner.selection("oracle-replay", "")[0] == ["oracle-replay"]
+    for hook in opt_in:
+        assert callable(cli.load(hook.main)) and cli.HOOKS[hook.id][0] == hook.main
 
 
 def test_registry_is_the_one_list_of_hooks() -> None:
