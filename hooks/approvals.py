@@ -13,8 +13,12 @@ are single lines::
     freeze-add <freeze-id> <expires> <remaining_reruns>
     test-retire <test-node-id>
     test-skip <test-node-id>
+    skip-add <test-node-id>          (OG101, OG201, OG202)
+    check-removed <test-node-id>     (OG301, OG307, OG310, OG311)
+    expected-change <test-node-id>   (OG303, OG304, OG306, OG309, OG312-OG314)
     signers-change <sha256 of the new allowed-signers file>
     contract-setting <key> <old> <new>                (see hooks/trust.py)
+    behavior-change <test-node-id>              (the base's test fails on the new code: oracle-replay)
 
 An approval is a file ``<approvals dir>/*.approval`` (default
 ``tests/approvals/``): the statement on its first line, then an SSH signature
@@ -58,6 +62,11 @@ VERBS = {
     "test-skip": 1,
     "signers-change": 1,
     "contract-setting": 3,
+    # The static findings (hooks.static_approvals): NODE ID of the test the finding is in.
+    "skip-add": 1,
+    "check-removed": 1,
+    "expected-change": 1,
+    "behavior-change": 1,
 }
 
 
@@ -307,6 +316,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     shown = output if shown.startswith("..") else shown
     staged = not shown.startswith("/") and git.ok("add", "--", shown)  # only the change's own files approve
     print(f"wrote {shown}: approves `{statement}`" + (" (staged)" if staged else ""))
+    verb, _, rest = statement.partition(" ")
+    if verb == "fixture-rotate" and os.path.exists(args.contract):  # the lock follows the approved bytes
+        from hooks.init_contract import rotate_lock
+
+        fixture_id, old, new = rest.split(" ")
+        if rotate_lock(args.contract, fixture_id, old, new):
+            print(f"{args.contract}: '{fixture_id}' now locks sha256 {new[:12]}…")
     if not staged:
         notice(f"{shown} is not staged (outside the repository, or ignored): it approves nothing until it is part of the change")
     print("commit it in a reviewed change; it is verified against the allowed signers at the base revision")

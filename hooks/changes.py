@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import stat
+from typing import Callable
 
 from hooks import git
 from hooks.report import UsageError
@@ -37,6 +38,8 @@ class ChangeSet:
         # Their change is recorded as the base file's deletion: nothing in them can be checked.
         self.special = special or {}
         self._by_new = {c.path: c for c in self.changes if c.path}
+        self._base_blobs: dict[str, bytes | None] = {}
+        self._new_blobs: dict[str, bytes | None] = {}
 
     @property
     def deleted(self) -> list[str]:
@@ -61,13 +64,21 @@ class ChangeSet:
         """Base contents keyed by the base path."""
         if not self.base:
             return {p: None for p in paths}
-        return git.read_blobs(self.base, paths)
+        return self._cached(self._base_blobs, paths, lambda missing: git.read_blobs(self.base or "", missing))
 
     def read_new(self, paths: list[str]) -> dict[str, bytes | None]:
         """New contents keyed by path: the work tree, or the target commit."""
         if self.target:
-            return git.read_blobs(self.target, paths)
-        return {p: read_worktree_file(p) for p in paths}
+            target = self.target
+            return self._cached(self._new_blobs, paths, lambda missing: git.read_blobs(target, missing))
+        return {p: read_worktree_file(p) for p in paths}  # the work tree can change under us (the snapshot)
+
+    def _cached(self, cache: dict[str, bytes | None], paths: list[str], read: Callable[[list[str]], dict[str, bytes | None]]) -> dict[str, bytes | None]:
+        # Every hook of one run reads the same blobs: ask git once per path.
+        missing = [p for p in dict.fromkeys(paths) if p not in cache]
+        if missing:
+            cache.update(read(missing))
+        return {p: cache.get(p) for p in paths}
 
 
 def worktree_kind(path: str) -> str | None:
@@ -229,7 +240,9 @@ def resolve(args: argparse.Namespace, env: dict[str, str] | None = None) -> Chan
                 )
             base = mb or base
         changes = git.diff(base, target, cached=False)
-        if target is None:  # the work tree: files not yet added count as new
+        # The work tree against an explicit base (the gate): files not yet added count as new.
+        # pre-commit's range (pre-push) is about commits: files git does not track are not pushed.
+        if target is None and explicit:
             changes += [git.Change("A", p, None) for p in git.untracked()]
         return ChangeSet(base, label, target, *_regular_only(changes, target))
 

@@ -9,74 +9,76 @@ configuration error, else 1 for any finding.
 """
 from __future__ import annotations
 
-import argparse
+import os
 import re
 import sys
 from typing import Sequence
 
-from hooks import changes, contract
-from hooks.cli import HOOKS, load
-from hooks.report import EXIT_CLEAN, EXIT_USAGE, FORMATS, UsageError, guarded
+from hooks import args as hook_args
+from hooks import changes, registry, runner
+from hooks.report import EXIT_CLEAN, EXIT_USAGE, guarded
 
 # Must match `files:` of the Python hooks in .pre-commit-hooks.yaml (a test checks it).
 TEST_FILES = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
 PYTHON = re.compile(r"\.pyi?$")
-FILE_HOOKS = ("forbid-skip-marks", "forbid-runtime-skip", "oracle-shrink")
-TAKES_NOW = ("forbid-skip-marks", "forbid-runtime-skip", "quarantine-untouched", "collection-snapshot")
-# The gate never writes a first snapshot: pytest runs only where one is committed.
-EXTRA_ARGS = {"collection-snapshot": ["--if-snapshot"]}
+FILE_HOOKS = tuple(h.id for h in registry.HOOKS if h.files)
+TAKES_NOW = tuple(h.id for h in registry.HOOKS if h.now)
+REPLAY = "oracle-replay"  # opt-in: it runs pytest twice
+
+
+def is_python(path: str, in_work_tree: bool) -> bool:
+    """Whether pre-commit's `types_or: [python, pyi]` would pass PATH: by suffix, or identify's shebang check."""
+    if PYTHON.search(path):
+        return True  # identify tags .py and .pyi so: no need to import it
+    from identify import identify
+
+    if in_work_tree and os.path.isfile(path) and not os.path.islink(path):
+        tags = identify.tags_from_path(path)  # an executable with a python shebang counts, as in pre-commit
+    else:
+        tags = identify.tags_from_filename(path)  # a deleted file or another commit's: its name is what there is
+    return bool(tags & {"python", "pyi"})
 
 
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="oracle-guard check", description=__doc__.splitlines()[0])
-    changes.add_base_args(parser)
-    contract.add_contract_arg(parser)
-    parser.add_argument("--now", metavar="TIME", help="the current time for freeze expiry (ISO-8601)")
-    parser.add_argument("--format", choices=FORMATS, default="text")
+    parser = hook_args.parser("oracle-guard check", __doc__)
+    hook_args.add_base(parser)
+    hook_args.add_contract(parser)
+    hook_args.add_now(parser)
+    hook_args.add_format(parser)
     parser.add_argument("--skip", default="", metavar="IDS", help="comma-separated hook ids not to run (collection-snapshot: pytest is not run, its configuration comparison still is)")
     parser.add_argument("--only", default="", metavar="IDS", help="comma-separated hook ids to run (default: all)")
     parser.add_argument("--write-snapshot", action="store_true", help="let collection-snapshot write an out-of-date snapshot (the gate writes nothing otherwise)")
+    parser.add_argument("--replay", action="store_true", help="also run oracle-replay: the base's tests against the new code (runs pytest twice)")
     args = parser.parse_args(argv)
 
-    wanted = [h.strip() for h in args.only.split(",") if h.strip()] or list(HOOKS)
-    skipped = {h.strip() for h in args.skip.split(",") if h.strip()}
-    unknown = sorted((set(wanted) | skipped) - set(HOOKS))
-    if unknown:
-        raise UsageError(f"unknown hook id {', '.join(unknown)} (known: {', '.join(HOOKS)})")
+    wanted, skipped = runner.selection(args.only, args.skip)
+    # oracle-replay runs pytest twice: only on request (`--replay`, or named in `--only`).
+    replay = (args.replay or REPLAY in wanted) and REPLAY not in skipped
+    wanted = [h for h in wanted if h != REPLAY]
 
     changes.enter_repo([])
     if args.base is None:
         args.base = changes.ci_base()  # CI on a detached HEAD: GITHUB_BASE_REF, else exit 2
     change_set = changes.resolve(args)
-    tests = [p for p in change_set.changed_paths if PYTHON.search(p) and TEST_FILES.search(p)]
-    deleted_tests = [p for p in change_set.deleted if PYTHON.search(p) and TEST_FILES.search(p)]
+    in_tree = change_set.target is None
+    tests = [p for p in change_set.changed_paths if TEST_FILES.search(p) and is_python(p, in_tree)]
+    deleted_tests = [p for p in change_set.deleted if TEST_FILES.search(p) and is_python(p, False)]
+    base = hook_args.context(args, change_set)
+    started: list = []  # type: ignore[type-arg]
+    code = EXIT_CLEAN
+    if wanted:
+        outcome = runner.run(runner.plans(base, wanted, skipped, tests, deleted_tests, started, write_snapshot=args.write_snapshot), started)
+        code = runner.emit(base.format, outcome)
+    if replay:
+        from hooks import replay as replay_hook
 
-    common = ["--contract", args.contract, "--format", args.format]
-    if args.base:
-        common += ["--base", args.base]
-    worst = EXIT_CLEAN
-    for hook in wanted:
-        extra = EXTRA_ARGS.get(hook, [])
-        if hook in skipped:
-            if hook != "collection-snapshot":
-                continue
-            # Skipping the meta hook skips pytest; comparing the configuration that
-            # hides tests needs nothing and still runs (`--only` leaves it out).
-            extra = ["--static-only"]
-        hook_argv = common + extra
-        if hook == "collection-snapshot" and not args.write_snapshot:
-            hook_argv.append("--no-write")
-        if args.now and hook in TAKES_NOW:
-            hook_argv += ["--now", args.now]
-        if hook in FILE_HOOKS:
-            hook_argv += ["--", *tests]
-        if hook in FILE_HOOKS and not tests and not (hook == "oracle-shrink" and deleted_tests):
-            continue  # oracle-shrink also judges a change that only deletes test files
-        code = load(HOOKS[hook][0])(hook_argv)
         sys.stdout.flush()
-        worst = EXIT_USAGE if EXIT_USAGE in (code, worst) else max(worst, code)
-    return worst
+        options = replay_hook.build_parser().parse_args([])
+        options.base, options.contract, options.format = args.base, args.contract, args.format
+        replayed = replay_hook.replay(options)
+        code = EXIT_USAGE if EXIT_USAGE in (code, replayed) else max(code, replayed)
+    return code
 
 
 if __name__ == "__main__":

@@ -6,25 +6,20 @@ import importlib
 import sys
 from typing import Sequence
 
+from hooks import __version__, registry
 from hooks.report import EXIT_USAGE, guarded
 
-# id -> (module:function, one-line help).  Hook ids are a public promise: never rename.
-HOOKS = {
-    "forbid-skip-marks": ("hooks.forbid_skip_marks:main", "new skip/skipif/xfail marks, in any spelling"),
-    "forbid-runtime-skip": ("hooks.forbid_runtime_skip:main", "new pytest.skip()/xfail()/importorskip()/exit(), skipTest, early returns"),
-    "oracle-shrink": ("hooks.oracle_shrink:main", "deleted or loosened checks, tautologies, swallowed failures, broadened raises"),
-    "fixture-lock-verify": ("hooks.fixture_lock_verify:main", "locked fixtures whose bytes, path or lock changed"),
-    "properties-monotonic": ("hooks.properties_monotonic:main", "contract properties removed, repointed or weakened"),
-    "quarantine-untouched": ("hooks.quarantine_untouched:main", "freeze ledger budgets grown, expiries extended"),
-    "contract-split": ("hooks.contract_split:main", "production code and contract tests changed together"),
-    "collection-snapshot": ("hooks.collection_snapshot:main", "tests pytest no longer collects, or now skips"),
-}
+# id -> (module:function, one-line help), from the registry.  Hook ids are a public promise: never rename.
+HOOKS = {hook.id: (hook.main, hook.help) for hook in registry.HOOKS}
 COMMANDS = {
     "check": ("hooks.check:main", "run every hook on the change against its base (the merge gate)"),
+    "hook": ("hooks.one_hook:main", "every hook in one process: the pre-commit hook id `oracle-guard`"),
+    "replay": ("hooks.replay:main", "run the base's tests against the new code (`replay --base REV`)"),
     "init": ("hooks.init_contract:main", "write a contract that locks what the repository has now"),
     "lock": ("hooks.init_contract:lock_main", "add fixture locks to the contract"),
     "approve": ("hooks.approvals:main", "sign an approval for one specific weakening"),
     "quarantine": ("hooks.quarantine_run:main", "run the seeded quarantine ledger (`quarantine run`)"),
+    "guard": ("hooks.guard:main", "install, check or remove the commit guard of one agent worktree"),
     "demo": ("hooks.demo:main", "show a rejected weakening in a throwaway repository"),
 }
 
@@ -38,6 +33,9 @@ def load(target: str):  # type: ignore[no-untyped-def]
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     table = {**COMMANDS, **HOOKS}
+    if argv[:1] == ["--version"]:
+        print(f"oracle-guard {__version__}")
+        return 0
     if not argv or argv[0] not in table:
         parser = argparse.ArgumentParser(prog="oracle-guard", description="Refuse patches that make tests pass by weakening them.")
         sub = parser.add_subparsers(title="commands", metavar="COMMAND")

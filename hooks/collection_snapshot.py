@@ -11,7 +11,6 @@ exits 1 once, like a formatter, so the user stages the file.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -21,16 +20,20 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from hooks import args as hook_args
 from hooks import changes, git, pytest_config
-from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
+from hooks.report import Finding, UsageError, guarded, notice, say
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
+    from hooks.context import HookContext
     from hooks.contract import Contract
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML early
 HEADER = "# oracle-guard collection snapshot: <status> <pytest node id>, sorted by id. Written by collection-snapshot; stage it.\n"
-STATUSES = ("run", "xfail", "skip")  # strongest first
-WEAKER = {("run", "xfail"), ("run", "skip"), ("xfail", "skip")}
+STATUSES = ("run", "skip-if-env", "xfail", "skip")  # strongest first; skip-if-env: runs here, a false skipif/xfail condition on it
+WEAKER = {("run", "xfail"), ("run", "skip"), ("xfail", "skip"), ("skip-if-env", "xfail"), ("skip-if-env", "skip")}
 PYTEST_CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "pytest.toml", ".pytest.toml"})
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 TIMEOUT_SECONDS = 900
@@ -56,7 +59,7 @@ def parse_snapshot(data: bytes | None, path: str) -> dict[str, tuple[str, int]]:
         status, _, node_id = line.partition(" ")
         node_id = node_id.lstrip(" ")
         if status not in STATUSES or not node_id:
-            raise UsageError(f"{path}:{number}: expected `<run|skip|xfail> <node id>`, got {line[:60]!r}")
+            raise UsageError(f"{path}:{number}: expected `<run|skip|xfail> <node id>` (or skip-if-env), got {line[:60]!r}")
         result[node_id] = (status, number)
     return result
 
@@ -74,7 +77,10 @@ def _in_pre_commit_store(env: dict[str, str]) -> bool:
     cache = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     stores = [env.get("PRE_COMMIT_HOME") or os.path.join(cache, "pre-commit")]
     prefix = os.path.normcase(os.path.realpath(sys.prefix))
-    return any(prefix.startswith(os.path.normcase(os.path.realpath(store)) + os.sep) for store in stores)
+    if any(prefix.startswith(os.path.normcase(os.path.realpath(store)) + os.sep) for store in stores):
+        return True
+    # `pre-commit try-repo` builds its env in a temporary store: <store>/repo<random>/py_env-<python>.
+    return os.path.basename(prefix).startswith("py_env-") and os.path.basename(os.path.dirname(prefix)).startswith("repo")
 
 
 def _own_bins(env: dict[str, str]) -> set[str]:
@@ -87,6 +93,20 @@ def _own_bins(env: dict[str, str]) -> set[str]:
         return set()  # `language: system`/`unsupported`: the hook runs in the project's own interpreter
     bins = {os.path.join(sys.prefix, "bin"), os.path.join(sys.prefix, "Scripts"), os.path.dirname(sys.executable)}
     return {os.path.normcase(os.path.realpath(b)) for b in bins}
+
+
+def _main_checkout() -> str | None:
+    """The main worktree's folder when this is a linked worktree, else None."""
+    if not os.path.isfile(".git"):  # a linked worktree's .git is a file (and we are at its top)
+        return None
+    try:
+        out = git.run("rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", check=False).decode().split("\n")
+    except UsageError:
+        return None
+    if len(out) < 2 or not out[0] or out[0] == out[1]:
+        return None
+    common = out[0].rstrip("/")
+    return os.path.dirname(common) if os.path.basename(common) == ".git" else None
 
 
 def _venv_python(root: str) -> str | None:
@@ -115,6 +135,12 @@ def candidate_interpreters(explicit: str | None, env: dict[str, str]) -> list[tu
         python = _venv_python(name)
         if python:
             result.append((os.path.abspath(python), f"./{name}"))
+    main = _main_checkout()
+    if main:  # a linked worktree (an agent's) usually has no venv of its own: the main checkout's
+        for name in (".venv", "venv"):
+            python = _venv_python(os.path.join(main, name))
+            if python:
+                result.append((python, f"the main checkout's {name}"))
     for folder in env.get("PATH", "").split(os.pathsep):
         if not folder or os.path.normcase(os.path.realpath(folder)) in own:
             continue
@@ -286,8 +312,13 @@ def compare(
     snapshot: str,
     allowed_retire: Callable[[str], bool],
     allowed_skip: Callable[[str], bool],
+    same: "Callable[[list[str], list[str]], set[str]] | None" = None,
 ) -> list[Finding]:
-    """Findings for ids of the base snapshot that vanished or got weaker."""
+    """Findings for ids of the base snapshot that vanished or got weaker.
+
+    SAME(vanished, appeared) names the vanished ids whose test lives on
+    (moved, renamed, merged or split with its checks: hooks/sametest.py).
+    """
     # A test moved to another file keeps its class, name and parameters: pair
     # each vanished id with a new id of the same test part, once.
     moved: dict[str, list[str]] = {}
@@ -302,12 +333,23 @@ def compare(
         if node_id not in base:
             renumbered.setdefault(_unnumbered(node_id), []).append(node_id)
     findings = []
-    for node_id, (old, line) in sorted(base.items(), key=lambda kv: kv[1][1]):
+    paired: dict[str, str | None] = {}
+    for node_id in sorted(base, key=lambda n: base[n][1]):
         current = node_id if node_id in found.items else None
         if current is None and moved.get(_test_part(node_id)):
             current = moved[_test_part(node_id)].pop(0)
         if current is None and _unnumbered(node_id) != node_id and renumbered.get(_unnumbered(node_id)):
             current = renumbered[_unnumbered(node_id)].pop(0)
+        paired[node_id] = current
+    vanished = [n for n, current in paired.items() if current is None]
+    alive: set[str] = set()
+    if vanished and same is not None:
+        taken = set(paired.values())
+        alive = same(vanished, [n for n in sorted(found.items) if n not in base and n not in taken])
+    for node_id, (old, line) in sorted(base.items(), key=lambda kv: kv[1][1]):
+        current = paired[node_id]
+        if current is None and node_id in alive:
+            continue  # the same test under another id: its new ids are written into the snapshot
         if current is None:
             if not allowed_retire(node_id):
                 findings.append(Finding(snapshot, line, 1, "OG801", f"test no longer collected: {node_id} (retiring a test needs a signed approval)"))
@@ -319,20 +361,53 @@ def compare(
     return findings
 
 
+def check(ctx: HookContext) -> list[Finding]:
+    return prepare(ctx)()
+
+
+def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
+    """Start pytest if this change needs it; the returned call waits for it and compares.
+
+    The one-process hook prepares this hook first, so the static hooks run
+    while pytest collects.  Options: snapshot, python, always, static_only,
+    if_snapshot (see main), started (a collection main() began early).
+    """
+    if ctx.change_set is None:
+        raise UsageError("collection-snapshot compares with a base: it needs a change set")
+    change_set = ctx.change_set
+    # The run to abandon if anything fails: the caller's list, so that it can abandon it too.
+    started: list[tuple[_Run, list[tuple[str, str]]]] = ctx.option("started")
+    if started is None:
+        started = []
+    try:
+        if ctx.option("static_only"):
+            static = pytest_config.check(change_set, ctx.contract)
+            return lambda: static
+        if not started and not ctx.option("if_snapshot") and (change_set.base is None or _any_relevant(change_set, {ctx.contract})):
+            started.append(_start_somewhere(ctx.option("python")))
+        # Configuration that hides tests is caught without pytest, so it runs everywhere.
+        static = pytest_config.check(change_set, ctx.contract)
+        return _prepare(ctx, change_set, started, static)
+    except BaseException:
+        for run, _ in started:
+            run.abandon()
+        raise
+
+
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="collection-snapshot", description=__doc__.splitlines()[0])
-    parser.add_argument("filenames", nargs="*", help="ignored: the hook asks git what changed")
-    changes.add_base_args(parser)
-    parser.add_argument("--contract", default=DEFAULT_CONTRACT, metavar="PATH", help=f"the contract file (default: {DEFAULT_CONTRACT})")
+    parser = hook_args.parser("collection-snapshot", __doc__)
+    hook_args.add_filenames(parser, "ignored: the hook asks git what changed")
+    hook_args.add_base(parser)
+    hook_args.add_contract(parser)
     parser.add_argument("--snapshot", metavar="PATH", help="the snapshot file (default: the contract's `snapshot`, else collection_snapshot.txt beside the contract)")
     parser.add_argument("--python", metavar="PATH", help="the project's interpreter (default: active virtualenv, ./.venv, ./venv, first python3 on PATH)")
     parser.add_argument("--always", action="store_true", help="run pytest even when no Python file or pytest config changed")
-    parser.add_argument("--now", metavar="TIME", help="the current time for freeze expiry (ISO-8601; default: the clock)")
+    hook_args.add_now(parser)
     parser.add_argument("--static-only", action="store_true", help="only compare pytest configuration, conftest files and CI command lines with the base; never run pytest")
     parser.add_argument("--if-snapshot", action="store_true", help="run pytest only where a snapshot is committed or present (what `oracle-guard check` uses)")
     parser.add_argument("--no-write", action="store_true", help="never write the snapshot; an out-of-date one is exit 1 (what `oracle-guard check` uses)")
-    add_format_arg(parser)
+    hook_args.add_format(parser)
     args = parser.parse_args(argv)
     changes.enter_repo([])
     # pytest is the long pole: start it as soon as we know it must run, and
@@ -341,51 +416,69 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.always and not (args.static_only or args.if_snapshot):
             started.append(_start_somewhere(args.python))
-        change_set = changes.resolve(args)
-        if args.static_only:
-            return emit(pytest_config.check(change_set, args.contract), args.format)
-        if not started and not args.if_snapshot and (change_set.base is None or _any_relevant(change_set, {args.contract})):
-            started.append(_start_somewhere(args.python))
-        # Configuration that hides tests is caught without pytest, so it runs everywhere.
-        static = pytest_config.check(change_set, args.contract)
-        return _check(args, change_set, started, static)
+        ctx = hook_args.context(
+            args, changes.resolve(args), started=started, snapshot=args.snapshot, python=args.python,
+            always=args.always, static_only=args.static_only, if_snapshot=args.if_snapshot, no_write=args.no_write,
+        )
     except BaseException:
         for run, _ in started:
             run.abandon()
         raise
+    return hook_args.finish(ctx, check(ctx), "collection-snapshot")
 
 
-def _check(args: argparse.Namespace, change_set: changes.ChangeSet, started: "list[tuple[_Run, list[tuple[str, str]]]]", static: list[Finding]) -> int:
+def _prepare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tuple[_Run, list[tuple[str, str]]]]", static: list[Finding]) -> Callable[[], list[Finding]]:
     from hooks import contract
 
-    now = contract.parse_now(args.now)
-    new_contract = contract.load(args.contract)
-    base_contract = _base_contract(change_set, args.contract)
-    snapshot = args.snapshot or (new_contract or contract.Contract(path=args.contract)).snapshot_path
+    now = ctx.now
+    explicit = ctx.option("snapshot")
+    new_contract = contract.load(ctx.contract)
+    base_contract = _base_contract(change_set, ctx.contract)
+    snapshot = explicit or (new_contract or contract.Contract(path=ctx.contract)).snapshot_path
     # The reference is the snapshot committed at the base, where the base contract put it:
     # a patch that edits or moves the snapshot file is still compared with the old ids.
-    base_snapshot_path = args.snapshot or (base_contract or contract.Contract(path=args.contract)).snapshot_path
+    base_snapshot_path = explicit or (base_contract or contract.Contract(path=ctx.contract)).snapshot_path
     for path in {snapshot, base_snapshot_path}:
-        _safe_path(path, args.contract)
+        _safe_path(path, ctx.contract)
     if snapshot != base_snapshot_path and change_set.base and change_set.read_base([snapshot])[snapshot] is not None:
         raise UsageError(f"snapshot path {snapshot!r} names a file committed at {change_set.base_label} that is not its snapshot ({base_snapshot_path}); the hook would overwrite it")
     base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
-    if args.if_snapshot and base_bytes is None and not os.path.exists(snapshot):
-        return emit(static, args.format)  # the gate never writes a first snapshot
+    if ctx.option("if_snapshot") and base_bytes is None and not os.path.exists(snapshot):
+        return lambda: static  # the gate never writes a first snapshot
     if not started:
-        if not args.always and not needs_run(change_set, {snapshot, base_snapshot_path, args.contract}, snapshot):
-            return emit(static, args.format)
-        started.append(_start_somewhere(args.python))
+        if not ctx.option("always") and not needs_run(change_set, {snapshot, base_snapshot_path, ctx.contract}, snapshot):
+            return lambda: static
+        started.append(_start_somewhere(ctx.option("python")))
     base = parse_snapshot(base_bytes, base_snapshot_path)
 
+    def finish() -> list[Finding]:
+        try:
+            return _compare(ctx, change_set, started, static, new_contract, base_contract, snapshot, base_snapshot_path, base_bytes, base, now)
+        except BaseException:
+            for run, _ in started:
+                run.abandon()
+            raise
+
+    return finish
+
+
+def _compare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tuple[_Run, list[tuple[str, str]]]]", static: list[Finding],
+             new_contract: "Contract | None", base_contract: "Contract | None", snapshot: str, base_snapshot_path: str,
+             base_bytes: bytes | None, base: dict[str, tuple[str, int]], now: "datetime") -> list[Finding]:
     if change_set.target is not None:
         notice(f"pytest collects the work tree, not {os.environ.get('PRE_COMMIT_TO_REF') or change_set.target[:12]}; check that commit out to compare it")
     found = _finish_somewhere(started[0])
+    missing = _third_party_missing(found.errors, change_set)
+    if missing:
+        raise UsageError(
+            f"pytest in {found.python} cannot import '{missing}', which is not part of this repository: "
+            "install the project's test dependencies there, or pass --python PATH to the interpreter that has them"
+        )
     findings = [Finding(_where(where, snapshot), 1, 1, "OG803", f"collection error in {where or 'the session'}: {message}") for where, message in found.errors]
     if found.exit_code not in (0, 5) and not findings:
         findings.append(Finding(snapshot, 1, 1, "OG804", f"pytest --collect-only exited {found.exit_code} in {found.python}: {found.tail or 'no output'}"))
     if findings:  # a partial collection would make every later id look deleted
-        return emit(static + findings, args.format)
+        return static + findings
 
     approvals = None
 
@@ -402,21 +495,64 @@ def _check(args: argparse.Namespace, change_set: changes.ChangeSet, started: "li
             return True
         return approved(f"test-skip {node_id}")
 
-    findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed)
+    def same(vanished: list[str], appeared: list[str]) -> set[str]:
+        from hooks import sametest
+
+        renamed = {c.old_path: c.path for c in change_set.changes if c.old_path and c.path and c.old_path != c.path}
+        new_side = lambda paths: {p: changes.read_worktree_file(p) for p in paths}  # noqa: E731 - what pytest collected
+        return sametest.reappearing_ids(base, found.items, vanished, appeared, change_set.read_base, new_side, renamed)
+
+    findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed, same)
     if change_set.base is not None and base_bytes is None:
         notice(f"no {base_snapshot_path} at {change_set.base_label}: recording the first snapshot")
     current = changes.read_worktree_file(snapshot)
     wanted = changes.same_line_endings(format_snapshot(found.items).decode("utf-8"), current).encode("utf-8")
     if current != wanted:
-        if findings or args.no_write:  # a snapshot records a clean state, and `check` never writes
+        ctx.written.append(snapshot)  # out of date: the run fails until it is staged
+        if findings or ctx.option("no_write"):  # a snapshot records a clean state, and `check` never writes
             why = "fix the findings first" if findings else "run `oracle-guard collection-snapshot` (or `check --write-snapshot`)"
-            print(f"{snapshot}: out of date with what pytest collects now ({len(found.items)} tests); not written: {why}, then stage it")
-            return max(emit(findings, args.format), 1)
+            say(f"{snapshot}: out of date with what pytest collects now ({len(found.items)} tests); not written: {why}, then stage it")
+            return findings
         parse_snapshot(current, snapshot)  # never overwrite a file that is not a snapshot
         changes.write_atomic(snapshot, wanted)
-        print(f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it")
-        return max(emit(findings, args.format), 1)
-    return emit(findings, args.format)
+        say(f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it (collected by {found.python})")
+    return findings
+
+
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][\w.]*)'")
+
+
+def _third_party_missing(errors: list[tuple[str, str]], change_set: changes.ChangeSet) -> str | None:
+    """A module the collection cannot import that is the environment's fault, not the change's.
+
+    That is: every collection error is a ModuleNotFoundError of a module no file
+    of this repository provides (now or at the base), imported by a file whose
+    base version imported it too.  A new import, or a module of the repository
+    that went missing, stays a finding (OG803).
+    """
+    names = []
+    for where, message in errors:
+        match = _NO_MODULE.search(message)
+        if match is None:
+            return None  # any other error is the change's to answer for
+        name = match.group(1)
+        path = where.split("::")[0]
+        old = change_set.old_path(path) if path else None
+        before = change_set.read_base([old])[old] if old else None
+        if before is None or not re.search(rb"\b" + re.escape(name.encode()) + rb"\b", before):
+            return None  # the change added this import: its failure is the change's
+        names.append(name.split(".")[0])
+    for name in dict.fromkeys(names):
+        specs = [f":(glob)**/{name}.py", f":(glob)**/{name}.pyi", f":(glob)**/{name}/**", f":(glob)**/{name}.so"]
+        listed = git.run("ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", *specs, check=False)
+        if listed.strip(b"\0"):
+            return None
+    if change_set.base and names:
+        at_base = [f"/{os.fsdecode(p)}" for p in git.run("ls-tree", "-r", "-z", "--name-only", change_set.base, check=False).split(b"\0") if p]
+        for name in names:
+            if any(p.endswith((f"/{name}.py", f"/{name}.pyi")) or f"/{name}/" in p for p in at_base):
+                return None  # the repository had it: deleting it is the change's
+    return names[0] if names else None
 
 
 _NOT_A_SNAPSHOT = (".py", ".pyi", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".lock")

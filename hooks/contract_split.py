@@ -14,13 +14,14 @@ of the layer folders is not checked.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
 from typing import Sequence
 
+from hooks import args as hook_args
 from hooks import changes, contract, git, goldens
-from hooks.report import Finding, add_format_arg, emit, guarded
+from hooks.context import HookContext
+from hooks.report import Finding, UsageError, guarded
 
 
 def _under(path: str, prefixes: Sequence[str]) -> bool:
@@ -84,7 +85,7 @@ def golden_findings(units: list[tuple[str, list[git.Change], tuple[str | None, s
     return findings
 
 
-def check(change_set: changes.ChangeSet, rules: contract.Contract | None, contract_path: str) -> list[Finding]:
+def split_findings(change_set: changes.ChangeSet, rules: contract.Contract | None, contract_path: str) -> list[Finding]:
     layers = rules.layers if rules else contract.Layers()
     layer_dirs = list(layers.contracts) + list(layers.relations) + list(layers.quarantine)
     units = _units(change_set)
@@ -111,17 +112,25 @@ def check(change_set: changes.ChangeSet, rules: contract.Contract | None, contra
     return findings + goldens  # OG703 never overlaps OG701/OG702
 
 
+def check(ctx: HookContext) -> list[Finding]:
+    if ctx.change_set is None:
+        raise UsageError("contract-split compares with a base: it needs a change set")
+    return split_findings(ctx.change_set, contract.load(ctx.contract), ctx.contract)
+
+
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="contract-split", description=__doc__.splitlines()[0])
-    parser.add_argument("filenames", nargs="*", help="ignored: the change is read from git")
-    changes.add_base_args(parser)
-    contract.add_contract_arg(parser)
-    add_format_arg(parser)
+    parser = hook_args.parser("contract-split", __doc__)
+    hook_args.add_filenames(parser, "ignored: the change is read from git")
+    hook_args.add_base(parser)
+    hook_args.add_contract(parser)
+    hook_args.add_format(parser)
     args = parser.parse_args(argv)
     changes.enter_repo([])
-    rules = contract.load(args.contract)
-    return emit(check(changes.resolve(args), rules, args.contract), args.format)
+    rules = contract.load(args.contract)  # before git: a broken contract is the first thing said
+    change_set = changes.resolve(args)
+    ctx = hook_args.context(args, change_set)
+    return hook_args.finish(ctx, split_findings(change_set, rules, ctx.contract), "contract-split")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ a pure move (same digest, the old path gone), are not weakenings.
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import re
@@ -23,9 +22,10 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
+from hooks.report import Finding, UsageError, guarded, notice
 
 if TYPE_CHECKING:
+    from hooks.context import HookContext
     from hooks import changes, contract
     from hooks.approvals import Approvals
 
@@ -372,36 +372,26 @@ def _early_prehash(argv: Sequence[str]) -> tuple[str, Prehash] | None:
     return os.getcwd(), Prehash(raw)
 
 
-@guarded
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    early = _early_prehash(argv)
-    from hooks import changes, contract, git
+def check(ctx: HookContext) -> list[Finding]:
+    from hooks import contract, git
 
-    parser = argparse.ArgumentParser(prog="fixture-lock-verify", description=__doc__.splitlines()[0])
-    parser.add_argument("filenames", nargs="*", help="ignored: every lock is verified")
-    changes.add_base_args(parser)
-    parser.add_argument("--no-diff", action="store_true", help="only verify digests and paths; do not compare with a base")
-    contract.add_contract_arg(parser)
-    add_format_arg(parser)
-    args = parser.parse_args(argv)
-    changes.enter_repo([])
-    change_set = None if args.no_diff else changes.resolve(args)
+    change_set = ctx.change_set
     target = change_set.target if change_set else None
-    new_bytes = _contract_bytes(target, args.contract)
+    new_bytes = _contract_bytes(target, ctx.contract)
     prehash = None
     if new_bytes and not target:  # digests from another folder or a target commit would not apply
+        early = ctx.option("prehash")
         prehash = early[1] if early and early[0] == os.getcwd() else Prehash(new_bytes)
-    new = None if new_bytes is None else contract.loads(new_bytes, args.contract)
+    new = None if new_bytes is None else contract.loads(new_bytes, ctx.contract)
     findings: list[Finding] = []
     if new is not None:
         findings += absolute_findings(new, target, prehash, change_set)
     if change_set is not None and change_set.base is None:
         notice("no commits yet: every lock is new")
     elif change_set is not None:
-        base_bytes = git.read_blobs(change_set.base, [args.contract]).get(args.contract)
+        base_bytes = git.read_blobs(change_set.base, [ctx.contract]).get(ctx.contract)
         if base_bytes is not None and base_bytes != new_bytes:  # an unchanged contract cannot weaken a lock
-            base = contract.load_at(change_set.base, args.contract)
+            base = contract.load_at(change_set.base, ctx.contract)
             if base is not None and base.fixtures:
                 from hooks.approvals import Approvals  # only a diff needs signatures
 
@@ -412,8 +402,26 @@ def main(argv: Sequence[str] | None = None) -> int:
                 else:
                     exist = {p: os.path.lexists(p) for p in old_paths}
                 findings += diff_findings(base, new, approvals, exist)
-    return emit(findings, args.format)
+    return findings
 
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    early = _early_prehash(argv)
+    from hooks import args as hook_args
+    from hooks import changes
+
+    parser = hook_args.parser("fixture-lock-verify", __doc__)
+    hook_args.add_filenames(parser, "ignored: every lock is verified")
+    hook_args.add_base(parser)
+    parser.add_argument("--no-diff", action="store_true", help="only verify digests and paths; do not compare with a base")
+    hook_args.add_contract(parser)
+    hook_args.add_format(parser)
+    args = parser.parse_args(argv)
+    changes.enter_repo([])
+    ctx = hook_args.context(args, None if args.no_diff else changes.resolve(args), prehash=early)
+    return hook_args.finish(ctx, check(ctx), "fixture-lock-verify")
 
 if __name__ == "__main__":
     raise SystemExit(main())

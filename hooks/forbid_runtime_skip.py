@@ -15,9 +15,10 @@ import bisect
 import re
 from typing import Sequence
 
-from hooks.pydiff import Occurrence, Rule, run
-from hooks.pysource import FunctionNode, Module, PrunedVisitor, ScopeNode, hot_lines, is_test_name, statements
-from hooks.report import guarded
+from hooks.context import HookContext
+from hooks.pydiff import Occurrence, Rule, check_context, run
+from hooks.pysource import TRY_NODES, FunctionNode, Module, PrunedVisitor, ScopeNode, hot_lines, is_test_name, statements
+from hooks.report import Finding, guarded
 
 SKIP_CALLS = {
     "pytest.skip": "pytest.skip()",
@@ -264,7 +265,7 @@ class _Finder(PrunedVisitor):
                 if self._scan_returns(qual, stmt.body, conds + [" ".join(loop.split())], top=False) or _has_check(stmt):
                     return True
                 continue
-            if isinstance(stmt, ast.Try):
+            if isinstance(stmt, TRY_NODES):
                 checked = self._scan_returns(qual, stmt.body, conds, top=False)
                 for handler in stmt.handlers:
                     caught = ast.unparse(handler.type) if handler.type is not None else "any exception"
@@ -294,9 +295,13 @@ def _has_check(node: ast.AST) -> bool:
 RULE = RuntimeSkipRule()
 
 
+def check(ctx: HookContext) -> list[Finding]:
+    return check_context(RULE, ctx)
+
+
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    return run(argv, "forbid-runtime-skip", __doc__.splitlines()[0], RULE)
+    return run(argv, "forbid-runtime-skip", __doc__, RULE)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import ast
 import re
+from datetime import datetime
 from typing import Sequence
 
-from hooks.pydiff import Occurrence, Rule, run
+from hooks.context import HookContext
+from hooks.pydiff import Occurrence, Rule, check_context, run
 from hooks.pysource import DYNAMIC, Module, PrunedVisitor, ScopeNode, hot_lines
-from hooks.report import guarded
+from hooks.report import Finding, guarded, notice
 
 SKIP_MARKS = {
     "pytest.mark.skip": "skip mark",
@@ -88,6 +90,8 @@ class SkipMarkRule(Rule):
     def occurrences(self, module: Module) -> list[Occurrence]:
         finder = _Finder(module)
         finder.visit(module.tree)
+        for occurrence, kinds in finder.environment.items():
+            self.environment[(module.path, occurrence)] = kinds
         return finder.found
 
     def no_stronger(self, new: tuple[str, ...], base: tuple[str, ...]) -> bool:
@@ -95,7 +99,7 @@ class SkipMarkRule(Rule):
         # Any spelling to any other (`@flaky(max_runs=3)` -> `@pytest.mark.flaky(max_runs=3)`): the count decides.
         return new[0] == base[0] and new[3:] == base[3:] and _is_rerun(new[1]) and _is_rerun(base[1]) and rerun_count(new[2], new[1]) <= rerun_count(base[2], base[1])
 
-    def allowed(self, occurrence: Occurrence, path: str, ledger, now) -> bool:  # type: ignore[no-untyped-def,override]
+    def _allowed_by_ledger(self, occurrence: Occurrence, path: str, ledger, now) -> bool:  # type: ignore[no-untyped-def]
         """A rerun mark also has to fit the covering freeze's remaining_reruns."""
         if occurrence.code != "OG110":
             return super().allowed(occurrence, path, ledger, now)
@@ -103,6 +107,37 @@ class SkipMarkRule(Rule):
             return False
         entry = ledger.freeze_for(f"{path}::{occurrence.qualname.replace('.', '::')}", now)
         return entry is not None and rerun_count(occurrence.key[2], occurrence.key[1]) <= entry.remaining_reruns
+
+    # A new mark whose condition depends only on the environment, where a collection
+    # snapshot is committed at the base: the collection layer decides (hooks/envcondition.py).
+    environment: dict[tuple[str, Occurrence], set[str]] = {}
+    _snapshot: bool | None = None
+    _snapshot_of: object = None
+
+    def allowed(self, occurrence: Occurrence, path: str, ledger: object, now: datetime) -> bool:  # type: ignore[override]
+        if self._allowed_by_ledger(occurrence, path, ledger, now):
+            return True
+        if occurrence.code == "OG110":
+            return False
+        if (path, occurrence) not in self.environment or self.change_set is None:
+            return False
+        if self._snapshot_of is not self.change_set:
+            from hooks import envcondition
+
+            self._snapshot_of = self.change_set
+            self._snapshot = envcondition.snapshot_committed(self.change_set, getattr(ledger, "path", None) or "tests/agent_contract.yaml")
+        if self._snapshot:
+            notice(f"{path}:{occurrence.line}:{occurrence.col}: {occurrence.message.split(' (its condition')[0]}: its condition depends only on "
+                   f"{envcondition_describe(self.environment[(path, occurrence)])}; left to collection-snapshot (OG802 where it skips the tests) and the pytest plugin")
+        return bool(self._snapshot)
+
+
+def envcondition_describe(kinds: set[str]) -> str:
+    return " and ".join(sorted(kinds))
+
+
+CONDITIONAL = {"pytest.mark.skipif", "pytest.mark.xfail", "unittest.skipIf", "unittest.skipUnless"}
+ENV_HINT = "commit a collection snapshot and collection-snapshot judges it where the tests run"
 
 
 def _is_rerun(kind: str) -> bool:
@@ -142,12 +177,14 @@ class _Finder(PrunedVisitor):
         self.scopes: list[ScopeNode] = []
         self.param: str = ""  # identity of the enclosing pytest.param(...), if any
         self.found: list[Occurrence] = []
+        self.environment: dict[Occurrence, set[str]] = {}  # occurrence -> what of the environment its condition reads
         self.imported = self._imported_marks()
         self.hot = hot_lines(module.source, TOKENS + self._names_bound_to_marks() + tuple(n.encode() for n in self.imported))
 
     def _imported_marks(self) -> dict[str, tuple[str, str, str]]:
         """Local name -> (kind, condition, definition) for skip marks imported from the project."""
         found: dict[str, tuple[str, str, str]] = {}
+        self.imported_env: dict[str, set[str] | None] = {}
         for raw in imported_decorators(self.module.source):
             name = raw.decode()
             dotted = self.names.aliases.get(name)
@@ -159,6 +196,8 @@ class _Finder(PrunedVisitor):
             qualified = other.names.qualify(target) or ""
             if qualified in SKIP_MARKS:
                 condition = self._condition(value, qualified) if isinstance(value, ast.Call) else ""
+                other.reader = self.module.reader
+                self.imported_env[name] = self._environment(value, qualified, other) if isinstance(value, ast.Call) else None
                 found[name] = (qualified, condition, f"{other.path}: {other.segment(value)}")
         return found
 
@@ -200,7 +239,7 @@ class _Finder(PrunedVisitor):
 
     # -- reports ---------------------------------------------------------------
 
-    def _add(self, node: ast.AST, kind: str, detail: str, message: str, owner: str | None = None) -> None:
+    def _add(self, node: ast.AST, kind: str, detail: str, message: str, owner: str | None = None, env: set[str] | None = None) -> None:
         owner = owner or _owner(self.scopes)
         line, col = self.module.position(node)
         where = "this module" if owner == "<module>" else owner
@@ -208,7 +247,29 @@ class _Finder(PrunedVisitor):
             where = "every test that uses it"
         code = "OG102" if kind == "unverifiable" else "OG110" if _is_rerun(kind) else "OG101"
         suffix = f": {RERUN_NEXT}" if code == "OG110" else ""
-        self.found.append(Occurrence((owner, kind, detail, self.param), owner, line, col, code, f"{message} on {where}{suffix}"))
+        hint = f" (its condition depends only on {envcondition_describe(env)}: {ENV_HINT})" if env and code == "OG101" else ""
+        occurrence = Occurrence((owner, kind, detail, self.param), owner, line, col, code, f"{message} on {where}{suffix}{hint}")
+        self.found.append(occurrence)
+        if env and code == "OG101":
+            self.environment[occurrence] = env
+
+    def _environment(self, call: ast.Call, kind: str, module: Module | None = None) -> set[str] | None:
+        """What of the environment a conditional mark's condition depends on (None: not only that)."""
+        if kind not in CONDITIONAL:
+            return None
+        from hooks import envcondition  # only for a new conditional mark
+
+        conditions = list(call.args[:1] if kind.startswith("unittest.") else call.args)
+        conditions += [k.value for k in call.keywords if k.arg == "condition"]
+        if not conditions:
+            return None
+        found: set[str] = set()
+        for condition in conditions:
+            kinds = envcondition.classify(condition, module or self.module, string_condition=kind.startswith("pytest."))
+            if kinds is None:
+                return None
+            found |= kinds
+        return found
 
     def _mark_kind(self, node: ast.AST) -> str | None:
         name = self.names.qualify(node)
@@ -249,7 +310,7 @@ class _Finder(PrunedVisitor):
         if kind:
             detail = self._condition(node, kind)
             shown = f" ({detail})" if detail else ""
-            self._add(node, kind, detail, f"new {SKIP_MARKS[kind]}{shown}")
+            self._add(node, kind, detail, f"new {SKIP_MARKS[kind]}{shown}", env=self._environment(node, kind))
             for child in list(node.args) + [k.value for k in node.keywords]:
                 self.visit(child)
             return
@@ -321,7 +382,7 @@ class _Finder(PrunedVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load) and node.id in self.imported:
             kind, detail, where = self.imported[node.id]
-            self._add(node, kind, detail, f"new {SKIP_MARKS[kind]} through `{node.id}` (imported: {where})")
+            self._add(node, kind, detail, f"new {SKIP_MARKS[kind]} through `{node.id}` (imported: {where})", env=self.imported_env.get(node.id))
             return
         if isinstance(node.ctx, ast.Load):
             kind = self._mark_kind(node)
@@ -332,7 +393,7 @@ class _Finder(PrunedVisitor):
                 kind = self._mark_kind(bound.func)
                 if kind and kind != "unverifiable":
                     detail = self._condition(bound, kind)
-                    self._add(node, kind, detail, f"new {SKIP_MARKS[kind]} through `{node.id}` = `{self.module.segment(bound)}`")
+                    self._add(node, kind, detail, f"new {SKIP_MARKS[kind]} through `{node.id}` = `{self.module.segment(bound)}`", env=self._environment(bound, kind))
 
     # -- statements ------------------------------------------------------------
 
@@ -366,7 +427,7 @@ class _Finder(PrunedVisitor):
                     for target in plain:
                         owner = f"<mark {target.id}>"
                         shown = f" ({detail})" if detail else ""
-                        self._add(node, kind, detail, f"shared {SKIP_MARKS[kind]} `{target.id}` changed to{shown}", owner)
+                        self._add(node, kind, detail, f"shared {SKIP_MARKS[kind]} `{target.id}` changed to{shown}", owner, env=self._environment(value, kind))
                 for child in ast.iter_child_nodes(value):
                     if child is not direct:
                         self.visit(child)
@@ -389,9 +450,13 @@ class _Finder(PrunedVisitor):
 RULE = SkipMarkRule()
 
 
+def check(ctx: HookContext) -> list[Finding]:
+    return check_context(RULE, ctx)
+
+
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    return run(argv, "forbid-skip-marks", __doc__.splitlines()[0], RULE)
+    return run(argv, "forbid-skip-marks", __doc__, RULE)
 
 
 if __name__ == "__main__":

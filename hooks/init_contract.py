@@ -23,16 +23,59 @@ from hooks.fixture_lock_verify import Escape, digest_of
 from hooks.pysource import Module, SourceError
 from hooks.report import UsageError, guarded
 
-SNIPPET = """\
-Add to .pre-commit-config.yaml:
-
-  - repo: https://github.com/oracle-guard/oracle-guard
-    rev: v0.1.0
+REPO_URL = "https://github.com/oracle-guard/oracle-guard"
+# The README's config: the one-process hook, and the single ones for those who pick.
+ENTRY = f"""\
+  - repo: {REPO_URL}
+    rev: COMMIT  # no release is tagged yet: pin a commit (`git ls-remote {REPO_URL} HEAD`)
     hooks:
-      - id: fixture-lock-verify
-      - id: properties-monotonic
-      - id: quarantine-untouched
+      - id: oracle-guard
+      # or pick single hooks instead of oracle-guard:
+      # - id: forbid-skip-marks
+      # - id: forbid-runtime-skip
+      # - id: oracle-shrink
+      # - id: fixture-lock-verify
+      # - id: properties-monotonic
+      # - id: quarantine-untouched
+      # - id: contract-split
+      # - id: collection-snapshot
 """
+SNIPPET = "Write .pre-commit-config.yaml:\n\nrepos:\n" + ENTRY
+
+
+def config_advice(path: str = ".pre-commit-config.yaml") -> str:
+    """What to put into the pre-commit config: all of it, or the entry to add to an existing one."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            existing = f.read()
+    except OSError:
+        return SNIPPET
+    if REPO_URL in existing or "id: oracle-guard" in existing:
+        return f"{path} already names oracle-guard; keep `- id: oracle-guard` under its repo entry\n"
+    return f"Add under `repos:` in your {path}:\n\n" + ENTRY
+
+
+def record_snapshot(c: contract.Contract, force: bool) -> None:
+    """The first collection snapshot, so that the first commit after init is green."""
+    from hooks import collection_snapshot as cs
+
+    path = c.snapshot_path
+    if os.path.lexists(path) and not force:
+        print(f"kept {path} (it exists; --force records it anew)")
+        return
+    try:
+        found = cs._finish_somewhere(cs._start_somewhere(None))
+    except UsageError as exc:
+        print(f"not recorded: {path} ({exc}); run `collection-snapshot --always --python PATH` to record it")
+        return
+    if found.errors or found.exit_code not in (0, 5):
+        what = f"{len(found.errors)} collection error(s)" if found.errors else f"pytest exited {found.exit_code}"
+        print(f"not recorded: {path} ({what} in {found.python}: {found.tail or (found.errors[0][1] if found.errors else '')}); fix them, then run `collection-snapshot --always`")
+        return
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(cs.format_snapshot(found.items))
+    print(f"recorded {path}: {len(found.items)} tests collected by {found.python}; commit it with the contract")
 _SKIP_PARTS = {"__pycache__", ".pytest_cache", ".hypothesis"}
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
 
@@ -116,7 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="oracle-guard init", description=__doc__.splitlines()[0])
     contract.add_contract_arg(parser)
     parser.add_argument("--root", action="append", metavar="DIR", help="a fixture root (repeatable; default: tests/fixtures and tests/data)")
-    parser.add_argument("--force", action="store_true", help="overwrite an existing contract")
+    parser.add_argument("--force", action="store_true", help="overwrite an existing contract (and snapshot)")
+    parser.add_argument("--no-snapshot", action="store_true", help="do not run pytest to record the first collection snapshot")
     args = parser.parse_args(argv)
     changes.enter_repo([])
     if os.path.lexists(args.contract) and not args.force:
@@ -141,6 +185,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if digest is not None:
             fixtures.append(contract.Fixture(_fixture_id(path, taken), path, digest))
     properties, modelled = find_properties(files)
+    if properties:
+        # Never lock what properties-monotonic would reject on this very tree: the hook's
+        # own max_examples (conftest profiles included) and its own vacuity rule decide.
+        from hooks.properties_monotonic import registrable
+
+        kept, left_out = registrable(properties, lambda paths: {p: changes.read_worktree_file(p) for p in paths})
+        for reason in left_out:
+            print(f"not registered: {reason}")
+        properties = kept
     c = contract.Contract(properties=tuple(properties), fixtures=tuple(fixtures), fixture_roots=roots, path=args.contract)
     if existing is not None:
         c = merged(existing, c)
@@ -151,7 +204,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     contract.loads(text, args.contract)  # never write what the loader would refuse
     changes.write_atomic(args.contract, changes.same_line_endings(text, old_raw).encode("utf-8"))
     print(f"wrote {args.contract}: {len(fixtures)} fixture lock(s), {len(properties)} propert{'y' if len(properties) == 1 else 'ies'}, empty freeze ledger")
-    print(SNIPPET, end="")
+    if not args.no_snapshot:
+        record_snapshot(c, args.force)
+    print(config_advice(), end="")
     return 0
 
 
@@ -226,10 +281,18 @@ def add_locks(text: str, new: Sequence[contract.Fixture]) -> str:
 @guarded
 def lock_main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="oracle-guard lock", description="Add fixture locks (files or directories) to the contract.")
-    parser.add_argument("paths", nargs="+", metavar="PATH")
+    parser.add_argument("paths", nargs="*", metavar="PATH")
     parser.add_argument("--id", help="the lock's id (one PATH only; default: derived from the path)")
+    parser.add_argument("--rotate", metavar="ID", action="append", default=[], help="set lock ID's sha256 to its fixture's current bytes (a weakening: sign the approval it prints)")
     contract.add_contract_arg(parser)
     args = parser.parse_args(argv)
+    if args.rotate:
+        if args.paths or args.id:
+            raise UsageError("--rotate takes lock ids only, no PATH or --id")
+        changes.enter_repo([])
+        return rotate_main(args.contract, args.rotate)
+    if not args.paths:
+        raise UsageError("name a PATH to lock, or --rotate ID")
     if args.id and len(args.paths) != 1:
         raise UsageError("--id names one lock; pass one PATH with it")
     paths = changes.enter_repo(args.paths)
@@ -274,6 +337,54 @@ def lock_main(argv: Sequence[str] | None = None) -> int:
         changes.write_atomic(args.contract, changes.same_line_endings(new_text, raw).encode("utf-8"))
     for fixture in added:
         print(f"locked {fixture.path} as '{fixture.id}' ({fixture.sha256[:12]}…)")
+    return 0
+
+
+def rotate_lock(contract_path: str, fixture_id: str, old: str, new: str) -> bool:
+    """Rewrite lock FIXTURE_ID's sha256 from OLD to NEW in the contract, keeping everything else; False if it is not OLD."""
+    with open(contract_path, "rb") as f:
+        raw = f.read()
+    current = contract.loads(raw, contract_path)
+    entry = next((f for f in current.fixtures if f.id == fixture_id), None)
+    if entry is None or entry.sha256 != old:
+        return False
+    text = raw.decode("utf-8")
+    lines = text.splitlines(keepends=True)
+    start = sum(len(line) for line in lines[: max(entry.line - 1, 0)])
+    at = text.find(old, start)  # the entry's own sha256 value: the first one at or after its line
+    if at < 0:
+        return False
+    rotated = text[:at] + new + text[at + len(old):]
+    after = contract.loads(rotated.encode("utf-8"), contract_path)
+    if next(f.sha256 for f in after.fixtures if f.id == fixture_id) != new:
+        raise UsageError(f"{contract_path}: could not rewrite the sha256 of '{fixture_id}' in place; edit it by hand")
+    with open(contract_path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(rotated)
+    return True
+
+
+def rotate_main(contract_path: str, ids: list[str]) -> int:
+    """`lock --rotate ID`: the contract follows the fixture's bytes; the rotation still needs its approval."""
+    if not os.path.exists(contract_path):
+        _missing(contract_path)
+    current = contract.load(contract_path)
+    by_id = {f.id: f for f in current.fixtures} if current else {}
+    for fixture_id in ids:
+        entry = by_id.get(fixture_id)
+        if entry is None:
+            raise UsageError(f"no lock with id '{fixture_id}' in {contract_path}")
+        try:
+            digest = digest_of(entry.path, current.fixture_roots if current else ())
+        except Escape as exc:
+            raise UsageError(f"{entry.path} {exc}") from None
+        if digest is None:
+            raise UsageError(f"{entry.path} does not exist; restore it, or drop the lock with `oracle-guard approve fixture-unlock {fixture_id} {entry.sha256}`")
+        if digest == entry.sha256:
+            print(f"{entry.path}: '{fixture_id}' already matches its lock")
+            continue
+        rotate_lock(contract_path, fixture_id, entry.sha256, digest)
+        print(f"rotated '{fixture_id}' in {contract_path}: sha256 {entry.sha256[:12]}… -> {digest[:12]}…")
+        print(f"  sign it: oracle-guard approve fixture-rotate {fixture_id} {entry.sha256} {digest}")
     return 0
 
 

@@ -13,7 +13,6 @@ checks as long as they reappear somewhere in the change.
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import builtins
 import os
@@ -23,10 +22,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from hooks import args as hook_args
 from hooks import changes, contract, expectations, git, meaning
 from hooks import hypothesis_model as hm
-from hooks.pysource import DEEP, FunctionNode, Module, Names, SourceError, test_functions
-from hooks.report import Finding, add_format_arg, emit, guarded, notice
+from hooks.context import HookContext
+from hooks.pysource import DEEP, TRY_NODES, FunctionNode, Module, Names, SourceError, test_functions
+from hooks.report import Finding, guarded, notice
 
 TRIGGER = re.compile(rb"def |assert|raises|warns|given|settings|parametrize|hypothesis")
 TEST_FILE = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
@@ -463,7 +464,7 @@ class Analyzer:
                     if isinstance(item.context_expr, ast.Call):
                         raise_with[id(item.context_expr)] = ast.dump(ast.Module(body=node.body, type_ignores=[]))
                 self._suppress(f, node, cls)
-            elif isinstance(node, ast.Try):
+            elif isinstance(node, TRY_NODES):
                 self._swallow(f, node, cls)
             elif isinstance(node, ast.Assert):
                 self._assertion(f, node, node.test)
@@ -926,7 +927,7 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
         old = base.parametrize.get(key)
         if old is None or old[0] is None or values is None:
             continue
-        if len(values) < len(old[0]):
+        if len(values) < len(old[0]) and not set(old[0]) <= set(values):  # dropping a duplicate case loses nothing
             lost = list((Counter(old[0]) - Counter(values)).elements())
             shown = f" (lost `{lost[0]}`)" if lost else ""
             out.append(_find(new_side, node, "OG307", f"{who}: parametrize '{key}' has {len(values)} cases, base had {len(old[0])}{shown}"))
@@ -972,7 +973,7 @@ def _now_conditional(base: Facts, new: Facts, new_side: Side, who: str) -> list[
                 yield node, guard
             elif isinstance(node, ast.If):
                 stack += [(s, guard or node) for s in node.body + node.orelse]
-            elif isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.Try)):
+            elif isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While) + TRY_NODES):
                 inner = node.body + getattr(node, "orelse", []) + getattr(node, "finalbody", [])
                 stack += [(s, guard) for s in inner]
 
@@ -1184,7 +1185,7 @@ class _Lost:
     base_line: int = 0  # where the first lost check stood at the base
 
 
-def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Finding]:
+def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Finding]:
     findings: list[Finding] = []
     if change_set is None or change_set.base is None:
         reader = changes.ChangeSet(None, "", None) if change_set is None else change_set
@@ -1319,9 +1320,9 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
             if new_n < base_n and new_n * new_f.cases < base_n * base_f.cases:
                 first = min((base_f.text_lines.get(t, base_f.node.lineno) for t in gone), default=base_f.node.lineno)
                 lost.append(_Lost(new_f, new_side, base_side.path, gone, base_n - new_n, False, new_f.node, base_n, first - base_f.node.lineno))
-    for f, base_side, new_side, reported in still_removed:
-        if reported:
-            lost.append(_Lost(f, new_side, base_side.path, Counter(f.texts), f.checks * f.cases, True, None, f.checks))
+    # A removed test lives on when hooks/sametest.py finds it in the change (the notion
+    # collection-snapshot shares): never paid for by the check pool below.
+    gone = [_Lost(f, new_side, base_side.path, Counter(f.texts), f.checks * f.cases, True, None, f.checks) for f, base_side, new_side, reported in _not_living_on(still_removed, fresh, matched) if reported]
 
     # Checks that reappear in new tests, or grew in other tests, pay back what was lost.
     unpaid: list[_Lost] = []
@@ -1334,23 +1335,7 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
                 covered += take
         if covered < item.deficit or (item.removed and item.deficit == 0):
             unpaid.append(item)
-    # Tests merged into one parametrized test in the same file: the file's new tests hold
-    # enough checks x cases, and call the same code.  Lost checks of a kept test are never
-    # paid this way: a new test elsewhere does not excuse a deleted assert.
-    # A deleted file's tests may have been rewritten into a file added by the same change.
-    by_file: dict[str | None, list[_Lost]] = {}
-    for item in unpaid:
-        if item.removed:
-            by_file.setdefault(item.side.path if item.side is not None else None, []).append(item)
-    for path, items in by_file.items():
-        if path is None:
-            local = [f for f, side in fresh if change_set.old_path(side.path) is None]
-        else:
-            local = [f for f, side in fresh if side.path == path]
-        budget = sum(f.checks * f.cases for f in local)
-        called = set().union(*(f.called for f in local)) if local else set()
-        if local and budget >= sum(i.deficit for i in items) and all(_same_code(i.facts.called, called) for i in items):
-            unpaid = [i for i in unpaid if i not in items]
+    unpaid += gone
     # A removed test whose twin lives on, unchanged, in a file outside the change was a duplicate.
     unpaid = [item for item in unpaid if not (item.removed and _twin_elsewhere(change_set, item, removed))]
     for item in unpaid:
@@ -1379,13 +1364,31 @@ def check(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Fi
     return findings
 
 
-_BUILTIN_NAMES = set(dir(builtins))
+def _not_living_on(removed: list, fresh: list[tuple[Facts, Side]], matched: list) -> list:
+    """The removed tests that hooks/sametest.py finds nowhere in the new or changed tests."""
+    if not removed:
+        return removed
+    from hooks import sametest
 
-
-def _same_code(old: set, new: set) -> bool:
-    """Whether new tests exercise most of what a removed test called (builtins aside)."""
-    wanted = {name for name in old if name not in _BUILTIN_NAMES and not _is_check_name(name)}
-    return len(wanted & new) * 2 >= len(wanted)
+    cache: dict = {}
+    pool: list[sametest.Case] = []
+    for f, side in fresh:
+        if f.is_test:
+            pool += sametest.cases(side.module, f.qualname, None, cache) or []
+    for base_f, new_f, base_side, new_side, _ in matched:
+        if new_f.is_test:
+            before = sametest.cases(base_side.module, base_f.qualname, None, cache) or []
+            after = sametest.cases(new_side.module, new_f.qualname, None, cache) or []
+            pool += sametest.changed_cases(before, after)[1]  # only what is new in a changed test
+    lost = [(item, sametest.cases(item[1].module, item[0].qualname, None, cache)) for item in removed]
+    flat = [c for _, found in lost for c in found or []]
+    flags = iter(sametest.reappearing(flat, pool))
+    out = []
+    for item, found in lost:
+        alive = [next(flags) for _ in found or []]
+        if not found or not all(alive):
+            out.append(item)
+    return out
 
 
 def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list) -> bool:
@@ -1423,20 +1426,26 @@ def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list) -
     return False
 
 
+def check(ctx: HookContext) -> list[Finding]:
+    if ctx.change_set is not None and ctx.change_set.base is None:
+        notice("no commits yet: only tautologies and swallowed failures can be checked")
+    from hooks import static_approvals
+
+    return static_approvals.unapproved(ctx, shrink_findings(ctx.filenames, ctx.change_set)) + not_a_file(ctx.change_set)
+
+
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="oracle-shrink", description=__doc__.splitlines()[0])
-    parser.add_argument("filenames", nargs="*", help="files to check (pre-commit passes the changed ones)")
-    changes.add_base_args(parser)
+    parser = hook_args.parser("oracle-shrink", __doc__)
+    hook_args.add_filenames(parser)
+    hook_args.add_base(parser)
     parser.add_argument("--all", action="store_true", help="no base comparison: report tautologies and swallowed failures in every file")
-    contract.add_contract_arg(parser)  # accepted for a uniform command line; no contract is needed
-    add_format_arg(parser)
+    hook_args.add_contract(parser)  # accepted for a uniform command line; no contract is needed
+    hook_args.add_format(parser)
     args = parser.parse_args(argv)
     paths = changes.enter_repo(args.filenames)
-    change_set = None if args.all else changes.resolve(args)
-    if change_set is not None and change_set.base is None:
-        notice("no commits yet: only tautologies and swallowed failures can be checked")
-    return emit(check(paths, change_set) + not_a_file(change_set), args.format)
+    ctx = hook_args.context(args, None if args.all else changes.resolve(args), paths)
+    return hook_args.finish(ctx, check(ctx), "oracle-shrink")
 
 
 def not_a_file(change_set: changes.ChangeSet | None) -> list[Finding]:

@@ -12,17 +12,19 @@ fail, and draw from no narrower strategy than at the base.
 """
 from __future__ import annotations
 
-import argparse
 import ast
+import dataclasses
 import posixpath
 from typing import Sequence
 
+from hooks import args as hook_args
 from hooks import changes, contract, trust
 from hooks import hypothesis_model as hm
 from hooks.approvals import Approvals
-from hooks.oracle_shrink import Analyzer, HelperIndex, tautology
+from hooks.oracle_shrink import tautology
+from hooks.context import HookContext
 from hooks.pysource import FunctionNode, Module, SourceError
-from hooks.report import Finding, add_format_arg, emit, guarded, notice
+from hooks.report import Finding, guarded, notice
 
 
 class _Tree:
@@ -96,18 +98,69 @@ def _function(module: Module, name: str) -> FunctionNode | None:
     return None
 
 
-def _vacuous(module: Module, fn: FunctionNode, helpers: HelperIndex) -> bool:
-    """No check that can fail: no check at all, or only tautologies."""
-    analyzer = Analyzer(module, helpers)
-    checks = 0
-    for weight, node, _ in analyzer._check_sites(fn.body, None, True):
-        if isinstance(node, ast.Assert) and tautology(node.test):
-            continue
-        checks += weight
-    return checks == 0
+def _vacuous(module: Module, fn: FunctionNode) -> bool:
+    """Nothing in the body can fail (hooks/hypothesis_model.py): a crash-only property is no vacuous one."""
+    return hm.vacuous(fn, module.names, tautology)
 
 
-def check(change_set: changes.ChangeSet | None, contract_path: str) -> list[Finding]:
+def resolve(pid: str, prop: contract.Property, tree: _Tree, contract_path: str) -> tuple[list[Finding], Module | None, hm.HypothesisTest | None]:
+    """OG504-OG507 for one property on one side: (findings, its module, its Hypothesis test)."""
+
+    def at(prop: contract.Property | None) -> tuple[int, int]:
+        return (prop.line if prop and prop.line else 1), 1
+
+    path = tree.module_file(prop.module)
+    if path is None:
+        return [Finding(contract_path, *at(prop), "OG504", f"property '{pid}': module {prop.module} not found (tried {prop.module.replace('.', '/')}.py and under src/)")], None, None
+    if path in tree.errors:
+        return [tree.errors[path].finding(path)], None, None
+    module = tree.modules[path]
+    assert module is not None
+    fn = _function(module, prop.name)
+    if fn is None:
+        return [Finding(contract_path, *at(prop), "OG504", f"property '{pid}': {prop.name} not found in {path}")], None, None
+    findings = []
+    test = hm.model(module).tests.get(prop.name)
+    where = module.position(fn)
+    if test is None or not test.given:
+        findings.append(Finding(path, *where, "OG505", f"property '{pid}': {prop.name} has no @given, so it runs once, not min_examples={prop.min_examples} times"))
+    else:
+        effective = effective_examples(tree, path, module, test)
+        if effective < prop.min_examples:
+            line = test.settings_line or where[0]
+            findings.append(Finding(path, line, 1 if test.settings_line else where[1], "OG506", f"property '{pid}': {prop.name} runs max_examples={effective}, below the contract's min_examples={prop.min_examples}"))
+    if _vacuous(module, fn):
+        findings.append(Finding(path, *where, "OG507", f"property '{pid}': {prop.name} has no check that can fail (vacuous body)"))
+    return findings, module, test
+
+
+def effective_examples(tree: _Tree, path: str, module: Module, test: hm.HypothesisTest) -> int:
+    """The max_examples Hypothesis runs TEST with: its settings, else a profile loaded here or in a conftest above."""
+    profiles, loaded = tree.profiles_for(path)
+    return hm.model(module).effective_max_examples(test, profiles, loaded)
+
+
+def registrable(properties: Sequence[contract.Property], read) -> tuple[list[contract.Property], list[str]]:  # type: ignore[no-untyped-def]
+    """What `oracle-guard init` may lock: each property with the max_examples this hook
+    computes as its min_examples, none that this hook would reject; and why the rest were left out."""
+    tree = _Tree(read)
+    kept: list[contract.Property] = []
+    left_out: list[str] = []
+    for prop in properties:
+        path = tree.module_file(prop.module)
+        module = tree.modules.get(path) if path else None
+        test = hm.model(module).tests.get(prop.name) if module is not None else None
+        if path is not None and module is not None and test is not None and test.given:
+            prop = dataclasses.replace(prop, min_examples=max(1, effective_examples(tree, path, module, test)))
+        problems, _, _ = resolve(prop.id, prop, tree, "the contract")
+        if problems:
+            left_out.append(f"{prop.module}:{prop.name}: {problems[0].code} {problems[0].message}")
+        else:
+            kept.append(prop)
+    return kept, left_out
+
+
+def property_findings(change_set: changes.ChangeSet | None, contract_path: str) -> list[Finding]:
     reader = change_set or changes.ChangeSet(None, "", None)
     new_data = reader.read_new([contract_path]).get(contract_path)
     base_data = reader.read_base([contract_path]).get(contract_path) if reader.base else None
@@ -143,34 +196,11 @@ def check(change_set: changes.ChangeSet | None, contract_path: str) -> list[Find
 
     new_tree = _Tree(reader.read_new)
     base_tree = _Tree(reader.read_base) if reader.base else None
-    new_helpers = HelperIndex(reader.read_new)
     for pid, prop in new_props.items():
-        path = new_tree.module_file(prop.module)
-        if path is None:
-            findings.append(Finding(contract_path, *at(prop), "OG504", f"property '{pid}': module {prop.module} not found (tried {prop.module.replace('.', '/')}.py and under src/)"))
+        problems, module, test = resolve(pid, prop, new_tree, contract_path)
+        findings += problems
+        if module is None:
             continue
-        if path in new_tree.errors:
-            findings.append(new_tree.errors[path].finding(path))
-            continue
-        module = new_tree.modules[path]
-        assert module is not None
-        fn = _function(module, prop.name)
-        if fn is None:
-            findings.append(Finding(contract_path, *at(prop), "OG504", f"property '{pid}': {prop.name} not found in {path}"))
-            continue
-        found = hm.model(module)
-        test = found.tests.get(prop.name)
-        where = module.position(fn)
-        if test is None or not test.given:
-            findings.append(Finding(path, *where, "OG505", f"property '{pid}': {prop.name} has no @given, so it runs once, not min_examples={prop.min_examples} times"))
-        else:
-            profiles, loaded = new_tree.profiles_for(path)
-            effective = found.effective_max_examples(test, profiles, loaded)
-            if effective < prop.min_examples:
-                line = test.settings_line or where[0]
-                findings.append(Finding(path, line, 1 if test.settings_line else where[1], "OG506", f"property '{pid}': {prop.name} runs max_examples={effective}, below the contract's min_examples={prop.min_examples}"))
-        if _vacuous(module, fn, new_helpers):
-            findings.append(Finding(path, *where, "OG507", f"property '{pid}': {prop.name} has no check that can fail (vacuous body)"))
         old = base_props.get(pid)
         if old is None or base_tree is None or test is None:
             continue
@@ -191,17 +221,21 @@ def check(change_set: changes.ChangeSet | None, contract_path: str) -> list[Find
     return findings
 
 
+def check(ctx: HookContext) -> list[Finding]:
+    return property_findings(ctx.change_set, ctx.contract)
+
+
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="properties-monotonic", description=__doc__.splitlines()[0])
-    parser.add_argument("filenames", nargs="*", help="ignored: the contract and the files it names are read from git")
-    changes.add_base_args(parser)
-    contract.add_contract_arg(parser)
-    add_format_arg(parser)
+    parser = hook_args.parser("properties-monotonic", __doc__)
+    hook_args.add_filenames(parser, "ignored: the contract and the files it names are read from git")
+    hook_args.add_base(parser)
+    hook_args.add_contract(parser)
+    hook_args.add_format(parser)
     args = parser.parse_args(argv)
     changes.enter_repo([])
-    return emit(check(changes.resolve(args), args.contract), args.format)
-
+    ctx = hook_args.context(args, changes.resolve(args))
+    return hook_args.finish(ctx, check(ctx), "properties-monotonic")
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -18,16 +18,16 @@ from collections import Counter
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 
+from hooks import args as hook_args
 from hooks import changes
+from hooks.context import HookContext
 from hooks.pysource import DEEP, Module, SourceError, definitions, statements
-from hooks.report import Finding, add_format_arg, emit, notice
+from hooks.report import Finding, notice
 
 if TYPE_CHECKING:
     from hooks import contract
 
-# hooks.contract.DEFAULT_PATH, spelled here so that a commit without a new
-# occurrence never imports hooks.contract (and PyYAML): startup is most of a hook's time.
-DEFAULT_CONTRACT = "tests/agent_contract.yaml"
+DEFAULT_CONTRACT = hook_args.DEFAULT_CONTRACT  # one spelling, without importing PyYAML
 
 
 class Occurrence(NamedTuple):
@@ -46,6 +46,7 @@ class Rule:
     """What a hook looks for; subclasses set TRIGGER and implement occurrences()."""
 
     TRIGGER: re.Pattern[bytes] = re.compile(rb"")
+    change_set: changes.ChangeSet | None = None  # the change being judged, set by check()
 
     def could_match(self, source: bytes) -> bool:
         return self.TRIGGER.search(source) is not None
@@ -84,12 +85,12 @@ class LazyLedger:
 
 
 def add_common_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("filenames", nargs="*", help="files to check (pre-commit passes the changed ones)")
-    changes.add_base_args(parser)
+    hook_args.add_filenames(parser)
+    hook_args.add_base(parser)
     parser.add_argument("--all", action="store_true", help="report every occurrence, not only those new since the base")
-    parser.add_argument("--contract", default=DEFAULT_CONTRACT, metavar="PATH", help=f"the contract file (default: {DEFAULT_CONTRACT})")
-    parser.add_argument("--now", metavar="TIME", help="the current time for freeze expiry (ISO-8601; default: the clock)")
-    add_format_arg(parser)
+    hook_args.add_contract(parser)
+    hook_args.add_now(parser)
+    hook_args.add_format(parser)
 
 
 class _Side:
@@ -295,6 +296,7 @@ def check(
 ) -> list[Finding]:
     """Findings for PATHS: every occurrence (no change set) or only the new ones."""
     findings: list[Finding] = []
+    rule.change_set = change_set
     if change_set is None:
         here = changes.ChangeSet(None, "", None)
         new_side = _Side(rule, here.read_new(paths), findings, reader=lambda p: here.read_new([p])[p])
@@ -377,21 +379,23 @@ def _renamed_from(occ: Occurrence, base_keys: Counter[tuple[str, ...]], base_sid
     return None
 
 
-def run(argv: Sequence[str] | None, prog: str, description: str, rule: Rule) -> int:
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+def run(argv: Sequence[str] | None, prog: str, doc: str | None, rule: Rule) -> int:
+    """A Python-source hook's main(): the command line into a context, then check_context()."""
+    parser = hook_args.parser(prog, doc)
     add_common_args(parser)
     args = parser.parse_args(argv)
-    if args.now:
-        from hooks import contract
-
-        now = contract.parse_now(args.now)
-    else:
-        now = datetime.now(timezone.utc)
     paths = changes.enter_repo(args.filenames)
     change_set = None if args.all else changes.resolve(args)
-    ledger = LazyLedger(args.contract)
-    if change_set is not None and change_set.base is None and not args.all:
+    ctx = hook_args.context(args, change_set, paths)
+    return hook_args.finish(ctx, check_context(rule, ctx), prog)
+
+
+def check_context(rule: Rule, ctx: HookContext) -> list[Finding]:
+    """check() for a hook's context: the changed files, or every occurrence without a change set."""
+    if ctx.change_set is not None and ctx.change_set.base is None:
         notice("no commits yet: everything counts as new")
-    return emit(check(rule, paths, change_set, ledger, now), args.format)
+    from hooks import static_approvals
+
+    return static_approvals.unapproved(ctx, check(rule, list(ctx.filenames), ctx.change_set, LazyLedger(ctx.contract), ctx.now))
 
 

@@ -2,8 +2,10 @@
 
 The standard ``ast`` module does the parsing: it is about ten times faster
 than libcst and gives positions for free, and none of the rules needs
-comments or whitespace.  libcst is imported only when ``ast`` fails, to tell
-a real syntax error from syntax newer than the interpreter running the hook.
+comments or whitespace.  libcst is imported only when ``ast`` fails: it
+parses every grammar up to 3.14, and the constructs newer than the
+interpreter running the hook are lowered in place (hooks/newsyntax.py) so the
+same rules run; a file no grammar accepts stays a finding.
 
 Import aliases are resolved here from the module's own import statements and
 simple assignments (``m = pytest.mark``), never through libcst's
@@ -56,6 +58,8 @@ _CANONICAL_PREFIXES = (
 )
 
 DYNAMIC = "<dynamic>"
+# `try` with `except*` (3.11+) is judged like any `try`; older interpreters see it lowered to one.
+TRY_NODES: tuple[type, ...] = (ast.Try,) + ((getattr(ast, "TryStar"),) if hasattr(ast, "TryStar") else ())
 
 
 # First words of every prefix above: most names match none, and one C-level
@@ -97,8 +101,54 @@ def _newer_syntax(source: bytes) -> bool:
     return True
 
 
+def _first_bad_byte(source: bytes) -> tuple[int, int] | None:
+    """Line and column of the first byte that is not UTF-8 (every Python reports it elsewhere)."""
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        head = source[: exc.start]
+        line_start = head.rfind(b"\n") + 1
+        return head.count(b"\n") + 1, len(head[line_start:].decode("utf-8", "replace")) + 1
+    return None  # valid UTF-8: a declared encoding it does not match
+
+
+def _on_the_line(source: bytes, line: int | None, col: int | None) -> int:
+    """COL, or the line's last character when it points past it (3.9 puts an unexpected EOF there)."""
+    lines = source.splitlines()
+    if not line or not col or not 0 < line <= len(lines):
+        return col or 1
+    return max(1, min(col, len(lines[line - 1].decode("utf-8", "replace").rstrip())))
+
+
+def _lowered(source: bytes) -> ast.Module | None:
+    """The tree of a file with syntax newer than this interpreter, lowered in place (hooks/newsyntax.py)."""
+    try:
+        from hooks import newsyntax  # imports libcst: only reached for files ast cannot parse
+    except ImportError:  # pragma: no cover - libcst is a dependency
+        return None
+    return newsyntax.lower(source)
+
+
+# One process runs every hook (`oracle-guard check`, the `oracle-guard` hook):
+# each blob is parsed once, not once per hook.  Trees are shared, so callers
+# copy before transforming (expectations.py deep-copies); a few recent files only.
+_PARSED: dict[tuple[str, bytes], ast.Module] = {}
+_PARSED_MAX = 64
+
+
 def parse(source: bytes, path: str) -> ast.Module:
     """Parse SOURCE or raise SourceError with a one-line reason and position."""
+    key = (path, source)
+    tree = _PARSED.get(key)
+    if tree is None:
+        tree = _parse(source, path)
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = tree
+    return tree
+
+
+def _parse(source: bytes, path: str) -> ast.Module:
     if b"\0" in source:
         raise SourceError(1, 1, "not a text file (it contains NUL bytes); cannot check it")
     try:
@@ -106,7 +156,11 @@ def parse(source: bytes, path: str) -> ast.Module:
     except SyntaxError as exc:
         text = str(exc.msg)
         if "decode" in text or "unicode error" in text or "encoding" in text:
-            raise SourceError(exc.lineno or 1, exc.offset or 1, "not valid UTF-8 (or its declared encoding); cannot check it") from None
+            line, col = _first_bad_byte(source) or (exc.lineno or 1, exc.offset or 1)
+            raise SourceError(line, col, "not valid UTF-8 (or its declared encoding); cannot check it") from None
+        lowered = _lowered(source)
+        if lowered is not None:
+            return lowered
         if _newer_syntax(source):
             v = sys.version_info
             raise SourceError(
@@ -115,7 +169,8 @@ def parse(source: bytes, path: str) -> ast.Module:
                 f"uses syntax newer than Python {v.major}.{v.minor}, which runs oracle-guard; "
                 "set `language_version` for oracle-guard to your project's Python",
             ) from None
-        raise SourceError(exc.lineno or 1, exc.offset or 1, f"could not parse: {text}") from None
+        col = _on_the_line(source, exc.lineno, exc.offset) if "unexpected EOF" in text else exc.offset or 1
+        raise SourceError(exc.lineno or 1, col, f"could not parse: {text}") from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise SourceError(1, 1, f"could not parse: {exc}") from None
 

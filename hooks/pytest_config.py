@@ -20,7 +20,9 @@ from typing import Callable
 from hooks import changes, pytest_tamper
 from hooks import runners as ci
 from hooks.pysource import Module, SourceError
-from hooks.report import Finding, UsageError
+from hooks.report import Finding, UsageError, notice
+
+DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML
 
 INI_FILES = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest"}
 PYPROJECT = "pyproject.toml"
@@ -306,11 +308,13 @@ def _conftest_facts(module: Module) -> dict[str, list[tuple[str, ast.AST]]]:
     return facts
 
 
-def compare_conftest(path: str, base: bytes | None, new: bytes) -> list[Finding]:
+def compare_conftest(path: str, base: bytes | None, new: bytes, change_set: changes.ChangeSet | None = None, contract: str = DEFAULT_CONTRACT) -> list[Finding]:
     try:
         new_module = Module.from_source(path, new)
     except SourceError as exc:
         return [exc.finding(path)]
+    if change_set is not None:
+        new_module.reader = lambda p: change_set.read_new([p])[p]
     try:
         base_facts = _conftest_facts(Module.from_source(path, base)) if base is not None else None
     except SourceError:
@@ -324,8 +328,35 @@ def compare_conftest(path: str, base: bytes | None, new: bytes) -> list[Finding]
                 known.remove(text)
                 continue
             detail = COLLECT_HOOKS.get(text, "")
-            findings.append(new_module.finding(node, code, f"{what} `{text}`{' (' + detail + ')' if detail else ''}: tests may leave the run"))
+            message = f"{what} `{text}`{' (' + detail + ')' if detail else ''}: tests may leave the run"
+            env = _environment_only(new_module, node) if kind == "ignore" else None
+            if env:
+                from hooks import envcondition
+
+                if change_set is not None and envcondition.snapshot_committed(change_set, contract):
+                    finding = new_module.finding(node, code, message)
+                    notice(f"{finding.path}:{finding.line}:{finding.col}: {what} `{text}` under a condition that depends only on {envcondition.describe(env)}: "
+                           "left to collection-snapshot (OG801 where it ignores tests of the snapshot)")
+                    continue
+                message += f" (its condition depends only on {envcondition.describe(env)}: commit a collection snapshot and collection-snapshot judges it where the tests run)"
+            findings.append(new_module.finding(node, code, message))
     return findings
+
+
+def _environment_only(module: Module, node: ast.AST) -> set[str] | None:
+    """What of the environment the `if`s around a collect_ignore entry depend on (None: not only that)."""
+    from hooks import envcondition  # only for a new collect_ignore entry
+
+    tests = envcondition.enclosing_conditions(module.tree, node)
+    if not tests:
+        return None
+    found: set[str] = set()
+    for test in tests:
+        kinds = envcondition.classify(test, module)
+        if kinds is None:
+            return None
+        found |= kinds
+    return found
 
 
 # -- CI and task-runner command lines --------------------------------------------
@@ -354,7 +385,7 @@ def compare_runner(path: str, base: bytes | None, new: bytes) -> list[Finding]:
     return findings
 
 
-def check(change_set: changes.ChangeSet, contract_path: str = "tests/agent_contract.yaml") -> list[Finding]:
+def check(change_set: changes.ChangeSet, contract_path: str = DEFAULT_CONTRACT) -> list[Finding]:
     """Configuration weakenings in the change, compared with the base (CONTRACT_PATH: its freeze ledger)."""
     from hooks import switches
 
@@ -378,7 +409,7 @@ def check(change_set: changes.ChangeSet, contract_path: str = "tests/agent_contr
     for path in conftests:
         data = new.get(path)
         if data is not None:
-            findings += compare_conftest(path, base.get(change_set.old_path(path) or ""), data)
+            findings += compare_conftest(path, base.get(change_set.old_path(path) or ""), data, change_set, contract_path)
     for path in runners:
         data = new.get(path)
         if data is not None and path not in CONFIG_FILES:

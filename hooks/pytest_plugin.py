@@ -26,6 +26,32 @@ import pytest  # already imported: pytest is what loads this module
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 RERUNS_KEY = "oracle_guard_reruns"
+CONDITION_KEY = "oracle_guard_skip_if_env"
+ENV = "skip-if-env"  # hooks._collector.ENV
+
+
+def _by_condition(item: Any, report: Any) -> bool:
+    """Whether a skipif (or xfail) mark's own condition, true here, skipped (or xfailed) ITEM.
+
+    Not a plain skip mark, not pytest.skip() in the test or a fixture: only
+    the condition the snapshot saw false where it was recorded.
+    """
+    try:
+        from _pytest.skipping import evaluate_condition
+    except ImportError:  # pragma: no cover - pytest < 6.2
+        return False
+    xfailed = hasattr(report, "wasxfail")
+    # Skip marks are evaluated first thing at setup: a skip at setup while a skipif
+    # condition holds is that mark's; one in the test's call is pytest.skip().
+    if not xfailed and (report.when != "setup" or any(True for _ in item.iter_markers(name="skip"))):
+        return False
+    for mark in item.iter_markers(name="xfail" if xfailed else "skipif"):
+        conditions = mark.args if "condition" not in mark.kwargs else (mark.kwargs["condition"],)
+        if not conditions:
+            return False  # an unconditional mark: not what the snapshot recorded
+        if any(evaluate_condition(item, mark, condition)[0] for condition in conditions):
+            return True
+    return False
 
 
 class Guard:
@@ -103,6 +129,13 @@ class Guard:
 
     # -- (a) skips and xfails, however they happened ----------------------------
 
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: Any, call: Any) -> Any:
+        outcome = yield
+        report = outcome.get_result()
+        if self.known.get(item.nodeid) == ENV and (report.skipped or hasattr(report, "wasxfail")) and _by_condition(item, report):
+            report.user_properties = [*report.user_properties, (CONDITION_KEY, True)]  # survives xdist's transport
+
     def pytest_runtest_logreport(self, report: Any) -> None:
         if self.worker:
             return
@@ -111,6 +144,8 @@ class Guard:
                 freeze_id, used, budget = value
                 self.reruns[freeze_id] = self.reruns.get(freeze_id, 0) + used
                 self.frozen_tests.setdefault(freeze_id, []).append(report.nodeid)
+        if self.known.get(report.nodeid) == ENV and any(key == CONDITION_KEY for key, _ in report.user_properties):
+            return  # the snapshot's skip-if-env: its own skipif/xfail condition holds in this environment
         if hasattr(report, "wasxfail") and report.when in ("setup", "call"):
             self._judge(report.nodeid, "xfailed" if report.skipped else "xpassed", "xfail", str(report.wasxfail))
         elif report.skipped:
@@ -123,7 +158,7 @@ class Guard:
         if self.worker or not report.skipped or not report.nodeid:
             return
         prefix = report.nodeid + "::"
-        if any(node_id.startswith(prefix) and status == "run" for node_id, status in self.known.items()):
+        if any(node_id.startswith(prefix) and status in ("run", ENV) for node_id, status in self.known.items()):
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
             self._judge(report.nodeid, "skipped", "skip", reason, module=True)
 

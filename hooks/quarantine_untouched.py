@@ -18,17 +18,18 @@ the reviewer.  Removing entries (graduating) and lowering budgets always pass.
 """
 from __future__ import annotations
 
-import argparse
 import os
 from datetime import datetime, timedelta
 from typing import Sequence
 
+from hooks import args as hook_args
 from hooks import changes, contract, git
 from hooks.approvals import Approvals, verify
 from hooks.forbid_skip_marks import RULE as SKIP_RULE
+from hooks.context import HookContext
 from hooks.pysource import Module, SourceError, test_functions
+from hooks.report import Finding, guarded, notice
 from hooks.trust import setting_statement
-from hooks.report import Finding, add_format_arg, emit, guarded, notice
 
 
 def _at(c: contract.Contract, entry: contract.Freeze | None = None) -> tuple[str, int, int]:
@@ -159,33 +160,37 @@ def deletion_findings(new: contract.Contract, change_set: changes.ChangeSet) -> 
     return found
 
 
-@guarded
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="quarantine-untouched", description=__doc__.splitlines()[0])
-    parser.add_argument("filenames", nargs="*", help="ignored: the ledger and the quarantine layer are checked whole")
-    changes.add_base_args(parser)
-    contract.add_contract_arg(parser)
-    parser.add_argument("--now", metavar="TIME", help="the current time (ISO-8601 with zone); pin it to the orchestrator's clock in CI")
-    add_format_arg(parser)
-    args = parser.parse_args(argv)
-    now = contract.parse_now(args.now)
-    changes.enter_repo([])
-    change_set = changes.resolve(args)
-    new = contract.load_new(change_set.target, args.contract)
-    base = contract.load_at(change_set.base, args.contract)
+def check(ctx: HookContext) -> list[Finding]:
+    change_set = ctx.change_set or changes.ChangeSet(None, "", None)
+    new = contract.load_new(change_set.target, ctx.contract)
+    base = contract.load_at(change_set.base, ctx.contract)
     if new is None:
         if base is not None and base.freezes:
-            return emit([Finding(args.contract, 1, 1, "OG622", "the contract was deleted, and its freeze ledger with it")], args.format)
-        return 0
-    findings = ledger_findings(new, now) + layer_findings(new, change_set.target, base) + deletion_findings(new, change_set)
+            return [Finding(ctx.contract, 1, 1, "OG622", "the contract was deleted, and its freeze ledger with it")]
+        return []
+    findings = ledger_findings(new, ctx.now) + layer_findings(new, change_set.target, base) + deletion_findings(new, change_set)
     if base is not None:
-        findings += diff_findings(base, new, now, Approvals.load(change_set, base, new))
+        findings += diff_findings(base, new, ctx.now, Approvals.load(change_set, base, new))
     else:
         # No contract at the base: the whole ledger is new and held to the new-entry limits.
         adopted = contract.Contract(max_active_freezes=new.max_active_freezes, max_freeze_days=new.max_freeze_days, max_reruns=new.max_reruns)
-        findings += diff_findings(adopted, new, now, Approvals())
-    return emit(findings, args.format)
+        findings += diff_findings(adopted, new, ctx.now, Approvals())
+    return findings
 
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = hook_args.parser("quarantine-untouched", __doc__)
+    hook_args.add_filenames(parser, "ignored: the ledger and the quarantine layer are checked whole")
+    hook_args.add_base(parser)
+    hook_args.add_contract(parser)
+    hook_args.add_now(parser, "the current time (ISO-8601 with zone); pin it to the orchestrator's clock in CI")
+    hook_args.add_format(parser)
+    args = parser.parse_args(argv)
+    hook_args.parse_now(args.now)  # a bad --now is the first thing said
+    changes.enter_repo([])
+    ctx = hook_args.context(args, changes.resolve(args))
+    return hook_args.finish(ctx, check(ctx), "quarantine-untouched")
 
 if __name__ == "__main__":
     raise SystemExit(main())

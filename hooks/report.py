@@ -34,12 +34,14 @@ class Finding(NamedTuple):
 
     def github(self) -> str:
         # Workflow commands need %, CR and LF escaped in the message and ,: in properties.
-        msg = self.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        path = self.path.replace("%", "%25").replace(",", "%2C").replace(":", "%3A")
-        return f"::error file={path},line={self.line},col={self.col},title={self.code}::{msg}"
+        return f"::error file={escape_property(self.path)},line={self.line},col={self.col},title={self.code}::{escape_data(self.message)}"
 
 
-FORMATS = ("text", "github")
+FORMATS = ("text", "github", "json", "sarif", "agent")
+# json and sarif are one document on stdout: notices go into it, not onto stderr.
+DOCUMENT_FORMATS = ("json", "sarif")
+_notice_format = ["text"]
+_notices: list[str] = []
 
 
 def add_format_arg(parser: argparse.ArgumentParser) -> None:
@@ -47,21 +49,74 @@ def add_format_arg(parser: argparse.ArgumentParser) -> None:
         "--format",
         choices=FORMATS,
         default="text",
-        help="text: path:line:col: CODE message (default); github: workflow annotations",
+        help="text: path:line:col: CODE message (default); github: workflow annotations; "
+        "json: one versioned document (README, 'Machine-readable output'); sarif: SARIF 2.1.0; "
+        "agent: each finding with why and what to do, for a coding agent's commit or stop hook",
     )
 
 
-def emit(findings: Iterable[Finding], fmt: str = "text") -> int:
+def use_format(fmt: str) -> None:
+    """Where notices go from now on: stderr, ::notice annotations, or the document."""
+    _notice_format[0] = fmt
+    _notices.clear()
+
+
+def emit(findings: Iterable[Finding], fmt: str = "text", hook: str = "") -> int:
     """Print findings sorted and de-duplicated; return the exit code."""
     unique = sorted(set(findings))
+    if fmt in DOCUMENT_FORMATS:
+        from hooks import output
+
+        output.print_document(fmt, [(hook, f) for f in unique], [], taken_notices())
+        return EXIT_FINDINGS if unique else EXIT_CLEAN
+    if fmt == "agent":
+        from hooks import output
+
+        output.print_agent([(hook, f) for f in unique], [], {})
+        return EXIT_FINDINGS if unique else EXIT_CLEAN
     for finding in unique:
         print(finding.github() if fmt == "github" else finding.text())
     return EXIT_FINDINGS if unique else EXIT_CLEAN
 
 
+def current_format() -> str:
+    return _notice_format[0]
+
+
+def taken_notices() -> list[str]:
+    """The notices collected for a document, once."""
+    taken = list(_notices)
+    _notices.clear()
+    return taken
+
+
 def notice(message: str) -> None:
     """Something the reviewer should see that does not fail the hook."""
-    print(f"oracle-guard: notice: {message}", file=sys.stderr)
+    fmt = _notice_format[0]
+    if fmt in DOCUMENT_FORMATS:
+        _notices.append(message)
+    elif fmt == "github":
+        print(f"::notice title=oracle-guard::{escape_data(message)}", flush=True)
+    else:
+        print(f"oracle-guard: notice: {message}", file=sys.stderr)
+
+
+def say(message: str) -> None:
+    """What a hook did (it rewrote a file): stdout, or a notice inside a document."""
+    if _notice_format[0] in DOCUMENT_FORMATS:
+        _notices.append(message)
+    else:
+        print(message)
+
+
+def escape_data(text: str) -> str:
+    """A workflow command's message: %, CR and LF escaped (GitHub's rules)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A workflow command's property value: also : and , (and CR/LF in a path)."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def guarded(func: Callable[[Sequence[str] | None], int]) -> Callable[[Sequence[str] | None], int]:
@@ -69,10 +124,15 @@ def guarded(func: Callable[[Sequence[str] | None], int]) -> Callable[[Sequence[s
 
     @functools.wraps(func)
     def wrapper(argv: Sequence[str] | None = None) -> int:
+        use_format("text")  # until the command line asks for another
         try:
             return func(argv)
         except UsageError as exc:
             print(f"oracle-guard: error: {exc}", file=sys.stderr)
+            if _notice_format[0] in DOCUMENT_FORMATS:  # a machine reading stdout still gets a document
+                from hooks import output
+
+                output.print_document(_notice_format[0], [], [str(exc)], taken_notices())
             return EXIT_USAGE
         except RecursionError:  # deeper than Python's own limit: refuse, never a traceback
             print("oracle-guard: error: a file nests expressions too deeply to analyse (Python's recursion limit); split the expression up", file=sys.stderr)

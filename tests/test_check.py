@@ -93,11 +93,15 @@ def test_cli_lists_commands_and_refuses_unknown_ones(capsys) -> None:
 
 def test_manifest_lists_every_hook_with_the_gate_s_file_pattern() -> None:
     manifest = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text())
-    assert [h["id"] for h in manifest] == list(HOOKS)
+    assert [h["id"] for h in manifest] == ["oracle-guard", *HOOKS]
     for hook in manifest:
-        assert hook["entry"] == hook["id"] and hook["language"] == "python"
+        assert hook["entry"] == ("oracle-guard hook" if hook["id"] == "oracle-guard" else hook["id"]) and hook["language"] == "python"
+        # never commit-msg: it would be handed the message file; oracle-replay runs pytest twice, so not on every commit
+        assert hook["stages"] == (["pre-push", "manual"] if hook["id"] == "oracle-replay" else ["pre-commit", "pre-push", "manual"])
         if hook["id"] in check.FILE_HOOKS:
             assert hook["files"] == check.TEST_FILES.pattern
+    one = manifest[0]
+    assert one["pass_filenames"] is False and one["always_run"] is True and "files" not in one  # one process, it asks git
 
 
 def test_skipping_the_meta_hook_still_compares_pytest_configuration(repo: Repo, capsys) -> None:

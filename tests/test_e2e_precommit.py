@@ -146,6 +146,61 @@ def test_the_project_passes_its_own_hooks(hook_repo, pre_commit_home) -> None:
     assert proc.stdout.count("Passed") == 8, proc.stdout
 
 
+def _one_hook_env(home: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_DIR", "GIT_INDEX", "PRE_COMMIT", "VIRTUAL_ENV"))}
+    env.update(PRE_COMMIT_HOME=home, PRE_COMMIT_COLOR="never")
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")  # collection-snapshot's python3 has pytest
+    return env
+
+
+def _config(repo: Repo, hook_repo: tuple[str, str]) -> None:
+    path, sha = hook_repo
+    repo.write(".pre-commit-config.yaml", f"repos:\n  - repo: {path}\n    rev: {sha}\n    hooks:\n      - id: oracle-guard\n")
+
+
+def _run(repo: Repo, home: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=repo.path, env=_one_hook_env(home), capture_output=True, text=True)
+
+
+@pytest.mark.slow
+def test_one_process_hook_through_try_repo(repo: Repo, hook_repo, pre_commit_home) -> None:
+    path, sha = hook_repo
+    repo.write("tests/test_price.py", HONEST)
+    repo.stage()
+    first = _run(repo, pre_commit_home, "try-repo", path, "oracle-guard", "--ref", sha, "--verbose")
+    assert first.returncode == 1 and "updated with what pytest collects now (2 tests)" in first.stdout, first.stdout + first.stderr
+    repo.commit("base with the first snapshot")
+    repo.write("tests/test_price.py", SKIPPED.replace("    assert 2 + 2 == 4", "    return\n    assert 2 + 2 == 4"))
+    repo.stage()
+    proc = _run(repo, pre_commit_home, "try-repo", path, "oracle-guard", "--ref", sha, "--verbose")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "OG101 new skip mark on test_price" in proc.stdout and "OG202 new early return in test_price" in proc.stdout
+    assert "oracle-guard: 4 findings (OG101 x1, OG202 x1, OG301 x1, OG802 x1)" in proc.stdout  # OG802: pytest saw the skip too
+
+
+@pytest.mark.slow
+def test_one_process_hook_by_stage(repo: Repo, hook_repo, pre_commit_home) -> None:
+    _config(repo, hook_repo)
+    repo.write("tests/test_price.py", HONEST)
+    repo.stage()
+    _run(repo, pre_commit_home, "run")  # records the first snapshot
+    base = repo.commit("base")
+    repo.write("tests/test_price.py", HONEST + "\n\ndef test_third():\n    assert 3 * 3 == 9\n")
+    repo.stage()
+    assert _run(repo, pre_commit_home, "run").returncode == 1  # a new test: the snapshot is updated, then passes
+    repo.stage()
+    honest = _run(repo, pre_commit_home, "run")
+    assert honest.returncode == 0 and "Passed" in honest.stdout, honest.stdout + honest.stderr
+    repo.commit("honest")
+    repo.write("tests/test_price.py", RUNTIME)
+    repo.commit("weaken")
+    pushed = _run(repo, pre_commit_home, "run", "--hook-stage", "pre-push", "--from-ref", base, "--to-ref", "HEAD")
+    assert pushed.returncode == 1 and "OG201 new runtime skip" in pushed.stdout, pushed.stdout + pushed.stderr
+    manual = _run(repo, pre_commit_home, "run", "--hook-stage", "manual", "--from-ref", base, "--to-ref", "HEAD")
+    assert manual.returncode == 1 and "OG201" in manual.stdout
+    repo.write("MSG", "a message\n")
+    msg = _run(repo, pre_commit_home, "run", "--hook-stage", "commit-msg", "--commit-msg-filename", "MSG")
+    assert msg.returncode == 0 and "oracle-guard" not in msg.stdout, msg.stdout  # never handed the message file
 @pytest.mark.slow
 def test_pre_commit_run_reaches_the_switch_rules(repo: Repo, hook_repo, pre_commit_home) -> None:
     """collection-snapshot's static layer (OG86x) runs under pre-commit without starting pytest."""
@@ -161,3 +216,20 @@ def test_pre_commit_run_reaches_the_switch_rules(repo: Repo, hook_repo, pre_comm
     proc = try_repo(repo, hook_repo, pre_commit_home, "collection-snapshot")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert ".github/workflows/ci.yml:4:1: OG860 pytest command now reruns failing tests: `--reruns 3`" in proc.stdout
+
+
+@pytest.mark.slow
+def test_oracle_replay_in_pre_push_range_mode(repo: Repo, hook_repo, pre_commit_home) -> None:
+    """The manifest's oracle-replay, as pre-push runs it: the base's test judges the pushed commit."""
+    repo.write("src/calc.py", "def add(a, b):\n    return a + b\n")
+    repo.write("tests/test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n")
+    repo.write("pytest.ini", "[pytest]\npythonpath = src\n")
+    base = repo.commit("base")
+    repo.write("src/calc.py", "def add(a, b):\n    return a + b + 1\n")
+    repo.write("tests/test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) > 0\n")
+    repo.commit("agent: make add pass")
+    (repo.path / ".venv").symlink_to(sys.prefix)  # the project's ./.venv: this interpreter, which has pytest
+    proc = try_repo(repo, hook_repo, pre_commit_home, "oracle-replay", "--hook-stage", "pre-push", "--from-ref", base, "--to-ref", "HEAD")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "tests/test_calc.py:4:1: OG901 tests/test_calc.py::test_add passed at" in proc.stdout
+    assert "(./.venv) ran 1 changed test module(s)" in proc.stdout

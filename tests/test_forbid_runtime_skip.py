@@ -247,7 +247,7 @@ def test_all_reports_every_occurrence(repo: Repo, capsys: pytest.CaptureFixture[
         (b"def test_a():\n    return(\n", ":2:11: OG001 could not parse"),
         (b"def test_a():\n    x = 1\n  assert x\n", ":3:11: OG001 could not parse: unindent"),
         (b"# -*- coding: latin-1 -*-\ndef test_a():\n    assert '\xe9'\n", None),  # a declared encoding is honoured
-        (b"def test_a():\n    assert '\xe9'\n", ":2:15: OG001 not valid UTF-8"),
+        (b"def test_a():\n    assert '\xe9'\n", ":2:13: OG001 not valid UTF-8"),
         (b"\x89PNG\r\n\x1a\n\x00\x00", ":1:1: OG001 not a text file"),
         (b"", None),
     ],

@@ -332,7 +332,7 @@ def test_github_format(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     [
         (b"def test_a(:\n    assert 1\n", ":1:12: OG001 could not parse"),  # no skip token at all
         (b"import pytest\n@pytest.mark.skip\ndef test_a(\n", ":3:11: OG001 could not parse"),
-        (b"def test_a():\n    s = '\xff\xfe'\n", ":2:13: OG001 not valid UTF-8"),
+        (b"def test_a():\n    s = '\xff\xfe'\n", ":2:10: OG001 not valid UTF-8"),
         (b"\x00\x01\x02binary", ":1:1: OG001 not a text file"),
     ],
     ids=["syntax-error-no-token", "syntax-error-with-mark", "not-utf8", "binary"],

@@ -172,3 +172,38 @@ def test_number_evaluates_constant_expressions() -> None:
     assert hm.number(ast.parse("1 / 1000", mode="eval").body) == pytest.approx(1e-3)
     assert hm.number(ast.parse("TOL * 2", mode="eval").body, consts) == pytest.approx(2e-3)
     assert hm.number(ast.parse("f(1)", mode="eval").body) is None
+
+
+VACUITY = [
+    # (body, vacuous): vacuous means nothing in the body can fail
+    ("pass", True),
+    ("'''Nothing.'''", True),
+    ("assert True", True),
+    ("y = x\n    assert y == y", True),
+    ("assume(x)\n    note(x)\n    print(x)", True),
+    ("if x:\n        return\n    assert True", True),
+    ("try:\n        f(x)\n    except Exception:\n        pass", True),
+    ("with contextlib.suppress(Exception, KeyError):\n        f(x)", True),
+    ("return\n    f(x)", True),
+    ("f(x)", False),  # crash-only: the code under test may raise
+    ("try:\n        f(x)\n    except ValueError:\n        pass", False),  # only ValueError may escape
+    ("try:\n        f(x)\n    except Exception:\n        raise AssertionError(x)", False),
+    ("x.attribute", False),
+    ("y = x[0]", False),
+    ("y = f'{x}'", False),
+    ("assert x > 0", False),
+    ("with open(x):\n        pass", False),
+    ("for y in x:\n        g(y)", False),
+    ("raise ValueError(x)", False),
+]
+
+
+@pytest.mark.parametrize("body,expected", VACUITY, ids=[b.split("\n")[0][:40] for b, _ in VACUITY])
+def test_vacuous_means_nothing_in_the_body_can_fail(body: str, expected: bool) -> None:
+    from hooks import hypothesis_model as hm
+    from hooks.pysource import Module
+
+    source = f"import contextlib\nfrom hypothesis import assume, given, note, strategies as st\n\n@given(st.integers())\ndef test_p(x):\n    {body}\n"
+    module = Module.from_source("tests/test_p.py", source.encode())
+    fn = module.tree.body[-1]
+    assert hm.vacuous(fn, module.names) is expected

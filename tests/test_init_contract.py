@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import sys
-import types
 
 import pytest
 
@@ -29,13 +28,18 @@ def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def fake_model(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The real model, watched: which modules init asks about (properties-monotonic's
+    rules then decide what may be locked, so the model must be the real one)."""
+    from hooks import hypothesis_model
+
     seen: list[str] = []
+    real = hypothesis_model.properties_in
 
     def properties_in(module):  # the interface hypothesis_model.py provides
         seen.append(module.path)
-        return [("test_roundtrip", 40, 5)]
+        return real(module)
 
-    monkeypatch.setitem(sys.modules, "hooks.hypothesis_model", types.SimpleNamespace(properties_in=properties_in))
+    monkeypatch.setattr(hypothesis_model, "properties_in", properties_in)
     return seen
 
 
@@ -166,3 +170,60 @@ def test_init_with_custom_roots(repo: Repo, capsys, no_model) -> None:
     assert repo.run(main, "--root", "spec/vectors") == 0
     c = contract.loads((repo.path / CONTRACT).read_text())
     assert [f.path for f in c.fixtures] == ["spec/vectors/v1.bin"] and c.fixture_roots == ("spec/vectors",)
+
+
+PROPERTIES = {
+    # Crash-only: relies on the code's own exceptions (only ValueError may escape).
+    "tests/properties/test_parse.py": """\
+from hypothesis import given, strategies as st
+
+from app import parse
+
+
+@given(st.text())
+def test_parse_only_raises_value_error(s):
+    try:
+        parse(s)
+    except ValueError:
+        pass
+
+
+@given(st.binary())
+def test_parse_never_crashes(b):
+    parse(b.decode("latin-1"))
+
+
+class TestRoundtrip:
+    @given(st.integers())
+    def test_roundtrip(self, n):
+        assert int(str(n)) == n
+""",
+    # A profile loaded by a conftest lowers every property below Hypothesis' default 100.
+    "tests/properties/conftest.py": "from hypothesis import settings\n\nsettings.register_profile('ci', max_examples=30)\nsettings.load_profile('ci')\n",
+    # Truly vacuous: the hook would reject it, so init must not lock it.
+    "tests/test_vacuous.py": "from hypothesis import given, strategies as st\n\n\n@given(st.text())\ndef test_nothing(s):\n    assert True\n",
+}
+
+
+def test_init_then_every_hook_passes_on_the_untouched_repository(repo: Repo, capsys) -> None:
+    from hooks.check import main as check_main
+    from hooks.cli import HOOKS, load
+
+    populated(repo)
+    for path, text in PROPERTIES.items():
+        repo.write(path, text)
+    repo.write("src/app.py", "def parse(s):\n    return s\n")
+    repo.commit("project")
+    assert repo.run(main) == 0
+    out = capsys.readouterr().out
+    assert "not registered: tests.test_vacuous:test_nothing: OG507" in out
+    c = contract.loads((repo.path / CONTRACT).read_text())
+    assert {(p.name, p.min_examples) for p in c.properties} == {
+        ("test_parse_only_raises_value_error", 30), ("test_parse_never_crashes", 30), ("TestRoundtrip.test_roundtrip", 30), ("test_roundtrip", 40),
+    }
+    repo.commit("oracle-guard init")
+    files = repo.git("ls-files").split()
+    for hook, (target, _) in sorted(HOOKS.items()):
+        argv = ["--static-only"] if hook == "collection-snapshot" else files  # as pre-commit --all-files runs them
+        assert repo.run(load(target), *argv) == 0, (hook, capsys.readouterr())
+    assert repo.run(check_main, "--base", "HEAD~1") == 0, capsys.readouterr()

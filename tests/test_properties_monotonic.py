@@ -96,9 +96,17 @@ ROWS = [
     ("settings-parent-below-min", {M: mod("@settings(max_examples=100, deadline=None)", "FAST = settings(max_examples=10)\n\n\n@settings(FAST, deadline=None)")}, {"OG506"}),
     ("profile-below-min", {M: mod("@settings(max_examples=100, deadline=None)\n", ""), "tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('quick', max_examples=5)\nsettings.load_profile('quick')\n"}, {"OG506"}),
     ("profile-above-min", {M: mod("@settings(max_examples=100, deadline=None)\n", ""), "tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', max_examples=500)\nsettings.load_profile('ci')\n"}, set()),
-    ("vacuous-assert-true", {M: mod("assert decode(encode(s)) == s", "decode(encode(s))\n    assert True")}, {"OG507"}),
-    ("vacuous-x-equals-x", {M: mod("assert decode(encode(s)) == s", "out = decode(encode(s))\n    assert out == out")}, {"OG507"}),
-    ("vacuous-no-check", {M: mod("assert decode(encode(s)) == s", "decode(encode(s))")}, {"OG507"}),
+    # Vacuous: nothing in the body can fail.  (A body that still calls the code is a crash-only
+    # oracle; the lost roundtrip check is oracle-shrink's OG301: test_crash_only_rows_agree_with_oracle_shrink.)
+    ("vacuous-assert-true", {M: mod("assert decode(encode(s)) == s", "assert True")}, {"OG507"}),
+    ("vacuous-x-equals-x", {M: mod("assert decode(encode(s)) == s", "out = s\n    assert out == out")}, {"OG507"}),
+    ("vacuous-no-check", {M: mod("assert decode(encode(s)) == s", "pass")}, {"OG507"}),
+    ("vacuous-failures-swallowed", {M: mod("assert decode(encode(s)) == s", "try:\n        decode(encode(s))\n    except Exception:\n        pass")}, {"OG507"}),
+    ("vacuous-suppressed", {M: "import contextlib\n" + mod("assert decode(encode(s)) == s", "with contextlib.suppress(BaseException):\n        assert decode(encode(s)) == s")}, {"OG507"}),
+    ("crash-only-calls-the-code", {M: mod("assert decode(encode(s)) == s", "decode(encode(s))")}, set()),
+    ("crash-only-one-error-may-escape", {M: mod("assert decode(encode(s)) == s", "try:\n        decode(s)\n    except ValueError:\n        pass")}, set()),
+    ("crash-only-after-assume", {M: mod("assert decode(encode(s)) == s", "assume(s)\n    note(s)\n    decode(s)").replace("import given", "import assume, given, note")}, set()),
+    ("assume-and-note-only", {M: mod("assert decode(encode(s)) == s", "assume(s)\n    note(s)").replace("import given", "import assume, given, note")}, {"OG507"}),
     ("check-moved-into-helper", {M: mod("assert decode(encode(s)) == s", "_same(decode(encode(s)), s)") + "\n\ndef _same(a, b):\n    assert a == b\n"}, set()),
     ("strategy-just", {M: mod("st.text(min_size=0)", "st.just('')")}, {"OG508"}),
     ("strategy-one-element-sampled-from", {M: mod("st.text(min_size=0)", "st.sampled_from(['a'])")}, {"OG508"}),
@@ -146,4 +154,24 @@ def test_no_contract_means_nothing_to_check(repo: Repo, capsys: pytest.CaptureFi
     repo.write(M, MODULE)
     repo.commit()
     assert repo.run(props_main) == 0
+    assert capsys.readouterr().out == ""
+
+
+CRASH_ONLY = [r for r in ROWS if r[0].startswith("crash-only")]
+
+
+@pytest.mark.parametrize("new", [r[1] for r in CRASH_ONLY], ids=[r[0] for r in CRASH_ONLY])
+def test_crash_only_rows_agree_with_oracle_shrink(repo: Repo, capsys: pytest.CaptureFixture[str], new: dict[str, str | None]) -> None:
+    """Turning the roundtrip check into a crash-only body is still a lost check (OG301) for
+    oracle-shrink; a crash-only property committed as it is passes both hooks."""
+    from hooks.oracle_shrink import main as shrink_main
+
+    apply({C: CONTRACT, M: MODULE}, repo)
+    repo.commit("base")
+    apply(new, repo)
+    repo.stage()
+    assert repo.run(shrink_main, M) == 1
+    assert "OG301" in capsys.readouterr().out
+    repo.commit("crash-only")
+    assert repo.run(props_main) == 0 and repo.run(shrink_main, M) == 0
     assert capsys.readouterr().out == ""
