@@ -148,11 +148,18 @@ class Watch:
             return None  # pytest.xfail() in the phase
         if kind == "failed" and said == "skipped" and xfail and item.get_closest_marker("xfail") is not None:
             return None  # an xfail-marked test failed as expected; the skip gate judges the xfail
+        if kind == "failed" and said == "passed" and self._frozen(item):
+            return None  # a retry within a freeze: the gate's rerun accounting judges its budget
         if kind == "passed" and said == "passed":
             return None
         shown = {"passed": "passed", "failed": f"raised {name}", "skipped": "was skipped", "xfailed": "called pytest.xfail"}[kind]
         word = "xfailed" if said == "skipped" and xfail else said
         return f"the {when} {shown} but its report says {word} (a conftest or plugin changed the outcome)"
+
+    def _frozen(self, item: Any) -> bool:
+        entry_for = getattr(self.guard, "_entry_for", None)
+        entry = entry_for(item.nodeid) if entry_for is not None else None
+        return entry is not None and entry.active(self.guard.now)
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_logreport(self, report: Any) -> Generator[None, Any, None]:
