@@ -9,14 +9,19 @@ import os
 import shutil
 import sys
 
+from hooks import git
 from hooks.report import UsageError
+
 
 def _in_pre_commit_store(env: dict[str, str]) -> bool:
     """Whether this interpreter is an environment pre-commit built (language: python)."""
     cache = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     stores = [env.get("PRE_COMMIT_HOME") or os.path.join(cache, "pre-commit")]
     prefix = os.path.normcase(os.path.realpath(sys.prefix))
-    return any(prefix.startswith(os.path.normcase(os.path.realpath(store)) + os.sep) for store in stores)
+    if any(prefix.startswith(os.path.normcase(os.path.realpath(store)) + os.sep) for store in stores):
+        return True
+    # `pre-commit try-repo` builds its env in a temporary store: <store>/repo<random>/py_env-<python>.
+    return os.path.basename(prefix).startswith("py_env-") and os.path.basename(os.path.dirname(prefix)).startswith("repo")
 
 
 def _own_bins(env: dict[str, str]) -> set[str]:
@@ -29,6 +34,20 @@ def _own_bins(env: dict[str, str]) -> set[str]:
         return set()  # `language: system`/`unsupported`: the hook runs in the project's own interpreter
     bins = {os.path.join(sys.prefix, "bin"), os.path.join(sys.prefix, "Scripts"), os.path.dirname(sys.executable)}
     return {os.path.normcase(os.path.realpath(b)) for b in bins}
+
+
+def _main_checkout() -> str | None:
+    """The main worktree's folder when this is a linked worktree, else None."""
+    if not os.path.isfile(".git"):  # a linked worktree's .git is a file (and we are at its top)
+        return None
+    try:
+        out = git.run("rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", check=False).decode().split("\n")
+    except UsageError:
+        return None
+    if len(out) < 2 or not out[0] or out[0] == out[1]:
+        return None
+    common = out[0].rstrip("/")
+    return os.path.dirname(common) if os.path.basename(common) == ".git" else None
 
 
 def _venv_python(root: str) -> str | None:
@@ -57,6 +76,12 @@ def candidate_interpreters(explicit: str | None, env: dict[str, str]) -> list[tu
         python = _venv_python(name)
         if python:
             result.append((os.path.abspath(python), f"./{name}"))
+    main = _main_checkout()
+    if main:  # a linked worktree (an agent's) usually has no venv of its own: the main checkout's
+        for name in (".venv", "venv"):
+            python = _venv_python(os.path.join(main, name))
+            if python:
+                result.append((python, f"the main checkout's {name}"))
     for folder in env.get("PATH", "").split(os.pathsep):
         if not folder or os.path.normcase(os.path.realpath(folder)) in own:
             continue

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from hooks import args as hook_args
-from hooks import changes, contract, expectations, git, meaning
+from hooks import changes, expectations, git, meaning
 from hooks import hypothesis_model as hm
 from hooks.context import HookContext
 from hooks.pysource import DEEP, TRY_NODES, FunctionNode, Module, Names, SourceError, test_functions

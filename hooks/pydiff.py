@@ -15,7 +15,7 @@ import os
 import ast
 import re
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 
 from hooks import args as hook_args
