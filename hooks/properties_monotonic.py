@@ -21,10 +21,10 @@ from hooks import args as hook_args
 from hooks import changes, contract, trust
 from hooks import hypothesis_model as hm
 from hooks.approvals import Approvals
-from hooks.oracle_shrink import tautology
 from hooks.context import HookContext
 from hooks.pysource import FunctionNode, Module, SourceError
 from hooks.report import Finding, guarded, notice
+from hooks.tautologies import tautology
 
 
 class _Tree:
