@@ -15,6 +15,7 @@ It fails closed (``ERROR: oracle-guard: ...``, exit 4) rather than stay inert
 when the contract is there but not usable: not a regular file, not under the
 rootdir pytest chose, gate options set from code, its plugins blocked.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,11 +27,33 @@ RERUNS_KEY = "oracle_guard_reruns"
 
 def pytest_addoption(parser: Any) -> None:
     group = parser.getgroup("oracle-guard", "oracle-guard run-time gate")
-    group.addoption("--oracle-guard", action="store_true", default=False, help="switch the gate on even without a contract file")
-    group.addoption("--oracle-guard-contract", metavar="PATH", default=None, help=f"contract file, relative to the rootdir (default: {DEFAULT_CONTRACT})")
-    group.addoption("--oracle-guard-allow-skips", action="store_true", default=False, help="local use only: do not fail the session on new skips/xfails")
-    group.addoption("--oracle-guard-report", metavar="PATH", default=None, help="write a JSON report of reruns consumed per freeze id and unexpected skips")
-    group.addoption("--oracle-guard-now", metavar="TIME", default=None, help="the current time for freeze expiry (ISO-8601; default: the clock)")
+    group.addoption(
+        "--oracle-guard", action="store_true", default=False, help="switch the gate on even without a contract file"
+    )
+    group.addoption(
+        "--oracle-guard-contract",
+        metavar="PATH",
+        default=None,
+        help=f"contract file, relative to the rootdir (default: {DEFAULT_CONTRACT})",
+    )
+    group.addoption(
+        "--oracle-guard-allow-skips",
+        action="store_true",
+        default=False,
+        help="local use only: do not fail the session on new skips/xfails",
+    )
+    group.addoption(
+        "--oracle-guard-report",
+        metavar="PATH",
+        default=None,
+        help="write a JSON report of reruns consumed per freeze id and unexpected skips",
+    )
+    group.addoption(
+        "--oracle-guard-now",
+        metavar="TIME",
+        default=None,
+        help="the current time for freeze expiry (ISO-8601; default: the clock)",
+    )
 
 
 def pytest_configure(config: Any) -> None:
@@ -45,8 +68,12 @@ def pytest_configure(config: Any) -> None:
     elif problem:
         _fail(f"{rel}: {problem}; the contract must be a regular file in the repository (restore it)")
     _fail_on_tampered_options(config)
-    if config.getoption("noconftest") and any(os.path.isfile(os.path.join(str(config.rootpath), d, "conftest.py")) for d in ("", "tests", "test", "testing")):
-        _fail("--noconftest drops the project's conftest files, their fixtures and checks, while the contract is in force: remove it")
+    if config.getoption("noconftest") and any(
+        os.path.isfile(os.path.join(str(config.rootpath), d, "conftest.py")) for d in ("", "tests", "test", "testing")
+    ):
+        _fail(
+            "--noconftest drops the project's conftest files, their fixtures and checks, while the contract is in force: remove it"
+        )
     if config.getoption("collectonly"):
         return  # nothing runs; collection-snapshot looks at collection itself
     if any(config.getoption(o, False) for o in ("showfixtures", "show_fixtures_per_test", "setuponly", "setupplan")):
@@ -131,13 +158,19 @@ def tampered_options(config: Any) -> list[str]:
     """Gate options whose value did not come from the command line or the configuration."""
     tokens = _argument_tokens(config)
     found = []
-    flags = {"oracle_guard_allow_skips": ["--oracle-guard-allow-skips"], "collectonly": ["--co", "--collect-only", "--collectonly"]}
+    flags = {
+        "oracle_guard_allow_skips": ["--oracle-guard-allow-skips"],
+        "collectonly": ["--co", "--collect-only", "--collectonly"],
+    }
     for dest, spellings in flags.items():
         if config.getoption(dest) and not any(s in tokens for s in spellings):
             found.append(spellings[-1])
     if "--oracle-guard" in tokens and not config.getoption("oracle_guard"):
         found.append("--oracle-guard")
-    for dest, option in (("oracle_guard_contract", "--oracle-guard-contract"), ("oracle_guard_now", "--oracle-guard-now")):
+    for dest, option in (
+        ("oracle_guard_contract", "--oracle-guard-contract"),
+        ("oracle_guard_now", "--oracle-guard-now"),
+    ):
         if config.getoption(dest) != _option_value(tokens, option):
             found.append(option)
     return found
@@ -146,7 +179,9 @@ def tampered_options(config: Any) -> list[str]:
 def _fail_on_tampered_options(config: Any) -> None:
     changed = tampered_options(config)
     if changed:
-        _fail(f"{', '.join(changed)} was changed by a conftest or plugin, not given on the command line or in addopts: remove that code")
+        _fail(
+            f"{', '.join(changed)} was changed by a conftest or plugin, not given on the command line or in addopts: remove that code"
+        )
 
 
 class _Sentinel:

@@ -15,6 +15,7 @@ Installed pytest plugins are not autoloaded (they would pad both sides);
 Needs: pytest in this interpreter, oracle-guard installed in it, network
 access to PyPI (or a pip cache) for the sdist.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,7 +31,13 @@ import tempfile
 import time
 
 FILES, TESTS_PER_FILE = 50, 100
-GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b", "GIT_CONFIG_NOSYSTEM": "1"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "b",
+    "GIT_AUTHOR_EMAIL": "b@b",
+    "GIT_COMMITTER_NAME": "b",
+    "GIT_COMMITTER_EMAIL": "b@b",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def git(root: str, *args: str) -> None:
@@ -52,7 +59,10 @@ def real_project(name: str, cache: str) -> str:
     os.makedirs(cache, exist_ok=True)
     found = glob.glob(os.path.join(cache, "*.tar.gz"))
     if not found:
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", cache, name], check=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", cache, name],
+            check=True,
+        )
         found = glob.glob(os.path.join(cache, "*.tar.gz"))
     target = tempfile.mkdtemp(prefix="og-bench-real-")
     with tarfile.open(found[0]) as tar:
@@ -63,10 +73,18 @@ def real_project(name: str, cache: str) -> str:
 
 def prepare(root: str, hook: str) -> None:
     git(root, "init", "-q", "-b", "main")
-    subprocess.run([hook, "--always", "--python", sys.executable], cwd=root, capture_output=True, env={**os.environ, **EXTRA_ENV})  # writes the snapshot
+    subprocess.run(
+        [hook, "--always", "--python", sys.executable], cwd=root, capture_output=True, env={**os.environ, **EXTRA_ENV}
+    )  # writes the snapshot
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "base")
-    check = subprocess.run([hook, "--always", "--python", sys.executable], cwd=root, capture_output=True, text=True, env={**os.environ, **EXTRA_ENV})
+    check = subprocess.run(
+        [hook, "--always", "--python", sys.executable],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **EXTRA_ENV},
+    )
     if check.returncode != 0:
         raise SystemExit(f"hook is not clean on the committed project {root}: {check.stdout}{check.stderr}")
 
@@ -115,7 +133,9 @@ def measure(label: str, root: str, hook: str, runs: int) -> None:
         f" | ratio {o / b:.3f}x | vs bare with the hook's -p flags {s:.3f} s: {o / s:.3f}x | nothing changed (no pytest) {i:.3f} s"
     )
     cb, cs, co = (statistics.median(CPU[k]) for k in ("bare", "same", "hook"))
-    print(f"  CPU seconds (user+sys, load-independent): bare {cb:.3f} | same flags {cs:.3f} | hook {co:.3f} | ratio {co / cb:.3f}x, {co / cs:.3f}x")
+    print(
+        f"  CPU seconds (user+sys, load-independent): bare {cb:.3f} | same flags {cs:.3f} | hook {co:.3f} | ratio {co / cb:.3f}x, {co / cs:.3f}x"
+    )
 
 
 def main() -> int:
@@ -123,14 +143,18 @@ def main() -> int:
     parser.add_argument("--project", default="more-itertools", help="a PyPI project whose sdist ships its tests")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "og-bench-sdist"))
-    parser.add_argument("--autoload", action="store_true", help="let pytest load installed plugins (both sides pay for them)")
+    parser.add_argument(
+        "--autoload", action="store_true", help="let pytest load installed plugins (both sides pay for them)"
+    )
     args = parser.parse_args()
     if args.autoload:
         EXTRA_ENV.clear()
     hook = shutil.which("collection-snapshot", path=os.path.dirname(sys.executable))
     if not hook:
         raise SystemExit("collection-snapshot is not installed next to this interpreter")
-    print(f"python {sys.version.split()[0]}, pytest {__import__('pytest').__version__}, medians of {args.runs}, plugin autoload {'on' if args.autoload else 'off'}, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(
+        f"python {sys.version.split()[0]}, pytest {__import__('pytest').__version__}, medians of {args.runs}, plugin autoload {'on' if args.autoload else 'off'}, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
     with tempfile.TemporaryDirectory(prefix="og-bench-gen-") as tmp:
         root = generated(tmp)
         prepare(root, hook)

@@ -12,6 +12,7 @@ PYTHONPATH, like a regular non-editable install) and "dev venv" (this
 interpreter with its site, e.g. an editable install's import finder).
 The bar is the installed hook at >= 80% of openssl's throughput.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,14 +38,20 @@ def build(folder: Path, files: int, total: int) -> list[str]:
     scale = total / sum(weights)
     sizes = [int(w * scale) for w in weights]
     sizes[-1] += total - sum(sizes)
-    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@b",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@b",
+    }
     subprocess.run(("git", "init", "-q", str(folder)), check=True, env=env)
     lines = ["version: 1", "fixtures:"]
     paths = []
     block = os.urandom(1 << 20)
     for i, size in enumerate(sizes):
         rel = f"tests/fixtures/d{i % 20:02d}/f{i:04d}.bin"
-        data = (block[i % 997:] + block) * (size // len(block) + 1)
+        data = (block[i % 997 :] + block) * (size // len(block) + 1)
         data = data[:size]
         target = folder / rel
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -53,7 +60,9 @@ def build(folder: Path, files: int, total: int) -> list[str]:
         paths.append(rel)
     (folder / "tests/agent_contract.yaml").write_text("\n".join(lines) + "\n")
     subprocess.run(("git", "-C", str(folder), "add", "-A"), check=True, env=env)
-    subprocess.run(("git", "-C", str(folder), "-c", "commit.gpgsign=false", "commit", "-q", "-m", "lock"), check=True, env=env)
+    subprocess.run(
+        ("git", "-C", str(folder), "-c", "commit.gpgsign=false", "commit", "-q", "-m", "lock"), check=True, env=env
+    )
     return paths
 
 
@@ -77,7 +86,11 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--megabytes", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--installed", metavar="EXE", help="also time this installed fixture-lock-verify executable (e.g. a venv's bin/fixture-lock-verify)")
+    parser.add_argument(
+        "--installed",
+        metavar="EXE",
+        help="also time this installed fixture-lock-verify executable (e.g. a venv's bin/fixture-lock-verify)",
+    )
     args = parser.parse_args()
     total = args.megabytes * 1_000_000
     with tempfile.TemporaryDirectory(prefix="og-bench-") as tmp:
@@ -106,12 +119,18 @@ def main() -> int:
     load = os.getloadavg()[0]
     mb = total / 1e6
     version = subprocess.run(("openssl", "version"), capture_output=True, text=True).stdout.strip()
-    print(f"{args.files} locked fixtures, {mb:.0f} MB, median of {args.runs} ({os.cpu_count()} CPUs, load average {load:.1f}, {version}, Python {sys.version.split()[0]})")
+    print(
+        f"{args.files} locked fixtures, {mb:.0f} MB, median of {args.runs} ({os.cpu_count()} CPUs, load average {load:.1f}, {version}, Python {sys.version.split()[0]})"
+    )
     for name, values in times.items():
-        print(f"{name:32s} {medians[name]:6.3f} s {mb / medians[name]:7.1f} MB/s  cpu {cpu_medians[name]:.3f} s   runs: {', '.join(f'{t:.3f}' for t in values)}")
+        print(
+            f"{name:32s} {medians[name]:6.3f} s {mb / medians[name]:7.1f} MB/s  cpu {cpu_medians[name]:.3f} s   runs: {', '.join(f'{t:.3f}' for t in values)}"
+        )
     peer, peer_cpu = medians["openssl dgst -sha256"], cpu_medians["openssl dgst -sha256"]
     for name in list(commands)[1:]:
-        print(f"{name}: {100 * peer / medians[name]:.0f}% of openssl's throughput (bar: 80%); CPU {cpu_medians[name] / peer_cpu:.2f}x openssl's")
+        print(
+            f"{name}: {100 * peer / medians[name]:.0f}% of openssl's throughput (bar: 80%); CPU {cpu_medians[name] / peer_cpu:.2f}x openssl's"
+        )
     return 0
 
 

@@ -10,6 +10,7 @@ The clone is checked out commit by commit (detached) and cleaned: use a
 throwaway clone.  Prints each flagged commit with its findings, then a
 summary of exit codes and finding codes on stderr.
 """
+
 from __future__ import annotations
 
 import collections
@@ -29,7 +30,9 @@ def main() -> int:
     gate = beside if os.path.exists(beside) else shutil.which("oracle-guard") or "oracle-guard"
     log = subprocess.run(
         ["git", "-C", repo, "log", "--no-merges", f"-n{count}", "--format=%H %s", "--", "tests", "testing", "test"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.splitlines()
     exits: collections.Counter[int] = collections.Counter()
     codes: collections.Counter[str] = collections.Counter()
@@ -37,7 +40,12 @@ def main() -> int:
         sha, subject = line.split(" ", 1)
         subprocess.run(["git", "-C", repo, "checkout", "-q", "-f", sha], check=True)
         subprocess.run(["git", "-C", repo, "clean", "-qfdx"], check=True)
-        proc = subprocess.run([gate, "check", "--base", f"{sha}~1", "--skip", "collection-snapshot"], cwd=repo, capture_output=True, text=True)
+        proc = subprocess.run(
+            [gate, "check", "--base", f"{sha}~1", "--skip", "collection-snapshot"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+        )
         exits[proc.returncode] += 1
         if proc.returncode:
             print(f"=== {sha[:10]} {subject[:70]} (exit {proc.returncode})")

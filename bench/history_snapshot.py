@@ -14,6 +14,7 @@ throwaway clone.  ``PYTHONPATH`` is set to ``src:.`` so a project imports
 from its checkout.  A commit whose parent or itself does not collect
 cleanly (an import error, a missing dependency) is counted and skipped.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,12 +58,20 @@ def main() -> int:
     parser.add_argument("repo")
     parser.add_argument("count", type=int, nargs="?", default=100)
     parser.add_argument("--python", default=sys.executable)
-    parser.add_argument("--write", action="append", default=[], metavar="PATH=TEXT", help="a file a build step would generate, written after each checkout")
+    parser.add_argument(
+        "--write",
+        action="append",
+        default=[],
+        metavar="PATH=TEXT",
+        help="a file a build step would generate, written after each checkout",
+    )
     args = parser.parse_args()
     repo = os.path.abspath(args.repo)
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in ("src", ".", os.environ.get("PYTHONPATH", "")) if p)
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    log = git(repo, "log", "--no-merges", f"-n{args.count}", "--format=%H %s", "--", "tests", "testing", "test").splitlines()
+    log = git(
+        repo, "log", "--no-merges", f"-n{args.count}", "--format=%H %s", "--", "tests", "testing", "test"
+    ).splitlines()
     counts: collections.Counter[str] = collections.Counter()
     for line in log:
         sha, subject = line.split(" ", 1)
@@ -86,9 +95,12 @@ def main() -> int:
             return out
 
         def read_new(paths: list[str]) -> dict[str, bytes | None]:
-            return {p: open(os.path.join(repo, p), "rb").read() if os.path.isfile(os.path.join(repo, p)) else None for p in paths}
+            return {
+                p: open(os.path.join(repo, p), "rb").read() if os.path.isfile(os.path.join(repo, p)) else None
+                for p in paths
+            }
 
-        def same(vanished: list[str], appeared: list[str]) -> set[str]:
+        def same(vanished: list[str], appeared: list[str], base=base, after=after, renamed=renamed) -> set[str]:
             return sametest.reappearing_ids(base, after.items, vanished, appeared, read_base, read_new, renamed)
 
         without = cs.compare(base, after, "snapshot", lambda n: False, lambda n: True)
@@ -96,7 +108,9 @@ def main() -> int:
         counts["OG801 without the model"] += sum(f.code == "OG801" for f in without)
         counts["OG801"] += sum(f.code == "OG801" for f in with_model)
         if with_model or without:
-            print(f"=== {sha[:10]} {subject[:70]} (OG801: {sum(f.code == 'OG801' for f in without)} without the model, {len(with_model)} with it)")
+            print(
+                f"=== {sha[:10]} {subject[:70]} (OG801: {sum(f.code == 'OG801' for f in without)} without the model, {len(with_model)} with it)"
+            )
             for finding in with_model:
                 print("   ", finding.message[:200])
         sys.stdout.flush()

@@ -11,6 +11,7 @@ reads (the common path, which is unchanged: ast succeeds and nothing else
 runs).  Medians of RUNS, in-process, per file; the first libcst import is
 timed on its own, as a hook pays it once per process.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-NEW = '''\
+NEW = """\
 import pytest
 
 
@@ -55,15 +56,19 @@ def test_first_{i}():
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_box_{i}(n):
     assert Box{i}(n).x == n
-'''
+"""
 
 
 def old_syntax(text: str) -> str:
     """The same module in syntax every supported Python reads."""
     return (
-        text.replace("[T](items", "(items").replace("class Box", "class Box").replace("[T]:", ":")
-        .replace("type Pair", "Pair").replace("[K] = tuple", " = tuple")
-        .replace('f"{d["k"]}"', "f\"{d['k']}\"").replace("except* ValueError", "except ValueError")
+        text.replace("[T](items", "(items")
+        .replace("class Box", "class Box")
+        .replace("[T]:", ":")
+        .replace("type Pair", "Pair")
+        .replace("[K] = tuple", " = tuple")
+        .replace('f"{d["k"]}"', "f\"{d['k']}\"")
+        .replace("except* ValueError", "except ValueError")
         .replace("except ValueError, TypeError:", "except (ValueError, TypeError):")
     )
 
@@ -90,6 +95,7 @@ def main() -> int:
     refused = sum(1 for s in new if _refused(s))
     start = time.perf_counter()
     import libcst  # noqa: F401  - paid once per hook process, only when a file needs it
+
     from hooks import newsyntax  # noqa: F401
 
     first_import = (time.perf_counter() - start) * 1000
@@ -103,7 +109,9 @@ def main() -> int:
     common = median_ms(lambda s: pysource.parse(s, "t.py"), old, args.runs)
     path = median_ms(lowered, new, args.runs)
     cached = median_ms(lambda s: pysource.parse(s, "t.py"), new, args.runs)
-    print(f"Python {sys.version.split()[0]}; {args.files} modules of {len(new[0])} bytes; ast refuses {refused} of them")
+    print(
+        f"Python {sys.version.split()[0]}; {args.files} modules of {len(new[0])} bytes; ast refuses {refused} of them"
+    )
     print(f"common path (ast.parse succeeds):  {common:8.2f} ms per file")
     print(f"libcst path (parse + lower + ast): {path:8.2f} ms per file ({path / common:.0f}x)")
     print(f"libcst path, same file again in the process (lowered text cached): {cached:8.2f} ms per file")

@@ -19,6 +19,7 @@ hook alone <= 0.35 s when nothing needs collecting.
 
 Needs: pre-commit and oracle-guard in this interpreter; commit this checkout first.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,11 +31,19 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b", "GIT_CONFIG_NOSYSTEM": "1"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "b",
+    "GIT_AUTHOR_EMAIL": "b@b",
+    "GIT_COMMITTER_NAME": "b",
+    "GIT_COMMITTER_EMAIL": "b@b",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def sh(cwd: str, *cmd: str, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, cwd=cwd, env={**os.environ, **GIT_ENV, **(env or {})}, capture_output=True, text=True, check=check)
+    return subprocess.run(
+        cmd, cwd=cwd, env={**os.environ, **GIT_ENV, **(env or {})}, capture_output=True, text=True, check=check
+    )
 
 
 def timed(cwd: str, cmd: list[str], env: dict[str, str]) -> float:
@@ -56,13 +65,21 @@ def setup(project: str, home: str) -> str:
     with open(os.path.join(work, ".pre-commit-config.yaml"), "w") as f:
         f.write(f"repos:\n  - repo: {HERE}\n    rev: {rev}\n    hooks:\n      - id: oracle-guard\n")
         # pre-commit's own cost (start-up, stash, file lists): a hook that does nothing.
-        f.write("  - repo: local\n    hooks:\n      - id: noop\n        name: noop\n        entry: 'true'\n        language: system\n        always_run: true\n        pass_filenames: false\n")
+        f.write(
+            "  - repo: local\n    hooks:\n      - id: noop\n        name: noop\n        entry: 'true'\n        language: system\n        always_run: true\n        pass_filenames: false\n"
+        )
     env = {"PRE_COMMIT_HOME": home}
     sh(work, "git", "add", "-A")
-    sh(work, sys.executable, "-m", "pre_commit", "run", "oracle-guard", env=env, check=False)  # installs the env, writes the snapshot
+    sh(
+        work, sys.executable, "-m", "pre_commit", "run", "oracle-guard", env=env, check=False
+    )  # installs the env, writes the snapshot
     sh(work, "git", "add", "-A")
     sh(work, "git", "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "oracle-guard: first snapshot")
-    tests = sorted(p for p in sh(work, "git", "ls-files", "tests").stdout.split() if os.path.basename(p).startswith("test_") and p.endswith(".py"))[:5]
+    tests = sorted(
+        p
+        for p in sh(work, "git", "ls-files", "tests").stdout.split()
+        if os.path.basename(p).startswith("test_") and p.endswith(".py")
+    )[:5]
     if len(tests) < 5:
         raise SystemExit(f"{project}: needs 5 test files, has {len(tests)}")
     for n, path in enumerate(tests):
@@ -95,7 +112,9 @@ def main() -> int:
     print(f"  pre-commit run oracle-guard     median {statistics.median(a):.3f} s")
     print(f"  pytest --collect-only -q        median {statistics.median(b):.3f} s")
     print(f"  pre-commit run noop (its cost)  median {statistics.median(n):.3f} s")
-    print(f"  ratio A/B (pairwise)            median {statistics.median(ratios):.2f}x  (min {min(ratios):.2f}, max {max(ratios):.2f})")
+    print(
+        f"  ratio A/B (pairwise)            median {statistics.median(ratios):.2f}x  (min {min(ratios):.2f}, max {max(ratios):.2f})"
+    )
     print(f"  (A - noop)/B: the hook's own    median {statistics.median(beyond):.2f}x")
 
     sh(work, "git", "reset", "-q", "--hard")

@@ -12,6 +12,7 @@ and reports the median wall time of RUNS runs of `oracle-shrink --base BASE
 <files>` and of `checkwash check BASE..HEAD` on the same commit, in the same
 run, with their ratio.  A peer that is not installed is reported as missing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-TEST = '''
+TEST = """
 
 def test_case_{i}(tmp_path):
     record = make_record({i})
@@ -32,8 +33,8 @@ def test_case_{i}(tmp_path):
     assert math.isclose(record["value"], {i} * 1.5, rel_tol=1e-9)
     with pytest.raises(KeyError, match="missing"):
         lookup(record, "missing")
-'''
-HEAD = '''import math
+"""
+HEAD = """import math
 
 import pytest
 
@@ -46,7 +47,7 @@ def lookup(record, key):
     if key not in record:
         raise KeyError(key + " missing")
     return record[key]
-'''
+"""
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -93,7 +94,7 @@ def main() -> int:
                 if n % 3 == 0:
                     text = text.replace('    assert record["label"] == "item-3"\n', "", 1)
                 elif n % 3 == 1:
-                    text = text.replace("    ", "        ").replace("        ", "    ")  + "\n# reformatted\n"
+                    text = text.replace("    ", "        ").replace("        ", "    ") + "\n# reformatted\n"
                 else:
                     text += TEST.format(i=99)
                 path.write_text(text)

@@ -20,6 +20,7 @@ unittest asserts and assertRaises, @settings in a variable and a constant,
 data.draw.  Weakening recipes of the pytest configuration are caught by the
 full check only (they are collection-snapshot's static half).
 """
+
 from __future__ import annotations
 
 import os
@@ -27,7 +28,7 @@ import re
 import shutil
 import subprocess
 import sys
-from typing import Iterable
+from collections.abc import Iterable
 
 from redteam_recipes import RECIPES, SETUP, Append, CutDef, Delete, Edit, MoveDef, Regex, Rename, Sub, Write
 
@@ -51,8 +52,8 @@ def cut_function(root: str, path: str, name: str) -> str:
         raise AssertionError(f"recipe anchor not found in {path}: def {name}(")
     after = re.compile(rf"(?m)^{match.group(1)}(?=\S)").search(text, match.end())
     end = after.start() if after else len(text)
-    write(root, path, text[:match.start()] + text[end:])
-    return text[match.start():end]
+    write(root, path, text[: match.start()] + text[end:])
+    return text[match.start() : end]
 
 
 def apply_edit(root: str, edit: Edit) -> None:
@@ -138,12 +139,16 @@ def main() -> int:
         tally[kind][1] += 1
         codes = sorted(set(re.findall(r"\b(OG\d+)\b", outputs[1])))
         print(f"{kind:6} {name:38} brief:{verdicts[0]:11} full:{verdicts[1]:11} {' '.join(codes)}")
-        if (verdicts[1] in ("MISSED", "FALSE-ALARM") or verdicts[0] != verdicts[1]) and os.environ.get("REDTEAM_VERBOSE"):
+        if (verdicts[1] in ("MISSED", "FALSE-ALARM") or verdicts[0] != verdicts[1]) and os.environ.get(
+            "REDTEAM_VERBOSE"
+        ):
             for line in outputs[1].splitlines()[:6]:
                 print("        ", line[:220])
     git(repo, "checkout", "-q", "-f", "--detach", base)
-    print(f"{project}: weakening caught {tally['weak'][0]}/{tally['weak'][1]} (full check; {brief_ok['weak']} with --skip collection-snapshot); "
-          f"honest clean {tally['honest'][0]}/{tally['honest'][1]} ({brief_ok['honest']})")
+    print(
+        f"{project}: weakening caught {tally['weak'][0]}/{tally['weak'][1]} (full check; {brief_ok['weak']} with --skip collection-snapshot); "
+        f"honest clean {tally['honest'][0]}/{tally['honest'][1]} ({brief_ok['honest']})"
+    )
     return 0
 
 

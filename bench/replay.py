@@ -20,6 +20,7 @@ export with the change's production files laid over), in-process.
 Needs: pytest (and Hypothesis, attrs's test dependencies) in this interpreter,
 and oracle-guard installed in it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,17 +32,29 @@ import sys
 import tempfile
 import time
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b", "GIT_CONFIG_NOSYSTEM": "1"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "b",
+    "GIT_AUTHOR_EMAIL": "b@b",
+    "GIT_COMMITTER_NAME": "b",
+    "GIT_COMMITTER_EMAIL": "b@b",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def git(root: str, *args: str) -> str:
-    return subprocess.run(("git", *args), cwd=root, check=True, capture_output=True, text=True, env={**os.environ, **GIT_ENV}).stdout
+    return subprocess.run(
+        ("git", *args), cwd=root, check=True, capture_output=True, text=True, env={**os.environ, **GIT_ENV}
+    ).stdout
 
 
 def timed(cmd: list[str], cwd: str, env: dict[str, str]) -> tuple[float, int, str]:
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
-    return time.perf_counter() - start, proc.returncode, (proc.stdout + proc.stderr).strip().splitlines()[-1:][0] if (proc.stdout + proc.stderr).strip() else ""
+    return (
+        time.perf_counter() - start,
+        proc.returncode,
+        (proc.stdout + proc.stderr).strip().splitlines()[-1:][0] if (proc.stdout + proc.stderr).strip() else "",
+    )
 
 
 def suite(name: str, root: str, production: str, module: str, runs: int, jobs: str) -> None:
@@ -69,9 +82,15 @@ def suite(name: str, root: str, production: str, module: str, runs: int, jobs: s
             walls["replay"].append(r)
             ratios.append(r / b)
     print(f"{name}: {module} ({b_tail})")
-    print(f"  bare pytest  median {statistics.median(walls['bare']):6.2f} s  (min {min(walls['bare']):.2f}, max {max(walls['bare']):.2f})")
-    print(f"  replay       median {statistics.median(walls['replay']):6.2f} s  (min {min(walls['replay']):.2f}, max {max(walls['replay']):.2f})")
-    print(f"  ratio        median {statistics.median(ratios):6.2f}x (min {min(ratios):.2f}, max {max(ratios):.2f}), {runs} pairs, target <= 2.3x")
+    print(
+        f"  bare pytest  median {statistics.median(walls['bare']):6.2f} s  (min {min(walls['bare']):.2f}, max {max(walls['bare']):.2f})"
+    )
+    print(
+        f"  replay       median {statistics.median(walls['replay']):6.2f} s  (min {min(walls['replay']):.2f}, max {max(walls['replay']):.2f})"
+    )
+    print(
+        f"  ratio        median {statistics.median(ratios):6.2f}x (min {min(ratios):.2f}, max {max(ratios):.2f}), {runs} pairs, target <= 2.3x"
+    )
     git(root, "reset", "-q", "--hard")
 
 
@@ -118,7 +137,9 @@ def synthetic(files: int, runs: int) -> None:
         finally:
             os.chdir(here)
         one, both = one[1:], both[1:]
-        print(f"scratch trees, {files} files: one tree median {statistics.median(one):.3f} s, both trees median {statistics.median(both):.3f} s (max {max(both):.3f}), {runs} runs, target < 1 s")
+        print(
+            f"scratch trees, {files} files: one tree median {statistics.median(one):.3f} s, both trees median {statistics.median(both):.3f} s (max {max(both):.3f}), {runs} runs, target < 1 s"
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -17,6 +17,7 @@ in the same run, for:
 
 A peer that is not installed is reported as missing and left out.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,7 +61,7 @@ def records():
 
 '''
 
-TEST = '''
+TEST = """
 def test_{name}_{i}_roundtrip(records):
     payload = json.dumps([dict(r) for r in records])
     loaded = json.loads(payload)
@@ -77,9 +78,9 @@ def test_{name}_{i}_labels(index):
     assert record["value"] == pytest.approx(index * {scale})
     assert os.path.sep in ("/", "\\\\")
 
-'''
+"""
 
-CLASS = '''
+CLASS = """
 class Test{cname}{i}:
     def _expected(self, n):
         total = 0
@@ -93,12 +94,12 @@ class Test{cname}{i}:
     def test_platform(self):
         assert isinstance(sys.platform, str)
 
-'''
+"""
 
 MARKS = [
     '@pytest.mark.skip(reason="flaky on CI, see #{n}")\n',
     '@pytest.mark.skipif(sys.platform == "win32", reason="no fork on Windows")\n',
-    "@pytest.mark.xfail(strict=True, reason=\"bug #{n}\")\n",
+    '@pytest.mark.xfail(strict=True, reason="bug #{n}")\n',
 ]
 
 
@@ -136,7 +137,19 @@ def build(repo: Path, count: int, seed: int = 2) -> tuple[list[str], list[str]]:
         (marked if has_mark else clean).append(path)
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
-    git(repo, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "tree")
+    git(
+        repo,
+        "-c",
+        "user.name=bench",
+        "-c",
+        "user.email=bench@example.com",
+        "-c",
+        "commit.gpgsign=false",
+        "commit",
+        "-q",
+        "-m",
+        "tree",
+    )
     return clean, marked
 
 
@@ -167,8 +180,12 @@ def median_ms(cmd: list[str], cwd: Path, runs: int) -> tuple[float, float, int]:
 
 def libcst_imported(hook: str, files: list[str], cwd: Path) -> bool:
     module = "hooks." + hook.replace("-", "_")
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", module, *files], cwd=cwd, capture_output=True, text=True)
-    return any(line.rstrip().endswith(("libcst", "| libcst")) or " libcst." in line for line in proc.stderr.splitlines())
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", module, *files], cwd=cwd, capture_output=True, text=True
+    )
+    return any(
+        line.rstrip().endswith(("libcst", "| libcst")) or " libcst." in line for line in proc.stderr.splitlines()
+    )
 
 
 def main() -> int:
@@ -176,12 +193,16 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keep", metavar="DIR", help="build the tree in DIR and keep it")
-    parser.add_argument("--no-flake8-all", action="store_true", help="leave flake8 out of (c): minutes per run on 20 MB")
+    parser.add_argument(
+        "--no-flake8-all", action="store_true", help="leave flake8 out of (c): minutes per run on 20 MB"
+    )
     args = parser.parse_args()
 
     peers = {"ruff": tool("ruff"), "flake8": tool("flake8")}
     peer_cmds = {
-        "ruff": [peers["ruff"], "check", "--select", "PT", "--no-cache", "--quiet", "--exit-zero"] if peers["ruff"] else None,
+        "ruff": [peers["ruff"], "check", "--select", "PT", "--no-cache", "--quiet", "--exit-zero"]
+        if peers["ruff"]
+        else None,
         "flake8": [peers["flake8"], "--select", "PT", "--exit-zero"] if peers["flake8"] else None,
     }
     for name, path in peers.items():
@@ -193,8 +214,10 @@ def main() -> int:
     try:
         clean, marked = build(root, args.files)
         size = sum((root / p).stat().st_size for p in clean + marked)
-        print(f"tree: {len(clean) + len(marked)} files, {size / 1e6:.1f} MB, {len(marked)} with marks ({len(marked) / (len(clean) + len(marked)):.0%}); "
-              f"medians of {args.runs} runs; python {sys.version.split()[0]}; {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"tree: {len(clean) + len(marked)} files, {size / 1e6:.1f} MB, {len(marked)} with marks ({len(marked) / (len(clean) + len(marked)):.0%}); "
+            f"medians of {args.runs} runs; python {sys.version.split()[0]}; {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}"
+        )
 
         def stage(paths: list[str], extra: str) -> None:
             """Append EXTRA to each file; a leading '@' puts it on the file's first existing test."""
@@ -209,8 +232,18 @@ def main() -> int:
             git(root, "add", "--", *paths)
 
         scenarios = [
-            ("(a) 5 staged files, no skip-like token", clean[:5], "\n\ndef test_added_later():\n    assert json.loads('[]') == []\n", 120.0),
-            ("(b) 5 staged files with marks, a new mark on an existing test in each", marked[:5], "@pytest.mark.xfail(reason='new')\n", 400.0),
+            (
+                "(a) 5 staged files, no skip-like token",
+                clean[:5],
+                "\n\ndef test_added_later():\n    assert json.loads('[]') == []\n",
+                120.0,
+            ),
+            (
+                "(b) 5 staged files with marks, a new mark on an existing test in each",
+                marked[:5],
+                "@pytest.mark.xfail(reason='new')\n",
+                400.0,
+            ),
             ("(c) --all over the tree", clean + marked, "", None),
         ]
         results = []
@@ -243,10 +276,14 @@ def main() -> int:
                 else:
                     cpu = row[hook + ":cpu"]
                     if "ruff" in row:
-                        notes.append(f"{ms / row['ruff']:.1f}x ruff wall, {cpu / row['ruff:cpu']:.1f}x cpu (target <= 5x: {'met' if ms <= 5 * row['ruff'] else 'MISSED'})")
+                        notes.append(
+                            f"{ms / row['ruff']:.1f}x ruff wall, {cpu / row['ruff:cpu']:.1f}x cpu (target <= 5x: {'met' if ms <= 5 * row['ruff'] else 'MISSED'})"
+                        )
                     if "flake8" in row:
-                        notes.append(f"flake8 {row['flake8'] / ms:.1f}x slower wall, {row['flake8:cpu'] / cpu:.1f}x cpu "
-                                     f"(target >= 10x: {'met' if row['flake8'] >= 10 * ms else 'MISSED'})")
+                        notes.append(
+                            f"flake8 {row['flake8'] / ms:.1f}x slower wall, {row['flake8:cpu'] / cpu:.1f}x cpu "
+                            f"(target >= 10x: {'met' if row['flake8'] >= 10 * ms else 'MISSED'})"
+                        )
                 if "libcst" in row:
                     notes.append("libcst imported" if row["libcst"][hook] else "libcst not imported")
                 print(f"  {hook:32} {ms:8.0f} ms wall {row[hook + ':cpu']:8.0f} ms cpu   " + "; ".join(notes))

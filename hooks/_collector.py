@@ -12,6 +12,7 @@ collection (after every ``pytest_collection_modifyitems`` hook and plugin):
     item<TAB>run|skip-if-env|skip|xfail<TAB>node id
     error<TAB>node id or path<TAB>last line of the error
 """
+
 from __future__ import annotations
 
 import sys
@@ -98,18 +99,18 @@ def pytest_collection_finish(session: Any) -> None:
 
 # Run as `python -c <RUNNER> <this file> <output> <pytest args...>`: import this
 # module by path and hand it to pytest as a plugin object.
-RUNNER = """\
+RUNNER = f"""\
 import importlib.util, sys
 try:
     import pytest
 except ImportError:
-    sys.exit(%d)
+    sys.exit({NO_PYTEST_EXIT})
 spec = importlib.util.spec_from_file_location("_oracle_guard_collector", sys.argv[1])
 mod = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mod)
 mod.OUTPUT = sys.argv[2]
 sys.exit(int(pytest.main(sys.argv[3:], plugins=[mod])))
-""" % NO_PYTEST_EXIT
+"""
 
 
 if __name__ == "__main__":  # pragma: no cover - the runner above is the entry point

@@ -17,6 +17,7 @@ the folder pytest ran in):
 
 outcome: passed, failed, error, skipped, xfailed, xpassed.
 """
+
 from __future__ import annotations
 
 import os
@@ -107,18 +108,18 @@ def pytest_sessionfinish(session: Any) -> None:
         f.writelines(line.replace("\r", " ") for line in out)
 
 
-RUNNER = """\
+RUNNER = f"""\
 import importlib.util, sys
 try:
     import pytest
 except ImportError:
-    sys.exit(%d)
+    sys.exit({NO_PYTEST_EXIT})
 spec = importlib.util.spec_from_file_location("_oracle_guard_replay", sys.argv[1])
 mod = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mod)
 mod.OUTPUT = sys.argv[2]
 sys.exit(int(pytest.main(sys.argv[3:], plugins=[mod])))
-""" % NO_PYTEST_EXIT
+"""
 
 
 if __name__ == "__main__":  # pragma: no cover

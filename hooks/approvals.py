@@ -29,6 +29,7 @@ base revision**, so a patch cannot approve itself by adding a key.  No
 signers file at the base, no ``ssh-keygen``, a bad signature: nothing is
 approved (fail closed).  An approval covers exactly its statement.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +39,9 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from hooks import contract as contract_mod
 from hooks import git
@@ -161,7 +163,9 @@ def _signatures_at(rev: str, folders: Sequence[str]) -> set[str]:
 @dataclass
 class Approvals:
     statements: frozenset[str] = field(default_factory=frozenset)  # already verified
-    candidates: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)  # statement -> [(file, signature, signed line)]
+    candidates: dict[str, list[tuple[str, str, str]]] = field(
+        default_factory=dict
+    )  # statement -> [(file, signature, signed line)]
     allowed_signers: bytes | None = None
     why_none: str = "no allowed-signers file is configured at the base revision"
     _checked: dict[str, bool] = field(default_factory=dict)
@@ -170,7 +174,7 @@ class Approvals:
     _spent: set[str] | None = None
 
     @classmethod
-    def load(cls, change_set: Any, base_contract: Any, new_contract: Any) -> "Approvals":
+    def load(cls, change_set: Any, base_contract: Any, new_contract: Any) -> Approvals:
         """Approvals in the change, checked against the base's allowed signers.
 
         CHANGE_SET is a hooks.changes.ChangeSet; the contracts may be None.
@@ -206,7 +210,9 @@ class Approvals:
             if _ssh_keygen() is None:
                 notice("ssh-keygen is not on PATH: signed approvals cannot be verified, so none counts (fail closed)")
             else:
-                fresh = [(sig, signed) for _, sig, signed in self.candidates[statement] if sig.strip() not in self.spent()]
+                fresh = [
+                    (sig, signed) for _, sig, signed in self.candidates[statement] if sig.strip() not in self.spent()
+                ]
                 ok = any(verify(signed, sig, self.allowed_signers) for sig, signed in fresh)
         self._checked[statement] = ok
         return ok
@@ -287,8 +293,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         epilog="statements: " + "; ".join(f"{v} ({n} arg{'s' if n > 1 else ''})" for v, n in VERBS.items()),
     )
     parser.add_argument("statement", nargs="+", help="e.g. fixture-rotate invoice_v3 OLD_SHA NEW_SHA")
-    parser.add_argument("-f", "--key", help="SSH private key (or public key held by ssh-agent); default: git config user.signingkey")
-    parser.add_argument("-o", "--output", help="approval file to write (default: <approvals dir>/<verb>-<id>-<hash>.approval)")
+    parser.add_argument(
+        "-f", "--key", help="SSH private key (or public key held by ssh-agent); default: git config user.signingkey"
+    )
+    parser.add_argument(
+        "-o", "--output", help="approval file to write (default: <approvals dir>/<verb>-<id>-<hash>.approval)"
+    )
     contract_mod.add_contract_arg(parser)
     args = parser.parse_args(argv)
     statement = parse_statement(args.statement)
@@ -324,7 +334,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if rotate_lock(args.contract, fixture_id, old, new):
             print(f"{args.contract}: '{fixture_id}' now locks sha256 {new[:12]}…")
     if not staged:
-        notice(f"{shown} is not staged (outside the repository, or ignored): it approves nothing until it is part of the change")
+        notice(
+            f"{shown} is not staged (outside the repository, or ignored): it approves nothing until it is part of the change"
+        )
     print("commit it in a reviewed change; it is verified against the allowed signers at the base revision")
     return 0
 

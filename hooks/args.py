@@ -4,11 +4,13 @@
 then context() and finish().  Nothing here imports PyYAML: a hook that
 finds nothing never pays for the contract loader.
 """
+
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from hooks import __version__, report
 from hooks.context import HookContext
@@ -39,7 +41,9 @@ def add_version(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--version", action="version", version=f"%(prog)s (oracle-guard) {__version__}")
 
 
-def add_filenames(parser: argparse.ArgumentParser, help: str = "files to check (pre-commit passes the changed ones)") -> None:
+def add_filenames(
+    parser: argparse.ArgumentParser, help: str = "files to check (pre-commit passes the changed ones)"
+) -> None:
     parser.add_argument("filenames", nargs="*", help=help)
 
 
@@ -50,10 +54,14 @@ def add_base(parser: argparse.ArgumentParser) -> None:
 
 
 def add_contract(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--contract", default=DEFAULT_CONTRACT, metavar="PATH", help=f"the contract file (default: {DEFAULT_CONTRACT})")
+    parser.add_argument(
+        "--contract", default=DEFAULT_CONTRACT, metavar="PATH", help=f"the contract file (default: {DEFAULT_CONTRACT})"
+    )
 
 
-def add_now(parser: argparse.ArgumentParser, help: str = "the current time for freeze expiry (ISO-8601; default: the clock)") -> None:
+def add_now(
+    parser: argparse.ArgumentParser, help: str = "the current time for freeze expiry (ISO-8601; default: the clock)"
+) -> None:
     parser.add_argument("--now", metavar="TIME", help=help)
 
 
@@ -69,7 +77,9 @@ def parse_now(text: str | None) -> datetime:
     return contract.parse_now(text)
 
 
-def context(args: argparse.Namespace, change_set: ChangeSet | None, filenames: Sequence[str] = (), **options: Any) -> HookContext:
+def context(
+    args: argparse.Namespace, change_set: ChangeSet | None, filenames: Sequence[str] = (), **options: Any
+) -> HookContext:
     fmt = getattr(args, "format", "text")
     if report.current_format() != fmt:  # a Namespace built by hand; parse_args already set it otherwise
         report.use_format(fmt)

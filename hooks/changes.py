@@ -6,6 +6,7 @@ like ``git diff from...to``), else the staged change against ``HEAD``.  With
 no ``HEAD`` yet everything is new.  pre-commit never passes deleted files and
 passes only the new path of a rename, so the change set always comes from git.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,7 +30,14 @@ def add_base_args(parser: argparse.ArgumentParser) -> None:
 
 
 class ChangeSet:
-    def __init__(self, base: str | None, base_label: str, target: str | None, changes: list[git.Change] | None = None, special: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        base: str | None,
+        base_label: str,
+        target: str | None,
+        changes: list[git.Change] | None = None,
+        special: dict[str, str] | None = None,
+    ) -> None:
         self.base = base  # commit the change is compared with; None: no history yet
         self.base_label = base_label  # the revision as the user named it, for messages
         self.target = target  # commit holding the new side; None: the work tree
@@ -73,7 +81,9 @@ class ChangeSet:
             return self._cached(self._new_blobs, paths, lambda missing: git.read_blobs(target, missing))
         return {p: read_worktree_file(p) for p in paths}  # the work tree can change under us (the snapshot)
 
-    def _cached(self, cache: dict[str, bytes | None], paths: list[str], read: Callable[[list[str]], dict[str, bytes | None]]) -> dict[str, bytes | None]:
+    def _cached(
+        self, cache: dict[str, bytes | None], paths: list[str], read: Callable[[list[str]], dict[str, bytes | None]]
+    ) -> dict[str, bytes | None]:
         # Every hook of one run reads the same blobs: ask git once per path.
         missing = [p for p in dict.fromkeys(paths) if p not in cache]
         if missing:

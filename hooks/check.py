@@ -7,12 +7,13 @@ them); the contract and collection hooks look at the repository
 themselves.  The exit code is the worst of the hooks': 2 for a usage or
 configuration error, else 1 for any finding.
 """
+
 from __future__ import annotations
 
 import os
 import re
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from hooks import args as hook_args
 from hooks import changes, registry, runner
@@ -46,10 +47,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook_args.add_contract(parser)
     hook_args.add_now(parser)
     hook_args.add_format(parser)
-    parser.add_argument("--skip", default="", metavar="IDS", help="comma-separated hook ids not to run (collection-snapshot: pytest is not run, its configuration comparison still is)")
+    parser.add_argument(
+        "--skip",
+        default="",
+        metavar="IDS",
+        help="comma-separated hook ids not to run (collection-snapshot: pytest is not run, its configuration comparison still is)",
+    )
     parser.add_argument("--only", default="", metavar="IDS", help="comma-separated hook ids to run (default: all)")
-    parser.add_argument("--write-snapshot", action="store_true", help="let collection-snapshot write an out-of-date snapshot (the gate writes nothing otherwise)")
-    parser.add_argument("--replay", action="store_true", help="also run oracle-replay: the base's tests against the new code (runs pytest twice)")
+    parser.add_argument(
+        "--write-snapshot",
+        action="store_true",
+        help="let collection-snapshot write an out-of-date snapshot (the gate writes nothing otherwise)",
+    )
+    parser.add_argument(
+        "--replay",
+        action="store_true",
+        help="also run oracle-replay: the base's tests against the new code (runs pytest twice)",
+    )
     args = parser.parse_args(argv)
 
     wanted, skipped = runner.selection(args.only, args.skip)
@@ -68,7 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     started: list = []  # type: ignore[type-arg]
     code = EXIT_CLEAN
     if wanted:
-        outcome = runner.run(runner.plans(base, wanted, skipped, tests, deleted_tests, started, write_snapshot=args.write_snapshot), started)
+        outcome = runner.run(
+            runner.plans(base, wanted, skipped, tests, deleted_tests, started, write_snapshot=args.write_snapshot),
+            started,
+        )
         code = runner.emit(base.format, outcome)
     if replay:
         from hooks import replay as replay_hook

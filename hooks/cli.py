@@ -1,10 +1,11 @@
 """`oracle-guard`: every hook as a subcommand, plus check, init, lock, approve, quarantine, demo."""
+
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from hooks import __version__, registry
 from hooks.report import EXIT_USAGE, guarded
@@ -37,7 +38,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"oracle-guard {__version__}")
         return 0
     if not argv or argv[0] not in table:
-        parser = argparse.ArgumentParser(prog="oracle-guard", description="Refuse patches that make tests pass by weakening them.")
+        parser = argparse.ArgumentParser(
+            prog="oracle-guard", description="Refuse patches that make tests pass by weakening them."
+        )
         sub = parser.add_subparsers(title="commands", metavar="COMMAND")
         for name, (_, help_text) in table.items():
             sub.add_parser(name, help=help_text, add_help=False)

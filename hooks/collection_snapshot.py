@@ -9,14 +9,16 @@ renamed, deselected, ignored by config or conftest) or became skipped or
 xfailed is a finding; new ids are written into the snapshot and the hook
 exits 1 once, like a formatter, so the user stages the file.
 """
+
 from __future__ import annotations
 
 import os
 import re
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable
 
 from hooks import args as hook_args
 from hooks import changes, git, pytest_config
@@ -30,9 +32,16 @@ if TYPE_CHECKING:
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML early
 HEADER = "# oracle-guard collection snapshot: <status> <pytest node id>, sorted by id. Written by collection-snapshot; stage it.\n"
-STATUSES = ("run", "skip-if-env", "xfail", "skip")  # strongest first; skip-if-env: runs here, a false skipif/xfail condition on it
+STATUSES = (
+    "run",
+    "skip-if-env",
+    "xfail",
+    "skip",
+)  # strongest first; skip-if-env: runs here, a false skipif/xfail condition on it
 WEAKER = {("run", "xfail"), ("run", "skip"), ("xfail", "skip"), ("skip-if-env", "xfail"), ("skip-if-env", "skip")}
-PYTEST_CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "pytest.toml", ".pytest.toml"})
+PYTEST_CONFIGS = frozenset(
+    {"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "pytest.toml", ".pytest.toml"}
+)
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 TIMEOUT_SECONDS = 900
 
@@ -57,7 +66,9 @@ def parse_snapshot(data: bytes | None, path: str) -> dict[str, tuple[str, int]]:
         status, _, node_id = line.partition(" ")
         node_id = node_id.lstrip(" ")
         if status not in STATUSES or not node_id:
-            raise UsageError(f"{path}:{number}: expected `<run|skip|xfail> <node id>` (or skip-if-env), got {line[:60]!r}")
+            raise UsageError(
+                f"{path}:{number}: expected `<run|skip|xfail> <node id>` (or skip-if-env), got {line[:60]!r}"
+            )
         result[node_id] = (status, number)
     return result
 
@@ -71,7 +82,6 @@ def format_snapshot(items: dict[str, str]) -> bytes:
 
 from hooks.interpreters import _in_pre_commit_store, _main_checkout, _own_bins, _venv_python, candidate_interpreters  # noqa: E402,F401
 from hooks.interpreters import child_env as _child_env  # noqa: E402
-
 
 # -- running pytest ------------------------------------------------------------
 
@@ -215,7 +225,7 @@ def compare(
     snapshot: str,
     allowed_retire: Callable[[str], bool],
     allowed_skip: Callable[[str], bool],
-    same: "Callable[[list[str], list[str]], set[str]] | None" = None,
+    same: Callable[[list[str], list[str]], set[str]] | None = None,
 ) -> list[Finding]:
     """Findings for ids of the base snapshot that vanished or got weaker.
 
@@ -255,12 +265,28 @@ def compare(
             continue  # the same test under another id: its new ids are written into the snapshot
         if current is None:
             if not allowed_retire(node_id):
-                findings.append(Finding(snapshot, line, 1, "OG801", f"test no longer collected: {node_id} (retiring a test needs a signed approval)"))
+                findings.append(
+                    Finding(
+                        snapshot,
+                        line,
+                        1,
+                        "OG801",
+                        f"test no longer collected: {node_id} (retiring a test needs a signed approval)",
+                    )
+                )
             continue
         now = found.items[current]
         if (old, now) in WEAKER and not allowed_skip(current):
             what = "skipped" if now == "skip" else "xfailed"
-            findings.append(Finding(snapshot, line, 1, "OG802", f"test now {what} at collection (was {old}): {current}; restore it or add a freeze entry"))
+            findings.append(
+                Finding(
+                    snapshot,
+                    line,
+                    1,
+                    "OG802",
+                    f"test now {what} at collection (was {old}): {current}; restore it or add a freeze entry",
+                )
+            )
     return findings
 
 
@@ -286,7 +312,11 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
         if ctx.option("static_only"):
             static = pytest_config.check(change_set, ctx.contract)
             return lambda: static
-        if not started and not ctx.option("if_snapshot") and (change_set.base is None or _any_relevant(change_set, {ctx.contract})):
+        if (
+            not started
+            and not ctx.option("if_snapshot")
+            and (change_set.base is None or _any_relevant(change_set, {ctx.contract}))
+        ):
             started.append(_start_somewhere(ctx.option("python")))
         # Configuration that hides tests is caught without pytest, so it runs everywhere.
         static = pytest_config.check(change_set, ctx.contract)
@@ -303,13 +333,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook_args.add_filenames(parser, "ignored: the hook asks git what changed")
     hook_args.add_base(parser)
     hook_args.add_contract(parser)
-    parser.add_argument("--snapshot", metavar="PATH", help="the snapshot file (default: the contract's `snapshot`, else collection_snapshot.txt beside the contract)")
-    parser.add_argument("--python", metavar="PATH", help="the project's interpreter (default: active virtualenv, ./.venv, ./venv, first python3 on PATH)")
-    parser.add_argument("--always", action="store_true", help="run pytest even when no Python file or pytest config changed")
+    parser.add_argument(
+        "--snapshot",
+        metavar="PATH",
+        help="the snapshot file (default: the contract's `snapshot`, else collection_snapshot.txt beside the contract)",
+    )
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the project's interpreter (default: active virtualenv, ./.venv, ./venv, first python3 on PATH)",
+    )
+    parser.add_argument(
+        "--always", action="store_true", help="run pytest even when no Python file or pytest config changed"
+    )
     hook_args.add_now(parser)
-    parser.add_argument("--static-only", action="store_true", help="only compare pytest configuration, conftest files and CI command lines with the base; never run pytest")
-    parser.add_argument("--if-snapshot", action="store_true", help="run pytest only where a snapshot is committed or present (what `oracle-guard check` uses)")
-    parser.add_argument("--no-write", action="store_true", help="never write the snapshot; an out-of-date one is exit 1 (what `oracle-guard check` uses)")
+    parser.add_argument(
+        "--static-only",
+        action="store_true",
+        help="only compare pytest configuration, conftest files and CI command lines with the base; never run pytest",
+    )
+    parser.add_argument(
+        "--if-snapshot",
+        action="store_true",
+        help="run pytest only where a snapshot is committed or present (what `oracle-guard check` uses)",
+    )
+    parser.add_argument(
+        "--no-write",
+        action="store_true",
+        help="never write the snapshot; an out-of-date one is exit 1 (what `oracle-guard check` uses)",
+    )
     hook_args.add_format(parser)
     args = parser.parse_args(argv)
     changes.enter_repo([])
@@ -320,8 +372,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.always and not (args.static_only or args.if_snapshot):
             started.append(_start_somewhere(args.python))
         ctx = hook_args.context(
-            args, changes.resolve(args), started=started, snapshot=args.snapshot, python=args.python,
-            always=args.always, static_only=args.static_only, if_snapshot=args.if_snapshot, no_write=args.no_write,
+            args,
+            changes.resolve(args),
+            started=started,
+            snapshot=args.snapshot,
+            python=args.python,
+            always=args.always,
+            static_only=args.static_only,
+            if_snapshot=args.if_snapshot,
+            no_write=args.no_write,
         )
     except BaseException:
         for run, _ in started:
@@ -330,7 +389,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     return hook_args.finish(ctx, check(ctx), "collection-snapshot")
 
 
-def _prepare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tuple[_Run, list[tuple[str, str]]]]", static: list[Finding]) -> Callable[[], list[Finding]]:
+def _prepare(
+    ctx: HookContext,
+    change_set: changes.ChangeSet,
+    started: list[tuple[_Run, list[tuple[str, str]]]],
+    static: list[Finding],
+) -> Callable[[], list[Finding]]:
     from hooks import contract
 
     now = ctx.now
@@ -344,19 +408,35 @@ def _prepare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tup
     for path in {snapshot, base_snapshot_path}:
         _safe_path(path, ctx.contract)
     if snapshot != base_snapshot_path and change_set.base and change_set.read_base([snapshot])[snapshot] is not None:
-        raise UsageError(f"snapshot path {snapshot!r} names a file committed at {change_set.base_label} that is not its snapshot ({base_snapshot_path}); the hook would overwrite it")
+        raise UsageError(
+            f"snapshot path {snapshot!r} names a file committed at {change_set.base_label} that is not its snapshot ({base_snapshot_path}); the hook would overwrite it"
+        )
     base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
     if ctx.option("if_snapshot") and base_bytes is None and not os.path.exists(snapshot):
         return lambda: static  # the gate never writes a first snapshot
     if not started:
-        if not ctx.option("always") and not needs_run(change_set, {snapshot, base_snapshot_path, ctx.contract}, snapshot):
+        if not ctx.option("always") and not needs_run(
+            change_set, {snapshot, base_snapshot_path, ctx.contract}, snapshot
+        ):
             return lambda: static
         started.append(_start_somewhere(ctx.option("python")))
     base = parse_snapshot(base_bytes, base_snapshot_path)
 
     def finish() -> list[Finding]:
         try:
-            return _compare(ctx, change_set, started, static, new_contract, base_contract, snapshot, base_snapshot_path, base_bytes, base, now)
+            return _compare(
+                ctx,
+                change_set,
+                started,
+                static,
+                new_contract,
+                base_contract,
+                snapshot,
+                base_snapshot_path,
+                base_bytes,
+                base,
+                now,
+            )
         except BaseException:
             for run, _ in started:
                 run.abandon()
@@ -365,11 +445,23 @@ def _prepare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tup
     return finish
 
 
-def _compare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tuple[_Run, list[tuple[str, str]]]]", static: list[Finding],
-             new_contract: "Contract | None", base_contract: "Contract | None", snapshot: str, base_snapshot_path: str,
-             base_bytes: bytes | None, base: dict[str, tuple[str, int]], now: "datetime") -> list[Finding]:
+def _compare(
+    ctx: HookContext,
+    change_set: changes.ChangeSet,
+    started: list[tuple[_Run, list[tuple[str, str]]]],
+    static: list[Finding],
+    new_contract: Contract | None,
+    base_contract: Contract | None,
+    snapshot: str,
+    base_snapshot_path: str,
+    base_bytes: bytes | None,
+    base: dict[str, tuple[str, int]],
+    now: datetime,
+) -> list[Finding]:
     if change_set.target is not None:
-        notice(f"pytest collects the work tree, not {os.environ.get('PRE_COMMIT_TO_REF') or change_set.target[:12]}; check that commit out to compare it")
+        notice(
+            f"pytest collects the work tree, not {os.environ.get('PRE_COMMIT_TO_REF') or change_set.target[:12]}; check that commit out to compare it"
+        )
     found = _finish_somewhere(started[0])
     missing = _third_party_missing(found.errors, change_set)
     if missing:
@@ -377,9 +469,20 @@ def _compare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tup
             f"pytest in {found.python} cannot import '{missing}', which is not part of this repository: "
             "install the project's test dependencies there, or pass --python PATH to the interpreter that has them"
         )
-    findings = [Finding(_where(where, snapshot), 1, 1, "OG803", f"collection error in {where or 'the session'}: {message}") for where, message in found.errors]
+    findings = [
+        Finding(_where(where, snapshot), 1, 1, "OG803", f"collection error in {where or 'the session'}: {message}")
+        for where, message in found.errors
+    ]
     if found.exit_code not in (0, 5) and not findings:
-        findings.append(Finding(snapshot, 1, 1, "OG804", f"pytest --collect-only exited {found.exit_code} in {found.python}: {found.tail or 'no output'}"))
+        findings.append(
+            Finding(
+                snapshot,
+                1,
+                1,
+                "OG804",
+                f"pytest --collect-only exited {found.exit_code} in {found.python}: {found.tail or 'no output'}",
+            )
+        )
     if findings:  # a partial collection would make every later id look deleted
         return static + findings
 
@@ -413,12 +516,20 @@ def _compare(ctx: HookContext, change_set: changes.ChangeSet, started: "list[tup
     if current != wanted:
         ctx.written.append(snapshot)  # out of date: the run fails until it is staged
         if findings or ctx.option("no_write"):  # a snapshot records a clean state, and `check` never writes
-            why = "fix the findings first" if findings else "run `oracle-guard collection-snapshot` (or `check --write-snapshot`)"
-            say(f"{snapshot}: out of date with what pytest collects now ({len(found.items)} tests); not written: {why}, then stage it")
+            why = (
+                "fix the findings first"
+                if findings
+                else "run `oracle-guard collection-snapshot` (or `check --write-snapshot`)"
+            )
+            say(
+                f"{snapshot}: out of date with what pytest collects now ({len(found.items)} tests); not written: {why}, then stage it"
+            )
             return findings
         parse_snapshot(current, snapshot)  # never overwrite a file that is not a snapshot
         changes.write_atomic(snapshot, wanted)
-        say(f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it (collected by {found.python})")
+        say(
+            f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it (collected by {found.python})"
+        )
     return findings
 
 
@@ -451,7 +562,11 @@ def _third_party_missing(errors: list[tuple[str, str]], change_set: changes.Chan
         if listed.strip(b"\0"):
             return None
     if change_set.base and names:
-        at_base = [f"/{os.fsdecode(p)}" for p in git.run("ls-tree", "-r", "-z", "--name-only", change_set.base, check=False).split(b"\0") if p]
+        at_base = [
+            f"/{os.fsdecode(p)}"
+            for p in git.run("ls-tree", "-r", "-z", "--name-only", change_set.base, check=False).split(b"\0")
+            if p
+        ]
         for name in names:
             if any(p.endswith((f"/{name}.py", f"/{name}.pyi")) or f"/{name}/" in p for p in at_base):
                 return None  # the repository had it: deleting it is the change's
@@ -470,7 +585,9 @@ def _safe_path(path: str, contract_path: str = DEFAULT_CONTRACT) -> None:
     if any(p.lower() == ".git" for p in parts):
         raise UsageError(f"snapshot path {path!r} may not point into .git/")
     if path == contract_path or path.endswith(_NOT_A_SNAPSHOT) or parts[-1] in PYTEST_CONFIGS:
-        raise UsageError(f"snapshot path {path!r} names the contract, a source or a configuration file; use a .txt file of its own")
+        raise UsageError(
+            f"snapshot path {path!r} names the contract, a source or a configuration file; use a .txt file of its own"
+        )
     if os.path.islink(path):
         raise UsageError(f"{path}: is a symlink; the snapshot must be a regular file")
     if os.path.isdir(path):
@@ -483,7 +600,7 @@ def _safe_path(path: str, contract_path: str = DEFAULT_CONTRACT) -> None:
         raise UsageError(f"{path}: its folder resolves through a symlink to {folder}, outside the repository")
 
 
-def _base_contract(change_set: changes.ChangeSet, path: str) -> "Contract | None":
+def _base_contract(change_set: changes.ChangeSet, path: str) -> Contract | None:
     from hooks import contract
 
     if change_set.base is None:
@@ -508,7 +625,9 @@ def _finish_somewhere(pending: tuple[_Run, list[tuple[str, str]]]) -> Collection
         if found is not None:
             return found
         tried.append(f"{python} ({origin})")
-    raise UsageError(f"pytest is not installed in {', '.join(tried)}; install it there or pass --python PATH to the project's interpreter")
+    raise UsageError(
+        f"pytest is not installed in {', '.join(tried)}; install it there or pass --python PATH to the project's interpreter"
+    )
 
 
 if __name__ == "__main__":

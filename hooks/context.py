@@ -5,11 +5,13 @@ Every hook module exposes ``check(ctx: HookContext) -> list[Finding]``.  Its
 ``oracle-guard check`` and the one-process hook resolve the change once and
 build one context per hook (hooks.registry).
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from hooks.changes import ChangeSet

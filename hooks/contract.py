@@ -6,6 +6,7 @@ Here the document is composed with the pure-Python loader (anchors, aliases
 and explicit tags refused), then every scalar is typed by hand against the
 schema below, so each refusal names the file, line, column and key.
 """
+
 from __future__ import annotations
 
 import os
@@ -149,9 +150,13 @@ def _string(node: Node, key: str) -> str:
         raise _error(node.start_mark, f"'{key}' must be a string")
     value = _plain_value(node)
     if not isinstance(value, str) or not value.strip():
-        raise _error(node.start_mark, f"'{key}' must be a non-empty string, not {_describe(value) if value != '' else 'empty'}")
+        raise _error(
+            node.start_mark, f"'{key}' must be a non-empty string, not {_describe(value) if value != '' else 'empty'}"
+        )
     if _CONTROL.search(value):  # a NUL cuts a path short in every system call
-        raise _error(node.start_mark, f"'{key}' holds a control character (U+{ord(_CONTROL.search(value).group()):04X})")  # type: ignore[union-attr]
+        raise _error(
+            node.start_mark, f"'{key}' holds a control character (U+{ord(_CONTROL.search(value).group()):04X})"
+        )  # type: ignore[union-attr]
     return value
 
 
@@ -164,7 +169,9 @@ def _opt_string(node: Node, key: str) -> str | None:
 def _count(node: Node, key: str, minimum: int = 0) -> int:
     value = _plain_value(node) if isinstance(node, ScalarNode) else node
     if isinstance(value, bool) or not isinstance(value, int):
-        shown = "a collection" if isinstance(value, Node) else repr(value) if isinstance(value, str) else _describe(value)
+        shown = (
+            "a collection" if isinstance(value, Node) else repr(value) if isinstance(value, str) else _describe(value)
+        )
         raise _error(node.start_mark, f"'{key}' must be a whole number, not {shown}")
     if value < minimum:
         raise _error(node.start_mark, f"'{key}' must be at least {minimum}, not {value}")
@@ -199,7 +206,9 @@ def parse_time(text: str) -> datetime | None:
 def _instant(node: Node, key: str) -> str:
     value = _string(node, key)
     if parse_time(value) is None:
-        raise _error(node.start_mark, f"'{key}' must be an ISO-8601 time with a time zone, e.g. \"2026-09-22T00:00:00Z\"")
+        raise _error(
+            node.start_mark, f"'{key}' must be an ISO-8601 time with a time zone, e.g. \"2026-09-22T00:00:00Z\""
+        )
     return value
 
 
@@ -209,8 +218,12 @@ def _path(node: Node, key: str) -> str:
         raise _error(node.start_mark, f"'{key}' must use forward slashes")
     if "\n" in value or "\r" in value:
         raise _error(node.start_mark, f"'{key}' must be a path on one line")
-    if len(value.encode("utf-8", "surrogateescape")) > 4096 or any(len(p.encode("utf-8", "surrogateescape")) > 255 for p in value.split("/")):
-        raise _error(node.start_mark, f"'{key}' is longer than a file system allows (a name over 255 bytes, or over 4096 in all)")
+    if len(value.encode("utf-8", "surrogateescape")) > 4096 or any(
+        len(p.encode("utf-8", "surrogateescape")) > 255 for p in value.split("/")
+    ):
+        raise _error(
+            node.start_mark, f"'{key}' is longer than a file system allows (a name over 255 bytes, or over 4096 in all)"
+        )
     return value
 
 
@@ -254,7 +267,10 @@ def _mapping(node: Node, what: str) -> dict[str, tuple[Node, Node]]:
         if not isinstance(key, str):
             raise _error(key_node.start_mark, f"keys in {what} must be strings")
         if key in seen:
-            raise _error(key_node.start_mark, f"duplicate key '{key}' in {what} (first at line {seen[key][0].start_mark.line + 1})")
+            raise _error(
+                key_node.start_mark,
+                f"duplicate key '{key}' in {what} (first at line {seen[key][0].start_mark.line + 1})",
+            )
         seen[key] = (key_node, value_node)
     return seen
 
@@ -377,13 +393,21 @@ def _records(node: Node, key: str, build: Callable[[dict[str, tuple[Node, Node]]
         entry = _mapping(item_node, f"an entry of '{key}'")
         item = build(entry, item_node)
         if item.id in seen:  # a second entry must never silently override the first
-            raise _error(entry["id"][1].start_mark, f"duplicate id '{item.id}' in '{key}' (first at line {seen[item.id]})")
+            raise _error(
+                entry["id"][1].start_mark, f"duplicate id '{item.id}' in '{key}' (first at line {seen[item.id]})"
+            )
         seen[item.id] = item.line
         items.append(item)
     return tuple(items)
 
 
-def _fields(entry: dict[str, tuple[Node, Node]], where: str, required: dict[str, Callable[..., Any]], optional: dict[str, Callable[..., Any]], node: Node) -> dict[str, Any]:
+def _fields(
+    entry: dict[str, tuple[Node, Node]],
+    where: str,
+    required: dict[str, Callable[..., Any]],
+    optional: dict[str, Callable[..., Any]],
+    node: Node,
+) -> dict[str, Any]:
     for key, (key_node, _) in entry.items():
         if key not in required and key not in optional:
             allowed = ", ".join(list(required) + list(optional))
@@ -409,11 +433,21 @@ def _fields(entry: dict[str, tuple[Node, Node]], where: str, required: dict[str,
 
 
 def _property(entry: dict[str, tuple[Node, Node]], node: Node) -> Property:
-    return Property(**_fields(entry, "a property", {"id": _string, "module": _string, "name": _string, "min_examples": lambda n, k: _count(n, k, 1)}, {}, node))
+    return Property(
+        **_fields(
+            entry,
+            "a property",
+            {"id": _string, "module": _string, "name": _string, "min_examples": lambda n, k: _count(n, k, 1)},
+            {},
+            node,
+        )
+    )
 
 
 def _fixture(entry: dict[str, tuple[Node, Node]], node: Node) -> Fixture:
-    return Fixture(**_fields(entry, "a fixture", {"id": _string, "path": _path, "sha256": _sha256}, {"unlock": _opt_string}, node))
+    return Fixture(
+        **_fields(entry, "a fixture", {"id": _string, "path": _path, "sha256": _sha256}, {"unlock": _opt_string}, node)
+    )
 
 
 def _freeze(entry: dict[str, tuple[Node, Node]], node: Node) -> Freeze:
@@ -424,7 +458,9 @@ def _freeze(entry: dict[str, tuple[Node, Node]], node: Node) -> Freeze:
 
 def _layers(node: Node, key: str) -> Layers:
     entry = _mapping(node, "'layers'")
-    values = _fields(entry, "'layers'", {}, {name: _paths for name in ("contracts", "relations", "quarantine", "production")}, node)
+    values = _fields(
+        entry, "'layers'", {}, {name: _paths for name in ("contracts", "relations", "quarantine", "production")}, node
+    )
     values.pop("line"), values.pop("col")
     return Layers(**values)
 
@@ -432,7 +468,9 @@ def _layers(node: Node, key: str) -> Layers:
 def _version(node: Node, key: str) -> int:
     value = _plain_value(node) if isinstance(node, ScalarNode) else None
     if value != 1 or isinstance(value, bool):
-        raise _error(node.start_mark, f"'version' must be 1, not {value!r} (the only contract format this oracle-guard reads)")
+        raise _error(
+            node.start_mark, f"'version' must be 1, not {value!r} (the only contract format this oracle-guard reads)"
+        )
     return 1
 
 
@@ -475,7 +513,9 @@ def loads(text: str | bytes, path: str = DEFAULT_PATH) -> Contract:
     except yaml.reader.ReaderError as exc:  # a character YAML forbids: say where, like the others
         pos = min(exc.position, len(text))
         line, col = text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
-        raise ContractError(f"{path}:{line}:{col}: invalid YAML: character U+{exc.character if isinstance(exc.character, int) else ord(exc.character):04X} is not allowed") from None
+        raise ContractError(
+            f"{path}:{line}:{col}: invalid YAML: character U+{exc.character if isinstance(exc.character, int) else ord(exc.character):04X} is not allowed"
+        ) from None
     except yaml.YAMLError as exc:
         raise ContractError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
     values.pop("line"), values.pop("col")
@@ -521,7 +561,18 @@ def dumps(c: Contract) -> str:
     lines = ["version: 1"]
     lines += _entries("properties", c.properties, ("id", "module", "name", "min_examples"))
     lines += _entries("fixtures", c.fixtures, ("id", "path", "sha256", "unlock"))
-    freeze_fields = ("id", "owner", "reason", "expires", "remaining_reruns", "seed", "repro", "silent_runs_allowed", "file", "signature")
+    freeze_fields = (
+        "id",
+        "owner",
+        "reason",
+        "expires",
+        "remaining_reruns",
+        "seed",
+        "repro",
+        "silent_runs_allowed",
+        "file",
+        "signature",
+    )
     lines += _entries("freezes", c.freezes, freeze_fields)
     lines.append(f"max_active_freezes: {c.max_active_freezes}")
     default = Contract()
@@ -554,7 +605,9 @@ def read_file(path: str, what: str = "contract file") -> bytes | None:
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise ContractError(f"{path}: is a {'directory' if stat.S_ISDIR(mode) else 'FIFO or special file'}, not a {what}")
+        raise ContractError(
+            f"{path}: is a {'directory' if stat.S_ISDIR(mode) else 'FIFO or special file'}, not a {what}"
+        )
     with os.fdopen(fd, "rb") as f:
         data = f.read(MAX_CONTRACT_BYTES + 1)
     return data
@@ -578,7 +631,9 @@ def load_at(rev: str | None, path: str = DEFAULT_PATH) -> Contract | None:
     try:
         return loads(data, path)
     except ContractError as exc:
-        raise ContractError(f"the contract at the base revision does not load, so nothing can be compared (fail closed): {exc}") from None
+        raise ContractError(
+            f"the contract at the base revision does not load, so nothing can be compared (fail closed): {exc}"
+        ) from None
 
 
 def load_new(target: str | None, path: str = DEFAULT_PATH) -> Contract | None:
@@ -592,7 +647,9 @@ def load_new(target: str | None, path: str = DEFAULT_PATH) -> Contract | None:
 
 
 def add_contract_arg(parser: Any) -> None:
-    parser.add_argument("--contract", default=DEFAULT_PATH, metavar="PATH", help=f"the contract file (default: {DEFAULT_PATH})")
+    parser.add_argument(
+        "--contract", default=DEFAULT_PATH, metavar="PATH", help=f"the contract file (default: {DEFAULT_PATH})"
+    )
 
 
 def parse_now(text: str | None) -> datetime:
@@ -606,6 +663,20 @@ def parse_now(text: str | None) -> datetime:
 
 
 __all__ = [
-    "Contract", "ContractError", "Fixture", "Freeze", "Layers", "Property",
-    "add_contract_arg", "dumps", "load", "load_at", "load_new", "loads", "scalar", "parse_now", "parse_time", "timedelta",
+    "Contract",
+    "ContractError",
+    "Fixture",
+    "Freeze",
+    "Layers",
+    "Property",
+    "add_contract_arg",
+    "dumps",
+    "load",
+    "load_at",
+    "load_new",
+    "loads",
+    "scalar",
+    "parse_now",
+    "parse_time",
+    "timedelta",
 ]

@@ -12,11 +12,12 @@ range is checked on its own, so a branch that splits the two is accepted.
 Without a contract the default layer paths apply; a repository that has none
 of the layer folders is not checked.
 """
+
 from __future__ import annotations
 
 import os
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from hooks import args as hook_args
 from hooks import changes, contract, git, goldens
@@ -53,7 +54,9 @@ GOLDEN = re.compile(
     r"|(^|/)(tests?|testing)/(.*/)?test_[^/]+/[^/]+\.(ya?ml|json|csv|txt|npz|npy|png|html|xml)$"
 )
 TESTS = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
-NOT_PRODUCTION = re.compile(r"(^|/)(docs?|examples?|bench(marks?)?|scripts|tools|\.github)/|^(setup|noxfile|conftest)\.py$")
+NOT_PRODUCTION = re.compile(
+    r"(^|/)(docs?|examples?|bench(marks?)?|scripts|tools|\.github)/|^(setup|noxfile|conftest)\.py$"
+)
 SOURCE = re.compile(r"\.(py|pyx|pxd|pyi|c|cc|cpp|h|rs|go|js|ts)$")
 
 
@@ -64,7 +67,9 @@ def _production(path: str, layers: contract.Layers, configured: bool) -> bool:
     return not configured and bool(SOURCE.search(path)) and not TESTS.search(path) and not NOT_PRODUCTION.search(path)
 
 
-def golden_findings(units: list[tuple[str, list[git.Change], tuple[str | None, str | None]]], layers: contract.Layers, configured: bool) -> list[Finding]:
+def golden_findings(
+    units: list[tuple[str, list[git.Change], tuple[str | None, str | None]]], layers: contract.Layers, configured: bool
+) -> list[Finding]:
     findings = []
     for label, unit, (parent, target) in units:
         touched = [p for c in unit for p in (c.path, c.old_path) if p]
@@ -75,13 +80,33 @@ def golden_findings(units: list[tuple[str, list[git.Change], tuple[str | None, s
         for c in unit:
             # Modified in place only: a golden added for a new test, or moved as it is, re-records nothing.
             if c.status == "M" and c.path and GOLDEN.search(c.path) and not c.path.endswith((".py", ".pyi")):
-                findings.append(Finding(c.path, 1, 1, "OG703", f"expected output re-recorded in {label} together with production code ({production[0]}{more}); update goldens in their own, reviewed commit"))
+                findings.append(
+                    Finding(
+                        c.path,
+                        1,
+                        1,
+                        "OG703",
+                        f"expected output re-recorded in {label} together with production code ({production[0]}{more}); update goldens in their own, reviewed commit",
+                    )
+                )
         # Added beside the code and read by a test that already existed: recorded from the changed code.
-        added = [c.path for c in unit if c.status in ("A", "C") and c.path and GOLDEN.search(c.path) and not c.path.endswith((".py", ".pyi"))]
+        added = [
+            c.path
+            for c in unit
+            if c.status in ("A", "C") and c.path and GOLDEN.search(c.path) and not c.path.endswith((".py", ".pyi"))
+        ]
         if added and parent:
             for path, why in goldens.re_recorded(added, parent, goldens.Side(target)):
-                findings.append(Finding(path, 1, 1, "OG703", f"expected output recorded in {label} together with production code ({production[0]}{more}): {why}; "
-                                                             "record it in its own, reviewed commit, or restore the test's base golden"))
+                findings.append(
+                    Finding(
+                        path,
+                        1,
+                        1,
+                        "OG703",
+                        f"expected output recorded in {label} together with production code ({production[0]}{more}): {why}; "
+                        "record it in its own, reviewed commit, or restore the test's base golden",
+                    )
+                )
     return findings
 
 
@@ -92,7 +117,9 @@ def split_findings(change_set: changes.ChangeSet, rules: contract.Contract | Non
     goldens = golden_findings(units, layers, rules is not None)
     if rules is None:
         present = any(os.path.isdir(d.rstrip("/")) for d in layer_dirs)
-        touched_layers = any(_under(p, layer_dirs) for _, unit, _ in units for c in unit for p in (c.path, c.old_path) if p)
+        touched_layers = any(
+            _under(p, layer_dirs) for _, unit, _ in units for c in unit for p in (c.path, c.old_path) if p
+        )
         if not (present or touched_layers):
             return goldens  # this repository does not use the layers
     contract_files = list(layers.contracts) + [f.path for f in (rules.fixtures if rules else ())] + [contract_path]
@@ -104,11 +131,31 @@ def split_findings(change_set: changes.ChangeSet, rules: contract.Contract | Non
         if production and contracts:
             more = f" and {len(production) - 1} more" if len(production) > 1 else ""
             for path in contracts:
-                findings.append(Finding(path, 1, 1, "OG701", f"contract-layer file changed in {label} together with production code ({production[0]}{more}); ship the contract change in its own commit"))
+                findings.append(
+                    Finding(
+                        path,
+                        1,
+                        1,
+                        "OG701",
+                        f"contract-layer file changed in {label} together with production code ({production[0]}{more}); ship the contract change in its own commit",
+                    )
+                )
         for c in unit:
-            if c.old_path and _under(c.old_path, layers.relations) and not (c.path and _under(c.path, layers.relations)):
+            if (
+                c.old_path
+                and _under(c.old_path, layers.relations)
+                and not (c.path and _under(c.path, layers.relations))
+            ):
                 verb = "deleted" if c.path is None else f"moved out to {c.path}"
-                findings.append(Finding(c.old_path, 1, 1, "OG702", f"relations-layer file {verb} in {label}; relations may be added, not removed"))
+                findings.append(
+                    Finding(
+                        c.old_path,
+                        1,
+                        1,
+                        "OG702",
+                        f"relations-layer file {verb} in {label}; relations may be added, not removed",
+                    )
+                )
     return findings + goldens  # OG703 never overlaps OG701/OG702
 
 

@@ -1,4 +1,5 @@
 """`oracle-guard demo`: watch a weakened test get rejected, in a throwaway repository."""
+
 from __future__ import annotations
 
 import argparse
@@ -7,11 +8,11 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-from typing import Sequence
+from collections.abc import Sequence
 
 from hooks.report import guarded
 
-HONEST = '''\
+HONEST = """\
 import pytest
 
 from shop.prices import parse_price
@@ -25,9 +26,9 @@ def test_parse_price():
 def test_rejects_garbage():
     with pytest.raises(ValueError, match="not a price"):
         parse_price("twelve")
-'''
+"""
 
-WEAKENED = '''\
+WEAKENED = """\
 import pytest
 
 from shop.prices import parse_price
@@ -42,12 +43,17 @@ def test_parse_price():
 def test_rejects_garbage():
     with pytest.raises(Exception):
         parse_price("twelve")
-'''
+"""
 
 
 def _git(cwd: str, *args: str) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_AUTHOR_NAME="demo", GIT_AUTHOR_EMAIL="demo@example.com", GIT_COMMITTER_NAME="demo", GIT_COMMITTER_EMAIL="demo@example.com")
+    env.update(
+        GIT_AUTHOR_NAME="demo",
+        GIT_AUTHOR_EMAIL="demo@example.com",
+        GIT_COMMITTER_NAME="demo",
+        GIT_COMMITTER_EMAIL="demo@example.com",
+    )
     subprocess.run(("git", *args), cwd=cwd, env=env, check=True, capture_output=True)
 
 
@@ -81,7 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             os.chdir(here)
     verdict = "rejected" if code == 1 else f"exit code {code}"
-    print(f"\n-> {verdict}. In your repository: `pre-commit install` with the config in the README, or `oracle-guard check --base origin/main` in CI.")
+    print(
+        f"\n-> {verdict}. In your repository: `pre-commit install` with the config in the README, or `oracle-guard check --base origin/main` in CI."
+    )
     return 0 if code == 1 else 1
 
 

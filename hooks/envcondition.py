@@ -19,10 +19,11 @@ at will, a condition that names nothing of the environment, one that is
 true whatever the environment (``... or True``) and anything this module
 cannot follow are not environment conditions: the static finding stays.
 """
+
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from collections.abc import Iterator
 
 from hooks.pysource import Module, SourceError, _module_files
 
@@ -30,16 +31,39 @@ PLATFORM, PYTHON, IMPORT = "the platform", "the Python version", "whether a modu
 
 # Values and calls (with constant arguments) that say where the tests run.
 ATTRIBUTES = {
-    "sys.platform": PLATFORM, "os.name": PLATFORM, "sys.byteorder": PLATFORM, "sys.maxsize": PLATFORM, "os.sep": PLATFORM, "os.linesep": PLATFORM,
-    "sys.version_info": PYTHON, "sys.version": PYTHON, "sys.hexversion": PYTHON, "sys.implementation": PYTHON, "sys.api_version": PYTHON,
+    "sys.platform": PLATFORM,
+    "os.name": PLATFORM,
+    "sys.byteorder": PLATFORM,
+    "sys.maxsize": PLATFORM,
+    "os.sep": PLATFORM,
+    "os.linesep": PLATFORM,
+    "sys.version_info": PYTHON,
+    "sys.version": PYTHON,
+    "sys.hexversion": PYTHON,
+    "sys.implementation": PYTHON,
+    "sys.api_version": PYTHON,
 }
 CALLS = {
-    "platform.system": PLATFORM, "platform.machine": PLATFORM, "platform.platform": PLATFORM, "platform.architecture": PLATFORM,
-    "platform.release": PLATFORM, "platform.mac_ver": PLATFORM, "platform.win32_ver": PLATFORM, "platform.libc_ver": PLATFORM,
-    "platform.uname": PLATFORM, "sysconfig.get_platform": PLATFORM, "struct.calcsize": PLATFORM, "sys.getwindowsversion": PLATFORM,
-    "platform.python_implementation": PYTHON, "platform.python_version": PYTHON, "platform.python_version_tuple": PYTHON,
-    "sys.is_gil_enabled": PYTHON, "sys._is_gil_enabled": PYTHON,
-    "importlib.util.find_spec": IMPORT, "pkgutil.find_loader": IMPORT, "importlib.find_loader": IMPORT,
+    "platform.system": PLATFORM,
+    "platform.machine": PLATFORM,
+    "platform.platform": PLATFORM,
+    "platform.architecture": PLATFORM,
+    "platform.release": PLATFORM,
+    "platform.mac_ver": PLATFORM,
+    "platform.win32_ver": PLATFORM,
+    "platform.libc_ver": PLATFORM,
+    "platform.uname": PLATFORM,
+    "sysconfig.get_platform": PLATFORM,
+    "struct.calcsize": PLATFORM,
+    "sys.getwindowsversion": PLATFORM,
+    "platform.python_implementation": PYTHON,
+    "platform.python_version": PYTHON,
+    "platform.python_version_tuple": PYTHON,
+    "sys.is_gil_enabled": PYTHON,
+    "sys._is_gil_enabled": PYTHON,
+    "importlib.util.find_spec": IMPORT,
+    "pkgutil.find_loader": IMPORT,
+    "importlib.find_loader": IMPORT,
 }
 # Methods of an environment value (`sys.platform.startswith("win")`).
 METHODS = {"startswith", "endswith", "lower", "upper", "casefold", "split", "partition", "strip"}
@@ -82,7 +106,7 @@ class _Walker:
             return _Walker(self.module, self.depth).with_namespace().kinds(node)
         return self._kinds(node)
 
-    def with_namespace(self) -> "_Walker":
+    def with_namespace(self) -> _Walker:
         self.namespace = True
         return self
 
@@ -101,7 +125,9 @@ class _Walker:
             return set(), node.value
         if isinstance(node, (ast.Tuple, ast.List)):
             parts = [self._kinds(e) for e in node.elts]
-            return set().union(*(p[0] for p in parts)) if parts else set(), None if any(p[0] for p in parts) else tuple(p[1] for p in parts)
+            return set().union(*(p[0] for p in parts)) if parts else set(), None if any(p[0] for p in parts) else tuple(
+                p[1] for p in parts
+            )
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
             kinds, value = self._kinds(node.operand)
             return kinds, (None if kinds else (not value if isinstance(node.op, ast.Not) else _neg(value)))
@@ -120,7 +146,11 @@ class _Walker:
             return kinds, None if kinds else _UNKNOWN_CONSTANT
         if isinstance(node, ast.Subscript):
             kinds, _ = self._kinds(node.value)
-            index, _ = self._kinds(node.slice if not isinstance(node.slice, ast.Slice) else ast.Tuple([x for x in (node.slice.lower, node.slice.upper, node.slice.step) if x], ast.Load()))
+            index, _ = self._kinds(
+                node.slice
+                if not isinstance(node.slice, ast.Slice)
+                else ast.Tuple([x for x in (node.slice.lower, node.slice.upper, node.slice.step) if x], ast.Load())
+            )
             if not kinds or index:
                 raise _Unknown
             return kinds, None
@@ -232,7 +262,12 @@ def _imports(body: list[ast.stmt]) -> bool:
         for sub in ast.walk(node):
             if isinstance(sub, (ast.Import, ast.ImportFrom)):
                 return True
-            if isinstance(sub, ast.Call) and isinstance(sub.func, (ast.Name, ast.Attribute)) and (getattr(sub.func, "id", None) or getattr(sub.func, "attr", None)) in ("__import__", "import_module"):
+            if (
+                isinstance(sub, ast.Call)
+                and isinstance(sub.func, (ast.Name, ast.Attribute))
+                and (getattr(sub.func, "id", None) or getattr(sub.func, "attr", None))
+                in ("__import__", "import_module")
+            ):
                 return True
     return False
 

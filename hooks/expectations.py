@@ -8,6 +8,7 @@ the base's is an oracle rewritten to agree with new behaviour.  Assertion
 messages do not count; renaming, reformatting and moving the test do not
 either.
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,7 +20,30 @@ from dataclasses import dataclass
 from hooks.pysource import FunctionNode
 
 _MESSAGE_KWARGS = {"msg", "message", "err_msg", "reason"}
-_TWO_ARG_ASSERTS = {"assertEqual", "assertEquals", "assertNotEqual", "assertAlmostEqual", "assertIs", "assertIsNot", "assertIn", "assertNotIn", "assertGreater", "assertGreaterEqual", "assertLess", "assertLessEqual", "assertCountEqual", "assertListEqual", "assertDictEqual", "assertSetEqual", "assertTupleEqual", "assertSequenceEqual", "assertMultiLineEqual", "assertRegex", "assertIsInstance", "assertRaisesRegex"}
+_TWO_ARG_ASSERTS = {
+    "assertEqual",
+    "assertEquals",
+    "assertNotEqual",
+    "assertAlmostEqual",
+    "assertIs",
+    "assertIsNot",
+    "assertIn",
+    "assertNotIn",
+    "assertGreater",
+    "assertGreaterEqual",
+    "assertLess",
+    "assertLessEqual",
+    "assertCountEqual",
+    "assertListEqual",
+    "assertDictEqual",
+    "assertSetEqual",
+    "assertTupleEqual",
+    "assertSequenceEqual",
+    "assertMultiLineEqual",
+    "assertRegex",
+    "assertIsInstance",
+    "assertRaisesRegex",
+}
 
 
 @dataclass(frozen=True)
@@ -51,7 +75,11 @@ class _Blank(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> ast.AST:
         if _constructs_value(node):
             # list("abc"), Decimal("1.50"), date(2024, 1, 2): an expected value spelled as a call
-            if self._depth == 0 and all(_literal(a) for a in node.args) and all(_literal(k.value) for k in node.keywords):
+            if (
+                self._depth == 0
+                and all(_literal(a) for a in node.args)
+                and all(_literal(k.value) for k in node.keywords)
+            ):
                 return self._note(ast.unparse(node), node, "_V_")
             node.args = [self.visit(a) for a in node.args]
             node.keywords = [self.visit(k) for k in node.keywords]
@@ -99,9 +127,34 @@ class _Blank(ast.NodeTransformer):
 
 
 # Calls that build a value rather than ask the code under test something.
-_VALUE_CONSTRUCTORS = {"list", "tuple", "dict", "set", "frozenset", "str", "bytes", "bytearray", "int", "float", "complex", "bool",
-                       "Decimal", "Fraction", "date", "datetime", "time", "timedelta", "UUID", "Path", "PurePath", "PurePosixPath",
-                       "PosixPath", "OrderedDict", "Counter", "deque"}
+_VALUE_CONSTRUCTORS = {
+    "list",
+    "tuple",
+    "dict",
+    "set",
+    "frozenset",
+    "str",
+    "bytes",
+    "bytearray",
+    "int",
+    "float",
+    "complex",
+    "bool",
+    "Decimal",
+    "Fraction",
+    "date",
+    "datetime",
+    "time",
+    "timedelta",
+    "UUID",
+    "Path",
+    "PurePath",
+    "PurePosixPath",
+    "PosixPath",
+    "OrderedDict",
+    "Counter",
+    "deque",
+}
 
 
 def _constructs_value(node: ast.Call) -> bool:
@@ -134,7 +187,13 @@ def _without_message(stmt: ast.stmt) -> ast.AST | None:
         return stmt.test
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         call = stmt.value
-        name = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id if isinstance(call.func, ast.Name) else ""
+        name = (
+            call.func.attr
+            if isinstance(call.func, ast.Attribute)
+            else call.func.id
+            if isinstance(call.func, ast.Name)
+            else ""
+        )
         if not name.startswith("assert"):
             return None
         call = copy.copy(call)

@@ -12,6 +12,7 @@ lock dropped from the contract, needs a signed approval.  New locks are
 stronger and always pass.  An id renamed with the same path and digest, and
 a pure move (same digest, the old path gone), are not weakenings.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -20,14 +21,15 @@ import re
 import stat
 import sys
 import threading
-from typing import TYPE_CHECKING, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from hooks.report import Finding, UsageError, guarded, notice
 
 if TYPE_CHECKING:
-    from hooks.context import HookContext
     from hooks import changes, contract
     from hooks.approvals import Approvals
+    from hooks.context import HookContext
 
 # hooks.contract (PyYAML) and hooks.changes are imported inside functions: main()
 # starts hashing before paying for them, so the imports overlap the I/O.
@@ -87,7 +89,9 @@ def hash_files(paths: Iterable[str], workers: int = 1) -> dict[str, str]:
 
 def manifest_digest(entries: dict[str, str]) -> str:
     """The digest of a directory: sha256 of sorted '<sha256>  <relative path>' lines."""
-    lines = "".join(f"{entries[rel]}  {rel}\n" for rel in sorted(entries, key=lambda p: p.encode("utf-8", "surrogateescape")))
+    lines = "".join(
+        f"{entries[rel]}  {rel}\n" for rel in sorted(entries, key=lambda p: p.encode("utf-8", "surrogateescape"))
+    )
     return hashlib.sha256(lines.encode("utf-8", "surrogateescape")).hexdigest()
 
 
@@ -150,7 +154,7 @@ def digest_of(path: str, roots: Sequence[str], workers: int = WORKERS) -> str | 
             if not stat.S_ISREG(os.lstat(name).st_mode):
                 raise Escape(f"holds a symlink or special file ({name}); a locked directory may hold only files")
         digests = hash_files(files, workers)
-        return manifest_digest({name[len(prefix):]: digests[name] for name in files})
+        return manifest_digest({name[len(prefix) :]: digests[name] for name in files})
     if not stat.S_ISREG(mode):  # a FIFO or device would block or never end
         raise Escape("is not a regular file or directory")
     return _file_digest(path)
@@ -186,7 +190,9 @@ def _digests_at(target: str, fixtures: Sequence[contract.Fixture]) -> dict[str, 
         if any(tree[n][0] == "120000" for n in inside):
             raise Escape("holds a symlink; a locked directory may hold only files")
         blobs = git.read_blobs(target, inside)
-        result[fixture.id] = manifest_digest({n[len(prefix):]: hashlib.sha256(blobs[n] or b"").hexdigest() for n in inside})
+        result[fixture.id] = manifest_digest(
+            {n[len(prefix) :]: hashlib.sha256(blobs[n] or b"").hexdigest() for n in inside}
+        )
     return result
 
 
@@ -245,14 +251,21 @@ def _changed_inside(path: str, change_set: changes.ChangeSet | None) -> str:
     for change in change_set.changes:
         name = change.path or change.old_path or ""
         if name.startswith(prefix) or (change.old_path or "").startswith(prefix):
-            seen.append(f"{name[len(prefix):] if name.startswith(prefix) else name} ({names.get(change.status, 'changed')})")
+            seen.append(
+                f"{name[len(prefix) :] if name.startswith(prefix) else name} ({names.get(change.status, 'changed')})"
+            )
     if not seen:
         return ""
     more = f" and {len(seen) - 5} more" if len(seen) > 5 else ""
     return "; since the base: " + ", ".join(seen[:5]) + more
 
 
-def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash | None = None, change_set: changes.ChangeSet | None = None) -> list[Finding]:
+def absolute_findings(
+    c: contract.Contract,
+    target: str | None,
+    prehash: Prehash | None = None,
+    change_set: changes.ChangeSet | None = None,
+) -> list[Finding]:
     findings: list[Finding] = []
     actual: dict[str, str | None] = {}
     checked: list[contract.Fixture] = []
@@ -264,7 +277,9 @@ def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash
                 check_path(fixture.path, c.fixture_roots)
                 checked.append(fixture)
             except Escape as exc:
-                findings.append(_entry_finding(c, fixture, "OG403", f"fixture '{fixture.id}': path {fixture.path} {exc}"))
+                findings.append(
+                    _entry_finding(c, fixture, "OG403", f"fixture '{fixture.id}': path {fixture.path} {exc}")
+                )
     finally:
         _CWD.pop()
     try:
@@ -280,7 +295,9 @@ def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash
                     try:
                         actual[fixture.id] = digest_of(fixture.path, c.fixture_roots)
                     except Escape as exc:
-                        findings.append(_entry_finding(c, fixture, "OG403", f"fixture '{fixture.id}': {fixture.path} {exc}"))
+                        findings.append(
+                            _entry_finding(c, fixture, "OG403", f"fixture '{fixture.id}': {fixture.path} {exc}")
+                        )
                         actual[fixture.id] = fixture.sha256  # reported already
     except PermissionError as exc:
         raise UsageError(f"cannot read a locked fixture: {exc.filename}: permission denied") from None
@@ -289,12 +306,17 @@ def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash
             continue
         digest = actual[fixture.id]
         if digest is None:
-            findings.append(_entry_finding(c, fixture, "OG402", f"locked fixture '{fixture.id}' is missing: {fixture.path}"))
+            findings.append(
+                _entry_finding(c, fixture, "OG402", f"locked fixture '{fixture.id}' is missing: {fixture.path}")
+            )
         elif digest != fixture.sha256:
             inside = _changed_inside(fixture.path, change_set)
             findings.append(
                 Finding(
-                    fixture.path, 1, 1, "OG401",
+                    fixture.path,
+                    1,
+                    1,
+                    "OG401",
                     f"bytes do not match the lock '{fixture.id}' ({c.path}:{fixture.line}){inside}: "
                     f"sha256 {digest[:12]}…, locked {fixture.sha256[:12]}…; restore the file, or rotate the lock "
                     f"with a signed approval: `oracle-guard approve fixture-rotate {fixture.id} {fixture.sha256} {digest}`",
@@ -303,7 +325,9 @@ def absolute_findings(c: contract.Contract, target: str | None, prehash: Prehash
     return findings
 
 
-def diff_findings(base: contract.Contract, new: contract.Contract | None, approvals: "Approvals", new_paths_exist: dict[str, bool]) -> list[Finding]:
+def diff_findings(
+    base: contract.Contract, new: contract.Contract | None, approvals: Approvals, new_paths_exist: dict[str, bool]
+) -> list[Finding]:
     findings: list[Finding] = []
     now = {f.id: f for f in new.fixtures} if new else {}
     locked_now = {(f.path, f.sha256) for f in now.values()}
@@ -320,7 +344,13 @@ def diff_findings(base: contract.Contract, new: contract.Contract | None, approv
                 notice(f"fixture lock '{old.id}' renamed (same path and digest)")
                 continue
             line = 1
-            rejected(f"fixture-unlock {old.id} {old.sha256}", line, 1, "OG406", f"lock '{old.id}' ({old.path}) dropped from the contract")
+            rejected(
+                f"fixture-unlock {old.id} {old.sha256}",
+                line,
+                1,
+                "OG406",
+                f"lock '{old.id}' ({old.path}) dropped from the contract",
+            )
             continue
         if fixture.path != old.path:
             pure_move = fixture.sha256 == old.sha256 and not new_paths_exist.get(old.path, False)
@@ -328,15 +358,23 @@ def diff_findings(base: contract.Contract, new: contract.Contract | None, approv
                 notice(f"fixture '{old.id}' moved from {old.path} to {fixture.path} with the same digest")
             else:
                 rejected(
-                    f"fixture-repoint {old.id} {old.path} {fixture.path}", fixture.line, fixture.col, "OG405",
+                    f"fixture-repoint {old.id} {old.path} {fixture.path}",
+                    fixture.line,
+                    fixture.col,
+                    "OG405",
                     f"lock '{old.id}' repointed from {old.path} to {fixture.path}",
                 )
         if fixture.unlock and fixture.unlock != old.unlock:
-            notice(f"fixture '{old.id}': `unlock` approves nothing here; a rotation needs `oracle-guard approve` (signed)")
+            notice(
+                f"fixture '{old.id}': `unlock` approves nothing here; a rotation needs `oracle-guard approve` (signed)"
+            )
         if fixture.sha256 != old.sha256:
             hint = " (`unlock` is not an approval)" if fixture.unlock else ""
             rejected(
-                f"fixture-rotate {old.id} {old.sha256} {fixture.sha256}", fixture.line, fixture.col, "OG404",
+                f"fixture-rotate {old.id} {old.sha256} {fixture.sha256}",
+                fixture.line,
+                fixture.col,
+                "OG404",
                 f"lock '{old.id}' rotated from {old.sha256[:12]}… to {fixture.sha256[:12]}…{hint}",
             )
     return findings
@@ -415,13 +453,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = hook_args.parser("fixture-lock-verify", __doc__)
     hook_args.add_filenames(parser, "ignored: every lock is verified")
     hook_args.add_base(parser)
-    parser.add_argument("--no-diff", action="store_true", help="only verify digests and paths; do not compare with a base")
+    parser.add_argument(
+        "--no-diff", action="store_true", help="only verify digests and paths; do not compare with a base"
+    )
     hook_args.add_contract(parser)
     hook_args.add_format(parser)
     args = parser.parse_args(argv)
     changes.enter_repo([])
     ctx = hook_args.context(args, None if args.no_diff else changes.resolve(args), prehash=early)
     return hook_args.finish(ctx, check(ctx), "fixture-lock-verify")
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -8,16 +8,26 @@ check.  A conditional skip is keyed by its condition, so widening the
 condition (``if sys.platform == "win32"`` -> ``if True``) is a new skip, and
 the message quotes the condition.
 """
+
 from __future__ import annotations
 
 import ast
 import bisect
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from hooks.context import HookContext
 from hooks.pydiff import Occurrence, Rule, check_context, run
-from hooks.pysource import TRY_NODES, FunctionNode, Module, PrunedVisitor, ScopeNode, hot_lines, is_test_name, statements
+from hooks.pysource import (
+    TRY_NODES,
+    FunctionNode,
+    Module,
+    PrunedVisitor,
+    ScopeNode,
+    hot_lines,
+    is_test_name,
+    statements,
+)
 from hooks.report import Finding, guarded
 
 SKIP_CALLS = {
@@ -134,7 +144,11 @@ class _Finder(PrunedVisitor):
         self.skip_exceptions = set(SKIP_EXCEPTIONS) | local
         # Statements are visited only where a token or a local name for a skip is spelled.
         bound = [n for n, v in self.names.aliases.items() if v in SKIP_CALLS or v in self.skip_exceptions]
-        bound += [n for n, call in self.names.bindings.items() if (self.names.qualify(call.func) or "") in self.skip_exceptions]
+        bound += [
+            n
+            for n, call in self.names.bindings.items()
+            if (self.names.qualify(call.func) or "") in self.skip_exceptions
+        ]
         self.hot = hot_lines(module.source, TOKENS + tuple(n.encode() for n in bound + sorted(local)))
 
     def _local_skip_exceptions(self, tree: ast.Module) -> set[str]:
@@ -159,13 +173,19 @@ class _Finder(PrunedVisitor):
     def _owner(self) -> str:
         return ".".join(s.name for s in self.scopes) or "<module>"
 
-    def _add(self, node: ast.AST, kind: str, detail: str, what: str, owner: str | None = None, code: str = "OG201") -> None:
+    def _add(
+        self, node: ast.AST, kind: str, detail: str, what: str, owner: str | None = None, code: str = "OG201"
+    ) -> None:
         owner = owner or self._owner()
         condition = " and ".join(self.conditions)
         where = "this module" if owner == "<module>" else owner
         when = f" when `{condition}`" if condition else ""
         line, col = self.module.position(node)
-        self.found.append(Occurrence((owner, kind, detail, condition), owner, line, col, code, f"new runtime skip {what} in {where}{when}"))
+        self.found.append(
+            Occurrence(
+                (owner, kind, detail, condition), owner, line, col, code, f"new runtime skip {what} in {where}{when}"
+            )
+        )
 
     def _visit_scope(self, node: ScopeNode) -> None:
         saved = self.conditions
@@ -226,7 +246,12 @@ class _Finder(PrunedVisitor):
     def early_returns(self, qual: str, func: FunctionNode) -> None:
         """A `return` reached before the test's first check skips the rest silently."""
         body = func.body
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        if (
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             body = body[1:]  # the docstring
         self._scan_returns(qual, body, [], top=True)
 
@@ -240,8 +265,14 @@ class _Finder(PrunedVisitor):
                     when = f" when `{condition}`" if condition else ""
                     line, col = self.module.position(stmt)
                     self.found.append(
-                        Occurrence((qual, "early-return", "", condition), qual, line, col, "OG202",
-                                   f"new early return in {qual} before its first check{when}")
+                        Occurrence(
+                            (qual, "early-return", "", condition),
+                            qual,
+                            line,
+                            col,
+                            "OG202",
+                            f"new early return in {qual} before its first check{when}",
+                        )
                     )
                 return False
             if isinstance(stmt, ast.If):
@@ -261,7 +292,11 @@ class _Finder(PrunedVisitor):
                     return True
                 continue
             if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
-                loop = f"while {ast.unparse(stmt.test)}" if isinstance(stmt, ast.While) else f"for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}"
+                loop = (
+                    f"while {ast.unparse(stmt.test)}"
+                    if isinstance(stmt, ast.While)
+                    else f"for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}"
+                )
                 if self._scan_returns(qual, stmt.body, conds + [" ".join(loop.split())], top=False) or _has_check(stmt):
                     return True
                 continue

@@ -9,12 +9,13 @@ time (``item.add_marker(...)``), unittest's ``skip``/``skipIf``/
 Dynamic access that cannot be resolved (``getattr(pytest.mark, name)``) is
 reported as an unverifiable mark.
 """
+
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Sequence
 
 from hooks.context import HookContext
 from hooks.pydiff import Occurrence, Rule, check_context, run
@@ -54,9 +55,26 @@ REASON_ARGS = {"reason", "msg"}
 
 # Where a skip mark can be spelled; a file (or statement) without one of these,
 # or a local name bound to a mark, cannot hold a new mark.
-TOKENS = (b"skip", b"xfail", b"expectedFailure", b"expecting_failure", b"__test__", b"nottest",
-          b"getattr", b"add_marker", b"applymarker", b"ark(", b"filterwarnings",
-          b"flaky", b"retry", b"retries", b"rerun", b"backoff", b"Retry", b"Flaky")
+TOKENS = (
+    b"skip",
+    b"xfail",
+    b"expectedFailure",
+    b"expecting_failure",
+    b"__test__",
+    b"nottest",
+    b"getattr",
+    b"add_marker",
+    b"applymarker",
+    b"ark(",
+    b"filterwarnings",
+    b"flaky",
+    b"retry",
+    b"retries",
+    b"rerun",
+    b"backoff",
+    b"Retry",
+    b"Flaky",
+)
 
 
 # `from .helpers import needs_db` then `@needs_db`: a decorator imported from the
@@ -97,7 +115,13 @@ class SkipMarkRule(Rule):
     def no_stronger(self, new: tuple[str, ...], base: tuple[str, ...]) -> bool:
         """A rerun mark whose count went down (or stayed) is the honest twin of one that went up."""
         # Any spelling to any other (`@flaky(max_runs=3)` -> `@pytest.mark.flaky(max_runs=3)`): the count decides.
-        return new[0] == base[0] and new[3:] == base[3:] and _is_rerun(new[1]) and _is_rerun(base[1]) and rerun_count(new[2], new[1]) <= rerun_count(base[2], base[1])
+        return (
+            new[0] == base[0]
+            and new[3:] == base[3:]
+            and _is_rerun(new[1])
+            and _is_rerun(base[1])
+            and rerun_count(new[2], new[1]) <= rerun_count(base[2], base[1])
+        )
 
     def _allowed_by_ledger(self, occurrence: Occurrence, path: str, ledger, now) -> bool:  # type: ignore[no-untyped-def]
         """A rerun mark also has to fit the covering freeze's remaining_reruns."""
@@ -125,10 +149,14 @@ class SkipMarkRule(Rule):
             from hooks import envcondition
 
             self._snapshot_of = self.change_set
-            self._snapshot = envcondition.snapshot_committed(self.change_set, getattr(ledger, "path", None) or "tests/agent_contract.yaml")
+            self._snapshot = envcondition.snapshot_committed(
+                self.change_set, getattr(ledger, "path", None) or "tests/agent_contract.yaml"
+            )
         if self._snapshot:
-            notice(f"{path}:{occurrence.line}:{occurrence.col}: {occurrence.message.split(' (its condition')[0]}: its condition depends only on "
-                   f"{envcondition_describe(self.environment[(path, occurrence)])}; left to collection-snapshot (OG802 where it skips the tests) and the pytest plugin")
+            notice(
+                f"{path}:{occurrence.line}:{occurrence.col}: {occurrence.message.split(' (its condition')[0]}: its condition depends only on "
+                f"{envcondition_describe(self.environment[(path, occurrence)])}; left to collection-snapshot (OG802 where it skips the tests) and the pytest plugin"
+            )
         return bool(self._snapshot)
 
 
@@ -144,7 +172,9 @@ def _is_rerun(kind: str) -> bool:
     return kind in RERUN_MARKS or kind.startswith("retry:")
 
 
-_COUNT = re.compile(r"(?:^|, )(?:(reruns|retries|max_runs|max_tries|tries|times|attempts|max_attempts|stop_max_attempt_number)=)?(-?\d+)(?=,|$)")
+_COUNT = re.compile(
+    r"(?:^|, )(?:(reruns|retries|max_runs|max_tries|tries|times|attempts|max_attempts|stop_max_attempt_number)=)?(-?\d+)(?=,|$)"
+)
 
 
 def rerun_count(detail: str, kind: str = "pytest.mark.flaky") -> float:
@@ -158,10 +188,17 @@ def rerun_count(detail: str, kind: str = "pytest.mark.flaky") -> float:
         return float(attempts.group(1)) - 1
     for match in _COUNT.finditer(detail):
         value = float(match.group(2))
-        return value - 1 if match.group(1) in ("max_runs", "max_tries", "tries", "attempts", "max_attempts", "stop_max_attempt_number") else value
+        return (
+            value - 1
+            if match.group(1)
+            in ("max_runs", "max_tries", "tries", "attempts", "max_attempts", "stop_max_attempt_number")
+            else value
+        )
     if not detail and kind in ("pytest.mark.flaky", "flaky.flaky", "flaky.flaky_decorator.flaky"):
         return 1.0
-    if kind in ("pytest.mark.flaky", "flaky.flaky", "flaky.flaky_decorator.flaky") and not any(k in detail for k in ("reruns=", "retries=", "max_runs=")):
+    if kind in ("pytest.mark.flaky", "flaky.flaky", "flaky.flaky_decorator.flaky") and not any(
+        k in detail for k in ("reruns=", "retries=", "max_runs=")
+    ):
         return 1.0  # only other keywords (`delay=`, `condition=`): the default count
     return float("inf")
 
@@ -179,7 +216,9 @@ class _Finder(PrunedVisitor):
         self.found: list[Occurrence] = []
         self.environment: dict[Occurrence, set[str]] = {}  # occurrence -> what of the environment its condition reads
         self.imported = self._imported_marks()
-        self.hot = hot_lines(module.source, TOKENS + self._names_bound_to_marks() + tuple(n.encode() for n in self.imported))
+        self.hot = hot_lines(
+            module.source, TOKENS + self._names_bound_to_marks() + tuple(n.encode() for n in self.imported)
+        )
 
     def _imported_marks(self) -> dict[str, tuple[str, str, str]]:
         """Local name -> (kind, condition, definition) for skip marks imported from the project."""
@@ -197,7 +236,9 @@ class _Finder(PrunedVisitor):
             if qualified in SKIP_MARKS:
                 condition = self._condition(value, qualified) if isinstance(value, ast.Call) else ""
                 other.reader = self.module.reader
-                self.imported_env[name] = self._environment(value, qualified, other) if isinstance(value, ast.Call) else None
+                self.imported_env[name] = (
+                    self._environment(value, qualified, other) if isinstance(value, ast.Call) else None
+                )
                 found[name] = (qualified, condition, f"{other.path}: {other.segment(value)}")
         return found
 
@@ -239,7 +280,9 @@ class _Finder(PrunedVisitor):
 
     # -- reports ---------------------------------------------------------------
 
-    def _add(self, node: ast.AST, kind: str, detail: str, message: str, owner: str | None = None, env: set[str] | None = None) -> None:
+    def _add(
+        self, node: ast.AST, kind: str, detail: str, message: str, owner: str | None = None, env: set[str] | None = None
+    ) -> None:
         owner = owner or _owner(self.scopes)
         line, col = self.module.position(node)
         where = "this module" if owner == "<module>" else owner
@@ -247,8 +290,14 @@ class _Finder(PrunedVisitor):
             where = "every test that uses it"
         code = "OG102" if kind == "unverifiable" else "OG110" if _is_rerun(kind) else "OG101"
         suffix = f": {RERUN_NEXT}" if code == "OG110" else ""
-        hint = f" (its condition depends only on {envcondition_describe(env)}: {ENV_HINT})" if env and code == "OG101" else ""
-        occurrence = Occurrence((owner, kind, detail, self.param), owner, line, col, code, f"{message} on {where}{suffix}{hint}")
+        hint = (
+            f" (its condition depends only on {envcondition_describe(env)}: {ENV_HINT})"
+            if env and code == "OG101"
+            else ""
+        )
+        occurrence = Occurrence(
+            (owner, kind, detail, self.param), owner, line, col, code, f"{message} on {where}{suffix}{hint}"
+        )
         self.found.append(occurrence)
         if env and code == "OG101":
             self.environment[occurrence] = env
@@ -297,7 +346,9 @@ class _Finder(PrunedVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         spelled = self._mark_kind(node)  # getattr(pytest.mark, ...) names a mark itself
         if spelled == "unverifiable":
-            self._add(node, spelled, ast.unparse(node), f"unverifiable mark `{self.module.segment(node)}` (dynamic name)")
+            self._add(
+                node, spelled, ast.unparse(node), f"unverifiable mark `{self.module.segment(node)}` (dynamic name)"
+            )
             return
         if spelled:
             self._add(node, spelled, "", f"new {SKIP_MARKS[spelled]} (`{self.module.segment(node)}`)")
@@ -317,7 +368,12 @@ class _Finder(PrunedVisitor):
         callee = self.names.qualify(node.func) or ""
         if callee == "pytest.mark.filterwarnings" and self._silences_an_error(node):
             text = node.args[0].value  # type: ignore[attr-defined]
-            self._add(node, callee, text, f"new `filterwarnings({text!r})` mark where the project turns warnings into errors (a failure silenced)")
+            self._add(
+                node,
+                callee,
+                text,
+                f"new `filterwarnings({text!r})` mark where the project turns warnings into errors (a failure silenced)",
+            )
         if callee.endswith(("add_marker", "applymarker")):
             self._marker_argument(node)
         if callee in ("pytest.param", "_pytest.mark.param"):
@@ -329,21 +385,31 @@ class _Finder(PrunedVisitor):
             return
         if callee in ("setattr",) and len(node.args) == 3:
             self._flag_attribute(node, node.args[1], node.args[2], owner=ast.unparse(node.args[0]))
-        if callee.endswith(("Mark", "MarkDecorator")) and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value in MARK_NAMES:
+        if (
+            callee.endswith(("Mark", "MarkDecorator"))
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value in MARK_NAMES
+        ):
             self._add(node, f"pytest.mark.{node.args[0].value}", "", f"new {node.args[0].value} mark built by hand")
         self.generic_visit(node)
 
     def _silences_an_error(self, call: ast.Call) -> bool:
         """An `ignore` filter, in a project whose pytest configuration makes warnings errors."""
         arg = call.args[0] if call.args else None
-        if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.strip().startswith("ignore")):
+        if not (
+            isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.strip().startswith("ignore")
+        ):
             return False
         if self._warnings_are_errors is None:
             self._warnings_are_errors = False
             if self.module.reader is not None:
                 from hooks import pytest_config  # only for a file that spells an ignore filter
 
-                blobs = {name: self.module.reader(name) for name in ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")}
+                blobs = {
+                    name: self.module.reader(name)
+                    for name in ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+                }
                 try:
                     settings = pytest_config.settings_of(blobs)
                 except Exception:  # a broken config is collection-snapshot's finding, not this one's
@@ -351,7 +417,8 @@ class _Finder(PrunedVisitor):
                 filters = settings.ini.get("filterwarnings", [])
                 options = settings.addopts
                 self._warnings_are_errors = any(f.strip().startswith("error") for f in filters) or any(
-                    o in ("-Werror", "-W error") or (o == "error" and i and options[i - 1] == "-W") for i, o in enumerate(options)
+                    o in ("-Werror", "-W error") or (o == "error" and i and options[i - 1] == "-W")
+                    for i, o in enumerate(options)
                 )
         return self._warnings_are_errors
 
@@ -370,7 +437,12 @@ class _Finder(PrunedVisitor):
         # A resolvable pytest/unittest mark is judged where it is spelled (visited
         # after this); anything else (`make()`, a loop variable) cannot be proven harmless.
         if not (self.names.qualify(target) or "").startswith(("pytest.mark.", "unittest.")):
-            self._add(call, "unverifiable", ast.unparse(arg), f"unverifiable mark added at run time: `{self.module.segment(call)}`")
+            self._add(
+                call,
+                "unverifiable",
+                ast.unparse(arg),
+                f"unverifiable mark added at run time: `{self.module.segment(call)}`",
+            )
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         kind = self._mark_kind(node)
@@ -382,7 +454,13 @@ class _Finder(PrunedVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load) and node.id in self.imported:
             kind, detail, where = self.imported[node.id]
-            self._add(node, kind, detail, f"new {SKIP_MARKS[kind]} through `{node.id}` (imported: {where})", env=self.imported_env.get(node.id))
+            self._add(
+                node,
+                kind,
+                detail,
+                f"new {SKIP_MARKS[kind]} through `{node.id}` (imported: {where})",
+                env=self.imported_env.get(node.id),
+            )
             return
         if isinstance(node.ctx, ast.Load):
             kind = self._mark_kind(node)
@@ -393,7 +471,13 @@ class _Finder(PrunedVisitor):
                 kind = self._mark_kind(bound.func)
                 if kind and kind != "unverifiable":
                     detail = self._condition(bound, kind)
-                    self._add(node, kind, detail, f"new {SKIP_MARKS[kind]} through `{node.id}` = `{self.module.segment(bound)}`", env=self._environment(bound, kind))
+                    self._add(
+                        node,
+                        kind,
+                        detail,
+                        f"new {SKIP_MARKS[kind]} through `{node.id}` = `{self.module.segment(bound)}`",
+                        env=self._environment(bound, kind),
+                    )
 
     # -- statements ------------------------------------------------------------
 
@@ -401,7 +485,9 @@ class _Finder(PrunedVisitor):
         name = name_node.value if isinstance(name_node, ast.Constant) else None
         truth = value.value if isinstance(value, ast.Constant) else None
         if name == "__unittest_skip__" and truth:
-            self._add(node, "unittest.skip", "__unittest_skip__", "new `__unittest_skip__ = True` (skips the tests)", owner)
+            self._add(
+                node, "unittest.skip", "__unittest_skip__", "new `__unittest_skip__ = True` (skips the tests)", owner
+            )
         elif name == "__unittest_expecting_failure__" and truth:
             self._add(node, "unittest.expectedFailure", name, f"new `{name} = True` (an expected failure)", owner)
         elif name == "__test__" and truth is not None and not truth:
@@ -413,7 +499,11 @@ class _Finder(PrunedVisitor):
                 self._flag_attribute(node, ast.Constant(target.id), value or ast.Constant(None))
             elif isinstance(target, ast.Attribute):
                 owner = ast.unparse(target.value)
-                owner = ".".join(s.name for s in self.scopes) + "." + owner if self.scopes and owner in ("self", "cls") else owner
+                owner = (
+                    ".".join(s.name for s in self.scopes) + "." + owner
+                    if self.scopes and owner in ("self", "cls")
+                    else owner
+                )
                 self._flag_attribute(node, ast.Constant(target.attr), value or ast.Constant(None), owner)
         # `later = pytest.mark.skip(...)` / `skip = pytest.mark.skip` is counted where it is used.
         plain = [t for t in targets if isinstance(t, ast.Name) and t.id != "pytestmark"]
@@ -427,7 +517,14 @@ class _Finder(PrunedVisitor):
                     for target in plain:
                         owner = f"<mark {target.id}>"
                         shown = f" ({detail})" if detail else ""
-                        self._add(node, kind, detail, f"shared {SKIP_MARKS[kind]} `{target.id}` changed to{shown}", owner, env=self._environment(value, kind))
+                        self._add(
+                            node,
+                            kind,
+                            detail,
+                            f"shared {SKIP_MARKS[kind]} `{target.id}` changed to{shown}",
+                            owner,
+                            env=self._environment(value, kind),
+                        )
                 for child in ast.iter_child_nodes(value):
                     if child is not direct:
                         self.visit(child)

@@ -1,9 +1,11 @@
 """Git access: one process per question, many blobs in one `cat-file --batch`."""
+
 from __future__ import annotations
 
 import os
 import subprocess
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from hooks.report import UsageError
 
@@ -144,7 +146,9 @@ def read_blobs(rev: str, paths: Iterable[str]) -> dict[str, bytes | None]:
     safe = [p for p in wanted if "\n" not in p or p in ids]
     if not safe:
         return result
-    request = b"".join((ids[p] + "\n").encode() if p in ids else f"{rev}:{p}\n".encode("utf-8", "surrogateescape") for p in safe)
+    request = b"".join(
+        (ids[p] + "\n").encode() if p in ids else f"{rev}:{p}\n".encode("utf-8", "surrogateescape") for p in safe
+    )
     out = run("cat-file", "--batch", input=request)
     pos = 0
     for path in safe:
@@ -172,4 +176,3 @@ def _blob_ids(rev: str, paths: list[str]) -> dict[str, str]:
         if len(fields) == 3 and fields[1] == b"blob":
             found[os.fsdecode(name)] = fields[2].decode()
     return found
-

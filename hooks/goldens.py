@@ -12,12 +12,13 @@ test, or for a new parametrize case, is not a re-recording.
 Only runs where a commit both changes production code and adds a golden, so
 the common path reads nothing.
 """
+
 from __future__ import annotations
 
 import ast
 import os
 import posixpath
-from typing import Iterable
+from collections.abc import Iterable
 
 from hooks import git
 from hooks.changes import read_worktree_file
@@ -114,11 +115,16 @@ def re_recorded(added: list[str], parent: str, new: Side) -> list[tuple[str, str
         if posixpath.basename(d) == "__snapshots__":
             layout.setdefault(posixpath.join(posixpath.dirname(d), stem + ".py"), []).append((g, ""))
         elif posixpath.basename(posixpath.dirname(d)) == "__snapshots__":
-            layout.setdefault(posixpath.join(posixpath.dirname(posixpath.dirname(d)), posixpath.basename(d) + ".py"), []).append((g, stem))
+            layout.setdefault(
+                posixpath.join(posixpath.dirname(posixpath.dirname(d)), posixpath.basename(d) + ".py"), []
+            ).append((g, stem))
         elif posixpath.basename(d).startswith("test_"):
             layout.setdefault(d + ".py", []).append((g, stem))
     # Strings that could name a golden: its basename, its path tail, a directory this change creates.
-    tokens = sorted({posixpath.basename(g) for g in added} | {c for g in added for c in posixpath.dirname(g).split("/") if len(c) > 2})
+    tokens = sorted(
+        {posixpath.basename(g) for g in added}
+        | {c for g in added for c in posixpath.dirname(g).split("/") if len(c) > 2}
+    )
     candidates = sorted(set(new.grep(tokens)) | set(layout))
     if not candidates:
         return []
@@ -130,8 +136,16 @@ def re_recorded(added: list[str], parent: str, new: Side) -> list[tuple[str, str
         old_funcs, new_funcs = _functions(old_mod.tree), _functions(new_mod.tree)
         existing = {q for q in new_funcs if q in old_funcs and q.rsplit(".", 1)[-1].startswith("test")}
         for g, name in layout.get(path, []):
-            hits = [q for q in existing if (name and (q.rsplit(".", 1)[-1] == name or name.startswith(q.rsplit(".", 1)[-1] + "_")))
-                    or (not name and "snapshot" in {a.arg for a in new_funcs[q].args.args} and "snapshot" in {a.arg for a in old_funcs[q].args.args})]
+            hits = [
+                q
+                for q in existing
+                if (name and (q.rsplit(".", 1)[-1] == name or name.startswith(q.rsplit(".", 1)[-1] + "_")))
+                or (
+                    not name
+                    and "snapshot" in {a.arg for a in new_funcs[q].args.args}
+                    and "snapshot" in {a.arg for a in old_funcs[q].args.args}
+                )
+            ]
             if hits:
                 out.setdefault(g, f"the existing test {path}::{sorted(hits)[0]} reads it")
         old_consts, new_consts = _module_constants(old_mod.tree), _module_constants(new_mod.tree)
@@ -154,9 +168,17 @@ def re_recorded(added: list[str], parent: str, new: Side) -> list[tuple[str, str
                     break
             else:
                 for node in new_mod.tree.body:
-                    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    if (
+                        isinstance(node, ast.Assign)
+                        and len(node.targets) == 1
+                        and isinstance(node.targets[0], ast.Name)
+                    ):
                         name = node.targets[0].id
-                        if name in old_consts and old_consts[name] != new_consts.get(name) and reads(node.value, g, set()):
+                        if (
+                            name in old_consts
+                            and old_consts[name] != new_consts.get(name)
+                            and reads(node.value, g, set())
+                        ):
                             out[g] = f"{path}'s constant {name}, read by existing tests, now points at it"
                             break
     return sorted(out.items())

@@ -9,13 +9,14 @@ file are made read-only on disk.  It prints what it did.  An agent with a
 shell can undo all of it: this is a tripwire for honest mistakes and a
 clear signal, not a boundary.  The boundary is the server-side `check`.
 """
+
 from __future__ import annotations
 
 import os
 import shlex
 import stat
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from hooks import args as hook_args
 from hooks import git
@@ -55,7 +56,11 @@ def _protected(top: str, contract_path: str) -> list[str]:
             loaded = contract.loads(f.read(), contract_path)
     c = loaded or contract.Contract(path=contract_path)
     paths = [contract_path, c.snapshot_path] + ([c.allowed_signers] if c.allowed_signers else [])
-    return [p for p in dict.fromkeys(paths) if os.path.isfile(os.path.join(top, p)) and not os.path.islink(os.path.join(top, p))]
+    return [
+        p
+        for p in dict.fromkeys(paths)
+        if os.path.isfile(os.path.join(top, p)) and not os.path.islink(os.path.join(top, p))
+    ]
 
 
 def _branch_point(top: str, explicit: str | None) -> str:
@@ -79,7 +84,18 @@ def _branch_point(top: str, explicit: str | None) -> str:
 
 
 def _script(stage: str, base: str, contract_path: str) -> str:
-    command = [sys.executable, "-m", "hooks.cli", "check", "--base", base, "--contract", contract_path, "--format", "agent"]
+    command = [
+        sys.executable,
+        "-m",
+        "hooks.cli",
+        "check",
+        "--base",
+        base,
+        "--contract",
+        contract_path,
+        "--format",
+        "agent",
+    ]
     return f"#!/bin/sh\n{MARK} ({stage})\nexec {' '.join(shlex.quote(c) for c in command)}\n"
 
 
@@ -97,11 +113,15 @@ def install(top: str, base: str, contract_path: str) -> list[str]:
         os.chmod(path, 0o755)
     common_hooks = os.path.join(_git(top, "rev-parse", "--path-format=absolute", "--git-common-dir"), "hooks")
     if _has_hooks(common_hooks):
-        done.append(f"note: this worktree no longer runs the hooks in {common_hooks} (e.g. `pre-commit install`'s); the guard runs `oracle-guard check`")
+        done.append(
+            f"note: this worktree no longer runs the hooks in {common_hooks} (e.g. `pre-commit install`'s); the guard runs `oracle-guard check`"
+        )
     _git(top, "config", "--worktree", "core.hooksPath", hooks_dir)
     _git(top, "config", "--worktree", "oracle-guard.base", base)
     _git(top, "config", "--worktree", "oracle-guard.contract", contract_path)
-    done.append(f"this worktree's core.hooksPath = {hooks_dir} ({', '.join(STAGES)} run `oracle-guard check --base {base[:12]}`)")
+    done.append(
+        f"this worktree's core.hooksPath = {hooks_dir} ({', '.join(STAGES)} run `oracle-guard check --base {base[:12]}`)"
+    )
     done.append(f"recorded the branch point {base[:12]} as this worktree's base")
     for rel in _protected(top, contract_path):
         full = os.path.join(top, rel)
@@ -156,7 +176,10 @@ def status(top: str) -> tuple[bool, list[str]]:
     lines = [f"{top}: guard {'installed' if installed else 'not installed'}"]
     if installed:
         base = _git(top, "config", "--worktree", "--get", "oracle-guard.base", check=False)
-        contract_path = _git(top, "config", "--worktree", "--get", "oracle-guard.contract", check=False) or hook_args.DEFAULT_CONTRACT
+        contract_path = (
+            _git(top, "config", "--worktree", "--get", "oracle-guard.contract", check=False)
+            or hook_args.DEFAULT_CONTRACT
+        )
         lines.append(f"  base: {base or '(none recorded)'}")
         for rel in _protected(top, contract_path):
             writable = bool(os.stat(os.path.join(top, rel)).st_mode & stat.S_IWUSR)
@@ -171,7 +194,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = hook_args.parser("oracle-guard guard", __doc__)
     parser.add_argument("action", choices=("install", "status", "uninstall"))
     parser.add_argument("worktree", nargs="?", help="the agent's worktree (default: the current one)")
-    parser.add_argument("--base", metavar="REV", help="the base to check against (default: where this worktree's branch left the main checkout's)")
+    parser.add_argument(
+        "--base",
+        metavar="REV",
+        help="the base to check against (default: where this worktree's branch left the main checkout's)",
+    )
     hook_args.add_contract(parser)
     args = parser.parse_args(argv)
     top = _top(args.worktree)

@@ -4,50 +4,151 @@ One table, so every output format (text, json, sarif, agent) says the same
 next step without each hook spelling it in every message.  A code missing
 here is a test failure (tests/test_output.py reads every code in the hooks).
 """
+
 from __future__ import annotations
 
 README = "https://github.com/oracle-guard/oracle-guard/blob/main/README.md"
 
 # code -> (README section anchor, short title, next step as one clause)
 CODES: dict[str, tuple[str, str, str]] = {
-    "OG001": ("forbid-skip-marks", "changed test file does not parse", "fix the syntax error (or run the hook on an interpreter that knows it)"),
+    "OG001": (
+        "forbid-skip-marks",
+        "changed test file does not parse",
+        "fix the syntax error (or run the hook on an interpreter that knows it)",
+    ),
     "OG003": ("oracle-shrink", "a test file is no longer a regular file", "commit it as a regular file"),
-    "OG101": ("forbid-skip-marks", "new skip or xfail mark", "remove the mark, or add a freeze entry, or approve `skip-add NODEID`"),
+    "OG101": (
+        "forbid-skip-marks",
+        "new skip or xfail mark",
+        "remove the mark, or add a freeze entry, or approve `skip-add NODEID`",
+    ),
     "OG102": ("forbid-skip-marks", "unverifiable mark", "spell the mark statically so it can be checked, or remove it"),
-    "OG110": ("forbid-skip-marks", "reruns outside the freeze ledger", "remove the rerun mark or helper, or add a freeze entry for the test"),
-    "OG201": ("forbid-runtime-skip", "new runtime skip", "remove the skip call, or add a freeze entry, or approve `skip-add NODEID`"),
-    "OG202": ("forbid-runtime-skip", "new early return before the first check", "remove the early return, or approve `skip-add NODEID`"),
-    "OG301": ("oracle-shrink", "fewer checks than at the base", "restore the removed check, or approve `check-removed NODEID`"),
+    "OG110": (
+        "forbid-skip-marks",
+        "reruns outside the freeze ledger",
+        "remove the rerun mark or helper, or add a freeze entry for the test",
+    ),
+    "OG201": (
+        "forbid-runtime-skip",
+        "new runtime skip",
+        "remove the skip call, or add a freeze entry, or approve `skip-add NODEID`",
+    ),
+    "OG202": (
+        "forbid-runtime-skip",
+        "new early return before the first check",
+        "remove the early return, or approve `skip-add NODEID`",
+    ),
+    "OG301": (
+        "oracle-shrink",
+        "fewer checks than at the base",
+        "restore the removed check, or approve `check-removed NODEID`",
+    ),
     "OG302": ("oracle-shrink", "a test removed", "restore the test, or approve `test-retire NODEID`"),
-    "OG303": ("oracle-shrink", "a strong check replaced by a weaker one", "restore the stronger check, or approve `expected-change NODEID`"),
+    "OG303": (
+        "oracle-shrink",
+        "a strong check replaced by a weaker one",
+        "restore the stronger check, or approve `expected-change NODEID`",
+    ),
     "OG304": ("oracle-shrink", "a tolerance loosened", "restore the tolerance, or approve `expected-change NODEID`"),
-    "OG305": ("oracle-shrink", "a new swallowed failure", "let the failure propagate (re-raise, or drop the try/except)"),
-    "OG306": ("oracle-shrink", "an expected exception or warning broadened", "restore the expected exception and match=, or approve `expected-change NODEID`"),
+    "OG305": (
+        "oracle-shrink",
+        "a new swallowed failure",
+        "let the failure propagate (re-raise, or drop the try/except)",
+    ),
+    "OG306": (
+        "oracle-shrink",
+        "an expected exception or warning broadened",
+        "restore the expected exception and match=, or approve `expected-change NODEID`",
+    ),
     "OG307": ("oracle-shrink", "parametrize lost cases", "restore the cases, or approve `check-removed NODEID`"),
     "OG308": ("oracle-shrink", "a new tautology", "assert something that can fail"),
-    "OG309": ("oracle-shrink", "weaker Hypothesis settings", "restore max_examples/phases, or approve `expected-change NODEID`"),
+    "OG309": (
+        "oracle-shrink",
+        "weaker Hypothesis settings",
+        "restore max_examples/phases, or approve `expected-change NODEID`",
+    ),
     "OG310": ("oracle-shrink", "@given removed", "restore @given, or approve `check-removed NODEID`"),
     "OG311": ("oracle-shrink", "an @example removed", "restore the example, or approve `check-removed NODEID`"),
-    "OG312": ("oracle-shrink", "a Hypothesis strategy narrowed", "restore the strategy, or approve `expected-change NODEID`"),
-    "OG313": ("oracle-shrink", "new assume() in a property", "remove the assume(), or approve `expected-change NODEID`"),
-    "OG314": ("oracle-shrink", "an expected value rewritten in place", "restore the expected value, or approve `expected-change NODEID` for a deliberate behaviour change"),
-    "OG401": ("fixture-lock-verify", "bytes do not match the lock", "restore the file, or run `oracle-guard lock --rotate ID` and sign the printed approval"),
-    "OG402": ("fixture-lock-verify", "a locked fixture is missing", "restore the file, or approve `fixture-unlock ID OLD_SHA`"),
+    "OG312": (
+        "oracle-shrink",
+        "a Hypothesis strategy narrowed",
+        "restore the strategy, or approve `expected-change NODEID`",
+    ),
+    "OG313": (
+        "oracle-shrink",
+        "new assume() in a property",
+        "remove the assume(), or approve `expected-change NODEID`",
+    ),
+    "OG314": (
+        "oracle-shrink",
+        "an expected value rewritten in place",
+        "restore the expected value, or approve `expected-change NODEID` for a deliberate behaviour change",
+    ),
+    "OG401": (
+        "fixture-lock-verify",
+        "bytes do not match the lock",
+        "restore the file, or run `oracle-guard lock --rotate ID` and sign the printed approval",
+    ),
+    "OG402": (
+        "fixture-lock-verify",
+        "a locked fixture is missing",
+        "restore the file, or approve `fixture-unlock ID OLD_SHA`",
+    ),
     "OG403": ("fixture-lock-verify", "a lock path escapes its root", "lock a relative path inside a fixtures root"),
-    "OG404": ("fixture-lock-verify", "a digest changed relative to the base", "restore the digest, or approve the printed `fixture-rotate` statement"),
-    "OG405": ("fixture-lock-verify", "a lock repointed", "restore the path, or approve the printed `fixture-repoint` statement"),
-    "OG406": ("fixture-lock-verify", "a lock dropped", "restore the lock, or approve the printed `fixture-unlock` statement"),
+    "OG404": (
+        "fixture-lock-verify",
+        "a digest changed relative to the base",
+        "restore the digest, or approve the printed `fixture-rotate` statement",
+    ),
+    "OG405": (
+        "fixture-lock-verify",
+        "a lock repointed",
+        "restore the path, or approve the printed `fixture-repoint` statement",
+    ),
+    "OG406": (
+        "fixture-lock-verify",
+        "a lock dropped",
+        "restore the lock, or approve the printed `fixture-unlock` statement",
+    ),
     "OG501": ("properties-monotonic", "a property removed", "restore the property, or approve `property-retire ID`"),
-    "OG502": ("properties-monotonic", "a property repointed", "restore module/name, or approve the printed `property-repoint` statement"),
-    "OG503": ("properties-monotonic", "min_examples lowered", "restore min_examples, or approve the printed `property-lower` statement"),
-    "OG504": ("properties-monotonic", "a property's function is gone", "restore the function, or repoint the property with an approval"),
+    "OG502": (
+        "properties-monotonic",
+        "a property repointed",
+        "restore module/name, or approve the printed `property-repoint` statement",
+    ),
+    "OG503": (
+        "properties-monotonic",
+        "min_examples lowered",
+        "restore min_examples, or approve the printed `property-lower` statement",
+    ),
+    "OG504": (
+        "properties-monotonic",
+        "a property's function is gone",
+        "restore the function, or repoint the property with an approval",
+    ),
     "OG505": ("properties-monotonic", "a property without @given", "restore @given on the function"),
-    "OG506": ("properties-monotonic", "max_examples below min_examples", "raise max_examples to the contract's min_examples"),
+    "OG506": (
+        "properties-monotonic",
+        "max_examples below min_examples",
+        "raise max_examples to the contract's min_examples",
+    ),
     "OG507": ("properties-monotonic", "a vacuous property body", "assert something that can fail"),
     "OG508": ("properties-monotonic", "a property strategy narrowed", "restore the strategy"),
-    "OG510": ("properties-monotonic", "a trust setting of the contract changed", "restore the setting, or approve the printed `contract-setting` statement"),
-    "OG511": ("properties-monotonic", "the allowed-signers file changed", "restore the file, or approve the printed `signers-change` statement"),
-    "OG512": ("properties-monotonic", "the contract deleted", "restore the contract, or approve the printed `contract-setting contract` statement"),
+    "OG510": (
+        "properties-monotonic",
+        "a trust setting of the contract changed",
+        "restore the setting, or approve the printed `contract-setting` statement",
+    ),
+    "OG511": (
+        "properties-monotonic",
+        "the allowed-signers file changed",
+        "restore the file, or approve the printed `signers-change` statement",
+    ),
+    "OG512": (
+        "properties-monotonic",
+        "the contract deleted",
+        "restore the contract, or approve the printed `contract-setting contract` statement",
+    ),
     "OG601": ("quarantine-untouched", "a freeze expired", "fix the test and remove the entry"),
     "OG602": ("quarantine-untouched", "a freeze without reruns", "fix the test and remove the entry"),
     "OG603": ("quarantine-untouched", "too many freezes", "fix and remove a frozen test first"),
@@ -57,43 +158,149 @@ CODES: dict[str, tuple[str, str, str]] = {
     "OG613": ("quarantine-untouched", "a freeze entry's seed, repro or file changed", "restore the entry"),
     "OG614": ("quarantine-untouched", "a new freeze for too long", "expire it within max_freeze_days"),
     "OG615": ("quarantine-untouched", "a new freeze with too many reruns", "start it with at most max_reruns"),
-    "OG616": ("quarantine-untouched", "a new freeze without a signed approval", "approve the printed `freeze-add` statement"),
-    "OG620": ("quarantine-untouched", "a skip in the quarantine layer", "remove the mark: a frozen test reruns, it is never skipped"),
+    "OG616": (
+        "quarantine-untouched",
+        "a new freeze without a signed approval",
+        "approve the printed `freeze-add` statement",
+    ),
+    "OG620": (
+        "quarantine-untouched",
+        "a skip in the quarantine layer",
+        "remove the mark: a frozen test reruns, it is never skipped",
+    ),
     "OG621": ("quarantine-untouched", "a quarantined test's file deleted", "graduate the entry first"),
     "OG622": ("quarantine-untouched", "the contract deleted with its ledger", "restore the contract"),
     "OG691": ("oracle-guard-quarantine-run", "quarantine run failed", "fix the frozen test"),
     "OG692": ("oracle-guard-quarantine-run", "quarantine run failed", "fix the frozen test"),
     "OG693": ("oracle-guard-quarantine-run", "quarantine run failed", "fix the frozen test"),
     "OG694": ("oracle-guard-quarantine-run", "quarantine run failed", "fix the frozen test"),
-    "OG701": ("contract-split", "contract layer changed with production code", "ship the contract change in its own commit"),
-    "OG702": ("contract-split", "a relation test changed with production code", "ship the relation change in its own commit"),
-    "OG703": ("contract-split", "goldens re-recorded with production code", "re-record the goldens in their own commit"),
+    "OG701": (
+        "contract-split",
+        "contract layer changed with production code",
+        "ship the contract change in its own commit",
+    ),
+    "OG702": (
+        "contract-split",
+        "a relation test changed with production code",
+        "ship the relation change in its own commit",
+    ),
+    "OG703": (
+        "contract-split",
+        "goldens re-recorded with production code",
+        "re-record the goldens in their own commit",
+    ),
     "OG801": ("collection-snapshot", "a test no longer collected", "restore the test, or approve `test-retire NODEID`"),
-    "OG802": ("collection-snapshot", "a test now skipped at collection", "restore it, or add a freeze entry, or approve `test-skip NODEID`"),
+    "OG802": (
+        "collection-snapshot",
+        "a test now skipped at collection",
+        "restore it, or add a freeze entry, or approve `test-skip NODEID`",
+    ),
     "OG803": ("collection-snapshot", "a collection error", "fix the import or collection error"),
-    "OG804": ("collection-snapshot", "pytest --collect-only failed", "run `pytest --collect-only` and fix its usage or internal error"),
-    **{f"OG85{n}": ("collection-snapshot", title, "restore the pytest configuration") for n, title in enumerate(
-        ["", "addopts narrows the run", "testpaths narrowed", "python_files/classes/functions narrowed", "norecursedirs grew",
-         "xfail_strict turned off", "warnings no longer errors", "collect_ignore grew", "a conftest removes collected items",
-         "a CI pytest command narrows the run"]) if n},
-    "OG860": ("collection-snapshot", "a rerun setting new or raised", "remove the rerun setting; a flaky test belongs in the freeze ledger"),
-    "OG861": ("collection-snapshot", "a snapshot regeneration switch", "remove the regeneration switch; re-record goldens in their own, reviewed commit"),
+    "OG804": (
+        "collection-snapshot",
+        "pytest --collect-only failed",
+        "run `pytest --collect-only` and fix its usage or internal error",
+    ),
+    **{
+        f"OG85{n}": ("collection-snapshot", title, "restore the pytest configuration")
+        for n, title in enumerate(
+            [
+                "",
+                "addopts narrows the run",
+                "testpaths narrowed",
+                "python_files/classes/functions narrowed",
+                "norecursedirs grew",
+                "xfail_strict turned off",
+                "warnings no longer errors",
+                "collect_ignore grew",
+                "a conftest removes collected items",
+                "a CI pytest command narrows the run",
+            ]
+        )
+        if n
+    },
+    "OG860": (
+        "collection-snapshot",
+        "a rerun setting new or raised",
+        "remove the rerun setting; a flaky test belongs in the freeze ledger",
+    ),
+    "OG861": (
+        "collection-snapshot",
+        "a snapshot regeneration switch",
+        "remove the regeneration switch; re-record goldens in their own, reviewed commit",
+    ),
     "OG862": ("collection-snapshot", "a coverage floor lowered or removed", "restore the coverage floor"),
-    "OG863": ("collection-snapshot", "pragma: no cover added to production code", "remove the pragma, or add it in a commit without test changes"),
+    "OG863": (
+        "collection-snapshot",
+        "pragma: no cover added to production code",
+        "remove the pragma, or add it in a commit without test changes",
+    ),
     "OG864": ("collection-snapshot", "asserts stripped (python -O)", "run pytest without -O/-OO or PYTHONOPTIMIZE"),
-    "OG865": ("collection-snapshot", "a pytest failure no longer fails the job", "let the pytest command fail the job again"),
-    "OG870": ("collection-snapshot", "the run-time gate switched off from the patch", "remove the option that disables or blinds the oracle-guard plugin"),
-    "OG871": ("collection-snapshot", "an option that changes what pytest reads", "remove the option (--noconftest, -c, --rootdir, -o ...) or keep the base's"),
-    "OG872": ("collection-snapshot", "a pytest configuration file shadows the base's", "remove the new configuration file, or carry every base setting into it"),
-    "OG873": ("collection-snapshot", "the contract is no longer a regular file", "restore the contract as a regular, non-empty file"),
-    "OG874": ("collection-snapshot", "conftest code reaches the gate or pytest's start-up", "remove the plugin or option manipulation from the conftest"),
-    "OG875": ("collection-snapshot", "conftest code changes test outcomes", "remove the hook code that rewrites results or swallows the call"),
-    "OG876": ("collection-snapshot", "a new process exit in a conftest", "remove the exit, or exit only with a failure status"),
-    "OG901": ("oracle-replay", "a base test fails against the new code", "fix the code, or approve `behavior-change NODEID` for a deliberate change"),
-    "OG902": ("oracle-replay", "a base test now skips or xfails against the new code", "fix the code, or approve `behavior-change NODEID`"),
-    "OG903": ("oracle-replay", "a base test cannot import the new code", "keep the old API importable, or approve `behavior-change NODEID`"),
-    "OG904": ("oracle-replay", "pytest cannot run the base's tests on the new code", "fix the change so the base's tests can run"),
-    "OG905": ("oracle-replay", "a base test is no longer collected against the new code", "restore what the test collects, or approve `behavior-change NODEID`"),
+    "OG865": (
+        "collection-snapshot",
+        "a pytest failure no longer fails the job",
+        "let the pytest command fail the job again",
+    ),
+    "OG870": (
+        "collection-snapshot",
+        "the run-time gate switched off from the patch",
+        "remove the option that disables or blinds the oracle-guard plugin",
+    ),
+    "OG871": (
+        "collection-snapshot",
+        "an option that changes what pytest reads",
+        "remove the option (--noconftest, -c, --rootdir, -o ...) or keep the base's",
+    ),
+    "OG872": (
+        "collection-snapshot",
+        "a pytest configuration file shadows the base's",
+        "remove the new configuration file, or carry every base setting into it",
+    ),
+    "OG873": (
+        "collection-snapshot",
+        "the contract is no longer a regular file",
+        "restore the contract as a regular, non-empty file",
+    ),
+    "OG874": (
+        "collection-snapshot",
+        "conftest code reaches the gate or pytest's start-up",
+        "remove the plugin or option manipulation from the conftest",
+    ),
+    "OG875": (
+        "collection-snapshot",
+        "conftest code changes test outcomes",
+        "remove the hook code that rewrites results or swallows the call",
+    ),
+    "OG876": (
+        "collection-snapshot",
+        "a new process exit in a conftest",
+        "remove the exit, or exit only with a failure status",
+    ),
+    "OG901": (
+        "oracle-replay",
+        "a base test fails against the new code",
+        "fix the code, or approve `behavior-change NODEID` for a deliberate change",
+    ),
+    "OG902": (
+        "oracle-replay",
+        "a base test now skips or xfails against the new code",
+        "fix the code, or approve `behavior-change NODEID`",
+    ),
+    "OG903": (
+        "oracle-replay",
+        "a base test cannot import the new code",
+        "keep the old API importable, or approve `behavior-change NODEID`",
+    ),
+    "OG904": (
+        "oracle-replay",
+        "pytest cannot run the base's tests on the new code",
+        "fix the change so the base's tests can run",
+    ),
+    "OG905": (
+        "oracle-replay",
+        "a base test is no longer collected against the new code",
+        "restore what the test collects, or approve `behavior-change NODEID`",
+    ),
 }
 
 

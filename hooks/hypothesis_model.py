@@ -9,6 +9,7 @@ Used by oracle-shrink (weaker settings or strategies in any Hypothesis test),
 properties-monotonic (contract properties) and ``oracle-guard init`` (every
 property found, with its effective ``max_examples``).
 """
+
 from __future__ import annotations
 
 import ast
@@ -23,7 +24,16 @@ ST = "hypothesis.strategies."
 # Positional parameters of the strategies whose bounds we compare.
 _SIGNATURES: dict[str, tuple[str, ...]] = {
     "integers": ("min_value", "max_value"),
-    "floats": ("min_value", "max_value", "allow_nan", "allow_infinity", "allow_subnormal", "width", "exclude_min", "exclude_max"),
+    "floats": (
+        "min_value",
+        "max_value",
+        "allow_nan",
+        "allow_infinity",
+        "allow_subnormal",
+        "width",
+        "exclude_min",
+        "exclude_max",
+    ),
     "decimals": ("min_value", "max_value", "allow_nan", "allow_infinity", "places"),
     "fractions": ("min_value", "max_value", "max_denominator"),
     "text": ("alphabet", "min_size", "max_size"),
@@ -46,8 +56,14 @@ _LOWER_BOUNDS = {"min_value", "min_size", "min_codepoint", "min_magnitude", "min
 _UPPER_BOUNDS = {"max_value", "max_size", "max_codepoint", "max_magnitude", "max_leaves", "max_denominator"}
 # Keyword values that exclude part of what the strategy would draw by default.
 _RESTRICTING = {
-    "allow_nan": False, "allow_infinity": False, "allow_subnormal": False, "allow_imaginary": False,
-    "unique": True, "exclude_min": True, "exclude_max": True, "fullmatch": True,
+    "allow_nan": False,
+    "allow_infinity": False,
+    "allow_subnormal": False,
+    "allow_imaginary": False,
+    "unique": True,
+    "exclude_min": True,
+    "exclude_max": True,
+    "fullmatch": True,
 }
 _NO_OP_BOUNDS = {"min_size": 0, "min_leaves": 0, "min_magnitude": 0}
 _CONSTANT_STRATEGIES = {"just", "none", "nothing"}
@@ -89,7 +105,9 @@ class HypothesisModule:
     loaded: str | None  # the profile loaded at import time, when it can be told
     loaded_line: int = 0
 
-    def effective_max_examples(self, test: HypothesisTest, outer_profiles: dict[str, Profile] | None = None, outer_loaded: str | None = None) -> int:
+    def effective_max_examples(
+        self, test: HypothesisTest, outer_profiles: dict[str, Profile] | None = None, outer_loaded: str | None = None
+    ) -> int:
         if test.max_examples is not None:
             return test.max_examples
         profiles = {**(outer_profiles or {}), **self.profiles}
@@ -148,12 +166,15 @@ def _int(node: ast.AST | None, constants: dict[str, ast.expr]) -> int | None:
 
 def _settings_call(names: Names, node: ast.AST) -> ast.Call | None:
     node = names.expand(node)
-    if isinstance(node, ast.Call) and (names.qualify(node.func) or "") in ("hypothesis.settings", "hypothesis.settings.settings"):
+    if isinstance(node, ast.Call) and (names.qualify(node.func) or "") in (
+        "hypothesis.settings",
+        "hypothesis.settings.settings",
+    ):
         return node
     return None
 
 
-def _settings_kwargs(names: Names, call: ast.Call, profiles: dict[str, "Profile"], depth: int = 0) -> dict[str, ast.expr]:
+def _settings_kwargs(names: Names, call: ast.Call, profiles: dict[str, Profile], depth: int = 0) -> dict[str, ast.expr]:
     """Keywords of ``settings(...)`` with those of its parent underneath."""
     merged: dict[str, ast.expr] = {}
     parent = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "parent"), None)
@@ -173,7 +194,12 @@ def _constant_str(node: ast.AST) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     # os.getenv("HYPOTHESIS_PROFILE", "dev") / os.environ.get(..., "dev"): the default is what runs locally
-    if isinstance(node, ast.Call) and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+    if (
+        isinstance(node, ast.Call)
+        and len(node.args) >= 2
+        and isinstance(node.args[1], ast.Constant)
+        and isinstance(node.args[1].value, str)
+    ):
         return node.args[1].value
     return None
 
@@ -221,7 +247,9 @@ def model(module: Module) -> HypothesisModule:
     return HypothesisModule(module, tests, profiles, loaded, loaded_line)
 
 
-def _test_of(module: Module, node: FunctionNode, qualname: str, profiles: dict[str, Profile], constants: dict[str, ast.expr]) -> HypothesisTest | None:
+def _test_of(
+    module: Module, node: FunctionNode, qualname: str, profiles: dict[str, Profile], constants: dict[str, ast.expr]
+) -> HypothesisTest | None:
     names = module.names
     line, col = module.position(node)
     test = HypothesisTest(qualname, line, col, node)
@@ -254,9 +282,18 @@ def _test_of(module: Module, node: FunctionNode, qualname: str, profiles: dict[s
     for inner in ast.walk(node):
         if isinstance(inner, ast.Call):
             callee = names.qualify(inner.func) or ""
-            if callee in ("hypothesis.assume", "hypothesis.control.assume", "hypothesis.reject", "hypothesis.control.reject"):
+            if callee in (
+                "hypothesis.assume",
+                "hypothesis.control.assume",
+                "hypothesis.reject",
+                "hypothesis.control.reject",
+            ):
                 test.assumes += 1
-            elif isinstance(inner.func, ast.Attribute) and inner.func.attr == "filter" and not any(inner is d or _contains(d, inner) for d in node.decorator_list):
+            elif (
+                isinstance(inner.func, ast.Attribute)
+                and inner.func.attr == "filter"
+                and not any(inner is d or _contains(d, inner) for d in node.decorator_list)
+            ):
                 test.filters += 1
             elif isinstance(inner.func, ast.Attribute) and inner.func.attr == "draw" and inner.args:
                 test.draws.append(inner.args[0])
@@ -272,23 +309,29 @@ def _contains(tree: ast.AST, target: ast.AST) -> bool:
 def properties_in(module: Module) -> list[tuple[str, int, int]]:
     """(qualname, effective max_examples, line) of every @given test in MODULE."""
     found = model(module)
-    return [
-        (t.qualname, found.effective_max_examples(t), t.line)
-        for t in found.tests.values()
-        if t.given
-    ]
-
+    return [(t.qualname, found.effective_max_examples(t), t.line) for t in found.tests.values() if t.given]
 
 
 # -- vacuity -----------------------------------------------------------------------
 
 # Calls that cannot make a property fail: they record, filter or look at a type.
-_INERT_CALLS = {"hypothesis.assume", "hypothesis.reject", "hypothesis.note", "hypothesis.event", "hypothesis.target", "print",
-                "isinstance", "issubclass", "type", "id", "callable"}
+_INERT_CALLS = {
+    "hypothesis.assume",
+    "hypothesis.reject",
+    "hypothesis.note",
+    "hypothesis.event",
+    "hypothesis.target",
+    "print",
+    "isinstance",
+    "issubclass",
+    "type",
+    "id",
+    "callable",
+}
 _BROAD = {"Exception", "BaseException"}
 
 
-def vacuous(fn: FunctionNode, names: Names, tautology: "Callable[[ast.expr], bool] | None" = None) -> bool:
+def vacuous(fn: FunctionNode, names: Names, tautology: Callable[[ast.expr], bool] | None = None) -> bool:
     """Whether nothing in FN's body can fail: no call into the code under test, no
     check that can be false, nothing that can raise.  A crash-only property (it calls
     the code and relies on its exceptions: "only ParseError may escape") is an oracle;
@@ -301,12 +344,16 @@ def vacuous(fn: FunctionNode, names: Names, tautology: "Callable[[ast.expr], boo
 def _always_true(test: ast.expr) -> bool:
     if isinstance(test, ast.Constant):
         return bool(test.value)
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.LtE, ast.GtE)):
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.LtE, ast.GtE))
+    ):
         return isinstance(test.left, ast.Name) and ast.dump(test.left) == ast.dump(test.comparators[0])
     return False
 
 
-def _inert_block(body: list[ast.stmt], names: Names, tautology: "Callable[[ast.expr], bool]") -> bool:
+def _inert_block(body: list[ast.stmt], names: Names, tautology: Callable[[ast.expr], bool]) -> bool:
     for stmt in body:
         if isinstance(stmt, (ast.Return, ast.Continue, ast.Break)):
             return stmt.value is None or _harmless(stmt.value, names) if isinstance(stmt, ast.Return) else True
@@ -315,7 +362,7 @@ def _inert_block(body: list[ast.stmt], names: Names, tautology: "Callable[[ast.e
     return True
 
 
-def _inert(stmt: ast.stmt, names: Names, tautology: "Callable[[ast.expr], bool]") -> bool:
+def _inert(stmt: ast.stmt, names: Names, tautology: Callable[[ast.expr], bool]) -> bool:
     if isinstance(stmt, (ast.Pass, ast.FunctionDef, ast.AsyncFunctionDef, ast.Global, ast.Nonlocal)):
         return True  # defining a function runs nothing
     if isinstance(stmt, ast.Expr):
@@ -328,16 +375,34 @@ def _inert(stmt: ast.stmt, names: Names, tautology: "Callable[[ast.expr], bool]"
     if isinstance(stmt, ast.If):
         if isinstance(stmt.test, ast.Constant):
             return _inert_block(stmt.body if stmt.test.value else stmt.orelse, names, tautology)
-        return _harmless(stmt.test, names) and _inert_block(stmt.body, names, tautology) and _inert_block(stmt.orelse, names, tautology)
+        return (
+            _harmless(stmt.test, names)
+            and _inert_block(stmt.body, names, tautology)
+            and _inert_block(stmt.orelse, names, tautology)
+        )
     if isinstance(stmt, ast.For):
-        return _harmless(stmt.iter, names) and isinstance(stmt.target, ast.Name) and _inert_block(stmt.body + stmt.orelse, names, tautology)
+        return (
+            _harmless(stmt.iter, names)
+            and isinstance(stmt.target, ast.Name)
+            and _inert_block(stmt.body + stmt.orelse, names, tautology)
+        )
     if isinstance(stmt, ast.Try):
         swallowed = any(h.type is None or _broad(h.type, names) for h in stmt.handlers)
         handlers = all(_inert_block(h.body, names, tautology) for h in stmt.handlers)
         body = swallowed or _inert_block(stmt.body + stmt.orelse, names, tautology)
-        return body and handlers and _inert_block(stmt.orelse if swallowed else [], names, tautology) and _inert_block(stmt.finalbody, names, tautology)
+        return (
+            body
+            and handlers
+            and _inert_block(stmt.orelse if swallowed else [], names, tautology)
+            and _inert_block(stmt.finalbody, names, tautology)
+        )
     if isinstance(stmt, ast.With):
-        suppress = [i.context_expr for i in stmt.items if isinstance(i.context_expr, ast.Call) and (names.qualify(i.context_expr.func) or "") == "contextlib.suppress"]
+        suppress = [
+            i.context_expr
+            for i in stmt.items
+            if isinstance(i.context_expr, ast.Call)
+            and (names.qualify(i.context_expr.func) or "") == "contextlib.suppress"
+        ]
         if len(suppress) == len(stmt.items) and all(any(_broad(a, names) for a in call.args) for call in suppress):  # type: ignore[union-attr]
             return True  # every failure inside is swallowed
         return False  # entering a context runs code
@@ -355,8 +420,26 @@ def _harmless(node: ast.expr, names: Names) -> bool:
         if isinstance(inner, ast.Call):
             if (names.qualify(inner.func) or "") not in _INERT_CALLS:
                 return False
-        elif not isinstance(inner, (ast.Name, ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.BoolOp, ast.UnaryOp, ast.Compare,
-                                    ast.expr_context, ast.boolop, ast.unaryop, ast.cmpop, ast.keyword, ast.Starred)):
+        elif not isinstance(
+            inner,
+            (
+                ast.Name,
+                ast.Constant,
+                ast.Tuple,
+                ast.List,
+                ast.Set,
+                ast.Dict,
+                ast.BoolOp,
+                ast.UnaryOp,
+                ast.Compare,
+                ast.expr_context,
+                ast.boolop,
+                ast.unaryop,
+                ast.cmpop,
+                ast.keyword,
+                ast.Starred,
+            ),
+        ):
             return False  # attribute access, subscripts, arithmetic and formatting run the objects' own code
     return True
 
@@ -372,14 +455,23 @@ def _phases_drop_generate(names: Names, node: ast.expr | None) -> bool:
     return False
 
 
-def weaker_settings(base: dict[str, ast.expr], new: dict[str, ast.expr], base_names: Names, new_names: Names, base_max: int, new_max: int) -> str | None:
+def weaker_settings(
+    base: dict[str, ast.expr],
+    new: dict[str, ast.expr],
+    base_names: Names,
+    new_names: Names,
+    base_max: int,
+    new_max: int,
+) -> str | None:
     """Why NEW settings test less than BASE, or None."""
     if new_max < base_max:
         return f"max_examples {new_max} (base {base_max})"
     old_steps, new_steps = number(base.get("stateful_step_count")), number(new.get("stateful_step_count"))
     if new_steps is not None and new_steps < (old_steps if old_steps is not None else 50):  # Hypothesis' default is 50
         return f"stateful_step_count {int(new_steps)} (base {int(old_steps) if old_steps is not None else 50})"
-    if _phases_drop_generate(new_names, new.get("phases")) and not _phases_drop_generate(base_names, base.get("phases")):
+    if _phases_drop_generate(new_names, new.get("phases")) and not _phases_drop_generate(
+        base_names, base.get("phases")
+    ):
         return f"phases={ast.unparse(new['phases'])} no longer generate examples"
     return None
 
@@ -401,11 +493,11 @@ def _strategy(names: Names, node: ast.expr) -> _Strategy:
     if isinstance(node, ast.Call):
         callee = names.qualify(node.func) or ""
         if callee.startswith(ST):
-            return _Strategy(callee[len(ST):], node, node, chain)
+            return _Strategy(callee[len(ST) :], node, node, chain)
         return _Strategy("", node, node, chain)
     callee = names.qualify(node) or ""
     if callee.startswith(ST):  # st.none without a call is an error, but be lenient
-        return _Strategy(callee[len(ST):], None, node, chain)
+        return _Strategy(callee[len(ST) :], None, node, chain)
     return _Strategy("", None, node, chain)
 
 
@@ -534,7 +626,12 @@ def narrower(base: ast.expr, new: ast.expr, base_names: Names, new_names: Names,
                 if why:
                     return why
             continue
-        if old is not None and isinstance(value, ast.expr) and isinstance(old, ast.expr) and isinstance(value, (ast.Call, ast.BinOp, ast.Name, ast.Attribute)):
+        if (
+            old is not None
+            and isinstance(value, ast.expr)
+            and isinstance(old, ast.expr)
+            and isinstance(value, (ast.Call, ast.BinOp, ast.Name, ast.Attribute))
+        ):
             why = narrower(old, value, base_names, new_names, depth + 1)
             if why:
                 return why
@@ -542,6 +639,15 @@ def narrower(base: ast.expr, new: ast.expr, base_names: Names, new_names: Names,
 
 
 __all__ = [
-    "DEFAULT_MAX_EXAMPLES", "HypothesisModule", "HypothesisTest", "Profile",
-    "drawn_strategy", "model", "module_constants", "narrower", "number", "properties_in", "weaker_settings",
+    "DEFAULT_MAX_EXAMPLES",
+    "HypothesisModule",
+    "HypothesisTest",
+    "Profile",
+    "drawn_strategy",
+    "model",
+    "module_constants",
+    "narrower",
+    "number",
+    "properties_in",
+    "weaker_settings",
 ]

@@ -7,13 +7,14 @@ data directory (``tests/test_x/`` beside ``tests/test_x.py``); it registers
 every Hypothesis property in the tests with its effective ``max_examples`` as
 ``min_examples``; the ledger starts empty with ``max_active_freezes: 3``.
 """
+
 from __future__ import annotations
 
 import argparse
 import importlib
 import os
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -70,12 +71,16 @@ def record_snapshot(c: contract.Contract, force: bool) -> None:
         return
     if found.errors or found.exit_code not in (0, 5):
         what = f"{len(found.errors)} collection error(s)" if found.errors else f"pytest exited {found.exit_code}"
-        print(f"not recorded: {path} ({what} in {found.python}: {found.tail or (found.errors[0][1] if found.errors else '')}); fix them, then run `collection-snapshot --always`")
+        print(
+            f"not recorded: {path} ({what} in {found.python}: {found.tail or (found.errors[0][1] if found.errors else '')}); fix them, then run `collection-snapshot --always`"
+        )
         return
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "wb") as f:
         f.write(cs.format_snapshot(found.items))
     print(f"recorded {path}: {len(found.items)} tests collected by {found.python}; commit it with the contract")
+
+
 _SKIP_PARTS = {"__pycache__", ".pytest_cache", ".hypothesis"}
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
 
@@ -102,7 +107,9 @@ def fixture_paths(files: Sequence[str], roots: Sequence[str]) -> list[str]:
             singles.append(name)
         elif name.endswith(".ambr") or ".approved." in parts[-1]:
             singles.append(name)
-        elif folder and f"{folder}.py" in present and not name.endswith(".py") and f"{folder}/__init__.py" not in present:
+        elif (
+            folder and f"{folder}.py" in present and not name.endswith(".py") and f"{folder}/__init__.py" not in present
+        ):
             folders.add(folder)  # pytest-regressions datadir beside its test module
     return sorted(folders) + [s for s in singles if not any(s.startswith(f + "/") for f in folders)]
 
@@ -158,20 +165,31 @@ def find_properties(files: Sequence[str]) -> tuple[list[contract.Property], bool
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="oracle-guard init", description=__doc__.splitlines()[0])
     contract.add_contract_arg(parser)
-    parser.add_argument("--root", action="append", metavar="DIR", help="a fixture root (repeatable; default: tests/fixtures and tests/data)")
+    parser.add_argument(
+        "--root",
+        action="append",
+        metavar="DIR",
+        help="a fixture root (repeatable; default: tests/fixtures and tests/data)",
+    )
     parser.add_argument("--force", action="store_true", help="overwrite an existing contract (and snapshot)")
-    parser.add_argument("--no-snapshot", action="store_true", help="do not run pytest to record the first collection snapshot")
+    parser.add_argument(
+        "--no-snapshot", action="store_true", help="do not run pytest to record the first collection snapshot"
+    )
     args = parser.parse_args(argv)
     changes.enter_repo([])
     if os.path.lexists(args.contract) and not args.force:
-        raise UsageError(f"{args.contract} already exists; pass --force to overwrite it (or use `oracle-guard lock PATH...`)")
+        raise UsageError(
+            f"{args.contract} already exists; pass --force to overwrite it (or use `oracle-guard lock PATH...`)"
+        )
     old_raw = contract.read_file(args.contract) if os.path.lexists(args.contract) else None
     if os.path.islink(args.contract):
         raise UsageError(f"{args.contract}: is a symlink; init writes a regular file (remove the link first)")
     try:
         existing = contract.loads(old_raw, args.contract) if old_raw is not None else None
     except contract.ContractError as exc:
-        raise UsageError(f"{args.contract} does not load, so --force cannot keep its ledger, caps and signers; fix it or move it away first ({exc})") from None
+        raise UsageError(
+            f"{args.contract} does not load, so --force cannot keep its ledger, caps and signers; fix it or move it away first ({exc})"
+        ) from None
     roots = tuple(r.rstrip("/") for r in (args.root or contract.Contract().fixture_roots))
     files = _tracked()
     taken: set[str] = set()
@@ -194,7 +212,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for reason in left_out:
             print(f"not registered: {reason}")
         properties = kept
-    c = contract.Contract(properties=tuple(properties), fixtures=tuple(fixtures), fixture_roots=roots, path=args.contract)
+    c = contract.Contract(
+        properties=tuple(properties), fixtures=tuple(fixtures), fixture_roots=roots, path=args.contract
+    )
     if existing is not None:
         c = merged(existing, c)
     header = "# oracle-guard contract: it may only stay the same or get stronger.\n"
@@ -203,7 +223,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = header + contract.dumps(c)
     contract.loads(text, args.contract)  # never write what the loader would refuse
     changes.write_atomic(args.contract, changes.same_line_endings(text, old_raw).encode("utf-8"))
-    print(f"wrote {args.contract}: {len(fixtures)} fixture lock(s), {len(properties)} propert{'y' if len(properties) == 1 else 'ies'}, empty freeze ledger")
+    print(
+        f"wrote {args.contract}: {len(fixtures)} fixture lock(s), {len(properties)} propert{'y' if len(properties) == 1 else 'ies'}, empty freeze ledger"
+    )
     if not args.no_snapshot:
         record_snapshot(c, args.force)
     print(config_advice(), end="")
@@ -232,10 +254,18 @@ def merged(old: contract.Contract, fresh: contract.Contract) -> contract.Contrac
             props.append(p)
     roots = old.fixture_roots + tuple(r for r in fresh.fixture_roots if r not in old.fixture_roots)
     return contract.Contract(
-        properties=tuple(props), fixtures=tuple(fixtures), freezes=old.freezes,
-        max_active_freezes=old.max_active_freezes, max_freeze_days=old.max_freeze_days, max_reruns=old.max_reruns,
-        allowed_signers=old.allowed_signers, approvals=old.approvals, snapshot=old.snapshot,
-        fixture_roots=roots, layers=old.layers, path=old.path,
+        properties=tuple(props),
+        fixtures=tuple(fixtures),
+        freezes=old.freezes,
+        max_active_freezes=old.max_active_freezes,
+        max_freeze_days=old.max_freeze_days,
+        max_reruns=old.max_reruns,
+        allowed_signers=old.allowed_signers,
+        approvals=old.approvals,
+        snapshot=old.snapshot,
+        fixture_roots=roots,
+        layers=old.layers,
+        path=old.path,
     )
 
 
@@ -270,7 +300,9 @@ def add_locks(text: str, new: Sequence[contract.Fixture]) -> str:
         indent = max(0, node.value[0].start_mark.column - 2)
         cut = len(text[: node.value[-1].end_mark.index].rstrip())
         return text[:cut] + "\n" + "".join(_entry_text(f, indent) for f in new).rstrip("\n") + text[cut:]
-    if (isinstance(node, ScalarNode) and node.value in ("", "~", "null")) or (isinstance(node, SequenceNode) and not node.value):
+    if (isinstance(node, ScalarNode) and node.value in ("", "~", "null")) or (
+        isinstance(node, SequenceNode) and not node.value
+    ):
         start, end = node.start_mark.index, node.end_mark.index
         body = "".join(_entry_text(f, 2) for f in new).rstrip("\n")
         return text[:start].rstrip(" ") + "\n" + body + text[end:]
@@ -280,10 +312,18 @@ def add_locks(text: str, new: Sequence[contract.Fixture]) -> str:
 
 @guarded
 def lock_main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="oracle-guard lock", description="Add fixture locks (files or directories) to the contract.")
+    parser = argparse.ArgumentParser(
+        prog="oracle-guard lock", description="Add fixture locks (files or directories) to the contract."
+    )
     parser.add_argument("paths", nargs="*", metavar="PATH")
     parser.add_argument("--id", help="the lock's id (one PATH only; default: derived from the path)")
-    parser.add_argument("--rotate", metavar="ID", action="append", default=[], help="set lock ID's sha256 to its fixture's current bytes (a weakening: sign the approval it prints)")
+    parser.add_argument(
+        "--rotate",
+        metavar="ID",
+        action="append",
+        default=[],
+        help="set lock ID's sha256 to its fixture's current bytes (a weakening: sign the approval it prints)",
+    )
     contract.add_contract_arg(parser)
     args = parser.parse_args(argv)
     if args.rotate:
@@ -354,7 +394,7 @@ def rotate_lock(contract_path: str, fixture_id: str, old: str, new: str) -> bool
     at = text.find(old, start)  # the entry's own sha256 value: the first one at or after its line
     if at < 0:
         return False
-    rotated = text[:at] + new + text[at + len(old):]
+    rotated = text[:at] + new + text[at + len(old) :]
     after = contract.loads(rotated.encode("utf-8"), contract_path)
     if next(f.sha256 for f in after.fixtures if f.id == fixture_id) != new:
         raise UsageError(f"{contract_path}: could not rewrite the sha256 of '{fixture_id}' in place; edit it by hand")
@@ -378,7 +418,9 @@ def rotate_main(contract_path: str, ids: list[str]) -> int:
         except Escape as exc:
             raise UsageError(f"{entry.path} {exc}") from None
         if digest is None:
-            raise UsageError(f"{entry.path} does not exist; restore it, or drop the lock with `oracle-guard approve fixture-unlock {fixture_id} {entry.sha256}`")
+            raise UsageError(
+                f"{entry.path} does not exist; restore it, or drop the lock with `oracle-guard approve fixture-unlock {fixture_id} {entry.sha256}`"
+            )
         if digest == entry.sha256:
             print(f"{entry.path}: '{fixture_id}' already matches its lock")
             continue

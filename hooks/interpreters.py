@@ -3,6 +3,7 @@
 Shared by collection-snapshot and oracle-replay: both run the project's own
 pytest, never the one in the hook's (pre-commit's) isolated environment.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,7 +22,9 @@ def _in_pre_commit_store(env: dict[str, str]) -> bool:
     if any(prefix.startswith(os.path.normcase(os.path.realpath(store)) + os.sep) for store in stores):
         return True
     # `pre-commit try-repo` builds its env in a temporary store: <store>/repo<random>/py_env-<python>.
-    return os.path.basename(prefix).startswith("py_env-") and os.path.basename(os.path.dirname(prefix)).startswith("repo")
+    return os.path.basename(prefix).startswith("py_env-") and os.path.basename(os.path.dirname(prefix)).startswith(
+        "repo"
+    )
 
 
 def _own_bins(env: dict[str, str]) -> set[str]:
@@ -41,7 +44,11 @@ def _main_checkout() -> str | None:
     if not os.path.isfile(".git"):  # a linked worktree's .git is a file (and we are at its top)
         return None
     try:
-        out = git.run("rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", check=False).decode().split("\n")
+        out = (
+            git.run("rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", check=False)
+            .decode()
+            .split("\n")
+        )
     except UsageError:
         return None
     if len(out) < 2 or not out[0] or out[0] == out[1]:
@@ -102,7 +109,9 @@ def child_env(python: str) -> dict[str, str]:
     env["PYTHONHASHSEED"] = "0"  # parametrize ids built from sets/dicts stay put
     env.pop("PYTEST_ADDOPTS", None)  # the snapshot reflects the repository's config, not a shell's
     own = _own_bins(env)
-    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if os.path.normcase(os.path.realpath(p or ".")) not in own)
+    env["PATH"] = os.pathsep.join(
+        p for p in env.get("PATH", "").split(os.pathsep) if os.path.normcase(os.path.realpath(p or ".")) not in own
+    )
     folder = os.path.dirname(os.path.dirname(python))
     if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
         env["VIRTUAL_ENV"] = folder

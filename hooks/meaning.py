@@ -11,50 +11,153 @@ whose body asserts ``a == b`` are the same comparison.
 Nothing here imports a hook; oracle-shrink hands in the module's names,
 constants and functions.
 """
+
 from __future__ import annotations
 
 import ast
 import builtins
 import copy
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from hooks.pysource import FunctionNode, Names
 
 # Builtins whose result is a builtin value (its equality is Python's, never a user's __eq__).
 VALUE_BUILTINS = {
-    "len": "int", "str": "str", "repr": "str", "ascii": "str", "int": "int", "bool": "bool", "bytes": "bytes",
-    "list": "list", "tuple": "tuple", "set": "set", "frozenset": "frozenset", "dict": "dict", "sorted": "list",
-    "id": "int", "hash": "int", "ord": "int", "chr": "str", "hex": "str", "oct": "str", "bin": "str", "format": "str",
-    "isinstance": "bool", "issubclass": "bool", "callable": "bool", "hasattr": "bool", "all": "bool", "any": "bool",
+    "len": "int",
+    "str": "str",
+    "repr": "str",
+    "ascii": "str",
+    "int": "int",
+    "bool": "bool",
+    "bytes": "bytes",
+    "list": "list",
+    "tuple": "tuple",
+    "set": "set",
+    "frozenset": "frozenset",
+    "dict": "dict",
+    "sorted": "list",
+    "id": "int",
+    "hash": "int",
+    "ord": "int",
+    "chr": "str",
+    "hex": "str",
+    "oct": "str",
+    "bin": "str",
+    "format": "str",
+    "isinstance": "bool",
+    "issubclass": "bool",
+    "callable": "bool",
+    "hasattr": "bool",
+    "all": "bool",
+    "any": "bool",
 }
 # Builtins a check may apply to the test's own inputs without running any code under test.
-INPUT_BUILTINS = set(VALUE_BUILTINS) | {"type", "abs", "min", "max", "sum", "round", "float", "range", "enumerate", "zip", "reversed"}
-TYPE_NAMES = {"str", "int", "float", "bool", "bytes", "list", "tuple", "dict", "set", "frozenset", "complex", "bytearray", "object", "type"}
+INPUT_BUILTINS = set(VALUE_BUILTINS) | {
+    "type",
+    "abs",
+    "min",
+    "max",
+    "sum",
+    "round",
+    "float",
+    "range",
+    "enumerate",
+    "zip",
+    "reversed",
+}
+TYPE_NAMES = {
+    "str",
+    "int",
+    "float",
+    "bool",
+    "bytes",
+    "list",
+    "tuple",
+    "dict",
+    "set",
+    "frozenset",
+    "complex",
+    "bytearray",
+    "object",
+    "type",
+}
 
 # Hypothesis strategies -> the builtin type every value they draw has.
 STRATEGY_TYPES = {
-    "text": "str", "characters": "str", "from_regex": "str", "emails": "str", "integers": "int", "booleans": "bool",
-    "binary": "bytes", "floats": "float", "lists": "list", "tuples": "tuple", "dictionaries": "dict", "sets": "set",
-    "frozensets": "frozenset", "complex_numbers": "complex",
+    "text": "str",
+    "characters": "str",
+    "from_regex": "str",
+    "emails": "str",
+    "integers": "int",
+    "booleans": "bool",
+    "binary": "bytes",
+    "floats": "float",
+    "lists": "list",
+    "tuples": "tuple",
+    "dictionaries": "dict",
+    "sets": "set",
+    "frozensets": "frozenset",
+    "complex_numbers": "complex",
 }
 _ST = "hypothesis.strategies."
 
 # unittest spelling -> the comparison it makes
 UNITTEST_OPS: dict[str, type] = {
-    "assertEqual": ast.Eq, "assertEquals": ast.Eq, "assertListEqual": ast.Eq, "assertTupleEqual": ast.Eq,
-    "assertDictEqual": ast.Eq, "assertSetEqual": ast.Eq, "assertSequenceEqual": ast.Eq, "assertMultiLineEqual": ast.Eq,
-    "assertCountEqual": ast.Eq, "assertIs": ast.Is, "assertIsNot": ast.IsNot, "assertNotEqual": ast.NotEq,
-    "assertIn": ast.In, "assertNotIn": ast.NotIn, "assertGreater": ast.Gt, "assertGreaterEqual": ast.GtE,
-    "assertLess": ast.Lt, "assertLessEqual": ast.LtE,
+    "assertEqual": ast.Eq,
+    "assertEquals": ast.Eq,
+    "assertListEqual": ast.Eq,
+    "assertTupleEqual": ast.Eq,
+    "assertDictEqual": ast.Eq,
+    "assertSetEqual": ast.Eq,
+    "assertSequenceEqual": ast.Eq,
+    "assertMultiLineEqual": ast.Eq,
+    "assertCountEqual": ast.Eq,
+    "assertIs": ast.Is,
+    "assertIsNot": ast.IsNot,
+    "assertNotEqual": ast.NotEq,
+    "assertIn": ast.In,
+    "assertNotIn": ast.NotIn,
+    "assertGreater": ast.Gt,
+    "assertGreaterEqual": ast.GtE,
+    "assertLess": ast.Lt,
+    "assertLessEqual": ast.LtE,
 }
 # Equality helpers that are not resolved to a body: numpy/pandas and the usual project spellings.
-EQUALITY_HELPERS = {"assert_equal", "assert_equals", "assert_eq", "assert_same", "assert_array_equal", "assert_frame_equal",
-                    "assert_series_equal", "assert_identical", "check_equal", "expect_equal", "assert_is"}
+EQUALITY_HELPERS = {
+    "assert_equal",
+    "assert_equals",
+    "assert_eq",
+    "assert_same",
+    "assert_array_equal",
+    "assert_frame_equal",
+    "assert_series_equal",
+    "assert_identical",
+    "check_equal",
+    "expect_equal",
+    "assert_is",
+}
 
 # Transforms that make the actual value agree with more than it used to.
 NORMALISERS = {"sorted", "set", "frozenset", "str", "round", "int", "float", "abs", "len", "bool", "repr"}
-NORMALISING_METHODS = {"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "title", "capitalize", "swapcase",
-                       "split", "rsplit", "splitlines", "partition", "rpartition", "replace", "expandtabs"}
+NORMALISING_METHODS = {
+    "lower",
+    "upper",
+    "casefold",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "title",
+    "capitalize",
+    "swapcase",
+    "split",
+    "rsplit",
+    "splitlines",
+    "partition",
+    "rpartition",
+    "replace",
+    "expandtabs",
+}
 PREFIX_METHODS = {"startswith", "endswith"}
 # Parsing both sides compares structure, not the text the base compared.
 PARSERS = {"json.loads", "yaml.safe_load", "yaml.load", "tomllib.loads", "tomli.loads", "ast.literal_eval"}
@@ -142,7 +245,7 @@ def input_types(fn: FunctionNode, scope: Scope) -> dict[str, set[str]]:
             continue
         name = scope.names.qualify(deco.func) or ""
         if name in ("hypothesis.given", "hypothesis.core.given"):
-            bound = list(zip(params[len(params) - len(deco.args):], deco.args)) if deco.args else []
+            bound = list(zip(params[len(params) - len(deco.args) :], deco.args)) if deco.args else []
             bound += [(k.arg, k.value) for k in deco.keywords if k.arg]
             for param, strategy in bound:
                 kind = _strategy_type(strategy, scope)
@@ -154,7 +257,9 @@ def input_types(fn: FunctionNode, scope: Scope) -> dict[str, set[str]]:
                 argvalues = scope.constants.get(argvalues.id, argvalues)
             if isinstance(argnames, ast.Constant) and isinstance(argnames.value, str):
                 names_ = [p.strip() for p in argnames.value.split(",") if p.strip()]
-            elif isinstance(argnames, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Constant) for e in argnames.elts):
+            elif isinstance(argnames, (ast.Tuple, ast.List)) and all(
+                isinstance(e, ast.Constant) for e in argnames.elts
+            ):
                 names_ = [e.value for e in argnames.elts]  # type: ignore[attr-defined]
             else:
                 continue
@@ -163,7 +268,11 @@ def input_types(fn: FunctionNode, scope: Scope) -> dict[str, set[str]]:
             rows = []
             for row in argvalues.elts:
                 if isinstance(row, ast.Call) and (scope.names.qualify(row.func) or "") == "pytest.param":
-                    row = ast.Tuple(elts=list(row.args), ctx=ast.Load()) if len(names_) > 1 else (row.args[0] if row.args else row)
+                    row = (
+                        ast.Tuple(elts=list(row.args), ctx=ast.Load())
+                        if len(names_) > 1
+                        else (row.args[0] if row.args else row)
+                    )
                 rows.append(row.elts if len(names_) > 1 and isinstance(row, (ast.Tuple, ast.List)) else [row])
             for i, param in enumerate(names_):
                 kinds = {_literal_type(r[i]) if len(r) > i else None for r in rows}
@@ -180,8 +289,13 @@ def _strategy_type(node: ast.AST, scope: Scope) -> str | None:
     name = scope.names.qualify(node.func) or ""
     if not name.startswith(_ST):
         return None
-    short = name[len(_ST):]
-    if short == "from_regex" and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, bytes):
+    short = name[len(_ST) :]
+    if (
+        short == "from_regex"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, bytes)
+    ):
         return "bytes"
     if short == "just" and node.args:
         return _literal_type(node.args[0])
@@ -193,10 +307,17 @@ def _strategy_type(node: ast.AST, scope: Scope) -> str | None:
 
 def _builtin_name(name: str, scope: Scope) -> bool:
     """NAME is Python's builtin here: not imported, defined or rebound by the module."""
-    return hasattr(builtins, name) and name not in scope.functions and name not in scope.constants and scope.names.aliases.get(name, name) == name
+    return (
+        hasattr(builtins, name)
+        and name not in scope.functions
+        and name not in scope.constants
+        and scope.names.aliases.get(name, name) == name
+    )
 
 
-def _value_type(node: ast.AST, scope: Scope, env: dict[str, ast.expr], inputs: dict[str, set[str]], depth: int = 0) -> set[str] | None:
+def _value_type(
+    node: ast.AST, scope: Scope, env: dict[str, ast.expr], inputs: dict[str, set[str]], depth: int = 0
+) -> set[str] | None:
     """The builtin types NODE's value can have, when equality on it cannot be user-defined; else None."""
     if depth > 5:
         return None
@@ -209,7 +330,12 @@ def _value_type(node: ast.AST, scope: Scope, env: dict[str, ast.expr], inputs: d
         return {type(node).__name__.lower()}  # a display: compared item by item, identity first
     if isinstance(node, (ast.Compare, ast.BoolOp)) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
         return {"bool"} if isinstance(node, ast.Compare) or isinstance(node, ast.UnaryOp) else None
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in VALUE_BUILTINS and _builtin_name(node.func.id, scope):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in VALUE_BUILTINS
+        and _builtin_name(node.func.id, scope)
+    ):
         return {VALUE_BUILTINS[node.func.id]}
     if isinstance(node, ast.Name):
         if node.id in inputs:
@@ -225,8 +351,12 @@ def _pure(node: ast.AST, scope: Scope) -> bool:
     for n in ast.walk(node):
         if isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Attribute, ast.Subscript)):
             return False
-        if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in VALUE_BUILTINS and _builtin_name(n.func.id, scope)
-                                            and all(_literal(a) for a in n.args)):
+        if isinstance(n, ast.Call) and not (
+            isinstance(n.func, ast.Name)
+            and n.func.id in VALUE_BUILTINS
+            and _builtin_name(n.func.id, scope)
+            and all(_literal(a) for a in n.args)
+        ):
             return False  # hash(obj), str(obj) run the object's own code each time: `hash(x) == hash(x)` tests it
     return True
 
@@ -247,7 +377,12 @@ def _never_none(node: ast.AST, scope: Scope, env: dict[str, ast.expr], inputs: d
 
 
 def _len_call(node: ast.AST, scope: Scope) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and _builtin_name("len", scope)
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "len"
+        and _builtin_name("len", scope)
+    )
 
 
 def _number(node: ast.AST) -> float | None:
@@ -259,8 +394,13 @@ def _number(node: ast.AST) -> float | None:
     return None
 
 
-def never_fails(test: ast.expr, fn: FunctionNode, scope: Scope, env: dict[str, ast.expr] | None = None,
-                inputs: dict[str, set[str]] | None = None) -> str | None:
+def never_fails(
+    test: ast.expr,
+    fn: FunctionNode,
+    scope: Scope,
+    env: dict[str, ast.expr] | None = None,
+    inputs: dict[str, set[str]] | None = None,
+) -> str | None:
     """Why the condition TEST can never be false, or None.  Only what the code under test
     cannot influence counts: ``x == x`` of an object may test its own ``__eq__``."""
     if _always_true(test):
@@ -283,9 +423,20 @@ def never_fails(test: ast.expr, fn: FunctionNode, scope: Scope, env: dict[str, a
             a, b = _evaluate(left), _evaluate(right)
             if a is not _UNKNOWN and b is not _UNKNOWN and (a == b) is isinstance(op, ast.Eq):
                 return "compares two equal literals" if isinstance(op, ast.Eq) else "compares two different literals"
-        if isinstance(op, ast.IsNot) and isinstance(right, ast.Constant) and right.value is None and _never_none(left, scope, env, inputs):
+        if (
+            isinstance(op, ast.IsNot)
+            and isinstance(right, ast.Constant)
+            and right.value is None
+            and _never_none(left, scope, env, inputs)
+        ):
             return f"`{ast.unparse(left)}` is never None"
-        if isinstance(op, ast.Is) and isinstance(left, ast.Constant) and isinstance(right, ast.Constant) and left.value is None and right.value is None:
+        if (
+            isinstance(op, ast.Is)
+            and isinstance(left, ast.Constant)
+            and isinstance(right, ast.Constant)
+            and left.value is None
+            and right.value is None
+        ):
             return "None is None"
         # len(x) >= 0, 0 <= len(x), len(x) > -1
         for a, b, flipped in ((left, right, False), (right, left, True)):
@@ -294,20 +445,43 @@ def never_fails(test: ast.expr, fn: FunctionNode, scope: Scope, env: dict[str, a
                 kind = type(op)
                 if flipped:
                     kind = {ast.LtE: ast.GtE, ast.GtE: ast.LtE, ast.Lt: ast.Gt, ast.Gt: ast.Lt}.get(kind, kind)
-                if (kind is ast.GtE and bound <= 0) or (kind is ast.Gt and bound < 0) or (kind is ast.NotEq and bound < 0):
+                if (
+                    (kind is ast.GtE and bound <= 0)
+                    or (kind is ast.Gt and bound < 0)
+                    or (kind is ast.NotEq and bound < 0)
+                ):
                     return "a length is never negative"
-        if isinstance(op, ast.In) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) and _pure(left, scope) and any(ast.dump(e) == ast.dump(left) for e in right.elts):
+        if (
+            isinstance(op, ast.In)
+            and isinstance(right, (ast.Tuple, ast.List, ast.Set))
+            and _pure(left, scope)
+            and any(ast.dump(e) == ast.dump(left) for e in right.elts)
+        ):
             return f"`{ast.unparse(right)}` holds `{ast.unparse(left)}` itself"
-        if isinstance(op, ast.NotIn) and isinstance(right, (ast.Tuple, ast.List, ast.Set, ast.Dict)) and not getattr(right, "elts", getattr(right, "keys", None)):
+        if (
+            isinstance(op, ast.NotIn)
+            and isinstance(right, (ast.Tuple, ast.List, ast.Set, ast.Dict))
+            and not getattr(right, "elts", getattr(right, "keys", None))
+        ):
             return "nothing is in an empty container"
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" and len(test.args) == 2 and _builtin_name("isinstance", scope):
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and len(test.args) == 2
+        and _builtin_name("isinstance", scope)
+    ):
         value, kinds = test.args
         wanted = {ast.unparse(k) for k in (kinds.elts if isinstance(kinds, ast.Tuple) else [kinds])}
         if "object" in wanted:
             return "everything is an object"
         have = _value_type(value, scope, env, inputs)
         if have and have <= wanted and all(_builtin_name(w, scope) for w in wanted):
-            source = "the strategy already makes it so" if isinstance(value, ast.Name) and value.id in inputs else "it is built that way"
+            source = (
+                "the strategy already makes it so"
+                if isinstance(value, ast.Name) and value.id in inputs
+                else "it is built that way"
+            )
             return f"`{ast.unparse(value)}` is always a {'/'.join(sorted(have))}: {source}"
     if _only_inputs(test, scope, inputs):
         used = sorted({n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in inputs})
@@ -321,7 +495,19 @@ def _only_inputs(test: ast.expr, scope: Scope, inputs: dict[str, set[str]]) -> b
         return False
     uses_input = False
     for n in ast.walk(test):
-        if isinstance(n, (ast.Attribute, ast.Subscript, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Lambda, ast.comprehension)):
+        if isinstance(
+            n,
+            (
+                ast.Attribute,
+                ast.Subscript,
+                ast.Await,
+                ast.Yield,
+                ast.YieldFrom,
+                ast.NamedExpr,
+                ast.Lambda,
+                ast.comprehension,
+            ),
+        ):
             return False  # a method or property of the value could run code
         if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in INPUT_BUILTINS):
             return False
@@ -429,13 +615,21 @@ def same_or_literal_args(call: ast.Call) -> bool:
     return len(args) >= 2 and (len(set(args)) < len(args) or all(_literal(a) for a in call.args))
 
 
-def call_never_fails(call: ast.Call, fn: FunctionNode, scope: Scope, cls: ast.ClassDef | None, depth: int = 0,
-                     helper: FunctionNode | None = None) -> str | None:
+def call_never_fails(
+    call: ast.Call,
+    fn: FunctionNode,
+    scope: Scope,
+    cls: ast.ClassDef | None,
+    depth: int = 0,
+    helper: FunctionNode | None = None,
+) -> str | None:
     """Why a check *call* can never fail: a unittest assertion, an equality helper by name,
     or a helper of this module whose every check, with the call's arguments put in, cannot fail."""
     func = call.func
     attr = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    self_call = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
+    self_call = (
+        isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
+    )
     if attr in ("assertFalse", "failIf") and call.args and _falsy_literal(call.args[0]):
         return f"`{ast.unparse(call.args[0])}` is always false"
     condition = as_condition(call, attr) if (self_call or attr in UNITTEST_OPS) and attr.startswith("assert") else None
@@ -462,9 +656,18 @@ def call_never_fails(call: ast.Call, fn: FunctionNode, scope: Scope, cls: ast.Cl
 
 def _helper(call: ast.Call, scope: Scope, cls: ast.ClassDef | None) -> FunctionNode | None:
     func = call.func
-    if isinstance(func, ast.Name) and func.id in scope.functions and scope.names.aliases.get(func.id, func.id) == func.id:
+    if (
+        isinstance(func, ast.Name)
+        and func.id in scope.functions
+        and scope.names.aliases.get(func.id, func.id) == func.id
+    ):
         return scope.functions[func.id]
-    if cls is not None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+    if (
+        cls is not None
+        and isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id in ("self", "cls")
+    ):
         for node in cls.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func.attr:
                 return node
@@ -507,19 +710,39 @@ def peel(node: ast.expr, env: dict[str, ast.expr], scope: Scope, depth: int = 0)
     """(core, transforms outermost first): ``sorted(r.strip())`` -> (r, ('sorted', '.strip'))."""
     chain: list[str] = []
     for _ in range(12):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NORMALISERS and node.args and _builtin_name(node.func.id, scope):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in NORMALISERS
+            and node.args
+            and _builtin_name(node.func.id, scope)
+        ):
             chain.append(node.func.id)
             node = node.args[0]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in NORMALISING_METHODS:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in NORMALISING_METHODS
+        ):
             chain.append("." + node.func.attr)
             node = node.func.value
         elif isinstance(node, ast.Call) and node.args and (scope.names.qualify(node.func) or "") in PARSERS:
             chain.append(scope.names.qualify(node.func) or "")
             node = node.args[0]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "filter" and len(node.args) == 2 and _builtin_name("filter", scope):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "filter"
+            and len(node.args) == 2
+            and _builtin_name("filter", scope)
+        ):
             chain.append("filter")
             node = node.args[1]
-        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)) and len(node.generators) == 1 and node.generators[0].ifs:
+        elif (
+            isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp))
+            and len(node.generators) == 1
+            and node.generators[0].ifs
+        ):
             chain.append("[... if ...]")  # only the items a condition lets through
             node = node.generators[0].iter
         elif isinstance(node, ast.Subscript) and (isinstance(node.slice, ast.Slice) or _literal(node.slice)):
@@ -546,7 +769,12 @@ def comparisons(fn: FunctionNode, scope: Scope, cls: ast.ClassDef | None) -> lis
             op = type(test.ops[0]).__name__
             (lc, lch), (rc, rch) = peel(test.left, env, scope), peel(test.comparators[0], env, scope)
             out.append(Cmp(lc, lch, op, rc, rch, site))
-        elif isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr in PREFIX_METHODS and test.args:
+        elif (
+            isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Attribute)
+            and test.func.attr in PREFIX_METHODS
+            and test.args
+        ):
             lc, lch = peel(test.func.value, env, scope)
             rc, rch = peel(test.args[0], env, scope)
             out.append(Cmp(lc, lch + ("." + test.func.attr,), "Eq", rc, rch, site))
@@ -575,12 +803,22 @@ def comparisons(fn: FunctionNode, scope: Scope, cls: ast.ClassDef | None) -> lis
 _EXACT = ("Eq", "Is")
 
 
-def compare(base_fn: FunctionNode, new_fn: FunctionNode, base_scope: Scope, new_scope: Scope,
-            base_cls: ast.ClassDef | None, new_cls: ast.ClassDef | None) -> list[tuple[ast.AST, str, str]]:
+def compare(
+    base_fn: FunctionNode,
+    new_fn: FunctionNode,
+    base_scope: Scope,
+    new_scope: Scope,
+    base_cls: ast.ClassDef | None,
+    new_cls: ast.ClassDef | None,
+) -> list[tuple[ast.AST, str, str]]:
     """(new node, code, message) for comparisons that no longer look at what the base looked at."""
     new = comparisons(new_fn, new_scope, new_cls)
     # Only a transform on a side, or a side compared with itself, can be reported: most checks have neither.
-    if not any(c.op in _EXACT and (c.lchain or c.rchain or (type(c.left) is type(c.right) and ast.dump(c.left) == ast.dump(c.right))) for c in new):
+    if not any(
+        c.op in _EXACT
+        and (c.lchain or c.rchain or (type(c.left) is type(c.right) and ast.dump(c.left) == ast.dump(c.right)))
+        for c in new
+    ):
         return []
     base = comparisons(base_fn, base_scope, base_cls)
     if not base:
@@ -596,7 +834,10 @@ def compare(base_fn: FunctionNode, new_fn: FunctionNode, base_scope: Scope, new_
         if lk == rk:
             base_self.add(lk)
             continue
-        for core, chain, other, other_chain in ((c.left, c.lchain, c.right, c.rchain), (c.right, c.rchain, c.left, c.lchain)):
+        for core, chain, other, other_chain in (
+            (c.left, c.lchain, c.right, c.rchain),
+            (c.right, c.rchain, c.left, c.lchain),
+        ):
             if not _literal(core):
                 key = ast.dump(core)
                 base_chains.setdefault(key, set()).add(chain)
@@ -609,7 +850,11 @@ def compare(base_fn: FunctionNode, new_fn: FunctionNode, base_scope: Scope, new_
                 new_chains.setdefault(ast.dump(core), set()).add(chain)
                 new_other.add(ast.dump(core))
     # `r == [(a, b)]` taken apart into `len(r) == 1` and `r[0][0] == a`, ...: as strong, item by item.
-    decomposed = {key for key, chains in new_chains.items() if ("len",) in chains and any(ch and all(t == "[]" for t in ch) for ch in chains)}
+    decomposed = {
+        key
+        for key, chains in new_chains.items()
+        if ("len",) in chains and any(ch and all(t == "[]" for t in ch) for ch in chains)
+    }
     out: list[tuple[ast.AST, str, str]] = []
     reported: set[int] = set()
     for c in new:
@@ -620,8 +865,14 @@ def compare(base_fn: FunctionNode, new_fn: FunctionNode, base_scope: Scope, new_
             # The expected value is now the code's own result: `expected = f(x); assert f(x) == expected`.
             if lk in base_other and lk not in base_self and lk not in new_other:
                 reported.add(id(c.node))
-                out.append((c.node, "OG314", f"expected value replaced by the code's own result: compares `{ast.unparse(c.left)}` with itself, "
-                                             f"where the base compared it with `{base_other[lk]}`; restore the base's expected value"))
+                out.append(
+                    (
+                        c.node,
+                        "OG314",
+                        f"expected value replaced by the code's own result: compares `{ast.unparse(c.left)}` with itself, "
+                        f"where the base compared it with `{base_other[lk]}`; restore the base's expected value",
+                    )
+                )
             continue
         for core, chain in ((c.left, c.lchain), (c.right, c.rchain)):
             key = ast.dump(core)
@@ -633,8 +884,14 @@ def compare(base_fn: FunctionNode, new_fn: FunctionNode, base_scope: Scope, new_
             shown = ", ".join(t if t.startswith((".", "[")) else t + "()" for t in chain)
             before = _show(core, min(was, key=len))
             reported.add(id(c.node))
-            out.append((c.node, "OG303", f"the actual value is normalised before comparing ({shown}) where the base compared "
-                                         f"`{before}` as it is; compare the whole value as the base did, or normalise both sides at the base first"))
+            out.append(
+                (
+                    c.node,
+                    "OG303",
+                    f"the actual value is normalised before comparing ({shown}) where the base compared "
+                    f"`{before}` as it is; compare the whole value as the base did, or normalise both sides at the base first",
+                )
+            )
             break
     return out
 
@@ -662,13 +919,17 @@ def glob_sites(tree: ast.Module, names: Names) -> list[tuple[ast.Call, str, tupl
         attr = node.func.attr if isinstance(node.func, ast.Attribute) else ""
         if attr not in ("glob", "rglob", "iglob") and name not in ("glob.glob", "glob.iglob"):
             continue
-        strings = [n.value for a in node.args for n in ast.walk(a) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        strings = [
+            n.value for a in node.args for n in ast.walk(a) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        ]
         pattern = next((s for s in reversed(strings) if any(m in s for m in _GLOB_META)), None)
         if pattern is None:
             continue
         words = [s for s in strings if s != pattern]
         if attr in ("glob", "rglob") and name not in ("glob.glob",):
-            words += [n.value for n in ast.walk(node.func.value) if isinstance(n, ast.Constant) and isinstance(n.value, str)]  # type: ignore[attr-defined]
+            words += [
+                n.value for n in ast.walk(node.func.value) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            ]  # type: ignore[attr-defined]
         recursive = attr == "rglob" or "**" in pattern or any(k.arg == "recursive" for k in node.keywords)
         out.append((node, pattern, tuple(w.strip("/") for w in words if w.strip("/")), recursive))
     out.sort(key=lambda t: (t[0].lineno, t[0].col_offset))
@@ -685,7 +946,7 @@ def glob_matches(files: Iterable[str], pattern: str, words: tuple[str, ...], rec
         folder, _, base = path.rpartition("/")
         parts = folder.split("/")
         if words:
-            if not all(any(w == "/".join(parts[i:i + w.count("/") + 1]) for i in range(len(parts))) for w in words):
+            if not all(any(w == "/".join(parts[i : i + w.count("/") + 1]) for i in range(len(parts))) for w in words):
                 continue
         elif near and not path.startswith(near + "/"):
             continue

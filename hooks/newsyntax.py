@@ -20,6 +20,7 @@ Only files ``ast`` refused pay for this: nothing here is imported otherwise.
 The rules then run on the lowered tree as on any other; a construct that
 cannot be lowered leaves the file unparsable (OG001), as before.
 """
+
 from __future__ import annotations
 
 import ast
@@ -33,7 +34,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _NEUTRAL = str.maketrans({'"': " ", "'": " ", "\\": " "})
 # Lowered text of recent files: `oracle-guard check` runs several hooks in one process.
-_CACHE: dict[bytes, "tuple[str, list[tuple[int, int, int]], dict[tuple[int, int], int]] | None"] = {}
+_CACHE: dict[bytes, tuple[str, list[tuple[int, int, int]], dict[tuple[int, int], int]] | None] = {}
 
 
 class _Cannot(Exception):

@@ -13,9 +13,10 @@ files, classified as pre-commit's `types_or: [python, pyi]` would (identify
 for shebang scripts); file names given by hand are used as they are.  Unlike `oracle-guard check`, it writes the first
 collection snapshot, as the collection-snapshot hook does.
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from hooks import args as hook_args
 from hooks import changes, runner
@@ -31,8 +32,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook_args.add_contract(parser)
     hook_args.add_now(parser)
     hook_args.add_format(parser)
-    parser.add_argument("--python", metavar="PATH", help="the project's interpreter for collection-snapshot (default: active virtualenv, ./.venv, ./venv, python3)")
-    parser.add_argument("--skip", default="", metavar="IDS", help="comma-separated hook ids not to run (collection-snapshot: pytest is not run, its configuration comparison still is)")
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the project's interpreter for collection-snapshot (default: active virtualenv, ./.venv, ./venv, python3)",
+    )
+    parser.add_argument(
+        "--skip",
+        default="",
+        metavar="IDS",
+        help="comma-separated hook ids not to run (collection-snapshot: pytest is not run, its configuration comparison still is)",
+    )
     parser.add_argument("--only", default="", metavar="IDS", help="comma-separated hook ids to run (default: all)")
     args = parser.parse_args(argv)
     wanted, skipped = runner.selection(args.only, args.skip)
@@ -41,13 +51,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     change_set = changes.resolve(args)
     # By hand, the files named; from pre-commit (pass_filenames: false, so one process
     # however many files), the changed test files, classified as pre-commit would.
-    tests = given or [p for p in change_set.changed_paths if TEST_FILES.search(p) and is_python(p, change_set.target is None)]
+    tests = given or [
+        p for p in change_set.changed_paths if TEST_FILES.search(p) and is_python(p, change_set.target is None)
+    ]
     deleted = change_set.deleted  # oracle-shrink always runs, as its own hook does (always_run)
     base = hook_args.context(args, change_set)
     started: list = []  # type: ignore[type-arg]
     planned = runner.plans(base, wanted, skipped, tests, deleted, started, gate=False)
     if args.python:
-        planned = [p._replace(ctx=p.ctx._replace(options={**p.ctx.options, "python": args.python})) if p.hook.id == "collection-snapshot" else p for p in planned]
+        planned = [
+            p._replace(ctx=p.ctx._replace(options={**p.ctx.options, "python": args.python}))
+            if p.hook.id == "collection-snapshot"
+            else p
+            for p in planned
+        ]
     return runner.emit(base.format, runner.run(planned, started))
 
 

@@ -11,6 +11,7 @@ so moving asserts into a helper keeps the count.  Splitting a test, merging
 tests into one parametrized test or moving checks to another test keeps the
 checks as long as they reappear somewhere in the change.
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,8 +20,9 @@ import os
 import posixpath
 import re
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable
 
 from hooks import args as hook_args
 from hooks import changes, expectations, git, meaning
@@ -36,19 +38,57 @@ CHECK_PREFIXES = ("assert", "check_", "verify_", "expect_", "fail")
 
 CHECK_CALLS = {"pytest.raises", "pytest.warns", "pytest.deprecated_call", "pytest.fail", "unittest.TestCase.fail"}
 RAISES_CALLS = {"pytest.raises": "match", "pytest.warns": "match"}
-UNITTEST_RAISES = {"assertRaises": None, "assertRaisesRegex": 1, "assertRaisesRegexp": 1, "assertWarns": None, "assertWarnsRegex": 1}
+UNITTEST_RAISES = {
+    "assertRaises": None,
+    "assertRaisesRegex": 1,
+    "assertRaisesRegexp": 1,
+    "assertWarns": None,
+    "assertWarnsRegex": 1,
+}
 BROAD = {"Exception", "BaseException", "AssertionError"}
 # A project's own raises helpers: raises(KeyError, f, *args), assert_raises(...), check_raises(...)
-PROJECT_RAISES = {"raises", "assert_raises", "assertRaises", "check_raises", "expect_raises", "must_raise", "assert_raises_regex", "assertRaisesRegex"}
+PROJECT_RAISES = {
+    "raises",
+    "assert_raises",
+    "assertRaises",
+    "check_raises",
+    "expect_raises",
+    "must_raise",
+    "assert_raises_regex",
+    "assertRaisesRegex",
+}
 
 # unittest assertion -> strength (3 exact, 2 ordered/membership, 1 truthiness/type)
 UNITTEST_RANK = {
-    "assertEqual": 3, "assertEquals": 3, "assertIs": 3, "assertIsNone": 3, "assertListEqual": 3, "assertDictEqual": 3,
-    "assertTupleEqual": 3, "assertSetEqual": 3, "assertSequenceEqual": 3, "assertMultiLineEqual": 3, "assertCountEqual": 3,
-    "assertAlmostEqual": 3, "assertAlmostEquals": 3,
-    "assertIn": 2, "assertNotIn": 2, "assertNotEqual": 2, "assertGreater": 2, "assertGreaterEqual": 2, "assertLess": 2,
-    "assertLessEqual": 2, "assertRegex": 2, "assertIsNot": 2, "assertNotAlmostEqual": 2,
-    "assertTrue": 1, "assertFalse": 1, "assert_": 1, "assertIsNotNone": 1, "assertIsInstance": 1, "assertNotIsInstance": 1,
+    "assertEqual": 3,
+    "assertEquals": 3,
+    "assertIs": 3,
+    "assertIsNone": 3,
+    "assertListEqual": 3,
+    "assertDictEqual": 3,
+    "assertTupleEqual": 3,
+    "assertSetEqual": 3,
+    "assertSequenceEqual": 3,
+    "assertMultiLineEqual": 3,
+    "assertCountEqual": 3,
+    "assertAlmostEqual": 3,
+    "assertAlmostEquals": 3,
+    "assertIn": 2,
+    "assertNotIn": 2,
+    "assertNotEqual": 2,
+    "assertGreater": 2,
+    "assertGreaterEqual": 2,
+    "assertLess": 2,
+    "assertLessEqual": 2,
+    "assertRegex": 2,
+    "assertIsNot": 2,
+    "assertNotAlmostEqual": 2,
+    "assertTrue": 1,
+    "assertFalse": 1,
+    "assert_": 1,
+    "assertIsNotNone": 1,
+    "assertIsInstance": 1,
+    "assertNotIsInstance": 1,
 }
 STRENGTH = {3: "exact comparison", 2: "ordering or membership check", 1: "truthiness or type check"}
 
@@ -135,7 +175,12 @@ def _is_check_name(name: str) -> bool:
 
 
 def _strip_len(node: ast.AST) -> ast.AST:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("len", "bool", "list", "set", "sorted", "tuple") and len(node.args) == 1:
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("len", "bool", "list", "set", "sorted", "tuple")
+        and len(node.args) == 1
+    ):
         return node.args[0]
     return node
 
@@ -144,7 +189,9 @@ def _subject_key(node: ast.AST) -> str | None:
     node = _strip_len(node)
     if isinstance(node, ast.Constant):
         return None
-    if isinstance(node, ast.Call) and (getattr(node.func, "attr", None) == "approx" or getattr(node.func, "id", None) == "approx"):
+    if isinstance(node, ast.Call) and (
+        getattr(node.func, "attr", None) == "approx" or getattr(node.func, "id", None) == "approx"
+    ):
         return None
     return ast.dump(node)
 
@@ -170,9 +217,18 @@ def _assert_strength(test: ast.expr) -> list[tuple[str, int]]:
                 ranks.append(2)
         rank = min(ranks)  # `a == b == c` is exact; `0 < x <= 9` is an ordering
         return [(k, rank) for k in (_subject_key(s) for s in sides) if k]
-    if isinstance(test, ast.Call) and ast.unparse(test.func).rsplit(".", 1)[-1] in ("isclose", "allclose") and len(test.args) >= 2:
+    if (
+        isinstance(test, ast.Call)
+        and ast.unparse(test.func).rsplit(".", 1)[-1] in ("isclose", "allclose")
+        and len(test.args) >= 2
+    ):
         return [(k, 3) for k in (_subject_key(a) for a in test.args[:2]) if k]
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in ("isinstance", "hasattr", "callable", "bool", "issubclass") and test.args:
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id in ("isinstance", "hasattr", "callable", "bool", "issubclass")
+        and test.args
+    ):
         key = _subject_key(test.args[0])
         return [(key, 1)] if key else []
     key = _subject_key(test)
@@ -186,7 +242,7 @@ def _type_names(names: Names, node: ast.AST | None) -> tuple[str, ...]:
     out = []
     for e in elts:
         name = names.qualify(e) or ast.unparse(e)
-        out.append(name[len("builtins."):] if name.startswith("builtins.") else name)
+        out.append(name[len("builtins.") :] if name.startswith("builtins.") else name)
     return tuple(out)
 
 
@@ -262,7 +318,7 @@ def loosened_match(base: str | None, base_has: bool, new: str | None, new_has: b
 class Analyzer:
     """Facts of every function in one module; helpers resolved on one side of the change."""
 
-    def __init__(self, module: Module, helpers: "HelperIndex | None") -> None:
+    def __init__(self, module: Module, helpers: HelperIndex | None) -> None:
         self.module = module
         self.names = module.names
         self.helpers = helpers
@@ -293,7 +349,9 @@ class Analyzer:
         return found
 
     def all_facts(self, resolve_imports: bool = False) -> dict[str, Facts]:
-        return {q: self.facts(q, node, cls, is_test, resolve_imports) for q, (node, cls, is_test) in self.index().items()}
+        return {
+            q: self.facts(q, node, cls, is_test, resolve_imports) for q, (node, cls, is_test) in self.index().items()
+        }
 
     def text_of(self, node: ast.AST) -> bytes:
         """The source lines of NODE, decorators included."""
@@ -308,14 +366,22 @@ class Analyzer:
 
     def context(self) -> bytes:
         """Module-level statements other than functions and classes (constants, settings, profiles)."""
-        return b"\n".join(self.text_of(n) for n in self.module.tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+        return b"\n".join(
+            self.text_of(n)
+            for n in self.module.tree.body
+            if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        )
 
     # -- checks ----------------------------------------------------------------
 
-    def check_weight(self, call: ast.Call, cls: ast.ClassDef | None, resolve_imports: bool, depth: int) -> tuple[int, bool]:
+    def check_weight(
+        self, call: ast.Call, cls: ast.ClassDef | None, resolve_imports: bool, depth: int
+    ) -> tuple[int, bool]:
         """(how many checks CALL stands for, whether it is a check site at all)."""
         name = self.names.qualify(call.func) or ""
-        if name in CHECK_CALLS or name.startswith(("numpy.testing.assert", "pandas.testing.assert", "pandas.util.testing.assert", "torch.testing.assert")):
+        if name in CHECK_CALLS or name.startswith(
+            ("numpy.testing.assert", "pandas.testing.assert", "pandas.util.testing.assert", "torch.testing.assert")
+        ):
             return 1, True
         func = call.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
@@ -324,10 +390,19 @@ class Analyzer:
                 weight = self._weight_of(self.module, method, cls, resolve_imports, depth + 1)
                 return weight, weight > 0
             return (1, True) if _is_check_name(func.attr) else (0, False)
-        if isinstance(func, ast.Name) and func.id in self.functions and self.names.aliases.get(func.id, func.id) == func.id:
+        if (
+            isinstance(func, ast.Name)
+            and func.id in self.functions
+            and self.names.aliases.get(func.id, func.id) == func.id
+        ):
             weight = self._weight_of(self.module, self.functions[func.id], None, resolve_imports, depth + 1)
             return weight, weight > 0
-        if resolve_imports and self.helpers is not None and name and not name.startswith(("pytest.", "unittest.", "hypothesis.")):
+        if (
+            resolve_imports
+            and self.helpers is not None
+            and name
+            and not name.startswith(("pytest.", "unittest.", "hypothesis."))
+        ):
             found = self.helpers.resolve(self.module.path, name)
             if found is None and isinstance(func, ast.Name) and func.id not in self.names.aliases:
                 found = self.helpers.fixture(self.module.path, func.id)  # a checker handed in by a conftest fixture
@@ -354,7 +429,9 @@ class Analyzer:
                     return found
         return None
 
-    def _weight_of(self, module: Module, fn: FunctionNode, cls: ast.ClassDef | None, resolve_imports: bool, depth: int) -> int:
+    def _weight_of(
+        self, module: Module, fn: FunctionNode, cls: ast.ClassDef | None, resolve_imports: bool, depth: int
+    ) -> int:
         if depth > 4:
             return 1 if _is_check_name(fn.name) else 0
         key = (id(fn), resolve_imports)
@@ -366,7 +443,9 @@ class Analyzer:
         self._weights[key] = weight
         return weight
 
-    def _check_sites(self, body: list[ast.stmt], cls: ast.ClassDef | None, resolve_imports: bool, depth: int = 0) -> Iterable[tuple[int, ast.AST, str]]:
+    def _check_sites(
+        self, body: list[ast.stmt], cls: ast.ClassDef | None, resolve_imports: bool, depth: int = 0
+    ) -> Iterable[tuple[int, ast.AST, str]]:
         repeat: dict[int, int] = {}  # node -> times a loop over a literal runs it
         for node in live_nodes(body):
             times = repeat.get(id(node), 1)
@@ -386,17 +465,29 @@ class Analyzer:
                 weight, is_check = self.check_weight(node, cls, resolve_imports, depth)
                 if is_check:
                     if any(k.arg in ("match", "expected_regex") for k in node.keywords) or (
-                        isinstance(node.func, ast.Attribute) and node.func.attr in ("assertRaisesRegex", "assertWarnsRegex") and len(node.args) > 1
+                        isinstance(node.func, ast.Attribute)
+                        and node.func.attr in ("assertRaisesRegex", "assertWarnsRegex")
+                        and len(node.args) > 1
                     ):
                         weight += 1  # the message is checked too
-                    elif isinstance(node.func, ast.Attribute) and node.func.attr in UNITTEST_RANK and len(node.args) >= 2:
+                    elif (
+                        isinstance(node.func, ast.Attribute) and node.func.attr in UNITTEST_RANK and len(node.args) >= 2
+                    ):
                         weight = max(weight, _pairs(node.args[0], node.args[1]))
-                    yield times * weight, node, ast.unparse(node.func) + "(" + ", ".join(ast.unparse(a) for a in node.args) + ")"
+                    yield (
+                        times * weight,
+                        node,
+                        ast.unparse(node.func) + "(" + ", ".join(ast.unparse(a) for a in node.args) + ")",
+                    )
 
     def _assert_weight(self, test: ast.expr) -> int:
         """`assert ok(r)` where ok is this module's `return a and b and c`: the predicate's checks."""
         if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in self.functions:
-            body = [b for b in self.functions[test.func.id].body if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant))]
+            body = [
+                b
+                for b in self.functions[test.func.id].body
+                if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant))
+            ]
             if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
                 return max(_conjuncts(body[0].value), 1)
         return _conjuncts(test)
@@ -410,7 +501,9 @@ class Analyzer:
             return len(node.keys)
         return 0
 
-    def facts(self, qualname: str, fn: FunctionNode, cls: ast.ClassDef | None, is_test: bool, resolve_imports: bool) -> Facts:
+    def facts(
+        self, qualname: str, fn: FunctionNode, cls: ast.ClassDef | None, is_test: bool, resolve_imports: bool
+    ) -> Facts:
         f = Facts(qualname, fn, is_test, cls=cls)
         for weight, node, text in self._check_sites(fn.body, cls, resolve_imports):
             f.checks += weight
@@ -443,7 +536,11 @@ class Analyzer:
         attr = node.func.attr if isinstance(node.func, ast.Attribute) else None
         # unittest spellings, equality helpers and this module's own check helpers that cannot fail
         callee = attr or (node.func.id if isinstance(node.func, ast.Name) else "")
-        if callee.startswith(CHECK_PREFIXES) or callee in self.functions or (attr and isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls")):  # type: ignore[union-attr]
+        if (
+            callee.startswith(CHECK_PREFIXES)
+            or callee in self.functions
+            or (attr and isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls"))
+        ):  # type: ignore[union-attr]
             why = meaning.call_never_fails(node, f.node, self.scope, f.cls)
             if not why and self.helpers is not None and "." in name and meaning.same_or_literal_args(node):
                 found = self.helpers.resolve(self.module.path, name)  # a helper imported from a repository file
@@ -469,11 +566,16 @@ class Analyzer:
                     given[params[i]] = arg
             given.update({k.arg: k.value for k in node.keywords if k.arg})
             values: dict[str, float] = {}
-            for param in set(defaults) | {p for p in given if p in ("rel", "abs", "rel_tol", "abs_tol", "rtol", "atol", "delta", "places", "decimal", "significant")}:
+            for param in set(defaults) | {
+                p
+                for p in given
+                if p
+                in ("rel", "abs", "rel_tol", "abs_tol", "rtol", "atol", "delta", "places", "decimal", "significant")
+            }:
                 value = hm.number(given[param], self.constants) if param in given else defaults.get(param)
                 if value is None:
                     continue
-                values[param] = 10.0 ** -value if param in _DIGITS else value
+                values[param] = 10.0**-value if param in _DIGITS else value
             if "delta" in values:
                 values.pop("places", None)
             key = spec_name + "|" + "|".join(ast.dump(a) for a in node.args[:compared])
@@ -487,23 +589,48 @@ class Analyzer:
         elif _last(name or callee) in PROJECT_RAISES and node.args and not name.startswith(("pytest.", "unittest.")):
             kind = "raises"  # the project's own raises(KeyError, f, ...) / assert_raises / check_raises
         if kind is not None and (node.args or node.keywords):
-            expected = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("expected_exception", "expected_warning")), None)
+            expected = (
+                node.args[0]
+                if node.args
+                else next((k.value for k in node.keywords if k.arg in ("expected_exception", "expected_warning")), None)
+            )
             match_node: ast.expr | None = None
             if kind in RAISES_CALLS:
                 match_node = next((k.value for k in node.keywords if k.arg == "match"), None)
             elif UNITTEST_RAISES.get(kind) is not None:
-                match_node = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "expected_regex"), None)
-            match = match_node.value if isinstance(match_node, ast.Constant) and isinstance(match_node.value, str) else None
-            body = raise_with.get(id(node), ast.dump(ast.Module(body=[ast.Expr(a) for a in node.args[1:]], type_ignores=[])))
+                match_node = (
+                    node.args[1]
+                    if len(node.args) > 1
+                    else next((k.value for k in node.keywords if k.arg == "expected_regex"), None)
+                )
+            match = (
+                match_node.value if isinstance(match_node, ast.Constant) and isinstance(match_node.value, str) else None
+            )
+            body = raise_with.get(
+                id(node), ast.dump(ast.Module(body=[ast.Expr(a) for a in node.args[1:]], type_ignores=[]))
+            )
             expected = self._exception_value(expected, f.node)
-            f.raises.append(RaiseSite(node, kind.rsplit(".", 1)[-1].replace("Regexp", "").replace("Regex", ""), _type_names(self.names, expected), match, match_node is not None, body))
+            f.raises.append(
+                RaiseSite(
+                    node,
+                    kind.rsplit(".", 1)[-1].replace("Regexp", "").replace("Regex", ""),
+                    _type_names(self.names, expected),
+                    match,
+                    match_node is not None,
+                    body,
+                )
+            )
 
     def _exception_value(self, node: ast.expr | None, fn: FunctionNode, depth: int = 0) -> ast.expr | None:
         """See through names bound to exception types or tuples (`ERRORS = (KeyError, Exception)`)."""
         if depth > 4 or node is None:
             return node
         if isinstance(node, ast.Name):
-            if _builtin_exception(node.id) is not None and node.id not in self.constants and node.id not in self.names.aliases:
+            if (
+                _builtin_exception(node.id) is not None
+                and node.id not in self.constants
+                and node.id not in self.names.aliases
+            ):
                 return node
             value = meaning.bindings(fn, self.scope)[0].get(node.id) or self.constants.get(node.id)
             return self._exception_value(value, fn, depth + 1) if value is not None else node
@@ -514,7 +641,10 @@ class Analyzer:
                 elts += e.elts if isinstance(e, ast.Tuple) else [e]
             return ast.Tuple(elts=elts, ctx=ast.Load())
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left, right = self._exception_value(node.left, fn, depth + 1), self._exception_value(node.right, fn, depth + 1)
+            left, right = (
+                self._exception_value(node.left, fn, depth + 1),
+                self._exception_value(node.right, fn, depth + 1),
+            )
             if isinstance(left, ast.Tuple) and isinstance(right, ast.Tuple):
                 return ast.Tuple(elts=left.elts + right.elts, ctx=ast.Load())
         return node
@@ -542,7 +672,12 @@ class Analyzer:
             sides = [test.left, test.comparators[0]]
             if any(isinstance(s, ast.Call) and (self.names.qualify(s.func) or "") == "pytest.approx" for s in sides):
                 return [k for k in (_subject_key(s) for s in sides) if k]
-        if isinstance(test, ast.Call) and (self.names.qualify(test.func) or "") in ("math.isclose", "numpy.isclose", "numpy.allclose", "cmath.isclose"):
+        if isinstance(test, ast.Call) and (self.names.qualify(test.func) or "") in (
+            "math.isclose",
+            "numpy.isclose",
+            "numpy.allclose",
+            "cmath.isclose",
+        ):
             return [k for k in (_subject_key(a) for a in test.args[:2]) if k]
         return []
 
@@ -579,7 +714,8 @@ class Analyzer:
             if caught is None:
                 continue
             reraises = any(
-                isinstance(n, ast.Raise) or (isinstance(n, ast.Call) and (self.names.qualify(n.func) or "").endswith(("pytest.fail", ".fail")))
+                isinstance(n, ast.Raise)
+                or (isinstance(n, ast.Call) and (self.names.qualify(n.func) or "").endswith(("pytest.fail", ".fail")))
                 for n in ast.walk(handler)
             )
             if not reraises:
@@ -589,7 +725,9 @@ class Analyzer:
         for item in node.items:
             call = item.context_expr
             if isinstance(call, ast.Call) and (self.names.qualify(call.func) or "") == "contextlib.suppress":
-                caught = [n for n in _type_names(self.names, ast.Tuple(elts=list(call.args))) if n.rsplit(".", 1)[-1] in BROAD]
+                caught = [
+                    n for n in _type_names(self.names, ast.Tuple(elts=list(call.args))) if n.rsplit(".", 1)[-1] in BROAD
+                ]
                 if caught and self._has_checks(node.body, cls):
                     f.swallows.append((f"contextlib.suppress({caught[0]})", node))
 
@@ -598,7 +736,9 @@ class Analyzer:
         if not isinstance(deco, ast.Call) or (self.names.qualify(deco.func) or "") != "pytest.mark.parametrize":
             return
         argnames = deco.args[0] if deco.args else next((k.value for k in deco.keywords if k.arg == "argnames"), None)
-        argvalues = deco.args[1] if len(deco.args) > 1 else next((k.value for k in deco.keywords if k.arg == "argvalues"), None)
+        argvalues = (
+            deco.args[1] if len(deco.args) > 1 else next((k.value for k in deco.keywords if k.arg == "argvalues"), None)
+        )
         if argnames is None:
             return
         if isinstance(argnames, ast.Constant) and isinstance(argnames.value, str):
@@ -619,7 +759,11 @@ def _walk_body(fn: FunctionNode) -> Iterable[ast.AST]:
 
 def _pairs(left: ast.AST, right: ast.AST) -> int:
     """`(a, b) == (1, 2)` checks two values."""
-    if isinstance(left, (ast.Tuple, ast.List)) and isinstance(right, (ast.Tuple, ast.List)) and len(left.elts) == len(right.elts):
+    if (
+        isinstance(left, (ast.Tuple, ast.List))
+        and isinstance(right, (ast.Tuple, ast.List))
+        and len(left.elts) == len(right.elts)
+    ):
         return max(len(left.elts), 1)
     return 1
 
@@ -652,7 +796,12 @@ def _repeat_after_action(fn: FunctionNode, texts: Counter) -> bool:
             continue  # a definition runs nothing yet
         if isinstance(node, ast.Assert):
             occurrences.setdefault(" ".join(("assert " + ast.unparse(node.test)).split()), []).append(node.lineno)
-        elif isinstance(node, ast.stmt) and not isinstance(node, ast.Pass) and not _is_check_call(node) and not any(isinstance(getattr(node, f, None), list) for f in ("body", "handlers")):
+        elif (
+            isinstance(node, ast.stmt)
+            and not isinstance(node, ast.Pass)
+            and not _is_check_call(node)
+            and not any(isinstance(getattr(node, f, None), list) for f in ("body", "handlers"))
+        ):
             actions.append(node.lineno)
         for field_name in ("body", "orelse", "handlers", "finalbody"):
             stack.extend(getattr(node, field_name, None) or [])
@@ -709,7 +858,9 @@ def _live_block(stmts: list) -> list:
 
 def _raises_assertion(stmt: ast.Raise) -> bool:
     exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
-    return isinstance(exc, (ast.Name, ast.Attribute)) and (ast.unparse(exc).rsplit(".", 1)[-1] in ("AssertionError", "failureException"))
+    return isinstance(exc, (ast.Name, ast.Attribute)) and (
+        ast.unparse(exc).rsplit(".", 1)[-1] in ("AssertionError", "failureException")
+    )
 
 
 # -- helpers imported from other repository files ----------------------------------
@@ -832,7 +983,11 @@ def _facts_needed(side: Side | None, other: Side | None) -> dict[str, Facts]:
         for q, (node, _, _) in index.items():
             if q in other_index and side.analyzer.text_of(node) == other.analyzer.text_of(other_index[q][0]):
                 skip.add(q)
-    side.facts = {q: side.analyzer.facts(q, node, cls, is_test, False) for q, (node, cls, is_test) in index.items() if q not in skip}
+    side.facts = {
+        q: side.analyzer.facts(q, node, cls, is_test, False)
+        for q, (node, cls, is_test) in index.items()
+        if q not in skip
+    }
     return side.facts
 
 
@@ -845,21 +1000,44 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
         now = new.subjects.get(key)
         if now is not None and now[0] < rank:
             shown = new_side.module.segment(now[1])
-            out.append(_find(new_side, now[1], "OG303", f"{who}: `{shown}` is weaker than the base's {STRENGTH[rank]} of the same value"))
+            out.append(
+                _find(
+                    new_side,
+                    now[1],
+                    "OG303",
+                    f"{who}: `{shown}` is weaker than the base's {STRENGTH[rank]} of the same value",
+                )
+            )
         elif now is not None:
             # The same value checked as often, one check of it weaker (`== 0` -> `in (0, 1)`,
             # `a` -> `a or b`) while a stronger copy elsewhere keeps the top rank.
             was = sorted(base.subject_ranks.get(key, []), key=lambda p: p[0])
             now_all = sorted(new.subject_ranks.get(key, []), key=lambda p: p[0])
-            pair = next(((b, n) for b, n in zip(was, now_all) if n[0] < b[0]), None) if len(was) == len(now_all) else None
+            pair = (
+                next(((b, n) for b, n in zip(was, now_all) if n[0] < b[0]), None) if len(was) == len(now_all) else None
+            )
             if pair is not None:
                 shown = new_side.module.segment(pair[1][1])
-                out.append(_find(new_side, pair[1][1], "OG303", f"{who}: `{shown}` is weaker than the base's {STRENGTH[pair[0][0]]} of the same value"))
+                out.append(
+                    _find(
+                        new_side,
+                        pair[1][1],
+                        "OG303",
+                        f"{who}: `{shown}` is weaker than the base's {STRENGTH[pair[0][0]]} of the same value",
+                    )
+                )
     # an exact comparison turned into one within a tolerance
     for key, node in new.approximate.items():
         old_rank = base.subjects.get(key)
         if old_rank is not None and old_rank[0] == 3 and key not in base.approximate:
-            out.append(_find(new_side, node, "OG304", f"{who}: `{new_side.module.segment(node)}` compares within a tolerance where the base compared exactly"))
+            out.append(
+                _find(
+                    new_side,
+                    node,
+                    "OG304",
+                    f"{who}: `{new_side.module.segment(node)}` compares within a tolerance where the base compared exactly",
+                )
+            )
     # tolerances
     pool: dict[str, list[dict[str, float]]] = {}
     for key, values, _ in base.tolerances:
@@ -871,7 +1049,14 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
         old = olds.pop(0)
         for param, value in values.items():
             if param in old and value > old[param] * (1 + 1e-9):
-                out.append(_find(new_side, node, "OG304", f"{who}: tolerance `{param}` loosened from {_fmt(old[param])} to {_fmt(value)} in `{new_side.module.segment(node)}`"))
+                out.append(
+                    _find(
+                        new_side,
+                        node,
+                        "OG304",
+                        f"{who}: tolerance `{param}` loosened from {_fmt(old[param])} to {_fmt(value)} in `{new_side.module.segment(node)}`",
+                    )
+                )
                 break
     # swallowed failures
     base_swallows = Counter(k for k, _ in base.swallows)
@@ -890,7 +1075,14 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
         if len(values) < len(old[0]) and not set(old[0]) <= set(values):  # dropping a duplicate case loses nothing
             lost = list((Counter(old[0]) - Counter(values)).elements())
             shown = f" (lost `{lost[0]}`)" if lost else ""
-            out.append(_find(new_side, node, "OG307", f"{who}: parametrize '{key}' has {len(values)} cases, base had {len(old[0])}{shown}"))
+            out.append(
+                _find(
+                    new_side,
+                    node,
+                    "OG307",
+                    f"{who}: parametrize '{key}' has {len(values)} cases, base had {len(old[0])}{shown}",
+                )
+            )
     # hypothesis
     out += _compare_hypothesis(base, new, base_side, new_side, who)
     # checks that always ran now run only under a new `if` (no else)
@@ -903,19 +1095,30 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
             if new_side.module.position(new_check.node)[0] in loosened:
                 continue
             shown = new_side.module.segment(new_check.node)
-            out.append(_find(new_side, new_check.node, "OG314", f"{who}: {expectations.describe(old_check, new_check)} in `{shown}`; restore the base's expected value, or change it in its own reviewed commit"))
+            out.append(
+                _find(
+                    new_side,
+                    new_check.node,
+                    "OG314",
+                    f"{who}: {expectations.describe(old_check, new_check)} in `{shown}`; restore the base's expected value, or change it in its own reviewed commit",
+                )
+            )
     out += _meaning_findings(base, new, base_side, new_side, who, out)
     return out
 
 
-def _meaning_findings(base: Facts, new: Facts, base_side: Side, new_side: Side, who: str, found: list[Finding]) -> list[Finding]:
+def _meaning_findings(
+    base: Facts, new: Facts, base_side: Side, new_side: Side, who: str, found: list[Finding]
+) -> list[Finding]:
     """Comparisons that no longer look at what the base looked at (one finding per check site)."""
     if not (new.texts - base.texts) and expectations.same_setup(base.node, new.node):
         return []  # no check is new and nothing they read changed: nothing can look elsewhere now
     seen = {(f.line, f.col) for f in found}
     taut = {id(n) for _, n in new.tautologies}
     out = []
-    for node, code, message in meaning.compare(base.node, new.node, base_side.analyzer.scope, new_side.analyzer.scope, base.cls, new.cls):
+    for node, code, message in meaning.compare(
+        base.node, new.node, base_side.analyzer.scope, new_side.analyzer.scope, base.cls, new.cls
+    ):
         finding = _find(new_side, node, code, f"{who}: {message}")
         if (finding.line, finding.col) not in seen and id(node) not in taut:
             seen.add((finding.line, finding.col))
@@ -925,6 +1128,7 @@ def _meaning_findings(base: Facts, new: Facts, base_side: Side, new_side: Side, 
 
 def _now_conditional(base: Facts, new: Facts, new_side: Side, who: str) -> list[Finding]:
     """``assert x`` that ran unconditionally at the base, now only inside ``if <new condition>:``."""
+
     def asserts(fn: FunctionNode) -> Iterable[tuple[ast.Assert, ast.If | None]]:
         stack: list[tuple[ast.AST, ast.If | None]] = [(s, None) for s in fn.body]
         while stack:
@@ -946,7 +1150,14 @@ def _now_conditional(base: Facts, new: Facts, new_side: Side, who: str) -> list[
         if guard is None or guard.orelse or ast.dump(guard.test) in base_conditions or always[k] <= now_always[k]:
             continue
         now_always[k] += 1
-        out.append(_find(new_side, node, "OG301", f"{who}: `{new_side.module.segment(node)}` always ran at the base, now only if `{ast.unparse(guard.test)}`"))
+        out.append(
+            _find(
+                new_side,
+                node,
+                "OG301",
+                f"{who}: `{new_side.module.segment(node)}` always ran at the base, now only if `{ast.unparse(guard.test)}`",
+            )
+        )
     return out
 
 
@@ -971,7 +1182,9 @@ def _compare_raises(base: Facts, new: Facts, new_side: Side, who: str) -> list[F
     if len(unmatched_base) == len(unmatched_new):
         pairs += list(zip(unmatched_base, unmatched_new))
     for old, site in pairs:
-        if old.kind != site.kind and not (old.kind in ("raises", "assertRaises") and site.kind in ("raises", "assertRaises")):
+        if old.kind != site.kind and not (
+            old.kind in ("raises", "assertRaises") and site.kind in ("raises", "assertRaises")
+        ):
             continue
         wider = broadened_type(old.types, site.types)
         if wider:
@@ -981,10 +1194,24 @@ def _compare_raises(base: Facts, new: Facts, new_side: Side, who: str) -> list[F
             shown = new_side.module.segment(site.node)
             what = "warning" if site.kind == "warns" else "exception"
             if _sibling(wider, old.types):
-                out.append(_find(new_side, site.node, "OG306", f"{who}: `{shown}` expects {wider} where the base expected {', '.join(old.types)}{also}: "
-                                                               f"a changed expectation (a behaviour change of the code, not a wider check); restore the base's {what}, or ship the behaviour change in its own reviewed commit"))
+                out.append(
+                    _find(
+                        new_side,
+                        site.node,
+                        "OG306",
+                        f"{who}: `{shown}` expects {wider} where the base expected {', '.join(old.types)}{also}: "
+                        f"a changed expectation (a behaviour change of the code, not a wider check); restore the base's {what}, or ship the behaviour change in its own reviewed commit",
+                    )
+                )
             else:
-                out.append(_find(new_side, site.node, "OG306", f"{who}: `{shown}` expects {wider}, broader than the base's {', '.join(old.types)}{also}; restore the base's {what}{' and its match=' if lost else ''}"))
+                out.append(
+                    _find(
+                        new_side,
+                        site.node,
+                        "OG306",
+                        f"{who}: `{shown}` expects {wider}, broader than the base's {', '.join(old.types)}{also}; restore the base's {what}{' and its match=' if lost else ''}",
+                    )
+                )
             continue
         why = loosened_match(old.match, old.has_match, site.match, site.has_match)
         if why:
@@ -1016,14 +1243,31 @@ def _compare_hypothesis(base: Facts, new: Facts, base_side: Side, new_side: Side
     if old_t is None or not old_t.given:
         return out
     if new_t is None or not new_t.given:
-        out.append(_find(new_side, new.node, "OG310", f"{who}: @given removed; the property now runs once instead of on generated examples"))
+        out.append(
+            _find(
+                new_side,
+                new.node,
+                "OG310",
+                f"{who}: @given removed; the property now runs once instead of on generated examples",
+            )
+        )
         return out
     base_max = base_side.hyp.effective_max_examples(old_t)
     new_max = new_side.hyp.effective_max_examples(new_t)
-    why = hm.weaker_settings(old_t.settings, new_t.settings, base_side.module.names, new_side.module.names, base_max, new_max)
+    why = hm.weaker_settings(
+        old_t.settings, new_t.settings, base_side.module.names, new_side.module.names, base_max, new_max
+    )
     if why:
         line = new_t.settings_line or new_t.line
-        out.append(Finding(new_side.path, line, 1 if new_t.settings_line else new_t.col, "OG309", f"{who}: weaker Hypothesis settings: {why}"))
+        out.append(
+            Finding(
+                new_side.path,
+                line,
+                1 if new_t.settings_line else new_t.col,
+                "OG309",
+                f"{who}: weaker Hypothesis settings: {why}",
+            )
+        )
     lost = [e for e in old_t.examples if e not in new_t.examples]
     if lost:
         out.append(_find(new_side, new.node, "OG311", f"{who}: explicit example `{lost[0]}` removed"))
@@ -1036,7 +1280,14 @@ def _compare_hypothesis(base: Facts, new: Facts, base_side: Side, new_side: Side
         if why:
             out.append(_find(new_side, new_s, "OG312", f"{who}: strategy narrowed: {why}"))
     if new_t.assumes > old_t.assumes:
-        out.append(_find(new_side, new.node, "OG313", f"{who}: new assume() discards generated examples ({new_t.assumes}, base had {old_t.assumes})"))
+        out.append(
+            _find(
+                new_side,
+                new.node,
+                "OG313",
+                f"{who}: new assume() discards generated examples ({new_t.assumes}, base had {old_t.assumes})",
+            )
+        )
     elif new_t.filters > old_t.filters:
         out.append(_find(new_side, new.node, "OG313", f"{who}: new .filter() discards generated examples"))
     return out
@@ -1046,22 +1297,48 @@ def compare_profiles(base: Side, new: Side) -> list[Finding]:
     out = []
     for name, profile in new.hyp.profiles.items():
         old = base.hyp.profiles.get(name)
-        old_max = old.max_examples if old and old.max_examples is not None else (hm.DEFAULT_MAX_EXAMPLES if old else None)
+        old_max = (
+            old.max_examples if old and old.max_examples is not None else (hm.DEFAULT_MAX_EXAMPLES if old else None)
+        )
         new_max = profile.max_examples if profile.max_examples is not None else hm.DEFAULT_MAX_EXAMPLES
         if old_max is not None and new_max < old_max:
-            out.append(Finding(new.path, profile.line, profile.col, "OG309", f"Hypothesis profile '{name}' lowered to max_examples={new_max} (base {old_max})"))
+            out.append(
+                Finding(
+                    new.path,
+                    profile.line,
+                    profile.col,
+                    "OG309",
+                    f"Hypothesis profile '{name}' lowered to max_examples={new_max} (base {old_max})",
+                )
+            )
         elif old is not None and old_max is not None:  # fewer steps, or phases that no longer generate
-            why = hm.weaker_settings(old.settings, profile.settings, base.module.names, new.module.names, old_max, new_max)
+            why = hm.weaker_settings(
+                old.settings, profile.settings, base.module.names, new.module.names, old_max, new_max
+            )
             if why:
-                out.append(Finding(new.path, profile.line, profile.col, "OG309", f"Hypothesis profile '{name}' weakened: {why}"))
+                out.append(
+                    Finding(
+                        new.path, profile.line, profile.col, "OG309", f"Hypothesis profile '{name}' weakened: {why}"
+                    )
+                )
     b_loaded, n_loaded = base.hyp.loaded, new.hyp.loaded
     if b_loaded and n_loaded and b_loaded != n_loaded:
+
         def level(side: Side, name: str) -> int | None:
             p = side.hyp.profiles.get(name)
             return None if p is None else (p.max_examples if p.max_examples is not None else hm.DEFAULT_MAX_EXAMPLES)
+
         old_level, new_level = level(base, b_loaded), level(new, n_loaded)
         if old_level is not None and new_level is not None and new_level < old_level:
-            out.append(Finding(new.path, new.hyp.loaded_line, 1, "OG309", f"loads Hypothesis profile '{n_loaded}' (max_examples={new_level}) instead of '{b_loaded}' ({old_level})"))
+            out.append(
+                Finding(
+                    new.path,
+                    new.hyp.loaded_line,
+                    1,
+                    "OG309",
+                    f"loads Hypothesis profile '{n_loaded}' (max_examples={new_level}) instead of '{b_loaded}' ({old_level})",
+                )
+            )
     return out
 
 
@@ -1077,10 +1354,16 @@ def compare_module_strategies(base: Side, new: Side) -> list[Finding]:
         why = None
         if hm.drawn_strategy(base.module.names, old):
             why = hm.narrower(old, value, base.module.names, new.module.names)
-        elif isinstance(old, (ast.Tuple, ast.List, ast.Set)) and isinstance(value, (ast.Tuple, ast.List, ast.Set)) and _sampled_from_name(new, name):
+        elif (
+            isinstance(old, (ast.Tuple, ast.List, ast.Set))
+            and isinstance(value, (ast.Tuple, ast.List, ast.Set))
+            and _sampled_from_name(new, name)
+        ):
             was, now = {ast.dump(e) for e in old.elts}, {ast.dump(e) for e in value.elts}
             if was - now and not now - was:
-                why = f"`{ast.unparse(value)}` lost {len(was - now)} of the {len(was)} values `sampled_from({name})` drew"
+                why = (
+                    f"`{ast.unparse(value)}` lost {len(was - now)} of the {len(was)} values `sampled_from({name})` drew"
+                )
         if why:
             out.append(_find(new, value, "OG312", f"strategy `{name}` narrowed: {why}"))
     return out
@@ -1090,8 +1373,15 @@ def compare_globs(base: Side, new: Side, change_set: changes.ChangeSet) -> list[
     """A glob over test data (parametrize over goldens) whose pattern now matches fewer of the base's files."""
     if b"glob" not in new.module.source:
         return []
-    old_sites, new_sites = meaning.glob_sites(base.module.tree, base.module.names), meaning.glob_sites(new.module.tree, new.module.names)
-    if len(old_sites) != len(new_sites) or all(o[1] == n[1] for o, n in zip(old_sites, new_sites)) or not change_set.base:
+    old_sites, new_sites = (
+        meaning.glob_sites(base.module.tree, base.module.names),
+        meaning.glob_sites(new.module.tree, new.module.names),
+    )
+    if (
+        len(old_sites) != len(new_sites)
+        or all(o[1] == n[1] for o, n in zip(old_sites, new_sites))
+        or not change_set.base
+    ):
         return []
     files = os.fsdecode(git.run("ls-tree", "-r", "-z", "--name-only", change_set.base, check=False)).split("\0")
     near = posixpath.dirname(base.path)
@@ -1103,8 +1393,15 @@ def compare_globs(base: Side, new: Side, change_set: changes.ChangeSet) -> list[
         now = meaning.glob_matches(was, new_pattern, new_words, new_rec, near)
         if was and len(now) < len(was):
             lost = sorted(was - now)
-            out.append(_find(new, node, "OG307", f"glob `{new_pattern}` matches {len(now)} of the {len(was)} files the base's `{old_pattern}` matched "
-                                                 f"(lost {lost[0]}{' and more' if len(lost) > 1 else ''}): fewer cases; restore the base's pattern"))
+            out.append(
+                _find(
+                    new,
+                    node,
+                    "OG307",
+                    f"glob `{new_pattern}` matches {len(now)} of the {len(was)} files the base's `{old_pattern}` matched "
+                    f"(lost {lost[0]}{' and more' if len(lost) > 1 else ''}): fewer cases; restore the base's pattern",
+                )
+            )
     return out
 
 
@@ -1124,9 +1421,15 @@ def new_tautologies(base: Facts | None, new: Facts, new_side: Side) -> list[Find
             seen[text] -= 1
             continue
         why = new.why.get(id(node), "")
-        shown = ' '.join(text.split())[:80]
-        said = f"`{shown}` {why}" if why.startswith("looks only") else f"`{shown}` can never fail" + (f" ({why})" if why and why != "it is always true" else "")
-        out.append(_find(new_side, node, "OG308", f"{_who(new)}: {said}; check a result of the code under test instead"))
+        shown = " ".join(text.split())[:80]
+        said = (
+            f"`{shown}` {why}"
+            if why.startswith("looks only")
+            else f"`{shown}` can never fail" + (f" ({why})" if why and why != "it is always true" else "")
+        )
+        out.append(
+            _find(new_side, node, "OG308", f"{_who(new)}: {said}; check a result of the code under test instead")
+        )
     return out
 
 
@@ -1161,7 +1464,10 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
                 continue
             for f in side.analyzer.all_facts().values():
                 findings += new_tautologies(None, f, side)
-                findings += [_find(side, n, "OG305", f"{_who(f)}: `{k}` around checks swallows their failures") for k, n in f.swallows]
+                findings += [
+                    _find(side, n, "OG305", f"{_who(f)}: `{k}` around checks swallows their failures")
+                    for k, n in f.swallows
+                ]
         return findings
 
     wanted = set(paths)
@@ -1225,7 +1531,10 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
                 added.append((f, new_side))  # type: ignore[arg-type]
             elif reported and new_side is not None:
                 findings += new_tautologies(None, f, new_side)
-                findings += [_find(new_side, n, "OG305", f"{_who(f)}: new `{k}` around checks swallows their failures") for k, n in f.swallows]
+                findings += [
+                    _find(new_side, n, "OG305", f"{_who(f)}: new `{k}` around checks swallows their failures")
+                    for k, n in f.swallows
+                ]
         for q, f in base_facts.items():
             if q not in new_facts and (f.is_test or f.checks > 0):
                 removed.append((f, base_side, new_side, reported))  # type: ignore[arg-type]
@@ -1257,7 +1566,10 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
         pool.update(f.texts)
         if side.path in wanted:
             findings += new_tautologies(None, f, side)
-            findings += [_find(side, n, "OG305", f"{_who(f)}: new `{k}` around checks swallows their failures") for k, n in f.swallows]
+            findings += [
+                _find(side, n, "OG305", f"{_who(f)}: new `{k}` around checks swallows their failures")
+                for k, n in f.swallows
+            ]
     for base_f, new_f, base_side, new_side, reported in matched:
         if new_f.texts != base_f.texts:
             pool.update(new_f.texts - base_f.texts)
@@ -1269,7 +1581,10 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
         findings += [f for f in found if not (f.code == "OG303" and (f.line, f.col) in at)] + taut
         # A dropped `match=` is reported as OG306 already, not once more as a lost check.
         unmatched = sum(1 for f in found if f.code == "OG306" and "`match" in f.message)
-        if new_f.checks + unmatched < base_f.checks and (new_f.checks + unmatched) * new_f.cases < base_f.checks * base_f.cases:
+        if (
+            new_f.checks + unmatched < base_f.checks
+            and (new_f.checks + unmatched) * new_f.cases < base_f.checks * base_f.cases
+        ):
             gone = base_f.texts - new_f.texts
             if gone and all(new_f.texts[text] > 0 for text in gone) and not _repeat_after_action(base_f.node, gone):
                 continue  # only repeats of a check that is still there were dropped
@@ -1279,10 +1594,26 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
             new_n += unmatched
             if new_n < base_n and new_n * new_f.cases < base_n * base_f.cases:
                 first = min((base_f.text_lines.get(t, base_f.node.lineno) for t in gone), default=base_f.node.lineno)
-                lost.append(_Lost(new_f, new_side, base_side.path, gone, base_n - new_n, False, new_f.node, base_n, first - base_f.node.lineno))
+                lost.append(
+                    _Lost(
+                        new_f,
+                        new_side,
+                        base_side.path,
+                        gone,
+                        base_n - new_n,
+                        False,
+                        new_f.node,
+                        base_n,
+                        first - base_f.node.lineno,
+                    )
+                )
     # A removed test lives on when hooks/sametest.py finds it in the change (the notion
     # collection-snapshot shares): never paid for by the check pool below.
-    gone = [_Lost(f, new_side, base_side.path, Counter(f.texts), f.checks * f.cases, True, None, f.checks) for f, base_side, new_side, reported in _not_living_on(still_removed, fresh, matched) if reported]
+    gone = [
+        _Lost(f, new_side, base_side.path, Counter(f.texts), f.checks * f.cases, True, None, f.checks)
+        for f, base_side, new_side, reported in _not_living_on(still_removed, fresh, matched)
+        if reported
+    ]
 
     # Checks that reappear in new tests, or grew in other tests, pay back what was lost.
     unpaid: list[_Lost] = []
@@ -1304,9 +1635,25 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
             if item.side is not None:
                 total = len(item.side.module.source.splitlines()) or 1
                 line = min(max(f.node.lineno, 1), total)
-                findings.append(Finding(item.side.path, line, 1, "OG302", f"test {f.qualname} was removed (base {item.base_path}:{f.node.lineno}, {f.checks} checks)"))
+                findings.append(
+                    Finding(
+                        item.side.path,
+                        line,
+                        1,
+                        "OG302",
+                        f"test {f.qualname} was removed (base {item.base_path}:{f.node.lineno}, {f.checks} checks)",
+                    )
+                )
             else:
-                findings.append(Finding(item.base_path, 1, 1, "OG302", f"test {f.qualname} was removed with its file ({f.checks} checks at line {f.node.lineno})"))
+                findings.append(
+                    Finding(
+                        item.base_path,
+                        1,
+                        1,
+                        "OG302",
+                        f"test {f.qualname} was removed with its file ({f.checks} checks at line {f.node.lineno})",
+                    )
+                )
             continue
         gone = list(item.texts.elements())
         shown = f"; lost `{gone[0][:70]}`" if gone else ""
@@ -1320,7 +1667,15 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
         text = lines[line - 1] if line <= len(lines) else b""
         col = len(text) - len(text.lstrip()) + 1 if line != f.node.lineno else item.side.module.position(f.node)[1]
         left = item.base_checks - item.deficit
-        findings.append(Finding(item.side.path, line, col, "OG301", f"{_who(f)} has {left} check{'' if left == 1 else 's'}, base had {item.base_checks}{shown}"))
+        findings.append(
+            Finding(
+                item.side.path,
+                line,
+                col,
+                "OG301",
+                f"{_who(f)} has {left} check{'' if left == 1 else 's'}, base had {item.base_checks}{shown}",
+            )
+        )
     return findings
 
 
@@ -1380,7 +1735,13 @@ def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list) -
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
                 if item.side is not None and path == item.side.path and node.name == f.node.name:
                     continue  # the removed test itself, still defined but deleted (`del test_x`)
-                body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant) else node.body
+                body = (
+                    node.body[1:]
+                    if node.body
+                    and isinstance(node.body[0], ast.Expr)
+                    and isinstance(getattr(node.body[0], "value", None), ast.Constant)
+                    else node.body
+                )
                 if ast.dump(ast.Module(body=body, type_ignores=[])) == f.body_key:
                     return True
     return False
@@ -1399,7 +1760,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = hook_args.parser("oracle-shrink", __doc__)
     hook_args.add_filenames(parser)
     hook_args.add_base(parser)
-    parser.add_argument("--all", action="store_true", help="no base comparison: report tautologies and swallowed failures in every file")
+    parser.add_argument(
+        "--all", action="store_true", help="no base comparison: report tautologies and swallowed failures in every file"
+    )
     hook_args.add_contract(parser)  # accepted for a uniform command line; no contract is needed
     hook_args.add_format(parser)
     args = parser.parse_args(argv)
@@ -1417,7 +1780,13 @@ def not_a_file(change_set: changes.ChangeSet | None) -> list[Finding]:
     if change_set is None:
         return []
     return [
-        Finding(path, 1, 1, "OG003", f"is now a {kind}, not a regular file: its tests cannot be checked; commit it as a regular file")
+        Finding(
+            path,
+            1,
+            1,
+            "OG003",
+            f"is now a {kind}, not a regular file: its tests cannot be checked; commit it as a regular file",
+        )
         for path, kind in change_set.special.items()
         if kind != "symlink" and TEST_FILE.search(path)
     ]

@@ -11,12 +11,14 @@ JSON, version 1 (README, "Machine-readable output")::
 Fields are only ever added within a version.  Positions are 1-based; the
 hooks know where a finding starts, so end_line is the line and end_col null.
 """
+
 from __future__ import annotations
 
 import json
 import sys
 from collections import Counter
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from hooks import __version__, hints
 from hooks.report import Finding
@@ -29,7 +31,12 @@ def exit_code(findings: Sequence[object], errors: Sequence[str]) -> int:
     return 2 if errors else (1 if findings else 0)
 
 
-def json_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str], notices: Sequence[str], steps: dict[Finding, str] | None = None) -> dict[str, Any]:
+def json_document(
+    results: Sequence[tuple[str, Finding]],
+    errors: Sequence[str],
+    notices: Sequence[str],
+    steps: dict[Finding, str] | None = None,
+) -> dict[str, Any]:
     steps = steps or {}
     return {
         "schema": "oracle-guard/findings",
@@ -37,9 +44,16 @@ def json_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str],
         "tool": {"name": "oracle-guard", "version": __version__},
         "findings": [
             {
-                "path": f.path, "line": f.line, "col": f.col, "end_line": f.line, "end_col": None,
-                "code": f.code, "hook": hook, "message": f.message,
-                "fix": steps.get(f) or hints.next_step(f.code), "help_uri": hints.help_uri(f.code),
+                "path": f.path,
+                "line": f.line,
+                "col": f.col,
+                "end_line": f.line,
+                "end_col": None,
+                "code": f.code,
+                "hook": hook,
+                "message": f.message,
+                "fix": steps.get(f) or hints.next_step(f.code),
+                "help_uri": hints.help_uri(f.code),
             }
             for hook, f in results
         ],
@@ -54,7 +68,12 @@ def json_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str],
     }
 
 
-def sarif_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str], notices: Sequence[str], steps: dict[Finding, str] | None = None) -> dict[str, Any]:
+def sarif_document(
+    results: Sequence[tuple[str, Finding]],
+    errors: Sequence[str],
+    notices: Sequence[str],
+    steps: dict[Finding, str] | None = None,
+) -> dict[str, Any]:
     steps = steps or {}
     codes = sorted(set(hints.CODES) | {f.code for _, f in results})  # every rule, so code scanning knows them all
     index = {code: i for i, code in enumerate(codes)}
@@ -72,19 +91,23 @@ def sarif_document(results: Sequence[tuple[str, Finding]], errors: Sequence[str]
     notifications = [{"level": "error", "message": {"text": e}} for e in errors]
     notifications += [{"level": "note", "message": {"text": n}} for n in notices]
     run: dict[str, Any] = {
-        "tool": {"driver": {"name": "oracle-guard", "version": __version__, "informationUri": hints.README, "rules": rules}},
+        "tool": {
+            "driver": {"name": "oracle-guard", "version": __version__, "informationUri": hints.README, "rules": rules}
+        },
         "results": [
             {
                 "ruleId": f.code,
                 "ruleIndex": index[f.code],
                 "level": "error",
                 "message": {"text": f"{f.message} (next step: {steps.get(f) or hints.next_step(f.code)})"},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(f.path), "uriBaseId": "%SRCROOT%"},
-                        "region": {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": _uri(f.path), "uriBaseId": "%SRCROOT%"},
+                            "region": {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)},
+                        }
                     }
-                }],
+                ],
                 "properties": {"hook": hook},
             }
             for hook, f in results
@@ -101,7 +124,13 @@ def _uri(path: str) -> str:
     return quote(path.replace("\\", "/"), safe="/")
 
 
-def print_document(fmt: str, results: Sequence[tuple[str, Finding]], errors: Sequence[str], notices: Sequence[str], steps: dict[Finding, str] | None = None) -> None:
+def print_document(
+    fmt: str,
+    results: Sequence[tuple[str, Finding]],
+    errors: Sequence[str],
+    notices: Sequence[str],
+    steps: dict[Finding, str] | None = None,
+) -> None:
     build = sarif_document if fmt == "sarif" else json_document
     json.dump(build(results, errors, notices, steps), sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
@@ -115,7 +144,9 @@ def print_agent(results: Sequence[tuple[str, Finding]], errors: Sequence[str], s
         if not errors:
             print("oracle-guard: no weakening found")
         return
-    print(f"oracle-guard: this change weakens the tests ({len(results)} finding{'s' if len(results) != 1 else ''}); it is refused.")
+    print(
+        f"oracle-guard: this change weakens the tests ({len(results)} finding{'s' if len(results) != 1 else ''}); it is refused."
+    )
     for n, (hook, f) in enumerate(results, 1):
         print(f"{n}. {f.path}:{f.line}:{f.col} {f.code} {f.message}")
         print(f"   why: {hints.title(f.code)} ({hook or 'oracle-guard'})")

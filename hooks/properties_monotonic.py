@@ -10,12 +10,13 @@ least ``min_examples`` examples (``@settings``, ``settings(parent)`` and a
 loaded profile count; Hypothesis' default is 100), hold a check that can
 fail, and draw from no narrower strategy than at the base.
 """
+
 from __future__ import annotations
 
 import ast
 import dataclasses
 import posixpath
-from typing import Sequence
+from collections.abc import Sequence
 
 from hooks import args as hook_args
 from hooks import changes, contract, trust
@@ -103,7 +104,9 @@ def _vacuous(module: Module, fn: FunctionNode) -> bool:
     return hm.vacuous(fn, module.names, tautology)
 
 
-def resolve(pid: str, prop: contract.Property, tree: _Tree, contract_path: str) -> tuple[list[Finding], Module | None, hm.HypothesisTest | None]:
+def resolve(
+    pid: str, prop: contract.Property, tree: _Tree, contract_path: str
+) -> tuple[list[Finding], Module | None, hm.HypothesisTest | None]:
     """OG504-OG507 for one property on one side: (findings, its module, its Hypothesis test)."""
 
     def at(prop: contract.Property | None) -> tuple[int, int]:
@@ -111,26 +114,58 @@ def resolve(pid: str, prop: contract.Property, tree: _Tree, contract_path: str) 
 
     path = tree.module_file(prop.module)
     if path is None:
-        return [Finding(contract_path, *at(prop), "OG504", f"property '{pid}': module {prop.module} not found (tried {prop.module.replace('.', '/')}.py and under src/)")], None, None
+        return (
+            [
+                Finding(
+                    contract_path,
+                    *at(prop),
+                    "OG504",
+                    f"property '{pid}': module {prop.module} not found (tried {prop.module.replace('.', '/')}.py and under src/)",
+                )
+            ],
+            None,
+            None,
+        )
     if path in tree.errors:
         return [tree.errors[path].finding(path)], None, None
     module = tree.modules[path]
     assert module is not None
     fn = _function(module, prop.name)
     if fn is None:
-        return [Finding(contract_path, *at(prop), "OG504", f"property '{pid}': {prop.name} not found in {path}")], None, None
+        return (
+            [Finding(contract_path, *at(prop), "OG504", f"property '{pid}': {prop.name} not found in {path}")],
+            None,
+            None,
+        )
     findings = []
     test = hm.model(module).tests.get(prop.name)
     where = module.position(fn)
     if test is None or not test.given:
-        findings.append(Finding(path, *where, "OG505", f"property '{pid}': {prop.name} has no @given, so it runs once, not min_examples={prop.min_examples} times"))
+        findings.append(
+            Finding(
+                path,
+                *where,
+                "OG505",
+                f"property '{pid}': {prop.name} has no @given, so it runs once, not min_examples={prop.min_examples} times",
+            )
+        )
     else:
         effective = effective_examples(tree, path, module, test)
         if effective < prop.min_examples:
             line = test.settings_line or where[0]
-            findings.append(Finding(path, line, 1 if test.settings_line else where[1], "OG506", f"property '{pid}': {prop.name} runs max_examples={effective}, below the contract's min_examples={prop.min_examples}"))
+            findings.append(
+                Finding(
+                    path,
+                    line,
+                    1 if test.settings_line else where[1],
+                    "OG506",
+                    f"property '{pid}': {prop.name} runs max_examples={effective}, below the contract's min_examples={prop.min_examples}",
+                )
+            )
     if _vacuous(module, fn):
-        findings.append(Finding(path, *where, "OG507", f"property '{pid}': {prop.name} has no check that can fail (vacuous body)"))
+        findings.append(
+            Finding(path, *where, "OG507", f"property '{pid}': {prop.name} has no check that can fail (vacuous body)")
+        )
     return findings, module, test
 
 
@@ -185,14 +220,38 @@ def property_findings(change_set: changes.ChangeSet | None, contract_path: str) 
         new = new_props.get(pid)
         if new is None:
             if not approvals.covers(f"property-retire {pid}"):
-                findings.append(Finding(contract_path, 1, 1, "OG501", f"property '{pid}' ({old.module}:{old.name}) was removed from the contract; retiring it needs a signed approval"))
+                findings.append(
+                    Finding(
+                        contract_path,
+                        1,
+                        1,
+                        "OG501",
+                        f"property '{pid}' ({old.module}:{old.name}) was removed from the contract; retiring it needs a signed approval",
+                    )
+                )
             continue
         if (new.module, new.name) != (old.module, old.name):
             stmt = f"property-repoint {pid} {old.module}:{old.name} {new.module}:{new.name}"
             if not approvals.covers(stmt):
-                findings.append(Finding(contract_path, *at(new), "OG502", f"property '{pid}' repointed from {old.module}:{old.name} to {new.module}:{new.name}"))
-        if new.min_examples < old.min_examples and not approvals.covers(f"property-lower {pid} {old.min_examples} {new.min_examples}"):
-            findings.append(Finding(contract_path, *at(new), "OG503", f"property '{pid}' min_examples lowered from {old.min_examples} to {new.min_examples}"))
+                findings.append(
+                    Finding(
+                        contract_path,
+                        *at(new),
+                        "OG502",
+                        f"property '{pid}' repointed from {old.module}:{old.name} to {new.module}:{new.name}",
+                    )
+                )
+        if new.min_examples < old.min_examples and not approvals.covers(
+            f"property-lower {pid} {old.min_examples} {new.min_examples}"
+        ):
+            findings.append(
+                Finding(
+                    contract_path,
+                    *at(new),
+                    "OG503",
+                    f"property '{pid}' min_examples lowered from {old.min_examples} to {new.min_examples}",
+                )
+            )
 
     new_tree = _Tree(reader.read_new)
     base_tree = _Tree(reader.read_base) if reader.base else None
@@ -212,7 +271,11 @@ def property_findings(change_set: changes.ChangeSet | None, contract_path: str) 
         base_test = hm.model(base_module).tests.get(old.name)
         if base_test is None or not base_test.given:
             continue
-        pairs = list(zip(base_test.given_args, test.given_args)) if len(base_test.given_args) == len(test.given_args) else []
+        pairs = (
+            list(zip(base_test.given_args, test.given_args))
+            if len(base_test.given_args) == len(test.given_args)
+            else []
+        )
         pairs += [(base_test.given_kwargs[k], v) for k, v in test.given_kwargs.items() if k in base_test.given_kwargs]
         for old_s, new_s in pairs:
             why = hm.narrower(old_s, new_s, base_module.names, module.names)
@@ -236,6 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     changes.enter_repo([])
     ctx = hook_args.context(args, changes.resolve(args))
     return hook_args.finish(ctx, check(ctx), "properties-monotonic")
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

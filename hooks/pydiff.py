@@ -8,15 +8,17 @@ name if renamed) nor one that disappeared from another changed or deleted
 file (the test moved).  Files are parsed only when a cheap byte scan says
 they could hold an occurrence.
 """
+
 from __future__ import annotations
 
 import argparse
-import os
 import ast
+import os
 import re
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from hooks import args as hook_args
 from hooks import changes
@@ -58,7 +60,9 @@ class Rule:
         """Whether occurrence key NEW does no more than BASE already did (a lowered rerun count)."""
         return False
 
-    def allowed(self, occurrence: Occurrence, path: str, ledger: contract.Contract | LazyLedger | None, now: datetime) -> bool:
+    def allowed(
+        self, occurrence: Occurrence, path: str, ledger: contract.Contract | LazyLedger | None, now: datetime
+    ) -> bool:
         """Whether a valid freeze-ledger entry covers the occurrence's test."""
         if ledger is None or occurrence.qualname == "<module>":
             return False
@@ -96,7 +100,14 @@ def add_common_args(parser: argparse.ArgumentParser) -> None:
 class _Side:
     """Parsed occurrences of many files on one side of the change, cached."""
 
-    def __init__(self, rule: Rule, blobs: dict[str, bytes | None], errors: list[Finding] | None, parsed: dict[str, Module] | None = None, reader: Callable[[str], bytes | None] | None = None) -> None:
+    def __init__(
+        self,
+        rule: Rule,
+        blobs: dict[str, bytes | None],
+        errors: list[Finding] | None,
+        parsed: dict[str, Module] | None = None,
+        reader: Callable[[str], bytes | None] | None = None,
+    ) -> None:
         self.rule, self.blobs, self.errors, self.reader = rule, blobs, errors, reader
         self.parsed = parsed or {}
         self._cache: dict[str, list[Occurrence]] = {}
@@ -164,7 +175,9 @@ def _parse(paths: Iterable[str], blobs: dict[str, bytes | None]) -> tuple[dict[s
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\S")
 
 
-def _renamed_only(old: tuple[str, ...], new: tuple[str, ...], old_source: bytes | None, new_source: bytes | None) -> bool:
+def _renamed_only(
+    old: tuple[str, ...], new: tuple[str, ...], old_source: bytes | None, new_source: bytes | None
+) -> bool:
     """Whether two keys differ only by identifiers renamed throughout the file.
 
     ``skipif(not PY310)`` -> ``skipif(not PY_3_10_PLUS)`` is a refactor when
@@ -211,7 +224,14 @@ class _History:
     come from a cheap statement walk; bodies are fingerprinted only when a
     name alone does not settle it."""
 
-    def __init__(self, change_set: changes.ChangeSet, new_blobs: dict[str, bytes | None], base_blobs: dict[str, bytes | None], old_of: dict[str, str | None], parsed: dict[str, Module]) -> None:
+    def __init__(
+        self,
+        change_set: changes.ChangeSet,
+        new_blobs: dict[str, bytes | None],
+        base_blobs: dict[str, bytes | None],
+        old_of: dict[str, str | None],
+        parsed: dict[str, Module],
+    ) -> None:
         self.change_set, self.new_blobs, self.base_blobs, self.old_of = change_set, new_blobs, base_blobs, old_of
         self._modules: dict[tuple[str, str | None], Module | None] = {("new", p): m for p, m in parsed.items()}
         self._names: dict[tuple[str, str | None], set[str]] = {}
@@ -278,7 +298,13 @@ class _History:
             name = qualname[len("<mark ") : -1]
             base = self._module("base", self.old_of.get(path))
             return base is None or not any(
-                isinstance(node, (ast.Assign, ast.AnnAssign)) and name in {t.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
+                isinstance(node, (ast.Assign, ast.AnnAssign))
+                and name
+                in {
+                    t.id
+                    for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                    if isinstance(t, ast.Name)
+                }
                 for node in base.tree.body
             )
         new = self.names("new", path)
@@ -292,7 +318,11 @@ class _History:
 
 
 def check(
-    rule: Rule, paths: Sequence[str], change_set: changes.ChangeSet | None, ledger: contract.Contract | LazyLedger | None, now: datetime
+    rule: Rule,
+    paths: Sequence[str],
+    change_set: changes.ChangeSet | None,
+    ledger: contract.Contract | LazyLedger | None,
+    now: datetime,
 ) -> list[Finding]:
     """Findings for PATHS: every occurrence (no change set) or only the new ones."""
     findings: list[Finding] = []
@@ -314,8 +344,12 @@ def check(
     parsed, errors = _parse(changed, new_blobs)
     findings += errors
     # Each side reads other project files (an imported skip decorator) from its own revision.
-    new_side = _Side(rule, new_blobs, None, parsed, reader=lambda p: change_set.read_new([p])[p])  # parse errors already reported
-    base_side = _Side(rule, base_blobs, None, reader=lambda p: change_set.read_base([p])[p])  # a base that fails to parse has no occurrences
+    new_side = _Side(
+        rule, new_blobs, None, parsed, reader=lambda p: change_set.read_new([p])[p]
+    )  # parse errors already reported
+    base_side = _Side(
+        rule, base_blobs, None, reader=lambda p: change_set.read_base([p])[p]
+    )  # a base that fails to parse has no occurrences
 
     pool: Counter[tuple[str, ...]] | None = None
     history: _History | None = None
@@ -347,7 +381,15 @@ def check(
                 continue
             renamed = _renamed_from(occ, base_keys, base_side, old, new_side, path)
             if renamed is None:  # the same skip, its condition's names renamed across the file
-                renamed = next((k for k in base_keys if base_keys[k] > 0 and _renamed_only(k, occ.key, base_blobs.get(old or ""), new_blobs.get(path))), None)
+                renamed = next(
+                    (
+                        k
+                        for k in base_keys
+                        if base_keys[k] > 0
+                        and _renamed_only(k, occ.key, base_blobs.get(old or ""), new_blobs.get(path))
+                    ),
+                    None,
+                )
             if renamed is None:  # the same mark, made weaker (fewer reruns)
                 renamed = next((k for k in base_keys if base_keys[k] > 0 and rule.no_stronger(occ.key, k)), None)
             if renamed is not None:
@@ -362,7 +404,9 @@ def check(
     return findings
 
 
-def _renamed_from(occ: Occurrence, base_keys: Counter[tuple[str, ...]], base_side: _Side, old: str | None, new_side: _Side, path: str) -> tuple[str, ...] | None:
+def _renamed_from(
+    occ: Occurrence, base_keys: Counter[tuple[str, ...]], base_side: _Side, old: str | None, new_side: _Side, path: str
+) -> tuple[str, ...] | None:
     """The base occurrence OCC carries over when its test or class was only renamed.
 
     The same mark (same kind, condition and context) on an owner that the base
@@ -396,6 +440,6 @@ def check_context(rule: Rule, ctx: HookContext) -> list[Finding]:
         notice("no commits yet: everything counts as new")
     from hooks import static_approvals
 
-    return static_approvals.unapproved(ctx, check(rule, list(ctx.filenames), ctx.change_set, LazyLedger(ctx.contract), ctx.now))
-
-
+    return static_approvals.unapproved(
+        ctx, check(rule, list(ctx.filenames), ctx.change_set, LazyLedger(ctx.contract), ctx.now)
+    )

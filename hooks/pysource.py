@@ -11,12 +11,14 @@ Import aliases are resolved here from the module's own import statements and
 simple assignments (``m = pytest.mark``), never through libcst's
 QualifiedNameProvider, which costs several parses.
 """
+
 from __future__ import annotations
 
 import ast
 import bisect
 import sys
-from typing import Callable, Iterable, Iterator, Union
+from collections.abc import Iterable, Iterator
+from typing import Callable, Union
 
 from hooks.report import Finding
 
@@ -59,7 +61,7 @@ _CANONICAL_PREFIXES = (
 
 DYNAMIC = "<dynamic>"
 # `try` with `except*` (3.11+) is judged like any `try`; older interpreters see it lowered to one.
-TRY_NODES: tuple[type, ...] = (ast.Try,) + ((getattr(ast, "TryStar"),) if hasattr(ast, "TryStar") else ())
+TRY_NODES: tuple[type, ...] = (ast.Try,) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
 
 
 # First words of every prefix above: most names match none, and one C-level
@@ -201,7 +203,7 @@ class Names:
         self.bindings: dict[str, ast.expr] = bindings if bindings is not None else {}
 
     @classmethod
-    def of(cls, tree: ast.Module, source: bytes | None = None) -> "Names":
+    def of(cls, tree: ast.Module, source: bytes | None = None) -> Names:
         """The alias table of TREE; pass SOURCE to skip looking for ``:=`` when it has none."""
         names = cls()
         # Imports and assignments are statements: walking statements only is several
@@ -315,7 +317,7 @@ class Module:
         # (set by the engine), so a name imported from the project can be seen through.
         self.reader: Callable[[str], bytes | None] | None = None
 
-    def imported_binding(self, dotted: str) -> tuple[ast.expr, "Module"] | None:
+    def imported_binding(self, dotted: str) -> tuple[ast.expr, Module] | None:
         """What a name imported from the project is bound to in its own module.
 
         ``from .helpers import skip_on_ci`` (``.helpers.skip_on_ci``) or
@@ -337,13 +339,18 @@ class Module:
             for node in other.tree.body:
                 if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in node.targets):
                     value = node.value
-                elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == attr and node.value is not None:
+                elif (
+                    isinstance(node, ast.AnnAssign)
+                    and isinstance(node.target, ast.Name)
+                    and node.target.id == attr
+                    and node.value is not None
+                ):
                     value = node.value
             return (value, other) if value is not None else None
         return None
 
     @classmethod
-    def from_source(cls, path: str, source: bytes) -> "Module":
+    def from_source(cls, path: str, source: bytes) -> Module:
         if b"\r" in source:  # Python ends a line at \r\n and at a lone \r: so does every position here
             source = source.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         tree = parse(source, path)
@@ -493,7 +500,12 @@ def definitions(tree: ast.Module) -> dict[str, str]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 qual = prefix + node.name
                 inner = node.body
-                if inner and isinstance(inner[0], ast.Expr) and isinstance(inner[0].value, ast.Constant) and isinstance(inner[0].value.value, str):
+                if (
+                    inner
+                    and isinstance(inner[0], ast.Expr)
+                    and isinstance(inner[0].value, ast.Constant)
+                    and isinstance(inner[0].value.value, str)
+                ):
                     inner = inner[1:]
                 found[qual] = ast.dump(ast.Module(body=inner, type_ignores=[]), annotate_fields=False)
                 visit(node.body, qual + ".")

@@ -8,6 +8,7 @@ the base revision, needing neither pytest nor a snapshot, so it runs
 everywhere (pre-commit.ci included).  The dynamic half (what pytest really
 collects) lives in collection_snapshot.py.
 """
+
 from __future__ import annotations
 
 import ast
@@ -27,7 +28,9 @@ DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, w
 INI_FILES = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest"}
 PYPROJECT = "pyproject.toml"
 # Files whose pytest command lines count (CI and task runners).
-RUNNER_FILES = re.compile(r"^(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.yml|\.circleci/config\.yml|azure-pipelines\.yml|noxfile\.py|Makefile|tox\.ini|\.pre-commit-config\.yaml|[^/]*\.sh|scripts/[^/]+)$")
+RUNNER_FILES = re.compile(
+    r"^(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.yml|\.circleci/config\.yml|azure-pipelines\.yml|noxfile\.py|Makefile|tox\.ini|\.pre-commit-config\.yaml|[^/]*\.sh|scripts/[^/]+)$"
+)
 DEFAULTS = {
     "python_files": ["test_*.py", "*_test.py"],
     "python_classes": ["Test"],
@@ -70,7 +73,19 @@ NARROWING_FLAGS = {
 PYTEST_TOML = ("pytest.toml", ".pytest.toml")  # pytest 9: first in its search order, a `[pytest]` table
 CONFIG_FILES = set(INI_FILES) | {PYPROJECT} | set(PYTEST_TOML)
 # `-p no:NAME` for these changes output or speed, never which tests count.
-HARMLESS_PLUGINS = {"cacheprovider", "randomly", "random_order", "xdist", "cov", "sugar", "html", "metadata", "instafail", "pretty", "rich"}
+HARMLESS_PLUGINS = {
+    "cacheprovider",
+    "randomly",
+    "random_order",
+    "xdist",
+    "cov",
+    "sugar",
+    "html",
+    "metadata",
+    "instafail",
+    "pretty",
+    "rich",
+}
 
 
 @dataclass
@@ -136,7 +151,7 @@ def _strict_xfail(settings: Settings) -> bool:
     return explicit == ["true"] if explicit else _effective(settings, "strict") == ["true"]
 
 
-def _from_pyproject(path: str, text: str, table_of: "Callable[[dict], dict] | None" = None) -> Settings | None:  # type: ignore[type-arg]
+def _from_pyproject(path: str, text: str, table_of: Callable[[dict], dict] | None = None) -> Settings | None:  # type: ignore[type-arg]
     try:
         data = _load_toml(text)
     except Exception as exc:  # tomllib.TOMLDecodeError and friends
@@ -179,10 +194,16 @@ def _unclustered(tokens: list[str]) -> list[str]:
     """`-qk EXPR` -> `-q -k EXPR`, `-xmslow` -> `-x -mslow`: short flags written together."""
     out: list[str] = []
     for token in tokens:
-        if token.startswith("-") and not token.startswith("--") and len(token) > 2 and token[1] not in "kmp" and token[1:2].isalpha():
+        if (
+            token.startswith("-")
+            and not token.startswith("--")
+            and len(token) > 2
+            and token[1] not in "kmp"
+            and token[1:2].isalpha()
+        ):
             for at, letter in enumerate(token[1:], 1):
                 if letter in "kmpcoWrnP":  # the rest of the token is this option's value
-                    out.append(f"-{letter}{token[at + 1:]}")
+                    out.append(f"-{letter}{token[at + 1 :]}")
                     break
                 out.append(f"-{letter}")
         else:
@@ -213,7 +234,14 @@ def _options(tokens: list[str]) -> list[tuple[str, str]]:
             found.append((name, ""))
         i += 1
     # `-p no:` of the gate itself is pytest_tamper's OG870, not a second finding here.
-    return [(o, v) for o, v in found if not (o == "-p" and (not v.startswith("no:") or v[3:] in HARMLESS_PLUGINS or re.search(pytest_tamper.GATE, v, re.I)))]
+    return [
+        (o, v)
+        for o, v in found
+        if not (
+            o == "-p"
+            and (not v.startswith("no:") or v[3:] in HARMLESS_PLUGINS or re.search(pytest_tamper.GATE, v, re.I))
+        )
+    ]
 
 
 def _effective(settings: Settings, key: str) -> list[str]:
@@ -236,7 +264,9 @@ def compare_settings(base: Settings, new: Settings) -> list[Finding]:
             continue
         what = NARROWING_OPTIONS.get(option) or NARROWING_FLAGS.get(option) or "narrows the run"
         shown = f" {value}" if value else ""
-        findings.append(_finding(new, "addopts", "OG851", f"addopts now {what}{shown} (`{option}{shown}`): tests leave the run"))
+        findings.append(
+            _finding(new, "addopts", "OG851", f"addopts now {what}{shown} (`{option}{shown}`): tests leave the run")
+        )
     for flag in ("--doctest-modules",):
         if flag in base.addopts and flag not in new.addopts:
             findings.append(_finding(new, "addopts", "OG851", f"addopts lost `{flag}`: doctests leave the run"))
@@ -245,27 +275,49 @@ def compare_settings(base: Settings, new: Settings) -> list[Finding]:
     if new_paths is not None:
         lost = [p for p in (base_paths or []) if p not in new_paths]
         if base_paths is None:
-            findings.append(_finding(new, "testpaths", "OG852", f"testpaths now limits collection to {' '.join(new_paths)}"))
+            findings.append(
+                _finding(new, "testpaths", "OG852", f"testpaths now limits collection to {' '.join(new_paths)}")
+            )
         elif lost:
             findings.append(_finding(new, "testpaths", "OG852", f"testpaths lost {' '.join(lost)}"))
     for key in ("python_files", "python_classes", "python_functions"):
         lost = [p for p in _effective(base, key) if p not in _effective(new, key)]
         if lost:
-            findings.append(_finding(new, key, "OG853", f"{key} no longer matches {' '.join(lost)}: tests named so stop being collected"))
+            findings.append(
+                _finding(
+                    new, key, "OG853", f"{key} no longer matches {' '.join(lost)}: tests named so stop being collected"
+                )
+            )
     added = [p for p in _effective(new, "norecursedirs") if p not in _effective(base, "norecursedirs")]
     if added:
         findings.append(_finding(new, "norecursedirs", "OG854", f"norecursedirs now skips {' '.join(added)}"))
     if _strict_xfail(base) and not _strict_xfail(new):
         key = "xfail_strict" if new.ini.get("xfail_strict") or not new.ini.get("strict") else "strict"
-        findings.append(_finding(new, key, "OG855", f"{key} was turned off: unexpectedly passing xfail tests no longer fail"))
+        findings.append(
+            _finding(new, key, "OG855", f"{key} was turned off: unexpectedly passing xfail tests no longer fail")
+        )
     base_filters, new_filters = _effective(base, "filterwarnings"), _effective(new, "filterwarnings")
     lost_errors = [f for f in base_filters if f.startswith("error") and f not in new_filters]
     if lost_errors:
-        findings.append(_finding(new, "filterwarnings", "OG856", f"filterwarnings lost {', '.join(lost_errors)}: those warnings no longer fail tests"))
+        findings.append(
+            _finding(
+                new,
+                "filterwarnings",
+                "OG856",
+                f"filterwarnings lost {', '.join(lost_errors)}: those warnings no longer fail tests",
+            )
+        )
     if any(f.startswith("error") for f in base_filters):
         new_ignores = [f for f in new_filters if f.startswith("ignore") and f not in base_filters]
         if new_ignores:
-            findings.append(_finding(new, "filterwarnings", "OG856", f"filterwarnings now ignores {', '.join(new_ignores)} where warnings were errors"))
+            findings.append(
+                _finding(
+                    new,
+                    "filterwarnings",
+                    "OG856",
+                    f"filterwarnings now ignores {', '.join(new_ignores)} where warnings were errors",
+                )
+            )
     return findings
 
 
@@ -284,31 +336,55 @@ def _conftest_facts(module: Module) -> dict[str, list[tuple[str, ast.AST]]]:
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                if isinstance(target, ast.Name) and target.id in ("collect_ignore", "collect_ignore_glob") and node.value is not None:
+                if (
+                    isinstance(target, ast.Name)
+                    and target.id in ("collect_ignore", "collect_ignore_glob")
+                    and node.value is not None
+                ):
                     items = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple, ast.Set)) else [node.value]
                     facts["ignore"] += [(f"{target.id} {ast.unparse(i)}", i) for i in items]
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner = node.func.value
-            if isinstance(owner, ast.Name) and owner.id in ("collect_ignore", "collect_ignore_glob") and node.func.attr in ("append", "extend", "insert"):
+            if (
+                isinstance(owner, ast.Name)
+                and owner.id in ("collect_ignore", "collect_ignore_glob")
+                and node.func.attr in ("append", "extend", "insert")
+            ):
                 facts["ignore"] += [(f"{owner.id} {ast.unparse(a)}", a) for a in node.args]
             if node.func.attr in ("remove", "pop", "clear") and isinstance(owner, ast.Name) and owner.id == "items":
-                facts["removals"].append((f"items.{node.func.attr}({', '.join(ast.unparse(a) for a in node.args)})", node))
+                facts["removals"].append(
+                    (f"items.{node.func.attr}({', '.join(ast.unparse(a) for a in node.args)})", node)
+                )
             if node.func.attr == "pytest_deselected":
                 facts["removals"].append((f"deselect {ast.unparse(node)}", node))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in COLLECT_HOOKS:
             facts["hooks"].append((node.name, node))
         elif isinstance(node, ast.Delete):
             for target in node.targets:
-                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == "items":
+                if (
+                    isinstance(target, ast.Subscript)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "items"
+                ):
                     facts["removals"].append(("del items[...]", node))
         if isinstance(node, ast.Assign):
             for target in node.targets:
-                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == "items":
+                if (
+                    isinstance(target, ast.Subscript)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "items"
+                ):
                     facts["removals"].append((f"items[...] = {ast.unparse(node.value)}", node))
     return facts
 
 
-def compare_conftest(path: str, base: bytes | None, new: bytes, change_set: changes.ChangeSet | None = None, contract: str = DEFAULT_CONTRACT) -> list[Finding]:
+def compare_conftest(
+    path: str,
+    base: bytes | None,
+    new: bytes,
+    change_set: changes.ChangeSet | None = None,
+    contract: str = DEFAULT_CONTRACT,
+) -> list[Finding]:
     try:
         new_module = Module.from_source(path, new)
     except SourceError as exc:
@@ -321,7 +397,11 @@ def compare_conftest(path: str, base: bytes | None, new: bytes, change_set: chan
         base_facts = None
     new_facts = _conftest_facts(new_module)
     findings = []
-    for kind, code, what in (("ignore", "OG857", "new collection ignore"), ("hooks", "OG858", "new collection hook"), ("removals", "OG858", "new removal of collected items")):
+    for kind, code, what in (
+        ("ignore", "OG857", "new collection ignore"),
+        ("hooks", "OG858", "new collection hook"),
+        ("removals", "OG858", "new removal of collected items"),
+    ):
         known = [text for text, _ in (base_facts or {}).get(kind, [])]
         for text, node in new_facts[kind]:
             if text in known:
@@ -335,8 +415,10 @@ def compare_conftest(path: str, base: bytes | None, new: bytes, change_set: chan
 
                 if change_set is not None and envcondition.snapshot_committed(change_set, contract):
                     finding = new_module.finding(node, code, message)
-                    notice(f"{finding.path}:{finding.line}:{finding.col}: {what} `{text}` under a condition that depends only on {envcondition.describe(env)}: "
-                           "left to collection-snapshot (OG801 where it ignores tests of the snapshot)")
+                    notice(
+                        f"{finding.path}:{finding.line}:{finding.col}: {what} `{text}` under a condition that depends only on {envcondition.describe(env)}: "
+                        "left to collection-snapshot (OG801 where it ignores tests of the snapshot)"
+                    )
                     continue
                 message += f" (its condition depends only on {envcondition.describe(env)}: commit a collection snapshot and collection-snapshot judges it where the tests run)"
             findings.append(new_module.finding(node, code, message))
@@ -361,6 +443,7 @@ def _environment_only(module: Module, node: ast.AST) -> set[str] | None:
 
 # -- CI and task-runner command lines --------------------------------------------
 
+
 def _command_options(text: str, python: bool, path: str = "") -> list[tuple[str, str, int]]:
     """Narrowing options of every pytest run in a runner file (commands and PYTEST_ADDOPTS)."""
     found = []
@@ -381,7 +464,11 @@ def compare_runner(path: str, base: bytes | None, new: bytes) -> list[Finding]:
             continue
         what = NARROWING_OPTIONS.get(option) or NARROWING_FLAGS.get(option) or "narrows the run"
         shown = f" {value}" if value else ""
-        findings.append(Finding(path, line, 1, "OG859", f"pytest command now {what}{shown} (`{option}{shown}`): tests leave the run"))
+        findings.append(
+            Finding(
+                path, line, 1, "OG859", f"pytest command now {what}{shown} (`{option}{shown}`): tests leave the run"
+            )
+        )
     return findings
 
 
@@ -409,7 +496,9 @@ def check(change_set: changes.ChangeSet, contract_path: str = DEFAULT_CONTRACT) 
     for path in conftests:
         data = new.get(path)
         if data is not None:
-            findings += compare_conftest(path, base.get(change_set.old_path(path) or ""), data, change_set, contract_path)
+            findings += compare_conftest(
+                path, base.get(change_set.old_path(path) or ""), data, change_set, contract_path
+            )
     for path in runners:
         data = new.get(path)
         if data is not None and path not in CONFIG_FILES:

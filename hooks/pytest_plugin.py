@@ -16,6 +16,7 @@ then is this module imported.  Active, in the CI test run, the gate:
 (d) fails the session when any plugin reran a test that no valid freeze
     covers, or more often than its ``remaining_reruns`` (hooks/pytest_reruns.py).
 """
+
 from __future__ import annotations
 
 import json
@@ -72,7 +73,9 @@ class Guard:
         except UsageError as exc:
             raise pytest.UsageError(f"oracle-guard: {exc}") from None
         except OSError as exc:  # a snapshot that is a directory, an unreadable file: one line, not INTERNALERROR
-            raise pytest.UsageError(f"oracle-guard: {exc.filename or shown_path}: cannot read it ({exc.strerror})") from None
+            raise pytest.UsageError(
+                f"oracle-guard: {exc.filename or shown_path}: cannot read it ({exc.strerror})"
+            ) from None
         self.worker = hasattr(config, "workerinput")  # xdist worker: reruns only, the controller judges
         self.allow_skips = config.getoption("oracle_guard_allow_skips")
         self.report_path = config.getoption("oracle_guard_report")
@@ -133,7 +136,11 @@ class Guard:
     def pytest_runtest_makereport(self, item: Any, call: Any) -> Any:
         outcome = yield
         report = outcome.get_result()
-        if self.known.get(item.nodeid) == ENV and (report.skipped or hasattr(report, "wasxfail")) and _by_condition(item, report):
+        if (
+            self.known.get(item.nodeid) == ENV
+            and (report.skipped or hasattr(report, "wasxfail"))
+            and _by_condition(item, report)
+        ):
             report.user_properties = [*report.user_properties, (CONDITION_KEY, True)]  # survives xdist's transport
 
     def pytest_runtest_logreport(self, report: Any) -> None:
@@ -213,7 +220,9 @@ class Guard:
             return
         lines = []
         for item in self.unexpected:
-            lines.append(f"{item['outcome'].upper()} {item['nodeid']}: not skipped/xfailed in the snapshot and no valid freeze ({item['reason']})")
+            lines.append(
+                f"{item['outcome'].upper()} {item['nodeid']}: not skipped/xfailed in the snapshot and no valid freeze ({item['reason']})"
+            )
         for entry in self.contract.freezes:
             used = self.reruns.get(entry.id, 0)
             if used:
@@ -225,7 +234,9 @@ class Guard:
             for line in lines:
                 terminalreporter.write_line(line)
             if self.unexpected:
-                terminalreporter.write_line(f"oracle-guard: {len(self.unexpected)} test(s) skipped or xfailed without a freeze entry: session failed")
+                terminalreporter.write_line(
+                    f"oracle-guard: {len(self.unexpected)} test(s) skipped or xfailed without a freeze entry: session failed"
+                )
 
 
 def _committed(root: str, rel: str) -> bytes | None:
@@ -240,7 +251,9 @@ def _committed(root: str, rel: str) -> bytes | None:
         shown = subprocess.run(["git", "-C", root, "show", f"HEAD:./{rel}"], capture_output=True, env=env)
         if shown.returncode == 0:
             return shown.stdout
-        has_head = subprocess.run(["git", "-C", root, "rev-parse", "--verify", "-q", "HEAD"], capture_output=True, env=env)
+        has_head = subprocess.run(
+            ["git", "-C", root, "rev-parse", "--verify", "-q", "HEAD"], capture_output=True, env=env
+        )
         if has_head.returncode == 0:
             return None  # committed history without the snapshot: nothing is known
     except OSError:  # no git here

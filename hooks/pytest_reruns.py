@@ -8,6 +8,7 @@ outcome of their own (``rerun``, ``retried``) or as a repeated call report.
 A test that ran more often than ``1 + remaining_reruns`` of a valid freeze
 that covers it (none: once) fails the session.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -78,7 +79,12 @@ class RerunWatch:
         entry = self.guard.contract.freeze_for(node, self.guard.now)
         allowed = entry.remaining_reruns if entry is not None else 0
         if runs - 1 > allowed:
-            self.unexpected[node] = {"nodeid": node, "runs": runs, "allowed_reruns": allowed, "freeze": entry.id if entry is not None else None}
+            self.unexpected[node] = {
+                "nodeid": node,
+                "runs": runs,
+                "allowed_reruns": allowed,
+                "freeze": entry.id if entry is not None else None,
+            }
 
     def report(self) -> list[dict[str, Any]]:
         return [self.unexpected[n] for n in sorted(self.unexpected)]
@@ -92,7 +98,11 @@ class RerunWatch:
             return
         terminalreporter.section("oracle-guard reruns")
         for item in self.report():
-            why = f"freeze {item['freeze']} allows {item['allowed_reruns']}" if item["freeze"] else "no valid freeze covers it"
+            why = (
+                f"freeze {item['freeze']} allows {item['allowed_reruns']}"
+                if item["freeze"]
+                else "no valid freeze covers it"
+            )
             terminalreporter.write_line(f"RERUN {item['nodeid']}: ran {item['runs']} times, {why}")
         terminalreporter.write_line(
             f"oracle-guard: {len(self.unexpected)} test(s) rerun outside the freeze ledger: session failed; "

@@ -34,6 +34,7 @@ reports.  Modules newly loaded through ``pytest_plugins`` or ``-p`` are judged
 as wholly new.  Called from pytest_config.check; reads nothing unless a
 scanned file, a conftest or the contract changed.
 """
+
 from __future__ import annotations
 
 import ast
@@ -43,7 +44,8 @@ import re
 import shlex
 import stat
 from collections import Counter
-from typing import Callable, Iterable, Iterator, NamedTuple, TypeVar
+from collections.abc import Iterable, Iterator
+from typing import Callable, NamedTuple, TypeVar
 
 from hooks import changes, git
 from hooks.pysource import Module, SourceError
@@ -54,23 +56,75 @@ _T = TypeVar("_T")
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 # Non-Python files whose text can set pytest options or its environment (and noxfile.py).
 SCANNED_NAMES = {
-    "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "pytest.toml", ".pytest.toml", "noxfile.py", "Makefile", "GNUmakefile", "makefile",
-    "justfile", "Justfile", "Taskfile.yml", "Taskfile.yaml", ".envrc",
+    "pytest.ini",
+    ".pytest.ini",
+    "tox.ini",
+    "setup.cfg",
+    "pyproject.toml",
+    "pytest.toml",
+    ".pytest.toml",
+    "noxfile.py",
+    "Makefile",
+    "GNUmakefile",
+    "makefile",
+    "justfile",
+    "Justfile",
+    "Taskfile.yml",
+    "Taskfile.yaml",
+    ".envrc",
 }
-SCANNED_SUFFIXES = (".mk", ".sh", ".bash", ".zsh", ".ps1", ".bat", ".cmd", ".yml", ".yaml", ".toml", ".cfg", ".ini", ".env", ".dockerfile")
+SCANNED_SUFFIXES = (
+    ".mk",
+    ".sh",
+    ".bash",
+    ".zsh",
+    ".ps1",
+    ".bat",
+    ".cmd",
+    ".yml",
+    ".yaml",
+    ".toml",
+    ".cfg",
+    ".ini",
+    ".env",
+    ".dockerfile",
+)
 
 
 def scanned(path: str) -> bool:
     """Set membership, not a regex: this runs for every changed path of every commit."""
     name = posixpath.basename(path)
-    return name in SCANNED_NAMES or name.endswith(SCANNED_SUFFIXES) or name.startswith(("Dockerfile", ".env")) or (path.startswith("scripts/") and path.count("/") == 1)
+    return (
+        name in SCANNED_NAMES
+        or name.endswith(SCANNED_SUFFIXES)
+        or name.startswith(("Dockerfile", ".env"))
+        or (path.startswith("scripts/") and path.count("/") == 1)
+    )
+
 
 # Settings pytest_config compares with the base whichever file holds them (OG852-OG856).
-COMPARED_ELSEWHERE = {"testpaths", "python_files", "python_classes", "python_functions", "norecursedirs", "xfail_strict", "strict", "filterwarnings"}
+COMPARED_ELSEWHERE = {
+    "testpaths",
+    "python_files",
+    "python_classes",
+    "python_functions",
+    "norecursedirs",
+    "xfail_strict",
+    "strict",
+    "filterwarnings",
+}
 # What a shadowing file must carry over: where the gate is loaded and required, and what every test uses
 # (found on pytest's history: an obsolete `rsyncdirs` left behind is not a finding).
 SHADOW_KEYS = {"addopts", "required_plugins", "usefixtures", "empty_parameter_set_mark"}
-CONFIG_NAMES = {"pytest.toml": None, ".pytest.toml": None, "pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest", "pyproject.toml": None}
+CONFIG_NAMES = {
+    "pytest.toml": None,
+    ".pytest.toml": None,
+    "pytest.ini": "pytest",
+    ".pytest.ini": "pytest",
+    "tox.ini": "pytest",
+    "setup.cfg": "tool:pytest",
+    "pyproject.toml": None,
+}
 NEXT = "remove it (only what the base already has is trusted; a maintainer lands such a change on the base branch)"
 
 # -- option and token scan ------------------------------------------------------
@@ -83,8 +137,14 @@ _GATE_OFF = [
     ((r"--oracle-guard-contract\b"), "`--oracle-guard-contract` (the gate reads another contract, or none)"),
     ((r"--oracle-guard-now\b"), "`--oracle-guard-now` (freeze expiry judged at a chosen time)"),
     ((r"(?i)no:\s*['\"]?[\w.-]*" + GATE), "`-p no:` of oracle-guard's plugin (the gate is not loaded)"),
-    ((r"PYTEST_DISABLE_PLUGIN_AUTOLOAD['\"]?\s*[:=]"), "PYTEST_DISABLE_PLUGIN_AUTOLOAD (installed plugins, the gate among them, are not loaded)"),
-    ((r"--disable-plugin-autoload\b"), "`--disable-plugin-autoload` (installed plugins, the gate among them, are not loaded)"),
+    (
+        (r"PYTEST_DISABLE_PLUGIN_AUTOLOAD['\"]?\s*[:=]"),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD (installed plugins, the gate among them, are not loaded)",
+    ),
+    (
+        (r"--disable-plugin-autoload\b"),
+        "`--disable-plugin-autoload` (installed plugins, the gate among them, are not loaded)",
+    ),
 ]
 # What switches the gate on where the contract alone would not (autoload off, no contract file).
 _GATE_ON = [
@@ -96,9 +156,24 @@ _GATE_ON = [
 NO_RUN_FLAGS = {"--fixtures", "--funcargs", "--fixtures-per-test", "--markers", "--help", "-h", "--version", "-V"}
 # pytest's own settings that decide what runs, for `-o KEY=VALUE`.
 JUDGED_INI = {
-    "addopts", "testpaths", "python_files", "python_classes", "python_functions", "norecursedirs", "xfail_strict", "strict",
-    "filterwarnings", "required_plugins", "usefixtures", "empty_parameter_set_mark", "pythonpath", "confcutdir", "collect_imported_tests",
-    "consider_namespace_packages", "doctest_optionflags", "python_classes", "strict_xfail",
+    "addopts",
+    "testpaths",
+    "python_files",
+    "python_classes",
+    "python_functions",
+    "norecursedirs",
+    "xfail_strict",
+    "strict",
+    "filterwarnings",
+    "required_plugins",
+    "usefixtures",
+    "empty_parameter_set_mark",
+    "pythonpath",
+    "confcutdir",
+    "collect_imported_tests",
+    "consider_namespace_packages",
+    "doctest_optionflags",
+    "strict_xfail",
 }
 _PYTEST_WORD = r"(?<![\w-])(py\.test|pytest)(?![\w-])"
 _ADDOPTS_ENV = r"PYTEST_ADDOPTS['\"]?\s*[:=]\s*(.*)$"
@@ -126,7 +201,7 @@ def pytest_arg_tokens(tokens: list[str], addopts: bool = False) -> Iterator[tupl
         token = tokens[i].strip("'\",")
         name, eq, value = token.partition("=")
 
-        def arg() -> str:
+        def arg(eq: str = eq, value: str = value) -> str:
             nonlocal i
             if eq:
                 return value
@@ -139,13 +214,25 @@ def pytest_arg_tokens(tokens: list[str], addopts: bool = False) -> Iterator[tupl
             yield "noconftest", "", "`--noconftest` (conftest files, their fixtures and checks, are not loaded)"
         elif token in NO_RUN_FLAGS and addopts:
             yield "no-run", token, f"`{token}` (pytest reports and exits 0 without running a test)"
-        elif name in ("-c", "--config-file", "--inifile") or (token.startswith("-c") and len(token) > 2 and not token.startswith("--")):
+        elif name in ("-c", "--config-file", "--inifile") or (
+            token.startswith("-c") and len(token) > 2 and not token.startswith("--")
+        ):
             shown = arg() if name in ("-c", "--config-file", "--inifile") else token[2:]
-            yield "config-file", shown, f"`-c {shown}` (pytest reads another configuration file; the one the gate compares is ignored)"
+            yield (
+                "config-file",
+                shown,
+                f"`-c {shown}` (pytest reads another configuration file; the one the gate compares is ignored)",
+            )
         elif name == "--rootdir":
             shown = arg()
-            yield "rootdir", shown, f"`--rootdir {shown}` (another rootdir: the contract and the configuration are looked up elsewhere)"
-        elif name in ("-o", "--override-ini") or (token.startswith("-o") and len(token) > 2 and not token.startswith("--")):
+            yield (
+                "rootdir",
+                shown,
+                f"`--rootdir {shown}` (another rootdir: the contract and the configuration are looked up elsewhere)",
+            )
+        elif name in ("-o", "--override-ini") or (
+            token.startswith("-o") and len(token) > 2 and not token.startswith("--")
+        ):
             setting = arg() if name in ("-o", "--override-ini") else token[2:]
             key = setting.partition("=")[0].strip()
             if key in JUDGED_INI:
@@ -230,14 +317,65 @@ SESSION_ATTRS = {"exitstatus", "testsfailed", "testscollected"}
 CALL_ATTRS = {"runtest", "obj", "_obj", "function"}
 # Options that change only output or speed: setting them from a conftest is not a finding.
 HARMLESS_OPTIONS = {
-    "verbose", "quiet", "tbstyle", "reportchars", "color", "code_highlight", "showlocals", "durations", "durations_min",
-    "setupshow", "capture", "log_level", "log_cli_level", "log_format", "log_file", "numprocesses", "maxprocesses", "dist", "tx",
-    "basetemp", "no_header", "fulltrace", "showcapture", "debug", "traceconfig",
+    "verbose",
+    "quiet",
+    "tbstyle",
+    "reportchars",
+    "color",
+    "code_highlight",
+    "showlocals",
+    "durations",
+    "durations_min",
+    "setupshow",
+    "capture",
+    "log_level",
+    "log_cli_level",
+    "log_format",
+    "log_file",
+    "numprocesses",
+    "maxprocesses",
+    "dist",
+    "tx",
+    "basetemp",
+    "no_header",
+    "fulltrace",
+    "showcapture",
+    "debug",
+    "traceconfig",
     # rerun, regeneration and coverage switches set from code are OG860-OG862 (switches.py): one finding per cause
-    "reruns", "retries", "force_flaky", "force_regen", "regen_all", "snapshot_update", "update_goldens", "inline_snapshot",
-    "regtest_reset", "no_cov", "cov_fail_under",
+    "reruns",
+    "retries",
+    "force_flaky",
+    "force_regen",
+    "regen_all",
+    "snapshot_update",
+    "update_goldens",
+    "inline_snapshot",
+    "regtest_reset",
+    "no_cov",
+    "cov_fail_under",
 }
-EXITS = {"os.execv", "os.execve", "os.execvp", "os.execvpe", "os.execl", "os.execlp", "os.execle", "os.execlpe", "os._exit", "sys.exit", "exit", "quit", "os.kill", "os.killpg", "os.abort", "pytest.exit", "_pytest.outcomes.exit", "signal.raise_signal", "builtins.exit"}
+EXITS = {
+    "os.execv",
+    "os.execve",
+    "os.execvp",
+    "os.execvpe",
+    "os.execl",
+    "os.execlp",
+    "os.execle",
+    "os.execlpe",
+    "os._exit",
+    "sys.exit",
+    "exit",
+    "quit",
+    "os.kill",
+    "os.killpg",
+    "os.abort",
+    "pytest.exit",
+    "_pytest.outcomes.exit",
+    "signal.raise_signal",
+    "builtins.exit",
+}
 # firstresult hooks whose plain implementation, by returning, replaces pytest's own.
 REPLACING_HOOKS = {
     "pytest_runtest_protocol": "runs (or does not run) each test instead of pytest",
@@ -272,7 +410,9 @@ def _decorated_wrapper(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     for decorator in func.decorator_list:
         if isinstance(decorator, ast.Call):
             for keyword in decorator.keywords:
-                if keyword.arg in ("hookwrapper", "wrapper") and not (isinstance(keyword.value, ast.Constant) and not keyword.value.value):
+                if keyword.arg in ("hookwrapper", "wrapper") and not (
+                    isinstance(keyword.value, ast.Constant) and not keyword.value.value
+                ):
                     return True
     return False
 
@@ -295,7 +435,12 @@ def _attr_targets(node: ast.AST) -> Iterator[tuple[ast.expr, str]]:
         targets = list(node.targets)
     elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
         targets = [node.target]
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) >= 2:
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "setattr"
+        and len(node.args) >= 2
+    ):
         name = node.args[1]
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
             yield node.args[0], name.value
@@ -332,14 +477,19 @@ def _statement_facts(module: Module, node: ast.AST, where: str) -> Iterator[tupl
             yield "OG875", f"replaces `{owner_name}.{attr}`, so the test itself may never run"
         elif attr == "items" and "session" in owner_name:
             yield "OG875", "replaces the session's collected items"
-        elif (owner_name in ("option", "known_args_namespace") and attr not in HARMLESS_OPTIONS) or attr == "known_args_namespace":
+        elif (
+            owner_name in ("option", "known_args_namespace") and attr not in HARMLESS_OPTIONS
+        ) or attr == "known_args_namespace":
             yield "OG874", f"sets pytest's option `{attr}` from code, not from the command line"
         elif re.search(GATE, attr, re.I):
             yield "OG874", f"sets oracle-guard's `{attr}`"
     if isinstance(node, ast.Call):
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in ("unregister", "set_blocked"):
-            yield "OG874", f"calls `{func.attr}` on the plugin manager: a plugin (the gate among them) can be switched off"
+            yield (
+                "OG874",
+                f"calls `{func.attr}` on the plugin manager: a plugin (the gate among them) can be switched off",
+            )
         elif isinstance(func, ast.Attribute) and func.attr in ("force_result", "force_exception"):
             yield "OG875", f"replaces a hook's result (`{func.attr}`)"
         name = module.names.qualify(func)
@@ -348,17 +498,24 @@ def _statement_facts(module: Module, node: ast.AST, where: str) -> Iterator[tupl
     elif isinstance(node, ast.Raise) and node.exc is not None:
         raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
         name = module.names.qualify(raised) or ""
-        if name in ("SystemExit", "KeyboardInterrupt", "builtins.SystemExit") and not (isinstance(node.exc, ast.Call) and _fails_anyway(name, node.exc)):
+        if name in ("SystemExit", "KeyboardInterrupt", "builtins.SystemExit") and not (
+            isinstance(node.exc, ast.Call) and _fails_anyway(name, node.exc)
+        ):
             yield "OG876", f"raises `{ast.unparse(raised)}`: the run's exit status no longer comes from the tests"
     elif isinstance(node, (ast.Import, ast.ImportFrom)):
-        names = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+        names = [a.name for a in node.names] + (
+            [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+        )
         touched = next((n for n in names if re.search(r"oracle_guard|^hooks\.pytest_(plugin|watch)\b", n)), None)
         if touched:
             yield "OG874", f"imports `{touched}`: code that reaches into the gate"
     elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and "oracle_guard" in node.attr:
         yield "OG874", f"reads oracle-guard's `{node.attr}`"
     elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.search(_GATE_TEXT, node.value):
-        yield "OG874", f"names {re.search(_GATE_TEXT, node.value).group(0)!r}: code that reaches the gate or pytest's start-up options"  # type: ignore[union-attr]
+        yield (
+            "OG874",
+            f"names {re.search(_GATE_TEXT, node.value).group(0)!r}: code that reaches the gate or pytest's start-up options",
+        )  # type: ignore[union-attr]
 
 
 def _fails_anyway(name: str, call: ast.Call) -> bool:
@@ -366,7 +523,9 @@ def _fails_anyway(name: str, call: ast.Call) -> bool:
     if name in ("os.kill", "os.killpg", "signal.raise_signal", "KeyboardInterrupt"):
         return False
     if name.endswith("pytest.exit") or name == "_pytest.outcomes.exit":
-        code = next((k.value for k in call.keywords if k.arg == "returncode"), call.args[1] if len(call.args) > 1 else None)
+        code = next(
+            (k.value for k in call.keywords if k.arg == "returncode"), call.args[1] if len(call.args) > 1 else None
+        )
         return code is None or (isinstance(code, ast.Constant) and code.value not in (0, None, False))
     code = call.args[0] if call.args else None
     return isinstance(code, ast.Constant) and code.value not in (0, None, False, "")
@@ -379,13 +538,19 @@ def _hook_facts(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[
     own = list(_own_nodes(func))
     if wrapper:
         for node in own:
-            if isinstance(node, ast.Try) and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in node.body for n in ast.walk(s)):
+            if isinstance(node, ast.Try) and any(
+                isinstance(n, (ast.Yield, ast.YieldFrom)) for s in node.body for n in ast.walk(s)
+            ):
                 for handler in node.handlers:
                     if not any(isinstance(n, ast.Raise) for s in handler.body for n in ast.walk(s)):
                         yield handler, "OG875", "swallows the exception of the hook it wraps"
     elif hook in REPLACING_HOOKS:
         for node in own:
-            if isinstance(node, ast.Return) and node.value is not None and not (isinstance(node.value, ast.Constant) and node.value.value is None):
+            if (
+                isinstance(node, ast.Return)
+                and node.value is not None
+                and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+            ):
                 yield node, "OG875", f"returns a result, so it {REPLACING_HOOKS[hook]}"
     if hook == "pytest_report_teststatus":
         for node in own:
@@ -394,11 +559,18 @@ def _hook_facts(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[
                 category = value.elts[0] if isinstance(value, ast.Tuple) and value.elts else value
                 if isinstance(category, ast.Constant) and category.value is None:
                     continue
-                if not (isinstance(category, ast.Constant) and isinstance(category.value, str)) or category.value in PASSING_STATUS:
+                if (
+                    not (isinstance(category, ast.Constant) and isinstance(category.value, str))
+                    or category.value in PASSING_STATUS
+                ):
                     yield node, "OG875", "can show a failed test as passed or skipped"
     if hook in ("pytest_pycollect_makeitem", "pytest_collect_file", "pytest_collect_directory"):
         for node in own:
-            if isinstance(node, ast.Return) and isinstance(node.value, (ast.List, ast.Tuple, ast.Set)) and not node.value.elts:
+            if (
+                isinstance(node, ast.Return)
+                and isinstance(node.value, (ast.List, ast.Tuple, ast.Set))
+                and not node.value.elts
+            ):
                 yield node, "OG875", "returns nothing for what it was asked to collect: tests vanish"
 
 
@@ -441,9 +613,17 @@ def plugin_names(module: Module) -> list[tuple[str, ast.AST]]:
     """Modules a conftest loads: ``pytest_plugins``, ``import_plugin("x")``, hooks imported from a module."""
     found = []
     for node in ast.walk(module.tree):
-        if isinstance(node, ast.ImportFrom) and node.module and any(a.name == "*" or a.name.startswith("pytest_") for a in node.names):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and any(a.name == "*" or a.name.startswith("pytest_") for a in node.names)
+        ):
             found.append((node.module, node))  # pluggy registers every pytest_* name the conftest holds
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("import_plugin", "consider_pluginarg"):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("import_plugin", "consider_pluginarg")
+        ):
             if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 found.append((node.args[0].value, node))
     for node in module.tree.body:
@@ -505,7 +685,15 @@ def _contract_findings(change_set: changes.ChangeSet, contracts: Iterable[str], 
             data = blobs.new([path])[path]
             kind = "empty" if data is not None and not data.strip() else None
         if kind:
-            findings.append(Finding(path, 1, 1, "OG873", f"the contract is now {kind}: the run-time gate cannot read it; restore the regular file as the base has it"))
+            findings.append(
+                Finding(
+                    path,
+                    1,
+                    1,
+                    "OG873",
+                    f"the contract is now {kind}: the run-time gate cannot read it; restore the regular file as the base has it",
+                )
+            )
     return findings
 
 
@@ -538,7 +726,9 @@ def _lenient(read: Callable[[str, bytes], _T], path: str, data: bytes) -> _T | N
 class _Blobs:
     """Both sides' bytes, each path read once: one `git cat-file` per side, not one per question."""
 
-    def __init__(self, change_set: changes.ChangeSet, new: dict[str, bytes | None] | None, base: dict[str, bytes | None] | None) -> None:
+    def __init__(
+        self, change_set: changes.ChangeSet, new: dict[str, bytes | None] | None, base: dict[str, bytes | None] | None
+    ) -> None:
         self.change_set = change_set
         self._new: dict[str, bytes | None] = dict(new or {})
         self._base: dict[str, bytes | None] = dict(base or {})
@@ -574,7 +764,9 @@ def check(
     scanned_new = [p for p in touched if scanned(p)]
     scanned_old = [change_set.old_path(p) or "" for p in scanned_new] + [p for p in gone if scanned(p)]
     conftests = [p for p in touched if posixpath.basename(p) == "conftest.py"]
-    old_conftests = [change_set.old_path(p) or "" for p in conftests] + [p for p in gone if posixpath.basename(p) == "conftest.py"]
+    old_conftests = [change_set.old_path(p) or "" for p in conftests] + [
+        p for p in gone if posixpath.basename(p) == "conftest.py"
+    ]
     blobs = _Blobs(change_set, new_read, base_read)
     findings = _contract_findings(change_set, [DEFAULT_CONTRACT], blobs)
     if not (scanned_new or scanned_old or conftests or old_conftests):
@@ -597,13 +789,32 @@ def check(
     for token in _multiset_new([t.key for t in base_tokens], new_tokens):
         kind = token.key[0]
         if kind == "gate-off":
-            findings.append(Finding(token.path, token.line, 1, "OG870", f"new {token.message}: the run-time gate is switched off or blinded; {NEXT}"))
+            findings.append(
+                Finding(
+                    token.path,
+                    token.line,
+                    1,
+                    "OG870",
+                    f"new {token.message}: the run-time gate is switched off or blinded; {NEXT}",
+                )
+            )
         elif kind in ("noconftest", "no-run", "config-file", "rootdir", "override"):
             findings.append(Finding(token.path, token.line, 1, "OG871", f"new {token.message}; {NEXT}"))
     for token in _multiset_new([t.key for t in new_tokens], base_tokens):
         if token.key[0] == "gate-on":
-            where = next((f"{change_set.old_path(p) or p}" for p in scanned_new if (change_set.old_path(p) or "") == token.path), token.path)
-            findings.append(Finding(where, 1, 1, "OG870", f"lost {token.message} (was {token.path}:{token.line}): the run-time gate may no longer be switched on; restore it"))
+            where = next(
+                (f"{change_set.old_path(p) or p}" for p in scanned_new if (change_set.old_path(p) or "") == token.path),
+                token.path,
+            )
+            findings.append(
+                Finding(
+                    where,
+                    1,
+                    1,
+                    "OG870",
+                    f"lost {token.message} (was {token.path}:{token.line}): the run-time gate may no longer be switched on; restore it",
+                )
+            )
     findings += _config_files(change_set, blobs, scanned_new, config_settings)
 
     # Conftests, and plugin modules they or the command lines load.
@@ -647,7 +858,14 @@ def check(
     return findings
 
 
-def _loaded_modules(change_set: changes.ChangeSet, reader: _Blobs, new_loads: dict[str, str], base_loads: set[str], modules: dict[str, Module], base_modules: dict[str, Module]) -> list[Finding]:
+def _loaded_modules(
+    change_set: changes.ChangeSet,
+    reader: _Blobs,
+    new_loads: dict[str, str],
+    base_loads: set[str],
+    modules: dict[str, Module],
+    base_modules: dict[str, Module],
+) -> list[Finding]:
     """Plugin modules of the repository that the change loads: new ones are judged as wholly new,
     edited ones that the base loaded too against their base version."""
     findings: list[Finding] = []
@@ -677,7 +895,12 @@ def _loaded_modules(change_set: changes.ChangeSet, reader: _Blobs, new_loads: di
     return findings
 
 
-def _config_files(change_set: changes.ChangeSet, blobs: _Blobs, paths: list[str], settings_of: Callable[[str, bytes], dict[str, list[str]] | None]) -> list[Finding]:
+def _config_files(
+    change_set: changes.ChangeSet,
+    blobs: _Blobs,
+    paths: list[str],
+    settings_of: Callable[[str, bytes], dict[str, list[str]] | None],
+) -> list[Finding]:
     """New pytest configuration below the root, or a root file that shadows the base's choice."""
     findings = []
     contract_at_base = blobs.base([DEFAULT_CONTRACT])[DEFAULT_CONTRACT] is not None
@@ -691,8 +914,24 @@ def _config_files(change_set: changes.ChangeSet, blobs: _Blobs, paths: list[str]
         if data is None or _lenient(settings_of, path, data) is None:
             continue
         if old is None or _lenient(settings_of, path, old) is None:
-            findings.append(Finding(path, 1, 1, "OG872", f"new pytest configuration in {posixpath.dirname(path)}/: pytest run on tests there makes it the rootdir, ignores the root configuration and does not find the contract; move its settings to the root configuration, or {NEXT}"))
-    root_new = ["pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"]  # pytest's order
+            findings.append(
+                Finding(
+                    path,
+                    1,
+                    1,
+                    "OG872",
+                    f"new pytest configuration in {posixpath.dirname(path)}/: pytest run on tests there makes it the rootdir, ignores the root configuration and does not find the contract; move its settings to the root configuration, or {NEXT}",
+                )
+            )
+    root_new = [
+        "pytest.toml",
+        ".pytest.toml",
+        "pytest.ini",
+        ".pytest.ini",
+        "pyproject.toml",
+        "tox.ini",
+        "setup.cfg",
+    ]  # pytest's order
     if not any(p in paths or p in change_set.deleted for p in root_new):
         return findings
     new_all = blobs.new(root_new)
@@ -713,5 +952,13 @@ def _config_files(change_set: changes.ChangeSet, blobs: _Blobs, paths: list[str]
         # Lost: a value of the old file that the new one does not hold (more addopts is fine).
         lost = sorted(k for k, v in was[1].items() if not set(v) <= set(now[1].get(k, [])) and k in SHADOW_KEYS)
         if lost:
-            findings.append(Finding(now[0], 1, 1, "OG872", f"pytest now reads {now[0]} instead of {was[0]}, and {', '.join(lost)} from {was[0]} no longer apply; move every setting over, or {NEXT}"))
+            findings.append(
+                Finding(
+                    now[0],
+                    1,
+                    1,
+                    "OG872",
+                    f"pytest now reads {now[0]} instead of {was[0]}, and {', '.join(lost)} from {was[0]} no longer apply; move every setting over, or {NEXT}",
+                )
+            )
     return findings

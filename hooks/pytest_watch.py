@@ -23,12 +23,14 @@ reruns (each attempt is compared with its own report; outcomes such as
 ``rerun`` are not judged).  Under pytest-xdist each worker compares and the
 controller fails the session.
 """
+
 from __future__ import annotations
 
 import atexit
 import os
 import sys
-from typing import Any, Generator
+from collections.abc import Generator
+from typing import Any
 
 import pytest
 from _pytest.outcomes import XFailed
@@ -54,7 +56,7 @@ def _name(exc: BaseException | None) -> str:
 class _Recorder:
     """The innermost wrapper of each phase: what the test and its fixtures really did."""
 
-    def __init__(self, watch: "Watch") -> None:
+    def __init__(self, watch: Watch) -> None:
         self.watch = watch
 
     def _start(self, item: Any, when: str) -> tuple[str, str]:
@@ -152,7 +154,12 @@ class Watch:
             return None  # a retry within a freeze: the gate's rerun accounting judges its budget
         if kind == "passed" and said == "passed":
             return None
-        shown = {"passed": "passed", "failed": f"raised {name}", "skipped": "was skipped", "xfailed": "called pytest.xfail"}[kind]
+        shown = {
+            "passed": "passed",
+            "failed": f"raised {name}",
+            "skipped": "was skipped",
+            "xfailed": "called pytest.xfail",
+        }[kind]
         word = "xfailed" if said == "skipped" and xfail else said
         return f"the {when} {shown} but its report says {word} (a conftest or plugin changed the outcome)"
 
@@ -169,7 +176,11 @@ class Watch:
         expected = made[1] if made is not None and made[0] is report else before
         # Failing more (subtests) is fine; other words (`rerun`) are judged by the last report of the test.
         if report.outcome != expected and expected in _JUDGED and report.outcome in ("passed", "skipped"):
-            self._tampered(report.nodeid, f"its {report.when} report was changed from {expected} to {report.outcome} after it was made", report)
+            self._tampered(
+                report.nodeid,
+                f"its {report.when} report was changed from {expected} to {report.outcome} after it was made",
+                report,
+            )
         if self.worker:
             return
         for key, value in report.user_properties:
@@ -197,12 +208,16 @@ class Watch:
         unfinished = sorted(key for key, outcome in self.last.items() if outcome not in _JUDGED)
         if unfinished:
             (node_id, when) = unfinished[0]
-            found.append(f"{node_id}: its last {when} report says {self.last[unfinished[0]]!r}, not a result ({len(unfinished)} in all)")
+            found.append(
+                f"{node_id}: its last {when} report says {self.last[unfinished[0]]!r}, not a result ({len(unfinished)} in all)"
+            )
         session = self.session
         if session is not None and not self.worker and not (session.shouldstop or session.shouldfail):
             never = [item.nodeid for item in session.items if item.nodeid not in self.reported]
             if never and session.exitstatus == 0:
-                found.append(f"{never[0]}: collected but never run ({len(never)} test(s) in all): a conftest or plugin skipped running them")
+                found.append(
+                    f"{never[0]}: collected but never run ({len(never)} test(s) in all): a conftest or plugin skipped running them"
+                )
         return [p for p in found if p not in self.problems]
 
     @pytest.hookimpl(trylast=True)
@@ -235,16 +250,28 @@ class Watch:
         unexpected = getattr(self.guard, "unexpected", [])
         if not (self.problems or self.failed or unexpected):
             return
-        reasons = [f"{n} {what}" for n, what in ((self.failed, "failed test(s)"), (len(unexpected), "unexpected skip(s)"), (len(self.problems), "changed outcome(s)")) if n]
+        reasons = [
+            f"{n} {what}"
+            for n, what in (
+                (self.failed, "failed test(s)"),
+                (len(unexpected), "unexpected skip(s)"),
+                (len(self.problems), "changed outcome(s)"),
+            )
+            if n
+        ]
         for problem in late:
             sys.stderr.write(f"ERROR: oracle-guard: {problem}\n")
-        sys.stderr.write(f"ERROR: oracle-guard: the session was about to exit 0 with {', '.join(reasons)}: a conftest or plugin reset the exit status; exit status 1\n")
+        sys.stderr.write(
+            f"ERROR: oracle-guard: the session was about to exit 0 with {', '.join(reasons)}: a conftest or plugin reset the exit status; exit status 1\n"
+        )
         session.exitstatus = 1
 
     def _at_exit(self) -> None:
         if self.done or self.session is None or self.worker:
             return
         sys.stdout.flush()
-        sys.stderr.write("ERROR: oracle-guard: the process is leaving through SystemExit before the pytest session finished (sys.exit or SystemExit in a conftest or plugin); exit status 1\n")
+        sys.stderr.write(
+            "ERROR: oracle-guard: the process is leaving through SystemExit before the pytest session finished (sys.exit or SystemExit in a conftest or plugin); exit status 1\n"
+        )
         sys.stderr.flush()
         os._exit(1)

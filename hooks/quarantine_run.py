@@ -10,6 +10,7 @@ report; the contract is never edited.  Exit 1 when an entry graduated (passed
 with another signature (a new regression, not the known flake), could not
 run, or has no recorded signature to compare with.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,7 +19,8 @@ import os
 import shlex
 import subprocess
 import tempfile
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from hooks import changes, contract, git
 from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
@@ -26,7 +28,7 @@ from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, not
 DEFAULT_REPORT = "quarantine-report.json"
 
 # Loaded into the repro's pytest through PYTEST_PLUGINS; needs only pytest.
-SIGNATURE_PLUGIN = '''\
+SIGNATURE_PLUGIN = """\
 import json, os
 
 import pytest
@@ -42,7 +44,7 @@ def pytest_runtest_makereport(item, call):
         path = item.nodeid.split("::")[0]
         with open(os.environ["ORACLE_GUARD_SIGNATURES"], "a", encoding="utf-8") as f:
             f.write(json.dumps({"nodeid": item.nodeid, "signature": f"{call.excinfo.typename} in {path}:{func}"}) + "\\n")
-'''
+"""
 PLUGIN_MODULE = "_oracle_guard_signature"
 
 
@@ -66,7 +68,12 @@ def _run_once(entry: contract.Freeze, timeout: float, workdir: str) -> dict[str,
     try:
         proc = subprocess.run(argv, capture_output=True, env=env, timeout=timeout)
     except FileNotFoundError:
-        return {"status": "error", "exit_code": None, "signatures": [], "detail": f"command not found: {argv[0] if argv else '(empty)'}"}
+        return {
+            "status": "error",
+            "exit_code": None,
+            "signatures": [],
+            "detail": f"command not found: {argv[0] if argv else '(empty)'}",
+        }
     except subprocess.TimeoutExpired:
         return {"status": "error", "exit_code": None, "signatures": [], "detail": f"timed out after {timeout:g} s"}
     signatures: list[str] = []
@@ -76,7 +83,12 @@ def _run_once(entry: contract.Freeze, timeout: float, workdir: str) -> dict[str,
     status = {0: "pass", 1: "fail"}.get(proc.returncode, "error")
     detail = ""
     if status == "error":
-        tail = [line for line in proc.stdout.decode("utf-8", "replace").splitlines() + proc.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+        tail = [
+            line
+            for line in proc.stdout.decode("utf-8", "replace").splitlines()
+            + proc.stderr.decode("utf-8", "replace").splitlines()
+            if line.strip()
+        ]
         detail = f"exit code {proc.returncode}" + (f": {tail[-1].strip()}" if tail else "")
         if proc.returncode == 5:
             detail = "the repro ran no test (exit code 5): the record does not reproduce anything"
@@ -95,12 +107,24 @@ def classify(entry: contract.Freeze, runs: list[dict[str, Any]], previous_passes
     seen = sorted({s for r in failures for s in r["signatures"]})
     if failures and not entry.signature:
         shown = "; ".join(seen) or "none found"
-        return "unverified", passes, f"failed, but the entry records no signature to compare with (seen: {shown}); record it as `signature:`"
+        return (
+            "unverified",
+            passes,
+            f"failed, but the entry records no signature to compare with (seen: {shown}); record it as `signature:`",
+        )
     if failures and (not seen or any(s != entry.signature for s in seen)):
         shown = "; ".join(seen) or "no pytest failure found"
-        return "new-failure", passes, f"failed with a different signature: {shown} (recorded: {entry.signature}): a new regression, not the known flake"
+        return (
+            "new-failure",
+            passes,
+            f"failed with a different signature: {shown} (recorded: {entry.signature}): a new regression, not the known flake",
+        )
     if entry.silent_runs_allowed is not None and passes >= entry.silent_runs_allowed:
-        return "graduated", passes, f"passed {passes} times in a row (silent_runs_allowed {entry.silent_runs_allowed}): move it back into the suite and drop the entry"
+        return (
+            "graduated",
+            passes,
+            f"passed {passes} times in a row (silent_runs_allowed {entry.silent_runs_allowed}): move it back into the suite and drop the entry",
+        )
     if failures:
         return "known-flake", passes, f"failed with the recorded signature ({entry.signature})"
     return "quiet", passes, f"passed ({passes} in a row)"
@@ -126,7 +150,9 @@ def trusted_revision(base: str | None) -> tuple[str, str]:
         return commit, base
     head = git.head()
     if head is None:
-        raise UsageError("no contract here: nothing is committed yet, and quarantine run executes only repro commands committed on the main branch")
+        raise UsageError(
+            "no contract here: nothing is committed yet, and quarantine run executes only repro commands committed on the main branch"
+        )
     branch = git.run("symbolic-ref", "--short", "-q", "HEAD", check=False).decode().strip()
     default = git.run("symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD", check=False).decode().strip()
     if branch and (branch in MAIN_BRANCHES or (default and default.split("/", 1)[-1] == branch)):
@@ -136,7 +162,6 @@ def trusted_revision(base: str | None) -> tuple[str, str]:
         f"quarantine run executes the contract's repro commands, so it runs only what the main branch committed; "
         f"{where}, pass --base origin/main"
     )
-
 
 
 def _previous(path: str | None) -> dict[str, int]:
@@ -157,14 +182,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="oracle-guard quarantine", description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=["run"], help="run: reproduce every entry with a repro command")
     contract.add_contract_arg(parser)
-    parser.add_argument("--report", default=DEFAULT_REPORT, metavar="PATH", help=f"where to write the JSON report (default: {DEFAULT_REPORT})")
+    parser.add_argument(
+        "--report",
+        default=DEFAULT_REPORT,
+        metavar="PATH",
+        help=f"where to write the JSON report (default: {DEFAULT_REPORT})",
+    )
     parser.add_argument("--previous", metavar="PATH", help="an earlier report: consecutive passes carry over from it")
     parser.add_argument("--runs", type=int, default=1, metavar="N", help="run each repro N times now (default: 1)")
     parser.add_argument("--only", action="append", metavar="ID", help="only this freeze id (repeatable)")
     parser.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="per repro run (default: 600)")
     parser.add_argument("--now", metavar="TIME", help="the current time (ISO-8601; default: the clock)")
     add_format_arg(parser)
-    parser.add_argument("--base", metavar="REV", help="run the repro commands committed at REV, e.g. origin/main (required off the main branch)")
+    parser.add_argument(
+        "--base",
+        metavar="REV",
+        help="run the repro commands committed at REV, e.g. origin/main (required off the main branch)",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         raise UsageError("--runs must be at least 1")
@@ -177,7 +211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ledger is None:
         raise UsageError(f"{args.contract}: no contract committed at {label} (pass --contract PATH)")
     if contract.read_file(args.contract) != git.read_blobs(rev, [args.contract]).get(args.contract):
-        notice(f"{args.contract} differs from {label}: the repro commands committed at {label} run, not the work tree's")
+        notice(
+            f"{args.contract} differs from {label}: the repro commands committed at {label} run, not the work tree's"
+        )
     previous = _previous(args.previous)
     entries = [e for e in ledger.freezes if not args.only or e.id in args.only]
     if args.only and len(entries) < len(set(args.only)):
@@ -190,9 +226,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(os.path.join(workdir, f"{PLUGIN_MODULE}.py"), "w", encoding="utf-8") as f:
             f.write(SIGNATURE_PLUGIN)
         for entry in entries:
-            record: dict[str, Any] = {"id": entry.id, "repro": entry.repro, "seed": entry.seed, "signature": entry.signature, "silent_runs_allowed": entry.silent_runs_allowed, "expired": not entry.active(now)}
+            record: dict[str, Any] = {
+                "id": entry.id,
+                "repro": entry.repro,
+                "seed": entry.seed,
+                "signature": entry.signature,
+                "silent_runs_allowed": entry.silent_runs_allowed,
+                "expired": not entry.active(now),
+            }
             if not entry.repro:
-                record.update(verdict="no-repro", runs=[], consecutive_passes=0, message="no repro command: a ledger-only freeze")
+                record.update(
+                    verdict="no-repro", runs=[], consecutive_passes=0, message="no repro command: a ledger-only freeze"
+                )
                 results.append(record)
                 continue
             runs = [_run_once(entry, args.timeout, workdir) for _ in range(args.runs)]
@@ -201,7 +246,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             results.append(record)
             print(f"quarantine {entry.id}: {verdict}: {message}")
             if verdict in FAILING:
-                findings.append(Finding(args.contract, entry.line, 1, FAILING[verdict], f"freeze {entry.id}: {message}"))
+                findings.append(
+                    Finding(args.contract, entry.line, 1, FAILING[verdict], f"freeze {entry.id}: {message}")
+                )
     report = {"version": 1, "contract": args.contract, "now": now.isoformat(), "entries": results}
     with open(args.report, "w", encoding="utf-8") as f:
         json.dump(report, f, indent=2, sort_keys=True)

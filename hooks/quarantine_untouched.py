@@ -16,17 +16,18 @@ with an allowed-signers file at the base it also needs a signed
 in the entry's ``signature`` field), otherwise it is printed as a notice for
 the reviewer.  Removing entries (graduating) and lowering budgets always pass.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Sequence
 
 from hooks import args as hook_args
 from hooks import changes, contract, git
 from hooks.approvals import Approvals, verify
-from hooks.forbid_skip_marks import RULE as SKIP_RULE
 from hooks.context import HookContext
+from hooks.forbid_skip_marks import RULE as SKIP_RULE
 from hooks.pysource import Module, SourceError, test_functions
 from hooks.report import Finding, guarded, notice
 from hooks.trust import setting_statement
@@ -43,21 +44,45 @@ def ledger_findings(c: contract.Contract, now: datetime) -> list[Finding]:
     found = []
     for entry in c.freezes:
         if entry.expires_at <= now:
-            found.append(Finding(*_at(c, entry), "OG601", f"freeze '{entry.id}' expired at {entry.expires}: fix the test or drop the entry"))
+            found.append(
+                Finding(
+                    *_at(c, entry),
+                    "OG601",
+                    f"freeze '{entry.id}' expired at {entry.expires}: fix the test or drop the entry",
+                )
+            )
         if entry.remaining_reruns < 1:
-            found.append(Finding(*_at(c, entry), "OG602", f"freeze '{entry.id}' has no reruns left (remaining_reruns: {entry.remaining_reruns})"))
+            found.append(
+                Finding(
+                    *_at(c, entry),
+                    "OG602",
+                    f"freeze '{entry.id}' has no reruns left (remaining_reruns: {entry.remaining_reruns})",
+                )
+            )
     if len(c.freezes) > c.max_active_freezes:
-        found.append(Finding(*_at(c), "OG603", f"{len(c.freezes)} freezes exceed max_active_freezes ({c.max_active_freezes}): fix or drop the oldest"))
+        found.append(
+            Finding(
+                *_at(c),
+                "OG603",
+                f"{len(c.freezes)} freezes exceed max_active_freezes ({c.max_active_freezes}): fix or drop the oldest",
+            )
+        )
     return found
 
 
-def diff_findings(base: contract.Contract, new: contract.Contract, now: datetime, approvals: Approvals) -> list[Finding]:
+def diff_findings(
+    base: contract.Contract, new: contract.Contract, now: datetime, approvals: Approvals
+) -> list[Finding]:
     found: list[Finding] = []
     for knob in ("max_active_freezes", "max_freeze_days", "max_reruns"):
         old_value, new_value = getattr(base, knob), getattr(new, knob)
         statement = setting_statement(knob, old_value, new_value)
         if new_value > old_value and not approvals.covers(statement):
-            found.append(Finding(*_at(new), "OG610", f"{knob} raised from {old_value} to {new_value}: {approvals.explain(statement)}"))
+            found.append(
+                Finding(
+                    *_at(new), "OG610", f"{knob} raised from {old_value} to {new_value}: {approvals.explain(statement)}"
+                )
+            )
     old_entries = {e.id: e for e in base.freezes}
     for entry in new.freezes:
         old = old_entries.get(entry.id)
@@ -66,33 +91,73 @@ def diff_findings(base: contract.Contract, new: contract.Contract, now: datetime
             found += _new_entry(base, new, entry, now, approvals)
             continue
         if entry.expires_at > old.expires_at:
-            found.append(Finding(*where, "OG611", f"freeze '{entry.id}' expiry extended from {old.expires} to {entry.expires}: let it expire, then fix"))
+            found.append(
+                Finding(
+                    *where,
+                    "OG611",
+                    f"freeze '{entry.id}' expiry extended from {old.expires} to {entry.expires}: let it expire, then fix",
+                )
+            )
         if entry.remaining_reruns > old.remaining_reruns:
-            found.append(Finding(*where, "OG612", f"freeze '{entry.id}' rerun budget raised from {old.remaining_reruns} to {entry.remaining_reruns}"))
+            found.append(
+                Finding(
+                    *where,
+                    "OG612",
+                    f"freeze '{entry.id}' rerun budget raised from {old.remaining_reruns} to {entry.remaining_reruns}",
+                )
+            )
         if (entry.silent_runs_allowed or 0) > (old.silent_runs_allowed or 0):
-            found.append(Finding(*where, "OG612", f"freeze '{entry.id}' silent-run budget raised from {old.silent_runs_allowed or 0} to {entry.silent_runs_allowed}"))
+            found.append(
+                Finding(
+                    *where,
+                    "OG612",
+                    f"freeze '{entry.id}' silent-run budget raised from {old.silent_runs_allowed or 0} to {entry.silent_runs_allowed}",
+                )
+            )
         for name in ("seed", "repro", "file"):
             if getattr(old, name) != getattr(entry, name):
-                found.append(Finding(*where, "OG613", f"freeze '{entry.id}' {name} changed from {getattr(old, name)!r} to {getattr(entry, name)!r}; a new reproduction is a new entry"))
+                found.append(
+                    Finding(
+                        *where,
+                        "OG613",
+                        f"freeze '{entry.id}' {name} changed from {getattr(old, name)!r} to {getattr(entry, name)!r}; a new reproduction is a new entry",
+                    )
+                )
     return found
 
 
-def _new_entry(base: contract.Contract, new: contract.Contract, entry: contract.Freeze, now: datetime, approvals: Approvals) -> list[Finding]:
+def _new_entry(
+    base: contract.Contract, new: contract.Contract, entry: contract.Freeze, now: datetime, approvals: Approvals
+) -> list[Finding]:
     found = []
     where = _at(new, entry)
     days = min(base.max_freeze_days, new.max_freeze_days)  # the patch cannot raise its own limit
     if entry.expires_at > now + timedelta(days=days):
-        found.append(Finding(*where, "OG614", f"new freeze '{entry.id}' expires {entry.expires}, more than {days} days from now"))
+        found.append(
+            Finding(*where, "OG614", f"new freeze '{entry.id}' expires {entry.expires}, more than {days} days from now")
+        )
     reruns = min(base.max_reruns, new.max_reruns)
     if entry.remaining_reruns > reruns:
-        found.append(Finding(*where, "OG615", f"new freeze '{entry.id}' starts with {entry.remaining_reruns} reruns; at most {reruns}"))
+        found.append(
+            Finding(
+                *where,
+                "OG615",
+                f"new freeze '{entry.id}' starts with {entry.remaining_reruns} reruns; at most {reruns}",
+            )
+        )
     statement = f"freeze-add {entry.id} {entry.expires} {entry.remaining_reruns}"
     if base.allowed_signers:
-        inline = entry.signature and approvals.allowed_signers and verify(statement, entry.signature, approvals.allowed_signers)
+        inline = (
+            entry.signature
+            and approvals.allowed_signers
+            and verify(statement, entry.signature, approvals.allowed_signers)
+        )
         if not inline and not approvals.covers(statement):
             found.append(Finding(*where, "OG616", f"new freeze '{entry.id}' {approvals.explain(statement)}"))
     else:
-        notice(f"new freeze '{entry.id}' (owner {entry.owner}, expires {entry.expires}): a reviewer should check it; configure allowed_signers to require a signed approval")
+        notice(
+            f"new freeze '{entry.id}' (owner {entry.owner}, expires {entry.expires}): a reviewer should check it; configure allowed_signers to require a signed approval"
+        )
     return found
 
 
@@ -132,7 +197,15 @@ def layer_findings(c: contract.Contract, target: str | None, base: contract.Cont
             found.append(exc.finding(path))
             continue
         for occ in SKIP_RULE.occurrences(module):
-            found.append(Finding(path, occ.line, occ.col, "OG620", f"{occ.message.replace('new ', '', 1)} under the quarantine layer: quarantine reruns a test, it never skips it"))
+            found.append(
+                Finding(
+                    path,
+                    occ.line,
+                    occ.col,
+                    "OG620",
+                    f"{occ.message.replace('new ', '', 1)} under the quarantine layer: quarantine reruns a test, it never skips it",
+                )
+            )
     return found
 
 
@@ -143,7 +216,13 @@ def deletion_findings(new: contract.Contract, change_set: changes.ChangeSet) -> 
     for entry in new.freezes:
         named = entry.file or (entry.id.split("::", 1)[0] if "::" in entry.id else None)
         if named and named in deleted:
-            found.append(Finding(*_at(new, entry), "OG621", f"{named} deleted while its freeze '{entry.id}' exists: graduate or drop the entry first"))
+            found.append(
+                Finding(
+                    *_at(new, entry),
+                    "OG621",
+                    f"{named} deleted while its freeze '{entry.id}' exists: graduate or drop the entry first",
+                )
+            )
     anonymous = [p for p in deleted if p.endswith(".py") and _under(p, new.layers.quarantine)]
     if not anonymous or not new.freezes:
         return found
@@ -156,7 +235,13 @@ def deletion_findings(new: contract.Contract, change_set: changes.ChangeSet) -> 
             test_id = f"{path}::{qualname.replace('.', '::')}"
             entry = next((e for e in new.freezes if not e.file and "::" not in e.id and e.covers(test_id)), None)
             if entry is not None:
-                found.append(Finding(*_at(new, entry), "OG621", f"{path} deleted while its freeze '{entry.id}' ({qualname}) exists: graduate or drop the entry first"))
+                found.append(
+                    Finding(
+                        *_at(new, entry),
+                        "OG621",
+                        f"{path} deleted while its freeze '{entry.id}' ({qualname}) exists: graduate or drop the entry first",
+                    )
+                )
     return found
 
 
@@ -168,12 +253,18 @@ def check(ctx: HookContext) -> list[Finding]:
         if base is not None and base.freezes:
             return [Finding(ctx.contract, 1, 1, "OG622", "the contract was deleted, and its freeze ledger with it")]
         return []
-    findings = ledger_findings(new, ctx.now) + layer_findings(new, change_set.target, base) + deletion_findings(new, change_set)
+    findings = (
+        ledger_findings(new, ctx.now)
+        + layer_findings(new, change_set.target, base)
+        + deletion_findings(new, change_set)
+    )
     if base is not None:
         findings += diff_findings(base, new, ctx.now, Approvals.load(change_set, base, new))
     else:
         # No contract at the base: the whole ledger is new and held to the new-entry limits.
-        adopted = contract.Contract(max_active_freezes=new.max_active_freezes, max_freeze_days=new.max_freeze_days, max_reruns=new.max_reruns)
+        adopted = contract.Contract(
+            max_active_freezes=new.max_active_freezes, max_freeze_days=new.max_freeze_days, max_reruns=new.max_reruns
+        )
         findings += diff_findings(adopted, new, ctx.now, Approvals())
     return findings
 
@@ -191,6 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     changes.enter_repo([])
     ctx = hook_args.context(args, changes.resolve(args))
     return hook_args.finish(ctx, check(ctx), "quarantine-untouched")
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -5,6 +5,7 @@ changed test files (pre-commit passes them; `check` hands it the changed
 ones).  `now`: it reads the clock (freeze expiry), so `--now` pins it.
 `deleted`: it also judges a change that only deletes test files.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -33,14 +34,39 @@ class Hook(NamedTuple):
 
 
 HOOKS = (
-    Hook("forbid-skip-marks", "hooks.forbid_skip_marks", "new skip/skipif/xfail marks, in any spelling", files=True, now=True),
-    Hook("forbid-runtime-skip", "hooks.forbid_runtime_skip", "new pytest.skip()/xfail()/importorskip()/exit(), skipTest, early returns", files=True, now=True),
-    Hook("oracle-shrink", "hooks.oracle_shrink", "deleted or loosened checks, tautologies, swallowed failures, broadened raises", files=True, deleted=True),
+    Hook(
+        "forbid-skip-marks",
+        "hooks.forbid_skip_marks",
+        "new skip/skipif/xfail marks, in any spelling",
+        files=True,
+        now=True,
+    ),
+    Hook(
+        "forbid-runtime-skip",
+        "hooks.forbid_runtime_skip",
+        "new pytest.skip()/xfail()/importorskip()/exit(), skipTest, early returns",
+        files=True,
+        now=True,
+    ),
+    Hook(
+        "oracle-shrink",
+        "hooks.oracle_shrink",
+        "deleted or loosened checks, tautologies, swallowed failures, broadened raises",
+        files=True,
+        deleted=True,
+    ),
     Hook("fixture-lock-verify", "hooks.fixture_lock_verify", "locked fixtures whose bytes, path or lock changed"),
     Hook("properties-monotonic", "hooks.properties_monotonic", "contract properties removed, repointed or weakened"),
-    Hook("quarantine-untouched", "hooks.quarantine_untouched", "freeze ledger budgets grown, expiries extended", now=True),
+    Hook(
+        "quarantine-untouched", "hooks.quarantine_untouched", "freeze ledger budgets grown, expiries extended", now=True
+    ),
     Hook("contract-split", "hooks.contract_split", "production code and contract tests changed together"),
     Hook("collection-snapshot", "hooks.collection_snapshot", "tests pytest no longer collects, or now skips", now=True),
-    Hook("oracle-replay", "hooks.replay", "the base's tests run against the new code (slow: pre-push, CI; `check --replay`)", opt_in=True),
+    Hook(
+        "oracle-replay",
+        "hooks.replay",
+        "the base's tests run against the new code (slow: pre-push, CI; `check --replay`)",
+        opt_in=True,
+    ),
 )
 BY_ID = {hook.id: hook for hook in HOOKS}

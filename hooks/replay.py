@@ -14,6 +14,7 @@ is a finding (re-run once on both sides first: passing both times is a
 flake, reported as a notice).  A deliberate behaviour change passes with a
 signed ``behavior-change <node id>`` approval.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,11 +24,11 @@ import signal
 import subprocess
 import tempfile
 import time
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
-from hooks import changes, scratch
+from hooks import __version__, changes, scratch
 from hooks.interpreters import candidate_interpreters, child_env
-from hooks import __version__
 from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML early
@@ -36,10 +37,33 @@ NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 # Both sides: no cache (no --lf/--ff state from the user's runs), every module even when one
 # fails to import (an import error must not hide the other tests), no stop at the first
 # failure (`-x` in addopts would leave the later tests unjudged), tracebacks with `E` lines.
-PYTEST_ARGS = ("-p", "no:cacheprovider", "-q", "--tb=short", "--continue-on-collection-errors", "--maxfail=0", "-o", "console_output_style=classic")
-WEAKER = {"failed": "fails", "error": "errors", "skipped": "is now skipped", "xfailed": "now xfails", "xpassed": "now xpasses (was a plain pass)"}
+PYTEST_ARGS = (
+    "-p",
+    "no:cacheprovider",
+    "-q",
+    "--tb=short",
+    "--continue-on-collection-errors",
+    "--maxfail=0",
+    "-o",
+    "console_output_style=classic",
+)
+WEAKER = {
+    "failed": "fails",
+    "error": "errors",
+    "skipped": "is now skipped",
+    "xfailed": "now xfails",
+    "xpassed": "now xpasses (was a plain pass)",
+}
 IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError")
-GIT_REPO_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX")
+GIT_REPO_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+)
 
 
 class Outcome(NamedTuple):
@@ -91,7 +115,15 @@ class _Pytest:
         self.no_pytest = _replay_plugin.NO_PYTEST_EXIT
         with open(self.log_path, "wb") as log:
             try:
-                self.proc = subprocess.Popen(cmd, cwd=tree, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=os.name == "posix")
+                self.proc = subprocess.Popen(
+                    cmd,
+                    cwd=tree,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    start_new_session=os.name == "posix",
+                )
             except OSError as exc:
                 raise UsageError(f"cannot run {python}: {exc.strerror or exc}") from None
 
@@ -125,7 +157,13 @@ class _Pytest:
                     if parts[0] == "rootdir":
                         root = parts[1]
                     elif parts[0] == "item" and len(parts) >= 6:
-                        outcome, path, number, node, message = parts[1], parts[2], parts[3], parts[4], "\t".join(parts[5:])
+                        outcome, path, number, node, message = (
+                            parts[1],
+                            parts[2],
+                            parts[3],
+                            parts[4],
+                            "\t".join(parts[5:]),
+                        )
                         items[_join(root, node)] = Outcome(outcome, _join(root, path), int(number or 1), message)
                     elif parts[0] == "error" and len(parts) >= 3:
                         errors[_join(root, parts[1])] = "\t".join(parts[2:])
@@ -134,7 +172,9 @@ class _Pytest:
         return Result(items, errors, self.proc.returncode, _tail(self.log_path))
 
 
-def _run(python: str, trees: dict[str, str], args: Sequence[str], jobs: int, deadline: float, work: str, tag: str) -> dict[str, Result]:
+def _run(
+    python: str, trees: dict[str, str], args: Sequence[str], jobs: int, deadline: float, work: str, tag: str
+) -> dict[str, Result]:
     """The same pytest ARGS in each tree; two at once when JOBS allows."""
     results: dict[str, Result] = {}
     pending: list[tuple[str, _Pytest]] = []
@@ -205,7 +245,9 @@ def _jobs(requested: int) -> int:
     return 2 if cores - load >= 2 else 1
 
 
-def _run_somewhere(explicit: str | None, trees: dict[str, str], args: list[str], jobs: int, deadline: float, work: str) -> tuple[str, str, dict[str, Result], list[str]]:
+def _run_somewhere(
+    explicit: str | None, trees: dict[str, str], args: list[str], jobs: int, deadline: float, work: str
+) -> tuple[str, str, dict[str, Result], list[str]]:
     """The first candidate interpreter with pytest runs both sides: (python, origin, results, args)."""
     candidates = candidate_interpreters(explicit, dict(os.environ))
     if not candidates:
@@ -224,7 +266,9 @@ def _run_somewhere(explicit: str | None, trees: dict[str, str], args: list[str],
             tried.append(f"{python} ({origin})")
             continue
         return python, origin, results, run_args[: len(run_args) - len(args)]
-    raise UsageError(f"pytest is not installed in {', '.join(tried)}; install it there or pass --python PATH to the project's interpreter")
+    raise UsageError(
+        f"pytest is not installed in {', '.join(tried)}; install it there or pass --python PATH to the project's interpreter"
+    )
 
 
 def _no_pytest() -> int:
@@ -270,10 +314,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="oracle-replay", description=(__doc__ or "oracle-replay").splitlines()[0])
     parser.add_argument("filenames", nargs="*", help="ignored: the hook asks git what changed")
     changes.add_base_args(parser)
-    parser.add_argument("--contract", default=DEFAULT_CONTRACT, metavar="PATH", help=f"the contract file (default: {DEFAULT_CONTRACT})")
-    parser.add_argument("--python", metavar="PATH", help="the project's interpreter (default: active virtualenv, ./.venv, ./venv, first python3 on PATH)")
-    parser.add_argument("--timeout", type=float, default=TIMEOUT_SECONDS, metavar="SECONDS", help=f"wall-clock limit for the whole replay (default: {TIMEOUT_SECONDS})")
-    parser.add_argument("--jobs", type=int, default=0, metavar="N", help="pytest processes at once, 1 or 2 (default: 2 when two cores are free)")
+    parser.add_argument(
+        "--contract", default=DEFAULT_CONTRACT, metavar="PATH", help=f"the contract file (default: {DEFAULT_CONTRACT})"
+    )
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the project's interpreter (default: active virtualenv, ./.venv, ./venv, first python3 on PATH)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=TIMEOUT_SECONDS,
+        metavar="SECONDS",
+        help=f"wall-clock limit for the whole replay (default: {TIMEOUT_SECONDS})",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="pytest processes at once, 1 or 2 (default: 2 when two cores are free)",
+    )
     add_format_arg(parser)
     parser.add_argument("--version", action="version", version=f"%(prog)s (oracle-guard) {__version__}")
     return parser
@@ -299,7 +361,13 @@ def replay(args: argparse.Namespace) -> int:
     side = scratch.TestSide(change_set.base, args.contract, base_contract)
     the_plan = scratch.plan(change_set, side)
     if not the_plan.production or not the_plan.test_side:
-        what = "only the test side" if the_plan.test_side else "only production code" if the_plan.production else "nothing pytest reads"
+        what = (
+            "only the test side"
+            if the_plan.test_side
+            else "only production code"
+            if the_plan.production
+            else "nothing pytest reads"
+        )
         notice(f"oracle-replay: nothing to replay: the change touches {what}")
         return 0
     if not the_plan.modules and not the_plan.everything:
@@ -309,10 +377,19 @@ def replay(args: argparse.Namespace) -> int:
     try:
         return _replay(args, change_set, the_plan, selection, deadline, started)
     except subprocess.TimeoutExpired:
-        raise UsageError(f"the replay took over {args.timeout:g} s (--timeout) and was stopped; nothing was judged") from None
+        raise UsageError(
+            f"the replay took over {args.timeout:g} s (--timeout) and was stopped; nothing was judged"
+        ) from None
 
 
-def _replay(args: argparse.Namespace, change_set: changes.ChangeSet, the_plan: scratch.Plan, selection: list[str], deadline: float, started: float) -> int:
+def _replay(
+    args: argparse.Namespace,
+    change_set: changes.ChangeSet,
+    the_plan: scratch.Plan,
+    selection: list[str],
+    deadline: float,
+    started: float,
+) -> int:
     jobs = _jobs(args.jobs)
     tree = scratch.Scratch()
     work = tempfile.mkdtemp(prefix="logs-", dir=tree.root)
@@ -323,24 +400,54 @@ def _replay(args: argparse.Namespace, change_set: changes.ChangeSet, the_plan: s
         python, origin, results, fixed = _run_somewhere(args.python, trees, selection, jobs, deadline, work)
         _keep_hypothesis_cache(tree.base)
         base, new = results["base"], results["new"]
-        scope = f"{len(selection)} changed test module(s)" if selection else f"every test ({', '.join(the_plan.widening[:3])} changed)"
+        scope = (
+            f"{len(selection)} changed test module(s)"
+            if selection
+            else f"every test ({', '.join(the_plan.widening[:3])} changed)"
+        )
         passed = sum(1 for o in base.items.values() if o.outcome == "passed")
-        notice(f"oracle-replay: {python} ({origin}) ran {scope}: {passed} passed at {change_set.base_label}, in {time.monotonic() - started:.1f} s")
-        if not passed and (base.exit_code not in (0, 1, 5) or base.errors or any(o.outcome in ("failed", "error") for o in base.items.values())):
+        notice(
+            f"oracle-replay: {python} ({origin}) ran {scope}: {passed} passed at {change_set.base_label}, in {time.monotonic() - started:.1f} s"
+        )
+        if not passed and (
+            base.exit_code not in (0, 1, 5)
+            or base.errors
+            or any(o.outcome in ("failed", "error") for o in base.items.values())
+        ):
             # Nothing passed at the base: there is no oracle to compare with, and a silent pass would lie.
-            first = next(iter(base.errors.values()), "") or next((o.message for o in base.items.values() if o.message), "") or base.tail or "no output"
-            raise UsageError(f"no selected test passes at {change_set.base_label} in {python} (pytest exited {base.exit_code}: {first}); is the project installed in that interpreter?")
+            first = (
+                next(iter(base.errors.values()), "")
+                or next((o.message for o in base.items.values() if o.message), "")
+                or base.tail
+                or "no output"
+            )
+            raise UsageError(
+                f"no selected test passes at {change_set.base_label} in {python} (pytest exited {base.exit_code}: {first}); is the project installed in that interpreter?"
+            )
         findings: list[tuple[str, Finding]] = []
         if new.exit_code not in (0, 1, 2, 5) and passed and not new.items:
             where = selection[0] if selection else "."
-            return emit([Finding(where, 1, 1, "OG904", f"pytest cannot run the base's tests against the new code (exit {new.exit_code}): {new.tail or 'no output'}; fix the change")], args.format)
+            return emit(
+                [
+                    Finding(
+                        where,
+                        1,
+                        1,
+                        "OG904",
+                        f"pytest cannot run the base's tests against the new code (exit {new.exit_code}): {new.tail or 'no output'}; fix the change",
+                    )
+                ],
+                args.format,
+            )
         suspects = judge(base, new, change_set.base_label)
         if suspects:
             again = _run(python, trees, [*fixed, *sorted({n for n, _ in suspects})], jobs, deadline, work, "rerun")
             for node, finding in suspects:
                 twice = [again[s].items.get(node) for s in ("base", "new")]
                 if all(o is not None and o.outcome == "passed" for o in twice):
-                    notice(f"oracle-replay: flaky on replay: {node} failed against the new code once, then passed on both sides")
+                    notice(
+                        f"oracle-replay: flaky on replay: {node} failed against the new code once, then passed on both sides"
+                    )
                     continue
                 findings.append((node, finding))
         return emit(_unapproved(change_set, args.contract, findings) if findings else [], args.format)
@@ -348,11 +455,17 @@ def _replay(args: argparse.Namespace, change_set: changes.ChangeSet, the_plan: s
         tree.cleanup()
 
 
-def _unapproved(change_set: changes.ChangeSet, contract_path: str, findings: list[tuple[str, Finding]]) -> list[Finding]:
+def _unapproved(
+    change_set: changes.ChangeSet, contract_path: str, findings: list[tuple[str, Finding]]
+) -> list[Finding]:
     from hooks import contract
     from hooks.approvals import Approvals, canonical
 
-    approvals = Approvals.load(change_set, contract.load_at(change_set.base, contract_path), contract.load_new(change_set.target, contract_path))
+    approvals = Approvals.load(
+        change_set,
+        contract.load_at(change_set.base, contract_path),
+        contract.load_new(change_set.target, contract_path),
+    )
     kept = []
     for node, finding in findings:
         if approvals.covers(_statement(node)):

@@ -4,12 +4,14 @@ Exit codes follow pre-commit-hooks: 0 clean, 1 findings, 2 usage or
 configuration error.  A configuration error is one sentence on stderr,
 never a traceback.
 """
+
 from __future__ import annotations
 
 import argparse
 import functools
 import sys
-from typing import Callable, Iterable, NamedTuple, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Callable, NamedTuple
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -135,7 +137,10 @@ def guarded(func: Callable[[Sequence[str] | None], int]) -> Callable[[Sequence[s
                 output.print_document(_notice_format[0], [], [str(exc)], taken_notices())
             return EXIT_USAGE
         except RecursionError:  # deeper than Python's own limit: refuse, never a traceback
-            print("oracle-guard: error: a file nests expressions too deeply to analyse (Python's recursion limit); split the expression up", file=sys.stderr)
+            print(
+                "oracle-guard: error: a file nests expressions too deeply to analyse (Python's recursion limit); split the expression up",
+                file=sys.stderr,
+            )
             return EXIT_USAGE
         except KeyboardInterrupt:
             print("oracle-guard: interrupted", file=sys.stderr)

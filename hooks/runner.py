@@ -6,13 +6,15 @@ pytest collects while the static hooks read the change; every finding is
 printed once however many hooks see it, and every error once however many
 hooks hit it.
 """
+
 from __future__ import annotations
 
 import functools
 import re
 import sys
 from collections import Counter
-from typing import Callable, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Callable, NamedTuple
 
 from hooks import registry, report
 from hooks.context import HookContext
@@ -48,7 +50,16 @@ def selection(only: str, skip: str) -> tuple[list[str], set[str]]:
     return wanted, skipped
 
 
-def plans(base: HookContext, wanted: Sequence[str], skipped: set[str], tests: list[str], deleted_tests: list[str], started: list, gate: bool = True, write_snapshot: bool = False) -> list[Plan]:  # type: ignore[type-arg]
+def plans(
+    base: HookContext,
+    wanted: Sequence[str],
+    skipped: set[str],
+    tests: list[str],
+    deleted_tests: list[str],
+    started: list,
+    gate: bool = True,
+    write_snapshot: bool = False,
+) -> list[Plan]:  # type: ignore[type-arg]
     """One context per hook that has something to look at."""
     result = []
     for hook_id in wanted:
@@ -190,9 +201,19 @@ def print_text(results: Sequence[tuple[str, Finding]], steps: dict[Finding, str]
             if steps and finding in steps:
                 print(f"    next: {steps[finding]}")
         elif shown[key] == GROUP_SHOWN + 1:
-            cause = f"likely one cause, {causes[0].code} at {causes[0].path}:{causes[0].line}" if causes and finding.code in ("OG801", "OG802") else "likely one cause"
+            cause = (
+                f"likely one cause, {causes[0].code} at {causes[0].path}:{causes[0].line}"
+                if causes and finding.code in ("OG801", "OG802")
+                else "likely one cause"
+            )
             # Worded so that no line but a finding's reads `path:...: OGnnn` (tools count those).
-            print(f"{finding.path}: and {groups[key] - GROUP_SHOWN} more {finding.code} like these ({cause}; --format json lists each)")
+            print(
+                f"{finding.path}: and {groups[key] - GROUP_SHOWN} more {finding.code} like these ({cause}; --format json lists each)"
+            )
     if results:
         counts = Counter(f.code for _, f in results)
-        print(f"oracle-guard: {len(results)} finding{'s' if len(results) != 1 else ''} (" + ", ".join(f"{code} x{n}" for code, n in sorted(counts.items())) + ")")
+        print(
+            f"oracle-guard: {len(results)} finding{'s' if len(results) != 1 else ''} ("
+            + ", ".join(f"{code} x{n}" for code, n in sorted(counts.items()))
+            + ")"
+        )

@@ -25,13 +25,15 @@ Use: ``read(path, text)`` gives a ``Runner``; ``.pytest_arguments()`` is every
 interpreter flags and how its failure is ignored.  ``ini_sections`` reads INI
 the way pytest does (iniconfig).
 """
+
 from __future__ import annotations
 
 import ast
 import functools
 import re
 import shlex
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 # Environment variables that change what a pytest run checks.
 ADDOPTS_VARS = ("PYTEST_ADDOPTS",)
@@ -184,7 +186,9 @@ def _segment(path: str, line: int, words: list[str], runner: Runner) -> None:
     command_words(path, line, words, runner, tuple(inline))
 
 
-def command_words(path: str, line: int, words: list[str], runner: Runner, inline: tuple[tuple[str, str], ...] = ()) -> None:
+def command_words(
+    path: str, line: int, words: list[str], runner: Runner, inline: tuple[tuple[str, str], ...] = ()
+) -> None:
     """Find pytest/coverage in one simple command (a list of words) and record it."""
     interpreter: tuple[str, ...] = ()
     for i, word in enumerate(words):
@@ -201,7 +205,9 @@ def command_words(path: str, line: int, words: list[str], runner: Runner, inline
             rest = words[i + 1 :]
             runner.commands.append(Command(path, line, "coverage", tuple(rest), inline, interpreter))
             if rest and rest[0] == "run":  # coverage run [options] -m pytest ARGS
-                command_words(path, line, [w for w in rest[1:] if w != "-m"] if "-m" in rest else rest[1:], runner, inline)
+                command_words(
+                    path, line, [w for w in rest[1:] if w != "-m"] if "-m" in rest else rest[1:], runner, inline
+                )
             return
         if base in ("tox", "nox") and "--" in words[i:]:  # posargs reach the pytest commands
             cut = words.index("--", i)
@@ -249,12 +255,20 @@ def _walk_yaml(path: str, node: object, runner: Runner) -> None:
         pairs = [(k.value if isinstance(k, yaml.ScalarNode) else None, v) for k, v in node.value]
         keys = dict(pairs)
         uses = keys.get("uses")
-        if isinstance(uses, yaml.ScalarNode) and "retry" in str(uses.value).lower() and isinstance(keys.get("with"), yaml.MappingNode):
+        if (
+            isinstance(uses, yaml.ScalarNode)
+            and "retry" in str(uses.value).lower()
+            and isinstance(keys.get("with"), yaml.MappingNode)
+        ):
             _retry_action(path, str(uses.value), keys["with"], runner)  # type: ignore[arg-type]
         entry = keys.get("entry")
         if isinstance(entry, yaml.ScalarNode) and ("pytest" in entry.value or "py.test" in entry.value):
             args = keys.get("args")
-            extra = [a.value for a in args.value if isinstance(a, yaml.ScalarNode)] if isinstance(args, yaml.SequenceNode) else []
+            extra = (
+                [a.value for a in args.value if isinstance(a, yaml.ScalarNode)]
+                if isinstance(args, yaml.SequenceNode)
+                else []
+            )
             shell = shell_commands(path, entry.value, _scalar_line(entry))
             runner.env.extend(shell.env)
             runner.commands.extend(c._replace(args=c.args + tuple(extra)) for c in shell.commands)
@@ -271,7 +285,9 @@ def _walk_yaml(path: str, node: object, runner: Runner) -> None:
         for key in ("continue-on-error", "allow_failure", "continueOnError"):  # GitHub, GitLab, Azure
             flag = keys.get(key)
             if isinstance(flag, yaml.ScalarNode) and str(flag.value).strip().lower() == "true":
-                runner.commands[before:] = [c._replace(ignored=c.ignored or f"`{key}: true`") for c in runner.commands[before:]]
+                runner.commands[before:] = [
+                    c._replace(ignored=c.ignored or f"`{key}: true`") for c in runner.commands[before:]
+                ]
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
             _walk_yaml(path, item, runner)
@@ -343,7 +359,11 @@ def _tox_runner(path: str, text: str) -> Runner:
     runner = Runner([], [])
     raw = text.splitlines()
     items = ini_items(path, text)
-    ignore_outcome = {section for section, key, _, value in items if key == "ignore_outcome" and value.strip().lower() in ("true", "1", "yes")}
+    ignore_outcome = {
+        section
+        for section, key, _, value in items
+        if key == "ignore_outcome" and value.strip().lower() in ("true", "1", "yes")
+    }
     for section, key, line, value in items:
         if not section.startswith("testenv"):
             continue
@@ -354,7 +374,9 @@ def _tox_runner(path: str, text: str) -> Runner:
                 command = _POSARGS.sub(r"\1", command)  # `{posargs:--reruns 2}`: the default is what runs
                 shell = shell_commands(path, command.lstrip("-! "), number)
                 dash = command.lstrip().startswith("-")  # tox ignores the exit code of `- cmd`
-                runner.commands.extend(c._replace(ignored=c.ignored or "tox `- ` prefix") if dash else c for c in shell.commands)
+                runner.commands.extend(
+                    c._replace(ignored=c.ignored or "tox `- ` prefix") if dash else c for c in shell.commands
+                )
                 runner.env.extend(shell.env)
         elif key in ("setenv", "set_env"):
             for offset, entry in enumerate(value.splitlines()):
@@ -362,7 +384,12 @@ def _tox_runner(path: str, text: str) -> Runner:
                 if eq and name.strip():
                     runner.env.append(EnvSetting(path, line + offset, name.strip(), val.strip()))
     if ignore_outcome:
-        runner.commands[:] = [c._replace(ignored=c.ignored or "tox `ignore_outcome = true`") if _section_of(items, c.line) in ignore_outcome else c for c in runner.commands]
+        runner.commands[:] = [
+            c._replace(ignored=c.ignored or "tox `ignore_outcome = true`")
+            if _section_of(items, c.line) in ignore_outcome
+            else c
+            for c in runner.commands
+        ]
     return runner
 
 
@@ -391,7 +418,9 @@ def ini_sections(path: str, text: str) -> dict[str, list[tuple[str, int, str]]]:
         raise UsageError(f"{exc} (pytest's INI reader, iniconfig, refuses it, so pytest would too)") from None
     sections: dict[str, list[tuple[str, int, str]]] = {}
     for section in config:
-        sections[section.name] = [(key, section.lineof(key) or config.lineof(section.name) or 1, value) for key, value in section.items()]
+        sections[section.name] = [
+            (key, section.lineof(key) or config.lineof(section.name) or 1, value) for key, value in section.items()
+        ]
     return sections
 
 
@@ -423,14 +452,20 @@ def _python_runner(path: str, text: str) -> Runner | None:
                 if keyword.arg == "env" and isinstance(keyword.value, ast.Dict):
                     _dict_env(path, keyword.value, constants, runner)
             func = node.func
-            if isinstance(func, ast.Attribute) and func.attr in ("update", "setdefault", "putenv") and _env_owner(func.value if func.attr != "putenv" else None):
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr in ("update", "setdefault", "putenv")
+                and _env_owner(func.value if func.attr != "putenv" else None)
+            ):
                 if func.attr == "update":
                     for arg in node.args:
                         if isinstance(arg, ast.Dict):
                             _dict_env(path, arg, constants, runner)
                     for keyword in node.keywords:
                         if keyword.arg:
-                            runner.env.append(EnvSetting(path, node.lineno, keyword.arg, _string(keyword.value, constants) or "?"))
+                            runner.env.append(
+                                EnvSetting(path, node.lineno, keyword.arg, _string(keyword.value, constants) or "?")
+                            )
                 elif len(node.args) >= 2:
                     name = _string(node.args[0], constants)
                     if name:
@@ -475,7 +510,11 @@ def _string_words(nodes: Iterable[ast.AST], constants: dict[str, list[str]]) -> 
     """The words of string-ish arguments, or None when one of them is not a string."""
     words: list[str] = []
     for node in nodes:
-        if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)) and not isinstance(node.value, bool):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, (str, int, float))
+            and not isinstance(node.value, bool)
+        ):
             words.append(str(node.value))
         elif isinstance(node, (ast.List, ast.Tuple)):
             inner = _string_words(node.elts, constants)
@@ -505,12 +544,16 @@ def _dict_env(path: str, node: ast.Dict, constants: dict[str, list[str]], runner
     for key, value in zip(node.keys, node.values):
         name = _string(key, constants) if key is not None else None
         if name:
-            runner.env.append(EnvSetting(path, key.lineno if key is not None else node.lineno, name, _string(value, constants) or "?"))
+            runner.env.append(
+                EnvSetting(path, key.lineno if key is not None else node.lineno, name, _string(value, constants) or "?")
+            )
 
 
 # -- Makefile ------------------------------------------------------------------------
 
-_MAKE_ASSIGN = re.compile(r"^(?:[^\s:=#]+\s*:\s*)?(?:export\s+|override\s+)*([A-Za-z_][A-Za-z0-9_.]*)\s*(::=|:=|\?=|\+=|!=|=)\s*(.*)$")
+_MAKE_ASSIGN = re.compile(
+    r"^(?:[^\s:=#]+\s*:\s*)?(?:export\s+|override\s+)*([A-Za-z_][A-Za-z0-9_.]*)\s*(::=|:=|\?=|\+=|!=|=)\s*(.*)$"
+)
 _MAKE_REF = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_.]*)[)}]")
 
 
@@ -536,7 +579,7 @@ def _make_runner(path: str, text: str) -> Runner:
 
     for number, recipe in recipes:
         prefix = recipe[: len(recipe) - len(recipe.lstrip("@-+ "))]
-        shell = shell_commands(path, expand(recipe[len(prefix):].replace("$$", "$")), number)
+        shell = shell_commands(path, expand(recipe[len(prefix) :].replace("$$", "$")), number)
         ignored = "make `-` prefix" if "-" in prefix else ""  # make ignores the recipe line's exit status
         runner.commands.extend(c._replace(ignored=c.ignored or ignored) for c in shell.commands)
         runner.env.extend(shell.env)

@@ -22,11 +22,13 @@ for it when that can be told statically.  A case of the base lives on when
 Nothing is imported: only the changed files are parsed, and only when a test
 went missing.
 """
+
 from __future__ import annotations
 
 import ast
 import copy
-from typing import Callable, Iterable, NamedTuple, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Callable, NamedTuple
 
 from hooks.pysource import FunctionNode, Module, SourceError, statements
 
@@ -129,12 +131,20 @@ def _escaped(text: str | bytes) -> str:
     return text.translate(_NON_PRINTABLE)
 
 
-_NON_PRINTABLE = {i: f"\\x{i:02x}" for i in range(128) if i not in range(32, 127)} | {ord("\t"): "\\t", ord("\r"): "\\r", ord("\n"): "\\n"}
+_NON_PRINTABLE = {i: f"\\x{i:02x}" for i in range(128) if i not in range(32, 127)} | {
+    ord("\t"): "\\t",
+    ord("\r"): "\\r",
+    ord("\n"): "\\n",
+}
 
 
 def _value_id(value: ast.expr, argname: str, index: int, module: Module, constants: dict[str, ast.expr]) -> str | None:
     """The id pytest derives from one parameter value; None when it cannot be told here."""
-    if isinstance(value, ast.Name) and value.id in constants and isinstance(constants[value.id], (ast.Constant, ast.UnaryOp)):
+    if (
+        isinstance(value, ast.Name)
+        and value.id in constants
+        and isinstance(constants[value.id], (ast.Constant, ast.UnaryOp))
+    ):
         value = constants[value.id]
     try:
         literal = ast.literal_eval(value)
@@ -149,11 +159,15 @@ def _value_id(value: ast.expr, argname: str, index: int, module: Module, constan
     if isinstance(value, ast.Lambda):
         return "<lambda>"
     if isinstance(value, ast.Name):
-        defined = {n.name for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        defined = {
+            n.name for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        }
         if value.id in defined or value.id in module.names.aliases:
             return (module.names.qualify(value) or value.id).rsplit(".", 1)[-1]  # a function's or class's __name__
         return None
-    if isinstance(value, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.JoinedStr)):
+    if isinstance(
+        value, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.JoinedStr)
+    ):
         return f"{argname}{index}"
     return None  # an attribute, a call: an enum member or an object with __name__ may be anything
 
@@ -176,7 +190,13 @@ def _parametrize(deco: ast.expr, module: Module, constants: dict[str, ast.expr])
         raw = ast.literal_eval(argnames_node)
     except (ValueError, TypeError, SyntaxError):
         return None
-    argnames = [a.strip() for a in raw.split(",") if a.strip()] if isinstance(raw, str) else list(raw) if isinstance(raw, (list, tuple)) else None
+    argnames = (
+        [a.strip() for a in raw.split(",") if a.strip()]
+        if isinstance(raw, str)
+        else list(raw)
+        if isinstance(raw, (list, tuple))
+        else None
+    )
     if not argnames or not all(isinstance(a, str) for a in argnames):
         return None
     rows = _elements(argvalues_node, constants)
@@ -187,7 +207,11 @@ def _parametrize(deco: ast.expr, module: Module, constants: dict[str, ast.expr])
         indirect_value = ast.literal_eval(indirect) if indirect is not None else False
     except (ValueError, TypeError, SyntaxError):
         return None
-    direct = [a for a in argnames if not (indirect_value is True or (isinstance(indirect_value, (list, tuple)) and a in indirect_value))]
+    direct = [
+        a
+        for a in argnames
+        if not (indirect_value is True or (isinstance(indirect_value, (list, tuple)) and a in indirect_value))
+    ]
     ids_node = kw.get("ids")
     explicit: list[object] | None = None
     if ids_node is not None:
@@ -250,7 +274,9 @@ def _unique(params: list[_Param]) -> list[_Param]:
     return out
 
 
-def _parameter_sets(fn: FunctionNode, classes: list[ast.ClassDef], module: Module, constants: dict[str, ast.expr]) -> list[_Param] | None:
+def _parameter_sets(
+    fn: FunctionNode, classes: list[ast.ClassDef], module: Module, constants: dict[str, ast.expr]
+) -> list[_Param] | None:
     """Every parameter set, in pytest's id order: the decorator nearest the function first, then the classes'."""
     decorators = list(reversed(fn.decorator_list))
     for cls in reversed(classes):
@@ -263,7 +289,10 @@ def _parameter_sets(fn: FunctionNode, classes: list[ast.ClassDef], module: Modul
         if found is None or len(sets) * len(found) > MAX_CASES:  # type: ignore[arg-type]
             return None
         sets = [
-            _Param({**outer.values, **inner.values}, None if outer.id is None or inner.id is None else (f"{outer.id}-{inner.id}" if outer.id else inner.id))
+            _Param(
+                {**outer.values, **inner.values},
+                None if outer.id is None or inner.id is None else (f"{outer.id}-{inner.id}" if outer.id else inner.id),
+            )
             for inner in found  # type: ignore[union-attr]
             for outer in sets
         ]
@@ -278,11 +307,15 @@ def _parameter_sets(fn: FunctionNode, classes: list[ast.ClassDef], module: Modul
             continue
         if len(sets) * len(values) > MAX_CASES:
             return None
-        sets = [_Param({**outer.values, **({arg.arg: v} if v is not None else {})}, None) for v in values for outer in sets]
+        sets = [
+            _Param({**outer.values, **({arg.arg: v} if v is not None else {})}, None) for v in values for outer in sets
+        ]
     return sets
 
 
-def _fixture_params(name: str, classes: list[ast.ClassDef], module: Module, constants: dict[str, ast.expr]) -> list[ast.expr | None] | None:
+def _fixture_params(
+    name: str, classes: list[ast.ClassDef], module: Module, constants: dict[str, ast.expr]
+) -> list[ast.expr | None] | None:
     """The params of fixture NAME defined in the module or the test's classes: each value when the
     fixture returns `request.param` as it is, else None per param; None when NAME is no such fixture."""
     scopes = [module.tree.body] + [c.body for c in classes]
@@ -306,7 +339,12 @@ def _fixture_params(name: str, classes: list[ast.ClassDef], module: Module, cons
         return None
     items = [i.args[0] if _is_param_call(i, module) and i.args else i for i in items]  # type: ignore[attr-defined]
     body = _body(node)
-    passes = len(body) == 1 and isinstance(body[0], (ast.Return, ast.Expr)) and ast.unparse(getattr(body[0], "value", None) or ast.Constant(None)) in ("request.param", "(yield request.param)")
+    passes = (
+        len(body) == 1
+        and isinstance(body[0], (ast.Return, ast.Expr))
+        and ast.unparse(getattr(body[0], "value", None) or ast.Constant(None))
+        in ("request.param", "(yield request.param)")
+    )
     return [i if passes else None for i in items]
 
 
@@ -351,12 +389,20 @@ class _Normalise(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
-        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls"):
+        if (
+            isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in ("self", "cls")
+        ):
             node.func = ast.Name(node.func.attr, ast.Load())  # a helper method moved to the module is the same helper
         if any(isinstance(a, ast.Starred) and isinstance(a.value, (ast.List, ast.Tuple)) for a in node.args):
             args: list[ast.expr] = []
             for a in node.args:
-                args += list(a.value.elts) if isinstance(a, ast.Starred) and isinstance(a.value, (ast.List, ast.Tuple)) else [a]  # type: ignore[attr-defined]
+                args += (
+                    list(a.value.elts)
+                    if isinstance(a, ast.Starred) and isinstance(a.value, (ast.List, ast.Tuple))
+                    else [a]
+                )  # type: ignore[attr-defined]
             node.args = args
         return node
 
@@ -368,7 +414,10 @@ class _Normalise(ast.NodeTransformer):
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
         self.generic_visit(node)
-        parts = [p.value if isinstance(p, ast.FormattedValue) and p.conversion == -1 and p.format_spec is None else p for p in node.values]
+        parts = [
+            p.value if isinstance(p, ast.FormattedValue) and p.conversion == -1 and p.format_spec is None else p
+            for p in node.values
+        ]
         if all(isinstance(p, ast.Constant) and isinstance(p.value, str) for p in parts):
             return ast.Constant("".join(p.value for p in parts))  # type: ignore[union-attr]
         return node
@@ -385,7 +434,12 @@ class _Normalise(ast.NodeTransformer):
 
 def _plain_assert(call: ast.Call) -> ast.Assert | None:
     func = call.func
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and func.attr in _UNITTEST):
+    if not (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "self"
+        and func.attr in _UNITTEST
+    ):
         return None
     if call.keywords or len(call.args) < _ARITY.get(func.attr, 2) or any(isinstance(a, ast.Starred) for a in call.args):
         return None
@@ -394,7 +448,12 @@ def _plain_assert(call: ast.Call) -> ast.Assert | None:
 
 def _body(fn: FunctionNode) -> list[ast.stmt]:
     body = fn.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         body = body[1:]
     return body
 
@@ -430,7 +489,12 @@ class _Inline(ast.NodeTransformer):
         self.depth = 0
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls") and node.attr in self.attributes and isinstance(node.ctx, ast.Load):
+        if (
+            isinstance(node.value, ast.Name)
+            and node.value.id in ("self", "cls")
+            and node.attr in self.attributes
+            and isinstance(node.ctx, ast.Load)
+        ):
             return copy.deepcopy(self.attributes[node.attr])  # a local moved to the class is the same value
         self.generic_visit(node)
         return node
@@ -450,7 +514,9 @@ class _Checks:
 
     def __init__(self, module: Module, cls: ast.ClassDef | None, helpers: dict[str, bool]) -> None:
         self.module = module
-        self.cls_methods = {n.name: n for n in (cls.body if cls else []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.cls_methods = {
+            n.name: n for n in (cls.body if cls else []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
         self.helpers = helpers
         self.constants = _constants(module.tree)
 
@@ -459,16 +525,25 @@ class _Checks:
         name = self.module.names.qualify(func) or ""
         if name in CHECK_CALLS or name.startswith(("numpy.testing.assert", "pandas.testing.assert")):
             return True
-        last = (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "").lstrip("_")
+        last = (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "").lstrip(
+            "_"
+        )
         if last.startswith(CHECK_PREFIXES):
             return True
         if isinstance(func, ast.Name) and func.id in self.helpers:
             return self.helpers[func.id]
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls") and func.attr in self.cls_methods:
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in ("self", "cls")
+            and func.attr in self.cls_methods
+        ):
             return _holds_checks(self.cls_methods[func.attr], self.module, {})
         return False
 
-    def sites(self, body: list[ast.stmt], env: dict[str, ast.expr], budget: list[int]) -> Iterable[tuple[ast.AST, dict[str, ast.expr]]]:
+    def sites(
+        self, body: list[ast.stmt], env: dict[str, ast.expr], budget: list[int]
+    ) -> Iterable[tuple[ast.AST, dict[str, ast.expr]]]:
         for stmt in _live(body):
             if isinstance(stmt, (ast.For, ast.AsyncFor)):
                 items = _elements(stmt.iter, self.constants)
@@ -504,7 +579,11 @@ class _Checks:
 def _bind(target: ast.expr, item: ast.expr) -> dict[str, ast.expr]:
     if isinstance(target, ast.Name):
         return {target.id: item}
-    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(item, (ast.Tuple, ast.List)) and len(target.elts) == len(item.elts):
+    if (
+        isinstance(target, (ast.Tuple, ast.List))
+        and isinstance(item, (ast.Tuple, ast.List))
+        and len(target.elts) == len(item.elts)
+    ):
         out: dict[str, ast.expr] = {}
         for t, v in zip(target.elts, item.elts):
             out.update(_bind(t, v))
@@ -514,33 +593,50 @@ def _bind(target: ast.expr, item: ast.expr) -> dict[str, ast.expr]:
 
 def _raises_assertion(stmt: ast.Raise) -> bool:
     exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
-    return isinstance(exc, (ast.Name, ast.Attribute)) and ast.unparse(exc).rsplit(".", 1)[-1] in ("AssertionError", "failureException")
+    return isinstance(exc, (ast.Name, ast.Attribute)) and ast.unparse(exc).rsplit(".", 1)[-1] in (
+        "AssertionError",
+        "failureException",
+    )
 
 
 def _live(stmts: list[ast.stmt]) -> list[ast.stmt]:
     """Nothing after a return, raise, break or continue of the same block runs."""
     for i, stmt in enumerate(stmts):
-        if isinstance(stmt, (ast.Return, ast.Continue, ast.Break)) or (isinstance(stmt, ast.Raise) and not _raises_assertion(stmt)):
+        if isinstance(stmt, (ast.Return, ast.Continue, ast.Break)) or (
+            isinstance(stmt, ast.Raise) and not _raises_assertion(stmt)
+        ):
             return stmts[: i + 1]
     return stmts
 
 
 def _holds_checks(fn: FunctionNode, module: Module, helpers: dict[str, bool]) -> bool:
     for node in ast.walk(fn):
-        if isinstance(node, ast.Assert) or (isinstance(node, ast.Raise) and node.exc is not None and _raises_assertion(node)):
+        if isinstance(node, ast.Assert) or (
+            isinstance(node, ast.Raise) and node.exc is not None and _raises_assertion(node)
+        ):
             return True
         if isinstance(node, ast.Call):
             func = node.func
             name = module.names.qualify(func) or ""
-            last = (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "").lstrip("_")
-            if name in CHECK_CALLS or last.startswith(CHECK_PREFIXES) or (isinstance(func, ast.Name) and helpers.get(func.id)):
+            last = (
+                func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            ).lstrip("_")
+            if (
+                name in CHECK_CALLS
+                or last.startswith(CHECK_PREFIXES)
+                or (isinstance(func, ast.Name) and helpers.get(func.id))
+            ):
                 return True
     return False
 
 
 def _module_helpers(module: Module) -> dict[str, bool]:
     """Module-level functions that are no tests: name -> whether they hold checks (two levels deep)."""
-    functions = {n.name: n for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and not n.name.startswith("test")}
+    functions = {
+        n.name: n
+        for n in module.tree.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and not n.name.startswith("test")
+    }
     helpers = {name: _holds_checks(fn, module, {}) for name, fn in functions.items()}
     return {name: helpers[name] or _holds_checks(fn, module, helpers) for name, fn in functions.items()}
 
@@ -588,7 +684,12 @@ def _pinned(node: ast.AST) -> list[str]:
         if isinstance(op, ast.IsNot) and isinstance(right, ast.Constant) and right.value is None:
             return [f"want:{_text(left)}"]
         return []
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in ("isinstance", "hasattr", "callable") and test.args:
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id in ("isinstance", "hasattr", "callable")
+        and test.args
+    ):
         return [f"want:{_text(test.args[0])}"]
     if isinstance(test, (ast.Name, ast.Attribute)):
         return [f"want:{_text(test)}"]
@@ -617,8 +718,16 @@ def cases(module: Module, qualname: str, owner: str | None = None, _cache: dict 
     helpers = _cache.setdefault(id(module), _module_helpers(module)) if _cache is not None else _module_helpers(module)
     finder = _Checks(module, classes[-1] if classes else None, helpers)
     local_values = _locals(fn)
-    attributes = {t.id: n.value for n in (classes[-1].body if classes else []) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
-    own = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} | {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    attributes = {
+        t.id: n.value
+        for n in (classes[-1].body if classes else [])
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+    own = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} | {
+        n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
     inline = _Inline(local_values, attributes)
     body = _body(fn)
     out = []
@@ -635,7 +744,9 @@ def cases(module: Module, qualname: str, owner: str | None = None, _cache: dict 
             subjects |= seen
             if _opaque(node, module):
                 opaque |= seen - {getattr(node.func, "attr", None) or getattr(node.func, "id", "")}  # type: ignore[attr-defined]
-        out.append(Case(owner, param.id if known else None, body_key, tuple(checks), 1, frozenset(opaque), frozenset(subjects)))
+        out.append(
+            Case(owner, param.id if known else None, body_key, tuple(checks), 1, frozenset(opaque), frozenset(subjects))
+        )
     return out
 
 
@@ -754,7 +865,9 @@ def reappearing_ids(
         module = modules.get(path)
         return cases(module, qualname, f"{path}::{qualname.replace('.', '::')}", cache) if module is not None else None
 
-    def select(found: list[Case], collected: list[str], wanted: list[str], other: list[Case] | None, mine_first: bool) -> tuple[list[Case], bool]:
+    def select(
+        found: list[Case], collected: list[str], wanted: list[str], other: list[Case] | None, mine_first: bool
+    ) -> tuple[list[Case], bool]:
         """The cases behind WANTED ids (exact), else those with no twin in OTHER (not exact)."""
         predicted = [c.id for c in found]
         exact = None not in predicted and sorted(predicted) == sorted(collected)  # type: ignore[type-var]
@@ -810,4 +923,3 @@ def _modules(read: Callable[[list[str]], dict[str, bytes | None]], paths: list[s
         except SourceError:
             out[path] = None  # unreadable: nothing in it can vouch for a test
     return out
-

@@ -13,6 +13,7 @@ A scratch tree is an export of the base commit (a private index,
 index and object store are never written) with the change's production
 files laid over it: new code, base tests.
 """
+
 from __future__ import annotations
 
 import ast
@@ -21,7 +22,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from typing import Iterable
+from collections.abc import Iterable
 
 from hooks import changes, git, pytest_config
 from hooks.report import UsageError
@@ -100,7 +101,7 @@ class TestSide:
     def __call__(self, path: str) -> bool:
         if TEST_FILES.search(path) or SNAPSHOT_FILES.search(path) or path in self.exact or path in self.inert:
             return True
-        if path.startswith(self.roots) or path.startswith(self.approvals):
+        if path.startswith((*self.roots, self.approvals)):
             return True
         return path.endswith(".py") and path in self.plugins()
 
@@ -116,7 +117,13 @@ def _pytest_plugins(text: str) -> set[str]:
         return set()
     found: set[str] = set()
     for node in ast.walk(tree):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+            else []
+        )
         if any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in targets) and node.value is not None:
             for const in ast.walk(node.value):
                 if isinstance(const, ast.Constant) and isinstance(const.value, str):
@@ -210,7 +217,14 @@ def export(rev: str, *dests: str) -> None:
             own = f"{index}{number}"
             shutil.copyfile(index, own)  # checkout-index may refresh its index: one each
             env = dict(os.environ, GIT_INDEX_FILE=own)
-            procs.append(subprocess.Popen(("git", "checkout-index", "-a", "-f", f"--prefix={dest}/"), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+            procs.append(
+                subprocess.Popen(
+                    ("git", "checkout-index", "-a", "-f", f"--prefix={dest}/"),
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                )
+            )
         errors = [(p.communicate()[1], p.returncode) for p in procs]
         for err, code in errors:
             if code != 0:
@@ -302,7 +316,7 @@ class Scratch:
     def cleanup(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def __enter__(self) -> "Scratch":
+    def __enter__(self) -> Scratch:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -10,6 +10,7 @@ parameters: ``tests/test_price.py::TestPrice::test_parse``.  An approval
 covers every finding of its kind in that test for the change it is committed
 with (it is verified against the base's allowed signers, like every other).
 """
+
 from __future__ import annotations
 
 import ast
@@ -77,7 +78,11 @@ def statement_for(ctx: HookContext, finding: Finding) -> str | None:
 
 def unapproved(ctx: HookContext, findings: list[Finding]) -> list[Finding]:
     """FINDINGS less those a signed approval in the change covers (signatures checked only if one could)."""
-    if ctx.change_set is None or ctx.change_set.base is None or not any(f.code in KIND or f.code == "OG302" for f in findings):
+    if (
+        ctx.change_set is None
+        or ctx.change_set.base is None
+        or not any(f.code in KIND or f.code == "OG302" for f in findings)
+    ):
         return findings
     covers: Callable[[str], bool] | None = None
     kept = []

@@ -26,10 +26,12 @@ make a red suite green without touching a test.
 - partial runs (``-x`` together with deselection) are OG851/OG859, with the
   other narrowing options of pytest_config.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import Callable, NamedTuple
 
 from hooks import git
 from hooks import runners as ci
@@ -41,13 +43,58 @@ FLOOR = "coverage floors only rise: restore it"
 
 # Options whose value is the next token when not written `--opt=value`.
 VALUE_OPTIONS = {
-    "--reruns", "--retries", "--max-runs", "--min-passes", "--reruns-delay", "--retry-delay", "--only-rerun", "--rerun-except",
-    "--cov-fail-under", "--fail-under", "--cov", "--cov-report", "--cov-config", "--omit", "--include", "--rcfile",
-    "--inline-snapshot", "--record-mode", "--insta", "--approvaltests-use-reporter", "--approvaltests-add-reporter",
-    "--maxfail", "--deselect", "--ignore", "--ignore-glob", "--confcutdir", "--rootdir", "--basetemp", "--tb",
-    "--junitxml", "--junit-xml", "--hypothesis-profile", "--hypothesis-seed", "--durations", "--log-level", "--timeout",
-    "--dist", "--lfnf", "--last-failed-no-failures", "--count", "--override-ini", "--deselect-from-file", "--select-from-file",
-    "--numprocesses", "--tx", ci.RETRY_ACTION, "--color", "--capture", "--import-mode", "--pyargs", "--splits", "--group",
+    "--reruns",
+    "--retries",
+    "--max-runs",
+    "--min-passes",
+    "--reruns-delay",
+    "--retry-delay",
+    "--only-rerun",
+    "--rerun-except",
+    "--cov-fail-under",
+    "--fail-under",
+    "--cov",
+    "--cov-report",
+    "--cov-config",
+    "--omit",
+    "--include",
+    "--rcfile",
+    "--inline-snapshot",
+    "--record-mode",
+    "--insta",
+    "--approvaltests-use-reporter",
+    "--approvaltests-add-reporter",
+    "--maxfail",
+    "--deselect",
+    "--ignore",
+    "--ignore-glob",
+    "--confcutdir",
+    "--rootdir",
+    "--basetemp",
+    "--tb",
+    "--junitxml",
+    "--junit-xml",
+    "--hypothesis-profile",
+    "--hypothesis-seed",
+    "--durations",
+    "--log-level",
+    "--timeout",
+    "--dist",
+    "--lfnf",
+    "--last-failed-no-failures",
+    "--count",
+    "--override-ini",
+    "--deselect-from-file",
+    "--select-from-file",
+    "--numprocesses",
+    "--tx",
+    ci.RETRY_ACTION,
+    "--color",
+    "--capture",
+    "--import-mode",
+    "--pyargs",
+    "--splits",
+    "--group",
 }
 SHORT_VALUE = set("kmpcoWrnP")  # `-k EXPR`, `-kEXPR`; any other short letter is a flag (`-xq`)
 RERUN_INI = {"reruns": "pytest-rerunfailures", "retries": "pytest-retry"}
@@ -68,7 +115,19 @@ REGEN_VALUES = {
 AUTO_APPROVE = re.compile(r"approv|auto", re.I)  # approvaltests' ReporterThatAutomaticallyApproves and kin
 REGEN_ENV = re.compile(r"(UPDATE|REGEN|RECORD|BLESS|ACCEPT|APPROVE|OVERWRITE|REWRITE)", re.I)
 FALSY = {"", "0", "false", "no", "off", "n", "f"}
-SELECTING = {"-k", "-m", "--deselect", "--ignore", "--ignore-glob", "--lf", "--last-failed", "--sw", "--stepwise", "--deselect-from-file", "--select-from-file"}
+SELECTING = {
+    "-k",
+    "-m",
+    "--deselect",
+    "--ignore",
+    "--ignore-glob",
+    "--lf",
+    "--last-failed",
+    "--sw",
+    "--stepwise",
+    "--deselect-from-file",
+    "--select-from-file",
+}
 EXITFIRST = {"-x", "--exitfirst", "--maxfail"}
 # What tests are, as pre-commit's `files:` for the Python hooks (hooks/check.py TEST_FILES).
 TEST_FILES = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
@@ -91,7 +150,12 @@ def parse(tokens: Iterable[str]) -> list[Switch]:
         token = items[i]
         if token.startswith("--"):
             name, eq, value = token.partition("=")
-            if not eq and name in VALUE_OPTIONS and i + 1 < len(items) and not (items[i + 1].startswith("-") and items[i + 1] != "-"):
+            if (
+                not eq
+                and name in VALUE_OPTIONS
+                and i + 1 < len(items)
+                and not (items[i + 1].startswith("-") and items[i + 1] != "-")
+            ):
                 value = items[i + 1]
                 i += 1
             found.append(Switch(name if name != "--override-ini" else "-o", value))
@@ -247,8 +311,21 @@ def _coverage_file(name: str, text: str) -> Coverage | None:
 
 # The exclusions coverage.py's documentation gives as typical (code that never runs
 # under test by design); adding one hides nothing a reviewer would count.
-IDIOMS = ("type_checking", "overload", "abstractmethod", "notimplementederror", "__main__", "no cover", "protocol", r"\.\.\.", "...",
-          "__repr__", "if 0", "raise assertionerror", "self\\.debug")
+IDIOMS = (
+    "type_checking",
+    "overload",
+    "abstractmethod",
+    "notimplementederror",
+    "__main__",
+    "no cover",
+    "protocol",
+    r"\.\.\.",
+    "...",
+    "__repr__",
+    "if 0",
+    "raise assertionerror",
+    "self\\.debug",
+)
 
 
 def _hides_source(pattern: str, target: str | None) -> str | None:
@@ -272,6 +349,7 @@ def _hides_source(pattern: str, target: str | None) -> str | None:
 
 def _omits(pattern: str, path: str) -> bool:
     import fnmatch
+
     if pattern.startswith(("*", "/")):
         return fnmatch.fnmatch("/" + path, pattern)
     return fnmatch.fnmatch(path, pattern.removeprefix("./"))
@@ -289,7 +367,14 @@ class Context(NamedTuple):
     excludes: Callable[[str], str | None] = lambda pattern: None  # a source line a new exclusion hides
 
 
-def compare_config(base_settings: object, new_settings: object, base_cov: Coverage, new_cov: Coverage, ci_floors: list[float], context: Context) -> list[Finding]:
+def compare_config(
+    base_settings: object,
+    new_settings: object,
+    base_cov: Coverage,
+    new_cov: Coverage,
+    ci_floors: list[float],
+    context: Context,
+) -> list[Finding]:
     """addopts, ini keys and coverage configuration of both sides."""
     findings: list[Finding] = []
     base_sw, new_sw = parse(base_settings.addopts), parse(new_settings.addopts)  # type: ignore[attr-defined]
@@ -303,34 +388,75 @@ def compare_config(base_settings: object, new_settings: object, base_cov: Covera
     if new_count > old_count:
         key = spelled.split(" ", 1)[0] if spelled.split(" ", 1)[0] in RERUN_INI else "addopts"
         was = f" (base: {old_count:g})" if old_count else ""
-        findings.append(Finding(where, at(key), 1, "OG860", f"configuration now reruns every failing test: `{spelled}`{was}; {LEDGER}"))
+        findings.append(
+            Finding(
+                where, at(key), 1, "OG860", f"configuration now reruns every failing test: `{spelled}`{was}; {LEDGER}"
+            )
+        )
     known = [r[0] for r in regenerations(base_sw)]
     for spelled, what in regenerations(new_sw):
         if spelled not in known:
-            findings.append(Finding(where, at("addopts"), 1, "OG861", f"addopts `{spelled}` {what} instead of comparing; {REGEN}"))
+            findings.append(
+                Finding(where, at("addopts"), 1, "OG861", f"addopts `{spelled}` {what} instead of comparing; {REGEN}")
+            )
     findings += _partial(base_sw, new_sw, where, at("addopts"), "OG851", "addopts")
     measured = _effective_floor(base_sw, base_cov) or any(s.option == "--cov" for s in base_sw)
     if "--no-cov" in {s.option for s in new_sw} - {s.option for s in base_sw} and measured:
-        findings.append(Finding(where, at("addopts"), 1, "OG862", "addopts `--no-cov` switches coverage, and every floor on it, off; remove it"))
+        findings.append(
+            Finding(
+                where,
+                at("addopts"),
+                1,
+                "OG862",
+                "addopts `--no-cov` switches coverage, and every floor on it, off; remove it",
+            )
+        )
 
     old_floor, new_floor = _effective_floor(base_sw, base_cov), _effective_floor(new_sw, new_cov)
     if new_floor < old_floor and not any(f >= old_floor for f in ci_floors):
-        by_option = floor(new_sw) is not None or floor(base_sw) is not None and floor(new_sw) is None and new_cov.fail_under is None
-        path, line = (where, at("addopts")) if by_option else (new_cov.source or base_cov.source or where, new_cov.lines.get("fail_under", 1))
+        by_option = (
+            floor(new_sw) is not None
+            or floor(base_sw) is not None
+            and floor(new_sw) is None
+            and new_cov.fail_under is None
+        )
+        path, line = (
+            (where, at("addopts"))
+            if by_option
+            else (new_cov.source or base_cov.source or where, new_cov.lines.get("fail_under", 1))
+        )
         now = f"{new_floor:g}" if new_floor else "0 (none)"
-        findings.append(Finding(path, line, 1, "OG862", f"coverage floor lowered: fail-under {old_floor:g} -> {now}; {FLOOR}"))
+        findings.append(
+            Finding(path, line, 1, "OG862", f"coverage floor lowered: fail-under {old_floor:g} -> {now}; {FLOOR}")
+        )
     added = [p for p in new_cov.omit if p not in base_cov.omit]
     if added:
         sources = [p for p in context.python_files() if not TEST_FILES.search(p)]
         for pattern in added:
             hit = next((p for p in sources if _omits(pattern, p)), None)
             if hit:
-                findings.append(Finding(new_cov.source, new_cov.lines.get("omit", 1), 1, "OG862", f"coverage `omit` now excludes source files ({pattern!r} matches {hit}), so the floor no longer measures them; remove the pattern"))
+                findings.append(
+                    Finding(
+                        new_cov.source,
+                        new_cov.lines.get("omit", 1),
+                        1,
+                        "OG862",
+                        f"coverage `omit` now excludes source files ({pattern!r} matches {hit}), so the floor no longer measures them; remove the pattern",
+                    )
+                )
     for pattern in [p for p in new_cov.exclude if p not in base_cov.exclude]:
         hit = context.excludes(pattern)
         if hit:
             line = new_cov.lines.get("exclude_also", new_cov.lines.get("exclude_lines", 1))
-            findings.append(Finding(new_cov.source, line, 1, "OG862", f"coverage now excludes lines matching {pattern!r} ({hit}), so the floor no longer measures them; remove the pattern"))
+            findings.append(
+                Finding(
+                    new_cov.source,
+                    line,
+                    1,
+                    "OG862",
+                    f"coverage now excludes lines matching {pattern!r} ({hit}), so the floor no longer measures them; remove the pattern",
+                )
+            )
     return findings
 
 
@@ -364,7 +490,15 @@ def _partial(base: list[Switch], new: list[Switch], path: str, line: int, code: 
     if any(s.option in EXITFIRST for s in base) and any(s.option in SELECTING for s in base):
         return []
     shown = " ".join(f"{s.option}{' ' + s.value if s.value else ''}" for s in stops + selects)
-    return [Finding(path, line, 1, code, f"{where} now stops at the first failure of a deselected run (`{shown}`): a partial run; remove one of them (`-x` alone is fine)")]
+    return [
+        Finding(
+            path,
+            line,
+            1,
+            code,
+            f"{where} now stops at the first failure of a deselected run (`{shown}`): a partial run; remove one of them (`-x` alone is fine)",
+        )
+    ]
 
 
 def compare_runner(path: str, base: ci.Runner, new: ci.Runner, context: Context, config_floor: float) -> list[Finding]:
@@ -374,7 +508,9 @@ def compare_runner(path: str, base: ci.Runner, new: ci.Runner, context: Context,
     old_reruns = max([reruns(s)[0] for s in old_lists] or [0.0])
     old_regen = [r[0] for s in old_lists for r in regenerations(s)]
     old_floors = [f for s in old_lists for f in [floor(s)] if f is not None]
-    old_floors += [f for c in base.commands if c.tool == "coverage" for f in [floor(parse(c.args), coverage=True)] if f is not None]
+    old_floors += [
+        f for c in base.commands if c.tool == "coverage" for f in [floor(parse(c.args), coverage=True)] if f is not None
+    ]
     old_no_cov = sum(1 for s in old_lists if any(x.option == "--no-cov" for x in s))
     new_floors: list[tuple[float, int]] = []
     no_cov_lines = []
@@ -383,18 +519,24 @@ def compare_runner(path: str, base: ci.Runner, new: ci.Runner, context: Context,
         count, spelled = reruns(switches)
         if count > old_reruns and not _only_frozen(tokens, count, context):
             was = f" (base: {old_reruns:g})" if old_reruns else ""
-            findings.append(Finding(path, line, 1, "OG860", f"pytest command now reruns failing tests: `{spelled}`{was}; {LEDGER}"))
+            findings.append(
+                Finding(path, line, 1, "OG860", f"pytest command now reruns failing tests: `{spelled}`{was}; {LEDGER}")
+            )
         for spelled, what in regenerations(switches):
             if spelled in old_regen:
                 old_regen.remove(spelled)
                 continue
-            findings.append(Finding(path, line, 1, "OG861", f"pytest command `{spelled}` {what} instead of comparing; {REGEN}"))
+            findings.append(
+                Finding(path, line, 1, "OG861", f"pytest command `{spelled}` {what} instead of comparing; {REGEN}")
+            )
         found = floor(switches)
         if found is not None:
             new_floors.append((found, line))
         if any(s.option == "--no-cov" for s in switches):
             no_cov_lines.append(line)
-        old_pairs = [p for p in old_lists if any(s.option in EXITFIRST for s in p) and any(s.option in SELECTING for s in p)]
+        old_pairs = [
+            p for p in old_lists if any(s.option in EXITFIRST for s in p) and any(s.option in SELECTING for s in p)
+        ]
         if not old_pairs:
             findings += _partial([], switches, path, line, "OG859", "pytest command")
     for command in new.commands:
@@ -404,16 +546,34 @@ def compare_runner(path: str, base: ci.Runner, new: ci.Runner, context: Context,
                 new_floors.append((found, command.line))
         if command.tool == "pytest" and strips_asserts(command.interpreter):
             if sum(1 for c in base.commands if c.tool == "pytest" and strips_asserts(c.interpreter)) == 0:
-                findings.append(Finding(path, command.line, 1, "OG864", f"pytest now runs under `python {' '.join(command.interpreter)}`: assert statements are stripped and cannot fail; remove the flag"))
+                findings.append(
+                    Finding(
+                        path,
+                        command.line,
+                        1,
+                        "OG864",
+                        f"pytest now runs under `python {' '.join(command.interpreter)}`: assert statements are stripped and cannot fail; remove the flag",
+                    )
+                )
     if old_floors:
         best_old = max(old_floors)
         best_new = max([f for f, _ in new_floors] or [0.0])
         if best_new < best_old and config_floor < best_old:
-            line = next((l for f, l in new_floors if f == best_new), 1)
+            line = next((at for f, at in new_floors if f == best_new), 1)
             now = f"{best_new:g}" if new_floors else "0 (none)"
-            findings.append(Finding(path, line, 1, "OG862", f"coverage floor lowered: fail-under {best_old:g} -> {now}; {FLOOR}"))
+            findings.append(
+                Finding(path, line, 1, "OG862", f"coverage floor lowered: fail-under {best_old:g} -> {now}; {FLOOR}")
+            )
     if len(no_cov_lines) > old_no_cov and (old_floors or config_floor):
-        findings.append(Finding(path, no_cov_lines[-1], 1, "OG862", "pytest command `--no-cov` switches coverage, and every floor on it, off; remove it"))
+        findings.append(
+            Finding(
+                path,
+                no_cov_lines[-1],
+                1,
+                "OG862",
+                "pytest command `--no-cov` switches coverage, and every floor on it, off; remove it",
+            )
+        )
     findings += _ignored(path, base, new)
     findings += _compare_env(path, base, new, context)
     return findings
@@ -437,9 +597,25 @@ def _ignored(path: str, base: ci.Runner, new: ci.Runner) -> list[Finding]:
             known.remove(kind)
             continue
         if kind == "|| rerun":
-            findings.append(Finding(path, command.line, 1, "OG860", f"pytest command now runs again when it fails (`{command.ignored}`); {LEDGER}"))
+            findings.append(
+                Finding(
+                    path,
+                    command.line,
+                    1,
+                    "OG860",
+                    f"pytest command now runs again when it fails (`{command.ignored}`); {LEDGER}",
+                )
+            )
         else:
-            findings.append(Finding(path, command.line, 1, "OG865", f"pytest command's failure is now ignored ({command.ignored}): a red run passes; remove it"))
+            findings.append(
+                Finding(
+                    path,
+                    command.line,
+                    1,
+                    "OG865",
+                    f"pytest command's failure is now ignored ({command.ignored}): a red run passes; remove it",
+                )
+            )
     return findings
 
 
@@ -460,15 +636,46 @@ def _compare_env(path: str, base: ci.Runner, new: ci.Runner, context: Context) -
         if not _truthy(setting.value):
             continue
         if setting.name == "PYTHONOPTIMIZE":
-            findings.append(Finding(path, setting.line, 1, "OG864", f"`PYTHONOPTIMIZE={setting.value}` strips assert statements, so tests cannot fail; remove it"))
-        elif setting.name == "INLINE_SNAPSHOT_DEFAULT_FLAGS" and {v.strip() for v in setting.value.split(",")} & REGEN_VALUES["--inline-snapshot"][0]:
-            findings.append(Finding(path, setting.line, 1, "OG861", f"`INLINE_SNAPSHOT_DEFAULT_FLAGS={setting.value}` rewrites inline snapshots instead of comparing; {REGEN}"))
+            findings.append(
+                Finding(
+                    path,
+                    setting.line,
+                    1,
+                    "OG864",
+                    f"`PYTHONOPTIMIZE={setting.value}` strips assert statements, so tests cannot fail; remove it",
+                )
+            )
+        elif (
+            setting.name == "INLINE_SNAPSHOT_DEFAULT_FLAGS"
+            and {v.strip() for v in setting.value.split(",")} & REGEN_VALUES["--inline-snapshot"][0]
+        ):
+            findings.append(
+                Finding(
+                    path,
+                    setting.line,
+                    1,
+                    "OG861",
+                    f"`INLINE_SNAPSHOT_DEFAULT_FLAGS={setting.value}` rewrites inline snapshots instead of comparing; {REGEN}",
+                )
+            )
         elif setting.name not in ci.ADDOPTS_VARS and REGEN_ENV.search(setting.name) and context.reads_env(setting.name):
-            findings.append(Finding(path, setting.line, 1, "OG861", f"`{setting.name}={setting.value}` is read by the project's code: a switch that regenerates expected output instead of comparing; {REGEN}"))
+            findings.append(
+                Finding(
+                    path,
+                    setting.line,
+                    1,
+                    "OG861",
+                    f"`{setting.name}={setting.value}` is read by the project's code: a switch that regenerates expected output instead of comparing; {REGEN}",
+                )
+            )
     return findings
 
 
-def pragmas(change_set: object, read_new: Callable[[list[str]], dict[str, bytes | None]], read_base: Callable[[list[str]], dict[str, bytes | None]]) -> list[Finding]:
+def pragmas(
+    change_set: object,
+    read_new: Callable[[list[str]], dict[str, bytes | None]],
+    read_base: Callable[[list[str]], dict[str, bytes | None]],
+) -> list[Finding]:
     """`# pragma: no cover` added to existing production lines in a change that also changes tests."""
     changed = list(change_set.changed_paths)  # type: ignore[attr-defined]
     touched = changed + list(change_set.deleted)  # type: ignore[attr-defined]
@@ -490,7 +697,9 @@ def pragmas(change_set: object, read_new: Callable[[list[str]], dict[str, bytes 
             continue  # a new module: nothing existed to stop counting
         old_lines = old.splitlines()
         plain = {line.strip() for line in old_lines if not PRAGMA.search(line)}
-        pragma_before = {PRAGMA.split(line)[0].rstrip().rstrip(b"#").strip() for line in old_lines if PRAGMA.search(line)}
+        pragma_before = {
+            PRAGMA.split(line)[0].rstrip().rstrip(b"#").strip() for line in old_lines if PRAGMA.search(line)
+        }
         for number, line in enumerate((new[path] or b"").splitlines(), 1):
             match = PRAGMA.search(line)
             if not match:
@@ -498,12 +707,24 @@ def pragmas(change_set: object, read_new: Callable[[list[str]], dict[str, bytes 
             code = line[: match.start()].rstrip()
             if code.strip() and code.strip() in plain and code.strip() not in pragma_before:
                 shown = code.strip().decode("utf-8", "replace")
-                findings.append(Finding(path, number, match.start() + 1, "OG863", f"`# pragma: no cover` added to existing production code `{shown}` in a change that also changes tests: coverage stops counting it; remove the pragma, or add it in a change of its own"))
+                findings.append(
+                    Finding(
+                        path,
+                        number,
+                        match.start() + 1,
+                        "OG863",
+                        f"`# pragma: no cover` added to existing production code `{shown}` in a change that also changes tests: coverage stops counting it; remove the pragma, or add it in a change of its own",
+                    )
+                )
     return findings
 
 
 def tracked_python_files(target: str | None) -> list[str]:
-    out = git.run("ls-tree", "-r", "-z", "--name-only", target, check=False) if target else git.run("ls-files", "-z", "--", "*.py", check=False)
+    out = (
+        git.run("ls-tree", "-r", "-z", "--name-only", target, check=False)
+        if target
+        else git.run("ls-files", "-z", "--", "*.py", check=False)
+    )
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p.endswith(".py")]
 
 
@@ -520,8 +741,15 @@ def mentions(target: str | None, name: str, besides: str = "") -> bool:
 # -- switches flipped from Python: a conftest or test module --------------------------------
 
 OPTION_CODES = {
-    "reruns": "OG860", "retries": "OG860", "force_flaky": "OG860",
-    "force_regen": "OG861", "regen_all": "OG861", "snapshot_update": "OG861", "update_goldens": "OG861", "inline_snapshot": "OG861", "regtest_reset": "OG861",
+    "reruns": "OG860",
+    "retries": "OG860",
+    "force_flaky": "OG860",
+    "force_regen": "OG861",
+    "regen_all": "OG861",
+    "snapshot_update": "OG861",
+    "update_goldens": "OG861",
+    "inline_snapshot": "OG861",
+    "regtest_reset": "OG861",
     "no_cov": "OG862",
 }
 AUTO_APPROVERS = ("ReporterThatAutomaticallyApproves", "AutoApprover")
@@ -542,11 +770,25 @@ def _code_facts(text: str) -> list[tuple[str, str, int]] | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign):
             for target in node.targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) and target.value.attr == "option":
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Attribute)
+                    and target.value.attr == "option"
+                ):
                     facts.append((f"option.{target.attr}", ast.unparse(node.value), node.lineno))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) == 3:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+            and len(node.args) == 3
+        ):
             owner, name, value = node.args
-            if isinstance(owner, ast.Attribute) and owner.attr == "option" and isinstance(name, ast.Constant) and isinstance(name.value, str):
+            if (
+                isinstance(owner, ast.Attribute)
+                and owner.attr == "option"
+                and isinstance(name, ast.Constant)
+                and isinstance(name.value, str)
+            ):
                 facts.append((f"option.{name.value}", ast.unparse(value), node.lineno))
         elif isinstance(node, (ast.Name, ast.Attribute)):
             spelled = node.id if isinstance(node, ast.Name) else node.attr
@@ -555,7 +797,11 @@ def _code_facts(text: str) -> list[tuple[str, str, int]] | None:
     return facts
 
 
-def code_switches(change_set: object, read_new: Callable[[list[str]], dict[str, bytes | None]], read_base: Callable[[list[str]], dict[str, bytes | None]]) -> list[Finding]:
+def code_switches(
+    change_set: object,
+    read_new: Callable[[list[str]], dict[str, bytes | None]],
+    read_base: Callable[[list[str]], dict[str, bytes | None]],
+) -> list[Finding]:
     """Options set on `config.option`, auto-approving reporters and regeneration variables set in test code."""
     paths = [p for p in change_set.changed_paths if p.endswith(".py") and TEST_FILES.search(p)]  # type: ignore[attr-defined]
     if not paths:
@@ -580,7 +826,11 @@ def code_switches(change_set: object, read_new: Callable[[list[str]], dict[str, 
                 known.remove((what, value))
                 continue
             if what in AUTO_APPROVERS:
-                findings.append(Finding(path, line, 1, "OG861", f"`{what}` approves every received output instead of comparing; {REGEN}"))
+                findings.append(
+                    Finding(
+                        path, line, 1, "OG861", f"`{what}` approves every received output instead of comparing; {REGEN}"
+                    )
+                )
                 continue
             name = what.split(".", 1)[1]
             code = OPTION_CODES.get(name)
@@ -589,17 +839,41 @@ def code_switches(change_set: object, read_new: Callable[[list[str]], dict[str, 
             if code == "OG860" and any(w == what and _count(value) <= _count(v) for w, v in known):
                 continue  # a lower count than the base's
             next_step = {"OG860": LEDGER, "OG861": REGEN, "OG862": "remove it"}[code]
-            findings.append(Finding(path, line, 1, code, f"`config.option.{name} = {value}` switches the run from code; {next_step}"))
+            findings.append(
+                Finding(
+                    path, line, 1, code, f"`config.option.{name} = {value}` switches the run from code; {next_step}"
+                )
+            )
         known_env = [(s.name, s.value) for s in ci.read(path, old).env] if old else []
         for setting in ci.read(path, text).env:
-            if (setting.name, setting.value) in known_env or not _truthy(setting.value) or not REGEN_ENV.search(setting.name):
+            if (
+                (setting.name, setting.value) in known_env
+                or not _truthy(setting.value)
+                or not REGEN_ENV.search(setting.name)
+            ):
                 continue
             if mentions(target, setting.name, besides=path):
-                findings.append(Finding(path, setting.line, 1, "OG861", f"`{setting.name}={setting.value}` set from test code is read by the project's code: a switch that regenerates expected output instead of comparing; {REGEN}"))
+                findings.append(
+                    Finding(
+                        path,
+                        setting.line,
+                        1,
+                        "OG861",
+                        f"`{setting.name}={setting.value}` set from test code is read by the project's code: a switch that regenerates expected output instead of comparing; {REGEN}",
+                    )
+                )
     return findings
 
 
-def check(change_set: object, base: dict[str, bytes | None], new: dict[str, bytes | None], base_settings: object, new_settings: object, runner_paths: list[str], contract_path: str = "tests/agent_contract.yaml") -> list[Finding]:
+def check(
+    change_set: object,
+    base: dict[str, bytes | None],
+    new: dict[str, bytes | None],
+    base_settings: object,
+    new_settings: object,
+    runner_paths: list[str],
+    contract_path: str = "tests/agent_contract.yaml",
+) -> list[Finding]:
     """Every switch rule on the change; BASE and NEW hold the config, coverage and runner files."""
     target = getattr(change_set, "target", None)
     ledger: list[object] = []
@@ -619,17 +893,40 @@ def check(change_set: object, base: dict[str, bytes | None], new: dict[str, byte
             files.append(tracked_python_files(target))
         return files[0]
 
-    context = Context(python_files, lambda name: mentions(target, name), frozen, lambda pattern: _hides_source(pattern, target))
-    old_of = getattr(change_set, "old_path")
+    context = Context(
+        python_files, lambda name: mentions(target, name), frozen, lambda pattern: _hides_source(pattern, target)
+    )
+    old_of = change_set.old_path
     base_runners = {p: _runner(p, base.get(old_of(p) or "")) for p in runner_paths}
     new_runners = {p: _runner(p, new.get(p)) for p in runner_paths}
-    ci_floors = [f for r in new_runners.values() for _, tokens in r.pytest_arguments() for f in [floor(parse(tokens))] if f is not None]
-    ci_floors += [f for r in new_runners.values() for c in r.commands if c.tool == "coverage" for f in [floor(parse(c.args), coverage=True)] if f is not None]
+    ci_floors = [
+        f
+        for r in new_runners.values()
+        for _, tokens in r.pytest_arguments()
+        for f in [floor(parse(tokens))]
+        if f is not None
+    ]
+    ci_floors += [
+        f
+        for r in new_runners.values()
+        for c in r.commands
+        if c.tool == "coverage"
+        for f in [floor(parse(c.args), coverage=True)]
+        if f is not None
+    ]
     base_cov, new_cov = coverage_of(base), coverage_of(new)
     findings = compare_config(base_settings, new_settings, base_cov, new_cov, ci_floors, context)
     added = inline_snapshot_flags(new.get("pyproject.toml")) - inline_snapshot_flags(base.get("pyproject.toml"))
     if added:
-        findings.append(Finding("pyproject.toml", 1, 1, "OG861", f"[tool.inline-snapshot] default-flags now {', '.join(sorted(added))}: every run rewrites inline snapshots; {REGEN}"))
+        findings.append(
+            Finding(
+                "pyproject.toml",
+                1,
+                1,
+                "OG861",
+                f"[tool.inline-snapshot] default-flags now {', '.join(sorted(added))}: every run rewrites inline snapshots; {REGEN}",
+            )
+        )
     config_floor = _effective_floor(parse(new_settings.addopts), new_cov)  # type: ignore[attr-defined]
     for path in runner_paths:
         if new.get(path) is not None:

@@ -2,6 +2,7 @@
 
 A core module so neither hook imports the other; only `ast` is needed.
 """
+
 from __future__ import annotations
 
 import ast
@@ -40,9 +41,18 @@ def tautology(test: ast.expr) -> bool:
             return True  # `cls(1) == cls(1)` tests __eq__; only a plain value compared with itself is vacuous
         if isinstance(op, (ast.Eq, ast.Is)) and isinstance(left, ast.Constant) and isinstance(right, ast.Constant):
             return left.value == right.value
-        if isinstance(op, ast.In) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) and any(ast.dump(e) == ast.dump(left) for e in right.elts):
+        if (
+            isinstance(op, ast.In)
+            and isinstance(right, (ast.Tuple, ast.List, ast.Set))
+            and any(ast.dump(e) == ast.dump(left) for e in right.elts)
+        ):
             return True
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" and len(test.args) == 2:
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and len(test.args) == 2
+    ):
         kind = test.args[1]
         return isinstance(kind, ast.Name) and kind.id == "object"
     return False

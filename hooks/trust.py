@@ -20,6 +20,7 @@ Adding signers where the base had none, and new roots inside the old ones,
 only make the gate stricter and pass.  (Raised freeze budgets are
 quarantine-untouched's OG610, approved the same way.)
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -64,7 +65,11 @@ def setting_findings(base: Any, new: Any, change_set: Any, approvals: Any, path:
             found.append(Finding(path, 1, 1, code, f"{what}: {approvals.explain(statement)}"))
 
     if new is None:
-        need(f"contract-setting contract {path} null", "OG512", f"the contract {path} was deleted, and every rule in it with it")
+        need(
+            f"contract-setting contract {path} null",
+            "OG512",
+            f"the contract {path} was deleted, and every rule in it with it",
+        )
         return found
     signers = base.allowed_signers
     base_signers = change_set.read_base([signers]).get(signers) if signers else None
@@ -72,17 +77,33 @@ def setting_findings(base: Any, new: Any, change_set: Any, approvals: Any, path:
     if trusted:
         if new.allowed_signers != signers:
             statement = setting_statement("allowed_signers", signers, new.allowed_signers)
-            need(statement, "OG510", f"allowed_signers changed from {spelled(signers)} to {spelled(new.allowed_signers)}")
+            need(
+                statement, "OG510", f"allowed_signers changed from {spelled(signers)} to {spelled(new.allowed_signers)}"
+            )
         now_path = new.allowed_signers or signers
         untouched = now_path == signers and not change_set.is_changed(signers) and signers not in change_set.deleted
-        now = base_signers if untouched else change_set.read_new([now_path]).get(now_path)  # no git process when untouched
+        now = (
+            base_signers if untouched else change_set.read_new([now_path]).get(now_path)
+        )  # no git process when untouched
         if now != base_signers:
             digest = hashlib.sha256(now or b"").hexdigest()
             what = "removed" if now is None else f"changed (sha256 {digest[:12]}…)"
-            need(f"signers-change {digest}", "OG511", f"the allowed-signers file {now_path} was {what}; it decides which approvals count")
+            need(
+                f"signers-change {digest}",
+                "OG511",
+                f"the allowed-signers file {now_path} was {what}; it decides which approvals count",
+            )
         if new.approvals.rstrip("/") != base.approvals.rstrip("/"):
-            need(setting_statement("approvals", base.approvals, new.approvals), "OG510", f"approvals folder moved from {base.approvals} to {new.approvals}")
+            need(
+                setting_statement("approvals", base.approvals, new.approvals),
+                "OG510",
+                f"approvals folder moved from {base.approvals} to {new.approvals}",
+            )
     if _roots_narrowed(base.fixture_roots, new.fixture_roots):
         statement = setting_statement("fixture_roots", base.fixture_roots, new.fixture_roots)
-        need(statement, "OG510", f"fixture_roots changed from {spelled(base.fixture_roots)} to {spelled(new.fixture_roots)}, which lets locked paths resolve further")
+        need(
+            statement,
+            "OG510",
+            f"fixture_roots changed from {spelled(base.fixture_roots)} to {spelled(new.fixture_roots)}, which lets locked paths resolve further",
+        )
     return found

@@ -1,11 +1,13 @@
 """Shared test helpers: real temporary git repositories, no mocked git."""
+
 from __future__ import annotations
 
 import os
 import subprocess
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable
 
 import pytest
 
@@ -63,7 +65,9 @@ class Repo:
         self.stage()
         return [p for p, t in after.items() if t is not None]
 
-    def run(self, main: Callable[[Sequence[str] | None], int], *argv: str, capsys: pytest.CaptureFixture[str] | None = None) -> int:
+    def run(
+        self, main: Callable[[Sequence[str] | None], int], *argv: str, capsys: pytest.CaptureFixture[str] | None = None
+    ) -> int:
         """Run a hook's main() in this repository, as pre-commit would."""
         old = os.getcwd()
         os.chdir(self.path)
@@ -77,7 +81,12 @@ class Repo:
 def _clean_git_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests may run inside a git hook; never let its GIT_* variables leak in."""
     for key in list(os.environ):
-        if key.startswith(("GIT_", "PRE_COMMIT")) or key in ("ORACLE_GUARD_BASE", "CI", "GITHUB_ACTIONS", "GITHUB_BASE_REF"):
+        if key.startswith(("GIT_", "PRE_COMMIT")) or key in (
+            "ORACLE_GUARD_BASE",
+            "CI",
+            "GITHUB_ACTIONS",
+            "GITHUB_BASE_REF",
+        ):
             monkeypatch.delenv(key)
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)

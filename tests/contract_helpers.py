@@ -1,4 +1,5 @@
 """Helpers for the contract tests: contracts as text, throwaway SSH keys, approvals."""
+
 from __future__ import annotations
 
 import hashlib
@@ -19,7 +20,9 @@ def fixture_entry(fid: str, path: str, digest: str, unlock: str = "null") -> str
     return f"  - id: {fid}\n    path: {path}\n    sha256: {digest}\n    unlock: {unlock}\n"
 
 
-def freeze_entry(fid: str, expires: str, reruns: int = 2, owner: str = "oncall", reason: str = "PAY-1", extra: str = "") -> str:
+def freeze_entry(
+    fid: str, expires: str, reruns: int = 2, owner: str = "oncall", reason: str = "PAY-1", extra: str = ""
+) -> str:
     text = f'  - id: {fid}\n    owner: "{owner}"\n    reason: "{reason}"\n    expires: "{expires}"\n    remaining_reruns: {reruns}\n'
     return text + extra
 

@@ -1,4 +1,5 @@
 """A stand-in hook for runner tests: check(ctx) returns the findings its options carry."""
+
 from __future__ import annotations
 
 from hooks.context import HookContext

@@ -1,4 +1,5 @@
 """Signed approvals with throwaway ed25519 keys and the real ssh-keygen."""
+
 from __future__ import annotations
 
 import os
@@ -87,7 +88,12 @@ def test_an_edited_statement_invalidates_the_signature(repo: Repo, tmp_path: Pat
 
 def test_wrong_namespace_is_refused(repo: Repo, tmp_path: Path) -> None:
     key = signed_repo(repo, tmp_path)
-    proc = subprocess.run(("ssh-keygen", "-Y", "sign", "-f", str(key), "-n", "git"), input=(STATEMENT + "\n").encode(), capture_output=True, check=True)
+    proc = subprocess.run(
+        ("ssh-keygen", "-Y", "sign", "-f", str(key), "-n", "git"),
+        input=(STATEMENT + "\n").encode(),
+        capture_output=True,
+        check=True,
+    )
     repo.write("tests/approvals/x.approval", STATEMENT + "\n" + proc.stdout.decode())
     assert not load(repo).covers(STATEMENT)
 
@@ -110,11 +116,16 @@ def test_approve_subcommand_signs_with_the_git_signing_key(repo: Repo, tmp_path:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_DIR")}
     proc = subprocess.run(
         (sys.executable, "-m", "hooks.cli", "approve", *STATEMENT.split()),
-        cwd=repo.path, capture_output=True, text=True, env=env,
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert proc.returncode == 0, proc.stderr
     written = list((repo.path / "tests/approvals").glob("property-lower-roundtrip_stable-*.approval"))
-    assert len(written) == 1 and re.match(re.escape(STATEMENT) + r" nonce=[0-9a-f]{16}\n-----BEGIN SSH SIGNATURE-----", written[0].read_text())
+    assert len(written) == 1 and re.match(
+        re.escape(STATEMENT) + r" nonce=[0-9a-f]{16}\n-----BEGIN SSH SIGNATURE-----", written[0].read_text()
+    )
     assert load(repo).covers(STATEMENT)
 
 
@@ -142,7 +153,9 @@ def test_approve_from_a_subfolder_writes_into_the_repositorys_approvals(repo: Re
     (repo.path / "src").mkdir()
     proc = subprocess.run(
         (sys.executable, "-m", "hooks.cli", "approve", "--key", str(key), "test-retire", "tests/test_a.py::test_a"),
-        cwd=repo.path / "src", capture_output=True, text=True,
+        cwd=repo.path / "src",
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("wrote tests/approvals/test-retire-tests_test_a.py_test_a-")

@@ -1,4 +1,5 @@
 """`oracle-guard check`, the merge gate: every hook on a branch against its base."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,7 +8,8 @@ import pytest
 import yaml
 
 from hooks import check
-from hooks.cli import HOOKS, main as cli_main
+from hooks.cli import HOOKS
+from hooks.cli import main as cli_main
 from tests.conftest import Repo
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -35,7 +37,12 @@ def gate(repo: Repo, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[in
 def test_branch_weakening_is_rejected_by_each_hook_that_sees_it(repo: Repo, capsys) -> None:
     repo.write("tests/test_price.py", TEST)
     base = repo.commit("base")
-    repo.write("tests/test_price.py", TEST.replace("def test_price", "@pytest.mark.skip\ndef test_price").replace("ValueError, match=\"not a price\"", "Exception"))
+    repo.write(
+        "tests/test_price.py",
+        TEST.replace("def test_price", "@pytest.mark.skip\ndef test_price").replace(
+            'ValueError, match="not a price"', "Exception"
+        ),
+    )
     repo.commit("agent: make it green")
     code, out, _ = gate(repo, capsys, "--base", base)
     assert code == 1
@@ -46,7 +53,7 @@ def test_branch_weakening_is_rejected_by_each_hook_that_sees_it(repo: Repo, caps
 def test_honest_branch_passes(repo: Repo, capsys) -> None:
     repo.write("tests/test_price.py", TEST)
     base = repo.commit("base")
-    repo.write("tests/test_price.py", TEST + "\n\ndef test_zero():\n    assert parse(\"0\") == 0\n")
+    repo.write("tests/test_price.py", TEST + '\n\ndef test_zero():\n    assert parse("0") == 0\n')
     repo.write("src/prices.py", "def parse(text):\n    return round(float(text) * 100)\n")
     repo.commit("honest: a new test and the code")
     assert gate(repo, capsys, "--base", base) == (0, "", "")
@@ -65,7 +72,10 @@ def test_a_change_that_only_deletes_a_test_file_is_judged(repo: Repo, capsys) ->
 def test_staged_mode_and_github_format(repo: Repo, capsys) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.commit("base")
-    repo.write("tests/test_price.py", TEST.replace("    assert parse(\"12.50\") == 1250\n", "    return\n    assert parse(\"12.50\") == 1250\n"))
+    repo.write(
+        "tests/test_price.py",
+        TEST.replace('    assert parse("12.50") == 1250\n', '    return\n    assert parse("12.50") == 1250\n'),
+    )
     repo.stage()
     code, out, _ = gate(repo, capsys, "--format", "github")
     assert code == 1 and out.startswith("::error file=tests/test_price.py,line=5,col=5,title=OG202::")
@@ -95,13 +105,20 @@ def test_manifest_lists_every_hook_with_the_gate_s_file_pattern() -> None:
     manifest = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text())
     assert [h["id"] for h in manifest] == ["oracle-guard", *HOOKS]
     for hook in manifest:
-        assert hook["entry"] == ("oracle-guard hook" if hook["id"] == "oracle-guard" else hook["id"]) and hook["language"] == "python"
+        assert (
+            hook["entry"] == ("oracle-guard hook" if hook["id"] == "oracle-guard" else hook["id"])
+            and hook["language"] == "python"
+        )
         # never commit-msg: it would be handed the message file; oracle-replay runs pytest twice, so not on every commit
-        assert hook["stages"] == (["pre-push", "manual"] if hook["id"] == "oracle-replay" else ["pre-commit", "pre-push", "manual"])
+        assert hook["stages"] == (
+            ["pre-push", "manual"] if hook["id"] == "oracle-replay" else ["pre-commit", "pre-push", "manual"]
+        )
         if hook["id"] in check.FILE_HOOKS:
             assert hook["files"] == check.TEST_FILES.pattern
     one = manifest[0]
-    assert one["pass_filenames"] is False and one["always_run"] is True and "files" not in one  # one process, it asks git
+    assert (
+        one["pass_filenames"] is False and one["always_run"] is True and "files" not in one
+    )  # one process, it asks git
 
 
 def test_skipping_the_meta_hook_still_compares_pytest_configuration(repo: Repo, capsys) -> None:

@@ -6,6 +6,7 @@ the hook has written the snapshot and it is staged.  The baseline snapshot is
 written by hand (format_snapshot) to spend one pytest run per test, not two;
 test_baseline_snapshot_matches_what_pytest_collects proves it is the truth.
 """
+
 from __future__ import annotations
 
 import os
@@ -107,7 +108,11 @@ def test_missing_snapshot_still_runs(project: Repo, capsys) -> None:
 VANISH = {
     "deleted test": ("tests/test_b.py", None, "tests/test_b.py::test_other"),
     # A rename that keeps the body is the same test (tests/test_sametest.py); one that drops its check is not.
-    "renamed test that lost its check": ("tests/test_b.py", TEST_B.replace("test_other", "test_renamed").replace('assert len("ab") == 2', 'len("ab")'), "tests/test_b.py::test_other"),
+    "renamed test that lost its check": (
+        "tests/test_b.py",
+        TEST_B.replace("test_other", "test_renamed").replace('assert len("ab") == 2', 'len("ab")'),
+        "tests/test_b.py::test_other",
+    ),
     "parametrize shrank": ("tests/test_a.py", TEST_A.replace("[1, 2, 3]", "[1, 2]"), "tests/test_a.py::test_square[3]"),
     "-k in pytest.ini addopts": ("pytest.ini", "[pytest]\naddopts = -k 'not plain'\n", "tests/test_a.py::test_plain"),
     "--deselect in pyproject addopts": (
@@ -115,8 +120,16 @@ VANISH = {
         '[tool.pytest.ini_options]\naddopts = "--deselect tests/test_b.py::test_other"\n',
         "tests/test_b.py::test_other",
     ),
-    "--ignore in setup.cfg addopts": ("setup.cfg", "[tool:pytest]\naddopts = --ignore=tests/test_b.py\n", "tests/test_b.py::test_other"),
-    "--ignore in tox.ini addopts": ("tox.ini", "[pytest]\naddopts = --ignore tests/test_b.py\n", "tests/test_b.py::test_other"),
+    "--ignore in setup.cfg addopts": (
+        "setup.cfg",
+        "[tool:pytest]\naddopts = --ignore=tests/test_b.py\n",
+        "tests/test_b.py::test_other",
+    ),
+    "--ignore in tox.ini addopts": (
+        "tox.ini",
+        "[pytest]\naddopts = --ignore tests/test_b.py\n",
+        "tests/test_b.py::test_other",
+    ),
     "collect_ignore": ("tests/conftest.py", 'collect_ignore = ["test_b.py"]\n', "tests/test_b.py::test_other"),
     "collect_ignore_glob": ("tests/conftest.py", 'collect_ignore_glob = ["*_b.py"]\n', "tests/test_b.py::test_other"),
     "pytest_ignore_collect": (
@@ -126,7 +139,11 @@ VANISH = {
     ),
     "narrowed testpaths": ("pytest.ini", "[pytest]\ntestpaths = tests/test_a.py\n", "tests/test_b.py::test_other"),
     "narrowed python_files": ("pytest.ini", "[pytest]\npython_files = test_a.py\n", "tests/test_b.py::test_other"),
-    "narrowed python_functions": ("pytest.ini", "[pytest]\npython_functions = test_s* test_o* test_m*\n", "tests/test_a.py::test_plain"),
+    "narrowed python_functions": (
+        "pytest.ini",
+        "[pytest]\npython_functions = test_s* test_o* test_m*\n",
+        "tests/test_a.py::test_plain",
+    ),
     "conftest drops items": (
         "tests/conftest.py",
         "def pytest_collection_modifyitems(items):\n    items[:] = [i for i in items if 'other' not in i.name]\n",
@@ -201,11 +218,19 @@ def pytest_collection_modifyitems(items):
 """
 WEAKEN = {
     "skip mark": ("tests/test_b.py", "import pytest\n\n\n@pytest.mark.skip\n" + TEST_B, "skipped"),
-    "skipif true": ("tests/test_b.py", "import sys, pytest\n\n\n@pytest.mark.skipif('sys.version_info > (3,)', reason='x')\n" + TEST_B, "skipped"),
+    "skipif true": (
+        "tests/test_b.py",
+        "import sys, pytest\n\n\n@pytest.mark.skipif('sys.version_info > (3,)', reason='x')\n" + TEST_B,
+        "skipped",
+    ),
     "pytestmark": ("tests/test_b.py", "import pytest\npytestmark = pytest.mark.xfail\n\n\n" + TEST_B, "xfailed"),
     "conftest adds skip": ("tests/conftest.py", CONFTEST_MARK.format(mark="skip"), "skipped"),
     "conftest adds xfail": ("tests/conftest.py", CONFTEST_MARK.format(mark="xfail(reason='later')"), "xfailed"),
-    "unittest skip": ("tests/test_b.py", "import unittest\n\n\n@unittest.skip('x')\nclass TestOther(unittest.TestCase):\n    def test_other(self):\n        pass\n", None),
+    "unittest skip": (
+        "tests/test_b.py",
+        "import unittest\n\n\n@unittest.skip('x')\nclass TestOther(unittest.TestCase):\n    def test_other(self):\n        pass\n",
+        None,
+    ),
 }
 
 
@@ -250,10 +275,16 @@ def test_newly_skipped_with_an_expired_freeze_is_rejected(project: Repo, capsys)
 
 
 def test_skip_known_at_the_base_stays_accepted(repo: Repo, capsys) -> None:
-    repo.write("tests/test_p.py", "import pytest\n\n\n@pytest.mark.skipif('True', reason='platform')\ndef test_win():\n    pass\n")
+    repo.write(
+        "tests/test_p.py",
+        "import pytest\n\n\n@pytest.mark.skipif('True', reason='platform')\ndef test_win():\n    pass\n",
+    )
     repo.write(SNAP, format_snapshot({"tests/test_p.py::test_win": "skip"}))
     repo.commit()
-    repo.write("tests/test_p.py", "import pytest\n\n\n@pytest.mark.skipif('True', reason='platform only')\ndef test_win():\n    pass\n")
+    repo.write(
+        "tests/test_p.py",
+        "import pytest\n\n\n@pytest.mark.skipif('True', reason='platform only')\ndef test_win():\n    pass\n",
+    )
     assert hook(repo, capsys) == (0, "")
 
 
@@ -352,10 +383,20 @@ def test_collector_needs_only_pytest_not_oracle_guard(project: Repo, capsys, tmp
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
     ours = next(p for p in site.getsitepackages() if Path(p, "pytest").is_dir())
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     Path(purelib, "pytest_only.pth").write_text(ours + "\n")  # pytest importable, the editable `hooks` finder is not
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # our dist-info is visible there, its package is not
-    probe = subprocess.run([str(python), "-c", "import pytest\ntry:\n    import hooks\nexcept ImportError:\n    print('no hooks')"], capture_output=True, text=True, cwd=tmp_path)
+    probe = subprocess.run(
+        [str(python), "-c", "import pytest\ntry:\n    import hooks\nexcept ImportError:\n    print('no hooks')"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert probe.stdout.strip() == "no hooks"
     project.stage()
     assert project.run(main, "--python", str(python), "--always") == 0, capsys.readouterr()
@@ -370,10 +411,20 @@ def test_interpreter_order_prefers_active_venv_then_dot_venv(project: Repo, tmp_
     (project.path / ".venv" / "bin" / "python").symlink_to(sys.executable)
     monkeypatch.chdir(project.path)
     store = os.path.dirname(sys.prefix)  # as if this interpreter were an env pre-commit built
-    env = {"VIRTUAL_ENV": str(active), "PATH": os.path.dirname(sys.executable), "PRE_COMMIT": "1", "PRE_COMMIT_HOME": store}
+    env = {
+        "VIRTUAL_ENV": str(active),
+        "PATH": os.path.dirname(sys.executable),
+        "PRE_COMMIT": "1",
+        "PRE_COMMIT_HOME": store,
+    }
     found = cs.candidate_interpreters(None, env)
     assert [origin for _, origin in found] == ["the active virtualenv", "./.venv"]  # own bin on PATH is skipped
-    own = {"VIRTUAL_ENV": sys.prefix, "PATH": "", "PRE_COMMIT": "1", "PRE_COMMIT_HOME": store}  # pre-commit's env in VIRTUAL_ENV is not the user's
+    own = {
+        "VIRTUAL_ENV": sys.prefix,
+        "PATH": "",
+        "PRE_COMMIT": "1",
+        "PRE_COMMIT_HOME": store,
+    }  # pre-commit's env in VIRTUAL_ENV is not the user's
     assert [origin for _, origin in cs.candidate_interpreters(None, own)] == ["./.venv"]
     by_hand = {"VIRTUAL_ENV": sys.prefix, "PATH": ""}  # outside pre-commit the hook's env may be the project's
     assert [origin for _, origin in cs.candidate_interpreters(None, by_hand)] == ["the active virtualenv", "./.venv"]
@@ -420,8 +471,16 @@ def test_under_pre_commit_the_projects_dot_venv_is_used(project: Repo, tmp_path:
     project.write("tests/test_b.py", TEST_B + "\n", dedent=False)
     project.stage()
     own_bin = os.path.dirname(sys.executable)
-    env = {**os.environ, "VIRTUAL_ENV": sys.prefix, "PATH": own_bin + os.pathsep + "/usr/bin:/bin", "PRE_COMMIT": "1", "PRE_COMMIT_HOME": os.path.dirname(sys.prefix)}
-    proc = subprocess.run([sys.executable, "-m", "hooks.collection_snapshot"], cwd=project.path, env=env, capture_output=True, text=True)
+    env = {
+        **os.environ,
+        "VIRTUAL_ENV": sys.prefix,
+        "PATH": own_bin + os.pathsep + "/usr/bin:/bin",
+        "PRE_COMMIT": "1",
+        "PRE_COMMIT_HOME": os.path.dirname(sys.prefix),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "hooks.collection_snapshot"], cwd=project.path, env=env, capture_output=True, text=True
+    )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     assert used.exists()
 
@@ -441,7 +500,9 @@ def test_snapshot_round_trips_and_is_sorted(items: dict[str, str]) -> None:
     assert format_snapshot({k: v[0] for k, v in parse_snapshot(data, "s").items()}) == data
 
 
-def test_bad_contract_after_pytest_started_is_exit_2_and_leaves_nothing(project: Repo, capsys, tmp_path: Path, monkeypatch) -> None:
+def test_bad_contract_after_pytest_started_is_exit_2_and_leaves_nothing(
+    project: Repo, capsys, tmp_path: Path, monkeypatch
+) -> None:
     import tempfile
 
     scratch = tmp_path / "scratch"
@@ -456,9 +517,23 @@ def test_bad_contract_after_pytest_started_is_exit_2_and_leaves_nothing(project:
 
 def test_positional_parameter_ids_renumbered_by_an_inserted_case_are_not_lost() -> None:
     base = {"t.py::test_x[a0]": ("run", 2), "t.py::test_x[a1]": ("run", 3), "t.py::test_y[a0-b1]": ("run", 4)}
-    grown = cs.Collection(items={"t.py::test_x[a0]": "run", "t.py::test_x[a1]": "run", "t.py::test_x[a2]": "run", "t.py::test_y[a0-b1]": "run"})
+    grown = cs.Collection(
+        items={
+            "t.py::test_x[a0]": "run",
+            "t.py::test_x[a1]": "run",
+            "t.py::test_x[a2]": "run",
+            "t.py::test_y[a0-b1]": "run",
+        }
+    )
     assert cs.compare(base, grown, "s", lambda n: False, lambda n: False) == []
-    inserted = cs.Collection(items={"t.py::test_x[a0]": "run", "t.py::test_x[new-case]": "run", "t.py::test_x[a2]": "run", "t.py::test_y[a0-b2]": "run"})
+    inserted = cs.Collection(
+        items={
+            "t.py::test_x[a0]": "run",
+            "t.py::test_x[new-case]": "run",
+            "t.py::test_x[a2]": "run",
+            "t.py::test_y[a0-b2]": "run",
+        }
+    )
     assert cs.compare(base, inserted, "s", lambda n: False, lambda n: False) == []
     shrunk = cs.Collection(items={"t.py::test_x[a0]": "run", "t.py::test_y[a0-b1]": "run"})
     assert [f.code for f in cs.compare(base, shrunk, "s", lambda n: False, lambda n: False)] == ["OG801"]

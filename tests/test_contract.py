@@ -1,4 +1,5 @@
 """The strict contract loader, its JSON Schema, and monotonicity properties."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -26,10 +27,16 @@ def test_seed_contract_loads_exactly_as_printed(either_loader: None) -> None:
         ("parse_rejects_empty", "tests.properties.test_parse", "test_empty_input_raises", 40),
         ("roundtrip_stable", "tests.properties.test_codec", "test_decode_encode_identity", 80),
     ]
-    assert [(f.id, f.path, f.sha256, f.unlock) for f in c.fixtures] == [("invoice_v3", "tests/fixtures/invoice_v3.json", SHA, None)]
+    assert [(f.id, f.path, f.sha256, f.unlock) for f in c.fixtures] == [
+        ("invoice_v3", "tests/fixtures/invoice_v3.json", SHA, None)
+    ]
     (freeze,) = c.freezes
     assert (freeze.id, freeze.owner, freeze.reason, freeze.expires, freeze.remaining_reruns) == (
-        "test_report_render_flaky", "oncall-payments", "clock skew in renderer; tracked as PAY-4412", "2026-09-22T00:00:00Z", 2,
+        "test_report_render_flaky",
+        "oncall-payments",
+        "clock skew in renderer; tracked as PAY-4412",
+        "2026-09-22T00:00:00Z",
+        2,
     )
     assert freeze.expires_at == datetime(2026, 9, 22, tzinfo=timezone.utc)
     assert c.max_active_freezes == 3
@@ -45,34 +52,90 @@ OK_FIXTURE = f"fixtures:\n  - id: a\n    path: tests/fixtures/a.json\n    sha256
 # (what is wrong, contract text, expected "line:col: message" fragment)
 REFUSALS = [
     ("unknown top-level key", "version: 1\nunlock_all: true\n", "2:1: unknown key 'unlock_all' in the contract"),
-    ("unknown entry key", OK_FIXTURE.replace("fixtures:\n", "version: 1\nfixtures:\n") + "    note: hi\n", "6:5: unknown key 'note' in a fixture"),
-    ("duplicate top-level key", "version: 1\nmax_active_freezes: 3\nmax_active_freezes: 9\n", "3:1: duplicate key 'max_active_freezes' in the contract (first at line 2)"),
-    ("duplicate entry key", f"version: 1\nfixtures:\n  - id: a\n    path: x\n    sha256: {SHA}\n    sha256: {SHA}\n", "6:5: duplicate key 'sha256' in an entry of 'fixtures'"),
-    ("duplicate id", f"version: 1\nfixtures:\n  - {{id: a, path: x, sha256: {SHA}}}\n  - {{id: a, path: y, sha256: {SHA}}}\n", "4:10: duplicate id 'a' in 'fixtures' (first at line 3)"),
+    (
+        "unknown entry key",
+        OK_FIXTURE.replace("fixtures:\n", "version: 1\nfixtures:\n") + "    note: hi\n",
+        "6:5: unknown key 'note' in a fixture",
+    ),
+    (
+        "duplicate top-level key",
+        "version: 1\nmax_active_freezes: 3\nmax_active_freezes: 9\n",
+        "3:1: duplicate key 'max_active_freezes' in the contract (first at line 2)",
+    ),
+    (
+        "duplicate entry key",
+        f"version: 1\nfixtures:\n  - id: a\n    path: x\n    sha256: {SHA}\n    sha256: {SHA}\n",
+        "6:5: duplicate key 'sha256' in an entry of 'fixtures'",
+    ),
+    (
+        "duplicate id",
+        f"version: 1\nfixtures:\n  - {{id: a, path: x, sha256: {SHA}}}\n  - {{id: a, path: y, sha256: {SHA}}}\n",
+        "4:10: duplicate id 'a' in 'fixtures' (first at line 3)",
+    ),
     ("anchor", "version: 1\nmax_active_freezes: &n 3\n", "2:21: YAML anchors are not allowed"),
     ("alias", "version: 1\nmax_freeze_days: &n 3\nmax_reruns: *n\n", "anchors are not allowed"),
     ("alias only", "version: 1\nfixtures: *x\n", "2:11: YAML aliases are not allowed"),
     ("tag", "version: 1\nmax_active_freezes: !!int 3\n", "2:21: YAML tags (tag:yaml.org,2002:int) are not allowed"),
-    ("unquoted timestamp", "version: 1\nfreezes:\n  - id: t\n    owner: o\n    reason: r\n    expires: 2026-09-22T00:00:00Z\n    remaining_reruns: 1\n", "6:14: 'expires': timestamp 2026-09-22T00:00:00Z must be quoted"),
-    ("time zone missing", "version: 1\nfreezes:\n  - id: t\n    owner: o\n    reason: r\n    expires: \"2026-09-22T00:00:00\"\n    remaining_reruns: 1\n", "6:14: 'expires' must be an ISO-8601 time with a time zone"),
-    ("wrong type: string count", "version: 1\nmax_active_freezes: \"3\"\n", "2:21: 'max_active_freezes' must be a whole number, not '3'"),
-    ("wrong type: float count", "version: 1\nmax_active_freezes: 2.5\n", "2:21: 'max_active_freezes' must be a whole number, not '2.5'"),
-    ("wrong type: list for a string", "version: 1\nproperties:\n  - {id: [a], module: m, name: n, min_examples: 1}\n", "3:10: 'id' must be a string"),
+    (
+        "unquoted timestamp",
+        "version: 1\nfreezes:\n  - id: t\n    owner: o\n    reason: r\n    expires: 2026-09-22T00:00:00Z\n    remaining_reruns: 1\n",
+        "6:14: 'expires': timestamp 2026-09-22T00:00:00Z must be quoted",
+    ),
+    (
+        "time zone missing",
+        'version: 1\nfreezes:\n  - id: t\n    owner: o\n    reason: r\n    expires: "2026-09-22T00:00:00"\n    remaining_reruns: 1\n',
+        "6:14: 'expires' must be an ISO-8601 time with a time zone",
+    ),
+    (
+        "wrong type: string count",
+        'version: 1\nmax_active_freezes: "3"\n',
+        "2:21: 'max_active_freezes' must be a whole number, not '3'",
+    ),
+    (
+        "wrong type: float count",
+        "version: 1\nmax_active_freezes: 2.5\n",
+        "2:21: 'max_active_freezes' must be a whole number, not '2.5'",
+    ),
+    (
+        "wrong type: list for a string",
+        "version: 1\nproperties:\n  - {id: [a], module: m, name: n, min_examples: 1}\n",
+        "3:10: 'id' must be a string",
+    ),
     ("wrong type: mapping for a list", "version: 1\nfixtures: {a: 1}\n", "2:11: 'fixtures' must be a list"),
-    ("yes/no boolean", "version: 1\nproperties:\n  - {id: on, module: m, name: n, min_examples: 1}\n", "3:10: 'id': 'on' is ambiguous in YAML"),
-    ("negative reruns", "version: 1\nfreezes:\n  - id: t\n    owner: o\n    reason: r\n    expires: \"2026-09-22T00:00:00Z\"\n    remaining_reruns: -1\n", "7:23: 'remaining_reruns' must be at least 0, not -1"),
+    (
+        "yes/no boolean",
+        "version: 1\nproperties:\n  - {id: on, module: m, name: n, min_examples: 1}\n",
+        "3:10: 'id': 'on' is ambiguous in YAML",
+    ),
+    (
+        "negative reruns",
+        'version: 1\nfreezes:\n  - id: t\n    owner: o\n    reason: r\n    expires: "2026-09-22T00:00:00Z"\n    remaining_reruns: -1\n',
+        "7:23: 'remaining_reruns' must be at least 0, not -1",
+    ),
     ("negative cap", "version: 1\nmax_active_freezes: -3\n", "2:21: 'max_active_freezes' must be at least 0, not -3"),
-    ("zero min_examples", "version: 1\nproperties:\n  - {id: p, module: m, name: n, min_examples: 0}\n", "3:47: 'min_examples' must be at least 1, not 0"),
-    ("bad digest", "version: 1\nfixtures:\n  - {id: a, path: x, sha256: ABC}\n", "3:30: 'sha256' must be 64 lowercase hex digits"),
+    (
+        "zero min_examples",
+        "version: 1\nproperties:\n  - {id: p, module: m, name: n, min_examples: 0}\n",
+        "3:47: 'min_examples' must be at least 1, not 0",
+    ),
+    (
+        "bad digest",
+        "version: 1\nfixtures:\n  - {id: a, path: x, sha256: ABC}\n",
+        "3:30: 'sha256' must be 64 lowercase hex digits",
+    ),
     ("missing required key", "version: 1\nfixtures:\n  - {id: a, path: x}\n", "3:5: a fixture is missing 'sha256'"),
     ("version 2", "version: 2\n", "1:10: 'version' must be 1, not 2"),
-    ("version as string", "version: \"1\"\n", "1:10: 'version' must be 1, not '1'"),
+    ("version as string", 'version: "1"\n', "1:10: 'version' must be 1, not '1'"),
     ("version missing", "max_active_freezes: 3\n", "1:1: the contract is missing 'version'"),
     ("empty document", "", "the contract is empty"),
     ("not a mapping", "- version: 1\n", "1:1: the contract must be a mapping"),
     ("broken YAML", "version: 1\nfixtures: [\n", "invalid YAML"),
     ("control character", "version: 1\nmax_reruns: 1\x07\n", "2:14: invalid YAML: character U+0007 is not allowed"),
-    ("backslash path", "version: 1\nfixtures:\n  - {id: a, path: 'a\\b', sha256: " + SHA + "}\n", "'path' must use forward slashes"),
+    (
+        "backslash path",
+        "version: 1\nfixtures:\n  - {id: a, path: 'a\\b', sha256: " + SHA + "}\n",
+        "'path' must use forward slashes",
+    ),
 ]
 
 
@@ -97,7 +160,20 @@ def test_non_utf8_is_refused() -> None:
         contract.loads(b"version: 1\nowner: \xff\n")
 
 
-SCHEMA_ALSO_REFUSES = ["unknown top-level key", "unknown entry key", "wrong type: string count", "wrong type: mapping for a list", "negative reruns", "negative cap", "zero min_examples", "bad digest", "missing required key", "version 2", "version missing", "time zone missing"]
+SCHEMA_ALSO_REFUSES = [
+    "unknown top-level key",
+    "unknown entry key",
+    "wrong type: string count",
+    "wrong type: mapping for a list",
+    "negative reruns",
+    "negative cap",
+    "zero min_examples",
+    "bad digest",
+    "missing required key",
+    "version 2",
+    "version missing",
+    "time zone missing",
+]
 
 
 @pytest.mark.parametrize("why", SCHEMA_ALSO_REFUSES)
@@ -108,14 +184,36 @@ def test_schema_refuses_what_the_loader_refuses(why: str) -> None:
 
 
 def test_honest_spellings_are_accepted() -> None:
-    c = contract.loads('version: 1\nproperties: ~\nfixtures: []\nfreezes:\n  - id: "yes"\n    owner: o\n    reason: r\n    expires: "2026-09-22T00:00:00+02:00"\n    remaining_reruns: 1\n    seed: 20260906\nallowed_signers: .github/allowed_signers\n')
-    assert c.freezes[0].id == "yes" and c.freezes[0].seed == "20260906" and c.allowed_signers == ".github/allowed_signers"
+    c = contract.loads(
+        'version: 1\nproperties: ~\nfixtures: []\nfreezes:\n  - id: "yes"\n    owner: o\n    reason: r\n    expires: "2026-09-22T00:00:00+02:00"\n    remaining_reruns: 1\n    seed: 20260906\nallowed_signers: .github/allowed_signers\n'
+    )
+    assert (
+        c.freezes[0].id == "yes" and c.freezes[0].seed == "20260906" and c.allowed_signers == ".github/allowed_signers"
+    )
 
 
 # -- properties ---------------------------------------------------------------------
 
 NOW = datetime(2026, 12, 2, 12, tzinfo=timezone.utc)
-TRICKY = ["yes", "null", "~", "1", "017", "12:30", "2026-01-02", "a: b", "#x", " lead", "trail ", "ünï", "- x", "[x]", "'q'", '"d"', "x\\y"]
+TRICKY = [
+    "yes",
+    "null",
+    "~",
+    "1",
+    "017",
+    "12:30",
+    "2026-01-02",
+    "a: b",
+    "#x",
+    " lead",
+    "trail ",
+    "ünï",
+    "- x",
+    "[x]",
+    "'q'",
+    '"d"',
+    "x\\y",
+]
 text = st.one_of(
     st.sampled_from(TRICKY),
     st.text(st.characters(blacklist_categories=("Cs", "Cc", "Cn", "Zl", "Zp")), min_size=1, max_size=12),
@@ -133,11 +231,18 @@ def contracts(draw: st.DrawFn) -> contract.Contract:
     fixture_paths = draw(st.lists(paths, min_size=len(fixture_ids), max_size=len(fixture_ids), unique=True))
     return contract.Contract(
         properties=tuple(contract.Property(i, draw(text), draw(text), draw(st.integers(1, 10_000))) for i in prop_ids),
-        fixtures=tuple(contract.Fixture(i, p, draw(digests), draw(st.none() | text)) for i, p in zip(fixture_ids, fixture_paths)),
+        fixtures=tuple(
+            contract.Fixture(i, p, draw(digests), draw(st.none() | text)) for i, p in zip(fixture_ids, fixture_paths)
+        ),
         freezes=tuple(
             contract.Freeze(
-                i, draw(text), draw(text), draw(instants), draw(st.integers(1, 5)),
-                seed=draw(st.none() | st.integers(0, 2**32).map(str)), repro=draw(st.none() | text),
+                i,
+                draw(text),
+                draw(text),
+                draw(instants),
+                draw(st.integers(1, 5)),
+                seed=draw(st.none() | st.integers(0, 2**32).map(str)),
+                repro=draw(st.none() | text),
                 silent_runs_allowed=draw(st.none() | st.integers(0, 20)),
             )
             for i in freeze_ids
@@ -158,7 +263,9 @@ def test_any_valid_contract_round_trips_and_matches_the_schema(c: contract.Contr
 
 def findings(base: contract.Contract, new: contract.Contract) -> list[object]:
     exist = {f.path: True for f in base.fixtures}  # old paths still on disk: a repoint is not a move
-    return fixture_lock_verify.diff_findings(base, new, Approvals(), exist) + quarantine_untouched.diff_findings(base, new, NOW, Approvals())
+    return fixture_lock_verify.diff_findings(base, new, Approvals(), exist) + quarantine_untouched.diff_findings(
+        base, new, NOW, Approvals()
+    )
 
 
 def _replace_at(items: tuple, index: int, **changes: object) -> tuple:
@@ -194,9 +301,13 @@ def weakenings(draw: st.DrawFn) -> tuple[contract.Contract, contract.Contract, s
         later = (c.freezes[fz].expires_at + timedelta(hours=draw(st.integers(1, 100)))).strftime("%Y-%m-%dT%H:%M:%SZ")
         new = dataclasses.replace(c, freezes=_replace_at(c.freezes, fz, expires=later))
     elif edit == "raise reruns":
-        new = dataclasses.replace(c, freezes=_replace_at(c.freezes, fz, remaining_reruns=c.freezes[fz].remaining_reruns + 1))
+        new = dataclasses.replace(
+            c, freezes=_replace_at(c.freezes, fz, remaining_reruns=c.freezes[fz].remaining_reruns + 1)
+        )
     elif edit == "raise silent runs":
-        new = dataclasses.replace(c, freezes=_replace_at(c.freezes, fz, silent_runs_allowed=(c.freezes[fz].silent_runs_allowed or 0) + 1))
+        new = dataclasses.replace(
+            c, freezes=_replace_at(c.freezes, fz, silent_runs_allowed=(c.freezes[fz].silent_runs_allowed or 0) + 1)
+        )
     elif edit == "change seed":
         new = dataclasses.replace(c, freezes=_replace_at(c.freezes, fz, seed=str(int(c.freezes[fz].seed or 0) + 1)))
     else:
@@ -231,7 +342,9 @@ def strengthenings(draw: st.DrawFn) -> tuple[contract.Contract, contract.Contrac
         pid = draw(text.filter(lambda s: s not in {p.id for p in c.properties}))
         new = dataclasses.replace(c, properties=c.properties + (contract.Property(pid, "tests.test_x", "test_x", 100),))
     elif edit == "raise min_examples":
-        new = dataclasses.replace(c, properties=_replace_at(c.properties, 0, min_examples=c.properties[0].min_examples + 1))
+        new = dataclasses.replace(
+            c, properties=_replace_at(c.properties, 0, min_examples=c.properties[0].min_examples + 1)
+        )
     elif edit == "lower cap":
         new = dataclasses.replace(c, max_active_freezes=c.max_active_freezes - 1)
     elif edit == "graduate freeze":
@@ -240,10 +353,17 @@ def strengthenings(draw: st.DrawFn) -> tuple[contract.Contract, contract.Contrac
         sooner = (c.freezes[fz].expires_at - timedelta(minutes=draw(st.integers(1, 30)))).strftime("%Y-%m-%dT%H:%M:%SZ")
         new = dataclasses.replace(c, freezes=_replace_at(c.freezes, fz, expires=sooner))
     elif edit == "lower reruns":
-        new = dataclasses.replace(c, freezes=_replace_at(c.freezes, fz, remaining_reruns=c.freezes[fz].remaining_reruns - 1))
+        new = dataclasses.replace(
+            c, freezes=_replace_at(c.freezes, fz, remaining_reruns=c.freezes[fz].remaining_reruns - 1)
+        )
     else:
         lowered = max(0, (c.freezes[fz].silent_runs_allowed or 0) - 1)
-        new = dataclasses.replace(c, freezes=_replace_at(c.freezes, fz, silent_runs_allowed=lowered if c.freezes[fz].silent_runs_allowed is not None else None))
+        new = dataclasses.replace(
+            c,
+            freezes=_replace_at(
+                c.freezes, fz, silent_runs_allowed=lowered if c.freezes[fz].silent_runs_allowed is not None else None
+            ),
+        )
     return c, contract.loads(contract.dumps(new)), edit
 
 

@@ -1,4 +1,5 @@
 """contract-split: the bucket rule, per commit, in both directions."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,7 +28,9 @@ def test_src_and_contract_in_one_commit_rejected(repo: Repo, capsys: pytest.Capt
     repo.write("tests/contracts/test_api.py", "def test_api():\n    assert 1 + 1 >= 2\n")
     code, out = staged(repo, capsys)
     assert code == 1
-    assert out.startswith("tests/contracts/test_api.py:1:1: OG701 contract-layer file changed in this commit together with production code (src/pkg/core.py)")
+    assert out.startswith(
+        "tests/contracts/test_api.py:1:1: OG701 contract-layer file changed in this commit together with production code (src/pkg/core.py)"
+    )
 
 
 def test_src_with_unit_tests_accepted(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
@@ -78,14 +81,19 @@ def test_range_mode_judges_each_commit(repo: Repo, capsys: pytest.CaptureFixture
     assert f"commit {bad[:12]}" in capsys.readouterr().out
 
 
-def test_contract_file_and_locked_fixture_count_as_contract_layer(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_contract_file_and_locked_fixture_count_as_contract_layer(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     digest = "0" * 64
-    repo.write("tests/agent_contract.yaml", f"version: 1\nfixtures:\n  - id: inv\n    path: tests/fixtures/inv.json\n    sha256: {digest}\n")
+    repo.write(
+        "tests/agent_contract.yaml",
+        f"version: 1\nfixtures:\n  - id: inv\n    path: tests/fixtures/inv.json\n    sha256: {digest}\n",
+    )
     repo.write("tests/fixtures/inv.json", "{}\n")
     repo.write("src/app.py", "X = 1\n")
     repo.commit("base")
     repo.write("src/app.py", "X = 2\n")
-    repo.write("tests/fixtures/inv.json", "{\"a\": 1}\n")
+    repo.write("tests/fixtures/inv.json", '{"a": 1}\n')
     code, out = staged(repo, capsys)
     assert code == 1 and out.startswith("tests/fixtures/inv.json:1:1: OG701")
     repo.git("reset", "-q", "--hard")
@@ -121,19 +129,39 @@ def test_custom_layers_from_the_contract(repo: Repo, capsys: pytest.CaptureFixtu
 
 GOLDEN_CASES = [
     # (base files, changed files in one commit, expected finding paths)
-    ({"src/pkg/render.py": "A = 1\n", "tests/__snapshots__/test_render.ambr": "old\n"},
-     {"src/pkg/render.py": "A = 2\n", "tests/__snapshots__/test_render.ambr": "new\n"}, ["tests/__snapshots__/test_render.ambr"]),
-    ({"pkg/core.py": "A = 1\n", "tests/data/expected.json": "{}\n"},
-     {"pkg/core.py": "A = 2\n", "tests/data/expected.json": "{\"a\": 1}\n"}, ["tests/data/expected.json"]),
-    ({"pkg/core.py": "A = 1\n", "tests/test_core/test_total.yml": "total: 3\n"},
-     {"pkg/core.py": "A = 2\n", "tests/test_core/test_total.yml": "total: 4\n"}, ["tests/test_core/test_total.yml"]),
-    ({"pkg/core.py": "A = 1\n", "tests/test_report.approved.txt": "x\n"},
-     {"pkg/core.py": "A = 2\n", "tests/test_report.approved.txt": "y\n"}, ["tests/test_report.approved.txt"]),
+    (
+        {"src/pkg/render.py": "A = 1\n", "tests/__snapshots__/test_render.ambr": "old\n"},
+        {"src/pkg/render.py": "A = 2\n", "tests/__snapshots__/test_render.ambr": "new\n"},
+        ["tests/__snapshots__/test_render.ambr"],
+    ),
+    (
+        {"pkg/core.py": "A = 1\n", "tests/data/expected.json": "{}\n"},
+        {"pkg/core.py": "A = 2\n", "tests/data/expected.json": '{"a": 1}\n'},
+        ["tests/data/expected.json"],
+    ),
+    (
+        {"pkg/core.py": "A = 1\n", "tests/test_core/test_total.yml": "total: 3\n"},
+        {"pkg/core.py": "A = 2\n", "tests/test_core/test_total.yml": "total: 4\n"},
+        ["tests/test_core/test_total.yml"],
+    ),
+    (
+        {"pkg/core.py": "A = 1\n", "tests/test_report.approved.txt": "x\n"},
+        {"pkg/core.py": "A = 2\n", "tests/test_report.approved.txt": "y\n"},
+        ["tests/test_report.approved.txt"],
+    ),
     # honest: a new golden for a new test; a golden alone; code alone; docs beside a golden; a test module beside code
     ({"pkg/core.py": "A = 1\n"}, {"pkg/core.py": "A = 2\n", "tests/__snapshots__/test_new.ambr": "new\n"}, []),
     ({"pkg/core.py": "A = 1\n", "tests/data/expected.json": "{}\n"}, {"tests/data/expected.json": "[]\n"}, []),
-    ({"pkg/core.py": "A = 1\n", "tests/data/expected.json": "{}\n"}, {"pkg/core.py": "A = 2\n", "tests/test_core.py": "def test_a():\n    assert 1\n"}, []),
-    ({"docs/index.md": "a\n", "tests/data/expected.json": "{}\n"}, {"docs/conf.py": "x = 1\n", "tests/data/expected.json": "[]\n"}, []),
+    (
+        {"pkg/core.py": "A = 1\n", "tests/data/expected.json": "{}\n"},
+        {"pkg/core.py": "A = 2\n", "tests/test_core.py": "def test_a():\n    assert 1\n"},
+        [],
+    ),
+    (
+        {"docs/index.md": "a\n", "tests/data/expected.json": "{}\n"},
+        {"docs/conf.py": "x = 1\n", "tests/data/expected.json": "[]\n"},
+        [],
+    ),
 ]
 
 

@@ -1,4 +1,5 @@
 """The shared core: base resolution, batched reads, output and exit codes."""
+
 from __future__ import annotations
 
 import argparse

@@ -3,6 +3,7 @@
 pre-commit installs this project into its own virtualenv once per test
 session (the first test pays ~30 s); every hook id then runs as users run it.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,7 +39,9 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     dest = tmp_path_factory.mktemp("hook-repo") / "oracle-guard"
     files = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=PROJECT, capture_output=True, check=True,
+        cwd=PROJECT,
+        capture_output=True,
+        check=True,
     ).stdout.split(b"\0")
     for name in filter(None, files):
         src = PROJECT / os.fsdecode(name)
@@ -61,10 +64,14 @@ def pre_commit(repo: Repo, home: str, *args: str) -> subprocess.CompletedProcess
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_DIR", "GIT_INDEX", "PRE_COMMIT"))}
     env["PRE_COMMIT_HOME"] = home
     env["PRE_COMMIT_COLOR"] = "never"
-    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=repo.path, env=env, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args], cwd=repo.path, env=env, capture_output=True, text=True
+    )
 
 
-def try_repo(repo: Repo, hook_repo: tuple[str, str], home: str, hook: str, *run_args: str) -> subprocess.CompletedProcess[str]:
+def try_repo(
+    repo: Repo, hook_repo: tuple[str, str], home: str, hook: str, *run_args: str
+) -> subprocess.CompletedProcess[str]:
     path, sha = hook_repo
     return pre_commit(repo, home, "try-repo", path, hook, "--ref", sha, "--verbose", *run_args)
 
@@ -113,7 +120,10 @@ def test_range_mode_mark_moved_to_another_file_passes(repo: Repo, hook_repo, pre
     repo.write("tests/test_price.py", SKIPPED)
     base = repo.commit("base")
     repo.write("tests/test_price.py", "def test_other():\n    assert 'a'.upper() == 'A'\n")
-    repo.write("tests/test_moved.py", 'import pytest\n\n\n@pytest.mark.skip(reason="flaky")\ndef test_price():\n    assert 2 + 2 == 4\n')
+    repo.write(
+        "tests/test_moved.py",
+        'import pytest\n\n\n@pytest.mark.skip(reason="flaky")\ndef test_price():\n    assert 2 + 2 == 4\n',
+    )
     repo.commit("move test_price with its mark")
     proc = try_repo(repo, hook_repo, pre_commit_home, "forbid-skip-marks", "--from-ref", base, "--to-ref", "HEAD")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -141,25 +151,39 @@ def test_the_project_passes_its_own_hooks(hook_repo, pre_commit_home) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_DIR", "GIT_INDEX", "PRE_COMMIT"))}
     env.update(PRE_COMMIT_HOME=pre_commit_home, PRE_COMMIT_COLOR="never")
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")  # `python` = this interpreter
-    proc = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=path, env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=path, env=env, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("Passed") == 8, proc.stdout
 
 
 def _one_hook_env(home: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_DIR", "GIT_INDEX", "PRE_COMMIT", "VIRTUAL_ENV"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("GIT_DIR", "GIT_INDEX", "PRE_COMMIT", "VIRTUAL_ENV"))
+    }
     env.update(PRE_COMMIT_HOME=home, PRE_COMMIT_COLOR="never")
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")  # collection-snapshot's python3 has pytest
+    env["PATH"] = (
+        os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    )  # collection-snapshot's python3 has pytest
     return env
 
 
 def _config(repo: Repo, hook_repo: tuple[str, str]) -> None:
     path, sha = hook_repo
-    repo.write(".pre-commit-config.yaml", f"repos:\n  - repo: {path}\n    rev: {sha}\n    hooks:\n      - id: oracle-guard\n")
+    repo.write(
+        ".pre-commit-config.yaml", f"repos:\n  - repo: {path}\n    rev: {sha}\n    hooks:\n      - id: oracle-guard\n"
+    )
 
 
 def _run(repo: Repo, home: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=repo.path, env=_one_hook_env(home), capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=repo.path,
+        env=_one_hook_env(home),
+        capture_output=True,
+        text=True,
+    )
 
 
 @pytest.mark.slow
@@ -168,14 +192,18 @@ def test_one_process_hook_through_try_repo(repo: Repo, hook_repo, pre_commit_hom
     repo.write("tests/test_price.py", HONEST)
     repo.stage()
     first = _run(repo, pre_commit_home, "try-repo", path, "oracle-guard", "--ref", sha, "--verbose")
-    assert first.returncode == 1 and "updated with what pytest collects now (2 tests)" in first.stdout, first.stdout + first.stderr
+    assert first.returncode == 1 and "updated with what pytest collects now (2 tests)" in first.stdout, (
+        first.stdout + first.stderr
+    )
     repo.commit("base with the first snapshot")
     repo.write("tests/test_price.py", SKIPPED.replace("    assert 2 + 2 == 4", "    return\n    assert 2 + 2 == 4"))
     repo.stage()
     proc = _run(repo, pre_commit_home, "try-repo", path, "oracle-guard", "--ref", sha, "--verbose")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "OG101 new skip mark on test_price" in proc.stdout and "OG202 new early return in test_price" in proc.stdout
-    assert "oracle-guard: 4 findings (OG101 x1, OG202 x1, OG301 x1, OG802 x1)" in proc.stdout  # OG802: pytest saw the skip too
+    assert (
+        "oracle-guard: 4 findings (OG101 x1, OG202 x1, OG301 x1, OG802 x1)" in proc.stdout
+    )  # OG802: pytest saw the skip too
 
 
 @pytest.mark.slow
@@ -201,6 +229,8 @@ def test_one_process_hook_by_stage(repo: Repo, hook_repo, pre_commit_home) -> No
     repo.write("MSG", "a message\n")
     msg = _run(repo, pre_commit_home, "run", "--hook-stage", "commit-msg", "--commit-msg-filename", "MSG")
     assert msg.returncode == 0 and "oracle-guard" not in msg.stdout, msg.stdout  # never handed the message file
+
+
 @pytest.mark.slow
 def test_pre_commit_run_reaches_the_switch_rules(repo: Repo, hook_repo, pre_commit_home) -> None:
     """collection-snapshot's static layer (OG86x) runs under pre-commit without starting pytest."""
@@ -208,7 +238,10 @@ def test_pre_commit_run_reaches_the_switch_rules(repo: Repo, hook_repo, pre_comm
 
     workflow = "jobs:\n  t:\n    steps:\n      - run: {}\n"
     repo.write("tests/test_price.py", HONEST)
-    repo.write("tests/collection_snapshot.txt", format_snapshot({"tests/test_price.py::test_price": "run", "tests/test_price.py::test_other": "run"}))
+    repo.write(
+        "tests/collection_snapshot.txt",
+        format_snapshot({"tests/test_price.py::test_price": "run", "tests/test_price.py::test_other": "run"}),
+    )
     repo.write(".github/workflows/ci.yml", workflow.format("pytest -q"))
     repo.commit("base")
     repo.write(".github/workflows/ci.yml", workflow.format("pytest -q --reruns 3"))
@@ -229,7 +262,18 @@ def test_oracle_replay_in_pre_push_range_mode(repo: Repo, hook_repo, pre_commit_
     repo.write("tests/test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) > 0\n")
     repo.commit("agent: make add pass")
     (repo.path / ".venv").symlink_to(sys.prefix)  # the project's ./.venv: this interpreter, which has pytest
-    proc = try_repo(repo, hook_repo, pre_commit_home, "oracle-replay", "--hook-stage", "pre-push", "--from-ref", base, "--to-ref", "HEAD")
+    proc = try_repo(
+        repo,
+        hook_repo,
+        pre_commit_home,
+        "oracle-replay",
+        "--hook-stage",
+        "pre-push",
+        "--from-ref",
+        base,
+        "--to-ref",
+        "HEAD",
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "tests/test_calc.py:4:1: OG901 tests/test_calc.py::test_add passed at" in proc.stdout
     assert "(./.venv) ran 1 changed test module(s)" in proc.stdout

@@ -7,6 +7,7 @@ collection-snapshot evaluates it where the snapshot is recorded (OG802 when
 the test now skips there), the pytest plugin where the tests run.  Anything
 else keeps its static finding.
 """
+
 from __future__ import annotations
 
 import os
@@ -65,11 +66,19 @@ ENVIRONMENT = [
     ("implementation", 'pytest.mark.skipif(NO_MSGSPEC, reason="no msgspec on PyPy")', "the Python version"),
     ("try-import-none", 'pytest.mark.skipif(orjson is None, reason="needs orjson")', "whether a module imports"),
     ("try-import-flag", 'pytest.mark.skipif(NO_CBOR2, reason="needs cbor2")', "whether a module imports"),
-    ("find-spec", 'pytest.mark.skipif(importlib.util.find_spec("numpy") is None, reason="numpy")', "whether a module imports"),
+    (
+        "find-spec",
+        'pytest.mark.skipif(importlib.util.find_spec("numpy") is None, reason="numpy")',
+        "whether a module imports",
+    ),
     ("imported-from-project", 'pytest.mark.skipif(not is_py311_plus, reason="3.11+")', "the Python version"),
     ("string-condition", "pytest.mark.skipif(\"sys.platform == 'darwin'\")", "the platform"),
     ("startswith", 'pytest.mark.skipif(sys.platform.startswith("win"), reason="posix")', "the platform"),
-    ("both", 'pytest.mark.skipif(sys.platform == "win32" and sys.version_info < (3, 12), reason="x")', "the Python version and the platform"),
+    (
+        "both",
+        'pytest.mark.skipif(sys.platform == "win32" and sys.version_info < (3, 12), reason="x")',
+        "the Python version and the platform",
+    ),
     ("conditional-xfail", 'pytest.mark.xfail(platform.system() == "Darwin", reason="macOS bug")', "the platform"),
 ]
 NOT_ENVIRONMENT = [
@@ -79,7 +88,10 @@ NOT_ENVIRONMENT = [
     ("environment-variable", 'pytest.mark.skipif(os.environ.get("CI") == "1", reason="x")'),
     ("getenv", 'pytest.mark.skipif(not os.getenv("DB"), reason="x")'),
     ("bound-to-environment-variable", "pytest.mark.skipif(FROM_ENV, reason='x')"),
-    ("mixed-with-environment-variable", 'pytest.mark.skipif(sys.platform == "win32" and "CI" in os.environ, reason="x")'),
+    (
+        "mixed-with-environment-variable",
+        'pytest.mark.skipif(sys.platform == "win32" and "CI" in os.environ, reason="x")',
+    ),
     ("clock", "pytest.mark.skipif(time.time() > 0, reason='x')"),
     ("file", 'pytest.mark.skipif(not os.path.exists("/etc/hosts"), reason="x")'),
     ("names-nothing", "pytest.mark.skipif(FLAG, reason='x')"),
@@ -102,21 +114,30 @@ def _skip_hook(repo: Repo, capsys: pytest.CaptureFixture[str], paths: list[str])
 
 
 @pytest.mark.parametrize("name, mark, kinds", ENVIRONMENT, ids=[e[0] for e in ENVIRONMENT])
-def test_environment_skip_is_a_notice_where_a_snapshot_is_committed(repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str, kinds: str) -> None:
+def test_environment_skip_is_a_notice_where_a_snapshot_is_committed(
+    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str, kinds: str
+) -> None:
     code, out, err = _skip_hook(repo, capsys, _mark(repo, mark, snapshot=True))
     assert (code, out) == (0, "")
     assert f"notice: {T}:28:2: new " in err and f"depends only on {kinds}; left to collection-snapshot" in err, err
 
 
 @pytest.mark.parametrize("name, mark, kinds", ENVIRONMENT[:3], ids=[e[0] for e in ENVIRONMENT[:3]])
-def test_environment_skip_stays_a_finding_without_a_snapshot(repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str, kinds: str) -> None:
+def test_environment_skip_stays_a_finding_without_a_snapshot(
+    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str, kinds: str
+) -> None:
     code, out, _ = _skip_hook(repo, capsys, _mark(repo, mark, snapshot=False))
     assert code == 1
-    assert out.startswith(f"{T}:28:2: OG101 new skipif mark") and f"depends only on {kinds}: commit a collection snapshot" in out, out
+    assert (
+        out.startswith(f"{T}:28:2: OG101 new skipif mark")
+        and f"depends only on {kinds}: commit a collection snapshot" in out
+    ), out
 
 
 @pytest.mark.parametrize("name, mark", NOT_ENVIRONMENT, ids=[e[0] for e in NOT_ENVIRONMENT])
-def test_other_conditions_stay_a_finding_with_a_snapshot(repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str) -> None:
+def test_other_conditions_stay_a_finding_with_a_snapshot(
+    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str
+) -> None:
     code, out, err = _skip_hook(repo, capsys, _mark(repo, mark, snapshot=True))
     assert code == 1 and out.startswith(f"{T}:28:2: OG101 new ") and "depends only" not in out, out
     assert "left to collection-snapshot" not in err
@@ -125,8 +146,12 @@ def test_other_conditions_stay_a_finding_with_a_snapshot(repo: Repo, capsys: pyt
 def test_environment_skip_through_unittest_and_a_shared_mark(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     base = BASE + "\n\nclass TestIO(unittest.TestCase):\n    def test_write(self):\n        self.assertTrue(True)\n"
     base = base.replace("import time\n", "import time\nimport unittest\n")
-    new = base.replace("    def test_write", '    @unittest.skipIf(sys.platform == "win32", "posix")\n    def test_write')
-    new = new.replace("FLAG = True\n", 'FLAG = True\nposix_only = pytest.mark.skipif(os.name == "nt", reason="posix")\n')
+    new = base.replace(
+        "    def test_write", '    @unittest.skipIf(sys.platform == "win32", "posix")\n    def test_write'
+    )
+    new = new.replace(
+        "FLAG = True\n", 'FLAG = True\nposix_only = pytest.mark.skipif(os.name == "nt", reason="posix")\n'
+    )
     new = new.replace("def test_read():", "@posix_only\ndef test_read():")
     paths = repo.change({T: base, "tests/_compat.py": COMPAT, SNAP: "run   x\n"}, {T: new})
     code, out, err = _skip_hook(repo, capsys, paths)
@@ -155,7 +180,9 @@ collect_ignore_glob = []
     ],
     ids=["python-version", "implementation", "platform", "unconditional", "environment-variable", "true-everywhere"],
 )
-def test_collect_ignore_under_an_environment_condition(repo: Repo, capsys: pytest.CaptureFixture[str], added: str, finding: bool) -> None:
+def test_collect_ignore_under_an_environment_condition(
+    repo: Repo, capsys: pytest.CaptureFixture[str], added: str, finding: bool
+) -> None:
     conftest = CONFTEST.replace("import os\n", "import os\nimport platform\n")
     repo.change({"tests/conftest.py": conftest, SNAP: "run   x\n"}, {"tests/conftest.py": conftest + added})
     code = repo.run(collection_snapshot.main, "--static-only")
@@ -167,12 +194,18 @@ def test_collect_ignore_under_an_environment_condition(repo: Repo, capsys: pytes
         assert "OG801 where it ignores tests of the snapshot" in out.err, out.err
 
 
-def test_collect_ignore_under_an_environment_condition_is_a_finding_without_a_snapshot(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_collect_ignore_under_an_environment_condition_is_a_finding_without_a_snapshot(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     added = 'if sys.version_info < (3, 12):\n    collect_ignore_glob.append("*_695.py")\n'
     repo.change({"tests/conftest.py": CONFTEST}, {"tests/conftest.py": CONFTEST + added})
     code = repo.run(collection_snapshot.main, "--static-only")
     out = capsys.readouterr().out
-    assert code == 1 and "tests/conftest.py:7:32: OG857" in out and "depends only on the Python version: commit a collection snapshot" in out, out
+    assert (
+        code == 1
+        and "tests/conftest.py:7:32: OG857" in out
+        and "depends only on the Python version: commit a collection snapshot" in out
+    ), out
 
 
 # -- the collection layer decides: real pytest ---------------------------------------
@@ -205,20 +238,42 @@ def _collect(repo: Repo, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
 
 
 @pytest.mark.slow
-def test_environment_skip_true_in_the_snapshot_environment_is_og802(project: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    project.write(T, PLAIN.replace("def test_read", f"@pytest.mark.skipif(sys.platform == {sys.platform!r}, reason='x')\ndef test_read"), dedent=False)
+def test_environment_skip_true_in_the_snapshot_environment_is_og802(
+    project: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.write(
+        T,
+        PLAIN.replace(
+            "def test_read", f"@pytest.mark.skipif(sys.platform == {sys.platform!r}, reason='x')\ndef test_read"
+        ),
+        dedent=False,
+    )
     code, out = _collect(project, capsys)
     assert code == 1 and f"OG802 test now skipped at collection (was run): {T}::test_read" in out, out
 
 
 @pytest.mark.slow
-def test_environment_skip_false_in_the_snapshot_environment_passes_and_is_recorded(project: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    project.write(T, PLAIN.replace("def test_read", "@pytest.mark.skipif(sys.platform == 'no-such-os', reason='x')\ndef test_read"), dedent=False)
+def test_environment_skip_false_in_the_snapshot_environment_passes_and_is_recorded(
+    project: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.write(
+        T,
+        PLAIN.replace("def test_read", "@pytest.mark.skipif(sys.platform == 'no-such-os', reason='x')\ndef test_read"),
+        dedent=False,
+    )
     code, out = _collect(project, capsys)
-    assert code == 1 and "OG8" not in out and "updated with what pytest collects now" in out, out  # once, like a new test
-    assert {k: v[0] for k, v in parse_snapshot((project.path / SNAP).read_bytes(), SNAP).items()} == {f"{T}::test_read": "skip-if-env"}
+    assert code == 1 and "OG8" not in out and "updated with what pytest collects now" in out, (
+        out
+    )  # once, like a new test
+    assert {k: v[0] for k, v in parse_snapshot((project.path / SNAP).read_bytes(), SNAP).items()} == {
+        f"{T}::test_read": "skip-if-env"
+    }
     project.commit("record it")
-    project.write(T, PLAIN.replace("def test_read", "@pytest.mark.skipif(sys.platform != 'no-such-os', reason='x')\ndef test_read"), dedent=False)
+    project.write(
+        T,
+        PLAIN.replace("def test_read", "@pytest.mark.skipif(sys.platform != 'no-such-os', reason='x')\ndef test_read"),
+        dedent=False,
+    )
     code, out = _collect(project, capsys)  # the same test skipped here now: weaker than skip-if-env
     assert code == 1 and f"OG802 test now skipped at collection (was skip-if-env): {T}::test_read" in out, out
 
@@ -229,7 +284,10 @@ def test_environment_skip_false_in_the_snapshot_environment_passes_and_is_record
 def _pytest(root: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-q", "-rs"],
-        cwd=root, capture_output=True, text=True, env={**os.environ, "PYTEST_ADDOPTS": ""},
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTEST_ADDOPTS": ""},
     )
 
 
@@ -260,12 +318,26 @@ HERE = f"sys.platform == {sys.platform!r}"
         (f"@pytest.mark.xfail({HERE}, reason='not here')", "skip-if-env", True),
         (f"@pytest.mark.skipif({HERE}, reason='not here')", "run", False),
         ("@pytest.mark.skip(reason='later')", "skip-if-env", False),
-        ("@pytest.mark.skipif(sys.platform == 'no-such-os', reason='x')\n@pytest.mark.skip(reason='later')", "skip-if-env", False),
+        (
+            "@pytest.mark.skipif(sys.platform == 'no-such-os', reason='x')\n@pytest.mark.skip(reason='later')",
+            "skip-if-env",
+            False,
+        ),
         ("@pytest.mark.xfail(reason='later')", "skip-if-env", False),
     ],
-    ids=["skipif", "string-skipif", "conditional-xfail", "recorded-as-run", "plain-skip", "plain-skip-beside-a-skipif", "plain-xfail"],
+    ids=[
+        "skipif",
+        "string-skipif",
+        "conditional-xfail",
+        "recorded-as-run",
+        "plain-skip",
+        "plain-skip-beside-a-skipif",
+        "plain-xfail",
+    ],
 )
-def test_plugin_lets_the_recorded_condition_skip_and_nothing_else(tmp_path: Path, mark: str, status: str, passes: bool) -> None:
+def test_plugin_lets_the_recorded_condition_skip_and_nothing_else(
+    tmp_path: Path, mark: str, status: str, passes: bool
+) -> None:
     test = f"import sys\n\nimport pytest\n\n\n{mark}\ndef test_read():\n    assert len('ab') == 3\n"
     proc = _pytest(_plugin_project(tmp_path, test, status))
     if passes:

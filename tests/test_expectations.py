@@ -1,4 +1,5 @@
 """oracle-shrink OG314: a check's expected value rewritten in place, and its honest neighbours."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,7 +12,11 @@ CASES = [
     ("    self.assertEqual(total(items), 30)\n", "    self.assertEqual(total(items), 29)\n", True),
     ('    assert render(x) == "<b>hi</b>"\n', '    assert render(x) == "<b>hi</b >"\n', True),
     ('    assert parse("12.50") == 1250, "cents"\n', '    assert parse("12.50") == 1250, "parses cents"\n', False),
-    ('    self.assertEqual(total(items), 30, "sum")\n', '    self.assertEqual(total(items), 30, msg="the sum")\n', False),
+    (
+        '    self.assertEqual(total(items), 30, "sum")\n',
+        '    self.assertEqual(total(items), 30, msg="the sum")\n',
+        False,
+    ),
     ('    assert parse("12.50") == 1250\n', '    assert parse("12.50") == 1250\n    assert parse("1") == 100\n', False),
     ('    assert parse("12.50") == 1250\n', '    assert parse_price("12.50") == 1250\n', False),
     ('    assert parse("12.50") == 1250\n', '    expected = 1250\n    assert parse("12.50") == expected\n', False),
@@ -21,9 +26,16 @@ CASES = [
 
 @pytest.mark.parametrize(("base", "new", "rejected"), CASES)
 def test_expected_value_rewritten(repo, capsys, base: str, new: str, rejected: bool) -> None:
-    head = "class TestPrice:\n    def test_price(self):\n        items = [10, 20]\n" if "self." in base else "def test_price():\n    x = 1\n"
+    head = (
+        "class TestPrice:\n    def test_price(self):\n        items = [10, 20]\n"
+        if "self." in base
+        else "def test_price():\n    x = 1\n"
+    )
     indent = "    " if "self." in base else ""
-    body = lambda text: head + "".join(indent + line + "\n" for line in text.splitlines())
+
+    def body(text: str) -> str:
+        return head + "".join(indent + line + "\n" for line in text.splitlines())
+
     codes, out = run_shrink(repo, {"tests/test_x.py": body(base)}, {"tests/test_x.py": body(new)}, capsys)
     assert ("OG314" in codes) is rejected, out
 

@@ -1,4 +1,5 @@
 """fixture-lock-verify in real repositories: the article's fixture rows, both directions."""
+
 from __future__ import annotations
 
 import os
@@ -15,7 +16,9 @@ INVOICE_CRLF = b'{"total": 12}\r\n'
 
 def locked_repo(repo: Repo, data: bytes = INVOICE, extra: str = "") -> None:
     repo.write("tests/fixtures/invoice_v3.json", data)
-    repo.write(CONTRACT, contract_text(fixture_entry("invoice_v3", "tests/fixtures/invoice_v3.json", sha(data)), extra=extra))
+    repo.write(
+        CONTRACT, contract_text(fixture_entry("invoice_v3", "tests/fixtures/invoice_v3.json", sha(data)), extra=extra)
+    )
     repo.commit("lock invoice")
 
 
@@ -78,7 +81,13 @@ def test_symlink_out_of_the_fixtures_root_is_refused_but_inside_is_fine(repo: Re
     repo.write("tests/fixtures/real.json", INVOICE)
     os.symlink(outside, repo.path / "tests/fixtures/out.json")
     os.symlink("real.json", repo.path / "tests/fixtures/in.json")
-    repo.write(CONTRACT, contract_text(fixture_entry("out", "tests/fixtures/out.json", sha(INVOICE)) + fixture_entry("in", "tests/fixtures/in.json", sha(INVOICE))))
+    repo.write(
+        CONTRACT,
+        contract_text(
+            fixture_entry("out", "tests/fixtures/out.json", sha(INVOICE))
+            + fixture_entry("in", "tests/fixtures/in.json", sha(INVOICE))
+        ),
+    )
     code, out = run(repo, capsys, "--no-diff")
     assert code == 1
     assert "fixture 'out'" in out and "outside its fixtures root tests/fixtures/" in out
@@ -105,7 +114,13 @@ def snapshot_repo(repo: Repo) -> None:
         pytest.param(lambda r: r.write("tests/__snapshots__/a.ambr", b"# name: test_a\n  9\n"), id="changed"),
         pytest.param(lambda r: r.write("tests/__snapshots__/c.ambr", b"# name: test_c\n"), id="added"),
         pytest.param(lambda r: r.remove("tests/__snapshots__/sub/b.ambr"), id="removed"),
-        pytest.param(lambda r: (r.remove("tests/__snapshots__/sub/b.ambr"), r.write("tests/__snapshots__/b.ambr", b"# name: test_b\n  2\n")), id="moved-inside"),
+        pytest.param(
+            lambda r: (
+                r.remove("tests/__snapshots__/sub/b.ambr"),
+                r.write("tests/__snapshots__/b.ambr", b"# name: test_b\n  2\n"),
+            ),
+            id="moved-inside",
+        ),
     ],
 )
 def test_a_locked_directory_changes_with_any_file_inside(repo: Repo, capsys, edit) -> None:
@@ -217,7 +232,10 @@ def test_adding_a_lock_is_always_allowed(repo: Repo, capsys) -> None:
     repo.write("tests/data/extra.csv", b"a,b\r\n1,2\r\n")
     repo.write(
         CONTRACT,
-        contract_text(fixture_entry("invoice_v3", "tests/fixtures/invoice_v3.json", sha(INVOICE)) + fixture_entry("extra", "tests/data/extra.csv", sha(b"a,b\r\n1,2\r\n"))),
+        contract_text(
+            fixture_entry("invoice_v3", "tests/fixtures/invoice_v3.json", sha(INVOICE))
+            + fixture_entry("extra", "tests/data/extra.csv", sha(b"a,b\r\n1,2\r\n"))
+        ),
     )
     assert run(repo, capsys)[0] == 0
 
@@ -265,7 +283,10 @@ def test_a_fixture_root_that_is_a_symlink_out_of_the_repository_widens_nothing(r
     (outside / "x.json").write_bytes(INVOICE)
     (repo.path / "tests").mkdir()
     os.symlink(outside, repo.path / "tests/linked")
-    repo.write(CONTRACT, contract_text(fixture_entry("x", "tests/linked/x.json", sha(INVOICE)), extra="fixture_roots: [tests/linked]\n"))
+    repo.write(
+        CONTRACT,
+        contract_text(fixture_entry("x", "tests/linked/x.json", sha(INVOICE)), extra="fixture_roots: [tests/linked]\n"),
+    )
     code, out = run(repo, capsys, "--no-diff")
     assert code == 1 and "OG403" in out and "outside the repository" in out
 
@@ -283,13 +304,18 @@ def test_console_entry_in_a_real_process(repo: Repo) -> None:
 
     locked_repo(repo)
     repo.write("tests/fixtures/invoice_v3.json", INVOICE_CRLF)
-    proc = subprocess.run((sys.executable, "-m", "hooks.cli", "fixture-lock-verify"), cwd=repo.path, capture_output=True, text=True)
+    proc = subprocess.run(
+        (sys.executable, "-m", "hooks.cli", "fixture-lock-verify"), cwd=repo.path, capture_output=True, text=True
+    )
     assert proc.returncode == 1 and proc.stdout.startswith("tests/fixtures/invoice_v3.json:1:1: OG401 ")
 
 
 def test_setting_unlock_alone_changes_nothing_but_is_pointed_out(repo: Repo, capsys) -> None:
     locked_repo(repo)
-    repo.write(CONTRACT, contract_text(fixture_entry("invoice_v3", "tests/fixtures/invoice_v3.json", sha(INVOICE), '"rotate please"')))
+    repo.write(
+        CONTRACT,
+        contract_text(fixture_entry("invoice_v3", "tests/fixtures/invoice_v3.json", sha(INVOICE), '"rotate please"')),
+    )
     code, out = run(repo, capsys)
     assert code == 0 and "`unlock` approves nothing here" in out
 

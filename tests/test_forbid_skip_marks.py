@@ -3,6 +3,7 @@
 Each case commits a base, stages a change and runs the hook in-process the
 way pre-commit calls it.  The skip marks under test live in strings only.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,7 +34,9 @@ class TestB:
 """
 
 
-def change(repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None], *args: str) -> tuple[int, str, str]:
+def change(
+    repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None], *args: str
+) -> tuple[int, str, str]:
     """Commit BEFORE, stage AFTER (None deletes), run the hook on the staged files."""
     files = [p for p in repo.change(before, after) if p.endswith(".py")]
     code = repo.run(main, *args, *files)
@@ -50,66 +53,184 @@ def with_mark(decorated: str, imports: str = "import pytest") -> str:
 REJECTED = [
     ("skip-bare", with_mark("@pytest.mark.skip"), ":6:2: OG101 new skip mark on test_a"),
     ("skip-reason", with_mark('@pytest.mark.skip(reason="flaky")'), "OG101 new skip mark on test_a"),
-    ("skipif", with_mark('@pytest.mark.skipif(sys.platform == "win32", reason="x")'),
-     "OG101 new skipif mark (sys.platform == 'win32') on test_a"),
+    (
+        "skipif",
+        with_mark('@pytest.mark.skipif(sys.platform == "win32", reason="x")'),
+        "OG101 new skipif mark (sys.platform == 'win32') on test_a",
+    ),
     ("xfail-bare", with_mark("@pytest.mark.xfail"), "OG101 new xfail mark on test_a"),
-    ("xfail-args", with_mark("@pytest.mark.xfail(strict=False, raises=ValueError)"),
-     "OG101 new xfail mark (strict=False, raises=ValueError) on test_a"),
+    (
+        "xfail-args",
+        with_mark("@pytest.mark.xfail(strict=False, raises=ValueError)"),
+        "OG101 new xfail mark (strict=False, raises=ValueError) on test_a",
+    ),
     ("alias-pt", with_mark("@pt.mark.skip", "import pytest as pt"), "OG101 new skip mark on test_a"),
-    ("from-pytest-mark-as-m", with_mark('@m.skipif(True, reason="")', "from pytest import mark as m"),
-     "OG101 new skipif mark (True) on test_a"),
+    (
+        "from-pytest-mark-as-m",
+        with_mark('@m.skipif(True, reason="")', "from pytest import mark as m"),
+        "OG101 new skipif mark (True) on test_a",
+    ),
     ("from-pytest-mark", with_mark("@mark.xfail", "from pytest import mark"), "OG101 new xfail mark on test_a"),
-    ("private-mark-gen", with_mark("@MARK_GEN.skip", "from _pytest.mark import MARK_GEN"), "OG101 new skip mark on test_a"),
-    ("private-structures", with_mark("@G.xfail(reason='x')", "from _pytest.mark.structures import MARK_GEN as G"),
-     "OG101 new xfail mark on test_a"),
-    ("from-pytest-mark-import-skip", with_mark("@skip", "from pytest.mark import skip"), "OG101 new skip mark (`skip`) on test_a"),
+    (
+        "private-mark-gen",
+        with_mark("@MARK_GEN.skip", "from _pytest.mark import MARK_GEN"),
+        "OG101 new skip mark on test_a",
+    ),
+    (
+        "private-structures",
+        with_mark("@G.xfail(reason='x')", "from _pytest.mark.structures import MARK_GEN as G"),
+        "OG101 new xfail mark on test_a",
+    ),
+    (
+        "from-pytest-mark-import-skip",
+        with_mark("@skip", "from pytest.mark import skip"),
+        "OG101 new skip mark (`skip`) on test_a",
+    ),
     ("unittest-skip", with_mark('@unittest.skip("later")', "import unittest"), "OG101 new unittest skip on test_a"),
-    ("from-unittest-skip", with_mark('@skip("later")', "from unittest import skip"), "OG101 new unittest skip on test_a"),
-    ("import-unittest-case", with_mark('@unittest.case.skip("later")', "import unittest.case"), "OG101 new unittest skip on test_a"),
-    ("from-unittest-case-skipif", with_mark('@skipIf(sys.version_info < (3, 99), "old")', "from unittest.case import skipIf"),
-     "OG101 new unittest skipIf (sys.version_info < (3, 99)) on test_a"),
-    ("skipunless", with_mark('@ut.skipUnless(False, "no")', "import unittest as ut"), "OG101 new unittest skipUnless (False) on test_a"),
-    ("expected-failure", with_mark("@unittest.expectedFailure", "import unittest"), "OG101 new unittest expectedFailure on test_a"),
-    ("bound-call", with_mark("@later", 'import pytest\n\nlater = pytest.mark.skip(reason="soon")'),
-     "OG101 new skip mark through `later` = `pytest.mark.skip(reason='soon')` on test_a"),
-    ("bound-alias", with_mark("@skipper", "import pytest\n\nskipper = pytest.mark.xfail"), "OG101 new xfail mark (`skipper`) on test_a"),
-    ("getattr-dynamic", with_mark("@getattr(pytest.mark, NAME)", 'import pytest\n\nNAME = "sk" + "ip"'),
-     "OG102 unverifiable mark `getattr(pytest.mark, NAME)` (dynamic name) on test_a"),
-    ("getattr-literal", with_mark('@getattr(pytest.mark, "skip")'), "OG101 new skip mark (`getattr(pytest.mark, 'skip')`) on test_a"),
-    ("getattr-unittest-dynamic", with_mark('@getattr(unittest, "sk" + "ip")("x")', "import unittest"),
-     "OG102 unverifiable mark"),
-    ("method", BASE.replace("    def test_c", "    @pytest.mark.skip\n    def test_c"), ":11:6: OG101 new skip mark on TestB.test_c"),
-    ("class", BASE.replace("class TestB", "@pytest.mark.xfail(reason='x')\nclass TestB"), ":10:2: OG101 new xfail mark on TestB"),
+    (
+        "from-unittest-skip",
+        with_mark('@skip("later")', "from unittest import skip"),
+        "OG101 new unittest skip on test_a",
+    ),
+    (
+        "import-unittest-case",
+        with_mark('@unittest.case.skip("later")', "import unittest.case"),
+        "OG101 new unittest skip on test_a",
+    ),
+    (
+        "from-unittest-case-skipif",
+        with_mark('@skipIf(sys.version_info < (3, 99), "old")', "from unittest.case import skipIf"),
+        "OG101 new unittest skipIf (sys.version_info < (3, 99)) on test_a",
+    ),
+    (
+        "skipunless",
+        with_mark('@ut.skipUnless(False, "no")', "import unittest as ut"),
+        "OG101 new unittest skipUnless (False) on test_a",
+    ),
+    (
+        "expected-failure",
+        with_mark("@unittest.expectedFailure", "import unittest"),
+        "OG101 new unittest expectedFailure on test_a",
+    ),
+    (
+        "bound-call",
+        with_mark("@later", 'import pytest\n\nlater = pytest.mark.skip(reason="soon")'),
+        "OG101 new skip mark through `later` = `pytest.mark.skip(reason='soon')` on test_a",
+    ),
+    (
+        "bound-alias",
+        with_mark("@skipper", "import pytest\n\nskipper = pytest.mark.xfail"),
+        "OG101 new xfail mark (`skipper`) on test_a",
+    ),
+    (
+        "getattr-dynamic",
+        with_mark("@getattr(pytest.mark, NAME)", 'import pytest\n\nNAME = "sk" + "ip"'),
+        "OG102 unverifiable mark `getattr(pytest.mark, NAME)` (dynamic name) on test_a",
+    ),
+    (
+        "getattr-literal",
+        with_mark('@getattr(pytest.mark, "skip")'),
+        "OG101 new skip mark (`getattr(pytest.mark, 'skip')`) on test_a",
+    ),
+    (
+        "getattr-unittest-dynamic",
+        with_mark('@getattr(unittest, "sk" + "ip")("x")', "import unittest"),
+        "OG102 unverifiable mark",
+    ),
+    (
+        "method",
+        BASE.replace("    def test_c", "    @pytest.mark.skip\n    def test_c"),
+        ":11:6: OG101 new skip mark on TestB.test_c",
+    ),
+    (
+        "class",
+        BASE.replace("class TestB", "@pytest.mark.xfail(reason='x')\nclass TestB"),
+        ":10:2: OG101 new xfail mark on TestB",
+    ),
     ("pytestmark-single", BASE + "\npytestmark = pytest.mark.skip\n", "OG101 new skip mark on this module"),
-    ("pytestmark-list", BASE + "\npytestmark = [pytest.mark.slow, pytest.mark.skipif(True, reason='x')]\n",
-     "OG101 new skipif mark (True) on this module"),
+    (
+        "pytestmark-list",
+        BASE + "\npytestmark = [pytest.mark.slow, pytest.mark.skipif(True, reason='x')]\n",
+        "OG101 new skipif mark (True) on this module",
+    ),
     ("pytestmark-tuple", BASE + "\npytestmark = (pytest.mark.xfail,)\n", "OG101 new xfail mark on this module"),
-    ("pytestmark-augmented", BASE + "\npytestmark = [pytest.mark.slow]\npytestmark += [pytest.mark.skip]\n",
-     "OG101 new skip mark on this module"),
-    ("pytestmark-class", BASE.replace("class TestB:\n", "class TestB:\n    pytestmark = pytest.mark.skip\n"),
-     "OG101 new skip mark on TestB"),
-    ("unittest-skip-flag", BASE.replace("class TestB:\n", "class TestB:\n    __unittest_skip__ = True\n"),
-     "OG101 new `__unittest_skip__ = True` (skips the tests) on TestB"),
-    ("dunder-test-false-class", BASE.replace("class TestB:\n", "class TestB:\n    __test__ = False\n"),
-     "OG101 new `__test__ = False` (pytest and unittest stop collecting it) on TestB"),
+    (
+        "pytestmark-augmented",
+        BASE + "\npytestmark = [pytest.mark.slow]\npytestmark += [pytest.mark.skip]\n",
+        "OG101 new skip mark on this module",
+    ),
+    (
+        "pytestmark-class",
+        BASE.replace("class TestB:\n", "class TestB:\n    pytestmark = pytest.mark.skip\n"),
+        "OG101 new skip mark on TestB",
+    ),
+    (
+        "unittest-skip-flag",
+        BASE.replace("class TestB:\n", "class TestB:\n    __unittest_skip__ = True\n"),
+        "OG101 new `__unittest_skip__ = True` (skips the tests) on TestB",
+    ),
+    (
+        "dunder-test-false-class",
+        BASE.replace("class TestB:\n", "class TestB:\n    __test__ = False\n"),
+        "OG101 new `__test__ = False` (pytest and unittest stop collecting it) on TestB",
+    ),
     ("dunder-test-false-module", BASE + "\n__test__ = False\n", "OG101 new `__test__ = False`"),
-    ("setattr-unittest-skip", BASE + "\nsetattr(TestB, '__unittest_skip__', True)\n", "OG101 new `__unittest_skip__ = True`"),
-    ("param-single", BASE.replace("def test_a():\n", "@pytest.mark.parametrize('n', [1, pytest.param(2, marks=pytest.mark.skip)])\ndef test_a(n):\n"),
-     "OG101 new skip mark on test_a"),
-    ("param-list", BASE.replace("def test_a():\n", "@pytest.mark.parametrize('n', [pytest.param(2, marks=[pytest.mark.slow, pytest.mark.xfail])])\ndef test_a(n):\n"),
-     "OG101 new xfail mark on test_a"),
-    ("param-tuple", BASE.replace("def test_a():\n", "@pytest.mark.parametrize('n', [pytest.param(2, marks=(pytest.mark.skipif(True, reason='x'),))])\ndef test_a(n):\n"),
-     "OG101 new skipif mark (True) on test_a"),
-    ("renamed-test-gets-a-mark", BASE.replace("def test_a():\n", "@pytest.mark.skip\ndef test_a_renamed():\n"),
-     "OG101 new skip mark on test_a_renamed"),
-    ("node-add-marker", BASE.replace("def test_a():\n", "def test_a(request):\n    request.node.add_marker(pytest.mark.skip)\n"),
-     "OG101 new skip mark on test_a"),
-    ("applymarker", BASE.replace("def test_a():\n", "def test_a(request):\n    request.applymarker(pytest.mark.xfail(run=False))\n"),
-     "OG101 new xfail mark (run=False) on test_a"),
-    ("add-marker-string", BASE.replace("def test_a():\n", "def test_a(request):\n    request.node.add_marker('skip')\n"),
-     "OG101 new skip mark added at run time on test_a"),
-    ("add-marker-dynamic", BASE.replace("def test_a():\n", "def test_a(request):\n    request.node.add_marker(make())\n"),
-     "OG102 unverifiable mark added at run time"),
+    (
+        "setattr-unittest-skip",
+        BASE + "\nsetattr(TestB, '__unittest_skip__', True)\n",
+        "OG101 new `__unittest_skip__ = True`",
+    ),
+    (
+        "param-single",
+        BASE.replace(
+            "def test_a():\n",
+            "@pytest.mark.parametrize('n', [1, pytest.param(2, marks=pytest.mark.skip)])\ndef test_a(n):\n",
+        ),
+        "OG101 new skip mark on test_a",
+    ),
+    (
+        "param-list",
+        BASE.replace(
+            "def test_a():\n",
+            "@pytest.mark.parametrize('n', [pytest.param(2, marks=[pytest.mark.slow, pytest.mark.xfail])])\ndef test_a(n):\n",
+        ),
+        "OG101 new xfail mark on test_a",
+    ),
+    (
+        "param-tuple",
+        BASE.replace(
+            "def test_a():\n",
+            "@pytest.mark.parametrize('n', [pytest.param(2, marks=(pytest.mark.skipif(True, reason='x'),))])\ndef test_a(n):\n",
+        ),
+        "OG101 new skipif mark (True) on test_a",
+    ),
+    (
+        "renamed-test-gets-a-mark",
+        BASE.replace("def test_a():\n", "@pytest.mark.skip\ndef test_a_renamed():\n"),
+        "OG101 new skip mark on test_a_renamed",
+    ),
+    (
+        "node-add-marker",
+        BASE.replace("def test_a():\n", "def test_a(request):\n    request.node.add_marker(pytest.mark.skip)\n"),
+        "OG101 new skip mark on test_a",
+    ),
+    (
+        "applymarker",
+        BASE.replace(
+            "def test_a():\n", "def test_a(request):\n    request.applymarker(pytest.mark.xfail(run=False))\n"
+        ),
+        "OG101 new xfail mark (run=False) on test_a",
+    ),
+    (
+        "add-marker-string",
+        BASE.replace("def test_a():\n", "def test_a(request):\n    request.node.add_marker('skip')\n"),
+        "OG101 new skip mark added at run time on test_a",
+    ),
+    (
+        "add-marker-dynamic",
+        BASE.replace("def test_a():\n", "def test_a(request):\n    request.node.add_marker(make())\n"),
+        "OG102 unverifiable mark added at run time",
+    ),
 ]
 
 
@@ -121,7 +242,9 @@ def test_new_mark_is_rejected(repo: Repo, capsys: pytest.CaptureFixture[str], so
     assert out.startswith(f"{T}:")
 
 
-def test_conftest_collection_hook_adding_a_skip_marker_is_rejected(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_conftest_collection_hook_adding_a_skip_marker_is_rejected(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     conftest = """\
         import pytest
 
@@ -131,7 +254,9 @@ def test_conftest_collection_hook_adding_a_skip_marker_is_rejected(repo: Repo, c
                 if "slow" in item.keywords:
                     item.add_marker(pytest.mark.skip(reason="too slow"))
     """
-    code, out, _ = change(repo, capsys, {"tests/conftest.py": "import pytest\n", T: BASE}, {"tests/conftest.py": conftest})
+    code, out, _ = change(
+        repo, capsys, {"tests/conftest.py": "import pytest\n", T: BASE}, {"tests/conftest.py": conftest}
+    )
     assert code == 1
     assert "tests/conftest.py:7:29: OG101 new skip mark on pytest_collection_modifyitems" in out
 
@@ -144,7 +269,9 @@ def test_widened_skipif_condition_is_reported(repo: Repo, capsys: pytest.Capture
     assert "new skipif mark (sys.platform == 'win32' or True) on test_a" in out
 
 
-def test_mark_moved_onto_a_test_that_already_existed_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_mark_moved_onto_a_test_that_already_existed_is_reported(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     # Not a rename: test_a ran at the base and is skipped now, whatever happened to test_old.
     before = BASE + "\n\n@pytest.mark.skip\ndef test_old():\n    assert 1\n"
     after = with_mark("@pytest.mark.skip") + "\n\ndef test_old_renamed():\n    assert 1\n"
@@ -153,96 +280,197 @@ def test_mark_moved_onto_a_test_that_already_existed_is_reported(repo: Repo, cap
     assert "OG101 new skip mark on test_a" in out
 
 
-def test_mark_that_was_already_there_is_not_reported_but_a_second_one_is(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_mark_that_was_already_there_is_not_reported_but_a_second_one_is(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     marked = with_mark("@pytest.mark.skip")
-    code, out, _ = change(repo, capsys, {T: marked + "\n\ndef test_z():\n    assert 1\n"}, {T: marked + "\n\n@pytest.mark.skip\ndef test_z():\n    assert 1\n"})
+    code, out, _ = change(
+        repo,
+        capsys,
+        {T: marked + "\n\ndef test_z():\n    assert 1\n"},
+        {T: marked + "\n\n@pytest.mark.skip\ndef test_z():\n    assert 1\n"},
+    )
     assert code == 1
     assert out.splitlines() == [f"{T}:11:2: OG101 new skip mark on test_z"]
 
 
 # (id, base files, new files) -- nothing here weakens a test.
 ACCEPTED = [
-    ("brand-new-test-with-its-own-platform-skip",
-     {T: BASE},
-     {T: BASE + "\n\n@pytest.mark.skipif(sys.platform == 'win32', reason='no fork')\ndef test_fork():\n    assert 1\n"}),
-    ("brand-new-class-with-a-class-mark-and-param-marks",
-     {T: BASE},
-     {T: BASE + "\n\n@pytest.mark.skipif(sys.version_info < (3, 10), reason='match')\nclass TestMatch:\n"
-         "    @pytest.mark.parametrize('n', [1, pytest.param(2, marks=pytest.mark.xfail)])\n    def test_m(self, n):\n        assert n\n"}),
-    ("brand-new-test-module-with-pytestmark",
-     {T: BASE},
-     {T: BASE, "tests/test_windows.py": "import sys\n\nimport pytest\n\npytestmark = pytest.mark.skipif(sys.platform != 'win32', reason='win')\n\n\ndef test_w():\n    assert 1\n"}),
-    ("old-mark-untouched-new-test-added",
-     {T: with_mark("@pytest.mark.skip(reason='x')")},
-     {T: with_mark("@pytest.mark.skip(reason='x')") + "\n\ndef test_new():\n    assert 2\n"}),
-    ("old-marks-every-form-untouched-file-edited",
-     {T: BASE.replace("class TestB:\n", "@unittest.skip('x')\nclass TestB:\n    pytestmark = [pytest.mark.xfail]\n")
-      .replace("import pytest\n", "import pytest\nimport unittest\n") + "\npytestmark = pytest.mark.skipif(True, reason='r')\n"},
-     {T: BASE.replace("class TestB:\n", "@unittest.skip('x')\nclass TestB:\n    pytestmark = [pytest.mark.xfail]\n")
-      .replace("import pytest\n", "import pytest\nimport unittest\n") + "\npytestmark = pytest.mark.skipif(True, reason='r')\n\n\ndef test_more():\n    assert 3\n"}),
-    ("marked-test-moved-to-another-file",
-     {T: BASE + "\n\n@pytest.mark.skip\ndef test_moved():\n    assert 1\n", "tests/test_other.py": "import pytest\n"},
-     {T: BASE, "tests/test_other.py": "import pytest\n\n\n@pytest.mark.skip\ndef test_moved():\n    assert 1\n"}),
-    ("marked-test-moved-to-a-new-file",
-     {T: BASE + "\n\n@pytest.mark.xfail(strict=True)\ndef test_moved():\n    assert 1\n"},
-     {T: BASE, "tests/test_new_home.py": "import pytest\n\n\n@pytest.mark.xfail(strict=True)\ndef test_moved():\n    assert 1\n"}),
-    ("file-renamed-with-its-marks",
-     {T: with_mark("@pytest.mark.skip") + "\npytestmark = pytest.mark.xfail\n"},
-     {T: None, "tests/test_renamed.py": with_mark("@pytest.mark.skip") + "\npytestmark = pytest.mark.xfail\n"}),
-    ("skip-in-strings-comments-docstrings",
-     {T: BASE},
-     {T: BASE.replace("def test_a():\n", 'def test_a():\n    """Does not @pytest.mark.skip anything."""\n    # pytest.mark.skip would be wrong here\n    assert "pytest.mark.skip" != "xfail"\n')}),
-    ("unrelated-skip-attributes",
-     {T: BASE},
-     {T: BASE.replace("def test_a():\n", "def test_a(df, reader):\n    rows = df.skip(3)\n    reader.skip = 2\n    skip = [1]\n    assert rows is not skip\n")}),
-    ("other-marks",
-     {T: BASE},
-     {T: with_mark("@pytest.mark.parametrize('x', [1, 2])\n@pytest.mark.slow\n@pytest.mark.usefixtures('tmp_path')\n@pytest.mark.filterwarnings('ignore')")
-      .replace("def test_a():", "def test_a(x):")}),
-    ("pytest-param-without-skip-marks",
-     {T: BASE},
-     {T: BASE + "\n@pytest.mark.parametrize('n', [pytest.param(1, marks=pytest.mark.slow, id='one')])\ndef test_p(n):\n    assert n\n"}),
-    ("only-the-reason-text-changed",
-     {T: with_mark('@pytest.mark.skipif(sys.platform == "win32", reason="no fork")')},
-     {T: with_mark('@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no fork(); see #12")')}),
-    ("unittest-reason-text-changed",
-     {T: with_mark('@unittest.skipIf(sys.platform == "win32", "no fork")', "import unittest")},
-     {T: with_mark('@unittest.skipIf(sys.platform == "win32", "Windows has no fork")', "import unittest")}),
-    ("reformatted",
-     {T: with_mark('@pytest.mark.skipif(sys.platform=="win32",reason="no fork")\n@pytest.mark.xfail')},
-     {T: "import sys\n\nimport pytest\n\n# a comment\n\n\n@pytest.mark.skipif(\n    sys.platform == 'win32',\n    reason='no fork',\n)\n"
-         "@pytest.mark.xfail\ndef test_a():\n    assert sys.maxsize > 0\n"}),
-    ("alias-style-switched",
-     {T: with_mark("@pytest.mark.skip")},
-     {T: with_mark("@pt.mark.skip", "import pytest as pt")}),
-    ("mark-moved-into-pytestmark-of-the-same-module-is-still-new-only-if-new",
-     {T: BASE + "\npytestmark = [pytest.mark.skip]\n"},
-     {T: BASE + "\npytestmark = (pytest.mark.skip,)\n"}),
-    ("bound-mark-unchanged-and-reused-elsewhere-unchanged",
-     {T: with_mark("@later", "import pytest\n\nlater = pytest.mark.skip(reason='a')")},
-     {T: with_mark("@later", "import pytest\n\nlater = pytest.mark.skip(reason='b')")}),
-    ("assert-only-change-in-a-marked-file",
-     {T: with_mark("@pytest.mark.xfail")},
-     {T: with_mark("@pytest.mark.xfail").replace("sys.maxsize > 0", "sys.maxsize > 1")}),
-    ("marked-test-renamed",
-     {T: with_mark("@pytest.mark.skipif(sys.platform == 'win32', reason='x')")},
-     {T: with_mark("@pytest.mark.skipif(sys.platform == 'win32', reason='x')").replace("def test_a", "def test_a_handles_big_numbers")}),
-    ("marked-class-renamed-with-its-marked-methods",
-     {T: BASE.replace("class TestB:\n", "@pytest.mark.xfail\nclass TestB:\n    pytestmark = [pytest.mark.skip]\n")
-      .replace("    def test_c", "    @pytest.mark.skip\n    def test_c")},
-     {T: BASE.replace("class TestB:\n", "@pytest.mark.xfail\nclass TestRenamed:\n    pytestmark = [pytest.mark.skip]\n")
-      .replace("    def test_c", "    @pytest.mark.skip\n    def test_c")}),
-    ("skipped-test-deleted",
-     {T: BASE + "\n\n@pytest.mark.skip\ndef test_gone():\n    assert 1\n"},
-     {T: BASE}),
-    ("non-test-file-with-skip-word-only-in-names",
-     {"tests/helpers.py": "def skip_rows(n):\n    return n\n"},
-     {"tests/helpers.py": "def skip_rows(n):\n    return n + 1\n\n\ndef xfail_count():\n    return 0\n"}),
+    (
+        "brand-new-test-with-its-own-platform-skip",
+        {T: BASE},
+        {
+            T: BASE
+            + "\n\n@pytest.mark.skipif(sys.platform == 'win32', reason='no fork')\ndef test_fork():\n    assert 1\n"
+        },
+    ),
+    (
+        "brand-new-class-with-a-class-mark-and-param-marks",
+        {T: BASE},
+        {
+            T: BASE + "\n\n@pytest.mark.skipif(sys.version_info < (3, 10), reason='match')\nclass TestMatch:\n"
+            "    @pytest.mark.parametrize('n', [1, pytest.param(2, marks=pytest.mark.xfail)])\n    def test_m(self, n):\n        assert n\n"
+        },
+    ),
+    (
+        "brand-new-test-module-with-pytestmark",
+        {T: BASE},
+        {
+            T: BASE,
+            "tests/test_windows.py": "import sys\n\nimport pytest\n\npytestmark = pytest.mark.skipif(sys.platform != 'win32', reason='win')\n\n\ndef test_w():\n    assert 1\n",
+        },
+    ),
+    (
+        "old-mark-untouched-new-test-added",
+        {T: with_mark("@pytest.mark.skip(reason='x')")},
+        {T: with_mark("@pytest.mark.skip(reason='x')") + "\n\ndef test_new():\n    assert 2\n"},
+    ),
+    (
+        "old-marks-every-form-untouched-file-edited",
+        {
+            T: BASE.replace(
+                "class TestB:\n", "@unittest.skip('x')\nclass TestB:\n    pytestmark = [pytest.mark.xfail]\n"
+            ).replace("import pytest\n", "import pytest\nimport unittest\n")
+            + "\npytestmark = pytest.mark.skipif(True, reason='r')\n"
+        },
+        {
+            T: BASE.replace(
+                "class TestB:\n", "@unittest.skip('x')\nclass TestB:\n    pytestmark = [pytest.mark.xfail]\n"
+            ).replace("import pytest\n", "import pytest\nimport unittest\n")
+            + "\npytestmark = pytest.mark.skipif(True, reason='r')\n\n\ndef test_more():\n    assert 3\n"
+        },
+    ),
+    (
+        "marked-test-moved-to-another-file",
+        {
+            T: BASE + "\n\n@pytest.mark.skip\ndef test_moved():\n    assert 1\n",
+            "tests/test_other.py": "import pytest\n",
+        },
+        {T: BASE, "tests/test_other.py": "import pytest\n\n\n@pytest.mark.skip\ndef test_moved():\n    assert 1\n"},
+    ),
+    (
+        "marked-test-moved-to-a-new-file",
+        {T: BASE + "\n\n@pytest.mark.xfail(strict=True)\ndef test_moved():\n    assert 1\n"},
+        {
+            T: BASE,
+            "tests/test_new_home.py": "import pytest\n\n\n@pytest.mark.xfail(strict=True)\ndef test_moved():\n    assert 1\n",
+        },
+    ),
+    (
+        "file-renamed-with-its-marks",
+        {T: with_mark("@pytest.mark.skip") + "\npytestmark = pytest.mark.xfail\n"},
+        {T: None, "tests/test_renamed.py": with_mark("@pytest.mark.skip") + "\npytestmark = pytest.mark.xfail\n"},
+    ),
+    (
+        "skip-in-strings-comments-docstrings",
+        {T: BASE},
+        {
+            T: BASE.replace(
+                "def test_a():\n",
+                'def test_a():\n    """Does not @pytest.mark.skip anything."""\n    # pytest.mark.skip would be wrong here\n    assert "pytest.mark.skip" != "xfail"\n',
+            )
+        },
+    ),
+    (
+        "unrelated-skip-attributes",
+        {T: BASE},
+        {
+            T: BASE.replace(
+                "def test_a():\n",
+                "def test_a(df, reader):\n    rows = df.skip(3)\n    reader.skip = 2\n    skip = [1]\n    assert rows is not skip\n",
+            )
+        },
+    ),
+    (
+        "other-marks",
+        {T: BASE},
+        {
+            T: with_mark(
+                "@pytest.mark.parametrize('x', [1, 2])\n@pytest.mark.slow\n@pytest.mark.usefixtures('tmp_path')\n@pytest.mark.filterwarnings('ignore')"
+            ).replace("def test_a():", "def test_a(x):")
+        },
+    ),
+    (
+        "pytest-param-without-skip-marks",
+        {T: BASE},
+        {
+            T: BASE
+            + "\n@pytest.mark.parametrize('n', [pytest.param(1, marks=pytest.mark.slow, id='one')])\ndef test_p(n):\n    assert n\n"
+        },
+    ),
+    (
+        "only-the-reason-text-changed",
+        {T: with_mark('@pytest.mark.skipif(sys.platform == "win32", reason="no fork")')},
+        {T: with_mark('@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no fork(); see #12")')},
+    ),
+    (
+        "unittest-reason-text-changed",
+        {T: with_mark('@unittest.skipIf(sys.platform == "win32", "no fork")', "import unittest")},
+        {T: with_mark('@unittest.skipIf(sys.platform == "win32", "Windows has no fork")', "import unittest")},
+    ),
+    (
+        "reformatted",
+        {T: with_mark('@pytest.mark.skipif(sys.platform=="win32",reason="no fork")\n@pytest.mark.xfail')},
+        {
+            T: "import sys\n\nimport pytest\n\n# a comment\n\n\n@pytest.mark.skipif(\n    sys.platform == 'win32',\n    reason='no fork',\n)\n"
+            "@pytest.mark.xfail\ndef test_a():\n    assert sys.maxsize > 0\n"
+        },
+    ),
+    (
+        "alias-style-switched",
+        {T: with_mark("@pytest.mark.skip")},
+        {T: with_mark("@pt.mark.skip", "import pytest as pt")},
+    ),
+    (
+        "mark-moved-into-pytestmark-of-the-same-module-is-still-new-only-if-new",
+        {T: BASE + "\npytestmark = [pytest.mark.skip]\n"},
+        {T: BASE + "\npytestmark = (pytest.mark.skip,)\n"},
+    ),
+    (
+        "bound-mark-unchanged-and-reused-elsewhere-unchanged",
+        {T: with_mark("@later", "import pytest\n\nlater = pytest.mark.skip(reason='a')")},
+        {T: with_mark("@later", "import pytest\n\nlater = pytest.mark.skip(reason='b')")},
+    ),
+    (
+        "assert-only-change-in-a-marked-file",
+        {T: with_mark("@pytest.mark.xfail")},
+        {T: with_mark("@pytest.mark.xfail").replace("sys.maxsize > 0", "sys.maxsize > 1")},
+    ),
+    (
+        "marked-test-renamed",
+        {T: with_mark("@pytest.mark.skipif(sys.platform == 'win32', reason='x')")},
+        {
+            T: with_mark("@pytest.mark.skipif(sys.platform == 'win32', reason='x')").replace(
+                "def test_a", "def test_a_handles_big_numbers"
+            )
+        },
+    ),
+    (
+        "marked-class-renamed-with-its-marked-methods",
+        {
+            T: BASE.replace(
+                "class TestB:\n", "@pytest.mark.xfail\nclass TestB:\n    pytestmark = [pytest.mark.skip]\n"
+            ).replace("    def test_c", "    @pytest.mark.skip\n    def test_c")
+        },
+        {
+            T: BASE.replace(
+                "class TestB:\n", "@pytest.mark.xfail\nclass TestRenamed:\n    pytestmark = [pytest.mark.skip]\n"
+            ).replace("    def test_c", "    @pytest.mark.skip\n    def test_c")
+        },
+    ),
+    ("skipped-test-deleted", {T: BASE + "\n\n@pytest.mark.skip\ndef test_gone():\n    assert 1\n"}, {T: BASE}),
+    (
+        "non-test-file-with-skip-word-only-in-names",
+        {"tests/helpers.py": "def skip_rows(n):\n    return n\n"},
+        {"tests/helpers.py": "def skip_rows(n):\n    return n + 1\n\n\ndef xfail_count():\n    return 0\n"},
+    ),
 ]
 
 
 @pytest.mark.parametrize(("before", "after"), [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
-def test_honest_change_is_accepted(repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None]) -> None:
+def test_honest_change_is_accepted(
+    repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None]
+) -> None:
     code, out, err = change(repo, capsys, before, after)
     assert (code, out, err) == (0, "", "")
 
@@ -281,7 +509,9 @@ def test_freeze_ledger_entry_allows_only_the_test_it_covers_while_valid(
 
 def test_freeze_does_not_cover_a_module_wide_mark(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     base = {T: BASE, "tests/agent_contract.yaml": CONTRACT.format(test_id="test_a")}
-    code, out, _ = change(repo, capsys, base, {T: BASE + "\npytestmark = pytest.mark.skip\n"}, "--now", "2026-12-02T12:00:00Z")
+    code, out, _ = change(
+        repo, capsys, base, {T: BASE + "\npytestmark = pytest.mark.skip\n"}, "--now", "2026-12-02T12:00:00Z"
+    )
     assert code == 1 and "on this module" in out
 
 
@@ -337,7 +567,9 @@ def test_github_format(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     ],
     ids=["syntax-error-no-token", "syntax-error-with-mark", "not-utf8", "binary"],
 )
-def test_unreadable_file_is_a_finding_with_a_position(repo: Repo, capsys: pytest.CaptureFixture[str], data: bytes, expected: str) -> None:
+def test_unreadable_file_is_a_finding_with_a_position(
+    repo: Repo, capsys: pytest.CaptureFixture[str], data: bytes, expected: str
+) -> None:
     repo.write(T, BASE)
     repo.commit()
     repo.write(T, data)
@@ -396,7 +628,9 @@ def test_missing_base_revision_is_one_line_exit_2(repo: Repo, capsys: pytest.Cap
     assert f"base revision '{base}' does not exist" in captured.err
 
 
-def test_range_mode_through_pre_commit_refs(repo: Repo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_range_mode_through_pre_commit_refs(
+    repo: Repo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo.write(T, BASE)
     base = repo.commit("base")
     repo.write(T, with_mark("@pytest.mark.skip"))
@@ -427,8 +661,13 @@ def test_clean_commit_imports_neither_libcst_nor_yaml(repo: Repo, module: str) -
     repo.commit()
     repo.write(T, BASE + "\n\ndef test_more():\n    assert 2\n")
     repo.stage()
-    proc = subprocess.run([sys.executable, "-c", PROBE.format(module=module), T], cwd=repo.path, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE.format(module=module), T],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
     assert proc.stdout == "0 -\n", proc.stderr
 
 
@@ -438,9 +677,16 @@ def test_default_contract_path_matches_the_loader() -> None:
     assert pydiff.DEFAULT_CONTRACT == contract.DEFAULT_PATH
 
 
-def test_condition_names_renamed_throughout_the_file_is_a_refactor(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    base = with_mark("@pytest.mark.skipif(not PY310, reason='match')", "import pytest\n\nPY310 = sys.version_info >= (3, 10)")
-    new = with_mark("@pytest.mark.skipif(not PY_3_10_PLUS, reason='match')", "import pytest\n\nPY_3_10_PLUS = sys.version_info >= (3, 10)")
+def test_condition_names_renamed_throughout_the_file_is_a_refactor(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = with_mark(
+        "@pytest.mark.skipif(not PY310, reason='match')", "import pytest\n\nPY310 = sys.version_info >= (3, 10)"
+    )
+    new = with_mark(
+        "@pytest.mark.skipif(not PY_3_10_PLUS, reason='match')",
+        "import pytest\n\nPY_3_10_PLUS = sys.version_info >= (3, 10)",
+    )
     code, out, _ = change(repo, capsys, {T: base}, {T: new})
     assert code == 0, out
 
@@ -478,7 +724,9 @@ def test_fetch():
     ],
     ids=["absolute", "relative", "conftest", "src-layout"],
 )
-def test_shared_skip_mark_imported_from_the_project_put_on_an_existing_test(repo: Repo, capsys: pytest.CaptureFixture[str], helpers_path: str, imports: str) -> None:
+def test_shared_skip_mark_imported_from_the_project_put_on_an_existing_test(
+    repo: Repo, capsys: pytest.CaptureFixture[str], helpers_path: str, imports: str
+) -> None:
     files = {helpers_path: HELPERS, "tests/__init__.py": ""}
     before = {**files, T: USES.format(imports=imports, deco="")}
     code, out, _ = change(repo, capsys, before, {T: USES.format(imports=imports, deco="@needs_network\n")})
@@ -495,31 +743,49 @@ def test_shared_skip_mark_imported_and_honest_neighbours(repo: Repo, capsys: pyt
     assert code == 0, out
 
 
-def test_shared_mark_definition_widened_is_reported_where_it_is_defined(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_shared_mark_definition_widened_is_reported_where_it_is_defined(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = {"tests/conftest.py": HELPERS, T: USES.format(imports="from conftest import needs_network", deco="")}
     widened = HELPERS.replace("not os.environ.get('NET')", "True")
     code, out, _ = change(repo, capsys, before, {"tests/conftest.py": widened})
-    assert code == 1 and "tests/conftest.py:5:1: OG101 shared skipif mark `needs_network` changed to (True) on every test that uses it" in out
+    assert (
+        code == 1
+        and "tests/conftest.py:5:1: OG101 shared skipif mark `needs_network` changed to (True) on every test that uses it"
+        in out
+    )
 
 
-def test_shared_mark_reason_changed_or_a_new_one_defined_is_honest(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_shared_mark_reason_changed_or_a_new_one_defined_is_honest(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = {"tests/conftest.py": HELPERS}
-    after = HELPERS.replace("reason='network'", "reason='needs the network'") + "\nneeds_docker = pytest.mark.skipif(not os.environ.get('DOCKER'), reason='docker')\n"
+    after = (
+        HELPERS.replace("reason='network'", "reason='needs the network'")
+        + "\nneeds_docker = pytest.mark.skipif(not os.environ.get('DOCKER'), reason='docker')\n"
+    )
     code, out, _ = change(repo, capsys, before, {"tests/conftest.py": after})
     assert code == 0, out
 
 
-def test_condition_name_renamed_by_an_import_alias_is_a_refactor(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_condition_name_renamed_by_an_import_alias_is_a_refactor(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     # Found on pallets/click: `from click._compat import WIN as ON_WINDOWS`, every use renamed.
     base = with_mark("@pytest.mark.skipif(WIN, reason='no sed')", "import pytest\nfrom compat import WIN")
-    new = with_mark("@pytest.mark.skipif(ON_WINDOWS, reason='no sed')", "import pytest\nfrom compat import (\n    WIN as ON_WINDOWS,\n)")
+    new = with_mark(
+        "@pytest.mark.skipif(ON_WINDOWS, reason='no sed')",
+        "import pytest\nfrom compat import (\n    WIN as ON_WINDOWS,\n)",
+    )
     code, out, _ = change(repo, capsys, {T: base}, {T: new})
     assert code == 0, out
 
 
 def test_condition_aliased_to_another_imported_name_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     base = with_mark("@pytest.mark.skipif(WIN, reason='no sed')", "import pytest\nfrom compat import WIN, LINUX")
-    new = with_mark("@pytest.mark.skipif(ON_WINDOWS, reason='no sed')", "import pytest\nfrom compat import WIN, LINUX as ON_WINDOWS")
+    new = with_mark(
+        "@pytest.mark.skipif(ON_WINDOWS, reason='no sed')", "import pytest\nfrom compat import WIN, LINUX as ON_WINDOWS"
+    )
     code, out, _ = change(repo, capsys, {T: base}, {T: new})
     assert code == 1 and "OG101 new skipif mark (ON_WINDOWS) on test_a" in out
 
@@ -538,11 +804,18 @@ IGNORE_MARK = "@pytest.mark.filterwarnings('ignore::DeprecationWarning')\n"
     ],
     ids=["ini-error", "pyproject-error", "addopts-W-error", "no-error-filter", "no-config"],
 )
-def test_ignore_filter_on_an_existing_test_where_warnings_are_errors(repo: Repo, capsys: pytest.CaptureFixture[str], config: dict[str, str], rejected: bool) -> None:
-    code, out, _ = change(repo, capsys, {**config, T: BASE}, {T: BASE.replace("def test_a():\n", IGNORE_MARK + "def test_a():\n")})
+def test_ignore_filter_on_an_existing_test_where_warnings_are_errors(
+    repo: Repo, capsys: pytest.CaptureFixture[str], config: dict[str, str], rejected: bool
+) -> None:
+    code, out, _ = change(
+        repo, capsys, {**config, T: BASE}, {T: BASE.replace("def test_a():\n", IGNORE_MARK + "def test_a():\n")}
+    )
     assert code == (1 if rejected else 0), out
     if rejected:
-        assert "OG101 new `filterwarnings('ignore::DeprecationWarning')` mark where the project turns warnings into errors" in out
+        assert (
+            "OG101 new `filterwarnings('ignore::DeprecationWarning')` mark where the project turns warnings into errors"
+            in out
+        )
 
 
 def test_filterwarnings_honest_neighbours(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,4 +1,5 @@
 """`oracle-guard guard install|status|uninstall`: one agent worktree's commit guard, in real git worktrees."""
+
 from __future__ import annotations
 
 import os
@@ -18,7 +19,10 @@ CONTRACT = "tests/agent_contract.yaml"
 
 def project(repo: Repo, tmp_path: Path) -> tuple[Path, Path]:
     repo.write("tests/test_price.py", TEST)
-    repo.write(CONTRACT, "version: 1\nfixtures: []\nfreezes: []\nmax_active_freezes: 3\nallowed_signers: tests/allowed_signers\n")
+    repo.write(
+        CONTRACT,
+        "version: 1\nfixtures: []\nfreezes: []\nmax_active_freezes: 3\nallowed_signers: tests/allowed_signers\n",
+    )
     repo.write("tests/allowed_signers", "alice@example.com ssh-ed25519 AAAA\n")
     repo.write("tests/collection_snapshot.txt", format_snapshot({"tests/test_price.py::test_price": "run"}))
     repo.commit("base")
@@ -33,7 +37,9 @@ def run(*argv: str) -> int:
 
 
 def hooks_path(where: Path) -> str:
-    proc = subprocess.run(["git", "-C", str(where), "config", "--get", "core.hooksPath"], capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "-C", str(where), "config", "--get", "core.hooksPath"], capture_output=True, text=True
+    )
     return proc.stdout.strip()
 
 
@@ -58,20 +64,32 @@ def test_install_guards_that_worktree_only_and_says_what_it_did(repo: Repo, tmp_
 
 
 @pytest.mark.slow
-def test_the_installed_hook_refuses_a_weakening_commit_and_lets_an_honest_one_through(repo: Repo, tmp_path: Path, capsys) -> None:
+def test_the_installed_hook_refuses_a_weakening_commit_and_lets_an_honest_one_through(
+    repo: Repo, tmp_path: Path, capsys
+) -> None:
     agent, _ = project(repo, tmp_path)
     assert run("install", str(agent)) == 0
     env = {**os.environ, **GIT_ENV}
     env = {k: v for k, v in env.items() if not k.startswith(("PRE_COMMIT", "VIRTUAL_ENV"))}
     (agent / "tests/test_price.py").write_text(TEST.replace("def test_price", "@pytest.mark.skip\ndef test_price"))
     subprocess.run(["git", "-C", str(agent), "add", "-A"], check=True, env=env)
-    refused = subprocess.run(["git", "-C", str(agent), "-c", "commit.gpgsign=false", "commit", "-m", "agent: green"], capture_output=True, text=True, env=env)
+    refused = subprocess.run(
+        ["git", "-C", str(agent), "-c", "commit.gpgsign=false", "commit", "-m", "agent: green"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert refused.returncode != 0
     said = refused.stdout + refused.stderr  # git shows a hook's output on stderr
     assert "OG101 new skip mark on test_price" in said and "   do: remove the mark" in said
     (agent / "tests/test_price.py").write_text(TEST.replace("2 + 2 == 4", "2 + 2 == 4 and 3 * 3 == 9"))
     subprocess.run(["git", "-C", str(agent), "add", "-A"], check=True, env=env)
-    honest = subprocess.run(["git", "-C", str(agent), "-c", "commit.gpgsign=false", "commit", "-m", "honest"], capture_output=True, text=True, env=env)
+    honest = subprocess.run(
+        ["git", "-C", str(agent), "-c", "commit.gpgsign=false", "commit", "-m", "honest"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert honest.returncode == 0, honest.stdout + honest.stderr
 
 

@@ -1,15 +1,17 @@
 """The static Hypothesis model: properties found, settings resolved, strategies compared."""
+
 from __future__ import annotations
 
 import ast
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hooks import hypothesis_model as hm
 from hooks.pysource import Module
 
-SOURCE = b'''
+SOURCE = b"""
 import hypothesis
 import hypothesis.strategies as hs
 from hypothesis import example, given, settings, strategies as st
@@ -54,7 +56,7 @@ def test_settings_only():
 
 def test_plain():
     assert 1
-'''
+"""
 
 
 def module(src: bytes = SOURCE) -> Module:
@@ -91,7 +93,10 @@ def test_profile_name_from_environment_default() -> None:
 
 def strategies(base: str, new: str) -> str | None:
     b = Module.from_source("a.py", f"from hypothesis import strategies as st\nX = {base}\n".encode())
-    n = Module.from_source("b.py", f"import hypothesis.strategies as st\nfrom hypothesis.strategies import integers, just, sampled_from\nX = {new}\n".encode())
+    n = Module.from_source(
+        "b.py",
+        f"import hypothesis.strategies as st\nfrom hypothesis.strategies import integers, just, sampled_from\nX = {new}\n".encode(),
+    )
     return hm.narrower(b.tree.body[-1].value, n.tree.body[-1].value, b.names, n.names)  # type: ignore[attr-defined]
 
 
@@ -163,7 +168,9 @@ def test_weaker_settings() -> None:
 def test_integer_bounds_widening_is_never_narrower(low: int, widen: int) -> None:
     """Moving a bound outward (or removing it) is never reported; moving it inward always is."""
     assert strategies(f"st.integers({low}, {low + 10})", f"st.integers({low - widen}, {low + 10 + widen})") is None
-    assert (strategies(f"st.integers({low}, {low + 10})", f"st.integers({low + 1 + widen % 5}, {low + 10})") is None) is False
+    assert (
+        strategies(f"st.integers({low}, {low + 10})", f"st.integers({low + 1 + widen % 5}, {low + 10})") is None
+    ) is False
 
 
 def test_number_evaluates_constant_expressions() -> None:

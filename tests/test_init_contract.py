@@ -1,4 +1,5 @@
 """`oracle-guard init` and `oracle-guard lock` in real repositories."""
+
 from __future__ import annotations
 
 import sys
@@ -60,12 +61,18 @@ def test_init_locks_what_is_there_and_the_result_verifies(repo: Repo, capsys, no
     populated(repo)
     assert repo.run(main) == 0
     out = capsys.readouterr().out
-    assert "wrote tests/agent_contract.yaml: 5 fixture lock(s), 0 properties" in out and "- id: fixture-lock-verify" in out
+    assert (
+        "wrote tests/agent_contract.yaml: 5 fixture lock(s), 0 properties" in out and "- id: fixture-lock-verify" in out
+    )
     written = (repo.path / CONTRACT).read_text()
     assert "# TODO: register Hypothesis properties" in written
     c = contract.loads(written)
     assert {f.path for f in c.fixtures} == {
-        "tests/__snapshots__", "tests/test_report", "tests/fixtures/invoice_v3.json", "tests/data/rows.csv", "tests/golden/report.approved.txt",
+        "tests/__snapshots__",
+        "tests/test_report",
+        "tests/fixtures/invoice_v3.json",
+        "tests/data/rows.csv",
+        "tests/golden/report.approved.txt",
     }
     assert c.freezes == () and c.max_active_freezes == 3
     assert next(f for f in c.fixtures if f.path.endswith("invoice_v3.json")).sha256 == sha(b'{"total": 12}\r\n')
@@ -78,7 +85,9 @@ def test_init_registers_properties_with_their_effective_max_examples(repo: Repo,
     assert repo.run(main) == 0
     c = contract.loads((repo.path / CONTRACT).read_text())
     assert fake_model == ["tests/properties/test_codec.py"]
-    assert [(p.module, p.name, p.min_examples) for p in c.properties] == [("tests.properties.test_codec", "test_roundtrip", 40)]
+    assert [(p.module, p.name, p.min_examples) for p in c.properties] == [
+        ("tests.properties.test_codec", "test_roundtrip", 40)
+    ]
     assert "TODO" not in (repo.path / CONTRACT).read_text()
 
 
@@ -99,7 +108,10 @@ def test_init_refuses_to_overwrite_without_force(repo: Repo, capsys, no_model) -
 def test_lock_appends_keeping_comments_and_verifies(repo: Repo, capsys) -> None:
     repo.write("tests/fixtures/a.json", b"{}")
     repo.write("tests/fixtures/b.json", b"[]")
-    repo.write(CONTRACT, f"version: 1\n# keep me\nfixtures:\n  - id: a\n    path: tests/fixtures/a.json  # first\n    sha256: {sha(b'{}')}\n\nmax_active_freezes: 3\n")
+    repo.write(
+        CONTRACT,
+        f"version: 1\n# keep me\nfixtures:\n  - id: a\n    path: tests/fixtures/a.json  # first\n    sha256: {sha(b'{}')}\n\nmax_active_freezes: 3\n",
+    )
     assert repo.run(lock_main, "tests/fixtures/b.json", "tests/fixtures/a.json") == 0
     out = capsys.readouterr().out
     assert "already locked as 'a'" in out and "locked tests/fixtures/b.json" in out
@@ -219,7 +231,10 @@ def test_init_then_every_hook_passes_on_the_untouched_repository(repo: Repo, cap
     assert "not registered: tests.test_vacuous:test_nothing: OG507" in out
     c = contract.loads((repo.path / CONTRACT).read_text())
     assert {(p.name, p.min_examples) for p in c.properties} == {
-        ("test_parse_only_raises_value_error", 30), ("test_parse_never_crashes", 30), ("TestRoundtrip.test_roundtrip", 30), ("test_roundtrip", 40),
+        ("test_parse_only_raises_value_error", 30),
+        ("test_parse_never_crashes", 30),
+        ("TestRoundtrip.test_roundtrip", 30),
+        ("test_roundtrip", 40),
     }
     repo.commit("oracle-guard init")
     files = repo.git("ls-files").split()

@@ -1,7 +1,7 @@
 """The one hook interface: HookContext, check(ctx) per hook, shared args, the registry."""
+
 from __future__ import annotations
 
-import ast
 import inspect
 import re
 import subprocess
@@ -46,7 +46,12 @@ def test_an_opt_in_hook_has_a_main_and_stays_out_of_the_default_selection() -> N
 def test_registry_is_the_one_list_of_hooks() -> None:
     assert list(cli.HOOKS) == [h.id for h in registry.HOOKS]
     assert check.FILE_HOOKS == ("forbid-skip-marks", "forbid-runtime-skip", "oracle-shrink")
-    assert set(check.TAKES_NOW) == {"forbid-skip-marks", "forbid-runtime-skip", "quarantine-untouched", "collection-snapshot"}
+    assert set(check.TAKES_NOW) == {
+        "forbid-skip-marks",
+        "forbid-runtime-skip",
+        "quarantine-untouched",
+        "collection-snapshot",
+    }
 
 
 def test_check_py_builds_no_argv_for_the_hooks() -> None:
@@ -105,7 +110,9 @@ TAUTOLOGY = Finding("tests/test_x.py", 3, 5, "OG308", "a new tautology `assert T
 
 
 def double(name: str, base: HookContext, **options: object) -> runner.Plan:
-    return runner.Plan(registry.Hook(name, "tests.hook_doubles", "a test double"), base._replace(options=options, written=[]))
+    return runner.Plan(
+        registry.Hook(name, "tests.hook_doubles", "a test double"), base._replace(options=options, written=[])
+    )
 
 
 def test_a_finding_two_hooks_see_is_printed_once(repo: Repo, capsys) -> None:
@@ -116,7 +123,11 @@ def test_a_finding_two_hooks_see_is_printed_once(repo: Repo, capsys) -> None:
     assert [hook for hook, _ in outcome.results] == ["one"]
     assert runner.emit("text", outcome) == 1
     out = capsys.readouterr().out
-    assert out.splitlines() == [TAUTOLOGY.text(), "    next: assert something that can fail", "oracle-guard: 1 finding (OG308 x1)"]
+    assert out.splitlines() == [
+        TAUTOLOGY.text(),
+        "    next: assert something that can fail",
+        "oracle-guard: 1 finding (OG308 x1)",
+    ]
 
 
 def test_distinct_findings_at_one_place_are_all_kept(repo: Repo, capsys) -> None:
@@ -132,8 +143,14 @@ def test_one_error_from_two_hooks_is_one_line_and_exit_2(repo: Repo, capsys) -> 
     repo.commit("base")
     with repo_cwd(repo):
         base = context(changes.resolve(_no_base()))
-        outcome = runner.run([double("one", base, error="tests/agent_contract.yaml:2:1: bad"), double("two", base, error="tests/agent_contract.yaml:2:1: bad"),
-                              double("three", base, findings=[TAUTOLOGY])], [])
+        outcome = runner.run(
+            [
+                double("one", base, error="tests/agent_contract.yaml:2:1: bad"),
+                double("two", base, error="tests/agent_contract.yaml:2:1: bad"),
+                double("three", base, findings=[TAUTOLOGY]),
+            ],
+            [],
+        )
     assert runner.emit("text", outcome) == 2
     captured = capsys.readouterr()
     assert captured.err == "oracle-guard: error: tests/agent_contract.yaml:2:1: bad\n"
@@ -141,7 +158,10 @@ def test_one_error_from_two_hooks_is_one_line_and_exit_2(repo: Repo, capsys) -> 
 
 
 def test_many_alike_findings_in_one_file_are_grouped_with_a_count(repo: Repo, capsys) -> None:
-    lost = [Finding("tests/collection_snapshot.txt", n, 1, "OG801", f"test no longer collected: tests/test_a.py::test_{n}") for n in range(1, 41)]
+    lost = [
+        Finding("tests/collection_snapshot.txt", n, 1, "OG801", f"test no longer collected: tests/test_a.py::test_{n}")
+        for n in range(1, 41)
+    ]
     repo.commit("base")
     with repo_cwd(repo):
         base = context(changes.resolve(_no_base()))
@@ -149,7 +169,10 @@ def test_many_alike_findings_in_one_file_are_grouped_with_a_count(repo: Repo, ca
     runner.emit("text", outcome)
     lines = [line for line in capsys.readouterr().out.splitlines() if not line.startswith("    next: ")]
     assert lines[:3] == [f.text() for f in sorted(lost)[:3]]
-    assert lines[3] == "tests/collection_snapshot.txt: and 37 more OG801 like these (likely one cause; --format json lists each)"
+    assert (
+        lines[3]
+        == "tests/collection_snapshot.txt: and 37 more OG801 like these (likely one cause; --format json lists each)"
+    )
     assert lines[4] == "oracle-guard: 40 findings (OG801 x40)" and len(lines) == 5
     few = lost[: runner.GROUP_AT - 1]
     with repo_cwd(repo):
@@ -208,17 +231,32 @@ def test_check_classifies_files_as_pre_commit_does(repo: Repo, capsys) -> None:
     out = capsys.readouterr().out
     assert code == 1 and "tests/run_smoke:5:2: OG101 new skip mark on test_smoke" in out
     assert "tests/notes" not in out  # not python: not parsed, no OG001
-    assert check.is_python("tests/x.pyi", False) and check.is_python("tests/y.pyw", False) and not check.is_python("tests/z.txt", False)
+    assert (
+        check.is_python("tests/x.pyi", False)
+        and check.is_python("tests/y.pyw", False)
+        and not check.is_python("tests/z.txt", False)
+    )
 
 
 def test_a_group_of_vanished_tests_names_the_configuration_change_found_with_it(repo: Repo, capsys) -> None:
     deselect = Finding("pytest.ini", 2, 1, "OG851", "addopts now deselects tests/test_a.py")
-    lost = [Finding("tests/collection_snapshot.txt", n, 1, "OG801", f"test no longer collected: tests/test_a.py::test_{n}") for n in range(1, 10)]
+    lost = [
+        Finding("tests/collection_snapshot.txt", n, 1, "OG801", f"test no longer collected: tests/test_a.py::test_{n}")
+        for n in range(1, 10)
+    ]
     repo.commit("base")
     with repo_cwd(repo):
         base = context(changes.resolve(_no_base()))
         runner.emit("text", runner.run([double("grouped", base, findings=[deselect, *lost])], []))
     out = capsys.readouterr().out
-    assert "tests/collection_snapshot.txt: and 6 more OG801 like these (likely one cause, OG851 at pytest.ini:2; --format json lists each)" in out
-    assert [line.split(": ", 1)[1].split()[0] for line in out.splitlines() if ": OG" in line] == ["OG851", "OG801", "OG801", "OG801"]
+    assert (
+        "tests/collection_snapshot.txt: and 6 more OG801 like these (likely one cause, OG851 at pytest.ini:2; --format json lists each)"
+        in out
+    )
+    assert [line.split(": ", 1)[1].split()[0] for line in out.splitlines() if ": OG" in line] == [
+        "OG851",
+        "OG801",
+        "OG801",
+        "OG801",
+    ]
     assert out.splitlines()[-1] == "oracle-guard: 10 findings (OG801 x9, OG851 x1)"

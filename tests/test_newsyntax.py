@@ -6,6 +6,7 @@ suite (3.9 up), a weakening in such a file is caught at the same line and
 column as the newest Python would report it, and an honest change passes.
 The snippets are strings: this file itself parses on 3.9.
 """
+
 from __future__ import annotations
 
 import ast
@@ -18,7 +19,7 @@ from tests.conftest import Repo
 
 T = "tests/test_new.py"
 
-PEP695 = '''\
+PEP695 = """\
 import pytest
 
 
@@ -48,9 +49,9 @@ def test_first():
 
 def test_box():
     assert Box(3).x == 3
-'''
+"""
 
-PEP701 = r'''import pytest
+PEP701 = r"""import pytest
 
 
 def test_format():
@@ -65,9 +66,9 @@ def test_format():
 
 def test_other():
     assert len(f"{'x'!r}") == 3
-'''
+"""
 
-EXCEPT_STAR = '''\
+EXCEPT_STAR = """\
 def parse(text):
     return int(text)
 
@@ -78,9 +79,9 @@ def test_parse():
     except* ValueError as group:
         assert group.exceptions
     assert parse("1") == 1
-'''
+"""
 
-PEP758 = '''\
+PEP758 = """\
 def parse(text):
     try:
         return int(text)
@@ -91,14 +92,16 @@ def parse(text):
 def test_parse():
     assert parse("1") == 1
     assert parse("x") is None
-'''
+"""
 
 
 def run_check(repo: Repo, base: str, new: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
     repo.change({T: base}, {T: new})
     code = repo.run(check.main, "--skip", "collection-snapshot")
     out = capsys.readouterr()
-    return code, [line for line in out.out.splitlines() if ": OG" in line] + [line for line in out.err.splitlines() if "error" in line]
+    return code, [line for line in out.out.splitlines() if ": OG" in line] + [
+        line for line in out.err.splitlines() if "error" in line
+    ]
 
 
 def _replace(text: str, old: str, new: str) -> str:
@@ -107,21 +110,91 @@ def _replace(text: str, old: str, new: str) -> str:
 
 
 WEAKENED = [
-    ("pep695-lost-assert", PEP695, _replace(PEP695, '    assert first("ab") == "a"\n', ""), [f"{T}:24:5: OG301"], "lost `assert first('ab') == 'a'`"),
-    ("pep695-new-skip", PEP695, _replace(PEP695, "def test_box():", "@pytest.mark.skip\ndef test_box():"), [f"{T}:28:2: OG101"], "skip mark"),
-    ("pep695-tautology", PEP695, _replace(PEP695, "assert Box(3).x == 3", "assert True"), [f"{T}:29:5: OG308"], "assert True"),
-    ("pep701-lost-assert", PEP701, _replace(PEP701, '    assert f"{f"{d["k"]}"}" == "1"\n', ""), [f"{T}:10:5: OG301"], "has 3 checks, base had 4"),
-    ("pep701-new-skip", PEP701, _replace(PEP701, "def test_other():", "@pytest.mark.skipif(True, reason='x')\ndef test_other():"), [f"{T}:14:2: OG101"], "skipif"),
-    ("pep701-runtime-skip", PEP701, _replace(PEP701, '    assert len(f"{', '    pytest.skip("later")\n    assert len(f"{'), [f"{T}:15:5: OG201"], "pytest.skip"),
-    ("except-star-swallow", EXCEPT_STAR, _replace(EXCEPT_STAR, '    assert parse("1") == 1\n', '    try:\n        assert parse("1") == 1\n    except* Exception:\n        pass\n'), [f"{T}:12:5: OG305"], "except Exception"),
-    ("except-star-lost-assert", EXCEPT_STAR, _replace(EXCEPT_STAR, "        assert group.exceptions\n", "        pass\n"), [f"{T}:9:9: OG301"], "lost `assert group.exceptions`"),
-    ("pep758-swallow", PEP758, _replace(PEP758, '    assert parse("x") is None\n', '    try:\n        assert parse("x") is None\n    except AssertionError, KeyError:\n        pass\n'), [f"{T}:12:5: OG305"], "AssertionError"),
-    ("pep758-weaker-check", PEP758, _replace(PEP758, 'assert parse("1") == 1', 'assert parse("1")'), [f"{T}:9:5: OG303"], "parse('1')"),
+    (
+        "pep695-lost-assert",
+        PEP695,
+        _replace(PEP695, '    assert first("ab") == "a"\n', ""),
+        [f"{T}:24:5: OG301"],
+        "lost `assert first('ab') == 'a'`",
+    ),
+    (
+        "pep695-new-skip",
+        PEP695,
+        _replace(PEP695, "def test_box():", "@pytest.mark.skip\ndef test_box():"),
+        [f"{T}:28:2: OG101"],
+        "skip mark",
+    ),
+    (
+        "pep695-tautology",
+        PEP695,
+        _replace(PEP695, "assert Box(3).x == 3", "assert True"),
+        [f"{T}:29:5: OG308"],
+        "assert True",
+    ),
+    (
+        "pep701-lost-assert",
+        PEP701,
+        _replace(PEP701, '    assert f"{f"{d["k"]}"}" == "1"\n', ""),
+        [f"{T}:10:5: OG301"],
+        "has 3 checks, base had 4",
+    ),
+    (
+        "pep701-new-skip",
+        PEP701,
+        _replace(PEP701, "def test_other():", "@pytest.mark.skipif(True, reason='x')\ndef test_other():"),
+        [f"{T}:14:2: OG101"],
+        "skipif",
+    ),
+    (
+        "pep701-runtime-skip",
+        PEP701,
+        _replace(PEP701, '    assert len(f"{', '    pytest.skip("later")\n    assert len(f"{'),
+        [f"{T}:15:5: OG201"],
+        "pytest.skip",
+    ),
+    (
+        "except-star-swallow",
+        EXCEPT_STAR,
+        _replace(
+            EXCEPT_STAR,
+            '    assert parse("1") == 1\n',
+            '    try:\n        assert parse("1") == 1\n    except* Exception:\n        pass\n',
+        ),
+        [f"{T}:12:5: OG305"],
+        "except Exception",
+    ),
+    (
+        "except-star-lost-assert",
+        EXCEPT_STAR,
+        _replace(EXCEPT_STAR, "        assert group.exceptions\n", "        pass\n"),
+        [f"{T}:9:9: OG301"],
+        "lost `assert group.exceptions`",
+    ),
+    (
+        "pep758-swallow",
+        PEP758,
+        _replace(
+            PEP758,
+            '    assert parse("x") is None\n',
+            '    try:\n        assert parse("x") is None\n    except AssertionError, KeyError:\n        pass\n',
+        ),
+        [f"{T}:12:5: OG305"],
+        "AssertionError",
+    ),
+    (
+        "pep758-weaker-check",
+        PEP758,
+        _replace(PEP758, 'assert parse("1") == 1', 'assert parse("1")'),
+        [f"{T}:9:5: OG303"],
+        "parse('1')",
+    ),
 ]
 
 
 @pytest.mark.parametrize("name, base, new, where, detail", WEAKENED, ids=[w[0] for w in WEAKENED])
-def test_weakening_in_newer_syntax_is_caught(repo: Repo, capsys: pytest.CaptureFixture[str], name: str, base: str, new: str, where: list[str], detail: str) -> None:
+def test_weakening_in_newer_syntax_is_caught(
+    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, base: str, new: str, where: list[str], detail: str
+) -> None:
     code, lines = run_check(repo, base, new, capsys)
     assert code == 1, lines
     assert [" ".join(line.split(" ", 2)[:2]) for line in lines] == where, lines
@@ -130,22 +203,54 @@ def test_weakening_in_newer_syntax_is_caught(repo: Repo, capsys: pytest.CaptureF
 
 HONEST = [
     ("pep695-new-test", PEP695, PEP695 + "\n\ndef test_pair():\n    p: Pair[int] = (1, 2)\n    assert p[0] == 1\n"),
-    ("pep695-renamed-type-parameter", PEP695, _replace(_replace(PEP695, "def first[T](items: list[T]) -> T:", "def first[V](items: list[V]) -> V:"), "type Pair[K] = tuple[K, K]", "type Pair[E] = tuple[E, E]")),
-    ("pep695-stronger", PEP695, _replace(PEP695, "    assert Box(3).x == 3\n", "    assert Box(3).x == 3\n    assert Box(4).x == 4\n")),
+    (
+        "pep695-renamed-type-parameter",
+        PEP695,
+        _replace(
+            _replace(PEP695, "def first[T](items: list[T]) -> T:", "def first[V](items: list[V]) -> V:"),
+            "type Pair[K] = tuple[K, K]",
+            "type Pair[E] = tuple[E, E]",
+        ),
+    ),
+    (
+        "pep695-stronger",
+        PEP695,
+        _replace(PEP695, "    assert Box(3).x == 3\n", "    assert Box(3).x == 3\n    assert Box(4).x == 4\n"),
+    ),
     ("pep701-reformatted", PEP701, _replace(PEP701, 'assert f"{d["k"]}" == "1"', 'assert f"{ d["k"] }" == "1"')),
-    ("pep701-new-skipped-test", PEP701, PEP701 + '\n\n@pytest.mark.skip(reason=f"{"not yet"}")\ndef test_new():\n    assert f"{1}" == "1"\n'),
-    ("except-star-more-handlers", EXCEPT_STAR, _replace(EXCEPT_STAR, "        assert group.exceptions\n", "        assert group.exceptions\n    except* TypeError:\n        raise\n")),
-    ("pep758-helper-catches-more", PEP758, _replace(PEP758, "except ValueError, TypeError:", "except ValueError, TypeError, OverflowError:")),
+    (
+        "pep701-new-skipped-test",
+        PEP701,
+        PEP701 + '\n\n@pytest.mark.skip(reason=f"{"not yet"}")\ndef test_new():\n    assert f"{1}" == "1"\n',
+    ),
+    (
+        "except-star-more-handlers",
+        EXCEPT_STAR,
+        _replace(
+            EXCEPT_STAR,
+            "        assert group.exceptions\n",
+            "        assert group.exceptions\n    except* TypeError:\n        raise\n",
+        ),
+    ),
+    (
+        "pep758-helper-catches-more",
+        PEP758,
+        _replace(PEP758, "except ValueError, TypeError:", "except ValueError, TypeError, OverflowError:"),
+    ),
 ]
 
 
 @pytest.mark.parametrize("name, base, new", HONEST, ids=[h[0] for h in HONEST])
-def test_honest_change_in_newer_syntax_passes(repo: Repo, capsys: pytest.CaptureFixture[str], name: str, base: str, new: str) -> None:
+def test_honest_change_in_newer_syntax_passes(
+    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, base: str, new: str
+) -> None:
     code, lines = run_check(repo, base, new, capsys)
     assert (code, lines) == (0, [])
 
 
-@pytest.mark.parametrize("source", [PEP695, PEP701, EXCEPT_STAR, PEP758], ids=["pep695", "pep701", "except-star", "pep758"])
+@pytest.mark.parametrize(
+    "source", [PEP695, PEP701, EXCEPT_STAR, PEP758], ids=["pep695", "pep701", "except-star", "pep758"]
+)
 def test_lowered_tree_keeps_every_line_and_column(source: str) -> None:
     tree = pysource.parse(source.encode(), T)
     lines = source.encode().splitlines()
@@ -191,5 +296,7 @@ def test_type_alias_with_a_parenthesised_value_keeps_it() -> None:
     source = b"type Pair[K] = (tuple[K, K])\ntype Alias = (\n    int\n)\n"
     tree = pysource.parse(source, T)
     assert [ast.unparse(n) for n in tree.body] == (
-        ["type Pair[K] = tuple[K, K]", "type Alias = int"] if sys.version_info >= (3, 12) else ["Pair: tuple[K, K]", "Alias: int"]
+        ["type Pair[K] = tuple[K, K]", "type Alias = int"]
+        if sys.version_info >= (3, 12)
+        else ["Pair: tuple[K, K]", "Alias: int"]
     )

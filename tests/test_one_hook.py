@@ -1,4 +1,5 @@
 """The one-process hook `oracle-guard hook` (pre-commit id `oracle-guard`), in process."""
+
 from __future__ import annotations
 
 import os
@@ -23,7 +24,10 @@ def hook(repo: Repo, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[in
 def test_staged_weakening_is_rejected_by_every_hook_in_one_run(repo: Repo, capsys) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.commit("base")
-    repo.write("tests/test_price.py", SKIPPED.replace("    assert 'a'.upper() == 'A'\n", "    return\n    assert 'a'.upper() == 'A'\n"))
+    repo.write(
+        "tests/test_price.py",
+        SKIPPED.replace("    assert 'a'.upper() == 'A'\n", "    return\n    assert 'a'.upper() == 'A'\n"),
+    )
     repo.stage()
     code, out, _ = hook(repo, capsys, *STATIC, "tests/test_price.py")
     assert code == 1
@@ -98,7 +102,9 @@ def test_without_file_names_it_finds_the_changed_test_files_itself(repo: Repo, c
     repo.write("src/price.py", "VALUE = 4\n")
     repo.commit("base")
     repo.write("tests/test_price.py", SKIPPED)
-    repo.write("src/price.py", "import pytest\n\n\n@pytest.mark.skip\ndef test_in_src():\n    assert 1 < 2\n")  # not a test file
+    repo.write(
+        "src/price.py", "import pytest\n\n\n@pytest.mark.skip\ndef test_in_src():\n    assert 1 < 2\n"
+    )  # not a test file
     repo.stage()
     code, out, _ = hook(repo, capsys, *STATIC)
     assert code == 1 and "tests/test_price.py:4:2: OG101 new skip mark on test_price" in out

@@ -1,4 +1,5 @@
 """Machine-readable output: --format json (versioned), sarif (2.1.0, validated), github; --version; hints."""
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,9 @@ from tests.conftest import Repo
 PROJECT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((PROJECT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
 TEST = "import pytest\n\n\ndef test_price():\n    assert 2 + 2 == 4\n\n\ndef test_other():\n    assert 'a'.upper() == 'A'\n"
-WEAKER = TEST.replace("def test_price", "@pytest.mark.skip\ndef test_price").replace("    assert 'a'.upper() == 'A'\n", "    return\n    assert 'a'.upper() == 'A'\n")
+WEAKER = TEST.replace("def test_price", "@pytest.mark.skip\ndef test_price").replace(
+    "    assert 'a'.upper() == 'A'\n", "    return\n    assert 'a'.upper() == 'A'\n"
+)
 
 
 def weakened(repo: Repo) -> str:
@@ -39,11 +42,25 @@ def test_json_lists_each_finding_with_its_hook_fix_and_a_summary(repo: Repo, cap
     assert doc["tool"] == {"name": "oracle-guard", "version": __version__}
     by_code = {f["code"]: f for f in doc["findings"]}
     skip = by_code["OG101"]
-    assert (skip["path"], skip["line"], skip["col"], skip["end_line"], skip["hook"]) == ("tests/test_price.py", 4, 2, 4, "forbid-skip-marks")
-    assert skip["fix"] == "remove the mark, or add a freeze entry, or `oracle-guard approve skip-add tests/test_price.py::test_price`"
+    assert (skip["path"], skip["line"], skip["col"], skip["end_line"], skip["hook"]) == (
+        "tests/test_price.py",
+        4,
+        2,
+        4,
+        "forbid-skip-marks",
+    )
+    assert (
+        skip["fix"]
+        == "remove the mark, or add a freeze entry, or `oracle-guard approve skip-add tests/test_price.py::test_price`"
+    )
     assert skip["help_uri"].endswith("#forbid-skip-marks")
     assert by_code["OG202"]["hook"] == "forbid-runtime-skip"
-    assert doc["summary"] == {"findings": len(doc["findings"]), "errors": 0, "by_code": {c: 1 for c in sorted(by_code)}, "exit_code": 1}
+    assert doc["summary"] == {
+        "findings": len(doc["findings"]),
+        "errors": 0,
+        "by_code": {c: 1 for c in sorted(by_code)},
+        "exit_code": 1,
+    }
 
 
 def test_json_of_an_honest_change_is_an_empty_document(repo: Repo, capsys) -> None:
@@ -93,7 +110,10 @@ def test_sarif_of_an_odd_path_still_validates() -> None:
     finding = Finding("tests/dir with space/t%st,1.py", 0, 0, "OG308", "x")
     doc = output.sarif_document([("oracle-shrink", finding)], ["an error"], ["a notice"])
     jsonschema.Draft4Validator(SCHEMA).validate(doc)
-    assert doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "tests/dir%20with%20space/t%25st%2C1.py"
+    assert (
+        doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        == "tests/dir%20with%20space/t%25st%2C1.py"
+    )
 
 
 def test_every_code_the_hooks_can_report_has_a_hint_and_a_readme_anchor() -> None:
@@ -143,9 +163,14 @@ def test_agent_format_says_why_and_what_to_do_and_clean_says_so(repo: Repo, caps
     base = weakened(repo)
     assert repo.run(check.main, "--base", base, "--format", "agent") == 1
     out = capsys.readouterr().out
-    assert out.startswith("oracle-guard: this change weakens the tests (3 findings); it is refused.\n1. tests/test_price.py:4:2 OG101 new skip mark on test_price\n")
+    assert out.startswith(
+        "oracle-guard: this change weakens the tests (3 findings); it is refused.\n1. tests/test_price.py:4:2 OG101 new skip mark on test_price\n"
+    )
     assert "   why: new skip or xfail mark (forbid-skip-marks)\n" in out
-    assert "   do: remove the mark, or add a freeze entry, or `oracle-guard approve skip-add tests/test_price.py::test_price`\n" in out
+    assert (
+        "   do: remove the mark, or add a freeze entry, or `oracle-guard approve skip-add tests/test_price.py::test_price`\n"
+        in out
+    )
     assert "do not edit the contract, the snapshot or the signers file" in out
     repo.write("tests/test_price.py", TEST)
     repo.commit("restored")

@@ -1,6 +1,6 @@
 """properties-monotonic: each rejection next to the honest change closest to it."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import pytest
 
@@ -39,7 +39,13 @@ def apply(files: dict[str, str | None], repo: Repo) -> None:
             repo.write(path, text)
 
 
-def run_props(repo: Repo, new: dict[str, str | None], capsys: pytest.CaptureFixture[str], base: dict[str, str | None] | None = None, *args: str) -> tuple[set[str], str]:
+def run_props(
+    repo: Repo,
+    new: dict[str, str | None],
+    capsys: pytest.CaptureFixture[str],
+    base: dict[str, str | None] | None = None,
+    *args: str,
+) -> tuple[set[str], str]:
     apply(base or {C: CONTRACT, M: MODULE}, repo)
     repo.commit("base")
     apply(new, repo)
@@ -61,13 +67,18 @@ def con(old: str, new: str) -> str:
     return CONTRACT.replace(old, new)
 
 
-ADDED = CONTRACT + """\
+ADDED = (
+    CONTRACT
+    + """\
   - id: parse_rejects_empty
     module: tests.properties.test_codec
     name: TestParse.test_empty_input_raises
     min_examples: 40
 """
-ADDED_MODULE = MODULE + """\
+)
+ADDED_MODULE = (
+    MODULE
+    + """\
 
 
 class TestParse:
@@ -77,37 +88,121 @@ class TestParse:
         with pytest.raises(ValueError):
             decode(blob)
 """
+)
 
 ROWS = [
-    ("unchanged-body-edit-keeps-check", {M: mod("assert decode(encode(s)) == s", "out = decode(encode(s))\n    assert out == s")}, set()),
+    (
+        "unchanged-body-edit-keeps-check",
+        {M: mod("assert decode(encode(s)) == s", "out = decode(encode(s))\n    assert out == s")},
+        set(),
+    ),
     ("id-removed", {C: "version: 1\nproperties: []\n"}, {"OG501"}),
     ("contract-deleted", {C: None}, {"OG501", "OG512"}),
     ("property-added", {C: ADDED, M: ADDED_MODULE}, set()),
     ("min-examples-lowered", {C: con("min_examples: 80", "min_examples: 20")}, {"OG503"}),
     ("min-examples-raised", {C: con("min_examples: 80", "min_examples: 100")}, set()),
-    ("name-repointed", {C: con("name: test_decode_encode_identity", "name: test_other"), M: MODULE + "\n\n@given(st.text())\ndef test_other(s):\n    assert decode(encode(s)) == s\n"}, {"OG502"}),
-    ("module-repointed", {C: con("module: tests.properties.test_codec", "module: tests.test_codec2"), "tests/test_codec2.py": MODULE}, {"OG502"}),
+    (
+        "name-repointed",
+        {
+            C: con("name: test_decode_encode_identity", "name: test_other"),
+            M: MODULE + "\n\n@given(st.text())\ndef test_other(s):\n    assert decode(encode(s)) == s\n",
+        },
+        {"OG502"},
+    ),
+    (
+        "module-repointed",
+        {C: con("module: tests.properties.test_codec", "module: tests.test_codec2"), "tests/test_codec2.py": MODULE},
+        {"OG502"},
+    ),
     ("function-gone", {M: mod("def test_decode_encode_identity", "def test_renamed")}, {"OG504"}),
     ("module-gone", {M: None}, {"OG504"}),
     ("given-removed", {M: mod("@given(st.text(min_size=0))\n", "").replace("(s):", "():\n    s = 'x'")}, {"OG505"}),
     ("max-examples-below-min", {M: mod("max_examples=100", "max_examples=20")}, {"OG506"}),
     ("max-examples-raised", {M: mod("max_examples=100", "max_examples=500")}, set()),
     ("settings-removed-default-100", {M: mod("@settings(max_examples=100, deadline=None)\n", "")}, set()),
-    ("settings-parent-below-min", {M: mod("@settings(max_examples=100, deadline=None)", "FAST = settings(max_examples=10)\n\n\n@settings(FAST, deadline=None)")}, {"OG506"}),
-    ("profile-below-min", {M: mod("@settings(max_examples=100, deadline=None)\n", ""), "tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('quick', max_examples=5)\nsettings.load_profile('quick')\n"}, {"OG506"}),
-    ("profile-above-min", {M: mod("@settings(max_examples=100, deadline=None)\n", ""), "tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', max_examples=500)\nsettings.load_profile('ci')\n"}, set()),
+    (
+        "settings-parent-below-min",
+        {
+            M: mod(
+                "@settings(max_examples=100, deadline=None)",
+                "FAST = settings(max_examples=10)\n\n\n@settings(FAST, deadline=None)",
+            )
+        },
+        {"OG506"},
+    ),
+    (
+        "profile-below-min",
+        {
+            M: mod("@settings(max_examples=100, deadline=None)\n", ""),
+            "tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('quick', max_examples=5)\nsettings.load_profile('quick')\n",
+        },
+        {"OG506"},
+    ),
+    (
+        "profile-above-min",
+        {
+            M: mod("@settings(max_examples=100, deadline=None)\n", ""),
+            "tests/conftest.py": "from hypothesis import settings\nsettings.register_profile('ci', max_examples=500)\nsettings.load_profile('ci')\n",
+        },
+        set(),
+    ),
     # Vacuous: nothing in the body can fail.  (A body that still calls the code is a crash-only
     # oracle; the lost roundtrip check is oracle-shrink's OG301: test_crash_only_rows_agree_with_oracle_shrink.)
     ("vacuous-assert-true", {M: mod("assert decode(encode(s)) == s", "assert True")}, {"OG507"}),
     ("vacuous-x-equals-x", {M: mod("assert decode(encode(s)) == s", "out = s\n    assert out == out")}, {"OG507"}),
     ("vacuous-no-check", {M: mod("assert decode(encode(s)) == s", "pass")}, {"OG507"}),
-    ("vacuous-failures-swallowed", {M: mod("assert decode(encode(s)) == s", "try:\n        decode(encode(s))\n    except Exception:\n        pass")}, {"OG507"}),
-    ("vacuous-suppressed", {M: "import contextlib\n" + mod("assert decode(encode(s)) == s", "with contextlib.suppress(BaseException):\n        assert decode(encode(s)) == s")}, {"OG507"}),
+    (
+        "vacuous-failures-swallowed",
+        {
+            M: mod(
+                "assert decode(encode(s)) == s", "try:\n        decode(encode(s))\n    except Exception:\n        pass"
+            )
+        },
+        {"OG507"},
+    ),
+    (
+        "vacuous-suppressed",
+        {
+            M: "import contextlib\n"
+            + mod(
+                "assert decode(encode(s)) == s",
+                "with contextlib.suppress(BaseException):\n        assert decode(encode(s)) == s",
+            )
+        },
+        {"OG507"},
+    ),
     ("crash-only-calls-the-code", {M: mod("assert decode(encode(s)) == s", "decode(encode(s))")}, set()),
-    ("crash-only-one-error-may-escape", {M: mod("assert decode(encode(s)) == s", "try:\n        decode(s)\n    except ValueError:\n        pass")}, set()),
-    ("crash-only-after-assume", {M: mod("assert decode(encode(s)) == s", "assume(s)\n    note(s)\n    decode(s)").replace("import given", "import assume, given, note")}, set()),
-    ("assume-and-note-only", {M: mod("assert decode(encode(s)) == s", "assume(s)\n    note(s)").replace("import given", "import assume, given, note")}, {"OG507"}),
-    ("check-moved-into-helper", {M: mod("assert decode(encode(s)) == s", "_same(decode(encode(s)), s)") + "\n\ndef _same(a, b):\n    assert a == b\n"}, set()),
+    (
+        "crash-only-one-error-may-escape",
+        {M: mod("assert decode(encode(s)) == s", "try:\n        decode(s)\n    except ValueError:\n        pass")},
+        set(),
+    ),
+    (
+        "crash-only-after-assume",
+        {
+            M: mod("assert decode(encode(s)) == s", "assume(s)\n    note(s)\n    decode(s)").replace(
+                "import given", "import assume, given, note"
+            )
+        },
+        set(),
+    ),
+    (
+        "assume-and-note-only",
+        {
+            M: mod("assert decode(encode(s)) == s", "assume(s)\n    note(s)").replace(
+                "import given", "import assume, given, note"
+            )
+        },
+        {"OG507"},
+    ),
+    (
+        "check-moved-into-helper",
+        {
+            M: mod("assert decode(encode(s)) == s", "_same(decode(encode(s)), s)")
+            + "\n\ndef _same(a, b):\n    assert a == b\n"
+        },
+        set(),
+    ),
     ("strategy-just", {M: mod("st.text(min_size=0)", "st.just('')")}, {"OG508"}),
     ("strategy-one-element-sampled-from", {M: mod("st.text(min_size=0)", "st.sampled_from(['a'])")}, {"OG508"}),
     ("strategy-widened", {M: mod("st.text(min_size=0)", "st.text() | st.none()")}, set()),
@@ -121,9 +216,13 @@ def test_rows(repo: Repo, capsys: pytest.CaptureFixture[str], new: dict[str, str
 
 
 def test_property_under_src_and_class_method_resolve(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    contract_text = CONTRACT.replace("tests.properties.test_codec", "pkg.props").replace("test_decode_encode_identity", "TestCodec.test_roundtrip")
+    contract_text = CONTRACT.replace("tests.properties.test_codec", "pkg.props").replace(
+        "test_decode_encode_identity", "TestCodec.test_roundtrip"
+    )
     module = "from hypothesis import given, strategies as st\n\n\nclass TestCodec:\n    @given(st.text())\n    def test_roundtrip(self, s):\n        assert decode(encode(s)) == s\n"
-    codes, out = run_props(repo, {"src/pkg/props.py": module + "\n"}, capsys, {C: contract_text, "src/pkg/props.py": module})
+    codes, out = run_props(
+        repo, {"src/pkg/props.py": module + "\n"}, capsys, {C: contract_text, "src/pkg/props.py": module}
+    )
     assert codes == set(), out
 
 
@@ -161,7 +260,9 @@ CRASH_ONLY = [r for r in ROWS if r[0].startswith("crash-only")]
 
 
 @pytest.mark.parametrize("new", [r[1] for r in CRASH_ONLY], ids=[r[0] for r in CRASH_ONLY])
-def test_crash_only_rows_agree_with_oracle_shrink(repo: Repo, capsys: pytest.CaptureFixture[str], new: dict[str, str | None]) -> None:
+def test_crash_only_rows_agree_with_oracle_shrink(
+    repo: Repo, capsys: pytest.CaptureFixture[str], new: dict[str, str | None]
+) -> None:
     """Turning the roundtrip check into a crash-only body is still a lost check (OG301) for
     oracle-shrink; a crash-only property committed as it is passes both hooks."""
     from hooks.oracle_shrink import main as shrink_main

@@ -3,6 +3,7 @@
 The plugin reaches them through the installed `pytest11` entry point, as it
 reaches users; nothing here loads it by hand.
 """
+
 from __future__ import annotations
 
 import json
@@ -102,8 +103,15 @@ def test_inert_without_contract_or_flag(proj: Path) -> None:
 
 def test_inert_plugin_survives_a_project_with_its_own_hooks_package(proj: Path) -> None:
     """`python -m pytest` puts the project first on sys.path; its `hooks/` must not break us."""
-    write(proj, {"hooks/__init__.py": "raise ImportError('the project own hooks package')\n", "tests/test_ok.py": PASSING})
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=proj, capture_output=True, text=True)
+    write(
+        proj, {"hooks/__init__.py": "raise ImportError('the project own hooks package')\n", "tests/test_ok.py": PASSING}
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=proj,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -123,14 +131,24 @@ def test_new_skip_or_xfail_fails_the_session(proj: Path, source: str) -> None:
 
 def test_conftest_added_skip_fails_with_a_contract(proj: Path) -> None:
     conftest = "import pytest\n\n\ndef pytest_collection_modifyitems(items):\n    for item in items:\n        item.add_marker(pytest.mark.skip(reason='quiet'))\n"
-    write(proj, {"tests/test_ok.py": PASSING, "tests/conftest.py": conftest, "tests/agent_contract.yaml": "version: 1\n"})
+    write(
+        proj, {"tests/test_ok.py": PASSING, "tests/conftest.py": conftest, "tests/agent_contract.yaml": "version: 1\n"}
+    )
     proc = pytest_run(proj)
     assert proc.returncode == 1 and "SKIPPED tests/test_ok.py::test_ok" in proc.stdout
 
 
 def test_skip_known_in_the_snapshot_passes(proj: Path) -> None:
     snapshot = format_snapshot({"tests/test_s.py::test_later": "skip", "tests/test_ok.py::test_ok": "run"}).decode()
-    write(proj, {"tests/test_s.py": SKIPPED, "tests/test_ok.py": PASSING, "tests/agent_contract.yaml": "version: 1\n", "tests/collection_snapshot.txt": snapshot})
+    write(
+        proj,
+        {
+            "tests/test_s.py": SKIPPED,
+            "tests/test_ok.py": PASSING,
+            "tests/agent_contract.yaml": "version: 1\n",
+            "tests/collection_snapshot.txt": snapshot,
+        },
+    )
     proc = pytest_run(proj)
     assert proc.returncode == 0, proc.stdout
 
@@ -142,7 +160,9 @@ def test_only_the_committed_snapshot_counts_in_a_git_checkout(proj: Path) -> Non
     subprocess.run(["git", "init", "-q"], cwd=proj, check=True)
     subprocess.run([*git, "add", "-A"], cwd=proj, check=True)
     subprocess.run([*git, "commit", "-qm", "base"], cwd=proj, check=True)
-    write(proj, {"tests/collection_snapshot.txt": format_snapshot({"tests/test_s.py::test_later": "skip"}).decode()})  # uncommitted
+    write(
+        proj, {"tests/collection_snapshot.txt": format_snapshot({"tests/test_s.py::test_later": "skip"}).decode()}
+    )  # uncommitted
     assert pytest_run(proj).returncode == 1
     subprocess.run([*git, "commit", "-qam", "record the skip"], cwd=proj, check=True)
     assert pytest_run(proj).returncode == 0
@@ -150,12 +170,25 @@ def test_only_the_committed_snapshot_counts_in_a_git_checkout(proj: Path) -> Non
 
 def test_snapshot_known_skip_does_not_allow_a_runtime_skip_of_a_running_test(proj: Path) -> None:
     snapshot = format_snapshot({"tests/test_s.py::test_hidden": "run"}).decode()
-    write(proj, {"tests/test_s.py": HIDDEN_SKIP, "tests/agent_contract.yaml": "version: 1\n", "tests/collection_snapshot.txt": snapshot})
+    write(
+        proj,
+        {
+            "tests/test_s.py": HIDDEN_SKIP,
+            "tests/agent_contract.yaml": "version: 1\n",
+            "tests/collection_snapshot.txt": snapshot,
+        },
+    )
     assert pytest_run(proj).returncode == 1
 
 
 def test_valid_freeze_covers_a_skip_and_an_expired_one_does_not(proj: Path) -> None:
-    write(proj, {"tests/test_s.py": SKIPPED, "tests/agent_contract.yaml": FREEZE.format(id="test_later", expires="2026-12-05T00:00:00Z", reruns=1)})
+    write(
+        proj,
+        {
+            "tests/test_s.py": SKIPPED,
+            "tests/agent_contract.yaml": FREEZE.format(id="test_later", expires="2026-12-05T00:00:00Z", reruns=1),
+        },
+    )
     assert pytest_run(proj, *NOW).returncode == 0
     proc = pytest_run(proj, "--oracle-guard-now", "2026-12-06T00:00:00Z")
     assert proc.returncode == 1 and "freeze test_later: expired" in proc.stdout
@@ -182,12 +215,26 @@ def test_frozen_flake_is_rerun_within_budget_and_reported(proj: Path) -> None:
     assert proc.returncode == 0, proc.stdout
     assert "freeze test_flaky: 1 of 2 reruns used" in proc.stdout
     report = json.loads((proj / "report.json").read_text())
-    assert report["freezes"] == [{"id": "test_flaky", "remaining_reruns": 2, "reruns_consumed": 1, "expired": False, "tests": ["tests/test_f.py::test_flaky"]}]
+    assert report["freezes"] == [
+        {
+            "id": "test_flaky",
+            "remaining_reruns": 2,
+            "reruns_consumed": 1,
+            "expired": False,
+            "tests": ["tests/test_f.py::test_flaky"],
+        }
+    ]
     assert (proj / "tests/agent_contract.yaml").read_text() == textwrap.dedent(contract)  # never edited
 
 
 def test_frozen_test_fails_after_its_budget(proj: Path) -> None:
-    write(proj, {"tests/test_f.py": FLAKY.format(fail_times=9), "tests/agent_contract.yaml": FREEZE.format(id="test_flaky", expires="2026-12-05T00:00:00Z", reruns=2)})
+    write(
+        proj,
+        {
+            "tests/test_f.py": FLAKY.format(fail_times=9),
+            "tests/agent_contract.yaml": FREEZE.format(id="test_flaky", expires="2026-12-05T00:00:00Z", reruns=2),
+        },
+    )
     proc = pytest_run(proj, *NOW, "--oracle-guard-report", "report.json")
     assert proc.returncode == 1 and "1 failed" in proc.stdout
     assert (proj / "tests/attempts.txt").read_text() == "3"
@@ -195,7 +242,13 @@ def test_frozen_test_fails_after_its_budget(proj: Path) -> None:
 
 
 def test_expired_freeze_gives_no_reruns_and_says_so(proj: Path) -> None:
-    write(proj, {"tests/test_f.py": FLAKY.format(fail_times=1), "tests/agent_contract.yaml": FREEZE.format(id="test_flaky", expires="2026-12-01T00:00:00Z", reruns=2)})
+    write(
+        proj,
+        {
+            "tests/test_f.py": FLAKY.format(fail_times=1),
+            "tests/agent_contract.yaml": FREEZE.format(id="test_flaky", expires="2026-12-01T00:00:00Z", reruns=2),
+        },
+    )
     proc = pytest_run(proj, *NOW, "--oracle-guard-report", "report.json")
     assert proc.returncode == 1 and (proj / "tests/attempts.txt").read_text() == "1"
     assert "freeze test_flaky: expired (2026-12-01T00:00:00Z) or out of reruns: no reruns given" in proc.stdout
@@ -203,7 +256,13 @@ def test_expired_freeze_gives_no_reruns_and_says_so(proj: Path) -> None:
 
 
 def test_unfrozen_failure_runs_once(proj: Path) -> None:
-    write(proj, {"tests/test_f.py": FLAKY.format(fail_times=1), "tests/agent_contract.yaml": FREEZE.format(id="test_other", expires="2026-12-05T00:00:00Z", reruns=2)})
+    write(
+        proj,
+        {
+            "tests/test_f.py": FLAKY.format(fail_times=1),
+            "tests/agent_contract.yaml": FREEZE.format(id="test_other", expires="2026-12-05T00:00:00Z", reruns=2),
+        },
+    )
     proc = pytest_run(proj, *NOW)
     assert proc.returncode == 1 and (proj / "tests/attempts.txt").read_text() == "1"
 
@@ -211,5 +270,9 @@ def test_unfrozen_failure_runs_once(proj: Path) -> None:
 def test_broken_contract_is_one_clear_usage_error(proj: Path) -> None:
     write(proj, {"tests/test_ok.py": PASSING, "tests/agent_contract.yaml": "version: 1\nversion: 1\n"})
     proc = pytest_run(proj)
-    assert proc.returncode == 4 and "oracle-guard: tests/agent_contract.yaml" in proc.stderr and "duplicate key 'version'" in proc.stderr
+    assert (
+        proc.returncode == 4
+        and "oracle-guard: tests/agent_contract.yaml" in proc.stderr
+        and "duplicate key 'version'" in proc.stderr
+    )
     assert pytest_run(proj, "--collect-only").returncode == 0  # collection-only runs stay inert

@@ -5,6 +5,7 @@ stand-ins in the project's conftest that retry the way pytest-rerunfailures
 (reports with outcome `rerun`, or repeated call reports) and pytest-retry /
 flaky (the body run again inside one protocol) do.
 """
+
 from __future__ import annotations
 
 import json
@@ -60,27 +61,52 @@ CONTRACT = "version: 1\n"
 
 @pytest.mark.parametrize("mark_rerun", ["True", "False"], ids=["outcome-rerun", "repeated-call-reports"])
 def test_a_plugin_rerunning_an_unfrozen_test_fails_the_session(proj: Path, mark_rerun: str) -> None:
-    write(proj, {"tests/conftest.py": RERUNFAILURES_LIKE.format(mark_rerun=mark_rerun), "tests/test_f.py": FLAKY.format(fail_times=1), "tests/agent_contract.yaml": CONTRACT})
+    write(
+        proj,
+        {
+            "tests/conftest.py": RERUNFAILURES_LIKE.format(mark_rerun=mark_rerun),
+            "tests/test_f.py": FLAKY.format(fail_times=1),
+            "tests/agent_contract.yaml": CONTRACT,
+        },
+    )
     proc = pytest_run(proj, *NOW, "--oracle-guard-report", "report.json")
     assert (proj / "tests/attempts.txt").read_text() == "2"  # the plugin did rerun it, and it passed the second time
     assert proc.returncode == 1, proc.stdout
     assert "RERUN tests/test_f.py::test_flaky: ran 2 times, no valid freeze covers it" in proc.stdout
     assert "1 test(s) rerun outside the freeze ledger: session failed" in proc.stdout
     report = json.loads((proj / "report.json").read_text())
-    assert report["unexpected_reruns"] == [{"nodeid": "tests/test_f.py::test_flaky", "runs": 2, "allowed_reruns": 0, "freeze": None}]
+    assert report["unexpected_reruns"] == [
+        {"nodeid": "tests/test_f.py::test_flaky", "runs": 2, "allowed_reruns": 0, "freeze": None}
+    ]
 
 
 def test_a_silent_retry_inside_the_call_is_counted(proj: Path) -> None:
-    write(proj, {"tests/conftest.py": SILENT_RETRY, "tests/test_f.py": FLAKY.format(fail_times=1), "tests/agent_contract.yaml": CONTRACT})
+    write(
+        proj,
+        {
+            "tests/conftest.py": SILENT_RETRY,
+            "tests/test_f.py": FLAKY.format(fail_times=1),
+            "tests/agent_contract.yaml": CONTRACT,
+        },
+    )
     proc = pytest_run(proj, *NOW)
     assert (proj / "tests/attempts.txt").read_text() == "2"
     assert proc.returncode == 1 and "RERUN tests/test_f.py::test_flaky: ran 2 times" in proc.stdout, proc.stdout
 
 
 @pytest.mark.parametrize(("fail_times", "expected"), [(1, 0), (2, 1)])
-def test_a_frozen_test_may_be_retried_by_any_plugin_within_its_budget(proj: Path, fail_times: int, expected: int) -> None:
+def test_a_frozen_test_may_be_retried_by_any_plugin_within_its_budget(
+    proj: Path, fail_times: int, expected: int
+) -> None:
     contract = FREEZE.format(id="test_flaky", expires="2026-12-05T00:00:00Z", reruns=1)
-    write(proj, {"tests/conftest.py": SILENT_RETRY, "tests/test_f.py": FLAKY.format(fail_times=fail_times), "tests/agent_contract.yaml": contract})
+    write(
+        proj,
+        {
+            "tests/conftest.py": SILENT_RETRY,
+            "tests/test_f.py": FLAKY.format(fail_times=fail_times),
+            "tests/agent_contract.yaml": contract,
+        },
+    )
     proc = pytest_run(proj, *NOW)
     assert proc.returncode == expected, proc.stdout
     if expected:
@@ -88,7 +114,14 @@ def test_a_frozen_test_may_be_retried_by_any_plugin_within_its_budget(proj: Path
 
 
 def test_tests_that_pass_first_time_are_untouched_by_a_rerun_plugin(proj: Path) -> None:
-    write(proj, {"tests/conftest.py": RERUNFAILURES_LIKE.format(mark_rerun="True"), "tests/test_ok.py": PASSING, "tests/agent_contract.yaml": CONTRACT})
+    write(
+        proj,
+        {
+            "tests/conftest.py": RERUNFAILURES_LIKE.format(mark_rerun="True"),
+            "tests/test_ok.py": PASSING,
+            "tests/agent_contract.yaml": CONTRACT,
+        },
+    )
     proc = pytest_run(proj, *NOW)
     assert proc.returncode == 0 and "oracle-guard reruns" not in proc.stdout, proc.stdout
 

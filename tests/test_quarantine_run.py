@@ -1,4 +1,5 @@
 """`oracle-guard quarantine run`: real repro commands (pytest subprocesses) on a temporary project."""
+
 from __future__ import annotations
 
 import json
@@ -123,7 +124,7 @@ def test_repro_that_runs_nothing_is_an_error(proj: Path) -> None:
 
 
 def test_entry_without_repro_is_listed_not_run(proj: Path) -> None:
-    text = "version: 1\nfreezes:\n  - id: t\n    owner: o\n    reason: r\n    expires: \"2026-12-05T00:00:00Z\"\n    remaining_reruns: 1\n"
+    text = 'version: 1\nfreezes:\n  - id: t\n    owner: o\n    reason: r\n    expires: "2026-12-05T00:00:00Z"\n    remaining_reruns: 1\n'
     code, entry, _ = run(proj, text)
     assert code == 0 and entry["verdict"] == "no-repro"
 

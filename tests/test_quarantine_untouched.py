@@ -1,4 +1,5 @@
 """quarantine-untouched: every freeze/quarantine row of both articles' tables, both directions."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,7 +16,9 @@ LATER = "2026-12-07T00:00:00Z"
 TOO_LATE = "2026-12-20T00:00:00Z"
 PAST = "2026-11-30T00:00:00Z"
 
-BASE_LEDGER = freeze_entry("test_report_render_flaky", SOON, 2, extra="    seed: 20260906\n    silent_runs_allowed: 8\n")
+BASE_LEDGER = freeze_entry(
+    "test_report_render_flaky", SOON, 2, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"
+)
 
 
 def run(repo: Repo, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -35,24 +38,102 @@ class Row:
 
 
 ROWS = [
-    Row("article 1: New freeze with owner and expiry -> allow if under max", BASE_LEDGER + freeze_entry("test_new_flake", LATER, 1), None),
-    Row("article 1: New freeze ... -> (over max: reject)", BASE_LEDGER + freeze_entry("a", LATER, 1) + freeze_entry("b", LATER, 1), "OG603", max_active=2, base_max_active=2),
-    Row("article 1: Freeze expiry moved forward -> reject", freeze_entry("test_report_render_flaky", LATER, 2, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"), "OG611"),
-    Row("article 1: Freeze expiry moved back (nearest honest edit) -> allow", freeze_entry("test_report_render_flaky", "2026-12-03T00:00:00Z", 2, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"), None),
-    Row("article 1: Rerun budget increased -> reject", freeze_entry("test_report_render_flaky", SOON, 3, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"), "OG612"),
-    Row("article 1: Rerun budget lowered (nearest honest edit) -> allow", freeze_entry("test_report_render_flaky", SOON, 1, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"), None),
-    Row("article 1: Active freezes exceed max -> reject", BASE_LEDGER + freeze_entry("a", LATER, 1) + freeze_entry("b", LATER, 1) + freeze_entry("c", LATER, 1), "OG603"),
-    Row("article 1: Active freezes exceed max, cap raised in the same patch -> reject", BASE_LEDGER + freeze_entry("a", LATER, 1) + freeze_entry("b", LATER, 1) + freeze_entry("c", LATER, 1), "OG610", max_active=4),
+    Row(
+        "article 1: New freeze with owner and expiry -> allow if under max",
+        BASE_LEDGER + freeze_entry("test_new_flake", LATER, 1),
+        None,
+    ),
+    Row(
+        "article 1: New freeze ... -> (over max: reject)",
+        BASE_LEDGER + freeze_entry("a", LATER, 1) + freeze_entry("b", LATER, 1),
+        "OG603",
+        max_active=2,
+        base_max_active=2,
+    ),
+    Row(
+        "article 1: Freeze expiry moved forward -> reject",
+        freeze_entry("test_report_render_flaky", LATER, 2, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"),
+        "OG611",
+    ),
+    Row(
+        "article 1: Freeze expiry moved back (nearest honest edit) -> allow",
+        freeze_entry(
+            "test_report_render_flaky",
+            "2026-12-03T00:00:00Z",
+            2,
+            extra="    seed: 20260906\n    silent_runs_allowed: 8\n",
+        ),
+        None,
+    ),
+    Row(
+        "article 1: Rerun budget increased -> reject",
+        freeze_entry("test_report_render_flaky", SOON, 3, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"),
+        "OG612",
+    ),
+    Row(
+        "article 1: Rerun budget lowered (nearest honest edit) -> allow",
+        freeze_entry("test_report_render_flaky", SOON, 1, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"),
+        None,
+    ),
+    Row(
+        "article 1: Active freezes exceed max -> reject",
+        BASE_LEDGER + freeze_entry("a", LATER, 1) + freeze_entry("b", LATER, 1) + freeze_entry("c", LATER, 1),
+        "OG603",
+    ),
+    Row(
+        "article 1: Active freezes exceed max, cap raised in the same patch -> reject",
+        BASE_LEDGER + freeze_entry("a", LATER, 1) + freeze_entry("b", LATER, 1) + freeze_entry("c", LATER, 1),
+        "OG610",
+        max_active=4,
+    ),
     Row("article 1: cap lowered (stronger) -> allow", BASE_LEDGER, None, max_active=1),
     Row("article 1: freeze graduated (entry removed) -> allow", "", None),
-    Row("article 1 checker: expired entry -> reject", freeze_entry("test_report_render_flaky", PAST, 2, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"), "OG601"),
-    Row("article 1 checker: remaining_reruns zero -> reject", freeze_entry("test_report_render_flaky", SOON, 0, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"), "OG602"),
-    Row("article 1 workflow 6: new freeze expiring beyond one week -> reject", BASE_LEDGER + freeze_entry("test_new_flake", TOO_LATE, 1), "OG614"),
-    Row("article 1 workflow 6: new freeze with 3 reruns -> reject", BASE_LEDGER + freeze_entry("test_new_flake", LATER, 3), "OG615"),
-    Row("article 2: silent-run budget raised -> reject", freeze_entry("test_report_render_flaky", SOON, 2, extra="    seed: 20260906\n    silent_runs_allowed: 9\n"), "OG612"),
-    Row("article 2: silent-run budget lowered -> allow", freeze_entry("test_report_render_flaky", SOON, 2, extra="    seed: 20260906\n    silent_runs_allowed: 4\n"), None),
-    Row("article 2: stored seed changed -> reject", freeze_entry("test_report_render_flaky", SOON, 2, extra="    seed: 1\n    silent_runs_allowed: 8\n"), "OG613"),
-    Row("article 2: reason reworded (honest) -> allow", freeze_entry("test_report_render_flaky", SOON, 2, reason="PAY-1: clock skew", extra="    seed: 20260906\n    silent_runs_allowed: 8\n"), None),
+    Row(
+        "article 1 checker: expired entry -> reject",
+        freeze_entry("test_report_render_flaky", PAST, 2, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"),
+        "OG601",
+    ),
+    Row(
+        "article 1 checker: remaining_reruns zero -> reject",
+        freeze_entry("test_report_render_flaky", SOON, 0, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"),
+        "OG602",
+    ),
+    Row(
+        "article 1 workflow 6: new freeze expiring beyond one week -> reject",
+        BASE_LEDGER + freeze_entry("test_new_flake", TOO_LATE, 1),
+        "OG614",
+    ),
+    Row(
+        "article 1 workflow 6: new freeze with 3 reruns -> reject",
+        BASE_LEDGER + freeze_entry("test_new_flake", LATER, 3),
+        "OG615",
+    ),
+    Row(
+        "article 2: silent-run budget raised -> reject",
+        freeze_entry("test_report_render_flaky", SOON, 2, extra="    seed: 20260906\n    silent_runs_allowed: 9\n"),
+        "OG612",
+    ),
+    Row(
+        "article 2: silent-run budget lowered -> allow",
+        freeze_entry("test_report_render_flaky", SOON, 2, extra="    seed: 20260906\n    silent_runs_allowed: 4\n"),
+        None,
+    ),
+    Row(
+        "article 2: stored seed changed -> reject",
+        freeze_entry("test_report_render_flaky", SOON, 2, extra="    seed: 1\n    silent_runs_allowed: 8\n"),
+        "OG613",
+    ),
+    Row(
+        "article 2: reason reworded (honest) -> allow",
+        freeze_entry(
+            "test_report_render_flaky",
+            SOON,
+            2,
+            reason="PAY-1: clock skew",
+            extra="    seed: 20260906\n    silent_runs_allowed: 8\n",
+        ),
+        None,
+    ),
 ]
 
 
@@ -69,7 +150,10 @@ def test_decision_table(repo: Repo, capsys, row: Row) -> None:
 
 
 def test_missing_owner_is_a_configuration_error(repo: Repo, capsys) -> None:
-    repo.write(CONTRACT, 'version: 1\nfreezes:\n  - id: t\n    reason: "x"\n    expires: "2026-12-05T00:00:00Z"\n    remaining_reruns: 1\n')
+    repo.write(
+        CONTRACT,
+        'version: 1\nfreezes:\n  - id: t\n    reason: "x"\n    expires: "2026-12-05T00:00:00Z"\n    remaining_reruns: 1\n',
+    )
     code, out = run(repo, capsys)
     assert code == 2 and "a freeze is missing 'owner'" in out
 
@@ -107,7 +191,12 @@ def signed(repo: Repo, tmp_path, ledger: str = ""):
 
 def test_with_signers_a_new_entry_needs_a_signed_approval(repo: Repo, capsys, tmp_path) -> None:
     key = signed(repo, tmp_path)
-    repo.write(CONTRACT, contract_text(freezes=freeze_entry("test_new_flake", LATER, 1), extra="allowed_signers: tests/allowed_signers\n"))
+    repo.write(
+        CONTRACT,
+        contract_text(
+            freezes=freeze_entry("test_new_flake", LATER, 1), extra="allowed_signers: tests/allowed_signers\n"
+        ),
+    )
     code, out = run(repo, capsys)
     assert code == 1 and "OG616 new freeze 'test_new_flake' needs a signed approval" in out
     approve(repo, key, f"freeze-add test_new_flake {LATER} 1")
@@ -118,7 +207,10 @@ def test_two_commit_bypass_is_seen_by_the_branch_gate(repo: Repo, capsys, tmp_pa
     """Commit 1 adds the exemption, commit 2 uses it: the merge gate compares with the branch base."""
     signed(repo, tmp_path)
     base = repo.git("rev-parse", "HEAD").strip()
-    repo.write(CONTRACT, contract_text(freezes=freeze_entry("test_x", LATER, 1), extra="allowed_signers: tests/allowed_signers\n"))
+    repo.write(
+        CONTRACT,
+        contract_text(freezes=freeze_entry("test_x", LATER, 1), extra="allowed_signers: tests/allowed_signers\n"),
+    )
     repo.commit("commit 1: add the exemption (hook skipped)")
     repo.write("tests/quarantine/test_x.py", "def test_x():\n    assert flaky()\n")
     repo.commit("commit 2: rely on it")
@@ -128,7 +220,10 @@ def test_two_commit_bypass_is_seen_by_the_branch_gate(repo: Repo, capsys, tmp_pa
 
 def test_no_skip_marks_under_the_quarantine_layer_old_or_new(repo: Repo, capsys) -> None:
     repo.write(CONTRACT, contract_text(freezes=freeze_entry("test_x", SOON, 1)))
-    repo.write("tests/quarantine/test_x.py", "import pytest\n\n@pytest.mark.skip(reason='flaky')\ndef test_x():\n    assert flaky()\n")
+    repo.write(
+        "tests/quarantine/test_x.py",
+        "import pytest\n\n@pytest.mark.skip(reason='flaky')\ndef test_x():\n    assert flaky()\n",
+    )
     repo.commit()  # even an old mark counts there
     code, out = run(repo, capsys)
     assert code == 1 and "tests/quarantine/test_x.py:3:2: OG620 skip mark on test_x under the quarantine layer" in out
@@ -142,8 +237,13 @@ def test_skip_marks_outside_the_layer_are_not_this_hooks_business(repo: Repo, ca
     assert run(repo, capsys)[0] == 0
 
 
-@pytest.mark.parametrize("entry_id, extra", [("test_x", ""), ("tests/quarantine/test_x.py::test_x", ""), ("test_x", "    file: tests/quarantine/test_x.py\n")])
-def test_quarantined_file_may_not_be_deleted_while_its_entry_exists(repo: Repo, capsys, entry_id: str, extra: str) -> None:
+@pytest.mark.parametrize(
+    "entry_id, extra",
+    [("test_x", ""), ("tests/quarantine/test_x.py::test_x", ""), ("test_x", "    file: tests/quarantine/test_x.py\n")],
+)
+def test_quarantined_file_may_not_be_deleted_while_its_entry_exists(
+    repo: Repo, capsys, entry_id: str, extra: str
+) -> None:
     repo.write(CONTRACT, contract_text(freezes=freeze_entry(entry_id, SOON, 1, extra=extra)))
     repo.write("tests/quarantine/test_x.py", "def test_x():\n    assert flaky()\n")
     repo.commit()
@@ -188,9 +288,17 @@ def test_cli_subcommand_runs_the_hook_in_a_real_process(repo: Repo) -> None:
     import sys
 
     repo.write(CONTRACT, contract_text(freezes=freeze_entry("t", "2026-11-01T00:00:00Z")))
-    proc = subprocess.run((sys.executable, "-m", "hooks.cli", "quarantine-untouched", "--now", NOW), cwd=repo.path, capture_output=True, text=True)
+    proc = subprocess.run(
+        (sys.executable, "-m", "hooks.cli", "quarantine-untouched", "--now", NOW),
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 1
-    assert proc.stdout == f"{CONTRACT}:4:5: OG601 freeze 't' expired at 2026-11-01T00:00:00Z: fix the test or drop the entry\n"
+    assert (
+        proc.stdout
+        == f"{CONTRACT}:4:5: OG601 freeze 't' expired at 2026-11-01T00:00:00Z: fix the test or drop the entry\n"
+    )
 
 
 def test_deleting_the_contract_with_its_ledger_is_rejected(repo: Repo, capsys) -> None:
@@ -205,7 +313,14 @@ def test_range_mode_reads_the_target_commit(repo: Repo, capsys, monkeypatch) -> 
     repo.write(CONTRACT, contract_text(freezes=BASE_LEDGER))
     base = repo.commit("base")
     repo.write("tests/quarantine/test_x.py", "import pytest\n\n@pytest.mark.skip\ndef test_x():\n    pass\n")
-    repo.write(CONTRACT, contract_text(freezes=freeze_entry("test_report_render_flaky", LATER, 2, extra="    seed: 20260906\n    silent_runs_allowed: 8\n")))
+    repo.write(
+        CONTRACT,
+        contract_text(
+            freezes=freeze_entry(
+                "test_report_render_flaky", LATER, 2, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"
+            )
+        ),
+    )
     bad = repo.commit("weaken")
     repo.write("tests/quarantine/test_x.py", "def test_x():\n    pass\n")
     repo.write(CONTRACT, contract_text(freezes=BASE_LEDGER))
@@ -224,6 +339,12 @@ def test_an_inline_signature_on_the_entry_approves_it_and_a_forged_one_does_not(
     wrong = sign(f"freeze-add test_new_flake {LATER} 2", str(key))
     for signature, expected in ((good, 0), (wrong, 1)):
         block = "    signature: |\n" + "".join(f"      {line}\n" for line in signature.splitlines())
-        repo.write(CONTRACT, contract_text(freezes=freeze_entry("test_new_flake", LATER, 1, extra=block), extra="allowed_signers: tests/allowed_signers\n"))
+        repo.write(
+            CONTRACT,
+            contract_text(
+                freezes=freeze_entry("test_new_flake", LATER, 1, extra=block),
+                extra="allowed_signers: tests/allowed_signers\n",
+            ),
+        )
         code, out = run(repo, capsys)
         assert code == expected, out

@@ -1,4 +1,5 @@
 """oracle-replay: the base's tests run against the new code (real git repos, real pytest)."""
+
 from __future__ import annotations
 
 import os
@@ -14,7 +15,7 @@ from hooks import changes, check, replay, scratch
 from tests.conftest import Repo
 from tests.contract_helpers import CONTRACT, approve, contract_text, make_key, signers_line
 
-SHOP = '''\
+SHOP = """\
 class ShopError(Exception):
     pass
 
@@ -39,9 +40,9 @@ def buy(stock):
 
 def render(items):
     return "\\n".join(f"{k}: {v}" for k, v in items)
-'''
+"""
 
-HELPERS = '''\
+HELPERS = """\
 import contextlib
 
 
@@ -57,9 +58,9 @@ def raises(kind):
 def matches_golden(text, path):
     with open(path) as f:
         return text == f.read()
-'''
+"""
 
-TESTS = '''\
+TESTS = """\
 import helpers
 from shop import OutOfStock, buy, label, price, render
 
@@ -79,7 +80,7 @@ def test_buy_empty():
 
 def test_render():
     assert helpers.matches_golden(render([("mug", 2), ("cup", 1)]), "tests/golden/v1/render.txt")
-'''
+"""
 
 BASE = {
     "src/shop/__init__.py": SHOP,
@@ -117,7 +118,9 @@ def gate(repo: Repo, capsys, base: str, *extra: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def weaken(repo: Repo, capsys, after: dict[str, str | None], before: dict[str, str] | None = None) -> tuple[int, str, str]:
+def weaken(
+    repo: Repo, capsys, after: dict[str, str | None], before: dict[str, str] | None = None
+) -> tuple[int, str, str]:
     repo.change({**BASE, **(before or {})}, after)
     base = repo.git("rev-parse", "HEAD").strip()
     return gate(repo, capsys, base)
@@ -128,11 +131,15 @@ def weaken(repo: Repo, capsys, after: dict[str, str | None], before: dict[str, s
 WEAKENINGS = {
     "expected value through .lower()": {
         "src/shop/__init__.py": shop("return name.title()", "return name.capitalize()"),
-        "tests/test_shop.py": edit_tests('assert label("blue mug") == "Blue Mug"', 'assert label("blue mug").lower() == "Blue Mug".lower()'),
+        "tests/test_shop.py": edit_tests(
+            'assert label("blue mug") == "Blue Mug"', 'assert label("blue mug").lower() == "Blue Mug".lower()'
+        ),
     },
     "golden comparison narrowed by a helper": {
         "src/shop/__init__.py": shop("for k, v in items)", "for k, v in items[:1])"),
-        "tests/helpers.py": HELPERS.replace("return text == f.read()", "return text.splitlines()[0] == f.read().splitlines()[0]"),
+        "tests/helpers.py": HELPERS.replace(
+            "return text == f.read()", "return text.splitlines()[0] == f.read().splitlines()[0]"
+        ),
     },
     "the project's own raises() helper broadened": {
         "src/shop/__init__.py": shop('raise OutOfStock("none left")', 'raise ValueError("none left")'),
@@ -156,11 +163,16 @@ WEAKENINGS = {
     },
     "a skip added": {
         "src/shop/__init__.py": BROKEN_PRICE,
-        "tests/test_shop.py": edit_tests("def test_price():", "import pytest\n\n\n@pytest.mark.skip(reason='flaky')\ndef test_price():"),
+        "tests/test_shop.py": edit_tests(
+            "def test_price():", "import pytest\n\n\n@pytest.mark.skip(reason='flaky')\ndef test_price():"
+        ),
     },
     "a runtime skip added": {
         "src/shop/__init__.py": BROKEN_PRICE,
-        "tests/test_shop.py": edit_tests('    assert price(150) == "$1.50"', '    import pytest\n    pytest.skip("later")\n    assert price(150) == "$1.50"'),
+        "tests/test_shop.py": edit_tests(
+            '    assert price(150) == "$1.50"',
+            '    import pytest\n    pytest.skip("later")\n    assert price(150) == "$1.50"',
+        ),
     },
     "a test module deleted": {
         "src/shop/__init__.py": BROKEN_PRICE,
@@ -180,7 +192,9 @@ WEAKENINGS = {
     },
     "pytest.raises broadened": {
         "src/shop/__init__.py": shop('raise OutOfStock("none left")', 'raise ValueError("none left")'),
-        "tests/test_shop.py": edit_tests("with helpers.raises(OutOfStock):", "import pytest\n    with pytest.raises(Exception):"),
+        "tests/test_shop.py": edit_tests(
+            "with helpers.raises(OutOfStock):", "import pytest\n    with pytest.raises(Exception):"
+        ),
     },
     "a tautology": {
         "src/shop/__init__.py": BROKEN_PRICE,
@@ -194,7 +208,9 @@ WEAKENINGS = {
 def test_weakening_is_caught_by_replay_alone(repo: Repo, capsys, recipe: str) -> None:
     code, out, err = weaken(repo, capsys, WEAKENINGS[recipe])
     assert code == 1, (out, err)
-    assert re.search(r"^tests/test_shop\.py:\d+:1: OG90[12] tests/test_shop\.py::test_\w+ passed at [0-9a-f]+ and ", out, re.M), out
+    assert re.search(
+        r"^tests/test_shop\.py:\d+:1: OG90[12] tests/test_shop\.py::test_\w+ passed at [0-9a-f]+ and ", out, re.M
+    ), out
     assert "`oracle-guard approve behavior-change tests/test_shop.py::test_" in out
     assert "oracle-replay: " in err and sys.prefix in err  # which interpreter ran it
 
@@ -215,31 +231,56 @@ def test_finding_names_the_failing_test_and_its_first_failure_line(repo: Repo, c
 @pytest.mark.slow
 def test_exitfirst_in_addopts_judges_every_test(repo: Repo, capsys) -> None:
     # `-x` would stop at test_price; the three later tests still pass and are not findings
-    code, out, err = weaken(repo, capsys, WEAKENINGS["a deleted assert"], {"pytest.ini": "[pytest]\npythonpath = src\naddopts = -x\n"})
+    code, out, err = weaken(
+        repo, capsys, WEAKENINGS["a deleted assert"], {"pytest.ini": "[pytest]\npythonpath = src\naddopts = -x\n"}
+    )
     assert code == 1 and len(out.splitlines()) == 1 and "OG901 tests/test_shop.py::test_price" in out, (out, err)
 
 
 @pytest.mark.slow
 def test_a_skip_is_reported_as_a_skip(repo: Repo, capsys) -> None:
     # The new code makes the base's test skip itself: weaker than a pass.
-    after = {"src/shop/__init__.py": BROKEN_PRICE + "\nimport os\nos.environ['SHOP_SKIP'] = '1'\n", "tests/test_shop.py": edit_tests("def test_price():\n", "def test_price():\n    import os, pytest\n    if os.environ.get('SHOP_SKIP'):\n        pytest.skip('shop says so')\n")}
-    before = {"tests/test_shop.py": edit_tests("def test_price():\n", "def test_price():\n    import os, pytest\n    if os.environ.get('SHOP_SKIP'):\n        pytest.skip('shop says so')\n")}
+    after = {
+        "src/shop/__init__.py": BROKEN_PRICE + "\nimport os\nos.environ['SHOP_SKIP'] = '1'\n",
+        "tests/test_shop.py": edit_tests(
+            "def test_price():\n",
+            "def test_price():\n    import os, pytest\n    if os.environ.get('SHOP_SKIP'):\n        pytest.skip('shop says so')\n",
+        ),
+    }
+    before = {
+        "tests/test_shop.py": edit_tests(
+            "def test_price():\n",
+            "def test_price():\n    import os, pytest\n    if os.environ.get('SHOP_SKIP'):\n        pytest.skip('shop says so')\n",
+        )
+    }
     after["tests/test_shop.py"] += "\n# touched\n"
     code, out, _ = weaken(repo, capsys, after, before)
-    assert code == 1 and "OG902 tests/test_shop.py::test_price passed at" in out and "is now skipped against the new code: shop says so" in out
+    assert (
+        code == 1
+        and "OG902 tests/test_shop.py::test_price passed at" in out
+        and "is now skipped against the new code: shop says so" in out
+    )
 
 
 @pytest.mark.slow
 def test_a_renamed_api_is_an_import_finding(repo: Repo, capsys) -> None:
     after = {
         "src/shop/__init__.py": shop("def label(name):", "def title_case(name):"),
-        "tests/test_shop.py": edit_tests("label, price", "price, title_case").replace('label("blue mug")', 'title_case("blue mug")'),
+        "tests/test_shop.py": edit_tests("label, price", "price, title_case").replace(
+            'label("blue mug")', 'title_case("blue mug")'
+        ),
     }
     code, out, _ = weaken(repo, capsys, after)
     assert code == 1
     lines = out.splitlines()
-    assert len(lines) == 4 and all(" OG903 the base's test cannot import the new code: `ImportError: cannot import name 'label'" in line for line in lines), out
-    assert "(tests/test_shop.py::test_label); restore the name, or approve the change: `oracle-guard approve behavior-change tests/test_shop.py::test_label`" in out
+    assert len(lines) == 4 and all(
+        " OG903 the base's test cannot import the new code: `ImportError: cannot import name 'label'" in line
+        for line in lines
+    ), out
+    assert (
+        "(tests/test_shop.py::test_label); restore the name, or approve the change: `oracle-guard approve behavior-change tests/test_shop.py::test_label`"
+        in out
+    )
 
 
 @pytest.mark.slow
@@ -282,14 +323,19 @@ def test_bug_fix_with_a_new_regression_test_passes(repo: Repo, capsys) -> None:
 
 @pytest.mark.slow
 def test_production_refactor_with_tests_untouched_needs_no_replay(repo: Repo, capsys) -> None:
-    refactor = shop('return f"${cents / 100:.2f}"', 'dollars, rest = divmod(cents, 100)\n    return f"${dollars}.{rest:02d}"')
+    refactor = shop(
+        'return f"${cents / 100:.2f}"', 'dollars, rest = divmod(cents, 100)\n    return f"${dollars}.{rest:02d}"'
+    )
     code, out, err = weaken(repo, capsys, {"src/shop/__init__.py": refactor})
     assert (code, out) == (0, "") and "oracle-replay: nothing to replay: the change touches only production code" in err
 
 
 @pytest.mark.slow
 def test_test_only_refactor_needs_no_replay(repo: Repo, capsys) -> None:
-    moved = edit_tests('def test_price():\n    assert price(150) == "$1.50"', 'import pytest\n\n\n@pytest.mark.parametrize("cents, text", [(150, "$1.50"), (5, "$0.05")])\ndef test_price(cents, text):\n    assert price(cents) == text')
+    moved = edit_tests(
+        'def test_price():\n    assert price(150) == "$1.50"',
+        'import pytest\n\n\n@pytest.mark.parametrize("cents, text", [(150, "$1.50"), (5, "$0.05")])\ndef test_price(cents, text):\n    assert price(cents) == text',
+    )
     code, out, err = weaken(repo, capsys, {"tests/test_shop.py": None, "tests/test_store.py": moved})
     assert (code, out) == (0, "") and "nothing to replay: the change touches only the test side" in err
 
@@ -297,9 +343,23 @@ def test_test_only_refactor_needs_no_replay(repo: Repo, capsys) -> None:
 @pytest.mark.slow
 def test_refactor_of_code_and_tests_together_passes(repo: Repo, capsys) -> None:
     # production refactor + the test module renamed, parametrized and tightened: replayed, passes.
-    refactor = shop('return f"${cents / 100:.2f}"', 'dollars, rest = divmod(cents, 100)\n    return f"${dollars}.{rest:02d}"')
-    moved = edit_tests('def test_price():\n    assert price(150) == "$1.50"', 'import pytest\n\n\n@pytest.mark.parametrize("cents, text", [(150, "$1.50"), (5, "$0.05")])\ndef test_price(cents, text):\n    assert price(cents) == text')
-    code, out, err = weaken(repo, capsys, {"src/shop/__init__.py": refactor, "tests/test_shop.py": None, "tests/test_store.py": moved, "tests/helpers.py": HELPERS + "\n\ndef unused():\n    return None\n"})
+    refactor = shop(
+        'return f"${cents / 100:.2f}"', 'dollars, rest = divmod(cents, 100)\n    return f"${dollars}.{rest:02d}"'
+    )
+    moved = edit_tests(
+        'def test_price():\n    assert price(150) == "$1.50"',
+        'import pytest\n\n\n@pytest.mark.parametrize("cents, text", [(150, "$1.50"), (5, "$0.05")])\ndef test_price(cents, text):\n    assert price(cents) == text',
+    )
+    code, out, err = weaken(
+        repo,
+        capsys,
+        {
+            "src/shop/__init__.py": refactor,
+            "tests/test_shop.py": None,
+            "tests/test_store.py": moved,
+            "tests/helpers.py": HELPERS + "\n\ndef unused():\n    return None\n",
+        },
+    )
     assert (code, out) == (0, ""), err
     assert "ran every test (tests/helpers.py changed): 4 passed at" in err
 
@@ -307,11 +367,18 @@ def test_refactor_of_code_and_tests_together_passes(repo: Repo, capsys) -> None:
 @pytest.mark.slow
 def test_new_test_file_with_a_feature_needs_no_replay(repo: Repo, capsys) -> None:
     feature = SHOP + "\n\ndef total(prices):\n    return sum(prices)\n"
-    code, out, err = weaken(repo, capsys, {"src/shop/__init__.py": feature, "tests/test_total.py": "from shop import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n"})
+    code, out, err = weaken(
+        repo,
+        capsys,
+        {
+            "src/shop/__init__.py": feature,
+            "tests/test_total.py": "from shop import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
+        },
+    )
     assert (code, out) == (0, "") and "adds tests but changes none the base had" in err
 
 
-PROPS = '''\
+PROPS = """\
 from hypothesis import given, settings, strategies as st
 
 from shop import price
@@ -322,13 +389,20 @@ from shop import price
 def test_price_shape(cents):
     text = price(cents)
     assert text.startswith("$") and text[-3] == "."
-'''
+"""
 
 
 @pytest.mark.slow
 def test_more_hypothesis_examples_pass(repo: Repo, capsys) -> None:
-    refactor = shop('return f"${cents / 100:.2f}"', 'dollars, rest = divmod(cents, 100)\n    return f"${dollars}.{rest:02d}"')
-    code, out, err = weaken(repo, capsys, {"src/shop/__init__.py": refactor, "tests/test_props.py": PROPS.replace("MAX", "200")}, {"tests/test_props.py": PROPS.replace("MAX", "10")})
+    refactor = shop(
+        'return f"${cents / 100:.2f}"', 'dollars, rest = divmod(cents, 100)\n    return f"${dollars}.{rest:02d}"'
+    )
+    code, out, err = weaken(
+        repo,
+        capsys,
+        {"src/shop/__init__.py": refactor, "tests/test_props.py": PROPS.replace("MAX", "200")},
+        {"tests/test_props.py": PROPS.replace("MAX", "10")},
+    )
     assert (code, out) == (0, ""), err
     assert "ran 1 changed test module(s): 1 passed at" in err
 
@@ -337,7 +411,12 @@ def test_more_hypothesis_examples_pass(repo: Repo, capsys) -> None:
 def test_hypothesis_finds_the_same_counterexample_on_both_sides(repo: Repo, capsys) -> None:
     # fewer examples plus a bug only some inputs hit: the derandomized base test still finds it
     bug = shop('return f"${cents / 100:.2f}"', 'return f"${cents / 100:.2f}" if cents % 7 else f"${cents / 100:.1f}"')
-    code, out, err = weaken(repo, capsys, {"src/shop/__init__.py": bug, "tests/test_props.py": PROPS.replace("MAX", "1")}, {"tests/test_props.py": PROPS.replace("MAX", "100")})
+    code, out, err = weaken(
+        repo,
+        capsys,
+        {"src/shop/__init__.py": bug, "tests/test_props.py": PROPS.replace("MAX", "1")},
+        {"tests/test_props.py": PROPS.replace("MAX", "100")},
+    )
     assert code == 1 and "OG901 tests/test_props.py::test_price_shape passed at" in out, (out, err)
 
 
@@ -347,8 +426,14 @@ def test_hypothesis_finds_the_same_counterexample_on_both_sides(repo: Repo, caps
 @pytest.mark.slow
 def test_behaviour_change_needs_a_behavior_change_approval(repo: Repo, capsys, tmp_path: Path) -> None:
     key = make_key(tmp_path)
-    before = {"tests/allowed_signers": signers_line(key), CONTRACT: contract_text(extra="allowed_signers: tests/allowed_signers\n")}
-    change = {"src/shop/__init__.py": shop('return f"${cents / 100:.2f}"', 'return f"USD {cents / 100:.2f}"'), "tests/test_shop.py": edit_tests('"$1.50"', '"USD 1.50"')}
+    before = {
+        "tests/allowed_signers": signers_line(key),
+        CONTRACT: contract_text(extra="allowed_signers: tests/allowed_signers\n"),
+    }
+    change = {
+        "src/shop/__init__.py": shop('return f"${cents / 100:.2f}"', 'return f"USD {cents / 100:.2f}"'),
+        "tests/test_shop.py": edit_tests('"$1.50"', '"USD 1.50"'),
+    }
     code, out, _ = weaken(repo, capsys, change, before)
     base = repo.git("rev-parse", "HEAD").strip()
     assert code == 1 and "needs a signed approval" not in out
@@ -366,11 +451,15 @@ def test_behaviour_change_needs_a_behavior_change_approval(repo: Repo, capsys, t
 @pytest.mark.slow
 def test_an_approval_signed_by_a_key_the_base_does_not_trust_does_not_count(repo: Repo, capsys, tmp_path: Path) -> None:
     trusted, stranger = make_key(tmp_path, "alice"), make_key(tmp_path, "mallory")
-    before = {"tests/allowed_signers": signers_line(trusted), CONTRACT: contract_text(extra="allowed_signers: tests/allowed_signers\n")}
+    before = {
+        "tests/allowed_signers": signers_line(trusted),
+        CONTRACT: contract_text(extra="allowed_signers: tests/allowed_signers\n"),
+    }
     change = {
         "src/shop/__init__.py": shop('return f"${cents / 100:.2f}"', 'return f"USD {cents / 100:.2f}"'),
         "tests/test_shop.py": edit_tests('"$1.50"', '"USD 1.50"'),
-        "tests/allowed_signers": signers_line(trusted) + signers_line(stranger, "mallory@example.com"),  # the patch adds its own key
+        "tests/allowed_signers": signers_line(trusted)
+        + signers_line(stranger, "mallory@example.com"),  # the patch adds its own key
     }
     repo.change({**BASE, **before}, change)
     base = repo.git("rev-parse", "HEAD").strip()
@@ -382,7 +471,7 @@ def test_an_approval_signed_by_a_key_the_base_does_not_trust_does_not_count(repo
 
 # -- flakes, isolation, timeout -----------------------------------------------------
 
-FLAKY = '''\
+FLAKY = """\
 import os
 
 
@@ -391,11 +480,13 @@ def test_flaky():
     if os.path.basename(os.getcwd()) == "new" and not os.path.exists(marker):
         open(marker, "w").close()
         assert False, "first run only"
-'''
+"""
 
 
 @pytest.mark.slow
-def test_a_test_that_fails_once_then_passes_on_both_sides_is_a_flake_notice(repo: Repo, capsys, tmp_path: Path, monkeypatch) -> None:
+def test_a_test_that_fails_once_then_passes_on_both_sides_is_a_flake_notice(
+    repo: Repo, capsys, tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("FLAKE_DIR", str(tmp_path))
     change = {"src/shop/__init__.py": SHOP + "\n# refactor\n", "tests/test_flaky.py": FLAKY + "\n# touched\n"}
     code, out, err = weaken(repo, capsys, change, {"tests/test_flaky.py": FLAKY})
@@ -404,7 +495,9 @@ def test_a_test_that_fails_once_then_passes_on_both_sides_is_a_flake_notice(repo
 
 
 @pytest.mark.slow
-def test_replay_leaves_the_work_tree_alone_and_ignores_pytest_addopts(repo: Repo, capsys, monkeypatch, tmp_path: Path) -> None:
+def test_replay_leaves_the_work_tree_alone_and_ignores_pytest_addopts(
+    repo: Repo, capsys, monkeypatch, tmp_path: Path
+) -> None:
     scratch_home = tmp_path / "tmp"
     scratch_home.mkdir()
     monkeypatch.setenv("ORACLE_GUARD_SCRATCH", str(scratch_home))
@@ -419,7 +512,7 @@ def test_replay_leaves_the_work_tree_alone_and_ignores_pytest_addopts(repo: Repo
     assert list(scratch_home.iterdir()) == []  # scratch trees removed
 
 
-GIT_PROBE = '''\
+GIT_PROBE = """\
 import os, subprocess
 
 
@@ -427,13 +520,18 @@ def test_git_is_not_the_user_s():
     out = subprocess.run(["git", "rev-parse", "--absolute-git-dir"], capture_output=True, text=True).stdout
     with open(os.path.join(os.environ["FLAKE_DIR"], "gitdir"), "a") as f:
         f.write(out.strip() + "|")
-'''
+"""
 
 
 @pytest.mark.slow
-def test_tests_run_inside_a_git_hook_cannot_reach_the_user_s_repository(repo: Repo, capsys, tmp_path: Path, monkeypatch) -> None:
+def test_tests_run_inside_a_git_hook_cannot_reach_the_user_s_repository(
+    repo: Repo, capsys, tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("FLAKE_DIR", str(tmp_path))
-    repo.change({**BASE, "tests/test_git.py": GIT_PROBE}, {"src/shop/__init__.py": SHOP + "\n# refactor\n", "tests/test_git.py": GIT_PROBE + "\n# touched\n"})
+    repo.change(
+        {**BASE, "tests/test_git.py": GIT_PROBE},
+        {"src/shop/__init__.py": SHOP + "\n# refactor\n", "tests/test_git.py": GIT_PROBE + "\n# touched\n"},
+    )
     monkeypatch.setenv("GIT_DIR", str(repo.path / ".git"))  # as git sets it for some hooks
     code = repo.run(replay.main, "--base", "HEAD")
     assert code == 0, capsys.readouterr()
@@ -441,7 +539,7 @@ def test_tests_run_inside_a_git_hook_cannot_reach_the_user_s_repository(repo: Re
     assert seen.count("|") == 2 and str(repo.path) not in seen
 
 
-SLOW_TEST = '''\
+SLOW_TEST = """\
 import os, time
 
 
@@ -449,7 +547,7 @@ def test_slow():
     with open(os.path.join(os.environ["FLAKE_DIR"], "pid"), "w") as f:
         f.write(str(os.getpid()))
     time.sleep(120)
-'''
+"""
 
 
 @pytest.mark.slow
@@ -458,12 +556,18 @@ def test_timeout_is_exit_2_with_one_line_and_kills_pytest(repo: Repo, capsys, tm
     scratch_home = tmp_path / "tmp"
     scratch_home.mkdir()
     monkeypatch.setenv("ORACLE_GUARD_SCRATCH", str(scratch_home))
-    repo.change({**BASE, "tests/test_slow.py": SLOW_TEST}, {"src/shop/__init__.py": BROKEN_PRICE, "tests/test_slow.py": SLOW_TEST + "\n# touched\n"})
+    repo.change(
+        {**BASE, "tests/test_slow.py": SLOW_TEST},
+        {"src/shop/__init__.py": BROKEN_PRICE, "tests/test_slow.py": SLOW_TEST + "\n# touched\n"},
+    )
     started = time.monotonic()
     code = repo.run(replay.main, "--base", "HEAD", "--timeout", "4")
     _, err = capsys.readouterr()
     assert time.monotonic() - started < 60
-    assert code == 2 and "oracle-guard: error: the replay took over 4 s (--timeout) and was stopped; nothing was judged" in err
+    assert (
+        code == 2
+        and "oracle-guard: error: the replay took over 4 s (--timeout) and was stopped; nothing was judged" in err
+    )
     pid = int((tmp_path / "pid").read_text())
     for _ in range(50):  # the process group was killed
         try:
@@ -490,17 +594,26 @@ def test_no_pytest_in_the_interpreter_is_exit_2(repo: Repo, capsys, tmp_path: Pa
 def test_base_tests_that_do_not_run_at_all_are_exit_2_not_a_pass(repo: Repo, capsys) -> None:
     # the interpreter lacks what the base's tests import: nothing passes at the base, so nothing could be judged
     broken = {"tests/test_shop.py": "import shop_dependency_not_installed\n\n" + TESTS}
-    repo.change({**BASE, **broken}, {"src/shop/__init__.py": BROKEN_PRICE, "tests/test_shop.py": broken["tests/test_shop.py"] + "\n# touched\n"})
+    repo.change(
+        {**BASE, **broken},
+        {"src/shop/__init__.py": BROKEN_PRICE, "tests/test_shop.py": broken["tests/test_shop.py"] + "\n# touched\n"},
+    )
     code = repo.run(replay.main, "--base", "HEAD")
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
-    assert "oracle-guard: error: no selected test passes at HEAD in " in err and "ModuleNotFoundError: No module named 'shop_dependency_not_installed'" in err
+    assert (
+        "oracle-guard: error: no selected test passes at HEAD in " in err
+        and "ModuleNotFoundError: No module named 'shop_dependency_not_installed'" in err
+    )
 
 
 @pytest.mark.slow
 def test_all_base_tests_skipped_is_nothing_to_compare(repo: Repo, capsys) -> None:
     skipped = {"tests/test_shop.py": "import pytest\n\npytestmark = pytest.mark.skip(reason='platform')\n\n" + TESTS}
-    repo.change({**BASE, **skipped}, {"src/shop/__init__.py": BROKEN_PRICE, "tests/test_shop.py": skipped["tests/test_shop.py"] + "\n# touched\n"})
+    repo.change(
+        {**BASE, **skipped},
+        {"src/shop/__init__.py": BROKEN_PRICE, "tests/test_shop.py": skipped["tests/test_shop.py"] + "\n# touched\n"},
+    )
     code = repo.run(replay.main, "--base", "HEAD")
     out, err = capsys.readouterr()
     assert (code, out) == (0, "") and ": 0 passed at HEAD" in err
@@ -548,13 +661,28 @@ def test_test_side_patterns_match_the_gate_s() -> None:
 
 
 def test_changed_test_modules_are_replayed_alone(repo: Repo) -> None:
-    p = plan_of(repo, BASE, {"src/shop/__init__.py": BROKEN_PRICE, "tests/test_shop.py": TESTS + "\n", "tests/test_new.py": "def test_x():\n    pass\n"})
+    p = plan_of(
+        repo,
+        BASE,
+        {
+            "src/shop/__init__.py": BROKEN_PRICE,
+            "tests/test_shop.py": TESTS + "\n",
+            "tests/test_new.py": "def test_x():\n    pass\n",
+        },
+    )
     assert (p.modules, p.everything, p.write, p.remove) == (["tests/test_shop.py"], False, ["src/shop/__init__.py"], [])
     assert sorted(p.test_side) == ["tests/test_new.py", "tests/test_shop.py"]
 
 
 def test_conftest_helper_golden_or_plugin_widens_to_every_test(repo: Repo) -> None:
-    for path in ("tests/conftest.py", "conftest.py", "tests/helpers.py", "tests/golden/v1/render.txt", "src/shop/__snapshots__/a.ambr", "docs/x.approved.txt"):
+    for path in (
+        "tests/conftest.py",
+        "conftest.py",
+        "tests/helpers.py",
+        "tests/golden/v1/render.txt",
+        "src/shop/__snapshots__/a.ambr",
+        "docs/x.approved.txt",
+    ):
         p = plan_of(repo, BASE, {path: "x = 1\n", "src/shop/__init__.py": BROKEN_PRICE})
         assert p.everything and p.widening == [path], path
         repo.git("reset", "-q", "--hard")
@@ -565,17 +693,29 @@ def test_conftest_helper_golden_or_plugin_widens_to_every_test(repo: Repo) -> No
 
 
 def test_plugin_named_by_p_in_addopts_is_test_side(repo: Repo) -> None:
-    before = {**BASE, "pytest.ini": "[pytest]\npythonpath = src\naddopts = -p shop.testing_plugin\n", "src/shop/testing_plugin.py": "X = 1\n"}
+    before = {
+        **BASE,
+        "pytest.ini": "[pytest]\npythonpath = src\naddopts = -p shop.testing_plugin\n",
+        "src/shop/testing_plugin.py": "X = 1\n",
+    }
     p = plan_of(repo, before, {"src/shop/testing_plugin.py": "X = 2\n", "src/shop/__init__.py": BROKEN_PRICE})
     assert p.everything and p.widening == ["src/shop/testing_plugin.py"] and p.write == ["src/shop/__init__.py"]
 
 
 def test_pyproject_is_test_side_only_when_its_pytest_section_changed(repo: Repo) -> None:
     toml = '[project]\nname = "shop"\nversion = "1"\n\n[tool.pytest.ini_options]\npythonpath = ["src"]\n'
-    p = plan_of(repo, {**BASE, "pyproject.toml": toml}, {"pyproject.toml": toml.replace('"1"', '"2"'), "src/shop/__init__.py": BROKEN_PRICE})
+    p = plan_of(
+        repo,
+        {**BASE, "pyproject.toml": toml},
+        {"pyproject.toml": toml.replace('"1"', '"2"'), "src/shop/__init__.py": BROKEN_PRICE},
+    )
     assert not p.everything and "pyproject.toml" in p.write
     repo.git("reset", "-q", "--hard")
-    p = plan_of(repo, {**BASE, "pyproject.toml": toml}, {"pyproject.toml": toml + 'addopts = "-k price"\n', "src/shop/__init__.py": BROKEN_PRICE})
+    p = plan_of(
+        repo,
+        {**BASE, "pyproject.toml": toml},
+        {"pyproject.toml": toml + 'addopts = "-k price"\n', "src/shop/__init__.py": BROKEN_PRICE},
+    )
     assert p.everything and p.widening == ["pyproject.toml"] and "pyproject.toml" not in p.write
 
 
@@ -584,17 +724,33 @@ def test_contract_fixtures_are_test_side_but_approvals_and_snapshot_do_not_widen
     p = plan_of(repo, before, {"data/frozen/a.json": "{}", "src/shop/__init__.py": BROKEN_PRICE})
     assert p.everything and p.widening == ["data/frozen/a.json"]
     repo.git("reset", "-q", "--hard")
-    p = plan_of(repo, before, {"tests/approvals/x.approval": "behavior-change a\n", "tests/collection_snapshot.txt": "run a\n", "src/shop/__init__.py": BROKEN_PRICE})
-    assert not p.everything and p.modules == [] and sorted(p.test_side) == ["tests/approvals/x.approval", "tests/collection_snapshot.txt"]
+    p = plan_of(
+        repo,
+        before,
+        {
+            "tests/approvals/x.approval": "behavior-change a\n",
+            "tests/collection_snapshot.txt": "run a\n",
+            "src/shop/__init__.py": BROKEN_PRICE,
+        },
+    )
+    assert (
+        not p.everything
+        and p.modules == []
+        and sorted(p.test_side) == ["tests/approvals/x.approval", "tests/collection_snapshot.txt"]
+    )
 
 
 def test_a_production_file_moved_is_removed_and_written(repo: Repo) -> None:
-    p = plan_of(repo, BASE, {"src/shop/__init__.py": None, "src/shop/core.py": SHOP, "tests/test_shop.py": TESTS + "\n"})
+    p = plan_of(
+        repo, BASE, {"src/shop/__init__.py": None, "src/shop/core.py": SHOP, "tests/test_shop.py": TESTS + "\n"}
+    )
     assert p.remove == ["src/shop/__init__.py"] and p.write == ["src/shop/core.py"]
 
 
 def test_the_scratch_tree_holds_new_code_and_base_tests(repo: Repo) -> None:
-    repo.change(BASE, {**WEAKENINGS["a test redirected to a freshly written golden directory"], "src/shop/extra.py": "X = 1\n"})
+    repo.change(
+        BASE, {**WEAKENINGS["a test redirected to a freshly written golden directory"], "src/shop/extra.py": "X = 1\n"}
+    )
     old = os.getcwd()
     os.chdir(repo.path)
     try:

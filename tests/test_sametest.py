@@ -5,6 +5,7 @@ git repository: the honest version must pass both hooks, and the same
 refactor that also drops a case or a check must be rejected by both.
 collection-snapshot runs real pytest (slow); oracle-shrink runs in-process.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -416,7 +417,9 @@ def _shrink(repo: Repo, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize("name,base,honest,weakened", REFACTORS, ids=IDS)
-def test_oracle_shrink_accepts_the_refactor_and_rejects_it_with_a_loss(repo: Repo, capsys: pytest.CaptureFixture[str], name: str, base: str, honest: str, weakened: str) -> None:
+def test_oracle_shrink_accepts_the_refactor_and_rejects_it_with_a_loss(
+    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, base: str, honest: str, weakened: str
+) -> None:
     repo.write(T, _src(base), dedent=False)
     repo.commit("base")
     _stage(repo, honest)
@@ -440,7 +443,9 @@ def lean(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,base,honest,weakened", REFACTORS, ids=IDS)
-def test_collection_snapshot_agrees(repo: Repo, capsys: pytest.CaptureFixture[str], lean: None, name: str, base: str, honest: str, weakened: str) -> None:
+def test_collection_snapshot_agrees(
+    repo: Repo, capsys: pytest.CaptureFixture[str], lean: None, name: str, base: str, honest: str, weakened: str
+) -> None:
     repo.write(T, _src(base), dedent=False)
     code, out = _snapshot(repo, capsys)  # records the first snapshot
     assert code == 1 and "OG8" not in out, out
@@ -456,12 +461,17 @@ def test_collection_snapshot_agrees(repo: Repo, capsys: pytest.CaptureFixture[st
 
 
 @pytest.mark.slow
-def test_a_test_moved_into_a_class_of_another_file_in_a_renamed_file(repo: Repo, capsys: pytest.CaptureFixture[str], lean: None) -> None:
+def test_a_test_moved_into_a_class_of_another_file_in_a_renamed_file(
+    repo: Repo, capsys: pytest.CaptureFixture[str], lean: None
+) -> None:
     repo.write("tests/test_old.py", "def test_a():\n    assert 1 + 1 == 2\n\n\ndef test_b():\n    assert 2 * 2 == 4\n")
     _snapshot(repo, capsys)
     repo.commit("base")
     repo.git("mv", "tests/test_old.py", "tests/test_new.py")
-    repo.write("tests/test_new.py", "class TestArithmetic:\n    def test_sum(self):\n        assert 1 + 1 == 2\n\n    def test_product(self):\n        assert 2 * 2 == 4\n")
+    repo.write(
+        "tests/test_new.py",
+        "class TestArithmetic:\n    def test_sum(self):\n        assert 1 + 1 == 2\n\n    def test_product(self):\n        assert 2 * 2 == 4\n",
+    )
     code, out = _snapshot(repo, capsys)
     assert code == 1 and "OG801" not in out, out
     assert repo.run(shrink_main, "tests/test_new.py") == 0, capsys.readouterr().out
@@ -469,7 +479,7 @@ def test_a_test_moved_into_a_class_of_another_file_in_a_renamed_file(repo: Repo,
 
 # -- the model itself -----------------------------------------------------------------
 
-IDS_MODULE = '''\
+IDS_MODULE = """\
 import enum
 import pytest
 
@@ -511,14 +521,30 @@ def test_range(v):
 
 def test_plain():
     pass
-'''
+"""
 
 
 @pytest.mark.slow
 def test_predicted_ids_are_those_pytest_collects(tmp_path) -> None:
     (tmp_path / "test_ids.py").write_text(IDS_MODULE, encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "test_ids.py"],
-                          cwd=tmp_path, capture_output=True, text=True, env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PATH": "/usr/bin:/bin"})
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            "test_ids.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PATH": "/usr/bin:/bin"},
+    )
     collected = {line for line in proc.stdout.splitlines() if "::" in line}
     module = Module.from_source("test_ids.py", IDS_MODULE.encode())
     predicted = set()
@@ -537,8 +563,13 @@ def _cases(source: str, qualname: str) -> list[sametest.Case]:
 
 
 def test_parameters_are_written_into_body_and_checks() -> None:
-    [one, two] = _cases("from strings import up, down\n@pytest.mark.parametrize('fn,x', [(up, 'a'), (down, 'B')])\ndef test_a(fn, x):\n    r = fn(x)\n    assert r == x.upper()\n", "test_a")
-    assert one.checks == (frozenset({"assert r == 'a'.upper()", "assert up('a') == 'a'.upper()", "pin:up('a')", "pin:'a'.upper()"}),)
+    [one, two] = _cases(
+        "from strings import up, down\n@pytest.mark.parametrize('fn,x', [(up, 'a'), (down, 'B')])\ndef test_a(fn, x):\n    r = fn(x)\n    assert r == x.upper()\n",
+        "test_a",
+    )
+    assert one.checks == (
+        frozenset({"assert r == 'a'.upper()", "assert up('a') == 'a'.upper()", "pin:up('a')", "pin:'a'.upper()"}),
+    )
     assert two.id == "down-B"
     [plain] = _cases("def test_b():\n    r = up('a')\n    assert r == 'a'.upper()\n", "test_b")
     assert sametest.reappearing([plain], [one, two]) == [True]
@@ -580,7 +611,9 @@ def test_ids_split_into_file_test_and_parameters() -> None:
 def test_a_value_unparse_cannot_put_into_an_f_string_is_no_crash() -> None:
     """structlog 9f065611: a backslash written into an f-string expression (Python 3.11's ast.unparse refuses it)."""
     [case] = _cases("@pytest.mark.parametrize('s', ['a\\\\nb'])\ndef test_a(s):\n    assert f'{g(s)}' == s\n", "test_a")
-    [again] = _cases("@pytest.mark.parametrize('s', ['a\\\\nb'])\ndef test_b(s):\n    assert f'{g(s)}' == s\n", "test_b")
+    [again] = _cases(
+        "@pytest.mark.parametrize('s', ['a\\\\nb'])\ndef test_b(s):\n    assert f'{g(s)}' == s\n", "test_b"
+    )
     assert sametest.reappearing([case], [again]) == [True]
 
 

@@ -11,6 +11,7 @@
 The checks run hooks.pydiff.check itself on a change set whose two sides are
 held in memory: one git repository per example would make this minutes long.
 """
+
 from __future__ import annotations
 
 import ast
@@ -102,7 +103,9 @@ functions = st.builds(
     Function,
     name=st.sampled_from(WORDS).map(lambda w: f"test_{w}"),
     decorators=st.lists(st.sampled_from(HARMLESS_DECORATORS), max_size=2, unique=True),
-    body=st.lists(st.sampled_from(BODY_LINES), min_size=1, max_size=4).filter(lambda b: any(not s.startswith("#") for s in b)),
+    body=st.lists(st.sampled_from(BODY_LINES), min_size=1, max_size=4).filter(
+        lambda b: any(not s.startswith("#") for s in b)
+    ),
     docstring=st.booleans(),
 )
 classes = st.builds(
@@ -244,7 +247,11 @@ REFORMATS = {
 def test_reformatting_a_module_with_marks_is_never_reported(data: st.DataObject, items: list, how: str) -> None:  # type: ignore[type-arg]
     extra: dict = {}  # type: ignore[type-arg]
     for i, item in enumerate(items):
-        targets = [(i, None)] if isinstance(item, Function) else [(i, "class-decorator")] + [(i, j) for j in range(len(item.methods))]
+        targets = (
+            [(i, None)]
+            if isinstance(item, Function)
+            else [(i, "class-decorator")] + [(i, j) for j in range(len(item.methods))]
+        )
         for key in targets:
             if data.draw(st.booleans()):
                 extra[key] = [data.draw(st.sampled_from(EXISTING_MARKS))]

@@ -1,4 +1,5 @@
 """Approvals for static findings (skip-add, check-removed, expected-change) and `lock --rotate`."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -56,13 +57,15 @@ def gate(repo: Repo, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     ],
     ids=["skip-add", "check-removed", "expected-change"],
 )
-def test_a_signed_statement_lets_exactly_that_finding_through(repo: Repo, tmp_path: Path, capsys, changed: str, code: str, statement: str) -> None:
+def test_a_signed_statement_lets_exactly_that_finding_through(
+    repo: Repo, tmp_path: Path, capsys, changed: str, code: str, statement: str
+) -> None:
     key = signed(repo, tmp_path)
     repo.write("tests/test_price.py", changed)
     repo.stage()
     status, out = gate(repo, capsys)
     assert status == 1 and code in out
-    assert f"    next: " in out and f"`oracle-guard approve {statement}`" in out  # the exact command to run
+    assert "    next: " in out and f"`oracle-guard approve {statement}`" in out  # the exact command to run
     approve(repo, key, statement)
     repo.stage()
     assert gate(repo, capsys) == (0, "")
@@ -103,7 +106,14 @@ def locked(repo: Repo, tmp_path: Path) -> tuple[Path, str]:
     repo.write("tests/allowed_signers", signers_line(key))
     repo.write("tests/fixtures/invoice.json", '{"total": 1250}\n')
     old = sha(b'{"total": 1250}\n')
-    repo.write(CONTRACT, "# the contract\n" + contract_text(fixture_entry("invoice", "tests/fixtures/invoice.json", old), extra="allowed_signers: tests/allowed_signers\n"))
+    repo.write(
+        CONTRACT,
+        "# the contract\n"
+        + contract_text(
+            fixture_entry("invoice", "tests/fixtures/invoice.json", old),
+            extra="allowed_signers: tests/allowed_signers\n",
+        ),
+    )
     repo.commit("base with a lock")
     return key, old
 
@@ -146,7 +156,9 @@ def test_lock_rotate_refuses_an_unknown_id_or_a_missing_file_in_one_line(repo: R
     assert repo.run(init_contract.lock_main, "--rotate", "invoice", "tests/x") == 2
 
 
-def test_a_removed_test_is_retired_with_the_statement_collection_snapshot_takes(repo: Repo, tmp_path: Path, capsys) -> None:
+def test_a_removed_test_is_retired_with_the_statement_collection_snapshot_takes(
+    repo: Repo, tmp_path: Path, capsys
+) -> None:
     key = signed(repo, tmp_path)
     repo.write("tests/test_price.py", TEST.replace("def test_total():\n    assert total([1, 2]) == 3\n", ""))
     repo.stage()

@@ -5,6 +5,7 @@ nearest honest change.  Run-time half (real pytest subprocesses, slow): the
 plugin fails closed when its contract or its options were tampered with, and
 fails the session when a report's outcome differs from what the call raised.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,57 +45,174 @@ CONFIG_CASES = [
     ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra -p no:oracle_guard\n", ["OG870"]),
     ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra -pno:oracle_guard_sentinel\n", ["OG870"]),
     ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra -p no:oracle_guard_gate\n", ["OG870"]),
-    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --oracle-guard-contract=tests/other.yaml\n", ["OG870"]),
-    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --oracle-guard-now=2020-01-01T00:00:00Z\n", ["OG870"]),
+    (
+        "pytest.ini",
+        "[pytest]\naddopts = -ra\n",
+        "[pytest]\naddopts = -ra --oracle-guard-contract=tests/other.yaml\n",
+        ["OG870"],
+    ),
+    (
+        "pytest.ini",
+        "[pytest]\naddopts = -ra\n",
+        "[pytest]\naddopts = -ra --oracle-guard-now=2020-01-01T00:00:00Z\n",
+        ["OG870"],
+    ),
     ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra -p no:cacheprovider -q\n", []),
-    ("pytest.ini", "[pytest]\naddopts = -ra --oracle-guard-allow-skips\n", "[pytest]\naddopts = -ra --oracle-guard-allow-skips -q\n", []),
-    ("pyproject.toml", '[tool.pytest.ini_options]\naddopts = "-ra"\n', '[tool.pytest.ini_options]\naddopts = ["-ra", "-p", "no:oracle_guard"]\n', ["OG870"]),
+    (
+        "pytest.ini",
+        "[pytest]\naddopts = -ra --oracle-guard-allow-skips\n",
+        "[pytest]\naddopts = -ra --oracle-guard-allow-skips -q\n",
+        [],
+    ),
+    (
+        "pyproject.toml",
+        '[tool.pytest.ini_options]\naddopts = "-ra"\n',
+        '[tool.pytest.ini_options]\naddopts = ["-ra", "-p", "no:oracle_guard"]\n',
+        ["OG870"],
+    ),
     # setup.cfg is not the file pytest picks while pytest.ini exists: still refused (`-c` or a later deletion picks it)
-    ("setup.cfg", "[metadata]\nname = x\n", "[metadata]\nname = x\n[tool:pytest]\naddopts = --oracle-guard-allow-skips\n", ["OG870"]),
+    (
+        "setup.cfg",
+        "[metadata]\nname = x\n",
+        "[metadata]\nname = x\n[tool:pytest]\naddopts = --oracle-guard-allow-skips\n",
+        ["OG870"],
+    ),
     ("setup.cfg", "[metadata]\nname = x\n", "[metadata]\nname = x\nversion = 2\n", []),
-    ("tox.ini", "[testenv]\ncommands = pytest\n", "[testenv]\nsetenv =\n    PYTEST_ADDOPTS=-p no:oracle_guard\ncommands = pytest\n", ["OG870"]),
-    ("tox.ini", "[testenv]\ncommands = pytest\n", "[testenv]\nsetenv =\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD=1\ncommands = pytest\n", ["OG870"]),
+    (
+        "tox.ini",
+        "[testenv]\ncommands = pytest\n",
+        "[testenv]\nsetenv =\n    PYTEST_ADDOPTS=-p no:oracle_guard\ncommands = pytest\n",
+        ["OG870"],
+    ),
+    (
+        "tox.ini",
+        "[testenv]\ncommands = pytest\n",
+        "[testenv]\nsetenv =\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD=1\ncommands = pytest\n",
+        ["OG870"],
+    ),
     ("tox.ini", "[testenv]\ncommands = pytest\n", "[testenv]\nsetenv =\n    PYTHONHASHSEED=0\ncommands = pytest\n", []),
     (".github/workflows/ci.yml", WORKFLOW, WORKFLOW_ENV.format(value="--oracle-guard-allow-skips"), ["OG870"]),
     (".github/workflows/ci.yml", WORKFLOW, WORKFLOW_ENV.format(value="-p no:oracle_guard"), ["OG870"]),
     (".github/workflows/ci.yml", WORKFLOW, WORKFLOW_ENV.format(value="--noconftest"), ["OG871"]),
     (".github/workflows/ci.yml", WORKFLOW, WORKFLOW_ENV.format(value="--tb=short"), []),
-    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    env:\n      PYTEST_DISABLE_PLUGIN_AUTOLOAD: 1\n    steps:\n      - run: pytest -q\n", ["OG870"]),
-    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: pytest -q --disable-plugin-autoload\n", ["OG870"]),
-    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: pytest -q --rootdir=/tmp\n", ["OG871"]),
-    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: pytest -q -c ci/pytest.ini\n", ["OG871"]),
-    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: |\n          pytest -q \\\n            -o python_files=none.py\n", ["OG871"]),
-    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: pytest -q -o console_output_style=classic\n", []),
+    (
+        ".github/workflows/ci.yml",
+        WORKFLOW,
+        "jobs:\n  t:\n    env:\n      PYTEST_DISABLE_PLUGIN_AUTOLOAD: 1\n    steps:\n      - run: pytest -q\n",
+        ["OG870"],
+    ),
+    (
+        ".github/workflows/ci.yml",
+        WORKFLOW,
+        "jobs:\n  t:\n    steps:\n      - run: pytest -q --disable-plugin-autoload\n",
+        ["OG870"],
+    ),
+    (
+        ".github/workflows/ci.yml",
+        WORKFLOW,
+        "jobs:\n  t:\n    steps:\n      - run: pytest -q --rootdir=/tmp\n",
+        ["OG871"],
+    ),
+    (
+        ".github/workflows/ci.yml",
+        WORKFLOW,
+        "jobs:\n  t:\n    steps:\n      - run: pytest -q -c ci/pytest.ini\n",
+        ["OG871"],
+    ),
+    (
+        ".github/workflows/ci.yml",
+        WORKFLOW,
+        "jobs:\n  t:\n    steps:\n      - run: |\n          pytest -q \\\n            -o python_files=none.py\n",
+        ["OG871"],
+    ),
+    (
+        ".github/workflows/ci.yml",
+        WORKFLOW,
+        "jobs:\n  t:\n    steps:\n      - run: pytest -q -o console_output_style=classic\n",
+        [],
+    ),
     # a folded YAML string: the option is on a line of its own (read by hooks/runners.py)
-    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: >\n          pytest -q\n          --noconftest\n", ["OG871"]),
-    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: >\n          pytest -q\n          --tb=short\n", []),
+    (
+        ".github/workflows/ci.yml",
+        WORKFLOW,
+        "jobs:\n  t:\n    steps:\n      - run: >\n          pytest -q\n          --noconftest\n",
+        ["OG871"],
+    ),
+    (
+        ".github/workflows/ci.yml",
+        WORKFLOW,
+        "jobs:\n  t:\n    steps:\n      - run: >\n          pytest -q\n          --tb=short\n",
+        [],
+    ),
     # -c of another tool on the same line is not pytest's
     (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: mypy -c 'x = 1' && pytest -q\n", []),
     (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: python -m pytest -q -n auto\n", []),
     # the gate switched on explicitly, then dropped
-    (".github/workflows/ci.yml", "jobs:\n  t:\n    steps:\n      - run: pytest -q --oracle-guard\n", WORKFLOW, ["OG870"]),
-    (".github/workflows/ci.yml", "jobs:\n  t:\n    steps:\n      - run: pytest -q --oracle-guard\n", "jobs:\n  t:\n    steps:\n      - run: pytest -q --oracle-guard --tb=short\n", []),
+    (
+        ".github/workflows/ci.yml",
+        "jobs:\n  t:\n    steps:\n      - run: pytest -q --oracle-guard\n",
+        WORKFLOW,
+        ["OG870"],
+    ),
+    (
+        ".github/workflows/ci.yml",
+        "jobs:\n  t:\n    steps:\n      - run: pytest -q --oracle-guard\n",
+        "jobs:\n  t:\n    steps:\n      - run: pytest -q --oracle-guard --tb=short\n",
+        [],
+    ),
     ("Makefile", "test:\n\tpytest\n", "export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1\ntest:\n\tpytest\n", ["OG870"]),
     ("Makefile", "test:\n\tpytest\n", "test:\n\tpytest --noconftest\n", ["OG871"]),
     ("Makefile", "test:\n\tpytest\n", "test:\n\tpytest -x\n", []),
-    ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --setup-plan\n", ["OG851"]),  # one finding, not two
+    (
+        "pytest.ini",
+        "[pytest]\naddopts = -ra\n",
+        "[pytest]\naddopts = -ra --setup-plan\n",
+        ["OG851"],
+    ),  # one finding, not two
     ("Makefile", "test:\n\tpytest\n", "test:\n\tpytest --setup-only\n", ["OG859"]),
-    ("pytest.toml", "[pytest]\naddopts = ['-ra']\n", "[pytest]\naddopts = ['-ra', '-p', 'no:oracle_guard']\n", ["OG870"]),
+    (
+        "pytest.toml",
+        "[pytest]\naddopts = ['-ra']\n",
+        "[pytest]\naddopts = ['-ra', '-p', 'no:oracle_guard']\n",
+        ["OG870"],
+    ),
     ("pytest.ini", "[pytest]\naddopts = -ra\n", "[pytest]\naddopts = -ra --version\n", ["OG871"]),
-    (".github/workflows/ci.yml", WORKFLOW, "jobs:\n  t:\n    steps:\n      - run: pytest --version\n      - run: pytest -q\n", []),
-    ("Makefile", "test:\n\tpytest\nversion:\n\tpython --version\n", "test:\n\tpytest\nversion:\n\tpython --version\n\tpip --version\n", []),
-    ("noxfile.py", "def tests(s):\n    s.run('pytest')\n", "def tests(s):\n    s.run('pytest', '-p', 'no:oracle_guard')\n", ["OG870"]),
+    (
+        ".github/workflows/ci.yml",
+        WORKFLOW,
+        "jobs:\n  t:\n    steps:\n      - run: pytest --version\n      - run: pytest -q\n",
+        [],
+    ),
+    (
+        "Makefile",
+        "test:\n\tpytest\nversion:\n\tpython --version\n",
+        "test:\n\tpytest\nversion:\n\tpython --version\n\tpip --version\n",
+        [],
+    ),
+    (
+        "noxfile.py",
+        "def tests(s):\n    s.run('pytest')\n",
+        "def tests(s):\n    s.run('pytest', '-p', 'no:oracle_guard')\n",
+        ["OG870"],
+    ),
     (".env", "A=1\n", "A=1\nPYTEST_ADDOPTS=--oracle-guard-allow-skips\n", ["OG870"]),
     # a config file below the root becomes the rootdir for its tests
     ("tests/pytest.ini", None, "[pytest]\naddopts = -q\n", ["OG872"]),
     ("tests/plugins_integration/pytest.ini", None, "[pytest]\naddopts = -q\n", ["OG872"]),
     ("sub/pyproject.toml", None, '[project]\nname = "sub"\n', []),
-    ("tests/data/broken/pyproject.toml", None, "[tool.pytest.ini_options\naddopts = \n", []),  # test data, not configuration
+    (
+        "tests/data/broken/pyproject.toml",
+        None,
+        "[tool.pytest.ini_options\naddopts = \n",
+        [],
+    ),  # test data, not configuration
 ]
 
 
 @pytest.mark.parametrize(("path", "base", "new", "expected"), CONFIG_CASES)
-def test_gate_switches_in_configuration(repo: Repo, monkeypatch: pytest.MonkeyPatch, path: str, base: str | None, new: str, expected: list[str]) -> None:
+def test_gate_switches_in_configuration(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, path: str, base: str | None, new: str, expected: list[str]
+) -> None:
     repo.write("tests/test_a.py", PASSING)
     repo.write("tests/agent_contract.yaml", CONTRACT)
     if base is not None:
@@ -115,7 +233,9 @@ def test_root_pytest_ini_shadowing_pyproject(repo: Repo, monkeypatch: pytest.Mon
 
 
 def test_root_pytest_ini_that_carries_every_setting_over_passes(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
-    repo.write("pyproject.toml", '[project]\nname = "x"\n[tool.pytest.ini_options]\naddopts = "-ra"\nxfail_strict = true\n')
+    repo.write(
+        "pyproject.toml", '[project]\nname = "x"\n[tool.pytest.ini_options]\naddopts = "-ra"\nxfail_strict = true\n'
+    )
     repo.commit("base")
     repo.write("pyproject.toml", '[project]\nname = "x"\n')
     repo.write("pytest.ini", "[pytest]\naddopts = -ra --strict-markers\nxfail_strict = true\n")
@@ -181,50 +301,150 @@ def pytest_runtest_makereport(item, call):
 
 CODE_CASES = [
     # outcome rewriting
-    ("makereport-outcome", "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    rep = outcome.get_result()\n    if rep.failed:\n        rep.outcome = 'passed'\n", ["OG875"]),
-    ("makereport-new-style", "@pytest.hookimpl(wrapper=True)\ndef pytest_runtest_makereport(item, call):\n    rep = yield\n    setattr(rep, 'outcome', 'skipped')\n    return rep\n", ["OG875"]),
-    ("makereport-force", "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.force_result(None)\n", ["OG875"]),
-    ("makereport-plain", "from _pytest.reports import TestReport\n\n\ndef pytest_runtest_makereport(item, call):\n    return TestReport(item.nodeid, item.location, {}, 'passed', None, call.when)\n", ["OG875"]),
-    ("call-swallowed", "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_call(item):\n    try:\n        yield\n    except Exception:\n        pass\n", ["OG875"]),
+    (
+        "makereport-outcome",
+        "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    rep = outcome.get_result()\n    if rep.failed:\n        rep.outcome = 'passed'\n",
+        ["OG875"],
+    ),
+    (
+        "makereport-new-style",
+        "@pytest.hookimpl(wrapper=True)\ndef pytest_runtest_makereport(item, call):\n    rep = yield\n    setattr(rep, 'outcome', 'skipped')\n    return rep\n",
+        ["OG875"],
+    ),
+    (
+        "makereport-force",
+        "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.force_result(None)\n",
+        ["OG875"],
+    ),
+    (
+        "makereport-plain",
+        "from _pytest.reports import TestReport\n\n\ndef pytest_runtest_makereport(item, call):\n    return TestReport(item.nodeid, item.location, {}, 'passed', None, call.when)\n",
+        ["OG875"],
+    ),
+    (
+        "call-swallowed",
+        "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_call(item):\n    try:\n        yield\n    except Exception:\n        pass\n",
+        ["OG875"],
+    ),
     ("pyfunc-skipped", "def pytest_pyfunc_call(pyfuncitem):\n    return True\n", ["OG875"]),
     ("protocol-skipped", "def pytest_runtest_protocol(item, nextitem):\n    return True\n", ["OG875"]),
     ("runtestloop", "def pytest_runtestloop(session):\n    return True\n", ["OG875"]),
-    ("teststatus", "def pytest_report_teststatus(report, config):\n    if report.failed:\n        return 'passed', '.', 'PASSED'\n", ["OG875"]),
+    (
+        "teststatus",
+        "def pytest_report_teststatus(report, config):\n    if report.failed:\n        return 'passed', '.', 'PASSED'\n",
+        ["OG875"],
+    ),
     ("exitstatus", "def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 0\n", ["OG875"]),
-    ("testsfailed", "@pytest.hookimpl(trylast=True)\ndef pytest_runtest_logreport(report):\n    import builtins\n    builtins.session.testsfailed = 0\n", ["OG875"]),
-    ("makeitem-empty", "def pytest_pycollect_makeitem(collector, name, obj):\n    if name.startswith('test_slow'):\n        return []\n", ["OG875"]),
-    ("runtest-replaced", "def pytest_collection_modifyitems(items):\n    for item in items:\n        item.runtest = lambda: None\n", ["OG875"]),
-    ("obj-replaced", "def pytest_collection_modifyitems(items):\n    for item in items:\n        item.obj = lambda *a, **k: None\n", ["OG875"]),
+    (
+        "testsfailed",
+        "@pytest.hookimpl(trylast=True)\ndef pytest_runtest_logreport(report):\n    import builtins\n    builtins.session.testsfailed = 0\n",
+        ["OG875"],
+    ),
+    (
+        "makeitem-empty",
+        "def pytest_pycollect_makeitem(collector, name, obj):\n    if name.startswith('test_slow'):\n        return []\n",
+        ["OG875"],
+    ),
+    (
+        "runtest-replaced",
+        "def pytest_collection_modifyitems(items):\n    for item in items:\n        item.runtest = lambda: None\n",
+        ["OG875"],
+    ),
+    (
+        "obj-replaced",
+        "def pytest_collection_modifyitems(items):\n    for item in items:\n        item.obj = lambda *a, **k: None\n",
+        ["OG875"],
+    ),
     ("session-items", "def pytest_collection_finish(session):\n    session.items = []\n", ["OG875"]),
     # process exits
     ("os-exit", "import os\n\n\ndef pytest_sessionfinish(session):\n    os._exit(0)\n", ["OG876"]),
-    ("sys-exit-alias", "from sys import exit as leave\n\n\ndef pytest_sessionfinish(session):\n    leave(0)\n", ["OG876"]),
+    (
+        "sys-exit-alias",
+        "from sys import exit as leave\n\n\ndef pytest_sessionfinish(session):\n    leave(0)\n",
+        ["OG876"],
+    ),
     ("raise-systemexit", "def pytest_sessionfinish(session):\n    raise SystemExit(0)\n", ["OG876"]),
     ("pytest-exit", "def pytest_collection_finish(session):\n    pytest.exit('done', returncode=0)\n", ["OG876"]),
-    ("exits-failing", "import sys\n\n\ndef pytest_terminal_summary(terminalreporter):\n    if terminalreporter.stats.get('leak'):\n        pytest.exit('leaked', returncode=1)\n\n\ndef pytest_unconfigure(config):\n    if config.stash.get('bad', False):\n        sys.exit('bad state')\n        raise SystemExit(3)\n", []),
+    (
+        "exits-failing",
+        "import sys\n\n\ndef pytest_terminal_summary(terminalreporter):\n    if terminalreporter.stats.get('leak'):\n        pytest.exit('leaked', returncode=1)\n\n\ndef pytest_unconfigure(config):\n    if config.stash.get('bad', False):\n        sys.exit('bad state')\n        raise SystemExit(3)\n",
+        [],
+    ),
     ("pytest-exit-default", "def pytest_collection_finish(session):\n    pytest.exit('interrupted')\n", []),
     # switching the gate off from code
-    ("unregister", "def pytest_configure(config):\n    config.pluginmanager.unregister(name='oracle_guard_gate')\n", ["OG874", "OG874"]),
-    ("set-blocked", "def pytest_configure(config):\n    config.pluginmanager.set_blocked('oracle' + '_guard')\n", ["OG874"]),
+    (
+        "unregister",
+        "def pytest_configure(config):\n    config.pluginmanager.unregister(name='oracle_guard_gate')\n",
+        ["OG874", "OG874"],
+    ),
+    (
+        "set-blocked",
+        "def pytest_configure(config):\n    config.pluginmanager.set_blocked('oracle' + '_guard')\n",
+        ["OG874"],
+    ),
     ("option-set", "def pytest_configure(config):\n    config.option.oracle_guard_allow_skips = True\n", ["OG874"]),
     ("option-setattr", "def pytest_configure(config):\n    setattr(config.option, 'collectonly', True)\n", ["OG874"]),
-    ("gate-monkeypatched", "import oracle_guard_pytest\n\noracle_guard_pytest.tampered_options = lambda config: []\n", ["OG874"]),
-    ("gate-read", "def pytest_configure(config):\n    if config.option.oracle_guard_allow_skips:\n        print('local run')\n", ["OG874"]),
-    ("exec", "import os\nimport sys\n\n\ndef pytest_configure(config):\n    os.execv(sys.executable, [sys.executable, '-m', 'pytest', '-p', 'no:randomly'])\n", ["OG876"]),
+    (
+        "gate-monkeypatched",
+        "import oracle_guard_pytest\n\noracle_guard_pytest.tampered_options = lambda config: []\n",
+        ["OG874"],
+    ),
+    (
+        "gate-read",
+        "def pytest_configure(config):\n    if config.option.oracle_guard_allow_skips:\n        print('local run')\n",
+        ["OG874"],
+    ),
+    (
+        "exec",
+        "import os\nimport sys\n\n\ndef pytest_configure(config):\n    os.execv(sys.executable, [sys.executable, '-m', 'pytest', '-p', 'no:randomly'])\n",
+        ["OG876"],
+    ),
     # found on pytest's own testing/conftest.py: the variables reach only nested runs
     ("nested-run-env", "import os\n\nos.environ['PYTEST_DISABLE_PLUGIN_AUTOLOAD'] = '1'\n", []),
     # honest twins: a fixture, the documented report recipe, markers, reporting, reading options
     ("fixture", FIXTURE.replace("import pytest\n", ""), []),
     ("report-recipe", REPORT_RECIPE.replace("import pytest\n", ""), []),
-    ("markers", "def pytest_collection_modifyitems(items):\n    for item in items:\n        item.add_marker(pytest.mark.integration)\n", []),
-    ("terminal-summary", "def pytest_terminal_summary(terminalreporter, exitstatus):\n    terminalreporter.write_line(f'exit {exitstatus}')\n", []),
-    ("getoption", "def pytest_configure(config):\n    if config.getoption('verbose') > 1:\n        config.addinivalue_line('markers', 'slow: slow')\n", []),
-    ("teststatus-custom", "def pytest_report_teststatus(report, config):\n    if report.when == 'call' and getattr(report, 'flaky', False):\n        return 'flaky', 'F', 'FLAKY'\n", []),
-    ("wrapper-reraises", "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_call(item):\n    try:\n        yield\n    except Exception:\n        item.config.stash['seen'] = True\n        raise\n", []),
-    ("pyfunc-wrapper-times", "import time\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_pyfunc_call(pyfuncitem):\n    start = time.perf_counter()\n    yield\n    pyfuncitem.user_properties.append(('t', time.perf_counter() - start))\n", []),
-    ("verbose-from-code", "def pytest_configure(config):\n    if config.getoption('verbose') < 1:\n        config.option.verbose = 1\n", []),
+    (
+        "markers",
+        "def pytest_collection_modifyitems(items):\n    for item in items:\n        item.add_marker(pytest.mark.integration)\n",
+        [],
+    ),
+    (
+        "terminal-summary",
+        "def pytest_terminal_summary(terminalreporter, exitstatus):\n    terminalreporter.write_line(f'exit {exitstatus}')\n",
+        [],
+    ),
+    (
+        "getoption",
+        "def pytest_configure(config):\n    if config.getoption('verbose') > 1:\n        config.addinivalue_line('markers', 'slow: slow')\n",
+        [],
+    ),
+    (
+        "teststatus-custom",
+        "def pytest_report_teststatus(report, config):\n    if report.when == 'call' and getattr(report, 'flaky', False):\n        return 'flaky', 'F', 'FLAKY'\n",
+        [],
+    ),
+    (
+        "wrapper-reraises",
+        "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_call(item):\n    try:\n        yield\n    except Exception:\n        item.config.stash['seen'] = True\n        raise\n",
+        [],
+    ),
+    (
+        "pyfunc-wrapper-times",
+        "import time\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_pyfunc_call(pyfuncitem):\n    start = time.perf_counter()\n    yield\n    pyfuncitem.user_properties.append(('t', time.perf_counter() - start))\n",
+        [],
+    ),
+    (
+        "verbose-from-code",
+        "def pytest_configure(config):\n    if config.getoption('verbose') < 1:\n        config.option.verbose = 1\n",
+        [],
+    ),
     ("markexpr-from-code", "def pytest_configure(config):\n    config.option.markexpr = 'not slow'\n", ["OG874"]),
-    ("helper-class-state", "class FakeRun:\n    def finish(self, code):\n        self.exitstatus = code\n        self.outcome = 'passed'\n", []),
+    (
+        "helper-class-state",
+        "class FakeRun:\n    def finish(self, code):\n        self.exitstatus = code\n        self.outcome = 'passed'\n",
+        [],
+    ),
     ("plugin-class-self", "class Recorder:\n    def __init__(self, function):\n        self.function = function\n", []),
 ]
 
@@ -253,7 +473,10 @@ def test_the_same_hook_already_at_the_base_passes(repo: Repo, monkeypatch: pytes
 
 def test_the_same_hook_changed_to_tamper_is_refused(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo.write("tests/test_a.py", PASSING)
-    repo.write("conftest.py", "def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 0 if exitstatus == 5 else exitstatus\n")
+    repo.write(
+        "conftest.py",
+        "def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 0 if exitstatus == 5 else exitstatus\n",
+    )
     repo.commit("base")
     repo.write("conftest.py", "def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 0\n")
     assert codes(findings(repo, monkeypatch)) == ["OG875"]
@@ -280,11 +503,15 @@ def test_plugin_module_newly_loaded_through_dash_p(repo: Repo, monkeypatch: pyte
     assert codes(found) == ["OG876"] and found[0].startswith("quiet_plugin.py:5:"), found
 
 
-def test_installed_plugin_newly_loaded_and_honest_local_plugin_pass(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_installed_plugin_newly_loaded_and_honest_local_plugin_pass(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo.write("tests/test_a.py", PASSING)
     repo.write("pytest.ini", "[pytest]\naddopts = -q\n")
     repo.commit("base")
-    repo.write("timing_plugin.py", "def pytest_terminal_summary(terminalreporter):\n    terminalreporter.write_line('done')\n")
+    repo.write(
+        "timing_plugin.py", "def pytest_terminal_summary(terminalreporter):\n    terminalreporter.write_line('done')\n"
+    )
     repo.write("pytest.ini", "[pytest]\naddopts = -q -p timing_plugin -p pytest_asyncio\n")
     assert findings(repo, monkeypatch) == []
 
@@ -292,10 +519,15 @@ def test_installed_plugin_newly_loaded_and_honest_local_plugin_pass(repo: Repo, 
 def test_loaded_plugin_edited_to_tamper(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo.write("tests/test_a.py", PASSING)
     repo.write("tests/conftest.py", "pytest_plugins = ['tests.plug']\n")
-    repo.write("tests/plug.py", "def pytest_terminal_summary(terminalreporter):\n    terminalreporter.write_line('done')\n")
+    repo.write(
+        "tests/plug.py", "def pytest_terminal_summary(terminalreporter):\n    terminalreporter.write_line('done')\n"
+    )
     repo.commit("base")
     repo.write("tests/conftest.py", "pytest_plugins = ['tests.plug']\nX = 1\n")
-    repo.write("tests/plug.py", "def pytest_terminal_summary(terminalreporter):\n    terminalreporter.write_line('done')\n\n\ndef pytest_sessionfinish(session):\n    session.exitstatus = 0\n")
+    repo.write(
+        "tests/plug.py",
+        "def pytest_terminal_summary(terminalreporter):\n    terminalreporter.write_line('done')\n\n\ndef pytest_sessionfinish(session):\n    session.exitstatus = 0\n",
+    )
     assert codes(findings(repo, monkeypatch)) == ["OG875"]
 
 
@@ -343,15 +575,18 @@ HOOKIMPL = "import pytest\n\n\n"
 # Each of these makes a failing suite exit 0 when the gate is not there.
 TAMPERING = {
     "makereport-rewrite": (
-        HOOKIMPL + "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    report = outcome.get_result()\n    if report.failed:\n        report.outcome = 'passed'\n",
+        HOOKIMPL
+        + "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    report = outcome.get_result()\n    if report.failed:\n        report.outcome = 'passed'\n",
         "tests/test_a.py::test_bad: the call raised AssertionError but its report says passed",
     ),
     "call-swallowed": (
-        HOOKIMPL + "@pytest.hookimpl(wrapper=True)\ndef pytest_runtest_call(item):\n    try:\n        return (yield)\n    except Exception:\n        return None\n",
+        HOOKIMPL
+        + "@pytest.hookimpl(wrapper=True)\ndef pytest_runtest_call(item):\n    try:\n        return (yield)\n    except Exception:\n        return None\n",
         "tests/test_a.py::test_bad: the call raised AssertionError but its report says passed",
     ),
     "logreport-rewrite": (
-        HOOKIMPL + "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_logreport(report):\n    if report.failed:\n        report.outcome = 'passed'\n    yield\n",
+        HOOKIMPL
+        + "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_logreport(report):\n    if report.failed:\n        report.outcome = 'passed'\n    yield\n",
         "tests/test_a.py::test_bad: its call report was changed from failed to passed after it was made",
     ),
     "exitstatus-reset": (
@@ -359,7 +594,8 @@ TAMPERING = {
         "the session was about to exit 0 with 1 failed test(s)",
     ),
     "exitstatus-reset-in-wrapper": (
-        HOOKIMPL + "@pytest.hookimpl(hookwrapper=True, tryfirst=True)\ndef pytest_sessionfinish(session):\n    yield\n    session.exitstatus = 0\n",
+        HOOKIMPL
+        + "@pytest.hookimpl(hookwrapper=True, tryfirst=True)\ndef pytest_sessionfinish(session):\n    yield\n    session.exitstatus = 0\n",
         "the session was about to exit 0 with 1 failed test(s)",
     ),
     "runtestloop-replaced": (
@@ -477,7 +713,10 @@ def test_legitimate_outcome_changes_are_not_tampering(tmp_path: Path) -> None:
     proc = run_pytest(root, "--oracle-guard-allow-skips", "-rA")
     assert proc.returncode == 1, proc.stdout + proc.stderr  # the real failures
     assert "oracle-guard" not in proc.stdout + proc.stderr, proc.stdout
-    assert "XFAIL tests/test_h.py::test_xfail_fails" in proc.stdout and "FAILED tests/test_h.py::T::test_fail" in proc.stdout
+    assert (
+        "XFAIL tests/test_h.py::test_xfail_fails" in proc.stdout
+        and "FAILED tests/test_h.py::T::test_fail" in proc.stdout
+    )
 
 
 @pytest.mark.slow
@@ -487,7 +726,10 @@ def test_honest_conftest_hooks_pass(tmp_path: Path) -> None:
         "\n\ndef pytest_collection_modifyitems(items):\n    for item in items:\n        item.add_marker(pytest.mark.integration)\n"
         "\n\ndef pytest_sessionfinish(session, exitstatus):\n    session.config.stash.get\n"
     )
-    root = project(tmp_path, {"tests/conftest.py": conftest, "tests/test_a.py": PASSING, "pytest.ini": "[pytest]\nmarkers = integration\n"})
+    root = project(
+        tmp_path,
+        {"tests/conftest.py": conftest, "tests/test_a.py": PASSING, "pytest.ini": "[pytest]\nmarkers = integration\n"},
+    )
     proc = run_pytest(root)
     assert proc.returncode == 0 and "oracle-guard" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
 
@@ -515,16 +757,31 @@ def test_frozen_reruns_are_not_tampering(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("-p", "no:oracle_guard"), "the run-time gate is switched off (`-p no:oracle_guard`) while tests/agent_contract.yaml exists"),
+        (
+            ("-p", "no:oracle_guard"),
+            "the run-time gate is switched off (`-p no:oracle_guard`) while tests/agent_contract.yaml exists",
+        ),
         (("-p", "no:oracle_guard_gate"), "its plugin 'oracle_guard_gate' is blocked"),
         (("-p", "no:oracle_guard_watch"), "its plugin 'oracle_guard_watch' is blocked"),
         (("-p", "no:oracle_guard_recorder"), "oracle-guard's recorder is blocked"),
-        (("--oracle-guard-contract", "tests/none.yaml"), "--oracle-guard-contract tests/none.yaml: no such file under the rootdir"),
+        (
+            ("--oracle-guard-contract", "tests/none.yaml"),
+            "--oracle-guard-contract tests/none.yaml: no such file under the rootdir",
+        ),
         (("--rootdir", "tests"), "is not under pytest's rootdir"),
         (("-c", "ci/other.ini"), "is not under pytest's rootdir"),
         (("--noconftest",), "--noconftest drops the project's conftest files"),
     ],
-    ids=["no-entry-point", "no-gate", "no-watch", "no-recorder", "missing-contract", "rootdir", "other-ini", "noconftest"],
+    ids=[
+        "no-entry-point",
+        "no-gate",
+        "no-watch",
+        "no-recorder",
+        "missing-contract",
+        "rootdir",
+        "other-ini",
+        "noconftest",
+    ],
 )
 def test_switching_the_gate_off_fails_closed(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
     root = project(tmp_path, {"ci/other.ini": "[pytest]\n", "tests/test_a.py": PASSING, "tests/conftest.py": FIXTURE})
@@ -533,12 +790,17 @@ def test_switching_the_gate_off_fails_closed(tmp_path: Path, args: tuple[str, ..
 
 @pytest.mark.slow
 def test_honest_runs_keep_the_gate(tmp_path: Path) -> None:
-    root = project(tmp_path, {"tests/test_a.py": PASSING, "tests/test_s.py": "import pytest\n\n\ndef test_s():\n    pytest.skip('later')\n"})
+    root = project(
+        tmp_path,
+        {"tests/test_a.py": PASSING, "tests/test_s.py": "import pytest\n\n\ndef test_s():\n    pytest.skip('later')\n"},
+    )
     assert run_pytest(root, "-p", "no:randomly").returncode == 1  # the gate is on: the new skip fails
     assert run_pytest(root, "--oracle-guard-allow-skips").returncode == 0  # the local escape, given by the user
     assert run_pytest(root, "--oracle-guard-allow-skips", "--noconftest").returncode == 0  # no conftest to drop
     from_tests = run_pytest(root, cwd=root / "tests")  # rootdir from the root pytest.ini
-    assert from_tests.returncode == 1 and "skipped or xfailed without a freeze entry" in from_tests.stdout, from_tests.stdout
+    assert from_tests.returncode == 1 and "skipped or xfailed without a freeze entry" in from_tests.stdout, (
+        from_tests.stdout
+    )
 
 
 @pytest.mark.slow
@@ -551,8 +813,14 @@ def test_a_config_file_below_the_root_cannot_hide_the_contract(tmp_path: Path) -
 @pytest.mark.parametrize(
     ("conftest", "option"),
     [
-        ("def pytest_configure(config):\n    config.option.oracle_guard_allow_skips = True\n", "--oracle-guard-allow-skips"),
-        ("def pytest_configure(config):\n    config.option.oracle_guard_contract = 'tests/weak.yaml'\n", "--oracle-guard-contract"),
+        (
+            "def pytest_configure(config):\n    config.option.oracle_guard_allow_skips = True\n",
+            "--oracle-guard-allow-skips",
+        ),
+        (
+            "def pytest_configure(config):\n    config.option.oracle_guard_contract = 'tests/weak.yaml'\n",
+            "--oracle-guard-contract",
+        ),
         ("def pytest_configure(config):\n    config.option.collectonly = True\n", "--collectonly"),
     ],
     ids=["allow-skips", "contract", "collect-only"],
@@ -582,7 +850,12 @@ def test_contract_that_is_not_a_file_fails_closed(tmp_path: Path, kind: str) -> 
         os.mkfifo(target)
     else:
         target.write_text("\n")
-    expected = {"directory": "is a directory", "symlink": "is a symlink", "fifo": "is not a regular file", "empty": "the contract is empty"}[kind]
+    expected = {
+        "directory": "is a directory",
+        "symlink": "is a symlink",
+        "fifo": "is not a regular file",
+        "empty": "the contract is empty",
+    }[kind]
     fails_closed(run_pytest(root), f"tests/agent_contract.yaml: {expected}" if kind != "empty" else expected)
 
 
@@ -595,7 +868,10 @@ def test_snapshot_that_is_a_directory_fails_closed(tmp_path: Path) -> None:
 
 def test_hooks_imported_into_a_conftest_are_judged(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo.write("tests/test_a.py", PASSING)
-    repo.write("tests/helpers.py", "def pytest_sessionfinish(session):\n    session.exitstatus = 0\n\n\ndef make():\n    return 1\n")
+    repo.write(
+        "tests/helpers.py",
+        "def pytest_sessionfinish(session):\n    session.exitstatus = 0\n\n\ndef make():\n    return 1\n",
+    )
     repo.write("tests/conftest.py", "from .helpers import make\n")
     repo.commit("base")
     repo.write("tests/conftest.py", "from .helpers import make, pytest_sessionfinish\n")

@@ -2,6 +2,7 @@
 
 Every attack is tried on a real repository next to the honest change closest to it.
 """
+
 from __future__ import annotations
 
 import ast
@@ -292,7 +293,14 @@ def the_error(err: str) -> str:
 def cli(repo: Repo, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """oracle-guard in a child process, so that a hang is a failure and not a stuck suite."""
     env = {**os.environ, "PYTHONPATH": str(PROJECT)}
-    return subprocess.run((sys.executable, "-m", "hooks.cli", *args), cwd=repo.path, capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        (sys.executable, "-m", "hooks.cli", *args),
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
 
 
 @pytest.mark.parametrize(
@@ -300,8 +308,14 @@ def cli(repo: Repo, *args: str, timeout: float = 60) -> subprocess.CompletedProc
     [
         ("version: 1\nmax_reruns: 1" + "0" * 5000 + "\n", "5001 digits is too large"),
         ('version: 1\nsnapshot: "tests/a\\0b"\n', "control character (U+0000)"),
-        ("version: 1\nfixtures:\n  - id: x\n    path: tests/" + "a" * 300 + "\n    sha256: " + "0" * 64 + "\n", "longer than a file system allows"),
-        ('version: 1\nfixtures:\n  - id: x\n    path: "tests/a\\0b"\n    sha256: ' + "0" * 64 + "\n", "control character"),
+        (
+            "version: 1\nfixtures:\n  - id: x\n    path: tests/" + "a" * 300 + "\n    sha256: " + "0" * 64 + "\n",
+            "longer than a file system allows",
+        ),
+        (
+            'version: 1\nfixtures:\n  - id: x\n    path: "tests/a\\0b"\n    sha256: ' + "0" * 64 + "\n",
+            "control character",
+        ),
     ],
     ids=["huge-number", "nul-in-snapshot", "long-component", "nul-in-fixture"],
 )
@@ -333,14 +347,20 @@ def test_a_contract_that_is_not_a_file_is_one_line_exit_2_without_hanging(repo: 
         target.mkdir()
     else:
         os.mkfifo(target)
-    for args in (("check", "--base", base, "--skip", "collection-snapshot"), ("fixture-lock-verify",), ("quarantine-untouched",)):
+    for args in (
+        ("check", "--base", base, "--skip", "collection-snapshot"),
+        ("fixture-lock-verify",),
+        ("quarantine-untouched",),
+    ):
         proc = cli(repo, *args)
         assert proc.returncode == 2, proc.stdout + proc.stderr
         line = the_error(proc.stderr)
         assert CONTRACT in line
 
 
-@pytest.mark.parametrize("expr", ["not " * 600 + "x", "+".join(["x"] * 800), "-" * 3000 + "x"], ids=["not-600", "binop-800", "unary-3000"])
+@pytest.mark.parametrize(
+    "expr", ["not " * 600 + "x", "+".join(["x"] * 800), "-" * 3000 + "x"], ids=["not-600", "binop-800", "unary-3000"]
+)
 def test_deeply_nested_expressions_are_og001_or_exit_2_never_a_traceback(repo: Repo, capsys, expr: str) -> None:
     repo.write(T, TEST)
     base = repo.commit("base")
@@ -542,7 +562,7 @@ from hooks import collection_snapshot, init_contract  # noqa: E402
 from hooks.collection_snapshot import format_snapshot  # noqa: E402
 
 SNAP = "tests/collection_snapshot.txt"
-TEST_A = "def test_one():\n    assert int(\"1\") == 1\n"
+TEST_A = 'def test_one():\n    assert int("1") == 1\n'
 
 
 @pytest.mark.parametrize(
@@ -577,7 +597,12 @@ def test_every_trust_path_is_held_inside_the_repository(key: str) -> None:
 @pytest.mark.slow  # collection-snapshot starts pytest before it refuses the path
 @pytest.mark.parametrize(
     "snapshot, expected",
-    [("src/app.py", "a source or a configuration file"), ("pyproject.toml", "configuration file"), (CONTRACT, "names the contract"), ("tests", "is a directory")],
+    [
+        ("src/app.py", "a source or a configuration file"),
+        ("pyproject.toml", "configuration file"),
+        (CONTRACT, "names the contract"),
+        ("tests", "is a directory"),
+    ],
     ids=["source", "config", "contract", "directory"],
 )
 def test_the_snapshot_never_names_another_file(repo: Repo, capsys, snapshot: str, expected: str) -> None:
@@ -597,7 +622,7 @@ def _snapshot_repo(repo: Repo) -> None:
     repo.write("tests/test_a.py", TEST_A)
     repo.write(SNAP, format_snapshot({"tests/test_a.py::test_one": "run"}))
     repo.commit("base")
-    repo.write("tests/test_a.py", TEST_A + "\n\ndef test_two():\n    assert int(\"2\") == 2\n")
+    repo.write("tests/test_a.py", TEST_A + '\n\ndef test_two():\n    assert int("2") == 2\n')
     repo.stage()
 
 
@@ -624,7 +649,7 @@ def test_the_hook_keeps_a_crlf_snapshot_crlf_and_writes_it_atomically(repo: Repo
     repo.write(SNAP, format_snapshot({"tests/test_a.py::test_one": "run"}).replace(b"\n", b"\r\n"))
     repo.commit("base")
     inode = os.stat(repo.path / SNAP).st_ino
-    repo.write("tests/test_a.py", TEST_A + "\n\ndef test_two():\n    assert int(\"2\") == 2\n")
+    repo.write("tests/test_a.py", TEST_A + '\n\ndef test_two():\n    assert int("2") == 2\n')
     repo.stage()
     code = repo.run(collection_snapshot.main, "--python", sys.executable)
     assert code == 1, capsys.readouterr()
@@ -724,15 +749,38 @@ max_reruns: 2
 allowed_signers: tests/allowed_signers
 fixture_roots: [tests/fixtures, tests/data]
 """
-FUZZ_TEST = TEST + """
+FUZZ_TEST = (
+    TEST
+    + """
 
 @settings(max_examples=50)
 @given(st.integers())
 def test_roundtrip(n):
     assert parse(str(n)) == n * 100
 """
+)
 FUZZ_TEST = "from hypothesis import given, settings, strategies as st\n" + FUZZ_TEST
-NASTY = ["null", "[]", '""', "1" + "0" * 5000, '"a\\0b"', "-1", "yes", "0x10", "!!str x", "&a x", "*a", "{", "'", "~", "2026-01-01", "9" * 19, ".git/x", "../x", "/abs"]
+NASTY = [
+    "null",
+    "[]",
+    '""',
+    "1" + "0" * 5000,
+    '"a\\0b"',
+    "-1",
+    "yes",
+    "0x10",
+    "!!str x",
+    "&a x",
+    "*a",
+    "{",
+    "'",
+    "~",
+    "2026-01-01",
+    "9" * 19,
+    ".git/x",
+    "../x",
+    "/abs",
+]
 
 
 def mutate_text(text: str, rng: random.Random) -> str:
@@ -748,7 +796,9 @@ def mutate_text(text: str, rng: random.Random) -> str:
             key = lines[i].split(":", 1)[0]
             lines[i] = f"{key}: {rng.choice(NASTY)}"
         elif op == 3:
-            lines[i] = "".join(str((int(c) + rng.choice((1, 9))) % 10) if c.isdigit() and rng.random() < 0.5 else c for c in lines[i])
+            lines[i] = "".join(
+                str((int(c) + rng.choice((1, 9))) % 10) if c.isdigit() and rng.random() < 0.5 else c for c in lines[i]
+            )
         elif op == 4:
             j = rng.randrange(len(lines))
             lines[i], lines[j] = lines[j], lines[i]
@@ -788,7 +838,12 @@ def no_weaker(base: contract_mod.Contract, new: contract_mod.Contract) -> str | 
     olds = {e.id: e for e in base.freezes}
     for e in new.freezes:
         o = olds.get(e.id)
-        if o is None or e.expires_at > o.expires_at or e.remaining_reruns > o.remaining_reruns or (e.silent_runs_allowed or 0) > (o.silent_runs_allowed or 0):
+        if (
+            o is None
+            or e.expires_at > o.expires_at
+            or e.remaining_reruns > o.remaining_reruns
+            or (e.silent_runs_allowed or 0) > (o.silent_runs_allowed or 0)
+        ):
             return f"freeze {e.id}"
     for knob in ("max_active_freezes", "max_freeze_days", "max_reruns"):
         if getattr(new, knob) > getattr(base, knob):
@@ -819,12 +874,16 @@ def test_fuzzed_changes_through_the_gate_never_crash_hang_or_pass_a_weakening(re
         new_test = mutate_text(FUZZ_TEST, rng) if rng.random() < 0.5 else FUZZ_TEST
         repo.write(CONTRACT, new_contract_text.encode("utf-8", "surrogatepass"))
         repo.write(T, new_test.encode("utf-8", "surrogatepass"))
-        proc = cli(repo, "check", "--base", base, "--skip", "collection-snapshot", "--now", "2026-12-02T00:00:00Z", timeout=60)
+        proc = cli(
+            repo, "check", "--base", base, "--skip", "collection-snapshot", "--now", "2026-12-02T00:00:00Z", timeout=60
+        )
         seen.add(proc.returncode)
         assert proc.returncode in (0, 1, 2), proc.stderr
         assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, proc.stderr
         if proc.returncode == 2:
-            assert all(line.startswith("oracle-guard: ") for line in proc.stderr.splitlines() if line.strip()), proc.stderr
+            assert all(line.startswith("oracle-guard: ") for line in proc.stderr.splitlines() if line.strip()), (
+                proc.stderr
+            )
         if proc.returncode == 0:
             why = no_weaker(base_contract, contract_mod.loads(new_contract_text.encode("utf-8", "surrogatepass")))
             assert why is None, f"exit 0 on a weaker contract ({why}):\n{new_contract_text}"
@@ -844,7 +903,16 @@ def test_a_moved_snapshot_may_not_name_another_committed_file(repo: Repo, capsys
     assert (repo.path / "docs/notes.txt").read_bytes() == b""
 
 
-@pytest.mark.parametrize("name", ["tests/test_ price.py", "tests/test_\tprice.py", 'tests/test_"price".py', "tests/test_prïce.py", "tests/-test_price.py"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tests/test_ price.py",
+        "tests/test_\tprice.py",
+        'tests/test_"price".py',
+        "tests/test_prïce.py",
+        "tests/-test_price.py",
+    ],
+)
 def test_odd_characters_in_a_moved_test_file_name(repo: Repo, capsys, name: str) -> None:
     repo.write(T, TEST)
     base = repo.commit("base")
@@ -865,7 +933,15 @@ def test_the_shipped_schema_holds_trust_paths_inside_the_repository() -> None:
     import jsonschema
 
     schema = json.loads((PROJECT / "hooks/contract.schema.json").read_text(encoding="utf-8"))
-    for value, ok in [("tests/allowed_signers", True), ("a/..b", True), (None, True), ("../x", False), ("/etc/x", False), (".git/hooks/x", False), ("a/.GIT/x", False)]:
+    for value, ok in [
+        ("tests/allowed_signers", True),
+        ("a/..b", True),
+        (None, True),
+        ("../x", False),
+        ("/etc/x", False),
+        (".git/hooks/x", False),
+        ("a/.GIT/x", False),
+    ]:
         errors = list(jsonschema.Draft202012Validator(schema).iter_errors({"version": 1, "allowed_signers": value}))
         assert (not errors) == ok, value
         if value is not None:  # the loader agrees with the schema
