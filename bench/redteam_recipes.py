@@ -3,7 +3,7 @@
 A recipe is a row `Recipe(project, kind, name, edits)`: `kind` is "weak"
 (the gate must catch it) or "honest" (it must pass), and `edits` are
 declarative changes to a clone of the project, applied in order by
-`redteam.apply_edits`:
+`redteam_edits.apply_edits`:
 
     Sub(path, old, new, count=1)  replace the first `count` copies of an exact
                                   snippet (0: every copy); the snippet must be there
@@ -36,7 +36,7 @@ class Sub(NamedTuple):
     path: str
     old: str
     new: str
-    count: int = 1
+    count: int = 1  # type: ignore[assignment]  # shadows tuple.count; the recipes read better with it
 
 
 class Append(NamedTuple):
