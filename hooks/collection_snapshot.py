@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Callable
 from hooks import args as hook_args
 from hooks import changes, git, pytest_config
 from hooks.report import Finding, UsageError, guarded, notice, say
+from hooks.snapshot import WEAKER, format_snapshot, parse_snapshot
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -31,51 +32,11 @@ if TYPE_CHECKING:
     from hooks.contract import Contract
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML early
-HEADER = "# oracle-guard collection snapshot: <status> <pytest node id>, sorted by id. Written by collection-snapshot; stage it.\n"
-STATUSES = (
-    "run",
-    "skip-if-env",
-    "xfail",
-    "skip",
-)  # strongest first; skip-if-env: runs here, a false skipif/xfail condition on it
-WEAKER = {("run", "xfail"), ("run", "skip"), ("xfail", "skip"), ("skip-if-env", "xfail"), ("skip-if-env", "skip")}
 PYTEST_CONFIGS = frozenset(
     {"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "pytest.toml", ".pytest.toml"}
 )
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 TIMEOUT_SECONDS = 900
-
-
-# -- the snapshot file ---------------------------------------------------------
-
-
-def parse_snapshot(data: bytes | None, path: str) -> dict[str, tuple[str, int]]:
-    """node id -> (status, line number); empty for a missing file."""
-    if data is None:
-        return {}
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path}: not valid UTF-8 (byte {exc.start})") from None
-    result: dict[str, tuple[str, int]] = {}
-    # Only "\n" ends a line: str.splitlines() would also split ids at \x85 or U+2028.
-    for number, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
-        if not line.strip() or line.startswith("#"):
-            continue
-        status, _, node_id = line.partition(" ")
-        node_id = node_id.lstrip(" ")
-        if status not in STATUSES or not node_id:
-            raise UsageError(
-                f"{path}:{number}: expected `<run|skip|xfail> <node id>` (or skip-if-env), got {line[:60]!r}"
-            )
-        result[node_id] = (status, number)
-    return result
-
-
-def format_snapshot(items: dict[str, str]) -> bytes:
-    body = "".join(f"{status:<5} {node_id}\n" for node_id, status in sorted(items.items()))
-    return (HEADER + body).encode("utf-8")
 
 
 # -- finding the project's interpreter (hooks/interpreters.py, shared with oracle-replay)

@@ -59,6 +59,7 @@ def config_advice(path: str = ".pre-commit-config.yaml") -> str:
 def record_snapshot(c: contract.Contract, force: bool) -> None:
     """The first collection snapshot, so that the first commit after init is green."""
     from hooks import collection_snapshot as cs
+    from hooks import snapshot
 
     path = c.snapshot_path
     if os.path.lexists(path) and not force:
@@ -77,7 +78,7 @@ def record_snapshot(c: contract.Contract, force: bool) -> None:
         return
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "wb") as f:
-        f.write(cs.format_snapshot(found.items))
+        f.write(snapshot.format_snapshot(found.items))
     print(f"recorded {path}: {len(found.items)} tests collected by {found.python}; commit it with the contract")
 
 

@@ -92,7 +92,7 @@ class Guard:
     # -- what the base already knew ------------------------------------------
 
     def _known_skips(self) -> dict[str, str]:
-        from hooks.collection_snapshot import parse_snapshot
+        from hooks.snapshot import parse_snapshot
 
         rel = self.contract.snapshot_path
         data = _committed(self.root, rel)

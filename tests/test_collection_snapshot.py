@@ -18,7 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hooks import collection_snapshot as cs
-from hooks.collection_snapshot import format_snapshot, main, parse_snapshot
+from hooks import snapshot
+from hooks.collection_snapshot import main
+from hooks.snapshot import format_snapshot, parse_snapshot
 from tests.conftest import Repo
 
 PY = ("--python", sys.executable)
@@ -493,7 +495,7 @@ NODE_IDS = st.builds(
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(NODE_IDS, st.sampled_from(cs.STATUSES), max_size=8))
+@given(st.dictionaries(NODE_IDS, st.sampled_from(snapshot.STATUSES), max_size=8))
 def test_snapshot_round_trips_and_is_sorted(items: dict[str, str]) -> None:
     data = format_snapshot(items)
     assert {k: v[0] for k, v in parse_snapshot(data, "s").items()} == items

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from hooks import collection_snapshot, forbid_skip_marks
-from hooks.collection_snapshot import format_snapshot, parse_snapshot
+from hooks.snapshot import format_snapshot, parse_snapshot
 from tests.conftest import Repo
 
 T = "tests/test_io.py"

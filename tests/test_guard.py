@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hooks import guard
-from hooks.collection_snapshot import format_snapshot
+from hooks.snapshot import format_snapshot
 from tests.conftest import GIT_ENV, Repo
 
 TEST = "import pytest\n\n\ndef test_price():\n    assert 2 + 2 == 4\n"

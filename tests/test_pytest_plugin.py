@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hooks.collection_snapshot import format_snapshot
+from hooks.snapshot import format_snapshot
 
 NOW = ("--oracle-guard-now", "2026-12-02T00:00:00Z")
 

@@ -559,7 +559,7 @@ def test_an_approval_counts_once_a_replayed_copy_is_refused(repo: Repo, capsys, 
 # -- 3. the gate never writes outside its own file ----------------------------------------
 
 from hooks import collection_snapshot, init_contract  # noqa: E402
-from hooks.collection_snapshot import format_snapshot  # noqa: E402
+from hooks.snapshot import format_snapshot  # noqa: E402
 
 SNAP = "tests/collection_snapshot.txt"
 TEST_A = 'def test_one():\n    assert int("1") == 1\n'
