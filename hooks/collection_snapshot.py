@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Callable
 
 from hooks import args as hook_args
 from hooks import changes, git, pytest_config
+from hooks.partial_collection import PYTEST_CONFIGS
 from hooks.report import Finding, UsageError, guarded, notice, say
 from hooks.snapshot import WEAKER, format_snapshot, parse_snapshot
 
@@ -32,9 +33,6 @@ if TYPE_CHECKING:
     from hooks.contract import Contract
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML early
-PYTEST_CONFIGS = frozenset(
-    {"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "pytest.toml", ".pytest.toml"}
-)
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 TIMEOUT_SECONDS = 900
 
@@ -64,19 +62,22 @@ def _tail(text: str) -> str:
 class _Run:
     """A collection run in flight: started early so the hook's own work overlaps it."""
 
-    def __init__(self, python: str) -> None:
+    def __init__(self, python: str, paths: Sequence[str] = (), code: str | None = None) -> None:
         from hooks import _collector
 
         self.python = python
         self.runner = _collector
+        self.code = code or _collector.RUNNER  # partial runs add a watcher (hooks/partial_collection.py)
+        self.paths = list(paths)  # what to collect; none: what the project's configuration names
         fd, self.out_path = tempfile.mkstemp(prefix="oracle-guard-collect-", suffix=".txt")
         os.close(fd)
         self.args = ["--collect-only", "-q", "-p", "no:cacheprovider", *NO_RANDOM_ORDER]
+        self.sidecar = ""  # what the watcher wrote beside the output
         self.done = False
         self.proc = self._start(self.args)
 
     def _start(self, args: list[str]) -> subprocess.Popen[bytes]:
-        cmd = [self.python, "-c", self.runner.RUNNER, os.path.abspath(self.runner.__file__), self.out_path, *args]
+        cmd = [self.python, "-c", self.code, os.path.abspath(self.runner.__file__), self.out_path, *args, *self.paths]
         try:
             return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_child_env(self.python))
         except OSError as exc:
@@ -102,10 +103,18 @@ class _Run:
                         found.items[rest] = where
                     elif kind == "error":
                         found.errors.append((where, rest))
+            if os.path.exists(self.out_path + ".whole"):
+                with open(self.out_path + ".whole", encoding="utf-8") as f:
+                    self.sidecar = f.read()
             return found
         finally:
             self.done = True
-            os.unlink(self.out_path)
+            self._clean()
+
+    def _clean(self) -> None:
+        for path in (self.out_path, self.out_path + ".whole"):
+            if os.path.exists(path):
+                os.unlink(path)
 
     def abandon(self) -> None:
         if self.done:
@@ -114,8 +123,7 @@ class _Run:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.communicate()
-        if os.path.exists(self.out_path):
-            os.unlink(self.out_path)
+        self._clean()
 
     def _wait(self) -> tuple[bytes, bytes]:
         try:
@@ -124,6 +132,45 @@ class _Run:
             self.proc.kill()
             self.proc.communicate()
             raise UsageError(f"pytest --collect-only took over {TIMEOUT_SECONDS} s in {self.python}") from None
+
+
+class _PartialRun:
+    """A collection of only the touched test modules, spliced into the base snapshot.
+
+    Any doubt the run itself reveals (a collection error, another exit code,
+    a plugin acting on the whole item list, ids of other files) falls back to
+    a full collection, which then answers (hooks/partial_collection.py).
+    """
+
+    def __init__(self, python: str, modules: list[str], base_bytes: bytes, base_snapshot_path: str) -> None:
+        from hooks import partial_collection
+
+        self.python = python
+        self.modules = modules
+        self.base_bytes = base_bytes
+        self.base_snapshot_path = base_snapshot_path
+        self.run = _Run(python, modules, partial_collection.RUNNER)
+
+    def result(self) -> Collection | None:
+        from hooks import partial_collection
+
+        found = self.run.result()
+        if found is None:
+            return None
+        if (
+            not found.errors
+            and found.exit_code in (0, 5)
+            and not partial_collection.whole_list_plugins(self.run.sidecar)
+        ):
+            items = partial_collection.splice(self.base_bytes, self.base_snapshot_path, self.modules, found.items)
+            if items is not None:
+                found.items = items
+                return found
+        self.run = _Run(self.python)
+        return self.run.result()
+
+    def abandon(self) -> None:
+        self.run.abandon()
 
 
 def collect(python: str) -> Collection | None:
@@ -260,13 +307,15 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
 
     The one-process hook prepares this hook first, so the static hooks run
     while pytest collects.  Options: snapshot, python, always, static_only,
-    if_snapshot (see main), started (a collection main() began early).
+    if_snapshot (see main), started (a collection main() began early),
+    partial (collect only the touched test modules when that is sure to give
+    the same snapshot: hooks/partial_collection.py; the one-process hook's).
     """
     if ctx.change_set is None:
         raise UsageError("collection-snapshot compares with a base: it needs a change set")
     change_set = ctx.change_set
     # The run to abandon if anything fails: the caller's list, so that it can abandon it too.
-    started: list[tuple[_Run, list[tuple[str, str]]]] = ctx.option("started")
+    started: list[tuple[_Run | _PartialRun, list[tuple[str, str]]]] = ctx.option("started")
     if started is None:
         started = []
     try:
@@ -276,12 +325,16 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
         if (
             not started
             and not ctx.option("if_snapshot")
+            and not ctx.option("partial")  # which modules to collect needs the snapshot: _prepare starts it
             and (change_set.base is None or _any_relevant(change_set, {ctx.contract}))
         ):
             started.append(_start_somewhere(ctx.option("python")))
-        # Configuration that hides tests is caught without pytest, so it runs everywhere.
+        # Configuration that hides tests is caught without pytest, so it runs everywhere
+        # (after pytest starts when the snapshot must first say what to collect).
+        if ctx.option("partial"):
+            return _prepare(ctx, change_set, started, lambda: pytest_config.check(change_set, ctx.contract))
         static = pytest_config.check(change_set, ctx.contract)
-        return _prepare(ctx, change_set, started, static)
+        return _prepare(ctx, change_set, started, lambda: static)
     except BaseException:
         for run, _ in started:
             run.abandon()
@@ -328,7 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     changes.enter_repo([])
     # pytest is the long pole: start it as soon as we know it must run, and
     # resolve the base, load contracts and the base snapshot while it collects.
-    started: list[tuple[_Run, list[tuple[str, str]]]] = []  # the run to abandon if anything fails
+    started: list[tuple[_Run | _PartialRun, list[tuple[str, str]]]] = []  # the run to abandon if anything fails
     try:
         if args.always and not (args.static_only or args.if_snapshot):
             started.append(_start_somewhere(args.python))
@@ -353,8 +406,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _prepare(
     ctx: HookContext,
     change_set: changes.ChangeSet,
-    started: list[tuple[_Run, list[tuple[str, str]]]],
-    static: list[Finding],
+    started: list[tuple[_Run | _PartialRun, list[tuple[str, str]]]],
+    static_check: Callable[[], list[Finding]],
 ) -> Callable[[], list[Finding]]:
     from hooks import contract
 
@@ -374,13 +427,22 @@ def _prepare(
         )
     base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
     if ctx.option("if_snapshot") and base_bytes is None and not os.path.exists(snapshot):
+        static = static_check()
         return lambda: static  # the gate never writes a first snapshot
     if not started:
-        if not ctx.option("always") and not needs_run(
-            change_set, {snapshot, base_snapshot_path, ctx.contract}, snapshot
-        ):
+        watched = {snapshot, base_snapshot_path, ctx.contract}
+        if not ctx.option("always") and not needs_run(change_set, watched, snapshot):
+            static = static_check()
             return lambda: static
-        started.append(_start_somewhere(ctx.option("python")))
+        modules = None
+        if ctx.option("partial") and not ctx.option("always"):
+            from hooks import partial_collection
+
+            modules = partial_collection.plan(
+                change_set, base_bytes, base_snapshot_path, snapshot, watched, dict(os.environ)
+            )
+        started.append(_start_somewhere(ctx.option("python"), modules, base_bytes, base_snapshot_path))
+    static = static_check()
     base = parse_snapshot(base_bytes, base_snapshot_path)
 
     def finish() -> list[Finding]:
@@ -409,7 +471,7 @@ def _prepare(
 def _compare(
     ctx: HookContext,
     change_set: changes.ChangeSet,
-    started: list[tuple[_Run, list[tuple[str, str]]]],
+    started: list[tuple[_Run | _PartialRun, list[tuple[str, str]]]],
     static: list[Finding],
     new_contract: Contract | None,
     base_contract: Contract | None,
@@ -570,14 +632,22 @@ def _base_contract(change_set: changes.ChangeSet, path: str) -> Contract | None:
     return contract.loads(data, path) if data is not None else None
 
 
-def _start_somewhere(explicit: str | None) -> tuple[_Run, list[tuple[str, str]]]:
+def _start_somewhere(
+    explicit: str | None,
+    modules: list[str] | None = None,
+    base_bytes: bytes | None = None,
+    base_snapshot_path: str = "",
+) -> tuple[_Run | _PartialRun, list[tuple[str, str]]]:
+    """The first candidate's collection: of MODULES spliced into BASE_BYTES when given, else of everything."""
     candidates = candidate_interpreters(explicit, dict(os.environ))
     if not candidates:
         raise UsageError("found no Python interpreter for this project; pass --python PATH")
+    if modules and base_bytes is not None:
+        return _PartialRun(candidates[0][0], modules, base_bytes, base_snapshot_path), candidates
     return _Run(candidates[0][0]), candidates
 
 
-def _finish_somewhere(pending: tuple[_Run, list[tuple[str, str]]]) -> Collection:
+def _finish_somewhere(pending: tuple[_Run | _PartialRun, list[tuple[str, str]]]) -> Collection:
     """The first candidate interpreter that has pytest gives the collection."""
     run, candidates = pending
     tried = []

@@ -11,7 +11,9 @@ static hooks run meanwhile.  pre-commit passes no file names (a long list
 would be split over several processes): the file hooks get the changed test
 files, classified as pre-commit's `types_or: [python, pyi]` would (identify
 for shebang scripts); file names given by hand are used as they are.  Unlike `oracle-guard check`, it writes the first
-collection snapshot, as the collection-snapshot hook does.
+collection snapshot, as the collection-snapshot hook does, and when only test
+modules changed it collects just those (hooks/partial_collection.py;
+--collect-all collects everything).
 """
 
 from __future__ import annotations
@@ -44,6 +46,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="comma-separated hook ids not to run (collection-snapshot: pytest is not run, its configuration comparison still is)",
     )
     parser.add_argument("--only", default="", metavar="IDS", help="comma-separated hook ids to run (default: all)")
+    parser.add_argument(
+        "--collect-all",
+        action="store_true",
+        help="collect every test (default: when only test modules changed, just those, spliced into the snapshot)",
+    )
     args = parser.parse_args(argv)
     wanted, skipped = runner.selection(args.only, args.skip)
 
@@ -58,13 +65,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     base = hook_args.context(args, change_set)
     started: list = []  # type: ignore[type-arg]
     planned = runner.plans(base, wanted, skipped, tests, deleted, started, gate=False)
+    # Partial collection is this hook's alone: the gate (`check`) always collects everything.
+    extra: dict[str, object] = {"partial": not args.collect_all}
     if args.python:
-        planned = [
-            p._replace(ctx=p.ctx._replace(options={**p.ctx.options, "python": args.python}))
-            if p.hook.id == "collection-snapshot"
-            else p
-            for p in planned
-        ]
+        extra["python"] = args.python
+    planned = [
+        p._replace(ctx=p.ctx._replace(options={**p.ctx.options, **extra})) if p.hook.id == "collection-snapshot" else p
+        for p in planned
+    ]
     return runner.emit(base.format, runner.run(planned, started))
 
 

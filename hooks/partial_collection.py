@@ -1,0 +1,188 @@
+"""Partial collection: when only test modules changed, collect just those and splice.
+
+Used by the one-process hook `oracle-guard` only (`--collect-all` turns it
+off; `check`, the merge gate, and collection-snapshot always collect
+everything).  pytest's start-up is the same either way; what a partial run
+saves is importing and collecting the modules the change did not touch.
+
+The spliced collection is the base snapshot's ids of every untouched module
+plus what pytest collects now from the touched ones, so it must equal a full
+collection.  That holds when nothing but the bodies of collected test modules
+changed, so any doubt means a full collection:
+
+- a changed path (staged, unstaged or untracked) that can change collection and
+  is not a test module the base snapshot lists: conftest.py, __init__.py, .pyi,
+  any other .py, pytest configuration, the contract, new or renamed modules;
+- a touched module with import-time effects on other modules (module-level
+  calls, assignments to attributes or items, `pytest_plugins`, hook functions),
+  in its base or new version;
+- a module the base snapshot does not list naming a touched module (a helper
+  or conftest importing it); listed ones that name it are collected too;
+- `PYTEST_PLUGINS` or `PYTEST_ADDOPTS` in the environment; a conftest or local
+  plugin, or after the run any plugin, that implements a hook acting on the
+  whole item list (pytest_collection_modifyitems, pytest_collection);
+- snapshot ids that are not paths from the repository's top (rootdir elsewhere);
+- any collection error or unexpected exit code: the full run then reports it.
+
+The base snapshot is trusted for untouched modules: the hook wrote it from a
+full collection on a clean state, and later partial runs keep it so.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from hooks import _collector, git
+from hooks.snapshot import parse_snapshot
+
+WHOLE_LIST_HOOKS = ("pytest_collection_modifyitems", "pytest_collection")  # also spelled in RUNNER
+PYTEST_CONFIGS = frozenset(
+    {"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "pytest.toml", ".pytest.toml"}
+)
+_SIDE_EFFECT_NAMES = frozenset({"pytest_plugins", "collect_ignore", "collect_ignore_glob"})
+
+# The exporter plus a watcher that names every implementation of a whole-list
+# hook by the module defining it, into OUTPUT + ".whole".
+RUNNER = _collector.RUNNER.replace(
+    "sys.exit(int(pytest.main(sys.argv[3:], plugins=[mod])))",
+    """\
+class _WholeList:
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, config):
+        names = set()
+        for hook in ("pytest_collection_modifyitems", "pytest_collection"):
+            for impl in getattr(config.hook, hook).get_hookimpls():
+                if impl.plugin is not self:
+                    names.add(getattr(impl.function, "__module__", None) or "?")
+        with open(sys.argv[2] + ".whole", "w", encoding="utf-8") as f:
+            f.write("\\n".join(sorted(names)))
+sys.exit(int(pytest.main(sys.argv[3:], plugins=[mod, _WholeList()])))""",
+)
+
+
+def is_test_module(path: str) -> bool:
+    """A module pytest's default python_files collects (test_*.py, *_test.py)."""
+    name = path.rpartition("/")[2]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def _relevant(path: str, watched: set[str]) -> bool:
+    name = path.rpartition("/")[2]
+    return path.endswith((".py", ".pyi")) or name in PYTEST_CONFIGS or path in watched
+
+
+def _file_of(node_id: str) -> str:
+    return node_id.split("::", 1)[0]
+
+
+def has_side_effects(source: bytes | None) -> bool:
+    """Whether importing SOURCE may change how other modules collect (unparsable counts)."""
+    if source is None:
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return True  # a collection error: the full run reports it
+    return any(_effect(node) for node in tree.body)
+
+
+def _effect(node: ast.stmt) -> bool:
+    if isinstance(node, (ast.Import, ast.ImportFrom, ast.ClassDef, ast.Pass)):
+        return False
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.name.startswith("pytest_")  # a hook or plugin function
+    if isinstance(node, ast.Expr):
+        return not isinstance(node.value, ast.Constant)  # a docstring is no effect; a call may be
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return not all(_plain_names(t) for t in targets)
+    if isinstance(node, ast.If):
+        return any(_effect(n) for n in node.body + node.orelse)
+    if isinstance(node, ast.Try):
+        handlers = [n for h in node.handlers for n in h.body]
+        return any(_effect(n) for n in node.body + handlers + node.orelse + node.finalbody)
+    return True  # for, with, del, global, ...: too much to reason about
+
+
+def _plain_names(target: ast.expr) -> bool:
+    if isinstance(target, ast.Name):
+        return target.id not in _SIDE_EFFECT_NAMES
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return all(_plain_names(t) for t in target.elts)
+    return False  # an attribute or item of something else
+
+
+def plan(
+    change_set: object,
+    base_bytes: bytes | None,
+    base_snapshot_path: str,
+    snapshot: str,
+    watched: set[str],
+    env: dict[str, str],
+) -> list[str] | None:
+    """The test modules to collect, or None when only a full collection is sure to be right."""
+    from hooks import changes
+
+    assert isinstance(change_set, changes.ChangeSet)
+    if change_set.base is None or change_set.target is not None or base_bytes is None:
+        return None
+    if snapshot != base_snapshot_path or env.get("PYTEST_PLUGINS") or env.get("PYTEST_ADDOPTS"):
+        return None
+    # What pytest sees is the work tree: staged, unstaged and untracked files alike.
+    touched = set(change_set.changed_paths + change_set.deleted)
+    touched.update(c.old_path for c in change_set.changes if c.old_path)
+    touched.update(
+        os.fsdecode(p) for p in git.run("diff", "--no-renames", "--name-only", "-z", change_set.base).split(b"\0") if p
+    )
+    touched.update(git.untracked())
+    touched.discard(snapshot)  # compared with what we collect anyway
+    touched = {p for p in touched if _relevant(p, watched)}
+    if not touched:
+        return None  # nothing to collect: the caller decides whether to run at all
+    base_items = parse_snapshot(base_bytes, base_snapshot_path)
+    listed = {_file_of(n) for n in base_items}
+    if not all(is_test_module(p) and p in listed for p in touched):
+        return None
+    if any(not os.path.isfile(f) for f in listed):
+        return None  # ids not relative to the top (rootdir elsewhere), or a touched module deleted
+    modules = sorted(touched)
+    olds = change_set.read_base(modules)
+    if any(has_side_effects(olds[p]) or has_side_effects(changes.read_worktree_file(p)) for p in modules):
+        return None
+    # Modules that name a touched one (importing its tests or helpers), and local whole-list hooks.
+    stems = sorted({p.rpartition("/")[2][: -len(".py")] for p in modules})
+    patterns = [arg for word in (*stems, *WHOLE_LIST_HOOKS) for arg in ("-e", word)]
+    out = git.run("grep", "-z", "-o", "-w", "-F", *patterns, "--", "*.py", check=False)
+    naming: set[str] = set()
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        path, _, word = line.partition("\0")
+        if word in WHOLE_LIST_HOOKS:
+            return None
+        if path not in touched:
+            naming.add(path)
+    if not all(p in listed for p in naming):
+        return None
+    return sorted(touched | naming)
+
+
+# Plugins whose whole-list hook looks at one item at a time (Hypothesis marks its tests).
+PER_ITEM_PLUGINS = frozenset({"_hypothesis_pytestplugin"})
+
+
+def whole_list_plugins(names: str) -> list[str]:
+    """The modules, from the watcher's file, whose whole-list hooks may look across items."""
+    return [n for n in names.split("\n") if n and not n.startswith("_pytest.") and n not in PER_ITEM_PLUGINS]
+
+
+def splice(
+    base_bytes: bytes, base_snapshot_path: str, modules: list[str], collected: dict[str, str]
+) -> dict[str, str] | None:
+    """The base snapshot with the ids of MODULES replaced by COLLECTED; None if pytest named other files."""
+    wanted = set(modules)
+    if any(_file_of(n) not in wanted for n in collected):
+        return None
+    base_items = parse_snapshot(base_bytes, base_snapshot_path)
+    items = {n: status for n, (status, _) in base_items.items() if _file_of(n) not in wanted}
+    items.update(collected)
+    return dict(sorted(items.items()))
