@@ -3,19 +3,22 @@
 On a real project (a git clone with its own `.venv` that has pytest), in a
 throwaway clone: the first collection snapshot is committed, then an honest
 5-file test change is staged (a helper added to 5 test files: pytest must
-collect, and finds the same ids).  Paired in one run, interleaved A B A B:
+collect, and finds the same ids).  Paired in one run, interleaved A [R] B N:
 
     A  pre-commit run oracle-guard          (the hook, from this checkout's HEAD)
+    R  the same hook from --against REF's code (optional: branch vs base)
     B  .venv/bin/python -m pytest --collect-only -q
+    N  pre-commit run noop                  (pre-commit's own floor: a hook that does nothing)
 
 then the no-collection path: only a non-Python file staged, `pre-commit run
 oracle-guard` and the hook process alone (`oracle-guard hook`).  Medians, and
-the median of the pairwise ratios A/B.  Targets (issue 11): A/B <= 1.15, the
+the medians of the pairwise ratios.  Targets (issue 11): A/B <= 1.15, the
 hook alone <= 0.35 s when nothing needs collecting.
 
     git clone https://github.com/python-humanize/humanize /tmp/humanize
     python3 -m venv /tmp/humanize/.venv && /tmp/humanize/.venv/bin/pip install -e /tmp/humanize freezegun pytest
-    python bench/one_hook.py --project /tmp/humanize [--runs 7]
+    python bench/one_hook.py --project /tmp/humanize [--runs 7] [--against main]
+    python bench/one_hook.py --project . --runs 5   # this repository (its .venv must have pytest)
 
 Needs: pre-commit and oracle-guard in this interpreter; commit this checkout first.
 """
@@ -55,13 +58,16 @@ def timed(cwd: str, cmd: list[str], env: dict[str, str]) -> float:
     return took
 
 
-def setup(project: str, home: str) -> str:
+AGAINST_CONFIG = ".og-bench-against.yaml"  # the --against hook's config, beside the project's own
+
+
+def setup(project: str, home: str, against: str | None) -> str:
     rev = sh(HERE, "git", "rev-parse", "HEAD").stdout.strip()
     work = os.path.join(tempfile.mkdtemp(prefix="og-bench-one-"), "project")
     sh(HERE, "git", "clone", "-q", project, work)
     os.symlink(os.path.join(project, ".venv"), os.path.join(work, ".venv"))
     with open(os.path.join(work, ".git", "info", "exclude"), "a") as f:
-        f.write(".venv\n")
+        f.write(f".venv\n{AGAINST_CONFIG}\n")
     with open(os.path.join(work, ".pre-commit-config.yaml"), "w") as f:
         f.write(f"repos:\n  - repo: {HERE}\n    rev: {rev}\n    hooks:\n      - id: oracle-guard\n")
         # pre-commit's own cost (start-up, stash, file lists): a hook that does nothing.
@@ -69,6 +75,10 @@ def setup(project: str, home: str) -> str:
             "  - repo: local\n    hooks:\n      - id: noop\n        name: noop\n        entry: 'true'\n        language: system\n        always_run: true\n        pass_filenames: false\n"
         )
     env = {"PRE_COMMIT_HOME": home}
+    if against:
+        with open(os.path.join(work, AGAINST_CONFIG), "w") as f:
+            f.write(f"repos:\n  - repo: {HERE}\n    rev: {against}\n    hooks:\n      - id: oracle-guard\n")
+        sh(work, sys.executable, "-m", "pre_commit", "install-hooks", "-c", AGAINST_CONFIG, env=env)
     sh(work, "git", "add", "-A")
     sh(
         work, sys.executable, "-m", "pre_commit", "run", "oracle-guard", env=env, check=False
@@ -89,47 +99,79 @@ def setup(project: str, home: str) -> str:
     return work
 
 
+def median_ratio(xs: list[float], ys: list[float]) -> str:
+    ratios = [x / y for x, y in zip(xs, ys)]
+    return f"median {statistics.median(ratios):.2f}x  (min {min(ratios):.2f}, max {max(ratios):.2f})"
+
+
+def code_of(rev: str) -> str:
+    """REV's tree in a temporary folder, for timing its hook process alone."""
+    folder = tempfile.mkdtemp(prefix="og-bench-rev-")
+    archive = subprocess.run(["git", "archive", rev], cwd=HERE, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+    return folder
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--project", required=True, help="a git clone with a .venv that has pytest")
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--against", metavar="REF", help="also time the hook from REF's code (e.g. main), paired")
     args = parser.parse_args()
+    against = sh(HERE, "git", "rev-parse", args.against).stdout.strip() if args.against else None
     home = tempfile.mkdtemp(prefix="og-bench-pc-home-")
-    work = setup(os.path.abspath(args.project), home)
+    work = setup(os.path.abspath(args.project), home, against)
     env = {"PRE_COMMIT_HOME": home, "PRE_COMMIT_COLOR": "never"}
     hook = [sys.executable, "-m", "pre_commit", "run", "oracle-guard"]
+    old_hook = [*hook, "-c", AGAINST_CONFIG]
     bare = [os.path.join(work, ".venv", "bin", "python"), "-m", "pytest", "--collect-only", "-q"]
     noop = [sys.executable, "-m", "pre_commit", "run", "noop"]
-    a, b, n = [], [], []
+    a: list[float] = []
+    r: list[float] = []
+    b: list[float] = []
+    n: list[float] = []
     timed(work, hook, env), timed(work, bare, env)  # warm-up
+    if against:
+        timed(work, old_hook, env)
     for _ in range(args.runs):
         a.append(timed(work, hook, env))
+        if against:
+            r.append(timed(work, old_hook, env))
         b.append(timed(work, bare, env))
         n.append(timed(work, noop, env))
-    ratios = [x / y for x, y in zip(a, b)]
+    print(f"5-file test change, {args.runs} pairs ({os.path.basename(os.path.abspath(args.project))})")
+    print(f"  A pre-commit run oracle-guard     median {statistics.median(a):.3f} s")
+    if against:
+        print(f"  R the same, {args.against} ({against[:9]})  median {statistics.median(r):.3f} s")
+    print(f"  B pytest --collect-only -q        median {statistics.median(b):.3f} s")
+    print(f"  N pre-commit run noop (floor)     median {statistics.median(n):.3f} s")
+    print(f"  A/B (pairwise)                    {median_ratio(a, b)}")
+    if against:
+        print(f"  R/B (pairwise)                    {median_ratio(r, b)}")
+        print(f"  A/R (pairwise)                    {median_ratio(a, r)}")
     beyond = [(x - z) / y for x, y, z in zip(a, b, n)]
-    print(f"5-file test change, {args.runs} pairs")
-    print(f"  pre-commit run oracle-guard     median {statistics.median(a):.3f} s")
-    print(f"  pytest --collect-only -q        median {statistics.median(b):.3f} s")
-    print(f"  pre-commit run noop (its cost)  median {statistics.median(n):.3f} s")
-    print(
-        f"  ratio A/B (pairwise)            median {statistics.median(ratios):.2f}x  (min {min(ratios):.2f}, max {max(ratios):.2f})"
-    )
-    print(f"  (A - noop)/B: the hook's own    median {statistics.median(beyond):.2f}x")
+    print(f"  (A - N)/B: the hook's own         median {statistics.median(beyond):.2f}x")
 
     sh(work, "git", "reset", "-q", "--hard")
     with open(os.path.join(work, "README.md"), "a") as f:
         f.write("\nA line.\n")
     sh(work, "git", "add", "README.md")
     alone = [sys.executable, "-m", "hooks.cli", "hook"]
-    c, d = [], []
+    old_code = code_of(against) if against else ""
+    c: list[float] = []
+    d: list[float] = []
+    e: list[float] = []
     timed(work, hook, env)
     for _ in range(args.runs):
         c.append(timed(work, hook, env))
         d.append(timed(work, alone, {"PYTHONPATH": HERE}))
+        if against:
+            e.append(timed(work, alone, {"PYTHONPATH": old_code}))
     print("nothing to collect (README.md staged)")
-    print(f"  pre-commit run oracle-guard     median {statistics.median(c):.3f} s")
-    print(f"  oracle-guard hook (process)     median {statistics.median(d):.3f} s")
+    print(f"  pre-commit run oracle-guard       median {statistics.median(c):.3f} s")
+    print(f"  oracle-guard hook (process)       median {statistics.median(d):.3f} s")
+    if against:
+        print(f"  the same, {args.against}              median {statistics.median(e):.3f} s")
     return 0
 
 

@@ -99,10 +99,12 @@ def _effect(node: ast.stmt) -> bool:
         return not all(_plain_names(t) for t in targets)
     if isinstance(node, ast.If):
         return any(_effect(n) for n in node.body + node.orelse)
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return any(_effect(n) for n in node.body)  # a context manager restores what it changes (freeze_time)
     if isinstance(node, ast.Try):
         handlers = [n for h in node.handlers for n in h.body]
         return any(_effect(n) for n in node.body + handlers + node.orelse + node.finalbody)
-    return True  # for, with, del, global, ...: too much to reason about
+    return True  # for, while, del, global, ...: too much to reason about
 
 
 def _plain_names(target: ast.expr) -> bool:
