@@ -62,30 +62,62 @@ def _tail(text: str) -> str:
 class _Run:
     """A collection run in flight: started early so the hook's own work overlaps it."""
 
-    def __init__(self, python: str, paths: Sequence[str] = (), code: str | None = None) -> None:
+    def __init__(self, python: str, warm: bool = False) -> None:
         from hooks import _collector
 
         self.python = python
         self.runner = _collector
-        self.code = code or _collector.RUNNER  # partial runs add a watcher (hooks/partial_collection.py)
-        self.paths = list(paths)  # what to collect; none: what the project's configuration names
+        # warm: started before the hook knows what to collect; send() names it (hooks/partial_collection.py)
+        self.warm = warm
+        self.paths: list[str] | None = None if warm else []  # what to collect; empty: all the configuration names
         fd, self.out_path = tempfile.mkstemp(prefix="oracle-guard-collect-", suffix=".txt")
         os.close(fd)
         self.args = ["--collect-only", "-q", "-p", "no:cacheprovider", *NO_RANDOM_ORDER]
-        self.sidecar = ""  # what the watcher wrote beside the output
+        self.sidecar = ""  # what the partial run's watcher wrote beside the output
         self.done = False
         self.proc = self._start(self.args)
 
     def _start(self, args: list[str]) -> subprocess.Popen[bytes]:
-        cmd = [self.python, "-c", self.code, os.path.abspath(self.runner.__file__), self.out_path, *args, *self.paths]
+        from hooks import partial_collection
+
+        code = partial_collection.RUNNER if self.warm else self.runner.RUNNER
+        cmd = [self.python, "-c", code, os.path.abspath(self.runner.__file__), self.out_path, *args]
         try:
-            return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_child_env(self.python))
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE if self.warm else None,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=_child_env(self.python),
+            )
         except OSError as exc:
             os.unlink(self.out_path)
             raise UsageError(f"cannot run {self.python}: {exc.strerror or exc}") from None
+        if self.paths is not None and self.warm:
+            self._send(proc, self.paths)
+        return proc
+
+    def send(self, paths: Sequence[str]) -> None:
+        """What a warm run collects: PATHS, or everything when empty."""
+        self.paths = list(paths)
+        self._send(self.proc, self.paths)
+
+    @staticmethod
+    def _send(proc: subprocess.Popen[bytes], paths: list[str]) -> None:
+        import json
+
+        stdin, proc.stdin = proc.stdin, None  # communicate() must not touch it again
+        assert stdin is not None
+        try:
+            stdin.write(json.dumps(paths).encode("utf-8") + b"\n")
+            stdin.close()
+        except BrokenPipeError:
+            pass  # it ended early (no pytest there): result() says so
 
     def result(self) -> Collection | None:
         """The collection; None when that interpreter has no pytest."""
+        if self.paths is None:
+            self.send([])
         try:
             stdout, stderr = self._wait()
             # A project whose addopts needs a random-order plugin's options: keep the plugin.
@@ -135,21 +167,20 @@ class _Run:
 
 
 class _PartialRun:
-    """A collection of only the touched test modules, spliced into the base snapshot.
+    """A warm run told to collect only the touched test modules, spliced into the base snapshot.
 
     Any doubt the run itself reveals (a collection error, another exit code,
     a plugin acting on the whole item list, ids of other files) falls back to
     a full collection, which then answers (hooks/partial_collection.py).
     """
 
-    def __init__(self, python: str, modules: list[str], base_bytes: bytes, base_snapshot_path: str) -> None:
-        from hooks import partial_collection
-
-        self.python = python
+    def __init__(self, run: _Run, modules: list[str], base_bytes: bytes, base_snapshot_path: str) -> None:
+        self.python = run.python
+        self.run = run
         self.modules = modules
         self.base_bytes = base_bytes
         self.base_snapshot_path = base_snapshot_path
-        self.run = _Run(python, modules, partial_collection.RUNNER)
+        run.send(modules)
 
     def result(self) -> Collection | None:
         from hooks import partial_collection
@@ -325,10 +356,10 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
         if (
             not started
             and not ctx.option("if_snapshot")
-            and not ctx.option("partial")  # which modules to collect needs the snapshot: _prepare starts it
             and (change_set.base is None or _any_relevant(change_set, {ctx.contract}))
         ):
-            started.append(_start_somewhere(ctx.option("python")))
+            # Partial: pytest starts now and is told what to collect once the snapshot says.
+            started.append(_start_somewhere(ctx.option("python"), warm=bool(ctx.option("partial"))))
         # Configuration that hides tests is caught without pytest, so it runs everywhere
         # (after pytest starts when the snapshot must first say what to collect).
         if ctx.option("partial"):
@@ -429,19 +460,23 @@ def _prepare(
     if ctx.option("if_snapshot") and base_bytes is None and not os.path.exists(snapshot):
         static = static_check()
         return lambda: static  # the gate never writes a first snapshot
+    watched = {snapshot, base_snapshot_path, ctx.contract}
     if not started:
-        watched = {snapshot, base_snapshot_path, ctx.contract}
         if not ctx.option("always") and not needs_run(change_set, watched, snapshot):
             static = static_check()
             return lambda: static
-        modules = None
-        if ctx.option("partial") and not ctx.option("always"):
-            from hooks import partial_collection
+        started.append(_start_somewhere(ctx.option("python"), warm=bool(ctx.option("partial"))))
+    run, candidates = started[0]
+    if isinstance(run, _Run) and run.warm and run.paths is None:
+        from hooks import partial_collection
 
-            modules = partial_collection.plan(
-                change_set, base_bytes, base_snapshot_path, snapshot, watched, dict(os.environ)
-            )
-        started.append(_start_somewhere(ctx.option("python"), modules, base_bytes, base_snapshot_path))
+        modules = partial_collection.plan(
+            change_set, base_bytes, base_snapshot_path, snapshot, watched, dict(os.environ)
+        )
+        if modules and base_bytes is not None:
+            started[0] = (_PartialRun(run, modules, base_bytes, base_snapshot_path), candidates)
+        else:
+            run.send([])
     static = static_check()
     base = parse_snapshot(base_bytes, base_snapshot_path)
 
@@ -632,19 +667,12 @@ def _base_contract(change_set: changes.ChangeSet, path: str) -> Contract | None:
     return contract.loads(data, path) if data is not None else None
 
 
-def _start_somewhere(
-    explicit: str | None,
-    modules: list[str] | None = None,
-    base_bytes: bytes | None = None,
-    base_snapshot_path: str = "",
-) -> tuple[_Run | _PartialRun, list[tuple[str, str]]]:
-    """The first candidate's collection: of MODULES spliced into BASE_BYTES when given, else of everything."""
+def _start_somewhere(explicit: str | None, warm: bool = False) -> tuple[_Run | _PartialRun, list[tuple[str, str]]]:
+    """The first candidate's collection (warm: told later what to collect)."""
     candidates = candidate_interpreters(explicit, dict(os.environ))
     if not candidates:
         raise UsageError("found no Python interpreter for this project; pass --python PATH")
-    if modules and base_bytes is not None:
-        return _PartialRun(candidates[0][0], modules, base_bytes, base_snapshot_path), candidates
-    return _Run(candidates[0][0]), candidates
+    return _Run(candidates[0][0], warm), candidates
 
 
 def _finish_somewhere(pending: tuple[_Run | _PartialRun, list[tuple[str, str]]]) -> Collection:

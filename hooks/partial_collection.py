@@ -43,10 +43,15 @@ PYTEST_CONFIGS = frozenset(
 _SIDE_EFFECT_NAMES = frozenset({"pytest_plugins", "collect_ignore", "collect_ignore_glob"})
 
 # The exporter plus a watcher that names every implementation of a whole-list
-# hook by the module defining it, into OUTPUT + ".whole".
+# hook by the module defining it, into OUTPUT + ".whole".  The child starts
+# before the hook knows what to collect: once pytest is imported it reads the
+# paths to collect (a JSON list, empty for everything) from stdin.
 RUNNER = _collector.RUNNER.replace(
     "sys.exit(int(pytest.main(sys.argv[3:], plugins=[mod])))",
     """\
+import json
+paths = json.loads(sys.stdin.readline() or "[]")
+sys.stdin.close()
 class _WholeList:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, config):
@@ -57,7 +62,7 @@ class _WholeList:
                     names.add(getattr(impl.function, "__module__", None) or "?")
         with open(sys.argv[2] + ".whole", "w", encoding="utf-8") as f:
             f.write("\\n".join(sorted(names)))
-sys.exit(int(pytest.main(sys.argv[3:], plugins=[mod, _WholeList()])))""",
+sys.exit(int(pytest.main(sys.argv[3:] + paths, plugins=[mod, _WholeList()])))""",
 )
 
 

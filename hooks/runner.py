@@ -99,9 +99,7 @@ def run(planned: Sequence[Plan], started: list) -> Outcome:  # type: ignore[type
         sys.stdout.flush()
 
     try:
-        if planned:
-            prefetch(planned[0].ctx)
-        for plan in planned:
+        for plan in planned:  # pytest first: it is the long pole
             if plan.hook.id == "collection-snapshot":
                 from hooks import collection_snapshot
 
@@ -111,6 +109,8 @@ def run(planned: Sequence[Plan], started: list) -> Outcome:  # type: ignore[type
                     return []
 
                 attempt(plan.hook.id, later)
+        if planned:
+            prefetch(planned[0].ctx)
         for plan in planned:
             if plan.hook.id != "collection-snapshot":
                 attempt(plan.hook.id, functools.partial(_check_one, plan))
