@@ -18,7 +18,7 @@ hook alone <= 0.35 s when nothing needs collecting.
     git clone https://github.com/python-humanize/humanize /tmp/humanize
     python3 -m venv /tmp/humanize/.venv && /tmp/humanize/.venv/bin/pip install -e /tmp/humanize freezegun pytest
     python bench/one_hook.py --project /tmp/humanize [--runs 7] [--against main]
-    python bench/one_hook.py --project . --runs 5   # this repository (its .venv must have pytest)
+    python bench/one_hook.py --project . --venv /path/to/venv --runs 5   # this repository
 
 Needs: pre-commit and oracle-guard in this interpreter; commit this checkout first.
 """
@@ -61,11 +61,11 @@ def timed(cwd: str, cmd: list[str], env: dict[str, str]) -> float:
 AGAINST_CONFIG = ".og-bench-against.yaml"  # the --against hook's config, beside the project's own
 
 
-def setup(project: str, home: str, against: str | None) -> str:
+def setup(project: str, home: str, against: str | None, venv: str) -> str:
     rev = sh(HERE, "git", "rev-parse", "HEAD").stdout.strip()
     work = os.path.join(tempfile.mkdtemp(prefix="og-bench-one-"), "project")
     sh(HERE, "git", "clone", "-q", project, work)
-    os.symlink(os.path.join(project, ".venv"), os.path.join(work, ".venv"))
+    os.symlink(venv, os.path.join(work, ".venv"))
     with open(os.path.join(work, ".git", "info", "exclude"), "a") as f:
         f.write(f".venv\n{AGAINST_CONFIG}\n")
     with open(os.path.join(work, ".pre-commit-config.yaml"), "w") as f:
@@ -116,11 +116,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--project", required=True, help="a git clone with a .venv that has pytest")
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--venv", metavar="DIR", help="the project's virtualenv with pytest (default: PROJECT/.venv)")
     parser.add_argument("--against", metavar="REF", help="also time the hook from REF's code (e.g. main), paired")
     args = parser.parse_args()
     against = sh(HERE, "git", "rev-parse", args.against).stdout.strip() if args.against else None
     home = tempfile.mkdtemp(prefix="og-bench-pc-home-")
-    work = setup(os.path.abspath(args.project), home, against)
+    venv = os.path.abspath(args.venv or os.path.join(args.project, ".venv"))
+    work = setup(os.path.abspath(args.project), home, against, venv)
     env = {"PRE_COMMIT_HOME": home, "PRE_COMMIT_COLOR": "never"}
     hook = [sys.executable, "-m", "pre_commit", "run", "oracle-guard"]
     old_hook = [*hook, "-c", AGAINST_CONFIG]
