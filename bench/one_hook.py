@@ -83,6 +83,19 @@ def setup(project: str, home: str, against: str | None, venv: str) -> str:
     sh(
         work, sys.executable, "-m", "pre_commit", "run", "oracle-guard", env=env, check=False
     )  # installs the env, writes the snapshot
+    # A committed snapshot may be out of date with the project: record what a full collection finds.
+    python = os.path.join(work, ".venv", "bin", "python")
+    sh(
+        work,
+        sys.executable,
+        "-m",
+        "hooks.collection_snapshot",
+        "--always",
+        "--python",
+        python,
+        env={"PYTHONPATH": HERE},
+        check=False,
+    )
     sh(work, "git", "add", "-A")
     sh(work, "git", "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "oracle-guard: first snapshot")
     tests = sorted(
