@@ -180,7 +180,7 @@ class _PartialRun:
         self.modules = modules
         self.base_bytes = base_bytes
         self.base_snapshot_path = base_snapshot_path
-        run.send(modules)
+        run.send(["-q", *modules])  # -qq: no list of ids to print (trouble is the full run's to report)
 
     def result(self) -> Collection | None:
         from hooks import partial_collection

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
@@ -156,6 +157,9 @@ def test_a_module_of_the_repository_that_went_missing_stays_a_finding(repo: Repo
     capsys.readouterr()
     repo.commit("snapshot")
     repo.remove("src/prices/__init__.py")  # the patch deletes the module the tests import
+    # and its folder, as a fresh checkout has it: a __pycache__ left by the first collection
+    # would keep `prices` importable as a namespace package.
+    shutil.rmtree(repo.path / "src" / "prices", ignore_errors=True)
     code = repo.run(snapshot_main)
     out = capsys.readouterr().out
     assert code == 1 and "OG803 collection error in tests/test_price.py" in out and "prices" in out
