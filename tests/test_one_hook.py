@@ -199,7 +199,7 @@ def _recorded_base(repo: Repo, capsys, monkeypatch) -> None:
     repo.commit("base with its snapshot")
 
 
-def _both(repo: Repo, capsys, monkeypatch) -> tuple[list[str] | None, tuple, tuple]:  # type: ignore[type-arg]
+def _both(repo: Repo, capsys, monkeypatch, whole_list: bool = False) -> tuple[list[str] | None, tuple, tuple]:  # type: ignore[type-arg]
     """The hook's partial and full runs on the same staged change: (plan, partial's, full's) code, out, snapshot."""
     from hooks import partial_collection
 
@@ -225,10 +225,10 @@ def _both(repo: Repo, capsys, monkeypatch) -> tuple[list[str] | None, tuple, tup
         code, out, err = hook(repo, capsys, "--python", sys.executable, *argv)
         runs.append((code, out, err, snap.read_bytes()))
     assert len(planned) == 1  # --collect-all never plans
-    # A plan is spliced unless the partial run meets a collection error (then a full run answers).
-    assert bool(spliced and spliced[0] is not None) == (
-        planned[0] is not None and runs[0][0] != 2 and "OG803" not in runs[0][1]
-    )
+    # A plan is spliced unless the partial run meets a collection error or a plugin
+    # acting on the whole item list (then a full run answers).
+    ok = planned[0] is not None and runs[0][0] != 2 and "OG803" not in runs[0][1] and not whole_list
+    assert bool(spliced and spliced[0] is not None) == ok
     return planned[0], runs[0], runs[1]
 
 
@@ -266,5 +266,27 @@ def test_partial_collection_falls_back_for_plugins_named_in_the_environment(repo
     repo.write("tests/test_d.py", D + "\n")
     repo.stage()
     monkeypatch.setenv("PYTEST_ADDOPTS", "-q")
+    planned, partial, full = _both(repo, capsys, monkeypatch)
+    assert planned is None and partial == full
+
+
+@pytest.mark.slow
+def test_partial_collection_falls_back_for_hooks_on_the_whole_item_list(repo: Repo, capsys, monkeypatch) -> None:
+    # A plugin that deselects by looking across items: found by the run, which then collects everything.
+    repo.write(
+        "plug.py", "def pytest_collection_modifyitems(config, items):\n    if len(items) < 8:\n        del items[:]\n"
+    )
+    repo.write("pytest.ini", "[pytest]\naddopts = -p plug\n")
+    _recorded_base(repo, capsys, monkeypatch)
+    repo.write("tests/test_d.py", D + "\n")
+    repo.stage()
+    planned, partial, full = _both(repo, capsys, monkeypatch, whole_list=True)
+    assert planned == ["tests/test_d.py"] and partial == full and partial[0] == 0
+    # A conftest.py naming one: the partial run might not load it, so no plan at all.
+    repo.write("tests/conftest.py", "def pytest_collection_modifyitems(items):\n    items.sort(key=str)\n")
+    repo.write("pytest.ini", "[pytest]\n")
+    repo.commit("a conftest with a whole-list hook")
+    repo.write("tests/test_d.py", D + "\n\n")
+    repo.stage()
     planned, partial, full = _both(repo, capsys, monkeypatch)
     assert planned is None and partial == full
