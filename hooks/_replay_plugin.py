@@ -64,7 +64,7 @@ def pytest_collection_finish(session: Any) -> None:
     for item in session.items:
         func = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
         current = getattr(func, "_hypothesis_internal_use_settings", None)
-        if isinstance(current, settings):
+        if func is not None and isinstance(current, settings):  # (None has no settings: for the type checker)
             try:
                 func._hypothesis_internal_use_settings = settings(current, derandomize=True, deadline=None)
             except Exception:  # pragma: no cover - a Hypothesis too old for one of these settings

@@ -191,7 +191,7 @@ def local_values(fn: FunctionNode) -> dict[str, ast.expr]:
     values: dict[str, ast.expr] = {}
     params = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
     for node in ast.walk(fn):
-        targets: list[ast.AST] = []
+        targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = node.targets
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
@@ -555,7 +555,7 @@ def _always_true(node: ast.AST) -> bool:
 _CACHE: dict[int, tuple[FunctionNode, dict[str, ast.expr], dict[str, set[str]]]] = {}
 
 
-class _LazyValues(dict):  # type: ignore[type-arg]
+class _LazyValues(dict[str, ast.expr]):
     """local_values(fn), walked only when a rule first asks for a name."""
 
     def __init__(self, fn: FunctionNode) -> None:
@@ -597,7 +597,7 @@ _UNKNOWN = object()
 
 def _evaluate(node: ast.AST) -> object:
     try:
-        return ast.literal_eval(node)  # type: ignore[arg-type]
+        return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return _UNKNOWN  # {[1]: 2} is a literal that cannot be built
 
@@ -926,10 +926,10 @@ def glob_sites(tree: ast.Module, names: Names) -> list[tuple[ast.Call, str, tupl
         if pattern is None:
             continue
         words = [s for s in strings if s != pattern]
-        if attr in ("glob", "rglob") and name not in ("glob.glob",):
+        if isinstance(node.func, ast.Attribute) and attr in ("glob", "rglob") and name not in ("glob.glob",):
             words += [
                 n.value for n in ast.walk(node.func.value) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-            ]  # type: ignore[attr-defined]
+            ]
         recursive = attr == "rglob" or "**" in pattern or any(k.arg == "recursive" for k in node.keywords)
         out.append((node, pattern, tuple(w.strip("/") for w in words if w.strip("/")), recursive))
     out.sort(key=lambda t: (t[0].lineno, t[0].col_offset))

@@ -283,8 +283,8 @@ def text_tokens(path: str, text: str, addopts: list[str] | None) -> list[Token]:
             found.append(Token((kind, detail), message, path, number))
     found += _runner_tokens(path, text, Counter(t.key for t in found))
     for kind, detail, message in pytest_arg_tokens(addopts or [], addopts=True):
-        line = next((n for n, text_line in enumerate(text.splitlines(), 1) if "addopts" in text_line), 1)
-        found.append(Token((kind, detail), f"{message} in addopts", path, line))
+        addopts_line = next((n for n, text_line in enumerate(text.splitlines(), 1) if "addopts" in text_line), 1)
+        found.append(Token((kind, detail), f"{message} in addopts", path, addopts_line))
     return found
 
 
@@ -511,11 +511,8 @@ def _statement_facts(module: Module, node: ast.AST, where: str) -> Iterator[tupl
             yield "OG874", f"imports `{touched}`: code that reaches into the gate"
     elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and "oracle_guard" in node.attr:
         yield "OG874", f"reads oracle-guard's `{node.attr}`"
-    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.search(_GATE_TEXT, node.value):
-        yield (
-            "OG874",
-            f"names {re.search(_GATE_TEXT, node.value).group(0)!r}: code that reaches the gate or pytest's start-up options",
-        )  # type: ignore[union-attr]
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (gate := re.search(_GATE_TEXT, node.value)):
+        yield "OG874", f"names {gate.group(0)!r}: code that reaches the gate or pytest's start-up options"
 
 
 def _fails_anyway(name: str, call: ast.Call) -> bool:
@@ -611,7 +608,7 @@ def _code_facts(module: Module) -> list[Fact]:
 
 def plugin_names(module: Module) -> list[tuple[str, ast.AST]]:
     """Modules a conftest loads: ``pytest_plugins``, ``import_plugin("x")``, hooks imported from a module."""
-    found = []
+    found: list[tuple[str, ast.AST]] = []
     for node in ast.walk(module.tree):
         if (
             isinstance(node, ast.ImportFrom)

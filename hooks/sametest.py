@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Callable, NamedTuple
 
@@ -38,16 +39,22 @@ MAX_CASES = 512  # parameter sets of one test, and loop iterations unrolled in o
 _UNKNOWN = object()
 
 
+if sys.version_info >= (3, 10):  # the clauses of a statement that hold a body of their own
+    _CLAUSES = (ast.ExceptHandler, ast.match_case)
+else:
+    _CLAUSES = (ast.ExceptHandler,)
+
+
 class Case(NamedTuple):
     owner: str  # "path::Class::name"
     id: str | None  # pytest's parameter id ("" when not parametrized); None when it cannot be told
     body: str  # the body with the parameters written in, docstring aside
-    checks: tuple[frozenset, ...]  # per check: its texts (as written, with locals inlined)
+    checks: tuple[frozenset[str], ...]  # per check: its texts (as written, with locals inlined)
     weight: int = 1  # how many collected ids it stands for (several when the parameters are unknown)
     # For a case whose checks a project helper makes (``self.assertManyResults(f, args, results)``):
     # the names its checks look at, outside its own locals; empty when every check is written out.
-    opaque: frozenset = frozenset()
-    subjects: frozenset = frozenset()  # the names its checks look at (see `opaque`)
+    opaque: frozenset[str] = frozenset()
+    subjects: frozenset[str] = frozenset()  # the names its checks look at (see `opaque`)
 
 
 # -- finding a test -----------------------------------------------------------------
@@ -359,7 +366,8 @@ class _Substitute(ast.NodeTransformer):
 
 
 def _put(node: ast.AST, env: dict[str, ast.expr]) -> ast.AST:
-    return _Normalise().visit(_Substitute(env).visit(copy.deepcopy(node)) if env else copy.deepcopy(node))
+    put: ast.AST = _Normalise().visit(_Substitute(env).visit(copy.deepcopy(node)) if env else copy.deepcopy(node))
+    return put
 
 
 # unittest's assertions as the plain assert they mean: `assertEqual` -> `assert ==` is a refactor.
@@ -402,7 +410,7 @@ class _Normalise(ast.NodeTransformer):
                     list(a.value.elts)
                     if isinstance(a, ast.Starred) and isinstance(a.value, (ast.List, ast.Tuple))
                     else [a]
-                )  # type: ignore[attr-defined]
+                )
             node.args = args
         return node
 
@@ -418,8 +426,9 @@ class _Normalise(ast.NodeTransformer):
             p.value if isinstance(p, ast.FormattedValue) and p.conversion == -1 and p.format_spec is None else p
             for p in node.values
         ]
-        if all(isinstance(p, ast.Constant) and isinstance(p.value, str) for p in parts):
-            return ast.Constant("".join(p.value for p in parts))  # type: ignore[union-attr]
+        strings = [p.value for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str)]
+        if len(strings) == len(parts):
+            return ast.Constant("".join(strings))
         return node
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:
@@ -427,7 +436,8 @@ class _Normalise(ast.NodeTransformer):
         if isinstance(call, ast.Call):
             plain = _plain_assert(call)
             if plain is not None:
-                return self.visit(plain)
+                visited: ast.AST = self.visit(plain)
+                return visited
         self.generic_visit(node)
         return node
 
@@ -503,7 +513,8 @@ class _Inline(ast.NodeTransformer):
         if isinstance(node.ctx, ast.Load) and node.id in self.values and self.depth < 4:
             self.depth += 1
             try:
-                return self.visit(copy.deepcopy(self.values[node.id]))
+                inlined: ast.AST = self.visit(copy.deepcopy(self.values[node.id]))
+                return inlined
             finally:
                 self.depth -= 1
         return node
@@ -567,11 +578,11 @@ class _Checks:
                 if values and isinstance(values[0], ast.stmt):
                     yield from self.sites(values, env, budget)
                     continue
-                for item in values:
-                    if isinstance(item, (ast.ExceptHandler, getattr(ast, "match_case", ast.ExceptHandler))):
-                        yield from self.sites(item.body, env, budget)
-                    elif isinstance(item, ast.expr):
-                        for node in ast.walk(item):
+                for child in values:
+                    if isinstance(child, _CLAUSES):
+                        yield from self.sites(child.body, env, budget)
+                    elif isinstance(child, ast.expr):
+                        for node in ast.walk(child):
                             if isinstance(node, ast.Call) and self.is_check(node):
                                 yield _plain_assert(node) or node, env
 
@@ -703,7 +714,9 @@ def _text(node: ast.AST) -> str:
         return ast.dump(node)
 
 
-def cases(module: Module, qualname: str, owner: str | None = None, _cache: dict | None = None) -> list[Case] | None:
+def cases(
+    module: Module, qualname: str, owner: str | None = None, _cache: dict[int, dict[str, bool]] | None = None
+) -> list[Case] | None:
     """The cases of test QUALNAME in MODULE; None when it is not defined there."""
     found = find_test(module.tree, qualname)
     if found is None:
@@ -778,7 +791,7 @@ def reappearing(lost: Sequence[Case], pool: Sequence[Case]) -> list[bool]:
         if hit is not None:
             used.add(hit)
             result[i] = True
-    slots: list[frozenset] = []
+    slots: list[frozenset[str]] = []
     by_text: dict[str, list[int]] = {}
     for j, case in enumerate(pool):
         if j in used:
@@ -806,7 +819,7 @@ def reappearing(lost: Sequence[Case], pool: Sequence[Case]) -> list[bool]:
     # A case whose checks a project helper makes lives on in a new test of the same file that
     # looks at everything its checks looked at, with at least as many checks x cases.
     budget: dict[str, int] = {}
-    looks: dict[str, set] = {}
+    looks: dict[str, set[str]] = {}
     for j, case in enumerate(pool):
         if j not in used:
             budget[case.owner] = budget.get(case.owner, 0) + len(case.checks)
@@ -859,7 +872,7 @@ def reappearing_ids(
     new_paths = sorted({p for p, _ in new_groups} | {renamed.get(p, p) for p, _ in lost_groups})
     base_modules = _modules(read_base, base_paths)
     new_modules = _modules(read_new, new_paths)
-    cache: dict = {}
+    cache: dict[int, dict[str, bool]] = {}
 
     def cases_at(modules: dict[str, Module | None], path: str, qualname: str) -> list[Case] | None:
         module = modules.get(path)
