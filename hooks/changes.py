@@ -149,10 +149,10 @@ def _regular_only(changes: list[git.Change], target: str | None) -> tuple[list[g
                 kind = {"120000": "symlink", "160000": "submodule"}.get(change.new_mode)
             if kind is None and not target:
                 kind = worktree_kind(change.path)
-        if kind is None:
+        if kind is None or change.path is None:  # (a kind is only found for a path)
             kept.append(change)
             continue
-        special[change.path] = kind  # type: ignore[index]
+        special[change.path] = kind
         if change.old_path is not None:
             kept.append(git.Change("D", None, change.old_path))
     return kept, special

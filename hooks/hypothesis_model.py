@@ -112,8 +112,9 @@ class HypothesisModule:
             return test.max_examples
         profiles = {**(outer_profiles or {}), **self.profiles}
         loaded = self.loaded or outer_loaded
-        if loaded and loaded in profiles and profiles[loaded].max_examples is not None:
-            return profiles[loaded].max_examples  # type: ignore[return-value]
+        profile = profiles.get(loaded) if loaded else None
+        if profile is not None and profile.max_examples is not None:
+            return profile.max_examples
         return DEFAULT_MAX_EXAMPLES
 
 

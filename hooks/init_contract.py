@@ -15,6 +15,7 @@ import importlib
 import os
 import re
 from collections.abc import Sequence
+from typing import NoReturn
 
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -430,7 +431,7 @@ def rotate_main(contract_path: str, ids: list[str]) -> int:
     return 0
 
 
-def _missing(path: str):  # type: ignore[no-untyped-def]
+def _missing(path: str) -> NoReturn:
     raise UsageError(f"{path} does not exist; run `oracle-guard init` first")
 
 

@@ -260,7 +260,7 @@ def input_types(fn: FunctionNode, scope: Scope) -> dict[str, set[str]]:
             elif isinstance(argnames, (ast.Tuple, ast.List)) and all(
                 isinstance(e, ast.Constant) for e in argnames.elts
             ):
-                names_ = [e.value for e in argnames.elts]  # type: ignore[attr-defined]
+                names_ = [str(e.value) for e in argnames.elts if isinstance(e, ast.Constant)]  # all are (above)
             else:
                 continue
             if not isinstance(argvalues, (ast.List, ast.Tuple)) or not argvalues.elts:
@@ -277,7 +277,7 @@ def input_types(fn: FunctionNode, scope: Scope) -> dict[str, set[str]]:
             for i, param in enumerate(names_):
                 kinds = {_literal_type(r[i]) if len(r) > i else None for r in rows}
                 if None not in kinds:
-                    out[param] = kinds  # type: ignore[assignment]
+                    out[param] = {k for k in kinds if k is not None}
     return out
 
 
@@ -364,7 +364,7 @@ def _pure(node: ast.AST, scope: Scope) -> bool:
 def _reflexive(node: ast.AST, scope: Scope, env: dict[str, ast.expr], inputs: dict[str, set[str]]) -> bool:
     """`node == node` is always true: a builtin value that is never a float (NaN != NaN)."""
     kinds = _value_type(node, scope, env, inputs)
-    return bool(kinds) and not kinds & {"float", "complex"}  # type: ignore[operator]
+    return kinds is not None and bool(kinds) and not kinds & {"float", "complex"}
 
 
 def _never_none(node: ast.AST, scope: Scope, env: dict[str, ast.expr], inputs: dict[str, set[str]]) -> bool:
@@ -373,7 +373,7 @@ def _never_none(node: ast.AST, scope: Scope, env: dict[str, ast.expr], inputs: d
     if isinstance(node, ast.Lambda):
         return True
     kinds = _value_type(node, scope, env, inputs)
-    return bool(kinds) and "NoneType" not in kinds  # type: ignore[operator]
+    return kinds is not None and bool(kinds) and "NoneType" not in kinds
 
 
 def _len_call(node: ast.AST, scope: Scope) -> bool:
@@ -575,7 +575,7 @@ class _LazyValues(dict[str, ast.expr]):
         self._load()
         return super().__getitem__(key)
 
-    def get(self, key: str, default: ast.expr | None = None) -> ast.expr | None:  # type: ignore[override]
+    def get(self, key: str, default: ast.expr | None = None) -> ast.expr | None:  # type: ignore[override]  # dict.get's overloads: this one is used
         self._load()
         return super().get(key, default)
 
@@ -647,7 +647,7 @@ def call_never_fails(
         return None
     reasons = []
     for is_call, cond in conditions:
-        why = call_never_fails(cond, fn, scope, cls, depth + 1) if is_call else never_fails(cond, fn, scope)  # type: ignore[arg-type]
+        why = call_never_fails(cond, fn, scope, cls, depth + 1) if is_call else never_fails(cond, fn, scope)  # type: ignore[arg-type]  # IS_CALL: COND is an ast.Call
         if not why:
             return None
         reasons.append(why)

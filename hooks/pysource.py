@@ -261,7 +261,7 @@ class Names:
         if isinstance(node, ast.Call):
             func = node.func
             if _is_import_call(node):
-                return canonical(node.args[0].value)  # type: ignore[attr-defined]
+                return canonical(node.args[0].value)  # type: ignore[attr-defined]  # a str constant: _is_import_call
             # getattr(obj, "name") and obj.__getattr__("name")
             if isinstance(func, ast.Name) and func.id == "getattr" and len(node.args) >= 2:
                 base = self.qualify(node.args[0], _depth + 1)

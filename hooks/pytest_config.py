@@ -151,7 +151,9 @@ def _strict_xfail(settings: Settings) -> bool:
     return explicit == ["true"] if explicit else _effective(settings, "strict") == ["true"]
 
 
-def _from_pyproject(path: str, text: str, table_of: Callable[[dict], dict] | None = None) -> Settings | None:  # type: ignore[type-arg]
+def _from_pyproject(
+    path: str, text: str, table_of: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+) -> Settings | None:
     try:
         data = _load_toml(text)
     except Exception as exc:  # tomllib.TOMLDecodeError and friends

@@ -288,7 +288,7 @@ def text_tokens(path: str, text: str, addopts: list[str] | None) -> list[Token]:
     return found
 
 
-def _runner_tokens(path: str, text: str, seen: Counter) -> list[Token]:  # type: ignore[type-arg]
+def _runner_tokens(path: str, text: str, seen: Counter[tuple[str, str]]) -> list[Token]:
     """What the CI/task-runner reader (hooks/runners.py) finds beyond the line scan: folded YAML
     strings, GitLab script lists, `env:` blocks, nox `session.run(...)` arguments."""
     name = posixpath.basename(path)
@@ -301,7 +301,7 @@ def _runner_tokens(path: str, text: str, seen: Counter) -> list[Token]:  # type:
     except Exception:  # the line scan above already read the file; this pass only adds to it
         return []
     extra: list[Token] = []
-    counts: Counter = Counter()  # type: ignore[type-arg]
+    counts: Counter[tuple[str, str]] = Counter()
     for number, tokens in arguments:
         for kind, detail, message in pytest_arg_tokens(list(tokens)):
             counts[(kind, detail)] += 1
@@ -697,10 +697,13 @@ def _contract_findings(change_set: changes.ChangeSet, contracts: Iterable[str], 
 # -- the whole check ----------------------------------------------------------------
 
 
-def _multiset_new(base: Iterable[tuple], new: Iterable[Token | Fact]) -> list:  # type: ignore[type-arg]
+_Keyed = TypeVar("_Keyed", Token, Fact)
+
+
+def _multiset_new(base: Iterable[tuple[str, ...]], new: Iterable[_Keyed]) -> list[_Keyed]:
     """Items of NEW whose key is not (as often) in BASE."""
     known = Counter(base)
-    out = []
+    out: list[_Keyed] = []
     for item in new:
         if known[item.key]:
             known[item.key] -= 1
@@ -877,7 +880,7 @@ def _loaded_modules(
         if name in base_loads and not change_set.is_changed(path):
             continue  # loaded at the base as it is
         try:
-            modules[path] = Module.from_source(path, blobs[path])  # type: ignore[arg-type]
+            modules[path] = Module.from_source(path, blobs[path])  # type: ignore[arg-type]  # PATH has bytes (above)
         except SourceError as exc:
             findings.append(exc.finding(path))
             continue

@@ -29,9 +29,12 @@ import ast
 import copy
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, Literal, NamedTuple
 
 from hooks.pysource import FunctionNode, Module, SourceError, statements
+
+if TYPE_CHECKING:
+    from typing import TypeGuard  # Python 3.10+
 
 CHECK_PREFIXES = ("assert", "check", "verify", "expect", "fail")
 CHECK_CALLS = {"pytest.raises", "pytest.warns", "pytest.deprecated_call", "pytest.fail"}
@@ -67,7 +70,7 @@ def find_test(tree: ast.Module, qualname: str) -> tuple[FunctionNode, list[ast.C
     parts = qualname.split(".")
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
-        found: ast.AST | None = None
+        found: FunctionNode | ast.ClassDef | None = None
         for node in body:
             if last and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == part:
                 found = node  # a later definition wins, as at import time
@@ -77,10 +80,10 @@ def find_test(tree: ast.Module, qualname: str) -> tuple[FunctionNode, list[ast.C
                 found = None  # `del test_x`: never collected
         if found is None:
             return None
-        if last:
-            return found, classes  # type: ignore[return-value]
-        classes.append(found)  # type: ignore[arg-type]
-        body = found.body  # type: ignore[attr-defined]
+        if not isinstance(found, ast.ClassDef):  # the last part: the function
+            return found, classes
+        classes.append(found)
+        body = found.body
     return None
 
 
@@ -118,7 +121,7 @@ def _elements(node: ast.expr, constants: dict[str, ast.expr], depth: int = 0) ->
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
         return list(node.elts)
     if isinstance(node, ast.Dict) and None not in node.keys:
-        return list(node.keys)  # type: ignore[arg-type]
+        return [k for k in node.keys if k is not None]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" and not node.keywords:
         try:
             bounds = [ast.literal_eval(a) for a in node.args]
@@ -179,11 +182,13 @@ def _value_id(value: ast.expr, argname: str, index: int, module: Module, constan
     return None  # an attribute, a call: an enum member or an object with __name__ may be anything
 
 
-def _is_param_call(node: ast.expr, module: Module) -> bool:
+def _is_param_call(node: ast.expr, module: Module) -> TypeGuard[ast.Call]:
     return isinstance(node, ast.Call) and (module.names.qualify(node.func) or "") == "pytest.param"
 
 
-def _parametrize(deco: ast.expr, module: Module, constants: dict[str, ast.expr]) -> list[_Param] | None | bool:
+def _parametrize(
+    deco: ast.expr, module: Module, constants: dict[str, ast.expr]
+) -> list[_Param] | None | Literal[False]:
     """The parameter sets of one decorator; False when it is no parametrize, None when unknown."""
     deco = module.names.expand(deco)
     if not isinstance(deco, ast.Call) or (module.names.qualify(deco.func) or "") != "pytest.mark.parametrize":
@@ -230,8 +235,8 @@ def _parametrize(deco: ast.expr, module: Module, constants: dict[str, ast.expr])
     for index, row in enumerate(rows):
         given_id: object = None
         if _is_param_call(row, module):
-            values = list(row.args)  # type: ignore[attr-defined]
-            id_kw = next((k.value for k in row.keywords if k.arg == "id"), None)  # type: ignore[attr-defined]
+            values = list(row.args)
+            id_kw = next((k.value for k in row.keywords if k.arg == "id"), None)
             if id_kw is not None:
                 given_id = id_kw.value if isinstance(id_kw, ast.Constant) else _UNKNOWN
         elif len(argnames) == 1:
@@ -252,7 +257,8 @@ def _parametrize(deco: ast.expr, module: Module, constants: dict[str, ast.expr])
             case_id = str(given_id)
         else:
             parts = [_value_id(v, a, index, module, constants) for v, a in zip(values, argnames)]
-            case_id = None if None in parts else "-".join(parts)  # type: ignore[arg-type]
+            known_parts = [p for p in parts if p is not None]
+            case_id = "-".join(known_parts) if len(known_parts) == len(parts) else None
         params.append(_Param({a: v for a, v in zip(argnames, values) if a in direct}, case_id))
     return _unique(params)
 
@@ -293,14 +299,14 @@ def _parameter_sets(
         found = _parametrize(deco, module, constants)
         if found is False:
             continue
-        if found is None or len(sets) * len(found) > MAX_CASES:  # type: ignore[arg-type]
+        if found is None or len(sets) * len(found) > MAX_CASES:
             return None
         sets = [
             _Param(
                 {**outer.values, **inner.values},
                 None if outer.id is None or inner.id is None else (f"{outer.id}-{inner.id}" if outer.id else inner.id),
             )
-            for inner in found  # type: ignore[union-attr]
+            for inner in found
             for outer in sets
         ]
     # A parametrized fixture that hands its param to the test (`return request.param`) is a
@@ -344,7 +350,7 @@ def _fixture_params(
     items = _elements(params, constants)
     if items is None:
         return None
-    items = [i.args[0] if _is_param_call(i, module) and i.args else i for i in items]  # type: ignore[attr-defined]
+    items = [i.args[0] if _is_param_call(i, module) and i.args else i for i in items]
     body = _body(node)
     passes = (
         len(body) == 1
@@ -652,7 +658,7 @@ def _module_helpers(module: Module) -> dict[str, bool]:
     return {name: helpers[name] or _holds_checks(fn, module, helpers) for name, fn in functions.items()}
 
 
-def _opaque(node: ast.AST, module: Module) -> bool:
+def _opaque(node: ast.AST, module: Module) -> TypeGuard[ast.Call]:
     """A check made by a project helper (``self.assertManyResults(...)``, ``check_rows(...)``):
     what it checks cannot be written out here."""
     if not isinstance(node, ast.Call):
@@ -745,7 +751,7 @@ def cases(
     body = _body(fn)
     out = []
     for param in sets:
-        body_key = ast.dump(ast.Module(body=[_put(s, param.values) for s in body], type_ignores=[]))  # type: ignore[misc]
+        body_key = ast.dump(ast.Module(body=[_put(s, param.values) for s in body], type_ignores=[]))  # type: ignore[misc]  # _put keeps a statement a statement
         checks = []
         opaque: set[str] = set()
         subjects: set[str] = set()
@@ -756,7 +762,7 @@ def cases(
             seen = _looked_at(_put(node, env), own)
             subjects |= seen
             if _opaque(node, module):
-                opaque |= seen - {getattr(node.func, "attr", None) or getattr(node.func, "id", "")}  # type: ignore[attr-defined]
+                opaque |= seen - {getattr(node.func, "attr", None) or getattr(node.func, "id", "")}
         out.append(
             Case(owner, param.id if known else None, body_key, tuple(checks), 1, frozenset(opaque), frozenset(subjects))
         )
@@ -882,8 +888,8 @@ def reappearing_ids(
         found: list[Case], collected: list[str], wanted: list[str], other: list[Case] | None, mine_first: bool
     ) -> tuple[list[Case], bool]:
         """The cases behind WANTED ids (exact), else those with no twin in OTHER (not exact)."""
-        predicted = [c.id for c in found]
-        exact = None not in predicted and sorted(predicted) == sorted(collected)  # type: ignore[type-var]
+        predicted = [c.id for c in found if c.id is not None]
+        exact = len(predicted) == len(found) and sorted(predicted) == sorted(collected)
         if exact:
             chosen = [c for c in found if c.id in set(wanted)]
         elif other is None:
