@@ -14,12 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from hooks import __version__, report
 from hooks.context import HookContext
+from hooks.paths import DEFAULT_CONTRACT
 
 if TYPE_CHECKING:
     from hooks.changes import ChangeSet
-
-# hooks.contract.DEFAULT_PATH, spelled here so that start-up never imports PyYAML (a test pins both).
-DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 
 
 class _Parser(argparse.ArgumentParser):

@@ -20,9 +20,10 @@ import yaml
 from yaml.events import AliasEvent, CollectionStartEvent, ScalarEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from hooks.paths import DEFAULT_CONTRACT
 from hooks.report import UsageError
 
-DEFAULT_PATH = "tests/agent_contract.yaml"
+DEFAULT_PATH = DEFAULT_CONTRACT
 MAX_CONTRACT_BYTES = 16 * 1024 * 1024  # ~100,000 locks; more is a mistake or an attack
 
 _NULL = {"", "~", "null", "Null", "NULL"}

@@ -24,6 +24,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from hooks.paths import DEFAULT_CONTRACT
 from hooks.report import Finding, UsageError, guarded, notice
 
 if TYPE_CHECKING:
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 
 # hooks.contract (PyYAML) and hooks.changes are imported inside functions: main()
 # starts hashing before paying for them, so the imports overlap the I/O.
-DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # = hooks.contract.DEFAULT_PATH
 
 CHUNK = 1 << 20
 WORKERS = max(1, min(4, os.cpu_count() or 1))

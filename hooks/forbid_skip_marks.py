@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from hooks.context import HookContext
+from hooks.paths import DEFAULT_CONTRACT
 from hooks.pydiff import Occurrence, Rule, check_context, run
 from hooks.pysource import DYNAMIC, Module, PrunedVisitor, ScopeNode, hot_lines
 from hooks.report import Finding, guarded, notice
@@ -150,7 +151,7 @@ class SkipMarkRule(Rule):
 
             self._snapshot_of = self.change_set
             self._snapshot = envcondition.snapshot_committed(
-                self.change_set, getattr(ledger, "path", None) or "tests/agent_contract.yaml"
+                self.change_set, getattr(ledger, "path", None) or DEFAULT_CONTRACT
             )
         if self._snapshot:
             notice(

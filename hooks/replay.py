@@ -29,9 +29,9 @@ from typing import NamedTuple
 
 from hooks import __version__, changes, scratch
 from hooks.interpreters import candidate_interpreters, child_env
+from hooks.paths import DEFAULT_CONTRACT
 from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
 
-DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML early
 TIMEOUT_SECONDS = 900
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 # Both sides: no cache (no --lf/--ff state from the user's runs), every module even when one

@@ -30,6 +30,7 @@ import copy
 from collections.abc import Iterable, Sequence
 from typing import Callable, NamedTuple
 
+from hooks.paths import PYTHON_SUFFIXES
 from hooks.pysource import FunctionNode, Module, SourceError, statements
 
 CHECK_PREFIXES = ("assert", "check", "verify", "expect", "fail")
@@ -917,7 +918,7 @@ def reappearing_ids(
 
 def _modules(read: Callable[[list[str]], dict[str, bytes | None]], paths: list[str]) -> dict[str, Module | None]:
     out: dict[str, Module | None] = {}
-    for path, data in read([p for p in paths if p.endswith((".py", ".pyi"))]).items():
+    for path, data in read([p for p in paths if p.endswith(PYTHON_SUFFIXES)]).items():
         try:
             out[path] = Module.from_source(path, data) if data is not None else None
         except SourceError:

@@ -35,6 +35,7 @@ from typing import Callable, NamedTuple
 
 from hooks import git
 from hooks import runners as ci
+from hooks.paths import DEFAULT_CONTRACT, TEST_FILES
 from hooks.report import Finding
 
 LEDGER = "reruns belong to the freeze ledger: remove it, or add a freeze entry (owner, expiry, remaining_reruns) for the flaky test in tests/agent_contract.yaml"
@@ -129,8 +130,6 @@ SELECTING = {
     "--select-from-file",
 }
 EXITFIRST = {"-x", "--exitfirst", "--maxfail"}
-# What tests are, as pre-commit's `files:` for the Python hooks (hooks/check.py TEST_FILES).
-TEST_FILES = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
 NOT_PRODUCTION = re.compile(r"(^|/)(docs?|examples?|benchmarks?|bench|scripts?)/|(^|/)(setup|noxfile|conftest)\.py$")
 PRAGMA = re.compile(rb"#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(cover|COVER)")
 COVERAGE_FILES = (".coveragerc", "setup.cfg", "tox.ini", "pyproject.toml")
@@ -872,7 +871,7 @@ def check(
     base_settings: object,
     new_settings: object,
     runner_paths: list[str],
-    contract_path: str = "tests/agent_contract.yaml",
+    contract_path: str = DEFAULT_CONTRACT,
 ) -> list[Finding]:
     """Every switch rule on the change; BASE and NEW hold the config, coverage and runner files."""
     target = getattr(change_set, "target", None)
