@@ -27,9 +27,9 @@ from hooks import args as hook_args
 from hooks import changes, contract, git
 from hooks.approvals import Approvals, verify
 from hooks.context import HookContext
-from hooks.forbid_skip_marks import RULE as SKIP_RULE
 from hooks.pysource import Module, SourceError, test_functions
 from hooks.report import Finding, guarded, notice
+from hooks.skipmarks import RULE as SKIP_RULE
 from hooks.trust import setting_statement
 
 
