@@ -20,7 +20,7 @@ import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from hooks import changes, contract, git
-from hooks.fixture_lock_verify import Escape, digest_of
+from hooks.digests import Escape, digest_of
 from hooks.pysource import Module, SourceError
 from hooks.report import UsageError, guarded
 
