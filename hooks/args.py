@@ -27,10 +27,13 @@ class _Parser(argparse.ArgumentParser):
         return parsed
 
 
+def summary(doc: str | None) -> str | None:
+    """The first line of a module's docstring, for --help; None under `python -OO` (__doc__ is None)."""
+    return doc.strip().splitlines()[0] if doc and doc.strip() else None
+
+
 def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
-    # Under `python -OO` a module's __doc__ is None.
-    description = doc.strip().splitlines()[0] if doc and doc.strip() else None
-    result = _Parser(prog=prog, description=description)
+    result = _Parser(prog=prog, description=summary(doc))
     add_version(result)
     return result
 

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hooks import changes, contract, git
+from hooks.args import summary
 from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
 
 DEFAULT_REPORT = "quarantine-report.json"
@@ -179,7 +180,7 @@ def _previous(path: str | None) -> dict[str, int]:
 
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="oracle-guard quarantine", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="oracle-guard quarantine", description=summary(__doc__))
     parser.add_argument("action", choices=["run"], help="run: reproduce every entry with a repro command")
     contract.add_contract_arg(parser)
     parser.add_argument(

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from hooks import __version__, changes, scratch
+from hooks.args import summary
 from hooks.interpreters import candidate_interpreters, child_env
 from hooks.paths import DEFAULT_CONTRACT
 from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
@@ -311,7 +312,7 @@ def judge(base: Result, new: Result, base_label: str) -> list[tuple[str, Finding
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="oracle-replay", description=(__doc__ or "oracle-replay").splitlines()[0])
+    parser = argparse.ArgumentParser(prog="oracle-replay", description=summary(__doc__))
     parser.add_argument("filenames", nargs="*", help="ignored: the hook asks git what changed")
     changes.add_base_args(parser)
     parser.add_argument(
