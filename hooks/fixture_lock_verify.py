@@ -225,16 +225,6 @@ def diff_findings(
     return findings
 
 
-def _contract_bytes(target: str | None, path: str) -> bytes | None:
-    if target:
-        from hooks import git
-
-        return git.read_blobs(target, [path]).get(path)
-    from hooks import contract
-
-    return contract.read_file(path)
-
-
 def _early_prehash(argv: Sequence[str]) -> tuple[str, Prehash] | None:
     """Start hashing from the contract's raw bytes before anything heavy is imported."""
     if os.environ.get("PRE_COMMIT_TO_REF") or "--help" in argv or "-h" in argv:
@@ -260,7 +250,7 @@ def check(ctx: HookContext) -> list[Finding]:
 
     change_set = ctx.change_set
     target = change_set.target if change_set else None
-    new_bytes = _contract_bytes(target, ctx.contract)
+    new_bytes = contract.bytes_at_new(target, ctx.contract)
     prehash = None
     if new_bytes and not target:  # digests from another folder or a target commit would not apply
         early = ctx.option("prehash")
@@ -272,9 +262,9 @@ def check(ctx: HookContext) -> list[Finding]:
     if change_set is not None and change_set.base is None:
         notice("no commits yet: every lock is new")
     elif change_set is not None:
-        base_bytes = git.read_blobs(change_set.base, [ctx.contract]).get(ctx.contract)
+        base_bytes = contract.bytes_at_base(change_set.base, ctx.contract)
         if base_bytes is not None and base_bytes != new_bytes:  # an unchanged contract cannot weaken a lock
-            base = contract.load_at(change_set.base, ctx.contract)
+            base = contract.base_from(base_bytes, ctx.contract)
             if base is not None and base.fixtures:
                 from hooks.approvals import Approvals  # only a diff needs signatures
 

@@ -208,10 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.previous = os.path.abspath(args.previous) if args.previous else None
     changes.enter_repo([])
     rev, label = trusted_revision(args.base)
-    ledger = contract.load_at(rev, args.contract)
+    ledger = contract.at_base(rev, args.contract)
     if ledger is None:
         raise UsageError(f"{args.contract}: no contract committed at {label} (pass --contract PATH)")
-    if contract.read_file(args.contract) != git.read_blobs(rev, [args.contract]).get(args.contract):
+    if contract.bytes_in_work_tree(args.contract) != contract.bytes_at(rev, args.contract):
         notice(
             f"{args.contract} differs from {label}: the repro commands committed at {label} run, not the work tree's"
         )

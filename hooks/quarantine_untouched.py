@@ -247,8 +247,8 @@ def deletion_findings(new: contract.Contract, change_set: changes.ChangeSet) -> 
 
 def check(ctx: HookContext) -> list[Finding]:
     change_set = ctx.change_set or changes.ChangeSet(None, "", None)
-    new = contract.load_new(change_set.target, ctx.contract)
-    base = contract.load_at(change_set.base, ctx.contract)
+    new = contract.at_new(change_set.target, ctx.contract)
+    base = contract.at_base(change_set.base, ctx.contract)
     if new is None:
         if base is not None and base.freezes:
             return [Finding(ctx.contract, 1, 1, "OG622", "the contract was deleted, and its freeze ledger with it")]

@@ -358,7 +358,7 @@ def replay(args: argparse.Namespace) -> int:
         return 0
     from hooks import contract
 
-    base_contract = contract.load_at(change_set.base, args.contract)
+    base_contract = contract.at_base(change_set.base, args.contract)
     side = scratch.TestSide(change_set.base, args.contract, base_contract)
     the_plan = scratch.plan(change_set, side)
     if not the_plan.production or not the_plan.test_side:
@@ -464,8 +464,8 @@ def _unapproved(
 
     approvals = Approvals.load(
         change_set,
-        contract.load_at(change_set.base, contract_path),
-        contract.load_new(change_set.target, contract_path),
+        contract.at_base(change_set.base, contract_path),
+        contract.at_new(change_set.target, contract_path),
     )
     kept = []
     for node, finding in findings:

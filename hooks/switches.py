@@ -881,7 +881,7 @@ def check(
         if not ledger:
             from hooks import contract
 
-            ledger.append(contract.load_new(target, contract_path) if target else contract.load(contract_path))
+            ledger.append(contract.at_new(target, contract_path))
         entry = ledger[0].freeze_for(node_id) if ledger[0] is not None else None  # type: ignore[attr-defined]
         return entry is not None and count <= entry.remaining_reruns
 
