@@ -45,7 +45,7 @@ RERUN_MARKS = {
 SKIP_MARKS.update(RERUN_MARKS)
 # The project's own retry helpers (`@retry(3)`, `@helpers.retry_on_failure`) on a test.
 RETRY_NAME = re.compile(r"(^|_)(retry|retries|retrying|rerun|reruns|flaky)($|_)|^retry|retry$", re.I)
-RERUN_NEXT = "reruns belong to the freeze ledger: remove it, or add a freeze entry for the test (owner, expiry, remaining_reruns) in tests/agent_contract.yaml"
+RERUN_NEXT = f"reruns belong to the freeze ledger: remove it, or add a freeze entry for the test (owner, expiry, remaining_reruns) in {DEFAULT_CONTRACT}"
 MARK_NAMES = {"skip", "skipif", "xfail"}  # for string markers: item.add_marker("xfail")
 DYNAMIC_BASES = {"pytest.mark", "unittest"}
 # Arguments that only explain a skip; changing them is not a new skip.

@@ -38,7 +38,7 @@ from hooks import runners as ci
 from hooks.paths import DEFAULT_CONTRACT, TEST_FILES
 from hooks.report import Finding
 
-LEDGER = "reruns belong to the freeze ledger: remove it, or add a freeze entry (owner, expiry, remaining_reruns) for the flaky test in tests/agent_contract.yaml"
+LEDGER = f"reruns belong to the freeze ledger: remove it, or add a freeze entry (owner, expiry, remaining_reruns) for the flaky test in {DEFAULT_CONTRACT}"
 REGEN = "regenerate goldens in a change of their own (run the update locally, review and commit the new files alone), never as a run mode; remove it"
 FLOOR = "coverage floors only rise: restore it"
 

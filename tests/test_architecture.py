@@ -131,6 +131,12 @@ def test_path_constants_are_spelled_only_in_paths(name: str) -> None:
         paths.PYTHON_SUFFIXES: "paths.PYTHON_SUFFIXES",
     }
     found = [f"hooks/{name}.py:{line}: use {spelled[value]}" for line, value in constants(name) if value in spelled]
+    # Also inside a message: an f-string with the constant says the same and follows a change.
+    found += [
+        f"hooks/{name}.py:{line}: spell paths.DEFAULT_CONTRACT in an f-string"
+        for line, value in constants(name)
+        if isinstance(value, str) and paths.DEFAULT_CONTRACT in value and value != paths.DEFAULT_CONTRACT
+    ]
     assert not found, found
 
 
