@@ -14,12 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from hooks import __version__, report
 from hooks.context import HookContext
+from hooks.paths import DEFAULT_CONTRACT
 
 if TYPE_CHECKING:
     from hooks.changes import ChangeSet
-
-# hooks.contract.DEFAULT_PATH, spelled here so that start-up never imports PyYAML (a test pins both).
-DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,10 +27,13 @@ class _Parser(argparse.ArgumentParser):
         return parsed
 
 
+def summary(doc: str | None) -> str | None:
+    """The first line of a module's docstring, for --help; None under `python -OO` (__doc__ is None)."""
+    return doc.strip().splitlines()[0] if doc and doc.strip() else None
+
+
 def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
-    # Under `python -OO` a module's __doc__ is None.
-    description = doc.strip().splitlines()[0] if doc and doc.strip() else None
-    result = _Parser(prog=prog, description=description)
+    result = _Parser(prog=prog, description=summary(doc))
     add_version(result)
     return result
 

@@ -18,7 +18,7 @@ COMMANDS = {
     "replay": ("hooks.replay:main", "run the base's tests against the new code (`replay --base REV`)"),
     "init": ("hooks.init_contract:main", "write a contract that locks what the repository has now"),
     "lock": ("hooks.init_contract:lock_main", "add fixture locks to the contract"),
-    "approve": ("hooks.approvals:main", "sign an approval for one specific weakening"),
+    "approve": ("hooks.approve:main", "sign an approval for one specific weakening"),
     "quarantine": ("hooks.quarantine_run:main", "run the seeded quarantine ledger (`quarantine run`)"),
     "guard": ("hooks.guard:main", "install, check or remove the commit guard of one agent worktree"),
     "demo": ("hooks.demo:main", "show a rejected weakening in a throwaway repository"),

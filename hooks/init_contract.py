@@ -21,7 +21,8 @@ import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from hooks import changes, contract, git
-from hooks.fixture_lock_verify import Escape, digest_of
+from hooks.args import summary
+from hooks.digests import Escape, digest_of
 from hooks.pysource import Module, SourceError
 from hooks.report import UsageError, guarded
 
@@ -164,7 +165,7 @@ def find_properties(files: Sequence[str]) -> tuple[list[contract.Property], bool
 
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="oracle-guard init", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="oracle-guard init", description=summary(__doc__))
     contract.add_contract_arg(parser)
     parser.add_argument(
         "--root",

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 
 from hooks import args as hook_args
 from hooks import changes, runner
-from hooks.check import TEST_FILES, is_python
+from hooks.check import is_python
+from hooks.paths import TEST_FILES
 from hooks.report import guarded
 
 

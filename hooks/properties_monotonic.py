@@ -25,7 +25,7 @@ from hooks import hypothesis_model as hm
 from hooks.approvals import Approvals
 from hooks.context import HookContext
 from hooks.pysource import FunctionNode, Module, SourceError
-from hooks.report import Finding, guarded, notice
+from hooks.report import Finding, guarded
 from hooks.tautologies import tautology
 
 
@@ -201,15 +201,8 @@ def registrable(
 
 def property_findings(change_set: changes.ChangeSet | None, contract_path: str) -> list[Finding]:
     reader = change_set or changes.ChangeSet(None, "", None)
-    new_data = reader.read_new([contract_path]).get(contract_path)
-    base_data = reader.read_base([contract_path]).get(contract_path) if reader.base else None
-    new_contract = contract.loads(new_data, contract_path) if new_data is not None else None
-    base_contract = None
-    if base_data is not None:
-        try:
-            base_contract = contract.loads(base_data, contract_path)
-        except contract.ContractError as exc:
-            notice(f"the base contract does not load ({exc}); only the current one is checked")
+    new_contract = contract.at_new(reader.target, contract_path)
+    base_contract = contract.at_base(reader.base, contract_path)  # one that does not load stops the check
     if new_contract is None and base_contract is None:
         return []
     approvals = Approvals.load(change_set, base_contract, new_contract)

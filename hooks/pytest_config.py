@@ -20,10 +20,9 @@ from typing import Any, Callable
 
 from hooks import changes, pytest_tamper
 from hooks import runners as ci
+from hooks.paths import DEFAULT_CONTRACT
 from hooks.pysource import Module, SourceError
 from hooks.report import Finding, UsageError, notice
-
-DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML
 
 INI_FILES = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest"}
 PYPROJECT = "pyproject.toml"

@@ -48,12 +48,12 @@ from collections.abc import Iterable, Iterator
 from typing import Callable, NamedTuple, TypeVar
 
 from hooks import changes, git
+from hooks.paths import DEFAULT_CONTRACT
 from hooks.pysource import Module, SourceError
 from hooks.report import Finding, UsageError
 
 _T = TypeVar("_T")
 
-DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 # Non-Python files whose text can set pytest options or its environment (and noxfile.py).
 SCANNED_NAMES = {
     "pytest.ini",

@@ -27,9 +27,9 @@ from hooks import args as hook_args
 from hooks import changes, contract, git
 from hooks.approvals import Approvals, verify
 from hooks.context import HookContext
-from hooks.forbid_skip_marks import RULE as SKIP_RULE
 from hooks.pysource import Module, SourceError, test_functions
 from hooks.report import Finding, guarded, notice
+from hooks.skipmarks import RULE as SKIP_RULE
 from hooks.trust import setting_statement
 
 
@@ -247,8 +247,8 @@ def deletion_findings(new: contract.Contract, change_set: changes.ChangeSet) -> 
 
 def check(ctx: HookContext) -> list[Finding]:
     change_set = ctx.change_set or changes.ChangeSet(None, "", None)
-    new = contract.load_new(change_set.target, ctx.contract)
-    base = contract.load_at(change_set.base, ctx.contract)
+    new = contract.at_new(change_set.target, ctx.contract)
+    base = contract.at_base(change_set.base, ctx.contract)
     if new is None:
         if base is not None and base.freezes:
             return [Finding(ctx.contract, 1, 1, "OG622", "the contract was deleted, and its freeze ledger with it")]

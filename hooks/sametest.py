@@ -31,6 +31,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Callable, Literal, NamedTuple
 
+from hooks.paths import PYTHON_SUFFIXES
 from hooks.pysource import FunctionNode, Module, SourceError, statements
 
 if TYPE_CHECKING:
@@ -936,7 +937,7 @@ def reappearing_ids(
 
 def _modules(read: Callable[[list[str]], dict[str, bytes | None]], paths: list[str]) -> dict[str, Module | None]:
     out: dict[str, Module | None] = {}
-    for path, data in read([p for p in paths if p.endswith((".py", ".pyi"))]).items():
+    for path, data in read([p for p in paths if p.endswith(PYTHON_SUFFIXES)]).items():
         try:
             out[path] = Module.from_source(path, data) if data is not None else None
         except SourceError:

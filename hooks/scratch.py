@@ -25,10 +25,9 @@ import tempfile
 from collections.abc import Iterable
 
 from hooks import changes, git, pytest_config
+from hooks.paths import TEST_FILES
 from hooks.report import UsageError
 
-# Must match hooks.check.TEST_FILES and `files:` of the Python hooks (a test checks it).
-TEST_FILES = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
 # What pytest collects by default (python_files = test_*.py *_test.py).
 TEST_MODULE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 SNAPSHOT_FILES = re.compile(r"(^|/)(__snapshots__|snapshots|goldens?)/|\.approved(\.[^/]*)?$")

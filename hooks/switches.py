@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from hooks import git
 from hooks import runners as ci
+from hooks.paths import DEFAULT_CONTRACT, TEST_FILES
 from hooks.report import Finding
 
 if TYPE_CHECKING:  # types only: the callers pass these in (pytest_config imports this module)
@@ -42,7 +43,7 @@ if TYPE_CHECKING:  # types only: the callers pass these in (pytest_config import
     from hooks.contract import Contract
     from hooks.pytest_config import Settings
 
-LEDGER = "reruns belong to the freeze ledger: remove it, or add a freeze entry (owner, expiry, remaining_reruns) for the flaky test in tests/agent_contract.yaml"
+LEDGER = f"reruns belong to the freeze ledger: remove it, or add a freeze entry (owner, expiry, remaining_reruns) for the flaky test in {DEFAULT_CONTRACT}"
 REGEN = "regenerate goldens in a change of their own (run the update locally, review and commit the new files alone), never as a run mode; remove it"
 FLOOR = "coverage floors only rise: restore it"
 
@@ -134,8 +135,6 @@ SELECTING = {
     "--select-from-file",
 }
 EXITFIRST = {"-x", "--exitfirst", "--maxfail"}
-# What tests are, as pre-commit's `files:` for the Python hooks (hooks/check.py TEST_FILES).
-TEST_FILES = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
 NOT_PRODUCTION = re.compile(r"(^|/)(docs?|examples?|benchmarks?|bench|scripts?)/|(^|/)(setup|noxfile|conftest)\.py$")
 PRAGMA = re.compile(rb"#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(cover|COVER)")
 COVERAGE_FILES = (".coveragerc", "setup.cfg", "tox.ini", "pyproject.toml")
@@ -877,7 +876,7 @@ def check(
     base_settings: Settings,
     new_settings: Settings,
     runner_paths: list[str],
-    contract_path: str = "tests/agent_contract.yaml",
+    contract_path: str = DEFAULT_CONTRACT,
 ) -> list[Finding]:
     """Every switch rule on the change; BASE and NEW hold the config, coverage and runner files."""
     target = getattr(change_set, "target", None)
@@ -887,7 +886,7 @@ def check(
         if not ledger:
             from hooks import contract
 
-            ledger.append(contract.load_new(target, contract_path) if target else contract.load(contract_path))
+            ledger.append(contract.at_new(target, contract_path))
         entry = ledger[0].freeze_for(node_id) if ledger[0] is not None else None
         return entry is not None and count <= entry.remaining_reruns
 
