@@ -32,7 +32,6 @@ approved (fail closed).  An approval covers exactly its statement.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import re
@@ -41,11 +40,14 @@ import subprocess
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
-from hooks import contract as contract_mod
 from hooks import git
-from hooks.report import UsageError, guarded, notice
+from hooks.report import UsageError, notice
+
+if TYPE_CHECKING:
+    from hooks import contract as contract_mod
+    from hooks.changes import ChangeSet
 
 NAMESPACE = "oracle-guard"
 SUFFIX = ".approval"
@@ -132,7 +134,7 @@ def verify(statement: str, signature: str, allowed_signers: bytes) -> str | None
     return None
 
 
-def _approval_files(folder: str, change_set: Any) -> dict[str, bytes]:
+def _approval_files(folder: str, change_set: ChangeSet) -> dict[str, bytes]:
     """Approval files the change being judged adds or edits, with their new bytes.
 
     Only the change counts: an approval already at the base was used there,
@@ -140,7 +142,7 @@ def _approval_files(folder: str, change_set: Any) -> dict[str, bytes]:
     folder's listing, says what the change holds; no extra git process).
     """
     prefix = folder.rstrip("/") + "/"
-    names = [p for p in getattr(change_set, "changed_paths", ()) if p.startswith(prefix) and p.endswith(SUFFIX)]
+    names = [p for p in change_set.changed_paths if p.startswith(prefix) and p.endswith(SUFFIX)]
     if not names:
         return {}
     blobs = change_set.read_new(names)
@@ -174,23 +176,25 @@ class Approvals:
     _spent: set[str] | None = None
 
     @classmethod
-    def load(cls, change_set: Any, base_contract: Any, new_contract: Any) -> Approvals:
-        """Approvals in the change, checked against the base's allowed signers.
-
-        CHANGE_SET is a hooks.changes.ChangeSet; the contracts may be None.
-        """
-        signers_path = getattr(base_contract, "allowed_signers", None)
-        base = getattr(change_set, "base", None)
+    def load(
+        cls,
+        change_set: ChangeSet | None,
+        base_contract: contract_mod.Contract | None,
+        new_contract: contract_mod.Contract | None,
+    ) -> Approvals:
+        """Approvals in the change, checked against the base's allowed signers."""
+        signers_path = base_contract.allowed_signers if base_contract is not None else None
+        base = change_set.base if change_set is not None else None
         result = cls()
-        if not signers_path or not base:
+        if not signers_path or not base or change_set is None or base_contract is None:
             return result
         blob = git.read_blobs(base, [signers_path]).get(signers_path)
         if not blob or not blob.strip():
             result.why_none = f"the allowed-signers file {signers_path} does not exist at the base revision"
             return result
         result.allowed_signers = blob
-        folder = getattr(new_contract, "approvals", None) or getattr(base_contract, "approvals", "tests/approvals")
-        result.base, result.folders = base, (folder, getattr(base_contract, "approvals", folder))
+        folder = (new_contract.approvals if new_contract is not None else None) or base_contract.approvals
+        result.base, result.folders = base, (folder, base_contract.approvals)
         for path, data in _approval_files(folder, change_set).items():
             parsed = _signature_of(data.decode("utf-8", "replace"))
             if parsed is not None:
@@ -235,12 +239,7 @@ class Approvals:
         return f"needs a signed approval: `{command_for(statement)}`"
 
 
-# -- oracle-guard approve ----------------------------------------------------------
-
-
-def _default_key() -> str | None:
-    out = git.run("config", "--get", "user.signingkey", check=False).decode().strip()
-    return out or None
+# -- signing (the `oracle-guard approve` command is hooks/approve.py) ------------
 
 
 def sign(statement: str, key: str) -> str:
@@ -283,63 +282,3 @@ def file_name(statement: str) -> str:
     subject = re.sub(r"[^A-Za-z0-9_.-]+", "_", rest.split(" ")[0])[:60]
     digest = hashlib.sha256(statement.encode()).hexdigest()[:12]
     return f"{verb}-{subject}-{digest}{SUFFIX}"
-
-
-@guarded
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="oracle-guard approve",
-        description="Sign an approval for one specific weakening with your SSH key.",
-        epilog="statements: " + "; ".join(f"{v} ({n} arg{'s' if n > 1 else ''})" for v, n in VERBS.items()),
-    )
-    parser.add_argument("statement", nargs="+", help="e.g. fixture-rotate invoice_v3 OLD_SHA NEW_SHA")
-    parser.add_argument(
-        "-f", "--key", help="SSH private key (or public key held by ssh-agent); default: git config user.signingkey"
-    )
-    parser.add_argument(
-        "-o", "--output", help="approval file to write (default: <approvals dir>/<verb>-<id>-<hash>.approval)"
-    )
-    contract_mod.add_contract_arg(parser)
-    args = parser.parse_args(argv)
-    statement = parse_statement(args.statement)
-    output = os.path.abspath(args.output) if args.output else None  # as the user meant it, before moving to the top
-    key = args.key or _default_key()
-    if key and not key.startswith("key::"):
-        key = os.path.abspath(os.path.expanduser(key))
-    from hooks import changes
-
-    changes.enter_repo([])
-    if not key:
-        raise UsageError("no signing key: pass --key ~/.ssh/id_ed25519 or set `git config user.signingkey`")
-    import secrets
-
-    signed = f"{statement} {NONCE}{secrets.token_hex(8)}"  # a fresh approval, never a copy of a spent one
-    signature = sign(signed, key)
-    if not output:
-        loaded = contract_mod.load(args.contract)
-        folder = loaded.approvals if loaded else contract_mod.Contract().approvals
-        output = os.path.join(folder, file_name(signed))
-    os.makedirs(os.path.dirname(output) or ".", exist_ok=True)
-    with open(output, "w", encoding="utf-8", newline="\n") as f:
-        f.write(signed + "\n" + signature)
-    shown = os.path.relpath(output)
-    shown = output if shown.startswith("..") else shown
-    staged = not shown.startswith("/") and git.ok("add", "--", shown)  # only the change's own files approve
-    print(f"wrote {shown}: approves `{statement}`" + (" (staged)" if staged else ""))
-    verb, _, rest = statement.partition(" ")
-    if verb == "fixture-rotate" and os.path.exists(args.contract):  # the lock follows the approved bytes
-        from hooks.init_contract import rotate_lock
-
-        fixture_id, old, new = rest.split(" ")
-        if rotate_lock(args.contract, fixture_id, old, new):
-            print(f"{args.contract}: '{fixture_id}' now locks sha256 {new[:12]}…")
-    if not staged:
-        notice(
-            f"{shown} is not staged (outside the repository, or ignored): it approves nothing until it is part of the change"
-        )
-    print("commit it in a reviewed change; it is verified against the allowed signers at the base revision")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

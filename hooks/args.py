@@ -14,25 +14,26 @@ from typing import TYPE_CHECKING, Any
 
 from hooks import __version__, report
 from hooks.context import HookContext
+from hooks.paths import DEFAULT_CONTRACT
 
 if TYPE_CHECKING:
     from hooks.changes import ChangeSet
 
-# hooks.contract.DEFAULT_PATH, spelled here so that start-up never imports PyYAML (a test pins both).
-DEFAULT_CONTRACT = "tests/agent_contract.yaml"
-
 
 class _Parser(argparse.ArgumentParser):
-    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]  # argparse's overloads: this one is used
         parsed = super().parse_args(args, namespace)
         report.use_format(getattr(parsed, "format", "text"))  # errors from here on are in the asked format
         return parsed
 
 
+def summary(doc: str | None) -> str | None:
+    """The first line of a module's docstring, for --help; None under `python -OO` (__doc__ is None)."""
+    return doc.strip().splitlines()[0] if doc and doc.strip() else None
+
+
 def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
-    # Under `python -OO` a module's __doc__ is None.
-    description = doc.strip().splitlines()[0] if doc and doc.strip() else None
-    result = _Parser(prog=prog, description=description)
+    result = _Parser(prog=prog, description=summary(doc))
     add_version(result)
     return result
 

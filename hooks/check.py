@@ -11,17 +11,14 @@ configuration error, else 1 for any finding.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Sequence
 
 from hooks import args as hook_args
 from hooks import changes, registry, runner
+from hooks.paths import PYTHON_SUFFIXES, TEST_FILES
 from hooks.report import EXIT_CLEAN, EXIT_USAGE, guarded
 
-# Must match `files:` of the Python hooks in .pre-commit-hooks.yaml (a test checks it).
-TEST_FILES = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
-PYTHON = re.compile(r"\.pyi?$")
 FILE_HOOKS = tuple(h.id for h in registry.HOOKS if h.files)
 TAKES_NOW = tuple(h.id for h in registry.HOOKS if h.now)
 REPLAY = "oracle-replay"  # opt-in: it runs pytest twice
@@ -29,7 +26,7 @@ REPLAY = "oracle-replay"  # opt-in: it runs pytest twice
 
 def is_python(path: str, in_work_tree: bool) -> bool:
     """Whether pre-commit's `types_or: [python, pyi]` would pass PATH: by suffix, or identify's shebang check."""
-    if PYTHON.search(path):
+    if path.endswith(PYTHON_SUFFIXES):
         return True  # identify tags .py and .pyi so: no need to import it
     from identify import identify
 
@@ -79,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tests = [p for p in change_set.changed_paths if TEST_FILES.search(p) and is_python(p, in_tree)]
     deleted_tests = [p for p in change_set.deleted if TEST_FILES.search(p) and is_python(p, False)]
     base = hook_args.context(args, change_set)
-    started: list = []  # type: ignore[type-arg]
+    started: list[tuple[runner.PytestRun, object]] = []
     code = EXIT_CLEAN
     if wanted:
         outcome = runner.run(

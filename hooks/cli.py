@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from hooks import __version__, registry
-from hooks.report import EXIT_USAGE, guarded
+from hooks.report import EXIT_USAGE, Main, guarded
 
 # id -> (module:function, one-line help), from the registry.  Hook ids are a public promise: never rename.
 HOOKS = {hook.id: (hook.main, hook.help) for hook in registry.HOOKS}
@@ -18,16 +18,17 @@ COMMANDS = {
     "replay": ("hooks.replay:main", "run the base's tests against the new code (`replay --base REV`)"),
     "init": ("hooks.init_contract:main", "write a contract that locks what the repository has now"),
     "lock": ("hooks.init_contract:lock_main", "add fixture locks to the contract"),
-    "approve": ("hooks.approvals:main", "sign an approval for one specific weakening"),
+    "approve": ("hooks.approve:main", "sign an approval for one specific weakening"),
     "quarantine": ("hooks.quarantine_run:main", "run the seeded quarantine ledger (`quarantine run`)"),
     "guard": ("hooks.guard:main", "install, check or remove the commit guard of one agent worktree"),
     "demo": ("hooks.demo:main", "show a rejected weakening in a throwaway repository"),
 }
 
 
-def load(target: str):  # type: ignore[no-untyped-def]
-    module, _, func = target.partition(":")
-    return getattr(importlib.import_module(module), func)
+def load(target: str) -> Main:
+    module, _, name = target.partition(":")
+    func: Main = getattr(importlib.import_module(module), name)
+    return func
 
 
 @guarded

@@ -10,6 +10,7 @@ schema below, so each refusal names the file, line, column and key.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import stat
 from dataclasses import dataclass, field
@@ -20,9 +21,10 @@ import yaml
 from yaml.events import AliasEvent, CollectionStartEvent, ScalarEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from hooks.paths import DEFAULT_CONTRACT
 from hooks.report import UsageError
 
-DEFAULT_PATH = "tests/agent_contract.yaml"
+DEFAULT_PATH = DEFAULT_CONTRACT
 MAX_CONTRACT_BYTES = 16 * 1024 * 1024  # ~100,000 locks; more is a mistake or an attack
 
 _NULL = {"", "~", "null", "Null", "NULL"}
@@ -41,11 +43,12 @@ class ContractError(UsageError):
 
 
 class _StrictLoader(yaml.loader.SafeLoader):  # the pure-Python loader honours overrides
-    def compose_node(self, parent: Any, index: Any) -> Node:
+    def compose_node(self, parent: Any, index: Any) -> Node | None:
+        # types-PyYAML leaves Parser.peek_event unannotated (it returns an Event).
         if self.check_event(AliasEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]
             raise _error(event.start_mark, "YAML aliases are not allowed in the contract")
-        event = self.peek_event()
+        event = self.peek_event()  # type: ignore[no-untyped-call]
         if isinstance(event, (ScalarEvent, CollectionStartEvent)):
             if event.anchor is not None:
                 raise _error(event.start_mark, "YAML anchors are not allowed in the contract")
@@ -66,7 +69,7 @@ def _refuse_event(event: Any) -> None:
 
 if hasattr(yaml, "CSafeLoader"):
 
-    class _FastComposer(yaml.CSafeLoader):  # type: ignore[name-defined,misc]
+    class _FastComposer(yaml.CSafeLoader):
         # Scalars are typed by hand below, so the resolver's per-node work is skipped.
         def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
             return ""
@@ -153,10 +156,9 @@ def _string(node: Node, key: str) -> str:
         raise _error(
             node.start_mark, f"'{key}' must be a non-empty string, not {_describe(value) if value != '' else 'empty'}"
         )
-    if _CONTROL.search(value):  # a NUL cuts a path short in every system call
-        raise _error(
-            node.start_mark, f"'{key}' holds a control character (U+{ord(_CONTROL.search(value).group()):04X})"
-        )  # type: ignore[union-attr]
+    control = _CONTROL.search(value)
+    if control:  # a NUL cuts a path short in every system call
+        raise _error(node.start_mark, f"'{key}' holds a control character (U+{ord(control.group()):04X})")
     return value
 
 
@@ -451,8 +453,20 @@ def _fixture(entry: dict[str, tuple[Node, Node]], node: Node) -> Fixture:
 
 
 def _freeze(entry: dict[str, tuple[Node, Node]], node: Node) -> Freeze:
-    required = {"id": _string, "owner": _string, "reason": _string, "expires": _instant, "remaining_reruns": _count}
-    optional = {"seed": _seed, "repro": _string, "silent_runs_allowed": _count, "file": _path, "signature": _opt_string}
+    required: dict[str, Callable[..., Any]] = {
+        "id": _string,
+        "owner": _string,
+        "reason": _string,
+        "expires": _instant,
+        "remaining_reruns": _count,
+    }
+    optional: dict[str, Callable[..., Any]] = {
+        "seed": _seed,
+        "repro": _string,
+        "silent_runs_allowed": _count,
+        "file": _path,
+        "signature": _opt_string,
+    }
     return Freeze(**_fields(entry, "a freeze", required, optional, node))
 
 
@@ -613,19 +627,67 @@ def read_file(path: str, what: str = "contract file") -> bytes | None:
     return data
 
 
-def load(path: str = DEFAULT_PATH) -> Contract | None:
-    """The contract in the work tree, or None when there is none."""
-    data = read_file(path)
-    return None if data is None else loads(data, path)
+# -- the one reader per side -----------------------------------------------------------
+#
+# Every hook reads the contract through these: None means nothing at all is at
+# the path; anything that is there but not a regular file (a symlink, a
+# directory, a submodule, a FIFO) or cannot be read is a ContractError (exit 2).
+# A contract that quietly stops being one must never read as "no contract".
+
+_KINDS = {"120000": "symlink", "160000": "submodule", "040000": "directory"}
+_COMMITTED: dict[tuple[str, str], bytes | None] = {}  # (commit id, path): commits never change
+_COMMIT_ID = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?\Z")
 
 
-def load_at(rev: str | None, path: str = DEFAULT_PATH) -> Contract | None:
-    """The contract as committed at REV (None: no revision, or no contract there)."""
-    if not rev:
-        return None
+def bytes_at(rev: str, path: str) -> bytes | None:
+    """The contract's bytes as committed at REV; None if nothing is there (fail closed otherwise)."""
+    key = (rev, path)
+    if key in _COMMITTED:
+        return _COMMITTED[key]
     from hooks import git  # only diff-based callers need git
 
     data = git.read_blobs(rev, [path]).get(path)
+    # cat-file reads a symlink's target as a blob and a tree or submodule as nothing: ask for the mode.
+    listed = [
+        r for r in git.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", path).split(b"\0") if r
+    ]
+    wanted = posixpath.normpath(path)
+    for record in listed:
+        meta, _, name = record.partition(b"\t")
+        mode = meta.split()[0].decode()
+        if os.fsdecode(name) == wanted and mode in _KINDS:
+            raise ContractError(f"{path}: is a {_KINDS[mode]} at {rev[:12]}, not a contract file")
+    if data is None and listed:  # something is there, but not a file git can read as one
+        raise ContractError(f"{path}: is not a file at {rev[:12]}, not a contract file")
+    if _COMMIT_ID.match(rev):
+        _COMMITTED[key] = data
+    return data
+
+
+def bytes_in_work_tree(path: str) -> bytes | None:
+    """The contract's bytes in the work tree; None if absent.  A symlink is refused, not followed."""
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            raise ContractError(f"{path}: is a symlink, not a contract file (commit the contract itself)")
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, ValueError):
+        pass  # read_file names the problem
+    return read_file(path)
+
+
+def bytes_at_base(rev: str | None, path: str = DEFAULT_PATH) -> bytes | None:
+    """The contract's bytes at the base revision (None: no base, or no contract there)."""
+    return bytes_at(rev, path) if rev else None
+
+
+def bytes_at_new(target: str | None, path: str = DEFAULT_PATH) -> bytes | None:
+    """The contract's bytes on the new side of a change: the target commit, or the work tree."""
+    return bytes_at(target, path) if target else bytes_in_work_tree(path)
+
+
+def base_from(data: bytes | None, path: str = DEFAULT_PATH) -> Contract | None:
+    """The base contract parsed from its bytes; a contract that does not load stops the comparison."""
     if data is None:
         return None
     try:
@@ -636,14 +698,25 @@ def load_at(rev: str | None, path: str = DEFAULT_PATH) -> Contract | None:
         ) from None
 
 
-def load_new(target: str | None, path: str = DEFAULT_PATH) -> Contract | None:
-    """The contract on the new side of a change: the target commit, or the work tree."""
-    if target:
-        from hooks import git
+def at_base(rev: str | None, path: str = DEFAULT_PATH) -> Contract | None:
+    """The contract as committed at the base REV (None: no revision, or no contract there)."""
+    return base_from(bytes_at_base(rev, path), path)
 
-        data = git.read_blobs(target, [path]).get(path)
-        return None if data is None else loads(data, path)
-    return load(path)
+
+def at_new(target: str | None, path: str = DEFAULT_PATH) -> Contract | None:
+    """The contract on the new side of a change: the TARGET commit, or the work tree (None: no contract)."""
+    data = bytes_at_new(target, path)
+    return None if data is None else loads(data, path)
+
+
+def load(path: str = DEFAULT_PATH) -> Contract | None:
+    """The contract in the work tree, or None when there is none (at_new without a target)."""
+    return at_new(None, path)
+
+
+# The names the readers had before; kept while modules edited elsewhere still call them.
+load_at = at_base
+load_new = at_new
 
 
 def add_contract_arg(parser: Any) -> None:
@@ -670,6 +743,13 @@ __all__ = [
     "Layers",
     "Property",
     "add_contract_arg",
+    "at_base",
+    "at_new",
+    "base_from",
+    "bytes_at",
+    "bytes_at_base",
+    "bytes_at_new",
+    "bytes_in_work_tree",
     "dumps",
     "load",
     "load_at",

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from hooks import args as hook_args
 from hooks import changes, contract, git, goldens
 from hooks.context import HookContext
+from hooks.paths import PYTHON_SUFFIXES, TEST_FILES
 from hooks.report import Finding, UsageError, guarded
 
 
@@ -35,7 +36,7 @@ def _units(change_set: changes.ChangeSet) -> list[tuple[str, list[git.Change], t
         return [("this commit", change_set.changes, (change_set.base, change_set.target))]
     tip = change_set.target or "HEAD"
     out = git.run("rev-list", "--no-merges", "--reverse", f"{change_set.base}..{tip}").decode().split()
-    units = []
+    units: list[tuple[str, list[git.Change], tuple[str | None, str | None]]] = []
     for commit in out:
         parent = git.commit_of(f"{commit}^") or git.empty_tree()
         units.append((f"commit {commit[:12]}", git.diff(parent, commit, cached=False), (parent, commit)))
@@ -53,7 +54,6 @@ GOLDEN = re.compile(
     r"|(^|/)(tests?|testing)/(.*/)?(fixtures|data|testdata|test_data|expected|baselines?|snapshots?)/"
     r"|(^|/)(tests?|testing)/(.*/)?test_[^/]+/[^/]+\.(ya?ml|json|csv|txt|npz|npy|png|html|xml)$"
 )
-TESTS = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
 NOT_PRODUCTION = re.compile(
     r"(^|/)(docs?|examples?|bench(marks?)?|scripts|tools|\.github)/|^(setup|noxfile|conftest)\.py$"
 )
@@ -64,7 +64,9 @@ def _production(path: str, layers: contract.Layers, configured: bool) -> bool:
     """Production code: the configured layer, or (no contract) source outside tests and docs."""
     if _under(path, layers.production):
         return True
-    return not configured and bool(SOURCE.search(path)) and not TESTS.search(path) and not NOT_PRODUCTION.search(path)
+    return (
+        not configured and bool(SOURCE.search(path)) and not TEST_FILES.search(path) and not NOT_PRODUCTION.search(path)
+    )
 
 
 def golden_findings(
@@ -79,7 +81,7 @@ def golden_findings(
         more = f" and {len(production) - 1} more" if len(production) > 1 else ""
         for c in unit:
             # Modified in place only: a golden added for a new test, or moved as it is, re-records nothing.
-            if c.status == "M" and c.path and GOLDEN.search(c.path) and not c.path.endswith((".py", ".pyi")):
+            if c.status == "M" and c.path and GOLDEN.search(c.path) and not c.path.endswith(PYTHON_SUFFIXES):
                 findings.append(
                     Finding(
                         c.path,
@@ -93,7 +95,7 @@ def golden_findings(
         added = [
             c.path
             for c in unit
-            if c.status in ("A", "C") and c.path and GOLDEN.search(c.path) and not c.path.endswith((".py", ".pyi"))
+            if c.status in ("A", "C") and c.path and GOLDEN.search(c.path) and not c.path.endswith(PYTHON_SUFFIXES)
         ]
         if added and parent:
             for path, why in goldens.re_recorded(added, parent, goldens.Side(target)):

@@ -10,6 +10,7 @@ import tempfile
 import textwrap
 from collections.abc import Sequence
 
+from hooks.args import summary
 from hooks.report import guarded
 
 HONEST = """\
@@ -59,7 +60,7 @@ def _git(cwd: str, *args: str) -> None:
 
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="oracle-guard demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="oracle-guard demo", description=summary(__doc__))
     parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="oracle-guard-demo-") as tmp:
         os.makedirs(os.path.join(tmp, "tests"))

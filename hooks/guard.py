@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from hooks import args as hook_args
 from hooks import git
+from hooks.paths import DEFAULT_CONTRACT
 from hooks.report import UsageError, guarded
 
 HOOK_DIR = "oracle-guard-hooks"  # inside the worktree's own git dir, not its work tree
@@ -156,7 +157,7 @@ def uninstall(top: str) -> list[str]:
                     os.unlink(path)
     if os.path.isdir(hooks_dir) and not os.listdir(hooks_dir):
         os.rmdir(hooks_dir)
-    for rel in _protected(top, contract_path or hook_args.DEFAULT_CONTRACT):
+    for rel in _protected(top, contract_path or DEFAULT_CONTRACT):
         full = os.path.join(top, rel)
         mode = os.stat(full).st_mode
         if not mode & stat.S_IWUSR:
@@ -177,8 +178,7 @@ def status(top: str) -> tuple[bool, list[str]]:
     if installed:
         base = _git(top, "config", "--worktree", "--get", "oracle-guard.base", check=False)
         contract_path = (
-            _git(top, "config", "--worktree", "--get", "oracle-guard.contract", check=False)
-            or hook_args.DEFAULT_CONTRACT
+            _git(top, "config", "--worktree", "--get", "oracle-guard.contract", check=False) or DEFAULT_CONTRACT
         )
         lines.append(f"  base: {base or '(none recorded)'}")
         for rel in _protected(top, contract_path):

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 
 from hooks import args as hook_args
 from hooks import changes, runner
-from hooks.check import TEST_FILES, is_python
+from hooks.check import is_python
+from hooks.paths import TEST_FILES
 from hooks.report import guarded
 
 
@@ -63,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     deleted = change_set.deleted  # oracle-shrink always runs, as its own hook does (always_run)
     base = hook_args.context(args, change_set)
-    started: list = []  # type: ignore[type-arg]
+    started: list[tuple[runner.PytestRun, object]] = []
     planned = runner.plans(base, wanted, skipped, tests, deleted, started, gate=False)
     # Partial collection is this hook's alone: the gate (`check`) always collects everything.
     extra: dict[str, object] = {"partial": not args.collect_all}

@@ -29,8 +29,6 @@ from hooks.report import Finding, notice
 if TYPE_CHECKING:
     from hooks import contract
 
-DEFAULT_CONTRACT = hook_args.DEFAULT_CONTRACT  # one spelling, without importing PyYAML
-
 
 class Occurrence(NamedTuple):
     key: tuple[str, ...]  # identity across versions, e.g. (qualname, kind, condition)

@@ -25,7 +25,6 @@ from typing import Any
 
 import pytest  # already imported: pytest is what loads this module
 
-DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 RERUNS_KEY = "oracle_guard_reruns"
 CONDITION_KEY = "oracle_guard_skip_if_env"
 ENV = "skip-if-env"  # hooks._collector.ENV

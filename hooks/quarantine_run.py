@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hooks import changes, contract, git
+from hooks.args import summary
 from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
 
 DEFAULT_REPORT = "quarantine-report.json"
@@ -179,7 +180,7 @@ def _previous(path: str | None) -> dict[str, int]:
 
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="oracle-guard quarantine", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="oracle-guard quarantine", description=summary(__doc__))
     parser.add_argument("action", choices=["run"], help="run: reproduce every entry with a repro command")
     contract.add_contract_arg(parser)
     parser.add_argument(
@@ -207,10 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.previous = os.path.abspath(args.previous) if args.previous else None
     changes.enter_repo([])
     rev, label = trusted_revision(args.base)
-    ledger = contract.load_at(rev, args.contract)
+    ledger = contract.at_base(rev, args.contract)
     if ledger is None:
         raise UsageError(f"{args.contract}: no contract committed at {label} (pass --contract PATH)")
-    if contract.read_file(args.contract) != git.read_blobs(rev, [args.contract]).get(args.contract):
+    if contract.bytes_in_work_tree(args.contract) != contract.bytes_at(rev, args.contract):
         notice(
             f"{args.contract} differs from {label}: the repro commands committed at {label} run, not the work tree's"
         )

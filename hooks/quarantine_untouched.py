@@ -27,9 +27,9 @@ from hooks import args as hook_args
 from hooks import changes, contract, git
 from hooks.approvals import Approvals, verify
 from hooks.context import HookContext
-from hooks.forbid_skip_marks import RULE as SKIP_RULE
 from hooks.pysource import Module, SourceError, test_functions
 from hooks.report import Finding, guarded, notice
+from hooks.skipmarks import RULE as SKIP_RULE
 from hooks.trust import setting_statement
 
 
@@ -233,13 +233,13 @@ def deletion_findings(new: contract.Contract, change_set: changes.ChangeSet) -> 
             tree = None
         for qualname, _ in test_functions(tree) if tree else ():
             test_id = f"{path}::{qualname.replace('.', '::')}"
-            entry = next((e for e in new.freezes if not e.file and "::" not in e.id and e.covers(test_id)), None)
-            if entry is not None:
+            covering = next((e for e in new.freezes if not e.file and "::" not in e.id and e.covers(test_id)), None)
+            if covering is not None:
                 found.append(
                     Finding(
-                        *_at(new, entry),
+                        *_at(new, covering),
                         "OG621",
-                        f"{path} deleted while its freeze '{entry.id}' ({qualname}) exists: graduate or drop the entry first",
+                        f"{path} deleted while its freeze '{covering.id}' ({qualname}) exists: graduate or drop the covering first",
                     )
                 )
     return found
@@ -247,8 +247,8 @@ def deletion_findings(new: contract.Contract, change_set: changes.ChangeSet) -> 
 
 def check(ctx: HookContext) -> list[Finding]:
     change_set = ctx.change_set or changes.ChangeSet(None, "", None)
-    new = contract.load_new(change_set.target, ctx.contract)
-    base = contract.load_at(change_set.base, ctx.contract)
+    new = contract.at_new(change_set.target, ctx.contract)
+    base = contract.at_base(change_set.base, ctx.contract)
     if new is None:
         if base is not None and base.freezes:
             return [Finding(ctx.contract, 1, 1, "OG622", "the contract was deleted, and its freeze ledger with it")]

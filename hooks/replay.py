@@ -28,10 +28,11 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from hooks import __version__, changes, scratch
+from hooks.args import summary
 from hooks.interpreters import candidate_interpreters, child_env
+from hooks.paths import DEFAULT_CONTRACT
 from hooks.report import Finding, UsageError, add_format_arg, emit, guarded, notice
 
-DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML early
 TIMEOUT_SECONDS = 900
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 # Both sides: no cache (no --lf/--ff state from the user's runs), every module even when one
@@ -311,7 +312,7 @@ def judge(base: Result, new: Result, base_label: str) -> list[tuple[str, Finding
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="oracle-replay", description=(__doc__ or "oracle-replay").splitlines()[0])
+    parser = argparse.ArgumentParser(prog="oracle-replay", description=summary(__doc__))
     parser.add_argument("filenames", nargs="*", help="ignored: the hook asks git what changed")
     changes.add_base_args(parser)
     parser.add_argument(
@@ -357,7 +358,7 @@ def replay(args: argparse.Namespace) -> int:
         return 0
     from hooks import contract
 
-    base_contract = contract.load_at(change_set.base, args.contract)
+    base_contract = contract.at_base(change_set.base, args.contract)
     side = scratch.TestSide(change_set.base, args.contract, base_contract)
     the_plan = scratch.plan(change_set, side)
     if not the_plan.production or not the_plan.test_side:
@@ -463,8 +464,8 @@ def _unapproved(
 
     approvals = Approvals.load(
         change_set,
-        contract.load_at(change_set.base, contract_path),
-        contract.load_new(change_set.target, contract_path),
+        contract.at_base(change_set.base, contract_path),
+        contract.at_new(change_set.target, contract_path),
     )
     kept = []
     for node, finding in findings:

@@ -25,10 +25,9 @@ import tempfile
 from collections.abc import Iterable
 
 from hooks import changes, git, pytest_config
+from hooks.paths import TEST_FILES
 from hooks.report import UsageError
 
-# Must match hooks.check.TEST_FILES and `files:` of the Python hooks (a test checks it).
-TEST_FILES = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
 # What pytest collects by default (python_files = test_*.py *_test.py).
 TEST_MODULE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 SNAPSHOT_FILES = re.compile(r"(^|/)(__snapshots__|snapshots|goldens?)/|\.approved(\.[^/]*)?$")
@@ -117,13 +116,9 @@ def _pytest_plugins(text: str) -> set[str]:
         return set()
     found: set[str] = set()
     for node in ast.walk(tree):
-        targets = (
-            node.targets
-            if isinstance(node, ast.Assign)
-            else [node.target]
-            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
-            else []
-        )
+        if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         if any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in targets) and node.value is not None:
             for const in ast.walk(node.value):
                 if isinstance(const, ast.Constant) and isinstance(const.value, str):

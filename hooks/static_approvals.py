@@ -103,9 +103,8 @@ def _loader(ctx: HookContext) -> Callable[[str], bool]:
 
     change_set = ctx.change_set
     assert change_set is not None and change_set.base is not None
-    base_data = change_set.read_base([ctx.contract]).get(ctx.contract)
-    if base_data is None:
+    base = contract.at_base(change_set.base, ctx.contract)
+    if base is None:
         return lambda statement: False  # no contract at the base: no allowed signers, nothing approved
-    base = contract.loads(base_data, ctx.contract)
-    new = contract.load_new(change_set.target, ctx.contract)
+    new = contract.at_new(change_set.target, ctx.contract)
     return Approvals.load(change_set, base, new).covers

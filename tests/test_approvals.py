@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from hooks import approvals, changes, contract
+from hooks import changes, contract
 from hooks.approvals import Approvals
+from hooks.approve import main as approve_main
 from tests.conftest import Repo
 from tests.contract_helpers import CONTRACT, approve, contract_text, make_key, signers_line
 
@@ -138,13 +139,13 @@ def test_approve_subcommand_signs_with_the_git_signing_key(repo: Repo, tmp_path:
     ],
 )
 def test_approve_refuses_bad_input_in_one_line(repo: Repo, capsys, argv: list[str], message: str) -> None:
-    assert repo.run(approvals.main, *argv) == 2
+    assert repo.run(approve_main, *argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
 
 
 def test_approve_without_a_key_says_how_to_set_one(repo: Repo, capsys) -> None:
-    assert repo.run(approvals.main, "test-retire", "tests/test_a.py::test_a") == 2
+    assert repo.run(approve_main, "test-retire", "tests/test_a.py::test_a") == 2
     assert "git config user.signingkey" in capsys.readouterr().err
 
 

@@ -98,7 +98,7 @@ def test_symlink_out_of_the_fixtures_root_is_refused_but_inside_is_fine(repo: Re
 
 
 def snapshot_repo(repo: Repo) -> None:
-    from hooks.fixture_lock_verify import manifest_digest
+    from hooks.digests import manifest_digest
 
     files = {"a.ambr": b"# name: test_a\n  1\n", "sub/b.ambr": b"# name: test_b\n  2\n"}
     for rel, data in files.items():
@@ -330,7 +330,8 @@ def test_a_fifo_in_place_of_a_fixture_is_refused_not_read_forever(repo: Repo, ca
 
 
 def test_threaded_hashing_matches_hashlib(tmp_path) -> None:
-    from hooks.fixture_lock_verify import Prehash, hash_files
+    from hooks.digests import hash_files
+    from hooks.fixture_lock_verify import Prehash
 
     paths = []
     for i in range(11):

@@ -672,9 +672,9 @@ def test_clean_commit_imports_neither_libcst_nor_yaml(repo: Repo, module: str) -
 
 
 def test_default_contract_path_matches_the_loader() -> None:
-    from hooks import contract, pydiff
+    from hooks import contract, paths
 
-    assert pydiff.DEFAULT_CONTRACT == contract.DEFAULT_PATH
+    assert paths.DEFAULT_CONTRACT == contract.DEFAULT_PATH
 
 
 def test_condition_names_renamed_throughout_the_file_is_a_refactor(

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from hooks.forbid_skip_marks import main, rerun_count
+from hooks.forbid_skip_marks import main
+from hooks.skipmarks import rerun_count
 from tests.conftest import Repo
 
 T = "tests/test_mod.py"

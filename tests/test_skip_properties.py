@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from hooks import git
 from hooks.changes import ChangeSet
 from hooks.forbid_runtime_skip import RULE as RUNTIME_RULE
-from hooks.forbid_skip_marks import RULE as MARK_RULE
 from hooks.pydiff import check
+from hooks.skipmarks import RULE as MARK_RULE
 
 PATH = "tests/test_generated.py"
 NOW = datetime(2026, 12, 2, tzinfo=timezone.utc)

@@ -1,0 +1,22 @@
+"""Names every hook agrees on: where the contract lives, what a test file is.
+
+Spelled once here (tests/test_architecture.py checks it), standard library
+only: the hooks that never load the contract must not pay for PyYAML, and
+the pytest plugin imports this too.  oracle_guard_pytest.py keeps its own
+spelling of the contract path on purpose: it must not import the `hooks`
+package (a project's own `hooks/` would shadow it).
+"""
+
+from __future__ import annotations
+
+import re
+
+DEFAULT_CONTRACT = "tests/agent_contract.yaml"
+
+# What a test file is: pre-commit's `files:` of the Python hooks in .pre-commit-hooks.yaml and this
+# repository's .pre-commit-config.yaml (tests/test_architecture.py pins both to this string).
+TEST_FILES_PATTERN = r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$"
+TEST_FILES = re.compile(TEST_FILES_PATTERN)
+
+# Python source and stub files, for str.endswith.
+PYTHON_SUFFIXES = (".py", ".pyi")
