@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Callable
 
 from hooks import args as hook_args
 from hooks import changes, git, pytest_config
-from hooks.partial_collection import PYTEST_CONFIGS
+from hooks.partial_collection import PYTEST_CONFIGS, relevant
+from hooks.paths import DEFAULT_CONTRACT
 from hooks.report import Finding, UsageError, guarded, notice, say
 from hooks.snapshot import WEAKER, format_snapshot, parse_snapshot
 
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from hooks.context import HookContext
     from hooks.contract import Contract
 
-DEFAULT_CONTRACT = "tests/agent_contract.yaml"  # hooks.contract.DEFAULT_PATH, without importing YAML early
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 TIMEOUT_SECONDS = 900
 
@@ -212,14 +212,9 @@ def collect(python: str) -> Collection | None:
 # -- what changed --------------------------------------------------------------
 
 
-def _relevant(path: str, watched: set[str]) -> bool:
-    name = path.rpartition("/")[2]
-    return path.endswith((".py", ".pyi")) or name in PYTEST_CONFIGS or path in watched
-
-
 def _any_relevant(change_set: changes.ChangeSet, watched: set[str]) -> bool:
     touched = change_set.changed_paths + change_set.deleted + [c.old_path for c in change_set.changes if c.old_path]
-    return any(_relevant(p, watched) for p in touched)
+    return any(relevant(p, watched) for p in touched)
 
 
 def needs_run(change_set: changes.ChangeSet, watched: set[str], snapshot: str) -> bool:

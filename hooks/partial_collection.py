@@ -35,6 +35,7 @@ import ast
 import os
 
 from hooks import _collector, git
+from hooks.paths import PYTHON_SUFFIXES
 from hooks.snapshot import parse_snapshot
 
 WHOLE_LIST_HOOKS = ("pytest_collection_modifyitems", "pytest_collection")  # also spelled in RUNNER
@@ -73,9 +74,10 @@ def is_test_module(path: str) -> bool:
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
-def _relevant(path: str, watched: set[str]) -> bool:
+def relevant(path: str, watched: set[str]) -> bool:
+    """Whether a change to PATH can change what pytest collects (WATCHED: the contract, the snapshot)."""
     name = path.rpartition("/")[2]
-    return path.endswith((".py", ".pyi")) or name in PYTEST_CONFIGS or path in watched
+    return path.endswith(PYTHON_SUFFIXES) or name in PYTEST_CONFIGS or path in watched
 
 
 def _file_of(node_id: str) -> str:
@@ -145,7 +147,7 @@ def plan(
     )
     touched.update(git.untracked())
     touched.discard(snapshot)  # compared with what we collect anyway
-    touched = {p for p in touched if _relevant(p, watched)}
+    touched = {p for p in touched if relevant(p, watched)}
     if not touched:
         return None  # nothing to collect: the caller decides whether to run at all
     base_items = parse_snapshot(base_bytes, base_snapshot_path)

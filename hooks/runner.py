@@ -18,6 +18,7 @@ from typing import Callable, NamedTuple, Protocol
 
 from hooks import registry, report
 from hooks.context import HookContext
+from hooks.paths import PYTHON_SUFFIXES
 from hooks.report import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, Finding, UsageError
 
 GROUP_AT = 6  # this many findings with one code in one file are shown as a group
@@ -164,9 +165,9 @@ def prefetch(ctx: HookContext) -> None:
     change_set = ctx.change_set
     if change_set is None:
         return
-    paths = [p for p in change_set.changed_paths if p.endswith((".py", ".pyi"))] + [ctx.contract]
+    paths = [p for p in change_set.changed_paths if p.endswith(PYTHON_SUFFIXES)] + [ctx.contract]
     olds = [o for o in (change_set.old_path(p) for p in paths) if o]
-    change_set.read_base(olds + [p for p in change_set.deleted if p.endswith((".py", ".pyi"))])
+    change_set.read_base(olds + [p for p in change_set.deleted if p.endswith(PYTHON_SUFFIXES)])
     if change_set.target:
         change_set.read_new(paths)
 

@@ -52,12 +52,9 @@ COMMANDS = {
 }
 
 # Temporary: modules being split by other work of issue 8; each entry names what is left to move.
-NOT_YET: dict[str, set[str]] = {
-    # hooks/snapshot.py (snapshot parse/format) is on its way out of collection_snapshot.
-    "pytest_plugin": {"collection_snapshot"},
-}
+NOT_YET: dict[str, set[str]] = {}
 # Temporary: files still spelling a constant of hooks/paths.py themselves (being edited elsewhere).
-CONSTANTS_NOT_YET = {"oracle_shrink", "collection_snapshot", "runner"}
+CONSTANTS_NOT_YET = {"oracle_shrink"}
 
 
 def modules() -> list[str]:
