@@ -13,8 +13,8 @@ import pytest
 
 from hooks import approvals, changes, contract
 from hooks.approvals import Approvals
-from tests.conftest import Repo
 from tests.contract_helpers import CONTRACT, approve, contract_text, make_key, signers_line
+from tests.helpers import Repo
 
 STATEMENT = "property-lower roundtrip_stable 80 40"
 

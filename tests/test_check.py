@@ -10,7 +10,7 @@ import yaml
 from hooks import check
 from hooks.cli import HOOKS
 from hooks.cli import main as cli_main
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 PROJECT = Path(__file__).resolve().parents[1]
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from hooks import collection_snapshot as cs
 from hooks.collection_snapshot import format_snapshot, main, parse_snapshot
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 PY = ("--python", sys.executable)
 SNAP = "tests/collection_snapshot.txt"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hooks.contract_split import main as split_main
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 
 def seeded(repo: Repo) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 PROJECT = Path(__file__).resolve().parents[1]
 

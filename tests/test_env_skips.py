@@ -20,7 +20,7 @@ import pytest
 
 from hooks import collection_snapshot, forbid_skip_marks
 from hooks.collection_snapshot import format_snapshot, parse_snapshot
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 T = "tests/test_io.py"
 SNAP = "tests/collection_snapshot.txt"

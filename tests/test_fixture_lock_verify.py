@@ -7,8 +7,8 @@ import os
 import pytest
 
 from hooks.fixture_lock_verify import main
-from tests.conftest import Repo
 from tests.contract_helpers import CONTRACT, approve, contract_text, fixture_entry, make_key, sha, signers_line
+from tests.helpers import Repo
 
 INVOICE = b'{"total": 12}\n'
 INVOICE_CRLF = b'{"total": 12}\r\n'

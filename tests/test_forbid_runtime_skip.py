@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from hooks.forbid_runtime_skip import main
-from tests.conftest import Repo
+from hooks.forbid_runtime_skip import check, main
+from tests.helpers import Repo, memory_check
 
 T = "tests/test_mod.py"
 
@@ -217,10 +217,8 @@ REJECTED = [
 
 
 @pytest.mark.parametrize(("source", "expected"), [c[1:] for c in REJECTED], ids=[c[0] for c in REJECTED])
-def test_new_runtime_skip_is_rejected(
-    repo: Repo, capsys: pytest.CaptureFixture[str], source: str, expected: str
-) -> None:
-    code, out, err = change(repo, capsys, {T: BASE}, {T: source})
+def test_new_runtime_skip_is_rejected(source: str, expected: str) -> None:
+    code, out, err, _ = memory_check(check, {T: BASE}, {T: source})
     assert code == 1, (out, err)
     assert expected in out, out
     assert out.startswith(f"{T}:")
@@ -406,10 +404,8 @@ ACCEPTED = [
 
 
 @pytest.mark.parametrize(("before", "after"), [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
-def test_honest_change_is_accepted(
-    repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None]
-) -> None:
-    code, out, err = change(repo, capsys, before, after)
+def test_honest_change_is_accepted(before: dict[str, str], after: dict[str, str | None]) -> None:
+    code, out, err, _ = memory_check(check, before, after)
     assert (code, out, err) == (0, "", "")
 
 

@@ -1,7 +1,8 @@
 """forbid-skip-marks in real git repositories: every form rejected, its honest neighbour accepted.
 
 Each case commits a base, stages a change and runs the hook in-process the
-way pre-commit calls it.  The skip marks under test live in strings only.
+way pre-commit calls it; the two big tables (REJECTED, ACCEPTED) need no git
+history and run on an in-memory change set through the hook's check().  The skip marks under test live in strings only.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from hooks.forbid_skip_marks import main
-from tests.conftest import Repo
+from hooks.forbid_skip_marks import check, main
+from tests.helpers import Repo, memory_check, python_files
 
 T = "tests/test_mod.py"
 
@@ -235,8 +236,8 @@ REJECTED = [
 
 
 @pytest.mark.parametrize(("source", "expected"), [c[1:] for c in REJECTED], ids=[c[0] for c in REJECTED])
-def test_new_mark_is_rejected(repo: Repo, capsys: pytest.CaptureFixture[str], source: str, expected: str) -> None:
-    code, out, err = change(repo, capsys, {T: BASE}, {T: source})
+def test_new_mark_is_rejected(source: str, expected: str) -> None:
+    code, out, err, _ = memory_check(check, {T: BASE}, {T: source})
     assert code == 1, (out, err)
     assert expected in out, out
     assert out.startswith(f"{T}:")
@@ -468,10 +469,8 @@ ACCEPTED = [
 
 
 @pytest.mark.parametrize(("before", "after"), [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
-def test_honest_change_is_accepted(
-    repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None]
-) -> None:
-    code, out, err = change(repo, capsys, before, after)
+def test_honest_change_is_accepted(before: dict[str, str], after: dict[str, str | None]) -> None:
+    code, out, err, _ = memory_check(check, before, after, python_files(after))
     assert (code, out, err) == (0, "", "")
 
 

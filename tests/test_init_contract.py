@@ -9,8 +9,8 @@ import pytest
 from hooks import contract
 from hooks.fixture_lock_verify import main as verify_main
 from hooks.init_contract import add_locks, lock_main, main
-from tests.conftest import Repo
 from tests.contract_helpers import CONTRACT, sha
+from tests.helpers import Repo
 
 PROPERTY_TEST = """\
 from hypothesis import given, settings, strategies as st

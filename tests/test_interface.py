@@ -14,7 +14,7 @@ import pytest
 from hooks import __version__, args, changes, check, cli, contract, registry, runner
 from hooks.context import HookContext
 from hooks.report import Finding
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 PROJECT = Path(__file__).resolve().parents[1]
 TEST = "import pytest\n\n\ndef test_price():\n    assert 2 + 2 == 4\n"

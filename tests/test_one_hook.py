@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from hooks import one_hook
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 TEST = "import pytest\n\n\ndef test_price():\n    assert 2 + 2 == 4\n\n\ndef test_other():\n    assert 'a'.upper() == 'A'\n"
 SKIPPED = TEST.replace("def test_price", "@pytest.mark.skip\ndef test_price")

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import pytest
 
 from hooks.quarantine_untouched import main
-from tests.conftest import Repo
 from tests.contract_helpers import CONTRACT, approve, contract_text, freeze_entry, make_key, signers_line
+from tests.helpers import Repo
 
 NOW = "2026-12-02T12:00:00Z"
 SOON = "2026-12-05T00:00:00Z"  # inside max_freeze_days (7)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from hooks import changes, check, replay, scratch
-from tests.conftest import Repo
 from tests.contract_helpers import CONTRACT, approve, contract_text, make_key, signers_line
+from tests.helpers import Repo
 
 SHOP = """\
 class ShopError(Exception):

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from hooks.forbid_skip_marks import main, rerun_count
-from tests.conftest import Repo
+from hooks.forbid_skip_marks import check, main, rerun_count
+from tests.helpers import Repo, memory_check
 
 T = "tests/test_mod.py"
 BASE = """\
@@ -131,10 +131,8 @@ RAISED = [
     ("before", "after", "expected"),
     [pytest.param(BASE, a, e, id=i) for i, a, e in REJECTED] + [pytest.param(*r[1:], id=r[0]) for r in RAISED],
 )
-def test_a_new_rerun_mark_on_an_existing_test_is_rejected(
-    repo: Repo, capsys: pytest.CaptureFixture[str], before: str, after: str, expected: str
-) -> None:
-    code, out = run(repo, capsys, before, after)
+def test_a_new_rerun_mark_on_an_existing_test_is_rejected(before: str, after: str, expected: str) -> None:
+    code, out, _, _ = memory_check(check, {T: before}, {T: after})
     assert code == 1 and expected in out, out
 
 
@@ -171,8 +169,8 @@ ACCEPTED = [
 
 
 @pytest.mark.parametrize(("before", "after"), [pytest.param(b, a, id=i) for i, b, a in ACCEPTED])
-def test_the_honest_twin_passes(repo: Repo, capsys: pytest.CaptureFixture[str], before: str, after: str) -> None:
-    code, out = run(repo, capsys, before, after)
+def test_the_honest_twin_passes(before: str, after: str) -> None:
+    code, out, _, _ = memory_check(check, {T: before}, {T: after})
     assert (code, out) == (0, "")
 
 

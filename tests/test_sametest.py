@@ -18,7 +18,7 @@ from hooks import sametest
 from hooks.collection_snapshot import main as snapshot_main
 from hooks.oracle_shrink import main as shrink_main
 from hooks.pysource import Module
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 T = "tests/test_x.py"
 SNAP = "tests/collection_snapshot.txt"

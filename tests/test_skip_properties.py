@@ -17,37 +17,20 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hooks import git
-from hooks.changes import ChangeSet
 from hooks.forbid_runtime_skip import RULE as RUNTIME_RULE
 from hooks.forbid_skip_marks import RULE as MARK_RULE
 from hooks.pydiff import check
+from tests.helpers import NOW, MemoryChangeSet
 
 PATH = "tests/test_generated.py"
-NOW = datetime(2026, 12, 2, tzinfo=timezone.utc)
-
-
-class MemoryChangeSet(ChangeSet):
-    """One modified file whose base and new bytes are given, not read from git."""
-
-    def __init__(self, before: str, after: str) -> None:
-        super().__init__("0" * 40, "base", None, [git.Change("M", PATH, PATH)])
-        self.before, self.after = before.encode(), after.encode()
-
-    def read_base(self, paths: list[str]) -> dict[str, bytes | None]:
-        return {p: self.before if p == PATH else None for p in paths}
-
-    def read_new(self, paths: list[str]) -> dict[str, bytes | None]:
-        return {p: self.after if p == PATH else None for p in paths}
 
 
 def findings(rule, before: str, after: str) -> list[str]:  # type: ignore[no-untyped-def]
-    return [f.text() for f in check(rule, [PATH], MemoryChangeSet(before, after), None, NOW)]
+    return [f.text() for f in check(rule, [PATH], MemoryChangeSet({PATH: before}, {PATH: after}), None, NOW)]
 
 
 # -- generated modules --------------------------------------------------------------

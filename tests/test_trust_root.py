@@ -15,7 +15,7 @@ import pytest
 
 from hooks import check
 from hooks.oracle_shrink import main as shrink_main
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 TEST = """\
 import pytest
