@@ -128,6 +128,18 @@ class Repo:
         with self.cwd():
             return hook(main, *argv)
 
+    def judge_change(
+        self,
+        main: Callable[..., int],
+        before: Mapping[str, str],
+        after: Mapping[str, str | None],
+        *argv: str,
+        suffix: str = "",
+    ) -> Result:
+        """Commit BEFORE, stage AFTER, run MAIN on ARGV and the staged files ending in SUFFIX (pre-commit's `types`)."""
+        files = [p for p in self.change(before, after) if p.endswith(suffix)]
+        return self.hook(main, *argv, *files)
+
 
 def _bytes(text: str | bytes) -> bytes:
     return text if isinstance(text, bytes) else text.encode()

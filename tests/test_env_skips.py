@@ -107,17 +107,11 @@ def _mark(repo: Repo, mark: str, snapshot: bool) -> list[str]:
     return repo.change(before, {T: BASE.replace("def test_read():", f"@{mark}\ndef test_read():")})
 
 
-def _skip_hook(repo: Repo, capsys: pytest.CaptureFixture[str], paths: list[str]) -> tuple[int, str, str]:
-    code = repo.run(forbid_skip_marks.main, *paths)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 @pytest.mark.parametrize("name, mark, kinds", ENVIRONMENT, ids=[e[0] for e in ENVIRONMENT])
 def test_environment_skip_is_a_notice_where_a_snapshot_is_committed(
     repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str, kinds: str
 ) -> None:
-    code, out, err = _skip_hook(repo, capsys, _mark(repo, mark, snapshot=True))
+    code, out, err, _ = repo.hook(forbid_skip_marks.main, *_mark(repo, mark, snapshot=True))
     assert (code, out) == (0, "")
     assert f"notice: {T}:28:2: new " in err and f"depends only on {kinds}; left to collection-snapshot" in err, err
 
@@ -126,7 +120,7 @@ def test_environment_skip_is_a_notice_where_a_snapshot_is_committed(
 def test_environment_skip_stays_a_finding_without_a_snapshot(
     repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str, kinds: str
 ) -> None:
-    code, out, _ = _skip_hook(repo, capsys, _mark(repo, mark, snapshot=False))
+    code, out, _, _ = repo.hook(forbid_skip_marks.main, *_mark(repo, mark, snapshot=False))
     assert code == 1
     assert (
         out.startswith(f"{T}:28:2: OG101 new skipif mark")
@@ -138,7 +132,7 @@ def test_environment_skip_stays_a_finding_without_a_snapshot(
 def test_other_conditions_stay_a_finding_with_a_snapshot(
     repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str
 ) -> None:
-    code, out, err = _skip_hook(repo, capsys, _mark(repo, mark, snapshot=True))
+    code, out, err, _ = repo.hook(forbid_skip_marks.main, *_mark(repo, mark, snapshot=True))
     assert code == 1 and out.startswith(f"{T}:28:2: OG101 new ") and "depends only" not in out, out
     assert "left to collection-snapshot" not in err
 
@@ -154,7 +148,7 @@ def test_environment_skip_through_unittest_and_a_shared_mark(repo: Repo, capsys:
     )
     new = new.replace("def test_read():", "@posix_only\ndef test_read():")
     paths = repo.change({T: base, "tests/_compat.py": COMPAT, SNAP: "run   x\n"}, {T: new})
-    code, out, err = _skip_hook(repo, capsys, paths)
+    code, out, err, _ = repo.hook(forbid_skip_marks.main, *paths)
     assert (code, out) == (0, ""), out
     assert err.count("left to collection-snapshot") == 2, err  # the shared mark where it is used, the unittest skip
 

@@ -35,16 +35,6 @@ class TestB(unittest.TestCase):
 """
 
 
-def change(
-    repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None], *args: str
-) -> tuple[int, str, str]:
-    """Commit BEFORE, stage AFTER (None deletes), run the hook on the staged files."""
-    files = [p for p in repo.change(before, after)]
-    code = repo.run(main, *args, *files)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def in_test_a(*lines: str, imports: str = "") -> str:
     """BASE with LINES inserted at the top of test_a's body (and IMPORTS after pytest)."""
     body = "".join(f"    {line}\n" for line in lines)
@@ -239,11 +229,8 @@ def test_new_runtime_skip_is_rejected(source: str, expected: str) -> None:
 def test_widened_condition_is_reported(
     repo: Repo, capsys: pytest.CaptureFixture[str], old: str, new: str, expected: str
 ) -> None:
-    code, out, _ = change(
-        repo,
-        capsys,
-        {T: in_test_a(old, '    pytest.skip("no fork")')},
-        {T: in_test_a(new, '    pytest.skip("no fork")')},
+    code, out, _, _ = repo.judge_change(
+        main, {T: in_test_a(old, '    pytest.skip("no fork")')}, {T: in_test_a(new, '    pytest.skip("no fork")')}
     )
     assert code == 1
     assert expected in out
@@ -252,16 +239,15 @@ def test_widened_condition_is_reported(
 def test_skip_moved_onto_a_test_that_already_ran_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     before = BASE + "\n\ndef test_wip():\n    pytest.skip('wip')\n"
     after = in_test_a("pytest.skip('wip')") + "\n\ndef test_wip_done():\n    assert helper()\n"
-    code, out, _ = change(repo, capsys, {T: before}, {T: after})
+    code, out, _, _ = repo.judge_change(main, {T: before}, {T: after})
     assert code == 1
     assert "OG201 new runtime skip `pytest.skip('wip')` in test_a" in out
 
 
 def test_existing_skip_kept_and_new_one_beside_it_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     old = in_test_a("if sys.platform == 'win32':", "    pytest.skip('a')")
-    code, out, _ = change(
-        repo,
-        capsys,
+    code, out, _, _ = repo.judge_change(
+        main,
         {T: old + "\n\ndef test_new():\n    assert 1\n"},
         {T: old + "\n\ndef test_new():\n    pytest.skip('b')\n    assert 1\n"},
     )
@@ -425,7 +411,7 @@ def test_freeze_ledger_entry_allows_a_runtime_skip_until_it_expires(
     repo: Repo, capsys: pytest.CaptureFixture[str], now: str, expected_code: int
 ) -> None:
     base = {T: BASE, "tests/agent_contract.yaml": CONTRACT}
-    code, out, _ = change(repo, capsys, base, {T: in_test_a("pytest.skip('#7')")}, "--now", now)
+    code, out, _, _ = repo.judge_change(main, base, {T: in_test_a("pytest.skip('#7')")}, "--now", now)
     assert code == expected_code, out
 
 

@@ -35,16 +35,6 @@ class TestB:
 """
 
 
-def change(
-    repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None], *args: str
-) -> tuple[int, str, str]:
-    """Commit BEFORE, stage AFTER (None deletes), run the hook on the staged files."""
-    files = [p for p in repo.change(before, after) if p.endswith(".py")]
-    code = repo.run(main, *args, *files)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def with_mark(decorated: str, imports: str = "import pytest") -> str:
     """BASE with IMPORTS and one decorator line above test_a."""
     return f"import sys\n\n{imports}\n\n\n{decorated}\ndef test_a():\n    assert sys.maxsize > 0\n"
@@ -255,8 +245,8 @@ def test_conftest_collection_hook_adding_a_skip_marker_is_rejected(
                 if "slow" in item.keywords:
                     item.add_marker(pytest.mark.skip(reason="too slow"))
     """
-    code, out, _ = change(
-        repo, capsys, {"tests/conftest.py": "import pytest\n", T: BASE}, {"tests/conftest.py": conftest}
+    code, out, _, _ = repo.judge_change(
+        main, {"tests/conftest.py": "import pytest\n", T: BASE}, {"tests/conftest.py": conftest}, suffix=".py"
     )
     assert code == 1
     assert "tests/conftest.py:7:29: OG101 new skip mark on pytest_collection_modifyitems" in out
@@ -265,7 +255,7 @@ def test_conftest_collection_hook_adding_a_skip_marker_is_rejected(
 def test_widened_skipif_condition_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     narrow = with_mark('@pytest.mark.skipif(sys.platform == "win32", reason="no fork")')
     wide = with_mark('@pytest.mark.skipif(sys.platform == "win32" or True, reason="no fork")')
-    code, out, _ = change(repo, capsys, {T: narrow}, {T: wide})
+    code, out, _, _ = repo.judge_change(main, {T: narrow}, {T: wide}, suffix=".py")
     assert code == 1
     assert "new skipif mark (sys.platform == 'win32' or True) on test_a" in out
 
@@ -276,7 +266,7 @@ def test_mark_moved_onto_a_test_that_already_existed_is_reported(
     # Not a rename: test_a ran at the base and is skipped now, whatever happened to test_old.
     before = BASE + "\n\n@pytest.mark.skip\ndef test_old():\n    assert 1\n"
     after = with_mark("@pytest.mark.skip") + "\n\ndef test_old_renamed():\n    assert 1\n"
-    code, out, _ = change(repo, capsys, {T: before}, {T: after})
+    code, out, _, _ = repo.judge_change(main, {T: before}, {T: after}, suffix=".py")
     assert code == 1
     assert "OG101 new skip mark on test_a" in out
 
@@ -285,11 +275,11 @@ def test_mark_that_was_already_there_is_not_reported_but_a_second_one_is(
     repo: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     marked = with_mark("@pytest.mark.skip")
-    code, out, _ = change(
-        repo,
-        capsys,
+    code, out, _, _ = repo.judge_change(
+        main,
         {T: marked + "\n\ndef test_z():\n    assert 1\n"},
         {T: marked + "\n\n@pytest.mark.skip\ndef test_z():\n    assert 1\n"},
+        suffix=".py",
     )
     assert code == 1
     assert out.splitlines() == [f"{T}:11:2: OG101 new skip mark on test_z"]
@@ -501,22 +491,24 @@ def test_freeze_ledger_entry_allows_only_the_test_it_covers_while_valid(
     repo: Repo, capsys: pytest.CaptureFixture[str], test_id: str, now: str, expected_code: int
 ) -> None:
     base = {T: BASE, "tests/agent_contract.yaml": CONTRACT.format(test_id=test_id)}
-    code, out, _ = change(repo, capsys, base, {T: with_mark("@pytest.mark.xfail(reason='#7')")}, "--now", now)
+    code, out, _, _ = repo.judge_change(
+        main, base, {T: with_mark("@pytest.mark.xfail(reason='#7')")}, "--now", now, suffix=".py"
+    )
     assert code == expected_code, out
     assert ("OG101 new xfail mark on test_a" in out) == bool(expected_code)
 
 
 def test_freeze_does_not_cover_a_module_wide_mark(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     base = {T: BASE, "tests/agent_contract.yaml": CONTRACT.format(test_id="test_a")}
-    code, out, _ = change(
-        repo, capsys, base, {T: BASE + "\npytestmark = pytest.mark.skip\n"}, "--now", "2026-12-02T12:00:00Z"
+    code, out, _, _ = repo.judge_change(
+        main, base, {T: BASE + "\npytestmark = pytest.mark.skip\n"}, "--now", "2026-12-02T12:00:00Z", suffix=".py"
     )
     assert code == 1 and "on this module" in out
 
 
 def test_broken_contract_is_a_usage_error(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     base = {T: BASE, "tests/agent_contract.yaml": "version: 1\nfreezes: [\n"}
-    code, out, err = change(repo, capsys, base, {T: with_mark("@pytest.mark.skip")})
+    code, out, err, _ = repo.judge_change(main, base, {T: with_mark("@pytest.mark.skip")}, suffix=".py")
     assert code == 2 and out == ""
     assert err.startswith("oracle-guard: error: tests/agent_contract.yaml:") and err.count("\n") == 1
 
@@ -548,7 +540,9 @@ def test_all_on_a_clean_tree_is_clean(repo: Repo, capsys: pytest.CaptureFixture[
 
 
 def test_github_format(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = change(repo, capsys, {T: BASE}, {T: with_mark("@pytest.mark.skip")}, "--format", "github")
+    code, out, _, _ = repo.judge_change(
+        main, {T: BASE}, {T: with_mark("@pytest.mark.skip")}, "--format", "github", suffix=".py"
+    )
     assert code == 1
     assert out == f"::error file={T},line=6,col=2,title=OG101::new skip mark on test_a\n"
 
@@ -590,14 +584,14 @@ def test_all_reports_an_unparsable_file_that_could_hold_a_mark(repo: Repo, capsy
 
 
 def test_empty_file_and_unchanged_broken_base_are_fine(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = change(repo, capsys, {T: "def test_a(:\n"}, {T: "", "tests/test_empty.py": ""})
+    code, out, err, _ = repo.judge_change(main, {T: "def test_a(:\n"}, {T: "", "tests/test_empty.py": ""}, suffix=".py")
     assert (code, out, err) == (0, "", "")
 
 
 def test_deleted_files_are_read_for_moves_not_checked(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     before = {T: with_mark("@pytest.mark.skip"), "tests/test_gone.py": "def test_b(:\n"}
     after = {T: None, "tests/test_gone.py": None, "tests/test_x.py": with_mark("@pytest.mark.skip")}
-    code, out, err = change(repo, capsys, before, after)
+    code, out, err, _ = repo.judge_change(main, before, after, suffix=".py")
     assert (code, out, err) == (0, "", "")
 
 
@@ -686,7 +680,7 @@ def test_condition_names_renamed_throughout_the_file_is_a_refactor(
         "@pytest.mark.skipif(not PY_3_10_PLUS, reason='match')",
         "import pytest\n\nPY_3_10_PLUS = sys.version_info >= (3, 10)",
     )
-    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    code, out, _, _ = repo.judge_change(main, {T: base}, {T: new}, suffix=".py")
     assert code == 0, out
 
 
@@ -694,7 +688,7 @@ def test_condition_swapped_to_another_existing_name_is_reported(repo: Repo, caps
     consts = "import pytest\n\nIS_WINDOWS = sys.platform == 'win32'\nIS_LINUX = sys.platform == 'linux'"
     base = with_mark("@pytest.mark.skipif(IS_WINDOWS, reason='no fork')", consts)
     new = with_mark("@pytest.mark.skipif(IS_LINUX, reason='no fork')", consts)
-    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    code, out, _, _ = repo.judge_change(main, {T: base}, {T: new}, suffix=".py")
     assert code == 1 and "OG101 new skipif mark (IS_LINUX) on test_a" in out
 
 
@@ -728,7 +722,9 @@ def test_shared_skip_mark_imported_from_the_project_put_on_an_existing_test(
 ) -> None:
     files = {helpers_path: HELPERS, "tests/__init__.py": ""}
     before = {**files, T: USES.format(imports=imports, deco="")}
-    code, out, _ = change(repo, capsys, before, {T: USES.format(imports=imports, deco="@needs_network\n")})
+    code, out, _, _ = repo.judge_change(
+        main, before, {T: USES.format(imports=imports, deco="@needs_network\n")}, suffix=".py"
+    )
     assert code == 1, out
     assert f"OG101 new skipif mark through `needs_network` (imported: {helpers_path}:" in out and "on test_parse" in out
 
@@ -738,7 +734,7 @@ def test_shared_skip_mark_imported_and_honest_neighbours(repo: Repo, capsys: pyt
     before = {"tests/helpers.py": HELPERS, "tests/__init__.py": "", T: USES.format(imports=imports, deco="")}
     # a decorator from the project that is no mark; an old use untouched; a brand-new test that needs the network
     after = USES.format(imports=imports, deco="@timed\n") + "\n\n@needs_network\ndef test_download():\n    assert 2\n"
-    code, out, _ = change(repo, capsys, before, {T: after})
+    code, out, _, _ = repo.judge_change(main, before, {T: after}, suffix=".py")
     assert code == 0, out
 
 
@@ -747,7 +743,7 @@ def test_shared_mark_definition_widened_is_reported_where_it_is_defined(
 ) -> None:
     before = {"tests/conftest.py": HELPERS, T: USES.format(imports="from conftest import needs_network", deco="")}
     widened = HELPERS.replace("not os.environ.get('NET')", "True")
-    code, out, _ = change(repo, capsys, before, {"tests/conftest.py": widened})
+    code, out, _, _ = repo.judge_change(main, before, {"tests/conftest.py": widened}, suffix=".py")
     assert (
         code == 1
         and "tests/conftest.py:5:1: OG101 shared skipif mark `needs_network` changed to (True) on every test that uses it"
@@ -763,7 +759,7 @@ def test_shared_mark_reason_changed_or_a_new_one_defined_is_honest(
         HELPERS.replace("reason='network'", "reason='needs the network'")
         + "\nneeds_docker = pytest.mark.skipif(not os.environ.get('DOCKER'), reason='docker')\n"
     )
-    code, out, _ = change(repo, capsys, before, {"tests/conftest.py": after})
+    code, out, _, _ = repo.judge_change(main, before, {"tests/conftest.py": after}, suffix=".py")
     assert code == 0, out
 
 
@@ -776,7 +772,7 @@ def test_condition_name_renamed_by_an_import_alias_is_a_refactor(
         "@pytest.mark.skipif(ON_WINDOWS, reason='no sed')",
         "import pytest\nfrom compat import (\n    WIN as ON_WINDOWS,\n)",
     )
-    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    code, out, _, _ = repo.judge_change(main, {T: base}, {T: new}, suffix=".py")
     assert code == 0, out
 
 
@@ -785,7 +781,7 @@ def test_condition_aliased_to_another_imported_name_is_reported(repo: Repo, caps
     new = with_mark(
         "@pytest.mark.skipif(ON_WINDOWS, reason='no sed')", "import pytest\nfrom compat import WIN, LINUX as ON_WINDOWS"
     )
-    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    code, out, _, _ = repo.judge_change(main, {T: base}, {T: new}, suffix=".py")
     assert code == 1 and "OG101 new skipif mark (ON_WINDOWS) on test_a" in out
 
 
@@ -806,8 +802,8 @@ IGNORE_MARK = "@pytest.mark.filterwarnings('ignore::DeprecationWarning')\n"
 def test_ignore_filter_on_an_existing_test_where_warnings_are_errors(
     repo: Repo, capsys: pytest.CaptureFixture[str], config: dict[str, str], rejected: bool
 ) -> None:
-    code, out, _ = change(
-        repo, capsys, {**config, T: BASE}, {T: BASE.replace("def test_a():\n", IGNORE_MARK + "def test_a():\n")}
+    code, out, _, _ = repo.judge_change(
+        main, {**config, T: BASE}, {T: BASE.replace("def test_a():\n", IGNORE_MARK + "def test_a():\n")}, suffix=".py"
     )
     assert code == (1 if rejected else 0), out
     if rejected:
@@ -823,5 +819,5 @@ def test_filterwarnings_honest_neighbours(repo: Repo, capsys: pytest.CaptureFixt
     # the same filter kept, an `error` filter added, and a brand-new test with its own ignore
     new = old.replace("class TestB:\n", "@pytest.mark.filterwarnings('error::ResourceWarning')\nclass TestB:\n")
     new += "\n\n" + IGNORE_MARK + "def test_new():\n    assert 3\n"
-    code, out, _ = change(repo, capsys, {**config, T: old}, {T: new})
+    code, out, _, _ = repo.judge_change(main, {**config, T: old}, {T: new}, suffix=".py")
     assert code == 0, out

@@ -38,12 +38,7 @@ def on_a(decorator: str, imports: str = "import pytest") -> str:
     return f"{imports}\n\n\n{decorator}\ndef test_a():\n    assert 2 + 2 == 4\n\n\nclass TestB:\n    def test_c(self):\n        assert [1] == [1]\n"
 
 
-def run(
-    repo: Repo, capsys: pytest.CaptureFixture[str], before: str, after: str, extra: dict[str, str] | None = None
-) -> tuple[int, str]:
-    files = repo.change({T: before, **(extra or {})}, {T: after})
-    code = repo.run(main, *[f for f in files if f.endswith(".py")])
-    return code, capsys.readouterr().out
+LEDGER = {"tests/agent_contract.yaml": FREEZE}
 
 
 REJECTED = [
@@ -184,13 +179,13 @@ def test_the_honest_twin_passes(before: str, after: str) -> None:
 def test_a_freeze_entry_covers_a_mark_within_its_budget(
     repo: Repo, capsys: pytest.CaptureFixture[str], decorator: str, expected: int
 ) -> None:
-    code, out = run(repo, capsys, BASE, on_a(decorator), {"tests/agent_contract.yaml": FREEZE})
+    code, out, _, _ = repo.judge_change(main, {T: BASE, **LEDGER}, {T: on_a(decorator)}, suffix=".py")
     assert code == expected, out
 
 
 def test_a_freeze_never_covers_a_module_wide_rerun(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     after = "import pytest\n\npytestmark = pytest.mark.flaky(reruns=1)\n" + BASE.split("\n", 1)[1]
-    code, out = run(repo, capsys, BASE, after, {"tests/agent_contract.yaml": FREEZE})
+    code, out, _, _ = repo.judge_change(main, {T: BASE, **LEDGER}, {T: after}, suffix=".py")
     assert code == 1 and "OG110" in out
 
 
@@ -218,7 +213,7 @@ def test_rerun_count(detail: str, kind: str, count: float) -> None:
 def test_a_freeze_covers_a_project_retry_only_when_its_count_is_known(
     repo: Repo, capsys: pytest.CaptureFixture[str], decorator: str, expected: int
 ) -> None:
-    code, out = run(
-        repo, capsys, BASE, on_a(decorator, "from tests.helpers import retry"), {"tests/agent_contract.yaml": FREEZE}
+    code, out, _, _ = repo.judge_change(
+        main, {T: BASE, **LEDGER}, {T: on_a(decorator, "from tests.helpers import retry")}, suffix=".py"
     )
     assert code == expected, out
