@@ -83,6 +83,7 @@ def snapshot_of(repo: Repo) -> dict[str, str]:
     return {k: v[0] for k, v in parse_snapshot((repo.path / SNAP).read_bytes(), SNAP).items()}
 
 
+@pytest.mark.slow
 def test_baseline_snapshot_matches_what_pytest_collects(project: Repo, capsys, monkeypatch) -> None:
     monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     code, out = hook(project, capsys, "--always")
@@ -96,6 +97,7 @@ def test_nothing_relevant_changed_runs_no_pytest(project: Repo, capsys, monkeypa
     assert hook(project, capsys) == (0, "")
 
 
+@pytest.mark.slow
 def test_missing_snapshot_still_runs(project: Repo, capsys) -> None:
     (project.path / SNAP).unlink()
     code, out = hook(project, capsys)
@@ -153,6 +155,7 @@ VANISH = {
 
 
 @pytest.mark.parametrize("case", sorted(VANISH))
+@pytest.mark.slow
 def test_vanished_id_is_rejected(project: Repo, capsys, case: str) -> None:
     path, content, lost = VANISH[case]
     if content is None:
@@ -165,6 +168,7 @@ def test_vanished_id_is_rejected(project: Repo, capsys, case: str) -> None:
     assert out.count("OG801") == 1, out
 
 
+@pytest.mark.slow
 def test_deleting_the_id_from_the_snapshot_too_is_still_caught(project: Repo, capsys) -> None:
     project.remove("tests/test_b.py")
     project.write(SNAP, format_snapshot({k: v for k, v in BASELINE.items() if "test_b" not in k}))
@@ -172,6 +176,7 @@ def test_deleting_the_id_from_the_snapshot_too_is_still_caught(project: Repo, ca
     assert code == 1 and "OG801 test no longer collected: tests/test_b.py::test_other" in out
 
 
+@pytest.mark.slow
 def test_moving_the_snapshot_through_the_contract_is_still_caught(project: Repo, capsys) -> None:
     project.write("tests/agent_contract.yaml", "version: 1\nsnapshot: other_snapshot.txt\n")
     project.remove("tests/test_b.py")
@@ -179,6 +184,7 @@ def test_moving_the_snapshot_through_the_contract_is_still_caught(project: Repo,
     assert code == 1 and "OG801 test no longer collected: tests/test_b.py::test_other" in out
 
 
+@pytest.mark.slow
 def test_retiring_without_approval_is_rejected_even_with_a_freeze(project: Repo, capsys) -> None:
     project.write("tests/agent_contract.yaml", FREEZE.format(id="test_other"))
     project.remove("tests/test_b.py")
@@ -186,6 +192,7 @@ def test_retiring_without_approval_is_rejected_even_with_a_freeze(project: Repo,
     assert code == 1 and "OG801" in out
 
 
+@pytest.mark.slow
 def test_retire_and_skip_ask_approvals_for_the_exact_statements(project: Repo, capsys, monkeypatch) -> None:
     """The approvals implementation is another module's; here only the statements asked are checked."""
     from hooks import approvals
@@ -235,6 +242,7 @@ WEAKEN = {
 
 
 @pytest.mark.parametrize("case", sorted(WEAKEN))
+@pytest.mark.slow
 def test_newly_skipped_or_xfailed_is_rejected(project: Repo, capsys, case: str) -> None:
     path, content, what = WEAKEN[case]
     project.write(path, content, dedent=False)
@@ -259,6 +267,7 @@ freezes:
 """
 
 
+@pytest.mark.slow
 def test_newly_skipped_with_a_valid_freeze_is_accepted(project: Repo, capsys) -> None:
     project.write("tests/agent_contract.yaml", FREEZE.format(id="test_other"))
     project.write("tests/conftest.py", CONFTEST_MARK.format(mark="skip"))
@@ -267,6 +276,7 @@ def test_newly_skipped_with_a_valid_freeze_is_accepted(project: Repo, capsys) ->
     assert hook(project, capsys, "--now", "2026-12-02T00:00:00Z") == (0, "")
 
 
+@pytest.mark.slow
 def test_newly_skipped_with_an_expired_freeze_is_rejected(project: Repo, capsys) -> None:
     project.write("tests/agent_contract.yaml", FREEZE.format(id="test_other"))
     project.write("tests/conftest.py", CONFTEST_MARK.format(mark="skip"))
@@ -274,6 +284,7 @@ def test_newly_skipped_with_an_expired_freeze_is_rejected(project: Repo, capsys)
     assert code == 1 and "OG802 test now skipped" in out
 
 
+@pytest.mark.slow
 def test_skip_known_at_the_base_stays_accepted(repo: Repo, capsys) -> None:
     repo.write(
         "tests/test_p.py",
@@ -291,6 +302,7 @@ def test_skip_known_at_the_base_stays_accepted(repo: Repo, capsys) -> None:
 # -- rejected: collection errors -------------------------------------------------
 
 
+@pytest.mark.slow
 def test_import_error_is_a_finding_never_a_pass(project: Repo, capsys) -> None:
     project.write("tests/test_b.py", "import not_a_module_anywhere\n" + TEST_B)
     code, out = hook(project, capsys)
@@ -300,6 +312,7 @@ def test_import_error_is_a_finding_never_a_pass(project: Repo, capsys) -> None:
     assert snapshot_of(project) == BASELINE  # a partial collection is never written
 
 
+@pytest.mark.slow
 def test_source_change_outside_tests_that_breaks_collection_is_caught(project: Repo, capsys) -> None:
     project.write("tests/test_b.py", "from pkg.mod import VALUE\n\n\ndef test_other():\n    assert VALUE == 2\n")
     project.write("pkg/__init__.py", "")
@@ -310,6 +323,7 @@ def test_source_change_outside_tests_that_breaks_collection_is_caught(project: R
     assert code == 1 and "OG803" in out
 
 
+@pytest.mark.slow
 def test_broken_pytest_config_is_a_finding(project: Repo, capsys) -> None:
     project.write("pytest.ini", "[pytest]\naddopts = --no-such-option\n")
     code, out = hook(project, capsys)
@@ -326,16 +340,19 @@ def accept_after_staging(repo: Repo, capsys) -> dict[str, str]:
     return snapshot_of(repo)
 
 
+@pytest.mark.slow
 def test_new_test_is_written_into_the_snapshot(project: Repo, capsys) -> None:
     project.write("tests/test_b.py", TEST_B + "\n\ndef test_new():\n    assert 1 < 2\n", dedent=False)
     assert accept_after_staging(project, capsys) == {**BASELINE, "tests/test_b.py::test_new": "run"}
 
 
+@pytest.mark.slow
 def test_new_parametrize_case_is_written_into_the_snapshot(project: Repo, capsys) -> None:
     project.write("tests/test_a.py", TEST_A.replace("[1, 2, 3]", "[1, 2, 3, 4]"), dedent=False)
     assert accept_after_staging(project, capsys)["tests/test_a.py::test_square[4]"] == "run"
 
 
+@pytest.mark.slow
 def test_test_moved_between_files_is_accepted(project: Repo, capsys) -> None:
     project.remove("tests/test_b.py")
     project.write("tests/test_a.py", TEST_A + "\n\n" + TEST_B, dedent=False)
@@ -343,11 +360,13 @@ def test_test_moved_between_files_is_accepted(project: Repo, capsys) -> None:
     assert "tests/test_a.py::test_other" in snap and "tests/test_b.py::test_other" not in snap
 
 
+@pytest.mark.slow
 def test_file_renamed_is_accepted(project: Repo, capsys) -> None:
     project.git("mv", "tests/test_b.py", "tests/test_c.py")
     assert "tests/test_c.py::test_other" in accept_after_staging(project, capsys)
 
 
+@pytest.mark.slow
 def test_range_mode_with_a_forgotten_snapshot_update_fails(project: Repo, capsys, monkeypatch) -> None:
     base = project.git("rev-parse", "HEAD").strip()
     project.write("tests/test_b.py", TEST_B + "\n\ndef test_new():\n    assert 2 > 1\n", dedent=False)
@@ -373,6 +392,7 @@ def test_no_interpreter_with_pytest_is_one_line_exit_2(project: Repo, capsys, tm
     assert code == 2 and err.count("\n") == 1 and "pytest is not installed in" in err
 
 
+@pytest.mark.slow
 def test_collector_needs_only_pytest_not_oracle_guard(project: Repo, capsys, tmp_path: Path, monkeypatch) -> None:
     """An interpreter that can import pytest but not `hooks` collects all the same."""
     import site
@@ -460,6 +480,7 @@ def test_snapshot_format_round_trips_ids_with_spaces() -> None:
     assert {k: v[0] for k, v in parse_snapshot(data, "s").items()} == items
 
 
+@pytest.mark.slow
 def test_under_pre_commit_the_projects_dot_venv_is_used(project: Repo, tmp_path: Path) -> None:
     """pre-commit sets VIRTUAL_ENV to its own env and puts its bin first on PATH."""
     import subprocess

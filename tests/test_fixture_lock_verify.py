@@ -298,6 +298,7 @@ def test_deleting_the_contract_drops_every_lock(repo: Repo, capsys) -> None:
     assert code == 1 and f"{CONTRACT}:1:1: OG406 lock 'invoice_v3' (tests/fixtures/invoice_v3.json) dropped" in out
 
 
+@pytest.mark.slow
 def test_console_entry_in_a_real_process(repo: Repo) -> None:
     import subprocess
     import sys

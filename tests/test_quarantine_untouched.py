@@ -283,6 +283,7 @@ def test_moving_the_quarantine_layer_does_not_unguard_the_old_folder(repo: Repo,
     assert code == 1 and "tests/quarantine/test_x.py:3:2: OG620 xfail mark on test_x" in out
 
 
+@pytest.mark.slow
 def test_cli_subcommand_runs_the_hook_in_a_real_process(repo: Repo) -> None:
     import subprocess
     import sys

@@ -18,6 +18,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -168,6 +169,7 @@ def placements(draw, items: list) -> Placement:  # type: ignore[no-untyped-def,t
 
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), items=modules, spelling=st.sampled_from(SPELLINGS))
+@pytest.mark.slow
 def test_adding_any_mark_form_anywhere_is_reported(data: st.DataObject, items: list, spelling: tuple) -> None:  # type: ignore[type-arg]
     imports, mark, code = spelling
     place = data.draw(placements(items))
@@ -227,6 +229,7 @@ REFORMATS = {
 
 @settings(max_examples=120, deadline=None)
 @given(data=st.data(), items=modules, how=st.sampled_from(sorted(REFORMATS)))
+@pytest.mark.slow
 def test_reformatting_a_module_with_marks_is_never_reported(data: st.DataObject, items: list, how: str) -> None:  # type: ignore[type-arg]
     extra: dict = {}  # type: ignore[type-arg]
     for i, item in enumerate(items):
