@@ -128,6 +128,11 @@ class Repo:
         with self.cwd():
             return hook(main, *argv)
 
+    def staged_hook(self, main: Callable[..., int], *argv: str) -> Result:
+        """Stage everything, then hook(MAIN, *ARGV) in this repository."""
+        self.stage()
+        return self.hook(main, *argv)
+
     def judge_change(
         self,
         main: Callable[..., int],

@@ -411,11 +411,6 @@ def _stage(repo: Repo, text: str) -> None:
     repo.stage()
 
 
-def _shrink(repo: Repo, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = repo.run(shrink_main, T)
-    return code, capsys.readouterr().out
-
-
 @pytest.mark.parametrize("name,base,honest,weakened", REFACTORS, ids=IDS)
 def test_oracle_shrink_accepts_the_refactor_and_rejects_it_with_a_loss(
     repo: Repo, capsys: pytest.CaptureFixture[str], name: str, base: str, honest: str, weakened: str
@@ -423,9 +418,9 @@ def test_oracle_shrink_accepts_the_refactor_and_rejects_it_with_a_loss(
     repo.write(T, _src(base), dedent=False)
     repo.commit("base")
     _stage(repo, honest)
-    assert _shrink(repo, capsys) == (0, "")
+    assert repo.hook(shrink_main, T)[:2] == (0, "")
     _stage(repo, weakened)
-    code, out = _shrink(repo, capsys)
+    code, out, _, _ = repo.hook(shrink_main, T)
     assert code == 1 and ("OG302" in out or "OG301" in out or "OG307" in out or "OG314" in out), out
 
 
