@@ -27,7 +27,7 @@ def test_garbage():
 """
 
 
-def test_branch_weakening_is_rejected_by_each_hook_that_sees_it(repo: Repo, capsys) -> None:
+def test_branch_weakening_is_rejected_by_each_hook_that_sees_it(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     base = repo.commit("base")
     repo.write(
@@ -43,7 +43,7 @@ def test_branch_weakening_is_rejected_by_each_hook_that_sees_it(repo: Repo, caps
     assert "OG306 test_garbage" in out
 
 
-def test_honest_branch_passes(repo: Repo, capsys) -> None:
+def test_honest_branch_passes(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     base = repo.commit("base")
     repo.write("tests/test_price.py", TEST + '\n\ndef test_zero():\n    assert parse("0") == 0\n')
@@ -52,7 +52,7 @@ def test_honest_branch_passes(repo: Repo, capsys) -> None:
     assert repo.hook(check.main, "--base", base) == (0, "", "", [])
 
 
-def test_a_change_that_only_deletes_a_test_file_is_judged(repo: Repo, capsys) -> None:
+def test_a_change_that_only_deletes_a_test_file_is_judged(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.write("tests/test_other.py", "def test_other():\n    assert 1 + 1 == 2\n")
     base = repo.commit("base")
@@ -62,7 +62,7 @@ def test_a_change_that_only_deletes_a_test_file_is_judged(repo: Repo, capsys) ->
     assert code == 1 and "OG302 test test_price was removed with its file" in out
 
 
-def test_staged_mode_and_github_format(repo: Repo, capsys) -> None:
+def test_staged_mode_and_github_format(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.commit("base")
     repo.write(
@@ -74,13 +74,13 @@ def test_staged_mode_and_github_format(repo: Repo, capsys) -> None:
     assert code == 1 and out.startswith("::error file=tests/test_price.py,line=5,col=5,title=OG202::")
 
 
-def test_unknown_hook_id_is_a_usage_error(repo: Repo, capsys) -> None:
+def test_unknown_hook_id_is_a_usage_error(repo: Repo) -> None:
     repo.commit("base")
     code, out, err, _ = repo.hook(check.main, "--skip", "forbid-everything")
     assert code == 2 and out == "" and err.count("\n") == 1 and "unknown hook id forbid-everything" in err
 
 
-def test_missing_base_is_a_usage_error(repo: Repo, capsys) -> None:
+def test_missing_base_is_a_usage_error(repo: Repo) -> None:
     repo.commit("base")
     code, _, err, _ = repo.hook(check.main, "--base", "origin/main")
     assert code == 2 and "base revision 'origin/main' does not exist" in err
@@ -114,7 +114,7 @@ def test_manifest_lists_every_hook_with_the_gate_s_file_pattern() -> None:
     )  # one process, it asks git
 
 
-def test_skipping_the_meta_hook_still_compares_pytest_configuration(repo: Repo, capsys) -> None:
+def test_skipping_the_meta_hook_still_compares_pytest_configuration(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.write("pytest.ini", "[pytest]\naddopts = -ra\n")
     base = repo.commit("base")

@@ -16,7 +16,7 @@ def seeded(repo: Repo) -> None:
     repo.commit("base")
 
 
-def test_src_and_contract_in_one_commit_rejected(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_src_and_contract_in_one_commit_rejected(repo: Repo) -> None:
     seeded(repo)
     repo.write("src/pkg/core.py", "X = 2\n")
     repo.write("tests/contracts/test_api.py", "def test_api():\n    assert 1 + 1 >= 2\n")
@@ -27,20 +27,20 @@ def test_src_and_contract_in_one_commit_rejected(repo: Repo, capsys: pytest.Capt
     )
 
 
-def test_src_with_unit_tests_accepted(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_src_with_unit_tests_accepted(repo: Repo) -> None:
     seeded(repo)
     repo.write("src/pkg/core.py", "X = 2\n")
     repo.write("tests/unit/test_core.py", "def test_core():\n    assert 3 > 1\n")
     assert repo.staged_hook(split_main)[:2] == (0, "")
 
 
-def test_contract_alone_accepted(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_contract_alone_accepted(repo: Repo) -> None:
     seeded(repo)
     repo.write("tests/contracts/test_api.py", "def test_api():\n    assert 1 + 2 == 3\n")
     assert repo.staged_hook(split_main)[:2] == (0, "")
 
 
-def test_relation_deleted_rejected_and_added_accepted(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_relation_deleted_rejected_and_added_accepted(repo: Repo) -> None:
     seeded(repo)
     repo.remove("tests/relations/test_shuffle.py")
     code, out, _, _ = repo.staged_hook(split_main)
@@ -50,7 +50,7 @@ def test_relation_deleted_rejected_and_added_accepted(repo: Repo, capsys: pytest
     assert repo.staged_hook(split_main)[:2] == (0, "")
 
 
-def test_relation_moved_out_rejected_moved_within_accepted(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_relation_moved_out_rejected_moved_within_accepted(repo: Repo) -> None:
     seeded(repo)
     repo.git("mv", "tests/relations/test_shuffle.py", "tests/unit/test_shuffle.py")
     code, out, _, _ = repo.staged_hook(split_main)
@@ -75,9 +75,7 @@ def test_range_mode_judges_each_commit(repo: Repo, capsys: pytest.CaptureFixture
     assert f"commit {bad[:12]}" in capsys.readouterr().out
 
 
-def test_contract_file_and_locked_fixture_count_as_contract_layer(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_contract_file_and_locked_fixture_count_as_contract_layer(repo: Repo) -> None:
     digest = "0" * 64
     repo.write(
         "tests/agent_contract.yaml",
@@ -96,7 +94,7 @@ def test_contract_file_and_locked_fixture_count_as_contract_layer(
     assert repo.staged_hook(split_main)[:2] == (0, "")
 
 
-def test_repository_without_layers_is_not_checked(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_repository_without_layers_is_not_checked(repo: Repo) -> None:
     repo.write("src/app.py", "X = 1\n")
     repo.write("tests/test_app.py", "def test_app():\n    assert 1\n")
     repo.commit("base")
@@ -105,7 +103,7 @@ def test_repository_without_layers_is_not_checked(repo: Repo, capsys: pytest.Cap
     assert repo.staged_hook(split_main)[:2] == (0, "")
 
 
-def test_custom_layers_from_the_contract(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_custom_layers_from_the_contract(repo: Repo) -> None:
     repo.write("tests/agent_contract.yaml", "version: 1\nlayers:\n  contracts: [spec/]\n  production: [lib/]\n")
     repo.write("lib/m.py", "X = 1\n")
     repo.write("spec/test_m.py", "def test_m():\n    assert 1 == 1\n")

@@ -109,7 +109,7 @@ def _mark(repo: Repo, mark: str, snapshot: bool) -> list[str]:
 
 @pytest.mark.parametrize("name, mark, kinds", ENVIRONMENT, ids=[e[0] for e in ENVIRONMENT])
 def test_environment_skip_is_a_notice_where_a_snapshot_is_committed(
-    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str, kinds: str
+    repo: Repo, name: str, mark: str, kinds: str
 ) -> None:
     code, out, err, _ = repo.hook(forbid_skip_marks.main, *_mark(repo, mark, snapshot=True))
     assert (code, out) == (0, "")
@@ -117,9 +117,7 @@ def test_environment_skip_is_a_notice_where_a_snapshot_is_committed(
 
 
 @pytest.mark.parametrize("name, mark, kinds", ENVIRONMENT[:3], ids=[e[0] for e in ENVIRONMENT[:3]])
-def test_environment_skip_stays_a_finding_without_a_snapshot(
-    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str, kinds: str
-) -> None:
+def test_environment_skip_stays_a_finding_without_a_snapshot(repo: Repo, name: str, mark: str, kinds: str) -> None:
     code, out, _, _ = repo.hook(forbid_skip_marks.main, *_mark(repo, mark, snapshot=False))
     assert code == 1
     assert (
@@ -129,15 +127,13 @@ def test_environment_skip_stays_a_finding_without_a_snapshot(
 
 
 @pytest.mark.parametrize("name, mark", NOT_ENVIRONMENT, ids=[e[0] for e in NOT_ENVIRONMENT])
-def test_other_conditions_stay_a_finding_with_a_snapshot(
-    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str
-) -> None:
+def test_other_conditions_stay_a_finding_with_a_snapshot(repo: Repo, name: str, mark: str) -> None:
     code, out, err, _ = repo.hook(forbid_skip_marks.main, *_mark(repo, mark, snapshot=True))
     assert code == 1 and out.startswith(f"{T}:28:2: OG101 new ") and "depends only" not in out, out
     assert "left to collection-snapshot" not in err
 
 
-def test_environment_skip_through_unittest_and_a_shared_mark(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_environment_skip_through_unittest_and_a_shared_mark(repo: Repo) -> None:
     base = BASE + "\n\nclass TestIO(unittest.TestCase):\n    def test_write(self):\n        self.assertTrue(True)\n"
     base = base.replace("import time\n", "import time\nimport unittest\n")
     new = base.replace(

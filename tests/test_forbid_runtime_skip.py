@@ -226,9 +226,7 @@ def test_new_runtime_skip_is_rejected(source: str, expected: str) -> None:
         ('if sys.platform == "win32":', "if 1:", "when `1`"),
     ],
 )
-def test_widened_condition_is_reported(
-    repo: Repo, capsys: pytest.CaptureFixture[str], old: str, new: str, expected: str
-) -> None:
+def test_widened_condition_is_reported(repo: Repo, old: str, new: str, expected: str) -> None:
     code, out, _, _ = repo.judge_change(
         main, {T: in_test_a(old, '    pytest.skip("no fork")')}, {T: in_test_a(new, '    pytest.skip("no fork")')}
     )
@@ -236,7 +234,7 @@ def test_widened_condition_is_reported(
     assert expected in out
 
 
-def test_skip_moved_onto_a_test_that_already_ran_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_skip_moved_onto_a_test_that_already_ran_is_reported(repo: Repo) -> None:
     before = BASE + "\n\ndef test_wip():\n    pytest.skip('wip')\n"
     after = in_test_a("pytest.skip('wip')") + "\n\ndef test_wip_done():\n    assert helper()\n"
     code, out, _, _ = repo.judge_change(main, {T: before}, {T: after})
@@ -244,7 +242,7 @@ def test_skip_moved_onto_a_test_that_already_ran_is_reported(repo: Repo, capsys:
     assert "OG201 new runtime skip `pytest.skip('wip')` in test_a" in out
 
 
-def test_existing_skip_kept_and_new_one_beside_it_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_existing_skip_kept_and_new_one_beside_it_is_reported(repo: Repo) -> None:
     old = in_test_a("if sys.platform == 'win32':", "    pytest.skip('a')")
     code, out, _, _ = repo.judge_change(
         main,
@@ -407,9 +405,7 @@ freezes:
 
 
 @pytest.mark.parametrize(("now", "expected_code"), [("2026-12-02T12:00:00Z", 0), ("2026-12-05T00:00:01Z", 1)])
-def test_freeze_ledger_entry_allows_a_runtime_skip_until_it_expires(
-    repo: Repo, capsys: pytest.CaptureFixture[str], now: str, expected_code: int
-) -> None:
+def test_freeze_ledger_entry_allows_a_runtime_skip_until_it_expires(repo: Repo, now: str, expected_code: int) -> None:
     base = {T: BASE, "tests/agent_contract.yaml": CONTRACT}
     code, out, _, _ = repo.judge_change(main, base, {T: in_test_a("pytest.skip('#7')")}, "--now", now)
     assert code == expected_code, out

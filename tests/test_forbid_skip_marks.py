@@ -233,9 +233,7 @@ def test_new_mark_is_rejected(source: str, expected: str) -> None:
     assert out.startswith(f"{T}:")
 
 
-def test_conftest_collection_hook_adding_a_skip_marker_is_rejected(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_conftest_collection_hook_adding_a_skip_marker_is_rejected(repo: Repo) -> None:
     conftest = """\
         import pytest
 
@@ -252,7 +250,7 @@ def test_conftest_collection_hook_adding_a_skip_marker_is_rejected(
     assert "tests/conftest.py:7:29: OG101 new skip mark on pytest_collection_modifyitems" in out
 
 
-def test_widened_skipif_condition_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_widened_skipif_condition_is_reported(repo: Repo) -> None:
     narrow = with_mark('@pytest.mark.skipif(sys.platform == "win32", reason="no fork")')
     wide = with_mark('@pytest.mark.skipif(sys.platform == "win32" or True, reason="no fork")')
     code, out, _, _ = repo.judge_change(main, {T: narrow}, {T: wide}, suffix=".py")
@@ -260,9 +258,7 @@ def test_widened_skipif_condition_is_reported(repo: Repo, capsys: pytest.Capture
     assert "new skipif mark (sys.platform == 'win32' or True) on test_a" in out
 
 
-def test_mark_moved_onto_a_test_that_already_existed_is_reported(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_mark_moved_onto_a_test_that_already_existed_is_reported(repo: Repo) -> None:
     # Not a rename: test_a ran at the base and is skipped now, whatever happened to test_old.
     before = BASE + "\n\n@pytest.mark.skip\ndef test_old():\n    assert 1\n"
     after = with_mark("@pytest.mark.skip") + "\n\ndef test_old_renamed():\n    assert 1\n"
@@ -271,9 +267,7 @@ def test_mark_moved_onto_a_test_that_already_existed_is_reported(
     assert "OG101 new skip mark on test_a" in out
 
 
-def test_mark_that_was_already_there_is_not_reported_but_a_second_one_is(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_mark_that_was_already_there_is_not_reported_but_a_second_one_is(repo: Repo) -> None:
     marked = with_mark("@pytest.mark.skip")
     code, out, _, _ = repo.judge_change(
         main,
@@ -488,7 +482,7 @@ freezes:
     ],
 )
 def test_freeze_ledger_entry_allows_only_the_test_it_covers_while_valid(
-    repo: Repo, capsys: pytest.CaptureFixture[str], test_id: str, now: str, expected_code: int
+    repo: Repo, test_id: str, now: str, expected_code: int
 ) -> None:
     base = {T: BASE, "tests/agent_contract.yaml": CONTRACT.format(test_id=test_id)}
     code, out, _, _ = repo.judge_change(
@@ -498,7 +492,7 @@ def test_freeze_ledger_entry_allows_only_the_test_it_covers_while_valid(
     assert ("OG101 new xfail mark on test_a" in out) == bool(expected_code)
 
 
-def test_freeze_does_not_cover_a_module_wide_mark(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_freeze_does_not_cover_a_module_wide_mark(repo: Repo) -> None:
     base = {T: BASE, "tests/agent_contract.yaml": CONTRACT.format(test_id="test_a")}
     code, out, _, _ = repo.judge_change(
         main, base, {T: BASE + "\npytestmark = pytest.mark.skip\n"}, "--now", "2026-12-02T12:00:00Z", suffix=".py"
@@ -506,7 +500,7 @@ def test_freeze_does_not_cover_a_module_wide_mark(repo: Repo, capsys: pytest.Cap
     assert code == 1 and "on this module" in out
 
 
-def test_broken_contract_is_a_usage_error(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_broken_contract_is_a_usage_error(repo: Repo) -> None:
     base = {T: BASE, "tests/agent_contract.yaml": "version: 1\nfreezes: [\n"}
     code, out, err, _ = repo.judge_change(main, base, {T: with_mark("@pytest.mark.skip")}, suffix=".py")
     assert code == 2 and out == ""
@@ -539,7 +533,7 @@ def test_all_on_a_clean_tree_is_clean(repo: Repo, capsys: pytest.CaptureFixture[
     assert capsys.readouterr().out == ""
 
 
-def test_github_format(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_github_format(repo: Repo) -> None:
     code, out, _, _ = repo.judge_change(
         main, {T: BASE}, {T: with_mark("@pytest.mark.skip")}, "--format", "github", suffix=".py"
     )
@@ -583,12 +577,12 @@ def test_all_reports_an_unparsable_file_that_could_hold_a_mark(repo: Repo, capsy
     assert capsys.readouterr().out == f"{T}:3:12: OG001 could not parse: invalid syntax\n"
 
 
-def test_empty_file_and_unchanged_broken_base_are_fine(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_empty_file_and_unchanged_broken_base_are_fine(repo: Repo) -> None:
     code, out, err, _ = repo.judge_change(main, {T: "def test_a(:\n"}, {T: "", "tests/test_empty.py": ""}, suffix=".py")
     assert (code, out, err) == (0, "", "")
 
 
-def test_deleted_files_are_read_for_moves_not_checked(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_deleted_files_are_read_for_moves_not_checked(repo: Repo) -> None:
     before = {T: with_mark("@pytest.mark.skip"), "tests/test_gone.py": "def test_b(:\n"}
     after = {T: None, "tests/test_gone.py": None, "tests/test_x.py": with_mark("@pytest.mark.skip")}
     code, out, err, _ = repo.judge_change(main, before, after, suffix=".py")
@@ -670,9 +664,7 @@ def test_default_contract_path_matches_the_loader() -> None:
     assert pydiff.DEFAULT_CONTRACT == contract.DEFAULT_PATH
 
 
-def test_condition_names_renamed_throughout_the_file_is_a_refactor(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_condition_names_renamed_throughout_the_file_is_a_refactor(repo: Repo) -> None:
     base = with_mark(
         "@pytest.mark.skipif(not PY310, reason='match')", "import pytest\n\nPY310 = sys.version_info >= (3, 10)"
     )
@@ -684,7 +676,7 @@ def test_condition_names_renamed_throughout_the_file_is_a_refactor(
     assert code == 0, out
 
 
-def test_condition_swapped_to_another_existing_name_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_condition_swapped_to_another_existing_name_is_reported(repo: Repo) -> None:
     consts = "import pytest\n\nIS_WINDOWS = sys.platform == 'win32'\nIS_LINUX = sys.platform == 'linux'"
     base = with_mark("@pytest.mark.skipif(IS_WINDOWS, reason='no fork')", consts)
     new = with_mark("@pytest.mark.skipif(IS_LINUX, reason='no fork')", consts)
@@ -718,7 +710,7 @@ def test_fetch():
     ids=["absolute", "relative", "conftest", "src-layout"],
 )
 def test_shared_skip_mark_imported_from_the_project_put_on_an_existing_test(
-    repo: Repo, capsys: pytest.CaptureFixture[str], helpers_path: str, imports: str
+    repo: Repo, helpers_path: str, imports: str
 ) -> None:
     files = {helpers_path: HELPERS, "tests/__init__.py": ""}
     before = {**files, T: USES.format(imports=imports, deco="")}
@@ -729,7 +721,7 @@ def test_shared_skip_mark_imported_from_the_project_put_on_an_existing_test(
     assert f"OG101 new skipif mark through `needs_network` (imported: {helpers_path}:" in out and "on test_parse" in out
 
 
-def test_shared_skip_mark_imported_and_honest_neighbours(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_shared_skip_mark_imported_and_honest_neighbours(repo: Repo) -> None:
     imports = "from tests.helpers import needs_network, timed"
     before = {"tests/helpers.py": HELPERS, "tests/__init__.py": "", T: USES.format(imports=imports, deco="")}
     # a decorator from the project that is no mark; an old use untouched; a brand-new test that needs the network
@@ -738,9 +730,7 @@ def test_shared_skip_mark_imported_and_honest_neighbours(repo: Repo, capsys: pyt
     assert code == 0, out
 
 
-def test_shared_mark_definition_widened_is_reported_where_it_is_defined(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_shared_mark_definition_widened_is_reported_where_it_is_defined(repo: Repo) -> None:
     before = {"tests/conftest.py": HELPERS, T: USES.format(imports="from conftest import needs_network", deco="")}
     widened = HELPERS.replace("not os.environ.get('NET')", "True")
     code, out, _, _ = repo.judge_change(main, before, {"tests/conftest.py": widened}, suffix=".py")
@@ -751,9 +741,7 @@ def test_shared_mark_definition_widened_is_reported_where_it_is_defined(
     )
 
 
-def test_shared_mark_reason_changed_or_a_new_one_defined_is_honest(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_shared_mark_reason_changed_or_a_new_one_defined_is_honest(repo: Repo) -> None:
     before = {"tests/conftest.py": HELPERS}
     after = (
         HELPERS.replace("reason='network'", "reason='needs the network'")
@@ -763,9 +751,7 @@ def test_shared_mark_reason_changed_or_a_new_one_defined_is_honest(
     assert code == 0, out
 
 
-def test_condition_name_renamed_by_an_import_alias_is_a_refactor(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_condition_name_renamed_by_an_import_alias_is_a_refactor(repo: Repo) -> None:
     # Found on pallets/click: `from click._compat import WIN as ON_WINDOWS`, every use renamed.
     base = with_mark("@pytest.mark.skipif(WIN, reason='no sed')", "import pytest\nfrom compat import WIN")
     new = with_mark(
@@ -776,7 +762,7 @@ def test_condition_name_renamed_by_an_import_alias_is_a_refactor(
     assert code == 0, out
 
 
-def test_condition_aliased_to_another_imported_name_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_condition_aliased_to_another_imported_name_is_reported(repo: Repo) -> None:
     base = with_mark("@pytest.mark.skipif(WIN, reason='no sed')", "import pytest\nfrom compat import WIN, LINUX")
     new = with_mark(
         "@pytest.mark.skipif(ON_WINDOWS, reason='no sed')", "import pytest\nfrom compat import WIN, LINUX as ON_WINDOWS"
@@ -800,7 +786,7 @@ IGNORE_MARK = "@pytest.mark.filterwarnings('ignore::DeprecationWarning')\n"
     ids=["ini-error", "pyproject-error", "addopts-W-error", "no-error-filter", "no-config"],
 )
 def test_ignore_filter_on_an_existing_test_where_warnings_are_errors(
-    repo: Repo, capsys: pytest.CaptureFixture[str], config: dict[str, str], rejected: bool
+    repo: Repo, config: dict[str, str], rejected: bool
 ) -> None:
     code, out, _, _ = repo.judge_change(
         main, {**config, T: BASE}, {T: BASE.replace("def test_a():\n", IGNORE_MARK + "def test_a():\n")}, suffix=".py"
@@ -813,7 +799,7 @@ def test_ignore_filter_on_an_existing_test_where_warnings_are_errors(
         )
 
 
-def test_filterwarnings_honest_neighbours(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_filterwarnings_honest_neighbours(repo: Repo) -> None:
     config = {"pytest.ini": "[pytest]\nfilterwarnings =\n    error\n"}
     old = BASE.replace("def test_a():\n", IGNORE_MARK + "def test_a():\n")
     # the same filter kept, an `error` filter added, and a brand-new test with its own ignore

@@ -15,7 +15,7 @@ SKIPPED = TEST.replace("def test_price", "@pytest.mark.skip\ndef test_price")
 STATIC = ("--skip", "collection-snapshot")  # pytest not run: these tests stay quick
 
 
-def test_staged_weakening_is_rejected_by_every_hook_in_one_run(repo: Repo, capsys) -> None:
+def test_staged_weakening_is_rejected_by_every_hook_in_one_run(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.commit("base")
     repo.write(
@@ -30,7 +30,7 @@ def test_staged_weakening_is_rejected_by_every_hook_in_one_run(repo: Repo, capsy
     assert out.splitlines()[-1] == "oracle-guard: 3 findings (OG101 x1, OG202 x1, OG301 x1)"
 
 
-def test_staged_honest_change_passes_silently(repo: Repo, capsys) -> None:
+def test_staged_honest_change_passes_silently(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.commit("base")
     repo.write("tests/test_price.py", TEST.replace("2 + 2 == 4", "2 + 2 == 4\n    assert 3 * 3 == 9"))
@@ -39,7 +39,7 @@ def test_staged_honest_change_passes_silently(repo: Repo, capsys) -> None:
     assert repo.hook(one_hook.main, *STATIC, "tests/test_price.py") == (0, "", "", [])
 
 
-def test_pre_push_range_from_pre_commit_s_environment(repo: Repo, capsys, monkeypatch) -> None:
+def test_pre_push_range_from_pre_commit_s_environment(repo: Repo, monkeypatch) -> None:
     repo.write("tests/test_price.py", TEST)
     base = repo.commit("base")
     repo.write("tests/test_price.py", SKIPPED)
@@ -54,7 +54,7 @@ def test_pre_push_range_from_pre_commit_s_environment(repo: Repo, capsys, monkey
     assert repo.hook(one_hook.main, *STATIC, "README").code == 0  # the range after the weakening is clean
 
 
-def test_a_deleted_test_file_is_judged_without_filenames(repo: Repo, capsys) -> None:
+def test_a_deleted_test_file_is_judged_without_filenames(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.write("tests/test_keep.py", "def test_keep():\n    assert 1 + 1 == 2\n")
     repo.commit("base")
@@ -63,7 +63,7 @@ def test_a_deleted_test_file_is_judged_without_filenames(repo: Repo, capsys) -> 
     assert code == 1 and "OG302 test test_price was removed with its file" in out
 
 
-def test_only_and_skip_choose_hooks_and_unknown_ids_are_one_line(repo: Repo, capsys) -> None:
+def test_only_and_skip_choose_hooks_and_unknown_ids_are_one_line(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.commit("base")
     repo.write("tests/test_price.py", SKIPPED)
@@ -74,7 +74,7 @@ def test_only_and_skip_choose_hooks_and_unknown_ids_are_one_line(repo: Repo, cap
 
 
 @pytest.mark.slow
-def test_collects_writes_the_first_snapshot_and_then_passes(repo: Repo, capsys, monkeypatch) -> None:
+def test_collects_writes_the_first_snapshot_and_then_passes(repo: Repo, monkeypatch) -> None:
     monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
     repo.write("tests/test_price.py", TEST)
@@ -91,7 +91,7 @@ def test_collects_writes_the_first_snapshot_and_then_passes(repo: Repo, capsys, 
     assert code == 1 and "OG801 test no longer collected: tests/test_price.py::test_other" in out
 
 
-def test_without_file_names_it_finds_the_changed_test_files_itself(repo: Repo, capsys) -> None:
+def test_without_file_names_it_finds_the_changed_test_files_itself(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.write("src/price.py", "VALUE = 4\n")
     repo.commit("base")

@@ -176,14 +176,12 @@ def test_the_honest_twin_passes(before: str, after: str) -> None:
         ("@pytest.mark.flaky(reruns=3)", 1),  # more than the entry's budget
     ],
 )
-def test_a_freeze_entry_covers_a_mark_within_its_budget(
-    repo: Repo, capsys: pytest.CaptureFixture[str], decorator: str, expected: int
-) -> None:
+def test_a_freeze_entry_covers_a_mark_within_its_budget(repo: Repo, decorator: str, expected: int) -> None:
     code, out, _, _ = repo.judge_change(main, {T: BASE, **LEDGER}, {T: on_a(decorator)}, suffix=".py")
     assert code == expected, out
 
 
-def test_a_freeze_never_covers_a_module_wide_rerun(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_freeze_never_covers_a_module_wide_rerun(repo: Repo) -> None:
     after = "import pytest\n\npytestmark = pytest.mark.flaky(reruns=1)\n" + BASE.split("\n", 1)[1]
     code, out, _, _ = repo.judge_change(main, {T: BASE, **LEDGER}, {T: after}, suffix=".py")
     assert code == 1 and "OG110" in out
@@ -211,7 +209,7 @@ def test_rerun_count(detail: str, kind: str, count: float) -> None:
 
 @pytest.mark.parametrize(("decorator", "expected"), [("@retry(times=2)", 0), ("@retry", 1)])
 def test_a_freeze_covers_a_project_retry_only_when_its_count_is_known(
-    repo: Repo, capsys: pytest.CaptureFixture[str], decorator: str, expected: int
+    repo: Repo, decorator: str, expected: int
 ) -> None:
     code, out, _, _ = repo.judge_change(
         main, {T: BASE, **LEDGER}, {T: on_a(decorator, "from tests.helpers import retry")}, suffix=".py"

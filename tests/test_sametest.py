@@ -413,7 +413,7 @@ def _stage(repo: Repo, text: str) -> None:
 
 @pytest.mark.parametrize("name,base,honest,weakened", REFACTORS, ids=IDS)
 def test_oracle_shrink_accepts_the_refactor_and_rejects_it_with_a_loss(
-    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, base: str, honest: str, weakened: str
+    repo: Repo, name: str, base: str, honest: str, weakened: str
 ) -> None:
     repo.write(T, _src(base), dedent=False)
     repo.commit("base")
