@@ -45,6 +45,11 @@ class Result(NamedTuple):
     err: str
     codes: list[str]  # the OG codes in stdout then stderr, in order of appearance
 
+    @property
+    def said(self) -> tuple[int, str]:
+        """The exit code and everything printed (stdout, then stderr)."""
+        return self.code, self.out + self.err
+
 
 def result(code: int, out: str, err: str) -> Result:
     return Result(code, out, err, CODE.findall(out) + CODE.findall(err))
