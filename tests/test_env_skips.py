@@ -220,17 +220,8 @@ def project(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> Repo:
     return repo
 
 
-def _collect(repo: Repo, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    repo.stage()
-    code = repo.run(collection_snapshot.main, "--python", sys.executable)
-    out = capsys.readouterr()
-    return code, out.out + out.err
-
-
 @pytest.mark.slow
-def test_environment_skip_true_in_the_snapshot_environment_is_og802(
-    project: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_environment_skip_true_in_the_snapshot_environment_is_og802(project: Repo) -> None:
     project.write(
         T,
         PLAIN.replace(
@@ -238,20 +229,18 @@ def test_environment_skip_true_in_the_snapshot_environment_is_og802(
         ),
         dedent=False,
     )
-    code, out = _collect(project, capsys)
+    code, out = project.staged_hook(collection_snapshot.main, "--python", sys.executable).said
     assert code == 1 and f"OG802 test now skipped at collection (was run): {T}::test_read" in out, out
 
 
 @pytest.mark.slow
-def test_environment_skip_false_in_the_snapshot_environment_passes_and_is_recorded(
-    project: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_environment_skip_false_in_the_snapshot_environment_passes_and_is_recorded(project: Repo) -> None:
     project.write(
         T,
         PLAIN.replace("def test_read", "@pytest.mark.skipif(sys.platform == 'no-such-os', reason='x')\ndef test_read"),
         dedent=False,
     )
-    code, out = _collect(project, capsys)
+    code, out = project.staged_hook(collection_snapshot.main, "--python", sys.executable).said
     assert code == 1 and "OG8" not in out and "updated with what pytest collects now" in out, (
         out
     )  # once, like a new test
@@ -264,7 +253,9 @@ def test_environment_skip_false_in_the_snapshot_environment_passes_and_is_record
         PLAIN.replace("def test_read", "@pytest.mark.skipif(sys.platform != 'no-such-os', reason='x')\ndef test_read"),
         dedent=False,
     )
-    code, out = _collect(project, capsys)  # the same test skipped here now: weaker than skip-if-env
+    code, out = project.staged_hook(
+        collection_snapshot.main, "--python", sys.executable
+    ).said  # the same test skipped here now: weaker than skip-if-env
     assert code == 1 and f"OG802 test now skipped at collection (was skip-if-env): {T}::test_read" in out, out
 
 
