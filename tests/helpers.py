@@ -106,11 +106,11 @@ class Repo:
         for path, text in before.items():
             self.write(path, text)
         self.commit("base")
-        for path, text in after.items():
-            if text is None:
+        for path, new_text in after.items():
+            if new_text is None:
                 self.remove(path)
             else:
-                self.write(path, text)
+                self.write(path, new_text)
         self.stage()
         return [p for p, t in after.items() if t is not None]
 
@@ -123,7 +123,7 @@ class Repo:
         finally:
             os.chdir(old)
 
-    def run(self, main: Callable[..., int], *argv: str, capsys: Any = None) -> int:
+    def run(self, main: Callable[..., int], *argv: str) -> int:
         """Run a hook's main() in this repository, as pre-commit would (output left to pytest's capture)."""
         with self.cwd():
             return main(list(argv))
