@@ -19,13 +19,16 @@ rootdir pytest chose, gate options set from code, its plugins blocked.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # for annotations only
+    import pytest
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 RERUNS_KEY = "oracle_guard_reruns"
 
 
-def pytest_addoption(parser: Any) -> None:
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("oracle-guard", "oracle-guard run-time gate")
     group.addoption(
         "--oracle-guard", action="store_true", default=False, help="switch the gate on even without a contract file"
@@ -56,7 +59,7 @@ def pytest_addoption(parser: Any) -> None:
     )
 
 
-def pytest_configure(config: Any) -> None:
+def pytest_configure(config: pytest.Config) -> None:
     explicit = config.getoption("oracle_guard_contract")
     rel = explicit or DEFAULT_CONTRACT
     path = os.path.join(str(config.rootpath), rel)
@@ -117,7 +120,7 @@ def _contract_problem(path: str) -> str | None:
     return None
 
 
-def _fail_if_contract_elsewhere(config: Any, rel: str, explicit: str | None) -> None:
+def _fail_if_contract_elsewhere(config: pytest.Config, rel: str, explicit: str | None) -> None:
     """A contract that is not where the gate looks: another rootdir, or a mistyped path."""
     if explicit:
         _fail(f"--oracle-guard-contract {explicit}: no such file under the rootdir {config.rootpath}")
@@ -132,7 +135,7 @@ def _fail_if_contract_elsewhere(config: Any, rel: str, explicit: str | None) -> 
         )
 
 
-def _argument_tokens(config: Any) -> list[str]:
+def _argument_tokens(config: pytest.Config) -> list[str]:
     """What the user and the project asked for: the command line, PYTEST_ADDOPTS and addopts."""
     import shlex
 
@@ -154,7 +157,7 @@ def _option_value(tokens: list[str], option: str) -> str | None:
     return value
 
 
-def tampered_options(config: Any) -> list[str]:
+def tampered_options(config: pytest.Config) -> list[str]:
     """Gate options whose value did not come from the command line or the configuration."""
     tokens = _argument_tokens(config)
     found = []
@@ -176,7 +179,7 @@ def tampered_options(config: Any) -> list[str]:
     return found
 
 
-def _fail_on_tampered_options(config: Any) -> None:
+def _fail_on_tampered_options(config: pytest.Config) -> None:
     changed = tampered_options(config)
     if changed:
         _fail(
@@ -187,7 +190,7 @@ def _fail_on_tampered_options(config: Any) -> None:
 class _Sentinel:
     """A second entry point (``oracle_guard_sentinel``): `-p no:oracle_guard` alone cannot hide the gate."""
 
-    def pytest_configure(self, config: Any) -> None:
+    def pytest_configure(self, config: pytest.Config) -> None:
         import sys
 
         if config.pluginmanager.is_registered(sys.modules[__name__]):

@@ -16,7 +16,10 @@ collection (after every ``pytest_collection_modifyitems`` hook and plugin):
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for annotations only: the hook imports this module where pytest may be missing
+    import pytest
 
 OUTPUT: str | None = None
 _errors: list[tuple[str, str]] = []
@@ -33,7 +36,7 @@ evaluate_skip_marks: Any = None
 evaluate_xfail_marks: Any = None
 
 
-def _status(item: Any) -> str:
+def _status(item: pytest.Item) -> str:
     """What pytest would do with ITEM before running it: run, skip-if-env (run, a false condition), skip or xfail."""
     obj = getattr(item, "obj", None)
     cls = getattr(item, "cls", None)
@@ -61,7 +64,7 @@ def _status(item: Any) -> str:
 ENV = "skip-if-env"
 
 
-def _conditions(mark: Any) -> bool:
+def _conditions(mark: pytest.Mark) -> bool:
     return bool(mark.args) or "condition" in mark.kwargs
 
 
@@ -69,13 +72,13 @@ def _clean(text: str) -> str:
     return " ".join(text.split())
 
 
-def pytest_collectreport(report: Any) -> None:
+def pytest_collectreport(report: pytest.CollectReport) -> None:
     if report.failed:
         lines = [line for line in str(report.longrepr).splitlines() if line.strip()]
         _errors.append((report.nodeid or str(report.fspath or ""), _clean(lines[-1]) if lines else "collection error"))
 
 
-def pytest_collection_finish(session: Any) -> None:
+def pytest_collection_finish(session: pytest.Session) -> None:
     global evaluate_skip_marks, evaluate_xfail_marks
     try:  # pytest >= 6.2: evaluates skipif/xfail conditions exactly as a run would
         from _pytest.skipping import evaluate_skip_marks, evaluate_xfail_marks

@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for annotations only: the hook imports this module where pytest may be missing
+    import pytest
 
 OUTPUT: str | None = None
 NO_PYTEST_EXIT = 97
@@ -35,7 +38,7 @@ def _clean(text: str) -> str:
     return " ".join(text.split())[:300]
 
 
-def _first_line(report: Any) -> str:
+def _first_line(report: pytest.TestReport | pytest.CollectReport) -> str:
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
         reason = str(longrepr[2])
@@ -48,7 +51,7 @@ def _first_line(report: Any) -> str:
     return _clean(lines[-1]) if lines else ""
 
 
-def pytest_collection_finish(session: Any) -> None:
+def pytest_collection_finish(session: pytest.Session) -> None:
     """Derandomize every collected Hypothesis test (a no-op, and no import, without Hypothesis).
 
     ``@settings``/``@given`` fix a test's settings when its module is imported,
@@ -64,19 +67,19 @@ def pytest_collection_finish(session: Any) -> None:
     for item in session.items:
         func = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
         current = getattr(func, "_hypothesis_internal_use_settings", None)
-        if isinstance(current, settings):
+        if func is not None and isinstance(current, settings):  # (None has no settings: for the type checker)
             try:
                 func._hypothesis_internal_use_settings = settings(current, derandomize=True, deadline=None)
             except Exception:  # pragma: no cover - a Hypothesis too old for one of these settings
                 pass
 
 
-def pytest_collectreport(report: Any) -> None:
+def pytest_collectreport(report: pytest.CollectReport) -> None:
     if report.failed:
         _errors.append((report.nodeid.split("::", 1)[0], _first_line(report)))
 
 
-def pytest_runtest_logreport(report: Any) -> None:
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     path, line, _ = report.location
     entry = _items.setdefault(report.nodeid, ["passed", path, (line or 0) + 1, ""])
     wasxfail = hasattr(report, "wasxfail")
@@ -97,10 +100,10 @@ def pytest_runtest_logreport(report: Any) -> None:
         entry[3] = _first_line(report) or getattr(report, "wasxfail", "")
 
 
-def pytest_sessionfinish(session: Any) -> None:
+def pytest_sessionfinish(session: pytest.Session) -> None:
     if not OUTPUT:
         return
-    root = str(getattr(session.config, "rootpath", None) or session.config.rootdir)
+    root = str(getattr(session.config, "rootpath", None) or session.config.rootdir)  # type: ignore[attr-defined]  # pytest < 6.1
     out = [f"rootdir\t{os.path.relpath(root)}\n"]
     out += [f"item\t{o}\t{p}\t{n}\t{node}\t{m}\n" for node, (o, p, n, m) in _items.items()]
     out += [f"error\t{where}\t{message}\n" for where, message in _errors]

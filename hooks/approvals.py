@@ -41,11 +41,14 @@ import subprocess
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from hooks import contract as contract_mod
 from hooks import git
 from hooks.report import UsageError, guarded, notice
+
+if TYPE_CHECKING:
+    from hooks.changes import ChangeSet
 
 NAMESPACE = "oracle-guard"
 SUFFIX = ".approval"
@@ -132,7 +135,7 @@ def verify(statement: str, signature: str, allowed_signers: bytes) -> str | None
     return None
 
 
-def _approval_files(folder: str, change_set: Any) -> dict[str, bytes]:
+def _approval_files(folder: str, change_set: ChangeSet) -> dict[str, bytes]:
     """Approval files the change being judged adds or edits, with their new bytes.
 
     Only the change counts: an approval already at the base was used there,
@@ -140,7 +143,7 @@ def _approval_files(folder: str, change_set: Any) -> dict[str, bytes]:
     folder's listing, says what the change holds; no extra git process).
     """
     prefix = folder.rstrip("/") + "/"
-    names = [p for p in getattr(change_set, "changed_paths", ()) if p.startswith(prefix) and p.endswith(SUFFIX)]
+    names = [p for p in change_set.changed_paths if p.startswith(prefix) and p.endswith(SUFFIX)]
     if not names:
         return {}
     blobs = change_set.read_new(names)
@@ -174,23 +177,25 @@ class Approvals:
     _spent: set[str] | None = None
 
     @classmethod
-    def load(cls, change_set: Any, base_contract: Any, new_contract: Any) -> Approvals:
-        """Approvals in the change, checked against the base's allowed signers.
-
-        CHANGE_SET is a hooks.changes.ChangeSet; the contracts may be None.
-        """
-        signers_path = getattr(base_contract, "allowed_signers", None)
-        base = getattr(change_set, "base", None)
+    def load(
+        cls,
+        change_set: ChangeSet | None,
+        base_contract: contract_mod.Contract | None,
+        new_contract: contract_mod.Contract | None,
+    ) -> Approvals:
+        """Approvals in the change, checked against the base's allowed signers."""
+        signers_path = base_contract.allowed_signers if base_contract is not None else None
+        base = change_set.base if change_set is not None else None
         result = cls()
-        if not signers_path or not base:
+        if not signers_path or not base or change_set is None or base_contract is None:
             return result
         blob = git.read_blobs(base, [signers_path]).get(signers_path)
         if not blob or not blob.strip():
             result.why_none = f"the allowed-signers file {signers_path} does not exist at the base revision"
             return result
         result.allowed_signers = blob
-        folder = getattr(new_contract, "approvals", None) or getattr(base_contract, "approvals", "tests/approvals")
-        result.base, result.folders = base, (folder, getattr(base_contract, "approvals", folder))
+        folder = (new_contract.approvals if new_contract is not None else None) or base_contract.approvals
+        result.base, result.folders = base, (folder, base_contract.approvals)
         for path, data in _approval_files(folder, change_set).items():
             parsed = _signature_of(data.decode("utf-8", "replace"))
             if parsed is not None:

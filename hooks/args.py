@@ -23,7 +23,7 @@ DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 
 
 class _Parser(argparse.ArgumentParser):
-    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]  # argparse's overloads: this one is used
         parsed = super().parse_args(args, namespace)
         report.use_format(getattr(parsed, "format", "text"))  # errors from here on are in the asked format
         return parsed

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import stat
+from collections.abc import Sequence
 from typing import Callable
 
 from hooks import git
@@ -68,13 +69,13 @@ class ChangeSet:
             return change.old_path
         return path if self.base else None
 
-    def read_base(self, paths: list[str]) -> dict[str, bytes | None]:
+    def read_base(self, paths: Sequence[str]) -> dict[str, bytes | None]:
         """Base contents keyed by the base path."""
         if not self.base:
             return {p: None for p in paths}
         return self._cached(self._base_blobs, paths, lambda missing: git.read_blobs(self.base or "", missing))
 
-    def read_new(self, paths: list[str]) -> dict[str, bytes | None]:
+    def read_new(self, paths: Sequence[str]) -> dict[str, bytes | None]:
         """New contents keyed by path: the work tree, or the target commit."""
         if self.target:
             target = self.target
@@ -82,7 +83,7 @@ class ChangeSet:
         return {p: read_worktree_file(p) for p in paths}  # the work tree can change under us (the snapshot)
 
     def _cached(
-        self, cache: dict[str, bytes | None], paths: list[str], read: Callable[[list[str]], dict[str, bytes | None]]
+        self, cache: dict[str, bytes | None], paths: Sequence[str], read: Callable[[list[str]], dict[str, bytes | None]]
     ) -> dict[str, bytes | None]:
         # Every hook of one run reads the same blobs: ask git once per path.
         missing = [p for p in dict.fromkeys(paths) if p not in cache]
@@ -148,10 +149,10 @@ def _regular_only(changes: list[git.Change], target: str | None) -> tuple[list[g
                 kind = {"120000": "symlink", "160000": "submodule"}.get(change.new_mode)
             if kind is None and not target:
                 kind = worktree_kind(change.path)
-        if kind is None:
+        if kind is None or change.path is None:  # (a kind is only found for a path)
             kept.append(change)
             continue
-        special[change.path] = kind  # type: ignore[index]
+        special[change.path] = kind
         if change.old_path is not None:
             kept.append(git.Change("D", None, change.old_path))
     return kept, special
@@ -232,8 +233,8 @@ def resolve(args: argparse.Namespace, env: dict[str, str] | None = None) -> Chan
     explicit = given or env.get("ORACLE_GUARD_BASE")
     from_ref, to_ref = env.get("PRE_COMMIT_FROM_REF"), env.get("PRE_COMMIT_TO_REF")
 
-    if explicit or from_ref:
-        label = explicit or from_ref
+    label = explicit or from_ref
+    if label:
         base = _verified(label)
         target = None
         if not explicit and to_ref:

@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tests = [p for p in change_set.changed_paths if TEST_FILES.search(p) and is_python(p, in_tree)]
     deleted_tests = [p for p in change_set.deleted if TEST_FILES.search(p) and is_python(p, False)]
     base = hook_args.context(args, change_set)
-    started: list = []  # type: ignore[type-arg]
+    started: list[tuple[runner.PytestRun, object]] = []
     code = EXIT_CLEAN
     if wanted:
         outcome = runner.run(

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from hooks import __version__, registry
-from hooks.report import EXIT_USAGE, guarded
+from hooks.report import EXIT_USAGE, Main, guarded
 
 # id -> (module:function, one-line help), from the registry.  Hook ids are a public promise: never rename.
 HOOKS = {hook.id: (hook.main, hook.help) for hook in registry.HOOKS}
@@ -25,9 +25,10 @@ COMMANDS = {
 }
 
 
-def load(target: str):  # type: ignore[no-untyped-def]
-    module, _, func = target.partition(":")
-    return getattr(importlib.import_module(module), func)
+def load(target: str) -> Main:
+    module, _, name = target.partition(":")
+    func: Main = getattr(importlib.import_module(module), name)
+    return func
 
 
 @guarded

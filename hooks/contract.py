@@ -41,11 +41,12 @@ class ContractError(UsageError):
 
 
 class _StrictLoader(yaml.loader.SafeLoader):  # the pure-Python loader honours overrides
-    def compose_node(self, parent: Any, index: Any) -> Node:
+    def compose_node(self, parent: Any, index: Any) -> Node | None:
+        # types-PyYAML leaves Parser.peek_event unannotated (it returns an Event).
         if self.check_event(AliasEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]
             raise _error(event.start_mark, "YAML aliases are not allowed in the contract")
-        event = self.peek_event()
+        event = self.peek_event()  # type: ignore[no-untyped-call]
         if isinstance(event, (ScalarEvent, CollectionStartEvent)):
             if event.anchor is not None:
                 raise _error(event.start_mark, "YAML anchors are not allowed in the contract")
@@ -66,7 +67,7 @@ def _refuse_event(event: Any) -> None:
 
 if hasattr(yaml, "CSafeLoader"):
 
-    class _FastComposer(yaml.CSafeLoader):  # type: ignore[name-defined,misc]
+    class _FastComposer(yaml.CSafeLoader):
         # Scalars are typed by hand below, so the resolver's per-node work is skipped.
         def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
             return ""
@@ -153,10 +154,9 @@ def _string(node: Node, key: str) -> str:
         raise _error(
             node.start_mark, f"'{key}' must be a non-empty string, not {_describe(value) if value != '' else 'empty'}"
         )
-    if _CONTROL.search(value):  # a NUL cuts a path short in every system call
-        raise _error(
-            node.start_mark, f"'{key}' holds a control character (U+{ord(_CONTROL.search(value).group()):04X})"
-        )  # type: ignore[union-attr]
+    control = _CONTROL.search(value)
+    if control:  # a NUL cuts a path short in every system call
+        raise _error(node.start_mark, f"'{key}' holds a control character (U+{ord(control.group()):04X})")
     return value
 
 
@@ -451,8 +451,20 @@ def _fixture(entry: dict[str, tuple[Node, Node]], node: Node) -> Fixture:
 
 
 def _freeze(entry: dict[str, tuple[Node, Node]], node: Node) -> Freeze:
-    required = {"id": _string, "owner": _string, "reason": _string, "expires": _instant, "remaining_reruns": _count}
-    optional = {"seed": _seed, "repro": _string, "silent_runs_allowed": _count, "file": _path, "signature": _opt_string}
+    required: dict[str, Callable[..., Any]] = {
+        "id": _string,
+        "owner": _string,
+        "reason": _string,
+        "expires": _instant,
+        "remaining_reruns": _count,
+    }
+    optional: dict[str, Callable[..., Any]] = {
+        "seed": _seed,
+        "repro": _string,
+        "silent_runs_allowed": _count,
+        "file": _path,
+        "signature": _opt_string,
+    }
     return Freeze(**_fields(entry, "a freeze", required, optional, node))
 
 

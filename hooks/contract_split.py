@@ -35,7 +35,7 @@ def _units(change_set: changes.ChangeSet) -> list[tuple[str, list[git.Change], t
         return [("this commit", change_set.changes, (change_set.base, change_set.target))]
     tip = change_set.target or "HEAD"
     out = git.run("rev-list", "--no-merges", "--reverse", f"{change_set.base}..{tip}").decode().split()
-    units = []
+    units: list[tuple[str, list[git.Change], tuple[str | None, str | None]]] = []
     for commit in out:
         parent = git.commit_of(f"{commit}^") or git.empty_tree()
         units.append((f"commit {commit[:12]}", git.diff(parent, commit, cached=False), (parent, commit)))

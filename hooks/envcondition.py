@@ -24,8 +24,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from hooks.pysource import Module, SourceError, _module_files
+
+if TYPE_CHECKING:
+    from hooks.changes import ChangeSet
 
 PLATFORM, PYTHON, IMPORT = "the platform", "the Python version", "whether a module imports"
 
@@ -319,12 +323,12 @@ def enclosing_conditions(tree: ast.Module, target: ast.AST) -> list[ast.expr] | 
     return search(tree.body, [])
 
 
-def snapshot_committed(change_set: object, contract_path: str) -> bool:
+def snapshot_committed(change_set: ChangeSet, contract_path: str) -> bool:
     """Whether a collection snapshot is committed at the base: the collection layer is configured."""
-    base = getattr(change_set, "base", None)
+    base = change_set.base
     if base is None:
         return False
-    read = change_set.read_base  # type: ignore[attr-defined]
+    read = change_set.read_base
     contract_bytes = read([contract_path])[contract_path]
     snapshot = None
     if contract_bytes is not None:

@@ -48,7 +48,7 @@ class Escape(Exception):
 
 def _file_digest(path: str) -> str:
     with open(path, "rb", buffering=0) as f:
-        if hasattr(hashlib, "file_digest"):  # Python 3.11+: C loop, GIL released
+        if sys.version_info >= (3, 11):  # hashlib.file_digest: C loop, GIL released
             return hashlib.file_digest(f, "sha256").hexdigest()
         h = hashlib.sha256()
         buf = bytearray(CHUNK)
@@ -426,7 +426,7 @@ def check(ctx: HookContext) -> list[Finding]:
         findings += absolute_findings(new, target, prehash, change_set)
     if change_set is not None and change_set.base is None:
         notice("no commits yet: every lock is new")
-    elif change_set is not None:
+    elif change_set is not None and change_set.base is not None:
         base_bytes = git.read_blobs(change_set.base, [ctx.contract]).get(ctx.contract)
         if base_bytes is not None and base_bytes != new_bytes:  # an unchanged contract cannot weaken a lock
             base = contract.load_at(change_set.base, ctx.contract)

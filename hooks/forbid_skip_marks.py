@@ -16,11 +16,15 @@ import ast
 import re
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from hooks.context import HookContext
-from hooks.pydiff import Occurrence, Rule, check_context, run
+from hooks.pydiff import LazyLedger, Occurrence, Rule, check_context, run
 from hooks.pysource import DYNAMIC, Module, PrunedVisitor, ScopeNode, hot_lines
 from hooks.report import Finding, guarded, notice
+
+if TYPE_CHECKING:
+    from hooks.contract import Contract
 
 SKIP_MARKS = {
     "pytest.mark.skip": "skip mark",
@@ -123,7 +127,9 @@ class SkipMarkRule(Rule):
             and rerun_count(new[2], new[1]) <= rerun_count(base[2], base[1])
         )
 
-    def _allowed_by_ledger(self, occurrence: Occurrence, path: str, ledger, now) -> bool:  # type: ignore[no-untyped-def]
+    def _allowed_by_ledger(
+        self, occurrence: Occurrence, path: str, ledger: Contract | LazyLedger | None, now: datetime
+    ) -> bool:
         """A rerun mark also has to fit the covering freeze's remaining_reruns."""
         if occurrence.code != "OG110":
             return super().allowed(occurrence, path, ledger, now)
@@ -138,7 +144,7 @@ class SkipMarkRule(Rule):
     _snapshot: bool | None = None
     _snapshot_of: object = None
 
-    def allowed(self, occurrence: Occurrence, path: str, ledger: object, now: datetime) -> bool:  # type: ignore[override]
+    def allowed(self, occurrence: Occurrence, path: str, ledger: Contract | LazyLedger | None, now: datetime) -> bool:
         if self._allowed_by_ledger(occurrence, path, ledger, now):
             return True
         if occurrence.code == "OG110":
@@ -367,7 +373,7 @@ class _Finder(PrunedVisitor):
             return
         callee = self.names.qualify(node.func) or ""
         if callee == "pytest.mark.filterwarnings" and self._silences_an_error(node):
-            text = node.args[0].value  # type: ignore[attr-defined]
+            text = node.args[0].value  # type: ignore[attr-defined]  # a str constant: _silences_an_error
             self._add(
                 node,
                 callee,
@@ -452,6 +458,7 @@ class _Finder(PrunedVisitor):
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
+        kind: str | None  # the mark NODE stands for
         if isinstance(node.ctx, ast.Load) and node.id in self.imported:
             kind, detail, where = self.imported[node.id]
             self._add(
@@ -541,7 +548,8 @@ class _Finder(PrunedVisitor):
     def visit_Import(self, node: ast.Import) -> None:
         return  # `from pytest.mark import skip` names a mark only where it is used
 
-    visit_ImportFrom = visit_Import
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        return  # as visit_Import
 
 
 RULE = SkipMarkRule()

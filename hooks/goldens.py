@@ -19,6 +19,7 @@ import ast
 import os
 import posixpath
 from collections.abc import Iterable
+from typing import Callable
 
 from hooks import git
 from hooks.changes import read_worktree_file
@@ -57,10 +58,10 @@ class Side:
         return bool(git.run("ls-tree", "--name-only", self.rev, "--", path.rstrip("/") + "/", check=False).strip())
 
 
-def _strings(node: ast.AST) -> Iterable[ast.Constant]:
+def _strings(node: ast.AST) -> Iterable[str]:
     for n in ast.walk(node):
         if isinstance(n, ast.Constant) and isinstance(n.value, str) and 2 < len(n.value) < 300 and "\n" not in n.value:
-            yield n
+            yield n.value
 
 
 def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -151,12 +152,12 @@ def re_recorded(added: list[str], parent: str, new: Side) -> list[tuple[str, str
         old_consts, new_consts = _module_constants(old_mod.tree), _module_constants(new_mod.tree)
 
         def reads(node: ast.AST, g: str, before: set[str]) -> bool:
-            return any(s.value not in before and _names(s.value, g, dir_is_new) for s in _strings(node))
+            return any(s not in before and _names(s, g, dir_is_new) for s in _strings(node))
 
         # Strings new in an existing test's body (decorators are cases: a new case is a new test).
         fresh = {}
         for q in existing:
-            before = {s.value for stmt in old_funcs[q].body for s in _strings(stmt)}
+            before = {s for stmt in old_funcs[q].body for s in _strings(stmt)}
             fresh[q] = (before, new_funcs[q].body)
         for g in added:
             if g in out:
@@ -184,7 +185,7 @@ def re_recorded(added: list[str], parent: str, new: Side) -> list[tuple[str, str
     return sorted(out.items())
 
 
-def _names(text: str, golden: str, dir_is_new) -> bool:  # type: ignore[no-untyped-def]
+def _names(text: str, golden: str, dir_is_new: Callable[[str], bool]) -> bool:
     """Whether the string TEXT names GOLDEN: its path or tail, or a directory this change created for it."""
     s = text.strip().lstrip("./")
     if not s:

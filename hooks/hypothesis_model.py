@@ -112,8 +112,9 @@ class HypothesisModule:
             return test.max_examples
         profiles = {**(outer_profiles or {}), **self.profiles}
         loaded = self.loaded or outer_loaded
-        if loaded and loaded in profiles and profiles[loaded].max_examples is not None:
-            return profiles[loaded].max_examples  # type: ignore[return-value]
+        profile = profiles.get(loaded) if loaded else None
+        if profile is not None and profile.max_examples is not None:
+            return profile.max_examples
         return DEFAULT_MAX_EXAMPLES
 
 
@@ -164,7 +165,7 @@ def _int(node: ast.AST | None, constants: dict[str, ast.expr]) -> int | None:
     return None if value is None else int(value)
 
 
-def _settings_call(names: Names, node: ast.AST) -> ast.Call | None:
+def _settings_call(names: Names, node: ast.expr) -> ast.Call | None:
     node = names.expand(node)
     if isinstance(node, ast.Call) and (names.qualify(node.func) or "") in (
         "hypothesis.settings",
@@ -271,8 +272,8 @@ def _test_of(
             relevant = True
             test.examples.append(ast.unparse(deco))
         elif isinstance(deco, ast.Call) and isinstance(deco.func, ast.Attribute) and deco.func.attr in ("via", "xfail"):
-            inner = names.qualify(deco.func.value.func) if isinstance(deco.func.value, ast.Call) else None
-            if inner == "hypothesis.example":
+            wrapped = names.qualify(deco.func.value.func) if isinstance(deco.func.value, ast.Call) else None
+            if wrapped == "hypothesis.example":
                 relevant = True
                 test.examples.append(ast.unparse(deco))
     if not relevant:
@@ -403,7 +404,7 @@ def _inert(stmt: ast.stmt, names: Names, tautology: Callable[[ast.expr], bool]) 
             if isinstance(i.context_expr, ast.Call)
             and (names.qualify(i.context_expr.func) or "") == "contextlib.suppress"
         ]
-        if len(suppress) == len(stmt.items) and all(any(_broad(a, names) for a in call.args) for call in suppress):  # type: ignore[union-attr]
+        if len(suppress) == len(stmt.items) and all(any(_broad(a, names) for a in call.args) for call in suppress):
             return True  # every failure inside is swallowed
         return False  # entering a context runs code
     return False  # a call, a raise, an import, a del, a loop over something computed: it can fail
@@ -558,8 +559,8 @@ def narrower(base: ast.expr, new: ast.expr, base_names: Names, new_names: Names,
         if len(new_alts) < len(base_alts) and new_keys < base_keys | new_keys and not (new_keys - base_keys):
             return f"`{ast.unparse(new)}` lost alternatives of `{ast.unparse(base)}`"
         if len(new_alts) == len(base_alts):
-            for b, n in zip(base_alts, new_alts):
-                why = narrower(b, n, base_names, new_names, depth + 1)
+            for base_alt, new_alt in zip(base_alts, new_alts):
+                why = narrower(base_alt, new_alt, base_names, new_names, depth + 1)
                 if why:
                     return why
         if len(new_alts) == 1 and len(base_alts) > 1:
@@ -597,7 +598,7 @@ def narrower(base: ast.expr, new: ast.expr, base_names: Names, new_names: Names,
             restricted = isinstance(value, ast.Constant) and value.value is _RESTRICTING[param]
             was = old is not None and isinstance(old, ast.Constant) and old.value is _RESTRICTING[param]
             if restricted and not was:
-                return f"`{param}={value.value}` added to `{ast.unparse(b.node)}`"
+                return f"`{param}={_RESTRICTING[param]}` added to `{ast.unparse(b.node)}`"
             continue
         if param in _LOWER_BOUNDS or param in _UPPER_BOUNDS:
             new_value = number(value)

@@ -15,6 +15,7 @@ import importlib
 import os
 import re
 from collections.abc import Sequence
+from typing import NoReturn
 
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -248,7 +249,7 @@ def merged(old: contract.Contract, fresh: contract.Contract) -> contract.Contrac
             taken.add(ident)
             fixtures.append(contract.Fixture(ident, f.path, f.sha256))
     props = list(old.properties)
-    known = {(p.module, p.name) for p in old.properties} | {p.id for p in old.properties}  # type: ignore[operator]
+    known = {(p.module, p.name) for p in old.properties} | {p.id for p in old.properties}
     for p in fresh.properties:
         if (p.module, p.name) not in known and p.id not in known:
             props.append(p)
@@ -398,8 +399,8 @@ def rotate_lock(contract_path: str, fixture_id: str, old: str, new: str) -> bool
     after = contract.loads(rotated.encode("utf-8"), contract_path)
     if next(f.sha256 for f in after.fixtures if f.id == fixture_id) != new:
         raise UsageError(f"{contract_path}: could not rewrite the sha256 of '{fixture_id}' in place; edit it by hand")
-    with open(contract_path, "w", encoding="utf-8", newline="\n") as f:
-        f.write(rotated)
+    with open(contract_path, "w", encoding="utf-8", newline="\n") as out:
+        out.write(rotated)
     return True
 
 
@@ -430,7 +431,7 @@ def rotate_main(contract_path: str, ids: list[str]) -> int:
     return 0
 
 
-def _missing(path: str):  # type: ignore[no-untyped-def]
+def _missing(path: str) -> NoReturn:
     raise UsageError(f"{path} does not exist; run `oracle-guard init` first")
 
 

@@ -100,8 +100,10 @@ def candidate_interpreters(explicit: str | None, env: dict[str, str]) -> list[tu
         else:
             continue
         break
-    seen: set[str] = set()
-    return [c for c in result if not (c[0] in seen or seen.add(c[0]))]  # type: ignore[func-returns-value]
+    first: dict[str, tuple[str, str]] = {}  # each interpreter once, where it was found first
+    for candidate in result:
+        first.setdefault(candidate[0], candidate)
+    return list(first.values())
 
 
 def child_env(python: str) -> dict[str, str]:

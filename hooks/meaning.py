@@ -191,7 +191,7 @@ def local_values(fn: FunctionNode) -> dict[str, ast.expr]:
     values: dict[str, ast.expr] = {}
     params = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
     for node in ast.walk(fn):
-        targets: list[ast.AST] = []
+        targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = node.targets
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
@@ -260,7 +260,7 @@ def input_types(fn: FunctionNode, scope: Scope) -> dict[str, set[str]]:
             elif isinstance(argnames, (ast.Tuple, ast.List)) and all(
                 isinstance(e, ast.Constant) for e in argnames.elts
             ):
-                names_ = [e.value for e in argnames.elts]  # type: ignore[attr-defined]
+                names_ = [str(e.value) for e in argnames.elts if isinstance(e, ast.Constant)]  # all are (above)
             else:
                 continue
             if not isinstance(argvalues, (ast.List, ast.Tuple)) or not argvalues.elts:
@@ -277,7 +277,7 @@ def input_types(fn: FunctionNode, scope: Scope) -> dict[str, set[str]]:
             for i, param in enumerate(names_):
                 kinds = {_literal_type(r[i]) if len(r) > i else None for r in rows}
                 if None not in kinds:
-                    out[param] = kinds  # type: ignore[assignment]
+                    out[param] = {k for k in kinds if k is not None}
     return out
 
 
@@ -364,7 +364,7 @@ def _pure(node: ast.AST, scope: Scope) -> bool:
 def _reflexive(node: ast.AST, scope: Scope, env: dict[str, ast.expr], inputs: dict[str, set[str]]) -> bool:
     """`node == node` is always true: a builtin value that is never a float (NaN != NaN)."""
     kinds = _value_type(node, scope, env, inputs)
-    return bool(kinds) and not kinds & {"float", "complex"}  # type: ignore[operator]
+    return kinds is not None and bool(kinds) and not kinds & {"float", "complex"}
 
 
 def _never_none(node: ast.AST, scope: Scope, env: dict[str, ast.expr], inputs: dict[str, set[str]]) -> bool:
@@ -373,7 +373,7 @@ def _never_none(node: ast.AST, scope: Scope, env: dict[str, ast.expr], inputs: d
     if isinstance(node, ast.Lambda):
         return True
     kinds = _value_type(node, scope, env, inputs)
-    return bool(kinds) and "NoneType" not in kinds  # type: ignore[operator]
+    return kinds is not None and bool(kinds) and "NoneType" not in kinds
 
 
 def _len_call(node: ast.AST, scope: Scope) -> bool:
@@ -555,7 +555,7 @@ def _always_true(node: ast.AST) -> bool:
 _CACHE: dict[int, tuple[FunctionNode, dict[str, ast.expr], dict[str, set[str]]]] = {}
 
 
-class _LazyValues(dict):  # type: ignore[type-arg]
+class _LazyValues(dict[str, ast.expr]):
     """local_values(fn), walked only when a rule first asks for a name."""
 
     def __init__(self, fn: FunctionNode) -> None:
@@ -575,7 +575,7 @@ class _LazyValues(dict):  # type: ignore[type-arg]
         self._load()
         return super().__getitem__(key)
 
-    def get(self, key: str, default: ast.expr | None = None) -> ast.expr | None:  # type: ignore[override]
+    def get(self, key: str, default: ast.expr | None = None) -> ast.expr | None:  # type: ignore[override]  # dict.get's overloads: this one is used
         self._load()
         return super().get(key, default)
 
@@ -597,7 +597,7 @@ _UNKNOWN = object()
 
 def _evaluate(node: ast.AST) -> object:
     try:
-        return ast.literal_eval(node)  # type: ignore[arg-type]
+        return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return _UNKNOWN  # {[1]: 2} is a literal that cannot be built
 
@@ -647,7 +647,7 @@ def call_never_fails(
         return None
     reasons = []
     for is_call, cond in conditions:
-        why = call_never_fails(cond, fn, scope, cls, depth + 1) if is_call else never_fails(cond, fn, scope)  # type: ignore[arg-type]
+        why = call_never_fails(cond, fn, scope, cls, depth + 1) if is_call else never_fails(cond, fn, scope)  # type: ignore[arg-type]  # IS_CALL: COND is an ast.Call
         if not why:
             return None
         reasons.append(why)
@@ -926,10 +926,10 @@ def glob_sites(tree: ast.Module, names: Names) -> list[tuple[ast.Call, str, tupl
         if pattern is None:
             continue
         words = [s for s in strings if s != pattern]
-        if attr in ("glob", "rglob") and name not in ("glob.glob",):
+        if isinstance(node.func, ast.Attribute) and attr in ("glob", "rglob") and name not in ("glob.glob",):
             words += [
                 n.value for n in ast.walk(node.func.value) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-            ]  # type: ignore[attr-defined]
+            ]
         recursive = attr == "rglob" or "**" in pattern or any(k.arg == "recursive" for k in node.keywords)
         out.append((node, pattern, tuple(w.strip("/") for w in words if w.strip("/")), recursive))
     out.sort(key=lambda t: (t[0].lineno, t[0].col_offset))

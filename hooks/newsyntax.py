@@ -62,7 +62,7 @@ def lower(source: bytes) -> ast.Module | None:
         _map_columns(tree, inserts)
     for node in ast.walk(tree) if moved else ():
         if isinstance(node, ast.Name) and (node.lineno, node.col_offset) in moved:
-            width = node.end_col_offset - node.col_offset  # type: ignore[operator]
+            width = node.end_col_offset - node.col_offset  # type: ignore[operator]  # parsed: never None
             node.col_offset = moved[(node.lineno, node.col_offset)]
             node.end_col_offset = node.col_offset + width
     return tree
@@ -144,9 +144,9 @@ def _map_columns(tree: ast.AST, inserts: list[tuple[int, int, int]]) -> None:
 
     for node in ast.walk(tree):
         if getattr(node, "lineno", None) in by_line:
-            node.col_offset = old(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+            node.col_offset = old(node.lineno, node.col_offset)  # type: ignore[attr-defined]  # a node with a lineno
         if getattr(node, "end_lineno", None) in by_line and getattr(node, "end_col_offset", None) is not None:
-            node.end_col_offset = old(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+            node.end_col_offset = old(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]  # as above
 
 
 def _blank(span: str) -> list[str]:

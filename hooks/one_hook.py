@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     deleted = change_set.deleted  # oracle-shrink always runs, as its own hook does (always_run)
     base = hook_args.context(args, change_set)
-    started: list = []  # type: ignore[type-arg]
+    started: list[tuple[runner.PytestRun, object]] = []
     planned = runner.plans(base, wanted, skipped, tests, deleted, started, gate=False)
     if args.python:
         planned = [

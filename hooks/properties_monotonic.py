@@ -17,6 +17,7 @@ import ast
 import dataclasses
 import posixpath
 from collections.abc import Sequence
+from typing import Callable
 
 from hooks import args as hook_args
 from hooks import changes, contract, trust
@@ -31,7 +32,7 @@ from hooks.tautologies import tautology
 class _Tree:
     """Parsed Python files of one side of the change, read in batches and cached."""
 
-    def __init__(self, read) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, read: Callable[[list[str]], dict[str, bytes | None]]) -> None:
         self.read = read
         self.modules: dict[str, Module | None] = {}
         self.errors: dict[str, SourceError] = {}
@@ -85,17 +86,18 @@ def _function(module: Module, name: str) -> FunctionNode | None:
     parts = name.split(".")
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
-        found = None
+        function: FunctionNode | None = None
+        cls: ast.ClassDef | None = None
         for node in body:
             if last and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == part:
-                found = node
+                function = node
             elif not last and isinstance(node, ast.ClassDef) and node.name == part:
-                found = node
-        if found is None:
-            return None
+                cls = node
         if last:
-            return found  # type: ignore[return-value]
-        body = found.body  # type: ignore[union-attr]
+            return function
+        if cls is None:
+            return None
+        body = cls.body
     return None
 
 
@@ -175,7 +177,9 @@ def effective_examples(tree: _Tree, path: str, module: Module, test: hm.Hypothes
     return hm.model(module).effective_max_examples(test, profiles, loaded)
 
 
-def registrable(properties: Sequence[contract.Property], read) -> tuple[list[contract.Property], list[str]]:  # type: ignore[no-untyped-def]
+def registrable(
+    properties: Sequence[contract.Property], read: Callable[[list[str]], dict[str, bytes | None]]
+) -> tuple[list[contract.Property], list[str]]:
     """What `oracle-guard init` may lock: each property with the max_examples this hook
     computes as its min_examples, none that this hook would reject; and why the rest were left out."""
     tree = _Tree(read)
@@ -260,15 +264,15 @@ def property_findings(change_set: changes.ChangeSet | None, contract_path: str) 
         findings += problems
         if module is None:
             continue
-        old = base_props.get(pid)
-        if old is None or base_tree is None or test is None:
+        base_prop = base_props.get(pid)
+        if base_prop is None or base_tree is None or test is None:
             continue
-        base_path = base_tree.module_file(old.module)
+        base_path = base_tree.module_file(base_prop.module)
         base_module = base_tree.modules.get(base_path) if base_path else None
-        base_fn = _function(base_module, old.name) if base_module else None
+        base_fn = _function(base_module, base_prop.name) if base_module else None
         if base_module is None or base_fn is None:
             continue
-        base_test = hm.model(base_module).tests.get(old.name)
+        base_test = hm.model(base_module).tests.get(base_prop.name)
         if base_test is None or not base_test.given:
             continue
         pairs = (

@@ -61,7 +61,10 @@ _CANONICAL_PREFIXES = (
 
 DYNAMIC = "<dynamic>"
 # `try` with `except*` (3.11+) is judged like any `try`; older interpreters see it lowered to one.
-TRY_NODES: tuple[type, ...] = (ast.Try,) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+if sys.version_info >= (3, 11):
+    TRY_NODES = (ast.Try, ast.TryStar)
+else:
+    TRY_NODES = (ast.Try,)
 
 
 # First words of every prefix above: most names match none, and one C-level
@@ -198,9 +201,9 @@ class Names:
     as bindings so that ``@later`` can be seen through.
     """
 
-    def __init__(self, aliases: dict[str, str] | None = None, bindings: dict[str, ast.expr] | None = None) -> None:
+    def __init__(self, aliases: dict[str, str] | None = None, bindings: dict[str, ast.Call] | None = None) -> None:
         self.aliases: dict[str, str] = aliases if aliases is not None else {}
-        self.bindings: dict[str, ast.expr] = bindings if bindings is not None else {}
+        self.bindings: dict[str, ast.Call] = bindings if bindings is not None else {}
 
     @classmethod
     def of(cls, tree: ast.Module, source: bytes | None = None) -> Names:
@@ -258,7 +261,7 @@ class Names:
         if isinstance(node, ast.Call):
             func = node.func
             if _is_import_call(node):
-                return canonical(node.args[0].value)  # type: ignore[attr-defined]
+                return canonical(node.args[0].value)  # type: ignore[attr-defined]  # a str constant: _is_import_call
             # getattr(obj, "name") and obj.__getattr__("name")
             if isinstance(func, ast.Name) and func.id == "getattr" and len(node.args) >= 2:
                 base = self.qualify(node.args[0], _depth + 1)

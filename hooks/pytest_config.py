@@ -16,7 +16,7 @@ import re
 import shlex
 import sys
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from hooks import changes, pytest_tamper
 from hooks import runners as ci
@@ -137,11 +137,11 @@ def _from_ini(path: str, text: str) -> Settings | None:
     return settings
 
 
-def _load_toml(text: str) -> dict:  # type: ignore[type-arg]
+def _load_toml(text: str) -> dict[str, Any]:  # TOML values: any of its types
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on 3.9/3.10 only
-        import tomli as tomllib  # type: ignore[no-redef]
+        import tomli as tomllib
     return tomllib.loads(text)
 
 
@@ -151,7 +151,9 @@ def _strict_xfail(settings: Settings) -> bool:
     return explicit == ["true"] if explicit else _effective(settings, "strict") == ["true"]
 
 
-def _from_pyproject(path: str, text: str, table_of: Callable[[dict], dict] | None = None) -> Settings | None:  # type: ignore[type-arg]
+def _from_pyproject(
+    path: str, text: str, table_of: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+) -> Settings | None:
     try:
         data = _load_toml(text)
     except Exception as exc:  # tomllib.TOMLDecodeError and friends
@@ -503,8 +505,9 @@ def check(change_set: changes.ChangeSet, contract_path: str = DEFAULT_CONTRACT) 
         data = new.get(path)
         if data is not None and path not in CONFIG_FILES:
             findings += compare_runner(path, base.get(change_set.old_path(path) or ""), data)
-    if "tox.ini" in runners and new.get("tox.ini") is not None:
-        findings += compare_runner("tox.ini", base.get("tox.ini"), new["tox.ini"])  # type: ignore[index]
+    tox = new.get("tox.ini")
+    if "tox.ini" in runners and tox is not None:
+        findings += compare_runner("tox.ini", base.get("tox.ini"), tox)
     # Reruns, regeneration, coverage floors, partial runs, stripped asserts (hooks/switches.py).
     findings += switches.check(change_set, base, new, base_settings, new_settings, runners, contract_path)
     return findings

@@ -283,12 +283,12 @@ def text_tokens(path: str, text: str, addopts: list[str] | None) -> list[Token]:
             found.append(Token((kind, detail), message, path, number))
     found += _runner_tokens(path, text, Counter(t.key for t in found))
     for kind, detail, message in pytest_arg_tokens(addopts or [], addopts=True):
-        line = next((n for n, text_line in enumerate(text.splitlines(), 1) if "addopts" in text_line), 1)
-        found.append(Token((kind, detail), f"{message} in addopts", path, line))
+        addopts_line = next((n for n, text_line in enumerate(text.splitlines(), 1) if "addopts" in text_line), 1)
+        found.append(Token((kind, detail), f"{message} in addopts", path, addopts_line))
     return found
 
 
-def _runner_tokens(path: str, text: str, seen: Counter) -> list[Token]:  # type: ignore[type-arg]
+def _runner_tokens(path: str, text: str, seen: Counter[tuple[str, str]]) -> list[Token]:
     """What the CI/task-runner reader (hooks/runners.py) finds beyond the line scan: folded YAML
     strings, GitLab script lists, `env:` blocks, nox `session.run(...)` arguments."""
     name = posixpath.basename(path)
@@ -301,7 +301,7 @@ def _runner_tokens(path: str, text: str, seen: Counter) -> list[Token]:  # type:
     except Exception:  # the line scan above already read the file; this pass only adds to it
         return []
     extra: list[Token] = []
-    counts: Counter = Counter()  # type: ignore[type-arg]
+    counts: Counter[tuple[str, str]] = Counter()
     for number, tokens in arguments:
         for kind, detail, message in pytest_arg_tokens(list(tokens)):
             counts[(kind, detail)] += 1
@@ -511,11 +511,8 @@ def _statement_facts(module: Module, node: ast.AST, where: str) -> Iterator[tupl
             yield "OG874", f"imports `{touched}`: code that reaches into the gate"
     elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and "oracle_guard" in node.attr:
         yield "OG874", f"reads oracle-guard's `{node.attr}`"
-    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.search(_GATE_TEXT, node.value):
-        yield (
-            "OG874",
-            f"names {re.search(_GATE_TEXT, node.value).group(0)!r}: code that reaches the gate or pytest's start-up options",
-        )  # type: ignore[union-attr]
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and (gate := re.search(_GATE_TEXT, node.value)):
+        yield "OG874", f"names {gate.group(0)!r}: code that reaches the gate or pytest's start-up options"
 
 
 def _fails_anyway(name: str, call: ast.Call) -> bool:
@@ -611,7 +608,7 @@ def _code_facts(module: Module) -> list[Fact]:
 
 def plugin_names(module: Module) -> list[tuple[str, ast.AST]]:
     """Modules a conftest loads: ``pytest_plugins``, ``import_plugin("x")``, hooks imported from a module."""
-    found = []
+    found: list[tuple[str, ast.AST]] = []
     for node in ast.walk(module.tree):
         if (
             isinstance(node, ast.ImportFrom)
@@ -700,10 +697,13 @@ def _contract_findings(change_set: changes.ChangeSet, contracts: Iterable[str], 
 # -- the whole check ----------------------------------------------------------------
 
 
-def _multiset_new(base: Iterable[tuple], new: Iterable[Token | Fact]) -> list:  # type: ignore[type-arg]
+_Keyed = TypeVar("_Keyed", Token, Fact)
+
+
+def _multiset_new(base: Iterable[tuple[str, ...]], new: Iterable[_Keyed]) -> list[_Keyed]:
     """Items of NEW whose key is not (as often) in BASE."""
     known = Counter(base)
-    out = []
+    out: list[_Keyed] = []
     for item in new:
         if known[item.key]:
             known[item.key] -= 1
@@ -880,7 +880,7 @@ def _loaded_modules(
         if name in base_loads and not change_set.is_changed(path):
             continue  # loaded at the base as it is
         try:
-            modules[path] = Module.from_source(path, blobs[path])  # type: ignore[arg-type]
+            modules[path] = Module.from_source(path, blobs[path])  # type: ignore[arg-type]  # PATH has bytes (above)
         except SourceError as exc:
             findings.append(exc.finding(path))
             continue

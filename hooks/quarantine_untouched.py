@@ -233,13 +233,13 @@ def deletion_findings(new: contract.Contract, change_set: changes.ChangeSet) -> 
             tree = None
         for qualname, _ in test_functions(tree) if tree else ():
             test_id = f"{path}::{qualname.replace('.', '::')}"
-            entry = next((e for e in new.freezes if not e.file and "::" not in e.id and e.covers(test_id)), None)
-            if entry is not None:
+            covering = next((e for e in new.freezes if not e.file and "::" not in e.id and e.covers(test_id)), None)
+            if covering is not None:
                 found.append(
                     Finding(
-                        *_at(new, entry),
+                        *_at(new, covering),
                         "OG621",
-                        f"{path} deleted while its freeze '{entry.id}' ({qualname}) exists: graduate or drop the entry first",
+                        f"{path} deleted while its freeze '{covering.id}' ({qualname}) exists: graduate or drop the covering first",
                     )
                 )
     return found

@@ -30,7 +30,8 @@ class Hook(NamedTuple):
         return f"{self.module}:main"
 
     def check(self) -> Callable[[HookContext], list[Finding]]:
-        return importlib.import_module(self.module).check  # type: ignore[no-any-return]
+        check: Callable[[HookContext], list[Finding]] = importlib.import_module(self.module).check
+        return check
 
 
 HOOKS = (

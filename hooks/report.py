@@ -11,7 +11,7 @@ import argparse
 import functools
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Callable, NamedTuple
+from typing import NamedTuple, Protocol
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -121,7 +121,13 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def guarded(func: Callable[[Sequence[str] | None], int]) -> Callable[[Sequence[str] | None], int]:
+class Main(Protocol):
+    """A hook's or command's entry point: main() reads sys.argv, main([...]) the list given."""
+
+    def __call__(self, argv: Sequence[str] | None = None) -> int: ...
+
+
+def guarded(func: Main) -> Main:
     """Turn UsageError (and Ctrl-C) into a one-line message and exit code 2."""
 
     @functools.wraps(func)

@@ -14,7 +14,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Protocol
 
 from hooks import registry, report
 from hooks.context import HookContext
@@ -50,16 +50,22 @@ def selection(only: str, skip: str) -> tuple[list[str], set[str]]:
     return wanted, skipped
 
 
+class PytestRun(Protocol):
+    """collection-snapshot's pytest run in flight (the STARTED list holds it): abandoned if anything fails."""
+
+    def abandon(self) -> None: ...
+
+
 def plans(
     base: HookContext,
     wanted: Sequence[str],
     skipped: set[str],
     tests: list[str],
     deleted_tests: list[str],
-    started: list,
+    started: list[tuple[PytestRun, object]],
     gate: bool = True,
     write_snapshot: bool = False,
-) -> list[Plan]:  # type: ignore[type-arg]
+) -> list[Plan]:
     """One context per hook that has something to look at."""
     result = []
     for hook_id in wanted:
@@ -84,7 +90,7 @@ def plans(
     return result
 
 
-def run(planned: Sequence[Plan], started: list) -> Outcome:  # type: ignore[type-arg]
+def run(planned: Sequence[Plan], started: list[tuple[PytestRun, object]]) -> Outcome:
     """Every plan's findings; collection-snapshot's pytest runs while the others work."""
     per_hook: dict[str, list[Finding]] = {}
     errors: list[str] = []

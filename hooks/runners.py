@@ -33,7 +33,10 @@ import functools
 import re
 import shlex
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:  # imported where used at run time: most hooks never read YAML
+    import yaml
 
 # Environment variables that change what a pytest run checks.
 ADDOPTS_VARS = ("PYTEST_ADDOPTS",)
@@ -242,8 +245,8 @@ def _yaml_runner(path: str, text: str) -> Runner | None:
     return runner
 
 
-def _scalar_line(node: object, offset: int = 0) -> int:
-    mark = node.start_mark  # type: ignore[attr-defined]
+def _scalar_line(node: yaml.Node, offset: int = 0) -> int:
+    mark = node.start_mark
     block = getattr(node, "style", None) in ("|", ">")
     return mark.line + 1 + (1 if block else 0) + offset
 
@@ -260,7 +263,7 @@ def _walk_yaml(path: str, node: object, runner: Runner) -> None:
             and "retry" in str(uses.value).lower()
             and isinstance(keys.get("with"), yaml.MappingNode)
         ):
-            _retry_action(path, str(uses.value), keys["with"], runner)  # type: ignore[arg-type]
+            _retry_action(path, str(uses.value), keys["with"], runner)
         entry = keys.get("entry")
         if isinstance(entry, yaml.ScalarNode) and ("pytest" in entry.value or "py.test" in entry.value):
             args = keys.get("args")
@@ -301,11 +304,11 @@ def _walk_yaml(path: str, node: object, runner: Runner) -> None:
 RETRY_ACTION_KEYS = ("max_attempts", "attempt_limit", "attempts", "retries", "max-attempts", "retry_times")
 
 
-def _retry_action(path: str, uses: str, inputs: object, runner: Runner) -> None:
+def _retry_action(path: str, uses: str, inputs: yaml.MappingNode, runner: Runner) -> None:
     """`uses: nick-fields/retry@v3` with `command: pytest` and `max_attempts: 3`: the job reruns the tests."""
     import yaml
 
-    fields = {k.value: v for k, v in inputs.value if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)}  # type: ignore[attr-defined]
+    fields = {k.value: v for k, v in inputs.value if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)}
     attempts = next((fields[k] for k in RETRY_ACTION_KEYS if k in fields), None)
     for key in ("command", "run", "script"):
         if key in fields:
@@ -529,7 +532,7 @@ def _string_words(nodes: Iterable[ast.AST], constants: dict[str, list[str]]) -> 
         elif isinstance(node, ast.Name) and node.id in constants:
             words += constants[node.id]
         elif isinstance(node, ast.JoinedStr):
-            words.append("".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values))
+            words.append("".join(str(v.value) if isinstance(v, ast.Constant) else "{}" for v in node.values))
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             inner = _string_words([node.left, node.right], constants)
             if inner is None:

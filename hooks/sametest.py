@@ -27,10 +27,14 @@ from __future__ import annotations
 
 import ast
 import copy
+import sys
 from collections.abc import Iterable, Sequence
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, Literal, NamedTuple
 
 from hooks.pysource import FunctionNode, Module, SourceError, statements
+
+if TYPE_CHECKING:
+    from typing import TypeGuard  # Python 3.10+
 
 CHECK_PREFIXES = ("assert", "check", "verify", "expect", "fail")
 CHECK_CALLS = {"pytest.raises", "pytest.warns", "pytest.deprecated_call", "pytest.fail"}
@@ -38,16 +42,22 @@ MAX_CASES = 512  # parameter sets of one test, and loop iterations unrolled in o
 _UNKNOWN = object()
 
 
+if sys.version_info >= (3, 10):  # the clauses of a statement that hold a body of their own
+    _CLAUSES = (ast.ExceptHandler, ast.match_case)
+else:
+    _CLAUSES = (ast.ExceptHandler,)
+
+
 class Case(NamedTuple):
     owner: str  # "path::Class::name"
     id: str | None  # pytest's parameter id ("" when not parametrized); None when it cannot be told
     body: str  # the body with the parameters written in, docstring aside
-    checks: tuple[frozenset, ...]  # per check: its texts (as written, with locals inlined)
+    checks: tuple[frozenset[str], ...]  # per check: its texts (as written, with locals inlined)
     weight: int = 1  # how many collected ids it stands for (several when the parameters are unknown)
     # For a case whose checks a project helper makes (``self.assertManyResults(f, args, results)``):
     # the names its checks look at, outside its own locals; empty when every check is written out.
-    opaque: frozenset = frozenset()
-    subjects: frozenset = frozenset()  # the names its checks look at (see `opaque`)
+    opaque: frozenset[str] = frozenset()
+    subjects: frozenset[str] = frozenset()  # the names its checks look at (see `opaque`)
 
 
 # -- finding a test -----------------------------------------------------------------
@@ -60,7 +70,7 @@ def find_test(tree: ast.Module, qualname: str) -> tuple[FunctionNode, list[ast.C
     parts = qualname.split(".")
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
-        found: ast.AST | None = None
+        found: FunctionNode | ast.ClassDef | None = None
         for node in body:
             if last and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == part:
                 found = node  # a later definition wins, as at import time
@@ -70,10 +80,10 @@ def find_test(tree: ast.Module, qualname: str) -> tuple[FunctionNode, list[ast.C
                 found = None  # `del test_x`: never collected
         if found is None:
             return None
-        if last:
-            return found, classes  # type: ignore[return-value]
-        classes.append(found)  # type: ignore[arg-type]
-        body = found.body  # type: ignore[attr-defined]
+        if not isinstance(found, ast.ClassDef):  # the last part: the function
+            return found, classes
+        classes.append(found)
+        body = found.body
     return None
 
 
@@ -111,7 +121,7 @@ def _elements(node: ast.expr, constants: dict[str, ast.expr], depth: int = 0) ->
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
         return list(node.elts)
     if isinstance(node, ast.Dict) and None not in node.keys:
-        return list(node.keys)  # type: ignore[arg-type]
+        return [k for k in node.keys if k is not None]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" and not node.keywords:
         try:
             bounds = [ast.literal_eval(a) for a in node.args]
@@ -172,11 +182,13 @@ def _value_id(value: ast.expr, argname: str, index: int, module: Module, constan
     return None  # an attribute, a call: an enum member or an object with __name__ may be anything
 
 
-def _is_param_call(node: ast.expr, module: Module) -> bool:
+def _is_param_call(node: ast.expr, module: Module) -> TypeGuard[ast.Call]:
     return isinstance(node, ast.Call) and (module.names.qualify(node.func) or "") == "pytest.param"
 
 
-def _parametrize(deco: ast.expr, module: Module, constants: dict[str, ast.expr]) -> list[_Param] | None | bool:
+def _parametrize(
+    deco: ast.expr, module: Module, constants: dict[str, ast.expr]
+) -> list[_Param] | None | Literal[False]:
     """The parameter sets of one decorator; False when it is no parametrize, None when unknown."""
     deco = module.names.expand(deco)
     if not isinstance(deco, ast.Call) or (module.names.qualify(deco.func) or "") != "pytest.mark.parametrize":
@@ -223,8 +235,8 @@ def _parametrize(deco: ast.expr, module: Module, constants: dict[str, ast.expr])
     for index, row in enumerate(rows):
         given_id: object = None
         if _is_param_call(row, module):
-            values = list(row.args)  # type: ignore[attr-defined]
-            id_kw = next((k.value for k in row.keywords if k.arg == "id"), None)  # type: ignore[attr-defined]
+            values = list(row.args)
+            id_kw = next((k.value for k in row.keywords if k.arg == "id"), None)
             if id_kw is not None:
                 given_id = id_kw.value if isinstance(id_kw, ast.Constant) else _UNKNOWN
         elif len(argnames) == 1:
@@ -245,7 +257,8 @@ def _parametrize(deco: ast.expr, module: Module, constants: dict[str, ast.expr])
             case_id = str(given_id)
         else:
             parts = [_value_id(v, a, index, module, constants) for v, a in zip(values, argnames)]
-            case_id = None if None in parts else "-".join(parts)  # type: ignore[arg-type]
+            known_parts = [p for p in parts if p is not None]
+            case_id = "-".join(known_parts) if len(known_parts) == len(parts) else None
         params.append(_Param({a: v for a, v in zip(argnames, values) if a in direct}, case_id))
     return _unique(params)
 
@@ -286,14 +299,14 @@ def _parameter_sets(
         found = _parametrize(deco, module, constants)
         if found is False:
             continue
-        if found is None or len(sets) * len(found) > MAX_CASES:  # type: ignore[arg-type]
+        if found is None or len(sets) * len(found) > MAX_CASES:
             return None
         sets = [
             _Param(
                 {**outer.values, **inner.values},
                 None if outer.id is None or inner.id is None else (f"{outer.id}-{inner.id}" if outer.id else inner.id),
             )
-            for inner in found  # type: ignore[union-attr]
+            for inner in found
             for outer in sets
         ]
     # A parametrized fixture that hands its param to the test (`return request.param`) is a
@@ -337,7 +350,7 @@ def _fixture_params(
     items = _elements(params, constants)
     if items is None:
         return None
-    items = [i.args[0] if _is_param_call(i, module) and i.args else i for i in items]  # type: ignore[attr-defined]
+    items = [i.args[0] if _is_param_call(i, module) and i.args else i for i in items]
     body = _body(node)
     passes = (
         len(body) == 1
@@ -359,7 +372,8 @@ class _Substitute(ast.NodeTransformer):
 
 
 def _put(node: ast.AST, env: dict[str, ast.expr]) -> ast.AST:
-    return _Normalise().visit(_Substitute(env).visit(copy.deepcopy(node)) if env else copy.deepcopy(node))
+    put: ast.AST = _Normalise().visit(_Substitute(env).visit(copy.deepcopy(node)) if env else copy.deepcopy(node))
+    return put
 
 
 # unittest's assertions as the plain assert they mean: `assertEqual` -> `assert ==` is a refactor.
@@ -402,7 +416,7 @@ class _Normalise(ast.NodeTransformer):
                     list(a.value.elts)
                     if isinstance(a, ast.Starred) and isinstance(a.value, (ast.List, ast.Tuple))
                     else [a]
-                )  # type: ignore[attr-defined]
+                )
             node.args = args
         return node
 
@@ -418,8 +432,9 @@ class _Normalise(ast.NodeTransformer):
             p.value if isinstance(p, ast.FormattedValue) and p.conversion == -1 and p.format_spec is None else p
             for p in node.values
         ]
-        if all(isinstance(p, ast.Constant) and isinstance(p.value, str) for p in parts):
-            return ast.Constant("".join(p.value for p in parts))  # type: ignore[union-attr]
+        strings = [p.value for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str)]
+        if len(strings) == len(parts):
+            return ast.Constant("".join(strings))
         return node
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:
@@ -427,7 +442,8 @@ class _Normalise(ast.NodeTransformer):
         if isinstance(call, ast.Call):
             plain = _plain_assert(call)
             if plain is not None:
-                return self.visit(plain)
+                visited: ast.AST = self.visit(plain)
+                return visited
         self.generic_visit(node)
         return node
 
@@ -503,7 +519,8 @@ class _Inline(ast.NodeTransformer):
         if isinstance(node.ctx, ast.Load) and node.id in self.values and self.depth < 4:
             self.depth += 1
             try:
-                return self.visit(copy.deepcopy(self.values[node.id]))
+                inlined: ast.AST = self.visit(copy.deepcopy(self.values[node.id]))
+                return inlined
             finally:
                 self.depth -= 1
         return node
@@ -567,11 +584,11 @@ class _Checks:
                 if values and isinstance(values[0], ast.stmt):
                     yield from self.sites(values, env, budget)
                     continue
-                for item in values:
-                    if isinstance(item, (ast.ExceptHandler, getattr(ast, "match_case", ast.ExceptHandler))):
-                        yield from self.sites(item.body, env, budget)
-                    elif isinstance(item, ast.expr):
-                        for node in ast.walk(item):
+                for child in values:
+                    if isinstance(child, _CLAUSES):
+                        yield from self.sites(child.body, env, budget)
+                    elif isinstance(child, ast.expr):
+                        for node in ast.walk(child):
                             if isinstance(node, ast.Call) and self.is_check(node):
                                 yield _plain_assert(node) or node, env
 
@@ -641,7 +658,7 @@ def _module_helpers(module: Module) -> dict[str, bool]:
     return {name: helpers[name] or _holds_checks(fn, module, helpers) for name, fn in functions.items()}
 
 
-def _opaque(node: ast.AST, module: Module) -> bool:
+def _opaque(node: ast.AST, module: Module) -> TypeGuard[ast.Call]:
     """A check made by a project helper (``self.assertManyResults(...)``, ``check_rows(...)``):
     what it checks cannot be written out here."""
     if not isinstance(node, ast.Call):
@@ -703,7 +720,9 @@ def _text(node: ast.AST) -> str:
         return ast.dump(node)
 
 
-def cases(module: Module, qualname: str, owner: str | None = None, _cache: dict | None = None) -> list[Case] | None:
+def cases(
+    module: Module, qualname: str, owner: str | None = None, _cache: dict[int, dict[str, bool]] | None = None
+) -> list[Case] | None:
     """The cases of test QUALNAME in MODULE; None when it is not defined there."""
     found = find_test(module.tree, qualname)
     if found is None:
@@ -732,7 +751,7 @@ def cases(module: Module, qualname: str, owner: str | None = None, _cache: dict 
     body = _body(fn)
     out = []
     for param in sets:
-        body_key = ast.dump(ast.Module(body=[_put(s, param.values) for s in body], type_ignores=[]))  # type: ignore[misc]
+        body_key = ast.dump(ast.Module(body=[_put(s, param.values) for s in body], type_ignores=[]))  # type: ignore[misc]  # _put keeps a statement a statement
         checks = []
         opaque: set[str] = set()
         subjects: set[str] = set()
@@ -743,7 +762,7 @@ def cases(module: Module, qualname: str, owner: str | None = None, _cache: dict 
             seen = _looked_at(_put(node, env), own)
             subjects |= seen
             if _opaque(node, module):
-                opaque |= seen - {getattr(node.func, "attr", None) or getattr(node.func, "id", "")}  # type: ignore[attr-defined]
+                opaque |= seen - {getattr(node.func, "attr", None) or getattr(node.func, "id", "")}
         out.append(
             Case(owner, param.id if known else None, body_key, tuple(checks), 1, frozenset(opaque), frozenset(subjects))
         )
@@ -778,7 +797,7 @@ def reappearing(lost: Sequence[Case], pool: Sequence[Case]) -> list[bool]:
         if hit is not None:
             used.add(hit)
             result[i] = True
-    slots: list[frozenset] = []
+    slots: list[frozenset[str]] = []
     by_text: dict[str, list[int]] = {}
     for j, case in enumerate(pool):
         if j in used:
@@ -806,7 +825,7 @@ def reappearing(lost: Sequence[Case], pool: Sequence[Case]) -> list[bool]:
     # A case whose checks a project helper makes lives on in a new test of the same file that
     # looks at everything its checks looked at, with at least as many checks x cases.
     budget: dict[str, int] = {}
-    looks: dict[str, set] = {}
+    looks: dict[str, set[str]] = {}
     for j, case in enumerate(pool):
         if j not in used:
             budget[case.owner] = budget.get(case.owner, 0) + len(case.checks)
@@ -859,7 +878,7 @@ def reappearing_ids(
     new_paths = sorted({p for p, _ in new_groups} | {renamed.get(p, p) for p, _ in lost_groups})
     base_modules = _modules(read_base, base_paths)
     new_modules = _modules(read_new, new_paths)
-    cache: dict = {}
+    cache: dict[int, dict[str, bool]] = {}
 
     def cases_at(modules: dict[str, Module | None], path: str, qualname: str) -> list[Case] | None:
         module = modules.get(path)
@@ -869,8 +888,8 @@ def reappearing_ids(
         found: list[Case], collected: list[str], wanted: list[str], other: list[Case] | None, mine_first: bool
     ) -> tuple[list[Case], bool]:
         """The cases behind WANTED ids (exact), else those with no twin in OTHER (not exact)."""
-        predicted = [c.id for c in found]
-        exact = None not in predicted and sorted(predicted) == sorted(collected)  # type: ignore[type-var]
+        predicted = [c.id for c in found if c.id is not None]
+        exact = len(predicted) == len(found) and sorted(predicted) == sorted(collected)
         if exact:
             chosen = [c for c in found if c.id in set(wanted)]
         elif other is None:

@@ -117,13 +117,9 @@ def _pytest_plugins(text: str) -> set[str]:
         return set()
     found: set[str] = set()
     for node in ast.walk(tree):
-        targets = (
-            node.targets
-            if isinstance(node, ast.Assign)
-            else [node.target]
-            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
-            else []
-        )
+        if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         if any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in targets) and node.value is not None:
             for const in ast.walk(node.value):
                 if isinstance(const, ast.Constant) and isinstance(const.value, str):

@@ -31,11 +31,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from hooks import git
 from hooks import runners as ci
 from hooks.report import Finding
+
+if TYPE_CHECKING:  # types only: the callers pass these in (pytest_config imports this module)
+    from hooks.changes import ChangeSet
+    from hooks.contract import Contract
+    from hooks.pytest_config import Settings
 
 LEDGER = "reruns belong to the freeze ledger: remove it, or add a freeze entry (owner, expiry, remaining_reruns) for the flaky test in tests/agent_contract.yaml"
 REGEN = "regenerate goldens in a change of their own (run the update locally, review and commit the new files alone), never as a run mode; remove it"
@@ -368,8 +373,8 @@ class Context(NamedTuple):
 
 
 def compare_config(
-    base_settings: object,
-    new_settings: object,
+    base_settings: Settings,
+    new_settings: Settings,
     base_cov: Coverage,
     new_cov: Coverage,
     ci_floors: list[float],
@@ -377,14 +382,14 @@ def compare_config(
 ) -> list[Finding]:
     """addopts, ini keys and coverage configuration of both sides."""
     findings: list[Finding] = []
-    base_sw, new_sw = parse(base_settings.addopts), parse(new_settings.addopts)  # type: ignore[attr-defined]
-    where = new_settings.source or "pytest configuration"  # type: ignore[attr-defined]
+    base_sw, new_sw = parse(base_settings.addopts), parse(new_settings.addopts)
+    where = new_settings.source or "pytest configuration"
 
     def at(key: str) -> int:
-        return new_settings.lines.get(key, 1)  # type: ignore[attr-defined]
+        return new_settings.lines.get(key, 1)
 
-    old_count, _ = reruns(base_sw, base_settings.ini)  # type: ignore[attr-defined]
-    new_count, spelled = reruns(new_sw, new_settings.ini)  # type: ignore[attr-defined]
+    old_count, _ = reruns(base_sw, base_settings.ini)
+    new_count, spelled = reruns(new_sw, new_settings.ini)
     if new_count > old_count:
         key = spelled.split(" ", 1)[0] if spelled.split(" ", 1)[0] in RERUN_INI else "addopts"
         was = f" (base: {old_count:g})" if old_count else ""
@@ -672,13 +677,13 @@ def _compare_env(path: str, base: ci.Runner, new: ci.Runner, context: Context) -
 
 
 def pragmas(
-    change_set: object,
+    change_set: ChangeSet,
     read_new: Callable[[list[str]], dict[str, bytes | None]],
     read_base: Callable[[list[str]], dict[str, bytes | None]],
 ) -> list[Finding]:
     """`# pragma: no cover` added to existing production lines in a change that also changes tests."""
-    changed = list(change_set.changed_paths)  # type: ignore[attr-defined]
-    touched = changed + list(change_set.deleted)  # type: ignore[attr-defined]
+    changed = list(change_set.changed_paths)
+    touched = changed + list(change_set.deleted)
     if not any(TEST_FILES.search(p) for p in touched):
         return []
     production = [p for p in changed if p.endswith(".py") and not TEST_FILES.search(p) and not NOT_PRODUCTION.search(p)]
@@ -688,7 +693,7 @@ def pragmas(
     candidates = [p for p in production if new.get(p) and PRAGMA.search(new[p] or b"")]
     if not candidates:
         return []
-    old_of = {p: change_set.old_path(p) for p in candidates}  # type: ignore[attr-defined]
+    old_of = {p: change_set.old_path(p) for p in candidates}
     base = read_base([o for o in old_of.values() if o])
     findings = []
     for path in candidates:
@@ -798,19 +803,19 @@ def _code_facts(text: str) -> list[tuple[str, str, int]] | None:
 
 
 def code_switches(
-    change_set: object,
+    change_set: ChangeSet,
     read_new: Callable[[list[str]], dict[str, bytes | None]],
     read_base: Callable[[list[str]], dict[str, bytes | None]],
 ) -> list[Finding]:
     """Options set on `config.option`, auto-approving reporters and regeneration variables set in test code."""
-    paths = [p for p in change_set.changed_paths if p.endswith(".py") and TEST_FILES.search(p)]  # type: ignore[attr-defined]
+    paths = [p for p in change_set.changed_paths if p.endswith(".py") and TEST_FILES.search(p)]
     if not paths:
         return []
     new = read_new(paths)
     hot = [p for p in paths if any(h in (new.get(p) or b"") for h in CODE_HINTS)]
     if not hot:
         return []
-    old_of = {p: change_set.old_path(p) for p in hot}  # type: ignore[attr-defined]
+    old_of = {p: change_set.old_path(p) for p in hot}
     base = read_base([o for o in old_of.values() if o])
     target = getattr(change_set, "target", None)
     findings = []
@@ -866,24 +871,24 @@ def code_switches(
 
 
 def check(
-    change_set: object,
+    change_set: ChangeSet,
     base: dict[str, bytes | None],
     new: dict[str, bytes | None],
-    base_settings: object,
-    new_settings: object,
+    base_settings: Settings,
+    new_settings: Settings,
     runner_paths: list[str],
     contract_path: str = "tests/agent_contract.yaml",
 ) -> list[Finding]:
     """Every switch rule on the change; BASE and NEW hold the config, coverage and runner files."""
     target = getattr(change_set, "target", None)
-    ledger: list[object] = []
+    ledger: list[Contract | None] = []
 
     def frozen(node_id: str, count: float) -> bool:
         if not ledger:
             from hooks import contract
 
             ledger.append(contract.load_new(target, contract_path) if target else contract.load(contract_path))
-        entry = ledger[0].freeze_for(node_id) if ledger[0] is not None else None  # type: ignore[attr-defined]
+        entry = ledger[0].freeze_for(node_id) if ledger[0] is not None else None
         return entry is not None and count <= entry.remaining_reruns
 
     files: list[list[str]] = []
@@ -927,7 +932,7 @@ def check(
                 f"[tool.inline-snapshot] default-flags now {', '.join(sorted(added))}: every run rewrites inline snapshots; {REGEN}",
             )
         )
-    config_floor = _effective_floor(parse(new_settings.addopts), new_cov)  # type: ignore[attr-defined]
+    config_floor = _effective_floor(parse(new_settings.addopts), new_cov)
     for path in runner_paths:
         if new.get(path) is not None:
             findings += compare_runner(path, base_runners[path], new_runners[path], context, config_floor)
