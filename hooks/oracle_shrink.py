@@ -19,7 +19,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hooks import args as hook_args
 from hooks import changes, git
@@ -27,6 +27,7 @@ from hooks.check_weakenings import compare_function, compare_globs, new_tautolog
 from hooks.checkfacts import Facts, Side, finding_at, parse_side, who_of
 from hooks.checksites import HelperIndex
 from hooks.context import HookContext
+from hooks.filepairs import FilePairs, pair_files
 from hooks.hypothesis_weakenings import compare_module_strategies, compare_profiles
 from hooks.pysource import DEEP, Module, SourceError
 from hooks.report import Finding, guarded, notice
@@ -69,43 +70,85 @@ class _Lost:
     base_line: int = 0  # where the first lost check stood at the base
 
 
-def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Finding]:
-    findings: list[Finding] = []
-    if change_set is None or change_set.base is None:
-        reader = changes.ChangeSet(None, "", None) if change_set is None else change_set
-        blobs = reader.read_new(list(paths))
-        for path in paths:
-            data = blobs.get(path)
-            if data is None or not TRIGGER.search(data):
-                continue
-            try:
-                side = parse_side(path, data, None)
-            except SourceError as exc:
-                findings.append(exc.finding(path))
-                continue
-            for f in side.analyzer.all_facts().values():
-                findings += new_tautologies(None, f, side)
-                findings += [
-                    finding_at(side, n, "OG305", f"{who_of(f)}: `{k}` around checks swallows their failures")
-                    for k, n in f.swallows
-                ]
-        return findings
+_Pair = tuple[str, "Side | None", "Side | None", bool]  # (path, base side, new side, reported)
+_Matched = tuple[Facts, Facts, Side, Side, bool]  # base facts, new facts, base side, new side, reported
+_Removed = tuple[Facts, Side, "Side | None", bool]  # base facts, base side, new side, reported
+_Added = tuple[Facts, Side]
 
+
+@dataclass
+class _Functions:
+    """Every function of the changed files, by how it fared between the base and the change."""
+
+    matched: list[_Matched] = field(default_factory=list)  # the same function on both sides
+    added: list[_Added] = field(default_factory=list)  # tests only in the change
+    removed: list[_Removed] = field(default_factory=list)  # tests and check helpers only at the base
+
+
+def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Finding]:
+    """Findings for PATHS, in phases: pair the files, pair their functions (by
+    qualname, then renamed or moved tests by body), compare each pair, and report
+    the checks that were lost and not paid back by checks new elsewhere in the change."""
+    if change_set is None or change_set.base is None:
+        return _without_base(paths, change_set)
+    findings: list[Finding] = []
     wanted = set(paths)
-    others = [p for p in change_set.changed_paths if p not in wanted and p.endswith((".py", ".pyi"))]
-    all_new = list(paths) + others
-    new_blobs = change_set.read_new(all_new)
-    old_of = {p: change_set.old_path(p) for p in all_new}
-    deleted = [p for p in change_set.deleted if p.endswith((".py", ".pyi"))]
-    base_blobs = change_set.read_base([o for o in old_of.values() if o] + deleted)
+    pairs = _parse_pairs(change_set, pair_files(change_set, paths, (".py", ".pyi")), wanted, findings)
+    functions = _pair_functions(pairs, change_set, findings)
+    fresh, still_removed = _follow_moves(functions, wanted)
+    lost, pool = _compare_matched(fresh, functions.matched, wanted, findings)
+    # A removed test lives on when hooks/sametest.py finds it in the change (the notion
+    # collection-snapshot shares): never paid for by the check pool below.
+    gone = [
+        _Lost(f, new_side, base_side.path, Counter(f.texts), f.checks * f.cases, True, None, f.checks)
+        for f, base_side, new_side, reported in _not_living_on(still_removed, fresh, functions.matched)
+        if reported
+    ]
+    unpaid = _unpaid(lost, pool) + gone
+    # A removed test whose twin lives on, unchanged, in a file outside the change was a duplicate.
+    unpaid = [item for item in unpaid if not (item.removed and _twin_elsewhere(change_set, item, functions.removed))]
+    findings += [_lost_finding(item) for item in unpaid]
+    return findings
+
+
+def _without_base(paths: Sequence[str], change_set: changes.ChangeSet | None) -> list[Finding]:
+    """No base to compare with (--all, or no commits yet): tautologies and swallowed failures only."""
+    findings: list[Finding] = []
+    reader = changes.ChangeSet(None, "", None) if change_set is None else change_set
+    blobs = reader.read_new(list(paths))
+    for path in paths:
+        data = blobs.get(path)
+        if data is None or not TRIGGER.search(data):
+            continue
+        try:
+            side = parse_side(path, data, None)
+        except SourceError as exc:
+            findings.append(exc.finding(path))
+            continue
+        for f in side.analyzer.all_facts().values():
+            findings += new_tautologies(None, f, side)
+            findings += [
+                finding_at(side, n, "OG305", f"{who_of(f)}: `{k}` around checks swallows their failures")
+                for k, n in f.swallows
+            ]
+    return findings
+
+
+def _parse_pairs(
+    change_set: changes.ChangeSet, files: FilePairs, wanted: set[str], findings: list[Finding]
+) -> list[_Pair]:
+    """Both versions of every changed file that could hold tests or checks, parsed.
+
+    A reported file that does not parse is a finding; a base that does not
+    parse is compared as if new.  Deleted files are reported when they are test files.
+    """
     base_helpers = HelperIndex(change_set.read_base)
     new_helpers = HelperIndex(change_set.read_new)
-
-    pairs: list[tuple[str, Side | None, Side | None, bool]] = []  # (path, base, new, reported)
-    for path in all_new:
-        data = new_blobs.get(path)
-        old = old_of[path]
-        old_data = base_blobs.get(old) if old else None
+    pairs: list[_Pair] = []
+    for path in files.paths:
+        data = files.new.get(path)
+        old = files.old_of[path]
+        old_data = files.base_data(path)
         if data is None or data == old_data:
             continue
         reported = path in wanted
@@ -126,18 +169,24 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
             except SourceError:
                 base_side = None
         pairs.append((path, base_side, new_side, reported))
-    for path in deleted:
-        data = base_blobs.get(path)
+    for path in files.deleted:
+        data = files.base.get(path)
         if data is None or b"def test" not in data:
             continue
         try:
             pairs.append((path, parse_side(path, data, base_helpers), None, bool(TEST_FILE.search(path))))
         except SourceError:
             continue
+    return pairs
 
-    removed: list[tuple[Facts, Side, Side | None, bool]] = []  # base facts, base side, new side, reported
-    added: list[tuple[Facts, Side]] = []
-    matched: list[tuple[Facts, Facts, Side, Side, bool]] = []
+
+def _pair_functions(pairs: list[_Pair], change_set: changes.ChangeSet, findings: list[Finding]) -> _Functions:
+    """Each file's functions matched by qualname; what only one side has is added or removed.
+
+    New helpers are judged on their own (tautologies, swallowed failures), and
+    module-level Hypothesis profiles, strategies and globs file by file.
+    """
+    functions = _Functions()
     for pair_path, base_side, new_side, reported in pairs:
         try:
             base_facts = _facts_needed(base_side, new_side)
@@ -147,9 +196,9 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
             continue
         for q, f in new_facts.items():
             if q in base_facts and base_side is not None and new_side is not None:
-                matched.append((base_facts[q], f, base_side, new_side, reported))
+                functions.matched.append((base_facts[q], f, base_side, new_side, reported))
             elif f.is_test:
-                added.append((f, new_side))  # type: ignore[arg-type]
+                functions.added.append((f, new_side))  # type: ignore[arg-type]
             elif reported and new_side is not None:
                 findings += new_tautologies(None, f, new_side)
                 findings += [
@@ -158,31 +207,46 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
                 ]
         for q, f in base_facts.items():
             if q not in new_facts and (f.is_test or f.checks > 0):
-                removed.append((f, base_side, new_side, reported))  # type: ignore[arg-type]
+                functions.removed.append((f, base_side, new_side, reported))  # type: ignore[arg-type]
         if base_side is not None and new_side is not None and reported:
             findings += compare_profiles(base_side, new_side)
             findings += compare_module_strategies(base_side, new_side)
             findings += compare_globs(base_side, new_side, change_set)
+    return functions
 
-    # A removed test whose body reappears under another name or file was renamed or moved.
+
+def _follow_moves(functions: _Functions, wanted: set[str]) -> tuple[list[_Added], list[_Removed]]:
+    """A removed test whose body reappears under another name or file was renamed or moved:
+    it joins the matched functions.  Returns the tests still new, and those still removed."""
+    added = functions.added
     by_body: dict[str, list[int]] = {}
     for i, (f, _) in enumerate(added):
         if f.body_key:
             by_body.setdefault(f.body_key, []).append(i)
     used: set[int] = set()
     still_removed = []
-    for f, base_side, new_side, reported in removed:
+    for f, base_side, new_side, reported in functions.removed:
         hits = [i for i in by_body.get(f.body_key, []) if i not in used] if f.body_key else []
         if hits:
             used.add(hits[0])
             target, target_side = added[hits[0]]
-            matched.append((f, target, base_side, target_side, target_side.path in wanted or reported))
+            functions.matched.append((f, target, base_side, target_side, target_side.path in wanted or reported))
         elif f.is_test:
             still_removed.append((f, base_side, new_side, reported))
     fresh = [(f, s) for i, (f, s) in enumerate(added) if i not in used]
+    return fresh, still_removed
 
+
+def _compare_matched(
+    fresh: list[_Added], matched: list[_Matched], wanted: set[str], findings: list[Finding]
+) -> tuple[list[_Lost], Counter[str]]:
+    """Findings of new tests and of each reported function against its base version.
+
+    Returns the checks each test lost (to be paid back by checks that reappear
+    elsewhere) and the pool of checks new or grown in the change.
+    """
     lost: list[_Lost] = []
-    pool: Counter = Counter()
+    pool: Counter[str] = Counter()
     for f, side in fresh:
         pool.update(f.texts)
         if side.path in wanted:
@@ -202,41 +266,44 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
         findings += [f for f in found if not (f.code == "OG303" and (f.line, f.col) in at)] + taut
         # A dropped `match=` is reported as OG306 already, not once more as a lost check.
         unmatched = sum(1 for f in found if f.code == "OG306" and "`match" in f.message)
-        if (
-            new_f.checks + unmatched < base_f.checks
-            and (new_f.checks + unmatched) * new_f.cases < base_f.checks * base_f.cases
-        ):
-            gone = base_f.texts - new_f.texts
-            if gone and all(new_f.texts[text] > 0 for text in gone) and not repeat_after_action(base_f.node, gone):
-                continue  # only repeats of a check that is still there were dropped
-            # Count again with helpers imported from other files resolved.
-            base_n = base_side.analyzer.facts(base_f.qualname, base_f.node, base_f.cls, base_f.is_test, True).checks
-            new_n = new_side.analyzer.facts(new_f.qualname, new_f.node, new_f.cls, new_f.is_test, True).checks
-            new_n += unmatched
-            if new_n < base_n and new_n * new_f.cases < base_n * base_f.cases:
-                first = min((base_f.text_lines.get(t, base_f.node.lineno) for t in gone), default=base_f.node.lineno)
-                lost.append(
-                    _Lost(
-                        new_f,
-                        new_side,
-                        base_side.path,
-                        gone,
-                        base_n - new_n,
-                        False,
-                        new_f.node,
-                        base_n,
-                        first - base_f.node.lineno,
-                    )
-                )
-    # A removed test lives on when hooks/sametest.py finds it in the change (the notion
-    # collection-snapshot shares): never paid for by the check pool below.
-    gone = [
-        _Lost(f, new_side, base_side.path, Counter(f.texts), f.checks * f.cases, True, None, f.checks)
-        for f, base_side, new_side, reported in _not_living_on(still_removed, fresh, matched)
-        if reported
-    ]
+        item = _lost_checks(base_f, new_f, base_side, new_side, unmatched)
+        if item is not None:
+            lost.append(item)
+    return lost, pool
 
-    # Checks that reappear in new tests, or grew in other tests, pay back what was lost.
+
+def _lost_checks(base_f: Facts, new_f: Facts, base_side: Side, new_side: Side, unmatched: int) -> _Lost | None:
+    """The checks NEW_F makes fewer of than BASE_F (parametrized cases and imported helpers counted)."""
+    if not (
+        new_f.checks + unmatched < base_f.checks
+        and (new_f.checks + unmatched) * new_f.cases < base_f.checks * base_f.cases
+    ):
+        return None
+    gone = base_f.texts - new_f.texts
+    if gone and all(new_f.texts[text] > 0 for text in gone) and not repeat_after_action(base_f.node, gone):
+        return None  # only repeats of a check that is still there were dropped
+    # Count again with helpers imported from other files resolved.
+    base_n = base_side.analyzer.facts(base_f.qualname, base_f.node, base_f.cls, base_f.is_test, True).checks
+    new_n = new_side.analyzer.facts(new_f.qualname, new_f.node, new_f.cls, new_f.is_test, True).checks
+    new_n += unmatched
+    if new_n < base_n and new_n * new_f.cases < base_n * base_f.cases:
+        first = min((base_f.text_lines.get(t, base_f.node.lineno) for t in gone), default=base_f.node.lineno)
+        return _Lost(
+            new_f,
+            new_side,
+            base_side.path,
+            gone,
+            base_n - new_n,
+            False,
+            new_f.node,
+            base_n,
+            first - base_f.node.lineno,
+        )
+    return None
+
+
+def _unpaid(lost: list[_Lost], pool: Counter[str]) -> list[_Lost]:
+    """Checks that reappear in new tests, or grew in other tests, pay back what was lost."""
     unpaid: list[_Lost] = []
     for item in lost:
         covered = 0
@@ -247,57 +314,49 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
                 covered += take
         if covered < item.deficit or (item.removed and item.deficit == 0):
             unpaid.append(item)
-    unpaid += gone
-    # A removed test whose twin lives on, unchanged, in a file outside the change was a duplicate.
-    unpaid = [item for item in unpaid if not (item.removed and _twin_elsewhere(change_set, item, removed))]
-    for item in unpaid:
-        f = item.facts
-        if item.removed:
-            if item.side is not None:
-                total = len(item.side.module.source.splitlines()) or 1
-                line = min(max(f.node.lineno, 1), total)
-                findings.append(
-                    Finding(
-                        item.side.path,
-                        line,
-                        1,
-                        "OG302",
-                        f"test {f.qualname} was removed (base {item.base_path}:{f.node.lineno}, {f.checks} checks)",
-                    )
-                )
-            else:
-                findings.append(
-                    Finding(
-                        item.base_path,
-                        1,
-                        1,
-                        "OG302",
-                        f"test {f.qualname} was removed with its file ({f.checks} checks at line {f.node.lineno})",
-                    )
-                )
-            continue
-        gone = list(item.texts.elements())
-        shown = f"; lost `{gone[0][:70]}`" if gone else ""
-        assert item.side is not None
-        # Point where the lost check stood: the same offset into the new version of the function.
-        end = getattr(f.node, "end_lineno", None) or f.node.lineno
-        line = min(max(f.node.lineno + item.base_line, f.node.lineno), end)
-        lines = item.side.module.source.splitlines()
-        while line < end and line <= len(lines) and not lines[line - 1].strip():
-            line += 1  # a blank line: point at the next statement
-        text = lines[line - 1] if line <= len(lines) else b""
-        col = len(text) - len(text.lstrip()) + 1 if line != f.node.lineno else item.side.module.position(f.node)[1]
-        left = item.base_checks - item.deficit
-        findings.append(
-            Finding(
+    return unpaid
+
+
+def _lost_finding(item: _Lost) -> Finding:
+    """OG302 for a removed test, OG301 (where the first lost check stood) for one with fewer checks."""
+    f = item.facts
+    if item.removed:
+        if item.side is not None:
+            total = len(item.side.module.source.splitlines()) or 1
+            line = min(max(f.node.lineno, 1), total)
+            return Finding(
                 item.side.path,
                 line,
-                col,
-                "OG301",
-                f"{who_of(f)} has {left} check{'' if left == 1 else 's'}, base had {item.base_checks}{shown}",
+                1,
+                "OG302",
+                f"test {f.qualname} was removed (base {item.base_path}:{f.node.lineno}, {f.checks} checks)",
             )
+        return Finding(
+            item.base_path,
+            1,
+            1,
+            "OG302",
+            f"test {f.qualname} was removed with its file ({f.checks} checks at line {f.node.lineno})",
         )
-    return findings
+    gone = list(item.texts.elements())
+    shown = f"; lost `{gone[0][:70]}`" if gone else ""
+    assert item.side is not None
+    # Point where the lost check stood: the same offset into the new version of the function.
+    end = getattr(f.node, "end_lineno", None) or f.node.lineno
+    line = min(max(f.node.lineno + item.base_line, f.node.lineno), end)
+    lines = item.side.module.source.splitlines()
+    while line < end and line <= len(lines) and not lines[line - 1].strip():
+        line += 1  # a blank line: point at the next statement
+    text = lines[line - 1] if line <= len(lines) else b""
+    col = len(text) - len(text.lstrip()) + 1 if line != f.node.lineno else item.side.module.position(f.node)[1]
+    left = item.base_checks - item.deficit
+    return Finding(
+        item.side.path,
+        line,
+        col,
+        "OG301",
+        f"{who_of(f)} has {left} check{'' if left == 1 else 's'}, base had {item.base_checks}{shown}",
+    )
 
 
 def _not_living_on(removed: list, fresh: list[tuple[Facts, Side]], matched: list) -> list:
