@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from hooks import hypothesis_model as hm
 from hooks import meaning
 from hooks.checksites import CHECK_PREFIXES, UNITTEST_RANK, CheckSites, HelperIndex, last_name
-from hooks.pysource import TRY_NODES, FunctionNode, Module, Names
+from hooks.pysource import TRY_NODES, FunctionNode, Module, Names, body_fingerprint
 from hooks.report import Finding
 from hooks.tautologies import truthy_constant as _truthy_constant
 
@@ -102,10 +102,7 @@ class Facts:
     def body_key(self) -> str:
         """The body without its docstring, positions and name: equal for a renamed or moved test."""
         if self._body_key is None:
-            body = self.node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
-                body = body[1:]
-            self._body_key = ast.dump(ast.Module(body=body, type_ignores=[])) if body else ""
+            self._body_key = body_fingerprint(self.node, any_leading_constant=True)
         return self._body_key
 
     @property

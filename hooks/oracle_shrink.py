@@ -29,7 +29,7 @@ from hooks.checksites import HelperIndex
 from hooks.context import HookContext
 from hooks.filepairs import FilePairs, pair_files
 from hooks.hypothesis_weakenings import compare_module_strategies, compare_profiles
-from hooks.pysource import DEEP, Module, SourceError
+from hooks.pysource import DEEP, Module, SourceError, body_fingerprint
 from hooks.report import Finding, guarded, notice
 
 TRIGGER = re.compile(rb"def |assert|raises|warns|given|settings|parametrize|hypothesis")
@@ -415,14 +415,7 @@ def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list) -
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
                 if item.side is not None and path == item.side.path and node.name == f.node.name:
                     continue  # the removed test itself, still defined but deleted (`del test_x`)
-                body = (
-                    node.body[1:]
-                    if node.body
-                    and isinstance(node.body[0], ast.Expr)
-                    and isinstance(getattr(node.body[0], "value", None), ast.Constant)
-                    else node.body
-                )
-                if ast.dump(ast.Module(body=body, type_ignores=[])) == f.body_key:
+                if body_fingerprint(node, any_leading_constant=True) == f.body_key:
                     return True
     return False
 
