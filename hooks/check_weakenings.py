@@ -18,6 +18,7 @@ import os
 import posixpath
 from collections import Counter
 from collections.abc import Iterable
+from typing import cast
 
 from hooks import changes, expectations, git, meaning
 from hooks.checkfacts import Facts, RaiseSite, Side, builtin_exception, finding_at, who_of
@@ -105,19 +106,21 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
     # broadened raises/warns
     out += _compare_raises(base, new, new_side, who)
     # parametrize cases lost
-    for key, (values, node) in new.parametrize.items():
-        old = base.parametrize.get(key)
-        if old is None or old[0] is None or values is None:
+    for key, (cases, node) in new.parametrize.items():
+        base_cases = base.parametrize.get(key)
+        if base_cases is None or base_cases[0] is None or cases is None:
             continue
-        if len(values) < len(old[0]) and not set(old[0]) <= set(values):  # dropping a duplicate case loses nothing
-            lost = list((Counter(old[0]) - Counter(values)).elements())
+        if len(cases) < len(base_cases[0]) and not set(base_cases[0]) <= set(
+            cases
+        ):  # dropping a duplicate case loses nothing
+            lost = list((Counter(base_cases[0]) - Counter(cases)).elements())
             shown = f" (lost `{lost[0]}`)" if lost else ""
             out.append(
                 finding_at(
                     new_side,
                     node,
                     "OG307",
-                    f"{who}: parametrize '{key}' has {len(values)} cases, base had {len(old[0])}{shown}",
+                    f"{who}: parametrize '{key}' has {len(cases)} cases, base had {len(base_cases[0])}{shown}",
                 )
             )
     # hypothesis
@@ -175,7 +178,8 @@ def _now_conditional(base: Facts, new: Facts, new_side: Side, who: str) -> list[
             elif isinstance(node, ast.If):
                 stack += [(s, guard or node) for s in node.body + node.orelse]
             elif isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While) + TRY_NODES):
-                inner = node.body + getattr(node, "orelse", []) + getattr(node, "finalbody", [])
+                block = cast("ast.For", node)  # each of these has a body; orelse and finalbody vary
+                inner = block.body + getattr(node, "orelse", []) + getattr(node, "finalbody", [])
                 stack += [(s, guard) for s in inner]
 
     always = Counter(ast.dump(a.test) for a, guard in asserts(base.node) if guard is None)
@@ -395,7 +399,7 @@ def new_tautologies(base: Facts | None, new: Facts, new_side: Side) -> list[Find
     return out
 
 
-def repeat_after_action(fn: FunctionNode, texts: Counter) -> bool:
+def repeat_after_action(fn: FunctionNode, texts: Counter[str]) -> bool:
     """Whether some assert in TEXTS comes again after a statement that can change
     what it looks at (a call, an assignment, a raise): a new check, not a repeat."""
     occurrences: dict[str, list[int]] = {}

@@ -14,6 +14,7 @@ import builtins
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from hooks import hypothesis_model as hm
 from hooks import meaning
@@ -83,8 +84,8 @@ class Facts:
     node: FunctionNode
     is_test: bool
     checks: int = 0
-    texts: Counter = field(default_factory=Counter)  # unparsed check sites
-    text_lines: dict = field(default_factory=dict)  # check text -> first line it is on
+    texts: Counter[str] = field(default_factory=Counter)  # unparsed check sites
+    text_lines: dict[str, int] = field(default_factory=dict)  # check text -> first line it is on
     subjects: dict[str, tuple[int, ast.AST]] = field(default_factory=dict)  # subject -> (strongest rank, node)
     subject_ranks: dict[str, list[tuple[int, ast.AST]]] = field(default_factory=dict)  # subject -> every (rank, node)
     tolerances: list[tuple[str, dict[str, float], ast.AST]] = field(default_factory=list)
@@ -94,7 +95,7 @@ class Facts:
     tautologies: list[tuple[str, ast.AST]] = field(default_factory=list)
     why: dict[int, str] = field(default_factory=dict)  # id(tautology node) -> why it cannot fail
     approximate: dict[str, ast.AST] = field(default_factory=dict)  # subjects compared with a tolerance
-    called: set = field(default_factory=set)
+    called: set[str] = field(default_factory=set)
     cls: ast.ClassDef | None = None
     _body_key: str | None = None
 
@@ -220,7 +221,7 @@ class Analyzer(CheckSites):
                         raise_with[id(item.context_expr)] = ast.dump(ast.Module(body=node.body, type_ignores=[]))
                 self._suppress(f, node, cls)
             elif isinstance(node, TRY_NODES):
-                self._swallow(f, node, cls)
+                self._swallow(f, cast(ast.Try, node), cls)  # ast.TryStar has the same fields
             elif isinstance(node, ast.Assert):
                 self._assertion(f, node, node.test)
             elif isinstance(node, ast.Compare):
@@ -238,11 +239,9 @@ class Analyzer(CheckSites):
         attr = node.func.attr if isinstance(node.func, ast.Attribute) else None
         # unittest spellings, equality helpers and this module's own check helpers that cannot fail
         callee = attr or (node.func.id if isinstance(node.func, ast.Name) else "")
-        if (
-            callee.startswith(CHECK_PREFIXES)
-            or callee in self.functions
-            or (attr and isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls"))
-        ):  # type: ignore[union-attr]
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        self_call = attr is not None and isinstance(receiver, ast.Name) and receiver.id in ("self", "cls")
+        if callee.startswith(CHECK_PREFIXES) or callee in self.functions or self_call:
             why = meaning.call_never_fails(node, f.node, self.scope, f.cls)
             if not why and self.helpers is not None and "." in name and meaning.same_or_literal_args(node):
                 found = self.helpers.resolve(self.module.path, name)  # a helper imported from a repository file
@@ -250,7 +249,6 @@ class Analyzer(CheckSites):
             if why:
                 f.tautologies.append((ast.unparse(node), node))
                 f.why[id(node)] = why
-        self_call = attr is not None and isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls")  # type: ignore[union-attr]
         if self_call and attr in UNITTEST_RANK and node.args:
             rank = UNITTEST_RANK[attr]
             args = node.args[:2] if rank >= 2 else node.args[:1]

@@ -99,7 +99,7 @@ class CheckSites:
         visit(self.module.tree.body, "", None)
         return found
 
-    def text_of(self, node: ast.AST) -> bytes:
+    def text_of(self, node: ast.stmt) -> bytes:
         """The source lines of NODE, decorators included."""
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         return b"\n".join(self._lines[first - 1 : getattr(node, "end_lineno", node.lineno)])
@@ -282,21 +282,21 @@ def live_nodes(body: list[ast.stmt]) -> Iterable[ast.AST]:
     """Nodes of BODY that can run: nothing after a return/raise/break/continue in the
     same block, nothing under ``if False:``, so checks made unreachable do not count."""
     stack: list[ast.AST] = []
-    for stmt in reversed(_live_block(body)):
+    for stmt in reversed(live_block(body)):
         stack.append(stmt)
     while stack:
         node = stack.pop()
         yield node
         if isinstance(node, ast.If) and _never(node.test):
-            children: list[ast.AST] = [node.test] + list(_live_block(node.orelse))
+            children: list[ast.AST] = [node.test] + list(live_block(node.orelse))
         elif isinstance(node, ast.While) and _never(node.test):
-            children = [node.test] + list(_live_block(node.orelse))
+            children = [node.test] + list(live_block(node.orelse))
         else:
             children = []
             for _, value in ast.iter_fields(node):
                 if isinstance(value, list):
                     if value and isinstance(value[0], ast.stmt):
-                        children += _live_block(value)
+                        children += live_block(value)
                     else:
                         children += [v for v in value if isinstance(v, ast.AST)]
                 elif isinstance(value, ast.AST):
@@ -304,14 +304,17 @@ def live_nodes(body: list[ast.stmt]) -> Iterable[ast.AST]:
         stack.extend(reversed(children))
 
 
-def _live_block(stmts: list) -> list:
+def live_block(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of one block that can run: up to a return, raise (not of an
+    AssertionError: that is a check), break or continue."""
     for i, stmt in enumerate(stmts):
-        if isinstance(stmt, _TERMINATORS) and not (isinstance(stmt, ast.Raise) and _raises_assertion(stmt)):
+        if isinstance(stmt, _TERMINATORS) and not (isinstance(stmt, ast.Raise) and raises_assertion(stmt)):
             return stmts[: i + 1]
     return stmts
 
 
-def _raises_assertion(stmt: ast.Raise) -> bool:
+def raises_assertion(stmt: ast.Raise) -> bool:
+    """``raise AssertionError(...)`` / ``raise self.failureException``: a check, not an exit."""
     exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
     return isinstance(exc, (ast.Name, ast.Attribute)) and (
         ast.unparse(exc).rsplit(".", 1)[-1] in ("AssertionError", "failureException")

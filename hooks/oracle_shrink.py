@@ -62,7 +62,7 @@ class _Lost:
     facts: Facts
     side: Side | None  # the new side, when the file still exists
     base_path: str
-    texts: Counter
+    texts: Counter[str]
     deficit: int
     removed: bool
     node: ast.AST | None  # where to report on the new side
@@ -359,13 +359,13 @@ def _lost_finding(item: _Lost) -> Finding:
     )
 
 
-def _not_living_on(removed: list, fresh: list[tuple[Facts, Side]], matched: list) -> list:
+def _not_living_on(removed: list[_Removed], fresh: list[_Added], matched: list[_Matched]) -> list[_Removed]:
     """The removed tests that hooks/sametest.py finds nowhere in the new or changed tests."""
     if not removed:
         return removed
     from hooks import sametest
 
-    cache: dict = {}
+    cache: dict[object, object] = {}
     pool: list[sametest.Case] = []
     for f, side in fresh:
         if f.is_test:
@@ -386,7 +386,7 @@ def _not_living_on(removed: list, fresh: list[tuple[Facts, Side]], matched: list
     return out
 
 
-def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list) -> bool:
+def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list[_Removed]) -> bool:
     """Whether a test with the same body exists on the new side in some other file."""
     base_side = next((side for f, side, _, _ in removed if f is item.facts), None)
     f = item.facts
