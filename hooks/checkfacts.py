@@ -14,7 +14,6 @@ import builtins
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import cast
 
 from hooks import hypothesis_model as hm
 from hooks import meaning
@@ -221,7 +220,7 @@ class Analyzer(CheckSites):
                         raise_with[id(item.context_expr)] = ast.dump(ast.Module(body=node.body, type_ignores=[]))
                 self._suppress(f, node, cls)
             elif isinstance(node, TRY_NODES):
-                self._swallow(f, cast(ast.Try, node), cls)  # ast.TryStar has the same fields
+                self._swallow(f, node, cls)
             elif isinstance(node, ast.Assert):
                 self._assertion(f, node, node.test)
             elif isinstance(node, ast.Compare):

@@ -365,7 +365,7 @@ def _not_living_on(removed: list[_Removed], fresh: list[_Added], matched: list[_
         return removed
     from hooks import sametest
 
-    cache: dict[object, object] = {}
+    cache: dict[int, dict[str, bool]] = {}
     pool: list[sametest.Case] = []
     for f, side in fresh:
         if f.is_test:
