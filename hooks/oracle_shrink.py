@@ -29,11 +29,11 @@ from hooks.checksites import HelperIndex
 from hooks.context import HookContext
 from hooks.filepairs import FilePairs, pair_files
 from hooks.hypothesis_weakenings import compare_module_strategies, compare_profiles
+from hooks.paths import PYTHON_SUFFIXES, TEST_FILES
 from hooks.pysource import DEEP, Module, SourceError, body_fingerprint
 from hooks.report import Finding, guarded, notice
 
 TRIGGER = re.compile(rb"def |assert|raises|warns|given|settings|parametrize|hypothesis")
-TEST_FILE = re.compile(r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$")
 
 
 def _facts_needed(side: Side | None, other: Side | None) -> dict[str, Facts]:
@@ -93,7 +93,7 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
         return _without_base(paths, change_set)
     findings: list[Finding] = []
     wanted = set(paths)
-    pairs = _parse_pairs(change_set, pair_files(change_set, paths, (".py", ".pyi")), wanted, findings)
+    pairs = _parse_pairs(change_set, pair_files(change_set, paths, PYTHON_SUFFIXES), wanted, findings)
     functions = _pair_functions(pairs, change_set, findings)
     fresh, still_removed = _follow_moves(functions, wanted)
     lost, pool = _compare_matched(fresh, functions.matched, wanted, findings)
@@ -174,7 +174,7 @@ def _parse_pairs(
         if data is None or b"def test" not in data:
             continue
         try:
-            pairs.append((path, parse_side(path, data, base_helpers), None, bool(TEST_FILE.search(path))))
+            pairs.append((path, parse_side(path, data, base_helpers), None, bool(TEST_FILES.search(path))))
         except SourceError:
             continue
     return pairs
@@ -461,7 +461,7 @@ def not_a_file(change_set: changes.ChangeSet | None) -> list[Finding]:
             f"is now a {kind}, not a regular file: its tests cannot be checked; commit it as a regular file",
         )
         for path, kind in change_set.special.items()
-        if kind != "symlink" and TEST_FILE.search(path)
+        if kind != "symlink" and TEST_FILES.search(path)
     ]
 
 
