@@ -75,6 +75,12 @@ class ChangeSet:
             return {p: None for p in paths}
         return self._cached(self._base_blobs, paths, lambda missing: git.read_blobs(self.base or "", missing))
 
+    def read_contract_base(self, path: str) -> bytes | None:
+        """The contract's bytes at the base, read by the one fail-closed reader (a symlink there is an error)."""
+        from hooks import contract  # PyYAML only when a hook needs the contract
+
+        return contract.bytes_at_base(self.base, path)
+
     def read_new(self, paths: Sequence[str]) -> dict[str, bytes | None]:
         """New contents keyed by path: the work tree, or the target commit."""
         if self.target:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 from hooks import args as hook_args
 from hooks import changes
 from hooks.context import HookContext
+from hooks.filepairs import pair_files
 from hooks.pysource import DEEP, Module, SourceError, definitions, statements
 from hooks.report import Finding, notice
 
@@ -333,12 +334,9 @@ def check(
         return findings
 
     # Every changed or deleted file takes part: a test may have moved between them.
-    others = [p for p in change_set.changed_paths if p not in paths]
-    new_blobs = change_set.read_new(list(paths) + others)
-    old_of = {p: change_set.old_path(p) for p in list(paths) + others}
-    base_paths = [o for o in old_of.values() if o] + change_set.deleted
-    base_blobs = change_set.read_base(base_paths)
-    changed = [p for p in paths if new_blobs.get(p) != base_blobs.get(old_of[p] or "")]
+    files = pair_files(change_set, paths)
+    new_blobs, base_blobs, old_of = files.new, files.base, files.old_of
+    changed = [p for p in paths if files.changed(p)]
     parsed, errors = _parse(changed, new_blobs)
     findings += errors
     # Each side reads other project files (an imported skip decorator) from its own revision.

@@ -31,6 +31,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Callable, Literal, NamedTuple
 
+from hooks.checksites import live_block, raises_assertion
 from hooks.paths import PYTHON_SUFFIXES
 from hooks.pysource import FunctionNode, Module, SourceError, statements
 
@@ -562,7 +563,7 @@ class _Checks:
     def sites(
         self, body: list[ast.stmt], env: dict[str, ast.expr], budget: list[int]
     ) -> Iterable[tuple[ast.AST, dict[str, ast.expr]]]:
-        for stmt in _live(body):
+        for stmt in live_block(body):
             if isinstance(stmt, (ast.For, ast.AsyncFor)):
                 items = _elements(stmt.iter, self.constants)
                 if items is not None and budget[0] >= len(items):
@@ -576,7 +577,7 @@ class _Checks:
                 continue
             if isinstance(stmt, ast.Assert):
                 yield ast.Assert(test=stmt.test, msg=None), env  # its message is no part of the check
-            elif isinstance(stmt, ast.Raise) and stmt.exc is not None and _raises_assertion(stmt):
+            elif isinstance(stmt, ast.Raise) and stmt.exc is not None and raises_assertion(stmt):
                 yield stmt, env
             for field_name, value in ast.iter_fields(stmt):
                 if field_name == "test" and isinstance(stmt, ast.Assert):
@@ -609,28 +610,10 @@ def _bind(target: ast.expr, item: ast.expr) -> dict[str, ast.expr]:
     return {}
 
 
-def _raises_assertion(stmt: ast.Raise) -> bool:
-    exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
-    return isinstance(exc, (ast.Name, ast.Attribute)) and ast.unparse(exc).rsplit(".", 1)[-1] in (
-        "AssertionError",
-        "failureException",
-    )
-
-
-def _live(stmts: list[ast.stmt]) -> list[ast.stmt]:
-    """Nothing after a return, raise, break or continue of the same block runs."""
-    for i, stmt in enumerate(stmts):
-        if isinstance(stmt, (ast.Return, ast.Continue, ast.Break)) or (
-            isinstance(stmt, ast.Raise) and not _raises_assertion(stmt)
-        ):
-            return stmts[: i + 1]
-    return stmts
-
-
 def _holds_checks(fn: FunctionNode, module: Module, helpers: dict[str, bool]) -> bool:
     for node in ast.walk(fn):
         if isinstance(node, ast.Assert) or (
-            isinstance(node, ast.Raise) and node.exc is not None and _raises_assertion(node)
+            isinstance(node, ast.Raise) and node.exc is not None and raises_assertion(node)
         ):
             return True
         if isinstance(node, ast.Call):

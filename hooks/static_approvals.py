@@ -103,7 +103,7 @@ def _loader(ctx: HookContext) -> Callable[[str], bool]:
 
     change_set = ctx.change_set
     assert change_set is not None and change_set.base is not None
-    base = contract.at_base(change_set.base, ctx.contract)
+    base = contract.base_from(change_set.read_contract_base(ctx.contract), ctx.contract)
     if base is None:
         return lambda statement: False  # no contract at the base: no allowed signers, nothing approved
     new = contract.at_new(change_set.target, ctx.contract)

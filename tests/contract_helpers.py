@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from hooks import approvals
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 CONTRACT = "tests/agent_contract.yaml"
 

@@ -14,8 +14,8 @@ import pytest
 from hooks import changes, contract
 from hooks.approvals import Approvals
 from hooks.approve import main as approve_main
-from tests.conftest import Repo
 from tests.contract_helpers import CONTRACT, approve, contract_text, make_key, signers_line
+from tests.helpers import Repo
 
 STATEMENT = "property-lower roundtrip_stable 80 40"
 

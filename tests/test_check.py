@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import yaml
 
 from hooks import check
 from hooks.cli import HOOKS
 from hooks.cli import main as cli_main
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -28,13 +27,7 @@ def test_garbage():
 """
 
 
-def gate(repo: Repo, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = repo.run(check.main, *args)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_branch_weakening_is_rejected_by_each_hook_that_sees_it(repo: Repo, capsys) -> None:
+def test_branch_weakening_is_rejected_by_each_hook_that_sees_it(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     base = repo.commit("base")
     repo.write(
@@ -44,32 +37,32 @@ def test_branch_weakening_is_rejected_by_each_hook_that_sees_it(repo: Repo, caps
         ),
     )
     repo.commit("agent: make it green")
-    code, out, _ = gate(repo, capsys, "--base", base)
+    code, out, _, _ = repo.hook(check.main, "--base", base)
     assert code == 1
     assert "OG101 new skip mark on test_price" in out
     assert "OG306 test_garbage" in out
 
 
-def test_honest_branch_passes(repo: Repo, capsys) -> None:
+def test_honest_branch_passes(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     base = repo.commit("base")
     repo.write("tests/test_price.py", TEST + '\n\ndef test_zero():\n    assert parse("0") == 0\n')
     repo.write("src/prices.py", "def parse(text):\n    return round(float(text) * 100)\n")
     repo.commit("honest: a new test and the code")
-    assert gate(repo, capsys, "--base", base) == (0, "", "")
+    assert repo.hook(check.main, "--base", base) == (0, "", "", [])
 
 
-def test_a_change_that_only_deletes_a_test_file_is_judged(repo: Repo, capsys) -> None:
+def test_a_change_that_only_deletes_a_test_file_is_judged(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.write("tests/test_other.py", "def test_other():\n    assert 1 + 1 == 2\n")
     base = repo.commit("base")
     repo.remove("tests/test_price.py")
     repo.commit("agent: delete the failing tests")
-    code, out, _ = gate(repo, capsys, "--base", base)
+    code, out, _, _ = repo.hook(check.main, "--base", base)
     assert code == 1 and "OG302 test test_price was removed with its file" in out
 
 
-def test_staged_mode_and_github_format(repo: Repo, capsys) -> None:
+def test_staged_mode_and_github_format(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.commit("base")
     repo.write(
@@ -77,19 +70,19 @@ def test_staged_mode_and_github_format(repo: Repo, capsys) -> None:
         TEST.replace('    assert parse("12.50") == 1250\n', '    return\n    assert parse("12.50") == 1250\n'),
     )
     repo.stage()
-    code, out, _ = gate(repo, capsys, "--format", "github")
+    code, out, _, _ = repo.hook(check.main, "--format", "github")
     assert code == 1 and out.startswith("::error file=tests/test_price.py,line=5,col=5,title=OG202::")
 
 
-def test_unknown_hook_id_is_a_usage_error(repo: Repo, capsys) -> None:
+def test_unknown_hook_id_is_a_usage_error(repo: Repo) -> None:
     repo.commit("base")
-    code, out, err = gate(repo, capsys, "--skip", "forbid-everything")
+    code, out, err, _ = repo.hook(check.main, "--skip", "forbid-everything")
     assert code == 2 and out == "" and err.count("\n") == 1 and "unknown hook id forbid-everything" in err
 
 
-def test_missing_base_is_a_usage_error(repo: Repo, capsys) -> None:
+def test_missing_base_is_a_usage_error(repo: Repo) -> None:
     repo.commit("base")
-    code, _, err = gate(repo, capsys, "--base", "origin/main")
+    code, _, err, _ = repo.hook(check.main, "--base", "origin/main")
     assert code == 2 and "base revision 'origin/main' does not exist" in err
 
 
@@ -121,13 +114,13 @@ def test_manifest_lists_every_hook_with_the_gate_s_file_pattern() -> None:
     )  # one process, it asks git
 
 
-def test_skipping_the_meta_hook_still_compares_pytest_configuration(repo: Repo, capsys) -> None:
+def test_skipping_the_meta_hook_still_compares_pytest_configuration(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.write("pytest.ini", "[pytest]\naddopts = -ra\n")
     base = repo.commit("base")
     repo.write("pytest.ini", "[pytest]\naddopts = -ra --deselect tests/test_price.py::test_price\n")
     repo.commit("agent: deselect the failing test")
-    code, out, _ = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
+    code, out, _, _ = repo.hook(check.main, "--base", base, "--skip", "collection-snapshot")
     assert code == 1 and "pytest.ini:2:1: OG851 addopts now deselects" in out
-    code, out, _ = gate(repo, capsys, "--base", base, "--only", "forbid-skip-marks")
+    code, out, _, _ = repo.hook(check.main, "--base", base, "--only", "forbid-skip-marks")
     assert (code, out) == (0, "")

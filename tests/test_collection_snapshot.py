@@ -21,7 +21,7 @@ from hooks import collection_snapshot as cs
 from hooks import snapshot
 from hooks.collection_snapshot import main
 from hooks.snapshot import format_snapshot, parse_snapshot
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 PY = ("--python", sys.executable)
 SNAP = "tests/collection_snapshot.txt"
@@ -74,33 +74,28 @@ def project(repo: Repo) -> Repo:
     return repo
 
 
-def hook(repo: Repo, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    repo.stage()
-    code = repo.run(main, *PY, *argv)
-    out = capsys.readouterr()
-    return code, out.out + out.err
-
-
 def snapshot_of(repo: Repo) -> dict[str, str]:
     return {k: v[0] for k, v in parse_snapshot((repo.path / SNAP).read_bytes(), SNAP).items()}
 
 
-def test_baseline_snapshot_matches_what_pytest_collects(project: Repo, capsys, monkeypatch) -> None:
+@pytest.mark.slow
+def test_baseline_snapshot_matches_what_pytest_collects(project: Repo, monkeypatch) -> None:
     monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
-    code, out = hook(project, capsys, "--always")
+    code, out = project.staged_hook(main, *PY, "--always").said
     assert (code, out) == (0, "")
     assert snapshot_of(project) == BASELINE
 
 
-def test_nothing_relevant_changed_runs_no_pytest(project: Repo, capsys, monkeypatch) -> None:
+def test_nothing_relevant_changed_runs_no_pytest(project: Repo, monkeypatch) -> None:
     project.write("README.md", "docs\n")
     monkeypatch.setattr(cs, "_Run", lambda python: pytest.fail("pytest ran"))
-    assert hook(project, capsys) == (0, "")
+    assert project.staged_hook(main, *PY).said == (0, "")
 
 
-def test_missing_snapshot_still_runs(project: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_missing_snapshot_still_runs(project: Repo) -> None:
     (project.path / SNAP).unlink()
-    code, out = hook(project, capsys)
+    code, out = project.staged_hook(main, *PY).said
     assert code == 1 and "updated with what pytest collects now (6 tests)" in out
     assert snapshot_of(project) == BASELINE
 
@@ -155,40 +150,45 @@ VANISH = {
 
 
 @pytest.mark.parametrize("case", sorted(VANISH))
-def test_vanished_id_is_rejected(project: Repo, capsys, case: str) -> None:
+@pytest.mark.slow
+def test_vanished_id_is_rejected(project: Repo, case: str) -> None:
     path, content, lost = VANISH[case]
     if content is None:
         project.remove(path)
     else:
         project.write(path, content, dedent=False)
-    code, out = hook(project, capsys)
+    code, out = project.staged_hook(main, *PY).said
     assert code == 1
     assert f"OG801 test no longer collected: {lost} " in out, out
     assert out.count("OG801") == 1, out
 
 
-def test_deleting_the_id_from_the_snapshot_too_is_still_caught(project: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_deleting_the_id_from_the_snapshot_too_is_still_caught(project: Repo) -> None:
     project.remove("tests/test_b.py")
     project.write(SNAP, format_snapshot({k: v for k, v in BASELINE.items() if "test_b" not in k}))
-    code, out = hook(project, capsys)
+    code, out = project.staged_hook(main, *PY).said
     assert code == 1 and "OG801 test no longer collected: tests/test_b.py::test_other" in out
 
 
-def test_moving_the_snapshot_through_the_contract_is_still_caught(project: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_moving_the_snapshot_through_the_contract_is_still_caught(project: Repo) -> None:
     project.write("tests/agent_contract.yaml", "version: 1\nsnapshot: other_snapshot.txt\n")
     project.remove("tests/test_b.py")
-    code, out = hook(project, capsys)
+    code, out = project.staged_hook(main, *PY).said
     assert code == 1 and "OG801 test no longer collected: tests/test_b.py::test_other" in out
 
 
-def test_retiring_without_approval_is_rejected_even_with_a_freeze(project: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_retiring_without_approval_is_rejected_even_with_a_freeze(project: Repo) -> None:
     project.write("tests/agent_contract.yaml", FREEZE.format(id="test_other"))
     project.remove("tests/test_b.py")
-    code, out = hook(project, capsys, "--now", "2026-12-01T00:00:00Z")
+    code, out = project.staged_hook(main, *PY, "--now", "2026-12-01T00:00:00Z").said
     assert code == 1 and "OG801" in out
 
 
-def test_retire_and_skip_ask_approvals_for_the_exact_statements(project: Repo, capsys, monkeypatch) -> None:
+@pytest.mark.slow
+def test_retire_and_skip_ask_approvals_for_the_exact_statements(project: Repo, monkeypatch) -> None:
     """The approvals implementation is another module's; here only the statements asked are checked."""
     from hooks import approvals
 
@@ -202,7 +202,7 @@ def test_retire_and_skip_ask_approvals_for_the_exact_statements(project: Repo, c
     monkeypatch.setattr(approvals.Approvals, "load", classmethod(lambda cls, *a: Recording()))
     project.remove("tests/test_b.py")
     project.write("tests/conftest.py", CONFTEST_MARK.format(mark="skip").replace("test_other", "test_plain"))
-    code, out = hook(project, capsys)
+    code, out = project.staged_hook(main, *PY).said
     assert code == 1 and "OG80" not in out and "updated" in out
     assert sorted(asked) == ["test-retire tests/test_b.py::test_other", "test-skip tests/test_a.py::test_plain"]
 
@@ -237,10 +237,11 @@ WEAKEN = {
 
 
 @pytest.mark.parametrize("case", sorted(WEAKEN))
-def test_newly_skipped_or_xfailed_is_rejected(project: Repo, capsys, case: str) -> None:
+@pytest.mark.slow
+def test_newly_skipped_or_xfailed_is_rejected(project: Repo, case: str) -> None:
     path, content, what = WEAKEN[case]
     project.write(path, content, dedent=False)
-    code, out = hook(project, capsys)
+    code, out = project.staged_hook(main, *PY).said
     assert code == 1
     if what is None:  # a class around it changes the id: vanished
         assert "OG801 test no longer collected: tests/test_b.py::test_other" in out
@@ -261,22 +262,25 @@ freezes:
 """
 
 
-def test_newly_skipped_with_a_valid_freeze_is_accepted(project: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_newly_skipped_with_a_valid_freeze_is_accepted(project: Repo) -> None:
     project.write("tests/agent_contract.yaml", FREEZE.format(id="test_other"))
     project.write("tests/conftest.py", CONFTEST_MARK.format(mark="skip"))
-    code, out = hook(project, capsys, "--now", "2026-12-02T00:00:00Z")
+    code, out = project.staged_hook(main, *PY, "--now", "2026-12-02T00:00:00Z").said
     assert code == 1 and "OG802" not in out and "updated" in out  # the status change is recorded
-    assert hook(project, capsys, "--now", "2026-12-02T00:00:00Z") == (0, "")
+    assert project.staged_hook(main, *PY, "--now", "2026-12-02T00:00:00Z").said == (0, "")
 
 
-def test_newly_skipped_with_an_expired_freeze_is_rejected(project: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_newly_skipped_with_an_expired_freeze_is_rejected(project: Repo) -> None:
     project.write("tests/agent_contract.yaml", FREEZE.format(id="test_other"))
     project.write("tests/conftest.py", CONFTEST_MARK.format(mark="skip"))
-    code, out = hook(project, capsys, "--now", "2026-12-06T00:00:00Z")
+    code, out = project.staged_hook(main, *PY, "--now", "2026-12-06T00:00:00Z").said
     assert code == 1 and "OG802 test now skipped" in out
 
 
-def test_skip_known_at_the_base_stays_accepted(repo: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_skip_known_at_the_base_stays_accepted(repo: Repo) -> None:
     repo.write(
         "tests/test_p.py",
         "import pytest\n\n\n@pytest.mark.skipif('True', reason='platform')\ndef test_win():\n    pass\n",
@@ -287,76 +291,84 @@ def test_skip_known_at_the_base_stays_accepted(repo: Repo, capsys) -> None:
         "tests/test_p.py",
         "import pytest\n\n\n@pytest.mark.skipif('True', reason='platform only')\ndef test_win():\n    pass\n",
     )
-    assert hook(repo, capsys) == (0, "")
+    assert repo.staged_hook(main, *PY).said == (0, "")
 
 
 # -- rejected: collection errors -------------------------------------------------
 
 
-def test_import_error_is_a_finding_never_a_pass(project: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_import_error_is_a_finding_never_a_pass(project: Repo) -> None:
     project.write("tests/test_b.py", "import not_a_module_anywhere\n" + TEST_B)
-    code, out = hook(project, capsys)
+    code, out = project.staged_hook(main, *PY).said
     assert code == 1
     assert "tests/test_b.py:1:1: OG803 collection error in tests/test_b.py:" in out
     assert "not_a_module_anywhere" in out and "OG801" not in out
     assert snapshot_of(project) == BASELINE  # a partial collection is never written
 
 
-def test_source_change_outside_tests_that_breaks_collection_is_caught(project: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_source_change_outside_tests_that_breaks_collection_is_caught(project: Repo) -> None:
     project.write("tests/test_b.py", "from pkg.mod import VALUE\n\n\ndef test_other():\n    assert VALUE == 2\n")
     project.write("pkg/__init__.py", "")
     project.write("pkg/mod.py", "VALUE = 2\n")
     project.commit("tests import the package")
     project.write("pkg/mod.py", "VALUE = (\n")
-    code, out = hook(project, capsys)
+    code, out = project.staged_hook(main, *PY).said
     assert code == 1 and "OG803" in out
 
 
-def test_broken_pytest_config_is_a_finding(project: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_broken_pytest_config_is_a_finding(project: Repo) -> None:
     project.write("pytest.ini", "[pytest]\naddopts = --no-such-option\n")
-    code, out = hook(project, capsys)
+    code, out = project.staged_hook(main, *PY).said
     assert code == 1 and "OG804 pytest --collect-only exited 4" in out
 
 
 # -- accepted: honest neighbours -------------------------------------------------
 
 
-def accept_after_staging(repo: Repo, capsys) -> dict[str, str]:
-    code, out = hook(repo, capsys)
+def accept_after_staging(repo: Repo) -> dict[str, str]:
+    code, out = repo.staged_hook(main, *PY).said
     assert code == 1 and "OG8" not in out and "updated" in out, out
-    assert hook(repo, capsys) == (0, "")  # staged now: clean
+    assert repo.staged_hook(main, *PY).said == (0, "")  # staged now: clean
     return snapshot_of(repo)
 
 
-def test_new_test_is_written_into_the_snapshot(project: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_new_test_is_written_into_the_snapshot(project: Repo) -> None:
     project.write("tests/test_b.py", TEST_B + "\n\ndef test_new():\n    assert 1 < 2\n", dedent=False)
-    assert accept_after_staging(project, capsys) == {**BASELINE, "tests/test_b.py::test_new": "run"}
+    assert accept_after_staging(project) == {**BASELINE, "tests/test_b.py::test_new": "run"}
 
 
-def test_new_parametrize_case_is_written_into_the_snapshot(project: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_new_parametrize_case_is_written_into_the_snapshot(project: Repo) -> None:
     project.write("tests/test_a.py", TEST_A.replace("[1, 2, 3]", "[1, 2, 3, 4]"), dedent=False)
-    assert accept_after_staging(project, capsys)["tests/test_a.py::test_square[4]"] == "run"
+    assert accept_after_staging(project)["tests/test_a.py::test_square[4]"] == "run"
 
 
-def test_test_moved_between_files_is_accepted(project: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_test_moved_between_files_is_accepted(project: Repo) -> None:
     project.remove("tests/test_b.py")
     project.write("tests/test_a.py", TEST_A + "\n\n" + TEST_B, dedent=False)
-    snap = accept_after_staging(project, capsys)
+    snap = accept_after_staging(project)
     assert "tests/test_a.py::test_other" in snap and "tests/test_b.py::test_other" not in snap
 
 
-def test_file_renamed_is_accepted(project: Repo, capsys) -> None:
+@pytest.mark.slow
+def test_file_renamed_is_accepted(project: Repo) -> None:
     project.git("mv", "tests/test_b.py", "tests/test_c.py")
-    assert "tests/test_c.py::test_other" in accept_after_staging(project, capsys)
+    assert "tests/test_c.py::test_other" in accept_after_staging(project)
 
 
-def test_range_mode_with_a_forgotten_snapshot_update_fails(project: Repo, capsys, monkeypatch) -> None:
+@pytest.mark.slow
+def test_range_mode_with_a_forgotten_snapshot_update_fails(project: Repo, monkeypatch) -> None:
     base = project.git("rev-parse", "HEAD").strip()
     project.write("tests/test_b.py", TEST_B + "\n\ndef test_new():\n    assert 2 > 1\n", dedent=False)
     project.commit("forgot the snapshot")
     monkeypatch.setenv("PRE_COMMIT_FROM_REF", base)
     monkeypatch.setenv("PRE_COMMIT_TO_REF", "HEAD")
-    code, out = hook(project, capsys)
+    code, out = project.staged_hook(main, *PY).said
     assert code == 1 and "updated" in out
 
 
@@ -375,6 +387,7 @@ def test_no_interpreter_with_pytest_is_one_line_exit_2(project: Repo, capsys, tm
     assert code == 2 and err.count("\n") == 1 and "pytest is not installed in" in err
 
 
+@pytest.mark.slow
 def test_collector_needs_only_pytest_not_oracle_guard(project: Repo, capsys, tmp_path: Path, monkeypatch) -> None:
     """An interpreter that can import pytest but not `hooks` collects all the same."""
     import site
@@ -435,11 +448,11 @@ def test_interpreter_order_prefers_active_venv_then_dot_venv(project: Repo, tmp_
     assert [origin for _, origin in cs.candidate_interpreters(None, system)] == ["the active virtualenv", "./.venv"]
 
 
-def test_malformed_snapshot_is_exit_2(project: Repo, capsys) -> None:
+def test_malformed_snapshot_is_exit_2(project: Repo) -> None:
     project.write(SNAP, "passed tests/test_b.py::test_other\n")
     project.commit("bad")
     project.write("tests/test_b.py", TEST_B + "\n")
-    code, out = hook(project, capsys)
+    code, out = project.staged_hook(main, *PY).said
     assert code == 2 and "expected `<run|skip|xfail> <node id>`" in out
 
 
@@ -462,6 +475,7 @@ def test_snapshot_format_round_trips_ids_with_spaces() -> None:
     assert {k: v[0] for k, v in parse_snapshot(data, "s").items()} == items
 
 
+@pytest.mark.slow
 def test_under_pre_commit_the_projects_dot_venv_is_used(project: Repo, tmp_path: Path) -> None:
     """pre-commit sets VIRTUAL_ENV to its own env and puts its bin first on PATH."""
     import subprocess

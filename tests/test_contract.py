@@ -255,6 +255,7 @@ def contracts(draw: st.DrawFn) -> contract.Contract:
 
 @settings(max_examples=60, deadline=None)
 @given(contracts())
+@pytest.mark.slow
 def test_any_valid_contract_round_trips_and_matches_the_schema(c: contract.Contract) -> None:
     written = contract.dumps(c)
     assert contract.loads(written) == c
@@ -317,6 +318,7 @@ def weakenings(draw: st.DrawFn) -> tuple[contract.Contract, contract.Contract, s
 
 @settings(max_examples=80, deadline=None)
 @given(weakenings())
+@pytest.mark.slow
 def test_any_single_weakening_edit_is_rejected(case: tuple[contract.Contract, contract.Contract, str]) -> None:
     base, new, edit = case
     assert findings(base, new), edit
@@ -369,6 +371,7 @@ def strengthenings(draw: st.DrawFn) -> tuple[contract.Contract, contract.Contrac
 
 @settings(max_examples=80, deadline=None)
 @given(strengthenings())
+@pytest.mark.slow
 def test_any_single_strengthening_edit_is_accepted(case: tuple[contract.Contract, contract.Contract, str]) -> None:
     base, new, edit = case
     assert findings(base, new) == [], edit

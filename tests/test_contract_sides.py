@@ -18,7 +18,7 @@ from hooks import contract
 from hooks.fixture_lock_verify import main as lock_main
 from hooks.properties_monotonic import main as properties_main
 from hooks.quarantine_untouched import main as quarantine_main
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 PATH = "tests/agent_contract.yaml"
 HONEST = "version: 1\nmax_active_freezes: 3\n"

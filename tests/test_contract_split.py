@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hooks.contract_split import main as split_main
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 
 def seeded(repo: Repo) -> None:
@@ -16,54 +16,48 @@ def seeded(repo: Repo) -> None:
     repo.commit("base")
 
 
-def staged(repo: Repo, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    repo.stage()
-    code = repo.run(split_main, *args)
-    return code, capsys.readouterr().out
-
-
-def test_src_and_contract_in_one_commit_rejected(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_src_and_contract_in_one_commit_rejected(repo: Repo) -> None:
     seeded(repo)
     repo.write("src/pkg/core.py", "X = 2\n")
     repo.write("tests/contracts/test_api.py", "def test_api():\n    assert 1 + 1 >= 2\n")
-    code, out = staged(repo, capsys)
+    code, out, _, _ = repo.staged_hook(split_main)
     assert code == 1
     assert out.startswith(
         "tests/contracts/test_api.py:1:1: OG701 contract-layer file changed in this commit together with production code (src/pkg/core.py)"
     )
 
 
-def test_src_with_unit_tests_accepted(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_src_with_unit_tests_accepted(repo: Repo) -> None:
     seeded(repo)
     repo.write("src/pkg/core.py", "X = 2\n")
     repo.write("tests/unit/test_core.py", "def test_core():\n    assert 3 > 1\n")
-    assert staged(repo, capsys) == (0, "")
+    assert repo.staged_hook(split_main)[:2] == (0, "")
 
 
-def test_contract_alone_accepted(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_contract_alone_accepted(repo: Repo) -> None:
     seeded(repo)
     repo.write("tests/contracts/test_api.py", "def test_api():\n    assert 1 + 2 == 3\n")
-    assert staged(repo, capsys) == (0, "")
+    assert repo.staged_hook(split_main)[:2] == (0, "")
 
 
-def test_relation_deleted_rejected_and_added_accepted(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_relation_deleted_rejected_and_added_accepted(repo: Repo) -> None:
     seeded(repo)
     repo.remove("tests/relations/test_shuffle.py")
-    code, out = staged(repo, capsys)
+    code, out, _, _ = repo.staged_hook(split_main)
     assert code == 1 and "tests/relations/test_shuffle.py:1:1: OG702 relations-layer file deleted" in out
     repo.git("reset", "-q", "--hard")
     repo.write("tests/relations/test_more.py", "def test_more():\n    assert sum([1, 2]) == sum([2, 1])\n")
-    assert staged(repo, capsys) == (0, "")
+    assert repo.staged_hook(split_main)[:2] == (0, "")
 
 
-def test_relation_moved_out_rejected_moved_within_accepted(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_relation_moved_out_rejected_moved_within_accepted(repo: Repo) -> None:
     seeded(repo)
     repo.git("mv", "tests/relations/test_shuffle.py", "tests/unit/test_shuffle.py")
-    code, out = staged(repo, capsys)
+    code, out, _, _ = repo.staged_hook(split_main)
     assert code == 1 and "moved out to tests/unit/test_shuffle.py" in out
     repo.git("reset", "-q", "--hard")
     repo.git("mv", "tests/relations/test_shuffle.py", "tests/relations/test_order.py")
-    assert staged(repo, capsys) == (0, "")
+    assert repo.staged_hook(split_main)[:2] == (0, "")
 
 
 def test_range_mode_judges_each_commit(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,9 +75,7 @@ def test_range_mode_judges_each_commit(repo: Repo, capsys: pytest.CaptureFixture
     assert f"commit {bad[:12]}" in capsys.readouterr().out
 
 
-def test_contract_file_and_locked_fixture_count_as_contract_layer(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_contract_file_and_locked_fixture_count_as_contract_layer(repo: Repo) -> None:
     digest = "0" * 64
     repo.write(
         "tests/agent_contract.yaml",
@@ -94,24 +86,24 @@ def test_contract_file_and_locked_fixture_count_as_contract_layer(
     repo.commit("base")
     repo.write("src/app.py", "X = 2\n")
     repo.write("tests/fixtures/inv.json", '{"a": 1}\n')
-    code, out = staged(repo, capsys)
+    code, out, _, _ = repo.staged_hook(split_main)
     assert code == 1 and out.startswith("tests/fixtures/inv.json:1:1: OG701")
     repo.git("reset", "-q", "--hard")
     repo.write("src/app.py", "X = 2\n")
     repo.write("tests/fixtures/other.json", "{}\n")  # not locked: an ordinary test file
-    assert staged(repo, capsys) == (0, "")
+    assert repo.staged_hook(split_main)[:2] == (0, "")
 
 
-def test_repository_without_layers_is_not_checked(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_repository_without_layers_is_not_checked(repo: Repo) -> None:
     repo.write("src/app.py", "X = 1\n")
     repo.write("tests/test_app.py", "def test_app():\n    assert 1\n")
     repo.commit("base")
     repo.write("src/app.py", "X = 2\n")
     repo.write("tests/test_app.py", "def test_app():\n    assert 2\n")
-    assert staged(repo, capsys) == (0, "")
+    assert repo.staged_hook(split_main)[:2] == (0, "")
 
 
-def test_custom_layers_from_the_contract(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_custom_layers_from_the_contract(repo: Repo) -> None:
     repo.write("tests/agent_contract.yaml", "version: 1\nlayers:\n  contracts: [spec/]\n  production: [lib/]\n")
     repo.write("lib/m.py", "X = 1\n")
     repo.write("spec/test_m.py", "def test_m():\n    assert 1 == 1\n")
@@ -119,12 +111,12 @@ def test_custom_layers_from_the_contract(repo: Repo, capsys: pytest.CaptureFixtu
     repo.commit("base")
     repo.write("lib/m.py", "X = 2\n")
     repo.write("spec/test_m.py", "def test_m():\n    assert 2 == 2\n")
-    code, out = staged(repo, capsys)
+    code, out, _, _ = repo.staged_hook(split_main)
     assert code == 1 and out.startswith("spec/test_m.py:1:1: OG701")
     repo.git("reset", "-q", "--hard")
     repo.write("src/ignored.py", "X = 2\n")
     repo.write("spec/test_m.py", "def test_m():\n    assert 3 == 3\n")
-    assert staged(repo, capsys) == (0, "")
+    assert repo.staged_hook(split_main)[:2] == (0, "")
 
 
 GOLDEN_CASES = [

@@ -10,7 +10,7 @@ import pytest
 from hooks import changes, git
 from hooks.forbid_skip_marks import main as skip_main
 from hooks.report import Finding, emit
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 SKIPPED = """\
     import pytest

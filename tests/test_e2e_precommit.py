@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Repo
+from tests.helpers import Repo
+
+pytestmark = pytest.mark.slow  # real pre-commit, its own virtualenv: minutes on a busy machine
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -189,7 +191,6 @@ def _run(repo: Repo, home: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.slow
 def test_one_process_hook_through_try_repo(repo: Repo, hook_repo, pre_commit_home) -> None:
     path, sha = hook_repo
     repo.write("tests/test_price.py", HONEST)
@@ -209,7 +210,6 @@ def test_one_process_hook_through_try_repo(repo: Repo, hook_repo, pre_commit_hom
     )  # OG802: pytest saw the skip too
 
 
-@pytest.mark.slow
 def test_one_process_hook_by_stage(repo: Repo, hook_repo, pre_commit_home) -> None:
     _config(repo, hook_repo)
     repo.write("tests/test_price.py", HONEST)
@@ -234,7 +234,6 @@ def test_one_process_hook_by_stage(repo: Repo, hook_repo, pre_commit_home) -> No
     assert msg.returncode == 0 and "oracle-guard" not in msg.stdout, msg.stdout  # never handed the message file
 
 
-@pytest.mark.slow
 def test_pre_commit_run_reaches_the_switch_rules(repo: Repo, hook_repo, pre_commit_home) -> None:
     """collection-snapshot's static layer (OG86x) runs under pre-commit without starting pytest."""
     from hooks.snapshot import format_snapshot
@@ -254,7 +253,6 @@ def test_pre_commit_run_reaches_the_switch_rules(repo: Repo, hook_repo, pre_comm
     assert ".github/workflows/ci.yml:4:1: OG860 pytest command now reruns failing tests: `--reruns 3`" in proc.stdout
 
 
-@pytest.mark.slow
 def test_oracle_replay_in_pre_push_range_mode(repo: Repo, hook_repo, pre_commit_home) -> None:
     """The manifest's oracle-replay, as pre-push runs it: the base's test judges the pushed commit."""
     repo.write("src/calc.py", "def add(a, b):\n    return a + b\n")

@@ -20,7 +20,7 @@ import pytest
 
 from hooks import collection_snapshot, forbid_skip_marks
 from hooks.snapshot import format_snapshot, parse_snapshot
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 T = "tests/test_io.py"
 SNAP = "tests/collection_snapshot.txt"
@@ -107,26 +107,18 @@ def _mark(repo: Repo, mark: str, snapshot: bool) -> list[str]:
     return repo.change(before, {T: BASE.replace("def test_read():", f"@{mark}\ndef test_read():")})
 
 
-def _skip_hook(repo: Repo, capsys: pytest.CaptureFixture[str], paths: list[str]) -> tuple[int, str, str]:
-    code = repo.run(forbid_skip_marks.main, *paths)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 @pytest.mark.parametrize("name, mark, kinds", ENVIRONMENT, ids=[e[0] for e in ENVIRONMENT])
 def test_environment_skip_is_a_notice_where_a_snapshot_is_committed(
-    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str, kinds: str
+    repo: Repo, name: str, mark: str, kinds: str
 ) -> None:
-    code, out, err = _skip_hook(repo, capsys, _mark(repo, mark, snapshot=True))
+    code, out, err, _ = repo.hook(forbid_skip_marks.main, *_mark(repo, mark, snapshot=True))
     assert (code, out) == (0, "")
     assert f"notice: {T}:28:2: new " in err and f"depends only on {kinds}; left to collection-snapshot" in err, err
 
 
 @pytest.mark.parametrize("name, mark, kinds", ENVIRONMENT[:3], ids=[e[0] for e in ENVIRONMENT[:3]])
-def test_environment_skip_stays_a_finding_without_a_snapshot(
-    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str, kinds: str
-) -> None:
-    code, out, _ = _skip_hook(repo, capsys, _mark(repo, mark, snapshot=False))
+def test_environment_skip_stays_a_finding_without_a_snapshot(repo: Repo, name: str, mark: str, kinds: str) -> None:
+    code, out, _, _ = repo.hook(forbid_skip_marks.main, *_mark(repo, mark, snapshot=False))
     assert code == 1
     assert (
         out.startswith(f"{T}:28:2: OG101 new skipif mark")
@@ -135,15 +127,13 @@ def test_environment_skip_stays_a_finding_without_a_snapshot(
 
 
 @pytest.mark.parametrize("name, mark", NOT_ENVIRONMENT, ids=[e[0] for e in NOT_ENVIRONMENT])
-def test_other_conditions_stay_a_finding_with_a_snapshot(
-    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, mark: str
-) -> None:
-    code, out, err = _skip_hook(repo, capsys, _mark(repo, mark, snapshot=True))
+def test_other_conditions_stay_a_finding_with_a_snapshot(repo: Repo, name: str, mark: str) -> None:
+    code, out, err, _ = repo.hook(forbid_skip_marks.main, *_mark(repo, mark, snapshot=True))
     assert code == 1 and out.startswith(f"{T}:28:2: OG101 new ") and "depends only" not in out, out
     assert "left to collection-snapshot" not in err
 
 
-def test_environment_skip_through_unittest_and_a_shared_mark(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_environment_skip_through_unittest_and_a_shared_mark(repo: Repo) -> None:
     base = BASE + "\n\nclass TestIO(unittest.TestCase):\n    def test_write(self):\n        self.assertTrue(True)\n"
     base = base.replace("import time\n", "import time\nimport unittest\n")
     new = base.replace(
@@ -154,7 +144,7 @@ def test_environment_skip_through_unittest_and_a_shared_mark(repo: Repo, capsys:
     )
     new = new.replace("def test_read():", "@posix_only\ndef test_read():")
     paths = repo.change({T: base, "tests/_compat.py": COMPAT, SNAP: "run   x\n"}, {T: new})
-    code, out, err = _skip_hook(repo, capsys, paths)
+    code, out, err, _ = repo.hook(forbid_skip_marks.main, *paths)
     assert (code, out) == (0, ""), out
     assert err.count("left to collection-snapshot") == 2, err  # the shared mark where it is used, the unittest skip
 
@@ -230,17 +220,8 @@ def project(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> Repo:
     return repo
 
 
-def _collect(repo: Repo, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    repo.stage()
-    code = repo.run(collection_snapshot.main, "--python", sys.executable)
-    out = capsys.readouterr()
-    return code, out.out + out.err
-
-
 @pytest.mark.slow
-def test_environment_skip_true_in_the_snapshot_environment_is_og802(
-    project: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_environment_skip_true_in_the_snapshot_environment_is_og802(project: Repo) -> None:
     project.write(
         T,
         PLAIN.replace(
@@ -248,20 +229,18 @@ def test_environment_skip_true_in_the_snapshot_environment_is_og802(
         ),
         dedent=False,
     )
-    code, out = _collect(project, capsys)
+    code, out = project.staged_hook(collection_snapshot.main, "--python", sys.executable).said
     assert code == 1 and f"OG802 test now skipped at collection (was run): {T}::test_read" in out, out
 
 
 @pytest.mark.slow
-def test_environment_skip_false_in_the_snapshot_environment_passes_and_is_recorded(
-    project: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_environment_skip_false_in_the_snapshot_environment_passes_and_is_recorded(project: Repo) -> None:
     project.write(
         T,
         PLAIN.replace("def test_read", "@pytest.mark.skipif(sys.platform == 'no-such-os', reason='x')\ndef test_read"),
         dedent=False,
     )
-    code, out = _collect(project, capsys)
+    code, out = project.staged_hook(collection_snapshot.main, "--python", sys.executable).said
     assert code == 1 and "OG8" not in out and "updated with what pytest collects now" in out, (
         out
     )  # once, like a new test
@@ -274,7 +253,9 @@ def test_environment_skip_false_in_the_snapshot_environment_passes_and_is_record
         PLAIN.replace("def test_read", "@pytest.mark.skipif(sys.platform != 'no-such-os', reason='x')\ndef test_read"),
         dedent=False,
     )
-    code, out = _collect(project, capsys)  # the same test skipped here now: weaker than skip-if-env
+    code, out = project.staged_hook(
+        collection_snapshot.main, "--python", sys.executable
+    ).said  # the same test skipped here now: weaker than skip-if-env
     assert code == 1 and f"OG802 test now skipped at collection (was skip-if-env): {T}::test_read" in out, out
 
 

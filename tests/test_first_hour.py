@@ -11,7 +11,7 @@ import pytest
 
 from hooks import changes, collection_snapshot, init_contract
 from hooks.collection_snapshot import main as snapshot_main
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 TEST = "import pytest\n\n\ndef test_price():\n    assert 2 + 2 == 4\n\n\ndef test_other():\n    assert 'a'.upper() == 'A'\n"
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from hooks.forbid_runtime_skip import main
-from tests.conftest import Repo
+from hooks.forbid_runtime_skip import check, main
+from tests.helpers import Repo, memory_check
 
 T = "tests/test_mod.py"
 
@@ -33,16 +33,6 @@ class TestB(unittest.TestCase):
     def test_c(self):
         self.assertEqual(helper(), 41)
 """
-
-
-def change(
-    repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None], *args: str
-) -> tuple[int, str, str]:
-    """Commit BEFORE, stage AFTER (None deletes), run the hook on the staged files."""
-    files = [p for p in repo.change(before, after)]
-    code = repo.run(main, *args, *files)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def in_test_a(*lines: str, imports: str = "") -> str:
@@ -217,10 +207,8 @@ REJECTED = [
 
 
 @pytest.mark.parametrize(("source", "expected"), [c[1:] for c in REJECTED], ids=[c[0] for c in REJECTED])
-def test_new_runtime_skip_is_rejected(
-    repo: Repo, capsys: pytest.CaptureFixture[str], source: str, expected: str
-) -> None:
-    code, out, err = change(repo, capsys, {T: BASE}, {T: source})
+def test_new_runtime_skip_is_rejected(source: str, expected: str) -> None:
+    code, out, err, _ = memory_check(check, {T: BASE}, {T: source})
     assert code == 1, (out, err)
     assert expected in out, out
     assert out.startswith(f"{T}:")
@@ -238,32 +226,26 @@ def test_new_runtime_skip_is_rejected(
         ('if sys.platform == "win32":', "if 1:", "when `1`"),
     ],
 )
-def test_widened_condition_is_reported(
-    repo: Repo, capsys: pytest.CaptureFixture[str], old: str, new: str, expected: str
-) -> None:
-    code, out, _ = change(
-        repo,
-        capsys,
-        {T: in_test_a(old, '    pytest.skip("no fork")')},
-        {T: in_test_a(new, '    pytest.skip("no fork")')},
+def test_widened_condition_is_reported(repo: Repo, old: str, new: str, expected: str) -> None:
+    code, out, _, _ = repo.judge_change(
+        main, {T: in_test_a(old, '    pytest.skip("no fork")')}, {T: in_test_a(new, '    pytest.skip("no fork")')}
     )
     assert code == 1
     assert expected in out
 
 
-def test_skip_moved_onto_a_test_that_already_ran_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_skip_moved_onto_a_test_that_already_ran_is_reported(repo: Repo) -> None:
     before = BASE + "\n\ndef test_wip():\n    pytest.skip('wip')\n"
     after = in_test_a("pytest.skip('wip')") + "\n\ndef test_wip_done():\n    assert helper()\n"
-    code, out, _ = change(repo, capsys, {T: before}, {T: after})
+    code, out, _, _ = repo.judge_change(main, {T: before}, {T: after})
     assert code == 1
     assert "OG201 new runtime skip `pytest.skip('wip')` in test_a" in out
 
 
-def test_existing_skip_kept_and_new_one_beside_it_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_existing_skip_kept_and_new_one_beside_it_is_reported(repo: Repo) -> None:
     old = in_test_a("if sys.platform == 'win32':", "    pytest.skip('a')")
-    code, out, _ = change(
-        repo,
-        capsys,
+    code, out, _, _ = repo.judge_change(
+        main,
         {T: old + "\n\ndef test_new():\n    assert 1\n"},
         {T: old + "\n\ndef test_new():\n    pytest.skip('b')\n    assert 1\n"},
     )
@@ -406,10 +388,8 @@ ACCEPTED = [
 
 
 @pytest.mark.parametrize(("before", "after"), [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
-def test_honest_change_is_accepted(
-    repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None]
-) -> None:
-    code, out, err = change(repo, capsys, before, after)
+def test_honest_change_is_accepted(before: dict[str, str], after: dict[str, str | None]) -> None:
+    code, out, err, _ = memory_check(check, before, after)
     assert (code, out, err) == (0, "", "")
 
 
@@ -425,11 +405,9 @@ freezes:
 
 
 @pytest.mark.parametrize(("now", "expected_code"), [("2026-12-02T12:00:00Z", 0), ("2026-12-05T00:00:01Z", 1)])
-def test_freeze_ledger_entry_allows_a_runtime_skip_until_it_expires(
-    repo: Repo, capsys: pytest.CaptureFixture[str], now: str, expected_code: int
-) -> None:
+def test_freeze_ledger_entry_allows_a_runtime_skip_until_it_expires(repo: Repo, now: str, expected_code: int) -> None:
     base = {T: BASE, "tests/agent_contract.yaml": CONTRACT}
-    code, out, _ = change(repo, capsys, base, {T: in_test_a("pytest.skip('#7')")}, "--now", now)
+    code, out, _, _ = repo.judge_change(main, base, {T: in_test_a("pytest.skip('#7')")}, "--now", now)
     assert code == expected_code, out
 
 

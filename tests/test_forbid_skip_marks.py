@@ -1,7 +1,8 @@
 """forbid-skip-marks in real git repositories: every form rejected, its honest neighbour accepted.
 
 Each case commits a base, stages a change and runs the hook in-process the
-way pre-commit calls it.  The skip marks under test live in strings only.
+way pre-commit calls it; the two big tables (REJECTED, ACCEPTED) need no git
+history and run on an in-memory change set through the hook's check().  The skip marks under test live in strings only.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from hooks.forbid_skip_marks import main
-from tests.conftest import Repo
+from hooks.forbid_skip_marks import check, main
+from tests.helpers import Repo, memory_check, python_files
 
 T = "tests/test_mod.py"
 
@@ -32,16 +33,6 @@ class TestB:
     def test_c(self):
         assert [1] == [1]
 """
-
-
-def change(
-    repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None], *args: str
-) -> tuple[int, str, str]:
-    """Commit BEFORE, stage AFTER (None deletes), run the hook on the staged files."""
-    files = [p for p in repo.change(before, after) if p.endswith(".py")]
-    code = repo.run(main, *args, *files)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def with_mark(decorated: str, imports: str = "import pytest") -> str:
@@ -235,16 +226,14 @@ REJECTED = [
 
 
 @pytest.mark.parametrize(("source", "expected"), [c[1:] for c in REJECTED], ids=[c[0] for c in REJECTED])
-def test_new_mark_is_rejected(repo: Repo, capsys: pytest.CaptureFixture[str], source: str, expected: str) -> None:
-    code, out, err = change(repo, capsys, {T: BASE}, {T: source})
+def test_new_mark_is_rejected(source: str, expected: str) -> None:
+    code, out, err, _ = memory_check(check, {T: BASE}, {T: source})
     assert code == 1, (out, err)
     assert expected in out, out
     assert out.startswith(f"{T}:")
 
 
-def test_conftest_collection_hook_adding_a_skip_marker_is_rejected(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_conftest_collection_hook_adding_a_skip_marker_is_rejected(repo: Repo) -> None:
     conftest = """\
         import pytest
 
@@ -254,41 +243,37 @@ def test_conftest_collection_hook_adding_a_skip_marker_is_rejected(
                 if "slow" in item.keywords:
                     item.add_marker(pytest.mark.skip(reason="too slow"))
     """
-    code, out, _ = change(
-        repo, capsys, {"tests/conftest.py": "import pytest\n", T: BASE}, {"tests/conftest.py": conftest}
+    code, out, _, _ = repo.judge_change(
+        main, {"tests/conftest.py": "import pytest\n", T: BASE}, {"tests/conftest.py": conftest}, suffix=".py"
     )
     assert code == 1
     assert "tests/conftest.py:7:29: OG101 new skip mark on pytest_collection_modifyitems" in out
 
 
-def test_widened_skipif_condition_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_widened_skipif_condition_is_reported(repo: Repo) -> None:
     narrow = with_mark('@pytest.mark.skipif(sys.platform == "win32", reason="no fork")')
     wide = with_mark('@pytest.mark.skipif(sys.platform == "win32" or True, reason="no fork")')
-    code, out, _ = change(repo, capsys, {T: narrow}, {T: wide})
+    code, out, _, _ = repo.judge_change(main, {T: narrow}, {T: wide}, suffix=".py")
     assert code == 1
     assert "new skipif mark (sys.platform == 'win32' or True) on test_a" in out
 
 
-def test_mark_moved_onto_a_test_that_already_existed_is_reported(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_mark_moved_onto_a_test_that_already_existed_is_reported(repo: Repo) -> None:
     # Not a rename: test_a ran at the base and is skipped now, whatever happened to test_old.
     before = BASE + "\n\n@pytest.mark.skip\ndef test_old():\n    assert 1\n"
     after = with_mark("@pytest.mark.skip") + "\n\ndef test_old_renamed():\n    assert 1\n"
-    code, out, _ = change(repo, capsys, {T: before}, {T: after})
+    code, out, _, _ = repo.judge_change(main, {T: before}, {T: after}, suffix=".py")
     assert code == 1
     assert "OG101 new skip mark on test_a" in out
 
 
-def test_mark_that_was_already_there_is_not_reported_but_a_second_one_is(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_mark_that_was_already_there_is_not_reported_but_a_second_one_is(repo: Repo) -> None:
     marked = with_mark("@pytest.mark.skip")
-    code, out, _ = change(
-        repo,
-        capsys,
+    code, out, _, _ = repo.judge_change(
+        main,
         {T: marked + "\n\ndef test_z():\n    assert 1\n"},
         {T: marked + "\n\n@pytest.mark.skip\ndef test_z():\n    assert 1\n"},
+        suffix=".py",
     )
     assert code == 1
     assert out.splitlines() == [f"{T}:11:2: OG101 new skip mark on test_z"]
@@ -468,10 +453,8 @@ ACCEPTED = [
 
 
 @pytest.mark.parametrize(("before", "after"), [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
-def test_honest_change_is_accepted(
-    repo: Repo, capsys: pytest.CaptureFixture[str], before: dict[str, str], after: dict[str, str | None]
-) -> None:
-    code, out, err = change(repo, capsys, before, after)
+def test_honest_change_is_accepted(before: dict[str, str], after: dict[str, str | None]) -> None:
+    code, out, err, _ = memory_check(check, before, after, python_files(after))
     assert (code, out, err) == (0, "", "")
 
 
@@ -499,25 +482,27 @@ freezes:
     ],
 )
 def test_freeze_ledger_entry_allows_only_the_test_it_covers_while_valid(
-    repo: Repo, capsys: pytest.CaptureFixture[str], test_id: str, now: str, expected_code: int
+    repo: Repo, test_id: str, now: str, expected_code: int
 ) -> None:
     base = {T: BASE, "tests/agent_contract.yaml": CONTRACT.format(test_id=test_id)}
-    code, out, _ = change(repo, capsys, base, {T: with_mark("@pytest.mark.xfail(reason='#7')")}, "--now", now)
+    code, out, _, _ = repo.judge_change(
+        main, base, {T: with_mark("@pytest.mark.xfail(reason='#7')")}, "--now", now, suffix=".py"
+    )
     assert code == expected_code, out
     assert ("OG101 new xfail mark on test_a" in out) == bool(expected_code)
 
 
-def test_freeze_does_not_cover_a_module_wide_mark(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_freeze_does_not_cover_a_module_wide_mark(repo: Repo) -> None:
     base = {T: BASE, "tests/agent_contract.yaml": CONTRACT.format(test_id="test_a")}
-    code, out, _ = change(
-        repo, capsys, base, {T: BASE + "\npytestmark = pytest.mark.skip\n"}, "--now", "2026-12-02T12:00:00Z"
+    code, out, _, _ = repo.judge_change(
+        main, base, {T: BASE + "\npytestmark = pytest.mark.skip\n"}, "--now", "2026-12-02T12:00:00Z", suffix=".py"
     )
     assert code == 1 and "on this module" in out
 
 
-def test_broken_contract_is_a_usage_error(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_broken_contract_is_a_usage_error(repo: Repo) -> None:
     base = {T: BASE, "tests/agent_contract.yaml": "version: 1\nfreezes: [\n"}
-    code, out, err = change(repo, capsys, base, {T: with_mark("@pytest.mark.skip")})
+    code, out, err, _ = repo.judge_change(main, base, {T: with_mark("@pytest.mark.skip")}, suffix=".py")
     assert code == 2 and out == ""
     assert err.startswith("oracle-guard: error: tests/agent_contract.yaml:") and err.count("\n") == 1
 
@@ -548,8 +533,10 @@ def test_all_on_a_clean_tree_is_clean(repo: Repo, capsys: pytest.CaptureFixture[
     assert capsys.readouterr().out == ""
 
 
-def test_github_format(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = change(repo, capsys, {T: BASE}, {T: with_mark("@pytest.mark.skip")}, "--format", "github")
+def test_github_format(repo: Repo) -> None:
+    code, out, _, _ = repo.judge_change(
+        main, {T: BASE}, {T: with_mark("@pytest.mark.skip")}, "--format", "github", suffix=".py"
+    )
     assert code == 1
     assert out == f"::error file={T},line=6,col=2,title=OG101::new skip mark on test_a\n"
 
@@ -590,15 +577,15 @@ def test_all_reports_an_unparsable_file_that_could_hold_a_mark(repo: Repo, capsy
     assert capsys.readouterr().out == f"{T}:3:12: OG001 could not parse: invalid syntax\n"
 
 
-def test_empty_file_and_unchanged_broken_base_are_fine(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = change(repo, capsys, {T: "def test_a(:\n"}, {T: "", "tests/test_empty.py": ""})
+def test_empty_file_and_unchanged_broken_base_are_fine(repo: Repo) -> None:
+    code, out, err, _ = repo.judge_change(main, {T: "def test_a(:\n"}, {T: "", "tests/test_empty.py": ""}, suffix=".py")
     assert (code, out, err) == (0, "", "")
 
 
-def test_deleted_files_are_read_for_moves_not_checked(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_deleted_files_are_read_for_moves_not_checked(repo: Repo) -> None:
     before = {T: with_mark("@pytest.mark.skip"), "tests/test_gone.py": "def test_b(:\n"}
     after = {T: None, "tests/test_gone.py": None, "tests/test_x.py": with_mark("@pytest.mark.skip")}
-    code, out, err = change(repo, capsys, before, after)
+    code, out, err, _ = repo.judge_change(main, before, after, suffix=".py")
     assert (code, out, err) == (0, "", "")
 
 
@@ -677,9 +664,7 @@ def test_default_contract_path_matches_the_loader() -> None:
     assert paths.DEFAULT_CONTRACT == contract.DEFAULT_PATH
 
 
-def test_condition_names_renamed_throughout_the_file_is_a_refactor(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_condition_names_renamed_throughout_the_file_is_a_refactor(repo: Repo) -> None:
     base = with_mark(
         "@pytest.mark.skipif(not PY310, reason='match')", "import pytest\n\nPY310 = sys.version_info >= (3, 10)"
     )
@@ -687,15 +672,15 @@ def test_condition_names_renamed_throughout_the_file_is_a_refactor(
         "@pytest.mark.skipif(not PY_3_10_PLUS, reason='match')",
         "import pytest\n\nPY_3_10_PLUS = sys.version_info >= (3, 10)",
     )
-    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    code, out, _, _ = repo.judge_change(main, {T: base}, {T: new}, suffix=".py")
     assert code == 0, out
 
 
-def test_condition_swapped_to_another_existing_name_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_condition_swapped_to_another_existing_name_is_reported(repo: Repo) -> None:
     consts = "import pytest\n\nIS_WINDOWS = sys.platform == 'win32'\nIS_LINUX = sys.platform == 'linux'"
     base = with_mark("@pytest.mark.skipif(IS_WINDOWS, reason='no fork')", consts)
     new = with_mark("@pytest.mark.skipif(IS_LINUX, reason='no fork')", consts)
-    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    code, out, _, _ = repo.judge_change(main, {T: base}, {T: new}, suffix=".py")
     assert code == 1 and "OG101 new skipif mark (IS_LINUX) on test_a" in out
 
 
@@ -725,30 +710,30 @@ def test_fetch():
     ids=["absolute", "relative", "conftest", "src-layout"],
 )
 def test_shared_skip_mark_imported_from_the_project_put_on_an_existing_test(
-    repo: Repo, capsys: pytest.CaptureFixture[str], helpers_path: str, imports: str
+    repo: Repo, helpers_path: str, imports: str
 ) -> None:
     files = {helpers_path: HELPERS, "tests/__init__.py": ""}
     before = {**files, T: USES.format(imports=imports, deco="")}
-    code, out, _ = change(repo, capsys, before, {T: USES.format(imports=imports, deco="@needs_network\n")})
+    code, out, _, _ = repo.judge_change(
+        main, before, {T: USES.format(imports=imports, deco="@needs_network\n")}, suffix=".py"
+    )
     assert code == 1, out
     assert f"OG101 new skipif mark through `needs_network` (imported: {helpers_path}:" in out and "on test_parse" in out
 
 
-def test_shared_skip_mark_imported_and_honest_neighbours(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_shared_skip_mark_imported_and_honest_neighbours(repo: Repo) -> None:
     imports = "from tests.helpers import needs_network, timed"
     before = {"tests/helpers.py": HELPERS, "tests/__init__.py": "", T: USES.format(imports=imports, deco="")}
     # a decorator from the project that is no mark; an old use untouched; a brand-new test that needs the network
     after = USES.format(imports=imports, deco="@timed\n") + "\n\n@needs_network\ndef test_download():\n    assert 2\n"
-    code, out, _ = change(repo, capsys, before, {T: after})
+    code, out, _, _ = repo.judge_change(main, before, {T: after}, suffix=".py")
     assert code == 0, out
 
 
-def test_shared_mark_definition_widened_is_reported_where_it_is_defined(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_shared_mark_definition_widened_is_reported_where_it_is_defined(repo: Repo) -> None:
     before = {"tests/conftest.py": HELPERS, T: USES.format(imports="from conftest import needs_network", deco="")}
     widened = HELPERS.replace("not os.environ.get('NET')", "True")
-    code, out, _ = change(repo, capsys, before, {"tests/conftest.py": widened})
+    code, out, _, _ = repo.judge_change(main, before, {"tests/conftest.py": widened}, suffix=".py")
     assert (
         code == 1
         and "tests/conftest.py:5:1: OG101 shared skipif mark `needs_network` changed to (True) on every test that uses it"
@@ -756,37 +741,33 @@ def test_shared_mark_definition_widened_is_reported_where_it_is_defined(
     )
 
 
-def test_shared_mark_reason_changed_or_a_new_one_defined_is_honest(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_shared_mark_reason_changed_or_a_new_one_defined_is_honest(repo: Repo) -> None:
     before = {"tests/conftest.py": HELPERS}
     after = (
         HELPERS.replace("reason='network'", "reason='needs the network'")
         + "\nneeds_docker = pytest.mark.skipif(not os.environ.get('DOCKER'), reason='docker')\n"
     )
-    code, out, _ = change(repo, capsys, before, {"tests/conftest.py": after})
+    code, out, _, _ = repo.judge_change(main, before, {"tests/conftest.py": after}, suffix=".py")
     assert code == 0, out
 
 
-def test_condition_name_renamed_by_an_import_alias_is_a_refactor(
-    repo: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_condition_name_renamed_by_an_import_alias_is_a_refactor(repo: Repo) -> None:
     # Found on pallets/click: `from click._compat import WIN as ON_WINDOWS`, every use renamed.
     base = with_mark("@pytest.mark.skipif(WIN, reason='no sed')", "import pytest\nfrom compat import WIN")
     new = with_mark(
         "@pytest.mark.skipif(ON_WINDOWS, reason='no sed')",
         "import pytest\nfrom compat import (\n    WIN as ON_WINDOWS,\n)",
     )
-    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    code, out, _, _ = repo.judge_change(main, {T: base}, {T: new}, suffix=".py")
     assert code == 0, out
 
 
-def test_condition_aliased_to_another_imported_name_is_reported(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_condition_aliased_to_another_imported_name_is_reported(repo: Repo) -> None:
     base = with_mark("@pytest.mark.skipif(WIN, reason='no sed')", "import pytest\nfrom compat import WIN, LINUX")
     new = with_mark(
         "@pytest.mark.skipif(ON_WINDOWS, reason='no sed')", "import pytest\nfrom compat import WIN, LINUX as ON_WINDOWS"
     )
-    code, out, _ = change(repo, capsys, {T: base}, {T: new})
+    code, out, _, _ = repo.judge_change(main, {T: base}, {T: new}, suffix=".py")
     assert code == 1 and "OG101 new skipif mark (ON_WINDOWS) on test_a" in out
 
 
@@ -805,10 +786,10 @@ IGNORE_MARK = "@pytest.mark.filterwarnings('ignore::DeprecationWarning')\n"
     ids=["ini-error", "pyproject-error", "addopts-W-error", "no-error-filter", "no-config"],
 )
 def test_ignore_filter_on_an_existing_test_where_warnings_are_errors(
-    repo: Repo, capsys: pytest.CaptureFixture[str], config: dict[str, str], rejected: bool
+    repo: Repo, config: dict[str, str], rejected: bool
 ) -> None:
-    code, out, _ = change(
-        repo, capsys, {**config, T: BASE}, {T: BASE.replace("def test_a():\n", IGNORE_MARK + "def test_a():\n")}
+    code, out, _, _ = repo.judge_change(
+        main, {**config, T: BASE}, {T: BASE.replace("def test_a():\n", IGNORE_MARK + "def test_a():\n")}, suffix=".py"
     )
     assert code == (1 if rejected else 0), out
     if rejected:
@@ -818,11 +799,11 @@ def test_ignore_filter_on_an_existing_test_where_warnings_are_errors(
         )
 
 
-def test_filterwarnings_honest_neighbours(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_filterwarnings_honest_neighbours(repo: Repo) -> None:
     config = {"pytest.ini": "[pytest]\nfilterwarnings =\n    error\n"}
     old = BASE.replace("def test_a():\n", IGNORE_MARK + "def test_a():\n")
     # the same filter kept, an `error` filter added, and a brand-new test with its own ignore
     new = old.replace("class TestB:\n", "@pytest.mark.filterwarnings('error::ResourceWarning')\nclass TestB:\n")
     new += "\n\n" + IGNORE_MARK + "def test_new():\n    assert 3\n"
-    code, out, _ = change(repo, capsys, {**config, T: old}, {T: new})
+    code, out, _, _ = repo.judge_change(main, {**config, T: old}, {T: new}, suffix=".py")
     assert code == 0, out

@@ -11,7 +11,7 @@ import pytest
 
 from hooks import guard
 from hooks.snapshot import format_snapshot
-from tests.conftest import GIT_ENV, Repo
+from tests.helpers import GIT_ENV, Repo
 
 TEST = "import pytest\n\n\ndef test_price():\n    assert 2 + 2 == 4\n"
 CONTRACT = "tests/agent_contract.yaml"

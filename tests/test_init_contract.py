@@ -9,8 +9,8 @@ import pytest
 from hooks import contract
 from hooks.fixture_lock_verify import main as verify_main
 from hooks.init_contract import add_locks, lock_main, main
-from tests.conftest import Repo
 from tests.contract_helpers import CONTRACT, sha
+from tests.helpers import Repo
 
 PROPERTY_TEST = """\
 from hypothesis import given, settings, strategies as st
@@ -57,6 +57,7 @@ def populated(repo: Repo) -> None:
     repo.commit("project")
 
 
+@pytest.mark.slow
 def test_init_locks_what_is_there_and_the_result_verifies(repo: Repo, capsys, no_model) -> None:
     populated(repo)
     assert repo.run(main) == 0
@@ -80,6 +81,7 @@ def test_init_locks_what_is_there_and_the_result_verifies(repo: Repo, capsys, no
     assert repo.run(verify_main) == 0, capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_init_registers_properties_with_their_effective_max_examples(repo: Repo, capsys, fake_model) -> None:
     populated(repo)
     assert repo.run(main) == 0
@@ -91,12 +93,14 @@ def test_init_registers_properties_with_their_effective_max_examples(repo: Repo,
     assert "TODO" not in (repo.path / CONTRACT).read_text()
 
 
+@pytest.mark.slow
 def test_init_without_a_property_model_leaves_a_todo_even_with_no_property_files(repo: Repo, capsys, no_model) -> None:
     repo.write("tests/fixtures/a.json", b"{}")
     assert repo.run(main) == 0
     assert "# TODO: register Hypothesis properties" in (repo.path / CONTRACT).read_text()
 
 
+@pytest.mark.slow
 def test_init_refuses_to_overwrite_without_force(repo: Repo, capsys, no_model) -> None:
     populated(repo)
     repo.write(CONTRACT, "version: 1\n")
@@ -176,6 +180,7 @@ def test_lock_a_directory_with_an_explicit_id(repo: Repo, capsys) -> None:
     assert "tests/golden:1:1: OG401 bytes do not match the lock 'goldens'" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_init_with_custom_roots(repo: Repo, capsys, no_model) -> None:
     repo.write("spec/vectors/v1.bin", b"\x00\x01")
     repo.write("tests/fixtures/ignored.json", b"{}")
@@ -217,6 +222,7 @@ class TestRoundtrip:
 }
 
 
+@pytest.mark.slow
 def test_init_then_every_hook_passes_on_the_untouched_repository(repo: Repo, capsys) -> None:
     from hooks.check import main as check_main
     from hooks.cli import HOOKS, load

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from hooks.oracle_shrink import main as shrink_main
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 T = "tests/test_x.py"
 HEAD = "import unittest\nimport pytest\nfrom hypothesis import given, strategies as st\n\n"

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from hooks import check, pysource
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 T = "tests/test_new.py"
 

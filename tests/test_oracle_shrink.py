@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hooks.oracle_shrink import main as shrink_main
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 T = "tests/test_x.py"
 HEAD = "import pytest\nfrom hypothesis import example, given, settings, assume, strategies as st\n\n"

@@ -12,7 +12,7 @@ import pytest
 from hooks import __version__, check, cli, hints, output, registry
 from hooks.forbid_skip_marks import main as skip_main
 from hooks.report import Finding, escape_data, escape_property, notice, use_format
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 PROJECT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((PROJECT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())

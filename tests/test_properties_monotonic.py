@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hooks.properties_monotonic import main as props_main
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 C = "tests/agent_contract.yaml"
 M = "tests/properties/test_codec.py"

@@ -95,12 +95,14 @@ def proj(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_inert_without_contract_or_flag(proj: Path) -> None:
     write(proj, {"tests/test_s.py": SKIPPED, "tests/test_ok.py": PASSING})
     proc = pytest_run(proj)
     assert proc.returncode == 0 and "oracle-guard" not in proc.stdout
 
 
+@pytest.mark.slow
 def test_inert_plugin_survives_a_project_with_its_own_hooks_package(proj: Path) -> None:
     """`python -m pytest` puts the project first on sys.path; its `hooks/` must not break us."""
     write(
@@ -122,6 +124,7 @@ def test_plugin_import_loads_no_yaml_and_no_contract() -> None:
 
 
 @pytest.mark.parametrize("source", [SKIPPED, HIDDEN_SKIP, XFAIL], ids=["mark", "hidden-runtime", "xfail"])
+@pytest.mark.slow
 def test_new_skip_or_xfail_fails_the_session(proj: Path, source: str) -> None:
     write(proj, {"tests/test_s.py": source, "tests/test_ok.py": PASSING})
     proc = pytest_run(proj, "--oracle-guard")
@@ -129,6 +132,7 @@ def test_new_skip_or_xfail_fails_the_session(proj: Path, source: str) -> None:
     assert "oracle-guard: 1 test(s) skipped or xfailed without a freeze entry: session failed" in proc.stdout
 
 
+@pytest.mark.slow
 def test_conftest_added_skip_fails_with_a_contract(proj: Path) -> None:
     conftest = "import pytest\n\n\ndef pytest_collection_modifyitems(items):\n    for item in items:\n        item.add_marker(pytest.mark.skip(reason='quiet'))\n"
     write(
@@ -138,6 +142,7 @@ def test_conftest_added_skip_fails_with_a_contract(proj: Path) -> None:
     assert proc.returncode == 1 and "SKIPPED tests/test_ok.py::test_ok" in proc.stdout
 
 
+@pytest.mark.slow
 def test_skip_known_in_the_snapshot_passes(proj: Path) -> None:
     snapshot = format_snapshot({"tests/test_s.py::test_later": "skip", "tests/test_ok.py::test_ok": "run"}).decode()
     write(
@@ -153,6 +158,7 @@ def test_skip_known_in_the_snapshot_passes(proj: Path) -> None:
     assert proc.returncode == 0, proc.stdout
 
 
+@pytest.mark.slow
 def test_only_the_committed_snapshot_counts_in_a_git_checkout(proj: Path) -> None:
     write(proj, {"tests/test_s.py": SKIPPED, "tests/agent_contract.yaml": "version: 1\n"})
     write(proj, {"tests/collection_snapshot.txt": format_snapshot({"tests/test_s.py::test_later": "run"}).decode()})
@@ -168,6 +174,7 @@ def test_only_the_committed_snapshot_counts_in_a_git_checkout(proj: Path) -> Non
     assert pytest_run(proj).returncode == 0
 
 
+@pytest.mark.slow
 def test_snapshot_known_skip_does_not_allow_a_runtime_skip_of_a_running_test(proj: Path) -> None:
     snapshot = format_snapshot({"tests/test_s.py::test_hidden": "run"}).decode()
     write(
@@ -181,6 +188,7 @@ def test_snapshot_known_skip_does_not_allow_a_runtime_skip_of_a_running_test(pro
     assert pytest_run(proj).returncode == 1
 
 
+@pytest.mark.slow
 def test_valid_freeze_covers_a_skip_and_an_expired_one_does_not(proj: Path) -> None:
     write(
         proj,
@@ -194,11 +202,13 @@ def test_valid_freeze_covers_a_skip_and_an_expired_one_does_not(proj: Path) -> N
     assert proc.returncode == 1 and "freeze test_later: expired" in proc.stdout
 
 
+@pytest.mark.slow
 def test_allow_skips_is_the_local_escape(proj: Path) -> None:
     write(proj, {"tests/test_s.py": SKIPPED})
     assert pytest_run(proj, "--oracle-guard", "--oracle-guard-allow-skips").returncode == 0
 
 
+@pytest.mark.slow
 def test_module_level_skip_is_new_only_if_the_snapshot_ran_its_tests(proj: Path) -> None:
     module = "import pytest\n\npytest.importorskip('no_such_optional_dependency')\n\n\ndef test_opt():\n    assert True is not False\n"
     write(proj, {"tests/test_opt.py": module, "tests/test_ok.py": PASSING, "tests/agent_contract.yaml": "version: 1\n"})
@@ -208,6 +218,7 @@ def test_module_level_skip_is_new_only_if_the_snapshot_ran_its_tests(proj: Path)
     assert pytest_run(proj).returncode == 1
 
 
+@pytest.mark.slow
 def test_frozen_flake_is_rerun_within_budget_and_reported(proj: Path) -> None:
     contract = FREEZE.format(id="test_flaky", expires="2026-12-05T00:00:00Z", reruns=2)
     write(proj, {"tests/test_f.py": FLAKY.format(fail_times=1), "tests/agent_contract.yaml": contract})
@@ -227,6 +238,7 @@ def test_frozen_flake_is_rerun_within_budget_and_reported(proj: Path) -> None:
     assert (proj / "tests/agent_contract.yaml").read_text() == textwrap.dedent(contract)  # never edited
 
 
+@pytest.mark.slow
 def test_frozen_test_fails_after_its_budget(proj: Path) -> None:
     write(
         proj,
@@ -241,6 +253,7 @@ def test_frozen_test_fails_after_its_budget(proj: Path) -> None:
     assert json.loads((proj / "report.json").read_text())["freezes"][0]["reruns_consumed"] == 2
 
 
+@pytest.mark.slow
 def test_expired_freeze_gives_no_reruns_and_says_so(proj: Path) -> None:
     write(
         proj,
@@ -255,6 +268,7 @@ def test_expired_freeze_gives_no_reruns_and_says_so(proj: Path) -> None:
     assert json.loads((proj / "report.json").read_text())["freezes"][0]["expired"] is True
 
 
+@pytest.mark.slow
 def test_unfrozen_failure_runs_once(proj: Path) -> None:
     write(
         proj,
@@ -267,6 +281,7 @@ def test_unfrozen_failure_runs_once(proj: Path) -> None:
     assert proc.returncode == 1 and (proj / "tests/attempts.txt").read_text() == "1"
 
 
+@pytest.mark.slow
 def test_broken_contract_is_one_clear_usage_error(proj: Path) -> None:
     write(proj, {"tests/test_ok.py": PASSING, "tests/agent_contract.yaml": "version: 1\nversion: 1\n"})
     proc = pytest_run(proj)

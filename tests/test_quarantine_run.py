@@ -77,12 +77,14 @@ def run(proj: Path, text: str, *argv: str) -> tuple[int, dict, str]:
     return code, report["entries"][0], report["entries"][0]["message"]
 
 
+@pytest.mark.slow
 def test_known_flake_with_the_recorded_signature_passes(proj: Path) -> None:
     code, entry, _ = run(proj, contract("1"))
     assert code == 0 and entry["verdict"] == "known-flake"
     assert entry["runs"][0]["signatures"] == [RECORDED] and entry["consecutive_passes"] == 0
 
 
+@pytest.mark.slow
 def test_failure_with_another_signature_is_a_new_regression(proj: Path, capsys) -> None:
     code, entry, message = run(proj, contract("2"))
     assert code == 1 and entry["verdict"] == "new-failure"
@@ -90,21 +92,25 @@ def test_failure_with_another_signature_is_a_new_regression(proj: Path, capsys) 
     assert "OG692 freeze test_stream: failed with a different signature" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_failure_without_a_recorded_signature_is_not_trusted(proj: Path) -> None:
     code, entry, message = run(proj, contract("1", signature=None))
     assert code == 1 and entry["verdict"] == "unverified" and RECORDED in message
 
 
+@pytest.mark.slow
 def test_passing_below_the_silent_budget_is_quiet(proj: Path) -> None:
     code, entry, _ = run(proj, contract("3", silent=2))
     assert code == 0 and entry["verdict"] == "quiet" and entry["consecutive_passes"] == 1
 
 
+@pytest.mark.slow
 def test_passing_silent_runs_allowed_times_in_a_row_graduates(proj: Path) -> None:
     code, entry, message = run(proj, contract("3", silent=2), "--runs", "2")
     assert code == 1 and entry["verdict"] == "graduated" and "move it back" in message
 
 
+@pytest.mark.slow
 def test_consecutive_passes_carry_over_from_the_previous_report(proj: Path) -> None:
     assert run(proj, contract("3", silent=2))[0] == 0
     (proj / "quarantine-report.json").rename(proj / "previous.json")
@@ -112,28 +118,33 @@ def test_consecutive_passes_carry_over_from_the_previous_report(proj: Path) -> N
     assert code == 1 and entry["verdict"] == "graduated" and entry["consecutive_passes"] == 2
 
 
+@pytest.mark.slow
 def test_a_failure_resets_the_streak(proj: Path) -> None:
     (proj / "previous.json").write_text(json.dumps({"entries": [{"id": "test_stream", "consecutive_passes": 5}]}))
     code, entry, _ = run(proj, contract("1", silent=2), "--previous", "previous.json")
     assert code == 0 and entry["verdict"] == "known-flake" and entry["consecutive_passes"] == 0
 
 
+@pytest.mark.slow
 def test_repro_that_runs_nothing_is_an_error(proj: Path) -> None:
     code, entry, message = run(proj, contract("1", repro=PYTEST + " -k no_such_test"))
     assert code == 1 and entry["verdict"] == "error" and "ran no test" in message
 
 
+@pytest.mark.slow
 def test_entry_without_repro_is_listed_not_run(proj: Path) -> None:
     text = 'version: 1\nfreezes:\n  - id: t\n    owner: o\n    reason: r\n    expires: "2026-12-05T00:00:00Z"\n    remaining_reruns: 1\n'
     code, entry, _ = run(proj, text)
     assert code == 0 and entry["verdict"] == "no-repro"
 
 
+@pytest.mark.slow
 def test_missing_contract_is_exit_2(proj: Path, capsys) -> None:
     assert main(["run"]) == 2
     assert "no contract here" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_patched_or_uncommitted_repro_never_runs(proj: Path, capsys) -> None:
     commit(proj, contract("1"))
     planted = proj / "planted"

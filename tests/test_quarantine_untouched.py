@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import pytest
 
 from hooks.quarantine_untouched import main
-from tests.conftest import Repo
 from tests.contract_helpers import CONTRACT, approve, contract_text, freeze_entry, make_key, signers_line
+from tests.helpers import Repo
 
 NOW = "2026-12-02T12:00:00Z"
 SOON = "2026-12-05T00:00:00Z"  # inside max_freeze_days (7)
@@ -19,13 +19,6 @@ PAST = "2026-11-30T00:00:00Z"
 BASE_LEDGER = freeze_entry(
     "test_report_render_flaky", SOON, 2, extra="    seed: 20260906\n    silent_runs_allowed: 8\n"
 )
-
-
-def run(repo: Repo, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    repo.stage()
-    code = repo.run(main, "--now", NOW, *argv)
-    out = capsys.readouterr()
-    return code, out.out + out.err
 
 
 @dataclass
@@ -138,46 +131,46 @@ ROWS = [
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.table for r in ROWS])
-def test_decision_table(repo: Repo, capsys, row: Row) -> None:
+def test_decision_table(repo: Repo, row: Row) -> None:
     repo.write(CONTRACT, contract_text(freezes=BASE_LEDGER, max_active=row.base_max_active))
     repo.commit("base ledger")
     repo.write(CONTRACT, contract_text(freezes=row.ledger, max_active=row.max_active))
-    code, out = run(repo, capsys)
+    code, out = repo.staged_hook(main, "--now", NOW).said
     if row.code is None:
         assert code == 0, out
     else:
         assert code == 1 and f" {row.code} " in out, out
 
 
-def test_missing_owner_is_a_configuration_error(repo: Repo, capsys) -> None:
+def test_missing_owner_is_a_configuration_error(repo: Repo) -> None:
     repo.write(
         CONTRACT,
         'version: 1\nfreezes:\n  - id: t\n    reason: "x"\n    expires: "2026-12-05T00:00:00Z"\n    remaining_reruns: 1\n',
     )
-    code, out = run(repo, capsys)
+    code, out = repo.staged_hook(main, "--now", NOW).said
     assert code == 2 and "a freeze is missing 'owner'" in out
 
 
-def test_expiry_without_time_zone_is_refused(repo: Repo, capsys) -> None:
+def test_expiry_without_time_zone_is_refused(repo: Repo) -> None:
     repo.write(CONTRACT, contract_text(freezes=freeze_entry("t", "2026-12-05T00:00:00")))
-    code, out = run(repo, capsys)
+    code, out = repo.staged_hook(main, "--now", NOW).said
     assert code == 2 and "'expires' must be an ISO-8601 time with a time zone" in out
 
 
 def test_now_decides_expiry(repo: Repo, capsys) -> None:
     repo.write(CONTRACT, contract_text(freezes=freeze_entry("t", SOON)))
     repo.commit()
-    assert run(repo, capsys)[0] == 0
+    assert repo.staged_hook(main, "--now", NOW).code == 0
     repo.stage()
     assert repo.run(main, "--now", "2026-12-06T00:00:00Z") == 1
     assert "OG601 freeze 't' expired" in capsys.readouterr().out
 
 
-def test_new_entry_without_signers_is_a_notice(repo: Repo, capsys) -> None:
+def test_new_entry_without_signers_is_a_notice(repo: Repo) -> None:
     repo.write(CONTRACT, contract_text())
     repo.commit()
     repo.write(CONTRACT, contract_text(freezes=freeze_entry("test_new_flake", LATER, 1)))
-    code, out = run(repo, capsys)
+    code, out = repo.staged_hook(main, "--now", NOW).said
     assert code == 0 and "notice: new freeze 'test_new_flake' (owner oncall" in out
 
 
@@ -189,7 +182,7 @@ def signed(repo: Repo, tmp_path, ledger: str = ""):
     return key
 
 
-def test_with_signers_a_new_entry_needs_a_signed_approval(repo: Repo, capsys, tmp_path) -> None:
+def test_with_signers_a_new_entry_needs_a_signed_approval(repo: Repo, tmp_path) -> None:
     key = signed(repo, tmp_path)
     repo.write(
         CONTRACT,
@@ -197,13 +190,13 @@ def test_with_signers_a_new_entry_needs_a_signed_approval(repo: Repo, capsys, tm
             freezes=freeze_entry("test_new_flake", LATER, 1), extra="allowed_signers: tests/allowed_signers\n"
         ),
     )
-    code, out = run(repo, capsys)
+    code, out = repo.staged_hook(main, "--now", NOW).said
     assert code == 1 and "OG616 new freeze 'test_new_flake' needs a signed approval" in out
     approve(repo, key, f"freeze-add test_new_flake {LATER} 1")
-    assert run(repo, capsys)[0] == 0
+    assert repo.staged_hook(main, "--now", NOW).code == 0
 
 
-def test_two_commit_bypass_is_seen_by_the_branch_gate(repo: Repo, capsys, tmp_path) -> None:
+def test_two_commit_bypass_is_seen_by_the_branch_gate(repo: Repo, tmp_path) -> None:
     """Commit 1 adds the exemption, commit 2 uses it: the merge gate compares with the branch base."""
     signed(repo, tmp_path)
     base = repo.git("rev-parse", "HEAD").strip()
@@ -214,75 +207,74 @@ def test_two_commit_bypass_is_seen_by_the_branch_gate(repo: Repo, capsys, tmp_pa
     repo.commit("commit 1: add the exemption (hook skipped)")
     repo.write("tests/quarantine/test_x.py", "def test_x():\n    assert flaky()\n")
     repo.commit("commit 2: rely on it")
-    code, out = run(repo, capsys, "--base", base)
+    code, out = repo.staged_hook(main, "--now", NOW, "--base", base).said
     assert code == 1 and "OG616 new freeze 'test_x'" in out
 
 
-def test_no_skip_marks_under_the_quarantine_layer_old_or_new(repo: Repo, capsys) -> None:
+def test_no_skip_marks_under_the_quarantine_layer_old_or_new(repo: Repo) -> None:
     repo.write(CONTRACT, contract_text(freezes=freeze_entry("test_x", SOON, 1)))
     repo.write(
         "tests/quarantine/test_x.py",
         "import pytest\n\n@pytest.mark.skip(reason='flaky')\ndef test_x():\n    assert flaky()\n",
     )
     repo.commit()  # even an old mark counts there
-    code, out = run(repo, capsys)
+    code, out = repo.staged_hook(main, "--now", NOW).said
     assert code == 1 and "tests/quarantine/test_x.py:3:2: OG620 skip mark on test_x under the quarantine layer" in out
     repo.write("tests/quarantine/test_x.py", "def test_x():\n    assert flaky()\n")
-    assert run(repo, capsys)[0] == 0
+    assert repo.staged_hook(main, "--now", NOW).code == 0
 
 
-def test_skip_marks_outside_the_layer_are_not_this_hooks_business(repo: Repo, capsys) -> None:
+def test_skip_marks_outside_the_layer_are_not_this_hooks_business(repo: Repo) -> None:
     repo.write(CONTRACT, contract_text())
     repo.write("tests/unit/test_y.py", "import pytest\n\n@pytest.mark.skip\ndef test_y():\n    pass\n")
-    assert run(repo, capsys)[0] == 0
+    assert repo.staged_hook(main, "--now", NOW).code == 0
 
 
 @pytest.mark.parametrize(
     "entry_id, extra",
     [("test_x", ""), ("tests/quarantine/test_x.py::test_x", ""), ("test_x", "    file: tests/quarantine/test_x.py\n")],
 )
-def test_quarantined_file_may_not_be_deleted_while_its_entry_exists(
-    repo: Repo, capsys, entry_id: str, extra: str
-) -> None:
+def test_quarantined_file_may_not_be_deleted_while_its_entry_exists(repo: Repo, entry_id: str, extra: str) -> None:
     repo.write(CONTRACT, contract_text(freezes=freeze_entry(entry_id, SOON, 1, extra=extra)))
     repo.write("tests/quarantine/test_x.py", "def test_x():\n    assert flaky()\n")
     repo.commit()
     repo.remove("tests/quarantine/test_x.py")
-    code, out = run(repo, capsys)
+    code, out = repo.staged_hook(main, "--now", NOW).said
     assert code == 1 and "OG621 tests/quarantine/test_x.py deleted while its freeze" in out
     repo.write(CONTRACT, contract_text())  # graduate first: then the file may go
-    assert run(repo, capsys)[0] == 0
+    assert repo.staged_hook(main, "--now", NOW).code == 0
 
 
-def test_deleting_an_unrelated_quarantine_file_passes(repo: Repo, capsys) -> None:
+def test_deleting_an_unrelated_quarantine_file_passes(repo: Repo) -> None:
     repo.write(CONTRACT, contract_text(freezes=freeze_entry("test_x", SOON, 1)))
     repo.write("tests/quarantine/test_x.py", "def test_x():\n    assert flaky()\n")
     repo.write("tests/quarantine/test_z.py", "def test_z():\n    assert flaky()\n")
     repo.commit()
     repo.remove("tests/quarantine/test_z.py")
-    assert run(repo, capsys)[0] == 0
+    assert repo.staged_hook(main, "--now", NOW).code == 0
 
 
-def test_seed_ledger_is_flagged_only_for_its_expiry(repo: Repo, capsys) -> None:
+def test_seed_ledger_is_flagged_only_for_its_expiry(repo: Repo) -> None:
     from pathlib import Path
 
     seed = Path(__file__).with_name("data").joinpath("seed_contract.yaml").read_text()
     repo.write(CONTRACT, seed)
-    code, out = run(repo, capsys, "--base", repo.commit())
+    code, out = repo.staged_hook(main, "--now", NOW, "--base", repo.commit()).said
     assert code == 1
     assert [line.split(": ")[1].split()[0] for line in out.splitlines()] == ["OG601"]
 
 
-def test_moving_the_quarantine_layer_does_not_unguard_the_old_folder(repo: Repo, capsys) -> None:
+def test_moving_the_quarantine_layer_does_not_unguard_the_old_folder(repo: Repo) -> None:
     repo.write(CONTRACT, contract_text())
     repo.write("tests/quarantine/test_x.py", "def test_x():\n    assert flaky()\n")
     repo.commit()
     repo.write(CONTRACT, contract_text(extra="layers:\n  quarantine: [tests/elsewhere/]\n"))
     repo.write("tests/quarantine/test_x.py", "import pytest\n\n@pytest.mark.xfail\ndef test_x():\n    assert flaky()\n")
-    code, out = run(repo, capsys)
+    code, out = repo.staged_hook(main, "--now", NOW).said
     assert code == 1 and "tests/quarantine/test_x.py:3:2: OG620 xfail mark on test_x" in out
 
 
+@pytest.mark.slow
 def test_cli_subcommand_runs_the_hook_in_a_real_process(repo: Repo) -> None:
     import subprocess
     import sys
@@ -301,15 +293,15 @@ def test_cli_subcommand_runs_the_hook_in_a_real_process(repo: Repo) -> None:
     )
 
 
-def test_deleting_the_contract_with_its_ledger_is_rejected(repo: Repo, capsys) -> None:
+def test_deleting_the_contract_with_its_ledger_is_rejected(repo: Repo) -> None:
     repo.write(CONTRACT, contract_text(freezes=freeze_entry("t", SOON)))
     repo.commit()
     repo.remove(CONTRACT)
-    code, out = run(repo, capsys)
+    code, out = repo.staged_hook(main, "--now", NOW).said
     assert code == 1 and f"{CONTRACT}:1:1: OG622 the contract was deleted" in out
 
 
-def test_range_mode_reads_the_target_commit(repo: Repo, capsys, monkeypatch) -> None:
+def test_range_mode_reads_the_target_commit(repo: Repo, monkeypatch) -> None:
     repo.write(CONTRACT, contract_text(freezes=BASE_LEDGER))
     base = repo.commit("base")
     repo.write("tests/quarantine/test_x.py", "import pytest\n\n@pytest.mark.skip\ndef test_x():\n    pass\n")
@@ -327,11 +319,11 @@ def test_range_mode_reads_the_target_commit(repo: Repo, capsys, monkeypatch) -> 
     repo.commit("restore in the work tree")
     monkeypatch.setenv("PRE_COMMIT_FROM_REF", base)
     monkeypatch.setenv("PRE_COMMIT_TO_REF", bad)
-    code, out = run(repo, capsys)
+    code, out = repo.staged_hook(main, "--now", NOW).said
     assert code == 1 and "OG611" in out and "tests/quarantine/test_x.py:3:2: OG620" in out
 
 
-def test_an_inline_signature_on_the_entry_approves_it_and_a_forged_one_does_not(repo: Repo, capsys, tmp_path) -> None:
+def test_an_inline_signature_on_the_entry_approves_it_and_a_forged_one_does_not(repo: Repo, tmp_path) -> None:
     from hooks.approvals import sign
 
     key = signed(repo, tmp_path)
@@ -346,5 +338,5 @@ def test_an_inline_signature_on_the_entry_approves_it_and_a_forged_one_does_not(
                 extra="allowed_signers: tests/allowed_signers\n",
             ),
         )
-        code, out = run(repo, capsys)
+        code, out = repo.staged_hook(main, "--now", NOW).said
         assert code == expected, out

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import pytest
 
 from hooks import check
-from tests.conftest import GIT_ENV
+from tests.helpers import GIT_ENV
 
 # The bench scripts import each other by bare name, as `python bench/redteam.py` does.
 sys.path.append(str(Path(__file__).resolve().parents[1] / "bench"))

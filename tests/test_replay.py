@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from hooks import changes, check, replay, scratch
-from tests.conftest import Repo
 from tests.contract_helpers import CONTRACT, approve, contract_text, make_key, signers_line
+from tests.helpers import Repo, Result
 
 SHOP = """\
 class ShopError(Exception):
@@ -112,18 +112,13 @@ def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Te
     monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
 
 
-def gate(repo: Repo, capsys, base: str, *extra: str) -> tuple[int, str, str]:
-    code = repo.run(check.main, "--replay", "--only", "oracle-replay", "--base", base, *extra)
-    out, err = capsys.readouterr()
-    return code, out, err
+REPLAY = ("--replay", "--only", "oracle-replay", "--base")  # then the base revision
 
 
-def weaken(
-    repo: Repo, capsys, after: dict[str, str | None], before: dict[str, str] | None = None
-) -> tuple[int, str, str]:
+def weaken(repo: Repo, after: dict[str, str | None], before: dict[str, str] | None = None) -> Result:
+    """Commit BASE (and BEFORE), stage AFTER, run the replay against that commit."""
     repo.change({**BASE, **(before or {})}, after)
-    base = repo.git("rev-parse", "HEAD").strip()
-    return gate(repo, capsys, base)
+    return repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
 
 
 # -- every weakening class is caught by the replay alone ----------------------------
@@ -205,8 +200,8 @@ WEAKENINGS = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("recipe", list(WEAKENINGS), ids=lambda r: r.replace(" ", "-"))
-def test_weakening_is_caught_by_replay_alone(repo: Repo, capsys, recipe: str) -> None:
-    code, out, err = weaken(repo, capsys, WEAKENINGS[recipe])
+def test_weakening_is_caught_by_replay_alone(repo: Repo, recipe: str) -> None:
+    code, out, err, _ = weaken(repo, WEAKENINGS[recipe])
     assert code == 1, (out, err)
     assert re.search(
         r"^tests/test_shop\.py:\d+:1: OG90[12] tests/test_shop\.py::test_\w+ passed at [0-9a-f]+ and ", out, re.M
@@ -216,8 +211,8 @@ def test_weakening_is_caught_by_replay_alone(repo: Repo, capsys, recipe: str) ->
 
 
 @pytest.mark.slow
-def test_finding_names_the_failing_test_and_its_first_failure_line(repo: Repo, capsys) -> None:
-    code, out, _ = weaken(repo, capsys, WEAKENINGS["a deleted assert"])
+def test_finding_names_the_failing_test_and_its_first_failure_line(repo: Repo) -> None:
+    code, out, _, _ = weaken(repo, WEAKENINGS["a deleted assert"])
     assert code == 1
     assert out.splitlines() == [
         "tests/test_shop.py:5:1: OG901 tests/test_shop.py::test_price passed at "
@@ -229,16 +224,16 @@ def test_finding_names_the_failing_test_and_its_first_failure_line(repo: Repo, c
 
 
 @pytest.mark.slow
-def test_exitfirst_in_addopts_judges_every_test(repo: Repo, capsys) -> None:
+def test_exitfirst_in_addopts_judges_every_test(repo: Repo) -> None:
     # `-x` would stop at test_price; the three later tests still pass and are not findings
-    code, out, err = weaken(
-        repo, capsys, WEAKENINGS["a deleted assert"], {"pytest.ini": "[pytest]\npythonpath = src\naddopts = -x\n"}
+    code, out, err, _ = weaken(
+        repo, WEAKENINGS["a deleted assert"], {"pytest.ini": "[pytest]\npythonpath = src\naddopts = -x\n"}
     )
     assert code == 1 and len(out.splitlines()) == 1 and "OG901 tests/test_shop.py::test_price" in out, (out, err)
 
 
 @pytest.mark.slow
-def test_a_skip_is_reported_as_a_skip(repo: Repo, capsys) -> None:
+def test_a_skip_is_reported_as_a_skip(repo: Repo) -> None:
     # The new code makes the base's test skip itself: weaker than a pass.
     after = {
         "src/shop/__init__.py": BROKEN_PRICE + "\nimport os\nos.environ['SHOP_SKIP'] = '1'\n",
@@ -254,7 +249,7 @@ def test_a_skip_is_reported_as_a_skip(repo: Repo, capsys) -> None:
         )
     }
     after["tests/test_shop.py"] += "\n# touched\n"
-    code, out, _ = weaken(repo, capsys, after, before)
+    code, out, _, _ = weaken(repo, after, before)
     assert (
         code == 1
         and "OG902 tests/test_shop.py::test_price passed at" in out
@@ -263,14 +258,14 @@ def test_a_skip_is_reported_as_a_skip(repo: Repo, capsys) -> None:
 
 
 @pytest.mark.slow
-def test_a_renamed_api_is_an_import_finding(repo: Repo, capsys) -> None:
+def test_a_renamed_api_is_an_import_finding(repo: Repo) -> None:
     after = {
         "src/shop/__init__.py": shop("def label(name):", "def title_case(name):"),
         "tests/test_shop.py": edit_tests("label, price", "price, title_case").replace(
             'label("blue mug")', 'title_case("blue mug")'
         ),
     }
-    code, out, _ = weaken(repo, capsys, after)
+    code, out, _, _ = weaken(repo, after)
     assert code == 1
     lines = out.splitlines()
     assert len(lines) == 4 and all(
@@ -298,15 +293,15 @@ def test_a_commit_range_is_judged_from_the_target_commit(repo: Repo, capsys, mon
 
 
 @pytest.mark.slow
-def test_a_weakening_split_over_two_commits_is_caught_from_the_branch_point(repo: Repo, capsys) -> None:
+def test_a_weakening_split_over_two_commits_is_caught_from_the_branch_point(repo: Repo) -> None:
     repo.change(BASE, {"tests/test_shop.py": WEAKENINGS["a deleted assert"]["tests/test_shop.py"]})
     branch_point = repo.git("rev-parse", "HEAD").strip()
     repo.commit("tests: simplify")
     repo.write("src/shop/__init__.py", BROKEN_PRICE)
     repo.commit("price: one decimal")
-    code, out, err = gate(repo, capsys, "HEAD~1")
+    code, out, err, _ = repo.hook(check.main, *REPLAY, "HEAD~1")
     assert code == 0 and "only production code" in err  # the last commit alone looks harmless
-    code, out, _ = gate(repo, capsys, branch_point)
+    code, out, _, _ = repo.hook(check.main, *REPLAY, branch_point)
     assert code == 1 and "OG901 tests/test_shop.py::test_price" in out
 
 
@@ -314,34 +309,34 @@ def test_a_weakening_split_over_two_commits_is_caught_from_the_branch_point(repo
 
 
 @pytest.mark.slow
-def test_bug_fix_with_a_new_regression_test_passes(repo: Repo, capsys) -> None:
+def test_bug_fix_with_a_new_regression_test_passes(repo: Repo) -> None:
     fixed = shop("return name.title()", 'return " ".join(w[:1].upper() + w[1:] for w in name.split(" "))')
     regression = TESTS + '\n\ndef test_label_keeps_apostrophes():\n    assert label("don\'t stop") == "Don\'t Stop"\n'
-    code, out, err = weaken(repo, capsys, {"src/shop/__init__.py": fixed, "tests/test_shop.py": regression})
+    code, out, err, _ = weaken(repo, {"src/shop/__init__.py": fixed, "tests/test_shop.py": regression})
     assert (code, out) == (0, "") and "ran 1 changed test module(s): 4 passed at" in err
 
 
 @pytest.mark.slow
-def test_production_refactor_with_tests_untouched_needs_no_replay(repo: Repo, capsys) -> None:
+def test_production_refactor_with_tests_untouched_needs_no_replay(repo: Repo) -> None:
     refactor = shop(
         'return f"${cents / 100:.2f}"', 'dollars, rest = divmod(cents, 100)\n    return f"${dollars}.{rest:02d}"'
     )
-    code, out, err = weaken(repo, capsys, {"src/shop/__init__.py": refactor})
+    code, out, err, _ = weaken(repo, {"src/shop/__init__.py": refactor})
     assert (code, out) == (0, "") and "oracle-replay: nothing to replay: the change touches only production code" in err
 
 
 @pytest.mark.slow
-def test_test_only_refactor_needs_no_replay(repo: Repo, capsys) -> None:
+def test_test_only_refactor_needs_no_replay(repo: Repo) -> None:
     moved = edit_tests(
         'def test_price():\n    assert price(150) == "$1.50"',
         'import pytest\n\n\n@pytest.mark.parametrize("cents, text", [(150, "$1.50"), (5, "$0.05")])\ndef test_price(cents, text):\n    assert price(cents) == text',
     )
-    code, out, err = weaken(repo, capsys, {"tests/test_shop.py": None, "tests/test_store.py": moved})
+    code, out, err, _ = weaken(repo, {"tests/test_shop.py": None, "tests/test_store.py": moved})
     assert (code, out) == (0, "") and "nothing to replay: the change touches only the test side" in err
 
 
 @pytest.mark.slow
-def test_refactor_of_code_and_tests_together_passes(repo: Repo, capsys) -> None:
+def test_refactor_of_code_and_tests_together_passes(repo: Repo) -> None:
     # production refactor + the test module renamed, parametrized and tightened: replayed, passes.
     refactor = shop(
         'return f"${cents / 100:.2f}"', 'dollars, rest = divmod(cents, 100)\n    return f"${dollars}.{rest:02d}"'
@@ -350,9 +345,8 @@ def test_refactor_of_code_and_tests_together_passes(repo: Repo, capsys) -> None:
         'def test_price():\n    assert price(150) == "$1.50"',
         'import pytest\n\n\n@pytest.mark.parametrize("cents, text", [(150, "$1.50"), (5, "$0.05")])\ndef test_price(cents, text):\n    assert price(cents) == text',
     )
-    code, out, err = weaken(
+    code, out, err, _ = weaken(
         repo,
-        capsys,
         {
             "src/shop/__init__.py": refactor,
             "tests/test_shop.py": None,
@@ -365,11 +359,10 @@ def test_refactor_of_code_and_tests_together_passes(repo: Repo, capsys) -> None:
 
 
 @pytest.mark.slow
-def test_new_test_file_with_a_feature_needs_no_replay(repo: Repo, capsys) -> None:
+def test_new_test_file_with_a_feature_needs_no_replay(repo: Repo) -> None:
     feature = SHOP + "\n\ndef total(prices):\n    return sum(prices)\n"
-    code, out, err = weaken(
+    code, out, err, _ = weaken(
         repo,
-        capsys,
         {
             "src/shop/__init__.py": feature,
             "tests/test_total.py": "from shop import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
@@ -393,13 +386,12 @@ def test_price_shape(cents):
 
 
 @pytest.mark.slow
-def test_more_hypothesis_examples_pass(repo: Repo, capsys) -> None:
+def test_more_hypothesis_examples_pass(repo: Repo) -> None:
     refactor = shop(
         'return f"${cents / 100:.2f}"', 'dollars, rest = divmod(cents, 100)\n    return f"${dollars}.{rest:02d}"'
     )
-    code, out, err = weaken(
+    code, out, err, _ = weaken(
         repo,
-        capsys,
         {"src/shop/__init__.py": refactor, "tests/test_props.py": PROPS.replace("MAX", "200")},
         {"tests/test_props.py": PROPS.replace("MAX", "10")},
     )
@@ -408,12 +400,11 @@ def test_more_hypothesis_examples_pass(repo: Repo, capsys) -> None:
 
 
 @pytest.mark.slow
-def test_hypothesis_finds_the_same_counterexample_on_both_sides(repo: Repo, capsys) -> None:
+def test_hypothesis_finds_the_same_counterexample_on_both_sides(repo: Repo) -> None:
     # fewer examples plus a bug only some inputs hit: the derandomized base test still finds it
     bug = shop('return f"${cents / 100:.2f}"', 'return f"${cents / 100:.2f}" if cents % 7 else f"${cents / 100:.1f}"')
-    code, out, err = weaken(
+    code, out, err, _ = weaken(
         repo,
-        capsys,
         {"src/shop/__init__.py": bug, "tests/test_props.py": PROPS.replace("MAX", "1")},
         {"tests/test_props.py": PROPS.replace("MAX", "100")},
     )
@@ -424,7 +415,7 @@ def test_hypothesis_finds_the_same_counterexample_on_both_sides(repo: Repo, caps
 
 
 @pytest.mark.slow
-def test_behaviour_change_needs_a_behavior_change_approval(repo: Repo, capsys, tmp_path: Path) -> None:
+def test_behaviour_change_needs_a_behavior_change_approval(repo: Repo, tmp_path: Path) -> None:
     key = make_key(tmp_path)
     before = {
         "tests/allowed_signers": signers_line(key),
@@ -434,22 +425,22 @@ def test_behaviour_change_needs_a_behavior_change_approval(repo: Repo, capsys, t
         "src/shop/__init__.py": shop('return f"${cents / 100:.2f}"', 'return f"USD {cents / 100:.2f}"'),
         "tests/test_shop.py": edit_tests('"$1.50"', '"USD 1.50"'),
     }
-    code, out, _ = weaken(repo, capsys, change, before)
+    code, out, _, _ = weaken(repo, change, before)
     base = repo.git("rev-parse", "HEAD").strip()
     assert code == 1 and "needs a signed approval" not in out
     assert out.count("OG901") == 1 and "`oracle-guard approve behavior-change tests/test_shop.py::test_price`" in out
     approve(repo, key, "behavior-change tests/test_shop.py::test_label")  # approves another test: no use
     repo.stage()
-    code, out, _ = gate(repo, capsys, base)
+    code, out, _, _ = repo.hook(check.main, *REPLAY, base)
     assert code == 1 and "OG901 tests/test_shop.py::test_price" in out
     approve(repo, key, "behavior-change tests/test_shop.py::test_price")
     repo.stage()
-    code, out, err = gate(repo, capsys, base)
+    code, out, err, _ = repo.hook(check.main, *REPLAY, base)
     assert (code, out) == (0, "") and "approved behaviour change: tests/test_shop.py::test_price" in err
 
 
 @pytest.mark.slow
-def test_an_approval_signed_by_a_key_the_base_does_not_trust_does_not_count(repo: Repo, capsys, tmp_path: Path) -> None:
+def test_an_approval_signed_by_a_key_the_base_does_not_trust_does_not_count(repo: Repo, tmp_path: Path) -> None:
     trusted, stranger = make_key(tmp_path, "alice"), make_key(tmp_path, "mallory")
     before = {
         "tests/allowed_signers": signers_line(trusted),
@@ -465,7 +456,7 @@ def test_an_approval_signed_by_a_key_the_base_does_not_trust_does_not_count(repo
     base = repo.git("rev-parse", "HEAD").strip()
     approve(repo, stranger, "behavior-change tests/test_shop.py::test_price")
     repo.stage()
-    code, out, _ = gate(repo, capsys, base)
+    code, out, _, _ = repo.hook(check.main, *REPLAY, base)
     assert code == 1 and "OG901 tests/test_shop.py::test_price" in out and "signature does not verify" in out
 
 
@@ -485,19 +476,17 @@ def test_flaky():
 
 @pytest.mark.slow
 def test_a_test_that_fails_once_then_passes_on_both_sides_is_a_flake_notice(
-    repo: Repo, capsys, tmp_path: Path, monkeypatch
+    repo: Repo, tmp_path: Path, monkeypatch
 ) -> None:
     monkeypatch.setenv("FLAKE_DIR", str(tmp_path))
     change = {"src/shop/__init__.py": SHOP + "\n# refactor\n", "tests/test_flaky.py": FLAKY + "\n# touched\n"}
-    code, out, err = weaken(repo, capsys, change, {"tests/test_flaky.py": FLAKY})
+    code, out, err, _ = weaken(repo, change, {"tests/test_flaky.py": FLAKY})
     assert (code, out) == (0, "") and "flaky on replay: tests/test_flaky.py::test_flaky" in err
     assert (tmp_path / "seen").exists()  # it did fail once
 
 
 @pytest.mark.slow
-def test_replay_leaves_the_work_tree_alone_and_ignores_pytest_addopts(
-    repo: Repo, capsys, monkeypatch, tmp_path: Path
-) -> None:
+def test_replay_leaves_the_work_tree_alone_and_ignores_pytest_addopts(repo: Repo, monkeypatch, tmp_path: Path) -> None:
     scratch_home = tmp_path / "tmp"
     scratch_home.mkdir()
     monkeypatch.setenv("ORACLE_GUARD_SCRATCH", str(scratch_home))
@@ -505,7 +494,7 @@ def test_replay_leaves_the_work_tree_alone_and_ignores_pytest_addopts(
     repo.change(BASE, WEAKENINGS["a deleted assert"])
     repo.write("src/shop/extra.py", "VALUE = 1\n")  # untracked production file
     status = repo.git("status", "--porcelain")
-    code, out, _ = gate(repo, capsys, "HEAD")
+    code, out, _, _ = repo.hook(check.main, *REPLAY, "HEAD")
     assert code == 1 and "OG901" in out
     assert repo.git("status", "--porcelain") == status
     assert "price(150)\n" in (repo.path / "tests/test_shop.py").read_text()  # the patch's test is still there

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from hooks.forbid_skip_marks import main
+from hooks.forbid_skip_marks import check, main
 from hooks.skipmarks import rerun_count
-from tests.conftest import Repo
+from tests.helpers import Repo, memory_check
 
 T = "tests/test_mod.py"
 BASE = """\
@@ -39,12 +39,7 @@ def on_a(decorator: str, imports: str = "import pytest") -> str:
     return f"{imports}\n\n\n{decorator}\ndef test_a():\n    assert 2 + 2 == 4\n\n\nclass TestB:\n    def test_c(self):\n        assert [1] == [1]\n"
 
 
-def run(
-    repo: Repo, capsys: pytest.CaptureFixture[str], before: str, after: str, extra: dict[str, str] | None = None
-) -> tuple[int, str]:
-    files = repo.change({T: before, **(extra or {})}, {T: after})
-    code = repo.run(main, *[f for f in files if f.endswith(".py")])
-    return code, capsys.readouterr().out
+LEDGER = {"tests/agent_contract.yaml": FREEZE}
 
 
 REJECTED = [
@@ -132,10 +127,8 @@ RAISED = [
     ("before", "after", "expected"),
     [pytest.param(BASE, a, e, id=i) for i, a, e in REJECTED] + [pytest.param(*r[1:], id=r[0]) for r in RAISED],
 )
-def test_a_new_rerun_mark_on_an_existing_test_is_rejected(
-    repo: Repo, capsys: pytest.CaptureFixture[str], before: str, after: str, expected: str
-) -> None:
-    code, out = run(repo, capsys, before, after)
+def test_a_new_rerun_mark_on_an_existing_test_is_rejected(before: str, after: str, expected: str) -> None:
+    code, out, _, _ = memory_check(check, {T: before}, {T: after})
     assert code == 1 and expected in out, out
 
 
@@ -172,8 +165,8 @@ ACCEPTED = [
 
 
 @pytest.mark.parametrize(("before", "after"), [pytest.param(b, a, id=i) for i, b, a in ACCEPTED])
-def test_the_honest_twin_passes(repo: Repo, capsys: pytest.CaptureFixture[str], before: str, after: str) -> None:
-    code, out = run(repo, capsys, before, after)
+def test_the_honest_twin_passes(before: str, after: str) -> None:
+    code, out, _, _ = memory_check(check, {T: before}, {T: after})
     assert (code, out) == (0, "")
 
 
@@ -184,16 +177,14 @@ def test_the_honest_twin_passes(repo: Repo, capsys: pytest.CaptureFixture[str], 
         ("@pytest.mark.flaky(reruns=3)", 1),  # more than the entry's budget
     ],
 )
-def test_a_freeze_entry_covers_a_mark_within_its_budget(
-    repo: Repo, capsys: pytest.CaptureFixture[str], decorator: str, expected: int
-) -> None:
-    code, out = run(repo, capsys, BASE, on_a(decorator), {"tests/agent_contract.yaml": FREEZE})
+def test_a_freeze_entry_covers_a_mark_within_its_budget(repo: Repo, decorator: str, expected: int) -> None:
+    code, out, _, _ = repo.judge_change(main, {T: BASE, **LEDGER}, {T: on_a(decorator)}, suffix=".py")
     assert code == expected, out
 
 
-def test_a_freeze_never_covers_a_module_wide_rerun(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_freeze_never_covers_a_module_wide_rerun(repo: Repo) -> None:
     after = "import pytest\n\npytestmark = pytest.mark.flaky(reruns=1)\n" + BASE.split("\n", 1)[1]
-    code, out = run(repo, capsys, BASE, after, {"tests/agent_contract.yaml": FREEZE})
+    code, out, _, _ = repo.judge_change(main, {T: BASE, **LEDGER}, {T: after}, suffix=".py")
     assert code == 1 and "OG110" in out
 
 
@@ -219,9 +210,9 @@ def test_rerun_count(detail: str, kind: str, count: float) -> None:
 
 @pytest.mark.parametrize(("decorator", "expected"), [("@retry(times=2)", 0), ("@retry", 1)])
 def test_a_freeze_covers_a_project_retry_only_when_its_count_is_known(
-    repo: Repo, capsys: pytest.CaptureFixture[str], decorator: str, expected: int
+    repo: Repo, decorator: str, expected: int
 ) -> None:
-    code, out = run(
-        repo, capsys, BASE, on_a(decorator, "from tests.helpers import retry"), {"tests/agent_contract.yaml": FREEZE}
+    code, out, _, _ = repo.judge_change(
+        main, {T: BASE, **LEDGER}, {T: on_a(decorator, "from tests.helpers import retry")}, suffix=".py"
     )
     assert code == expected, out

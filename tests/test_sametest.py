@@ -18,7 +18,7 @@ from hooks import sametest
 from hooks.collection_snapshot import main as snapshot_main
 from hooks.oracle_shrink import main as shrink_main
 from hooks.pysource import Module
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 T = "tests/test_x.py"
 SNAP = "tests/collection_snapshot.txt"
@@ -411,29 +411,17 @@ def _stage(repo: Repo, text: str) -> None:
     repo.stage()
 
 
-def _shrink(repo: Repo, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = repo.run(shrink_main, T)
-    return code, capsys.readouterr().out
-
-
 @pytest.mark.parametrize("name,base,honest,weakened", REFACTORS, ids=IDS)
 def test_oracle_shrink_accepts_the_refactor_and_rejects_it_with_a_loss(
-    repo: Repo, capsys: pytest.CaptureFixture[str], name: str, base: str, honest: str, weakened: str
+    repo: Repo, name: str, base: str, honest: str, weakened: str
 ) -> None:
     repo.write(T, _src(base), dedent=False)
     repo.commit("base")
     _stage(repo, honest)
-    assert _shrink(repo, capsys) == (0, "")
+    assert repo.hook(shrink_main, T)[:2] == (0, "")
     _stage(repo, weakened)
-    code, out = _shrink(repo, capsys)
+    code, out, _, _ = repo.hook(shrink_main, T)
     assert code == 1 and ("OG302" in out or "OG301" in out or "OG307" in out or "OG314" in out), out
-
-
-def _snapshot(repo: Repo, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    repo.stage()
-    code = repo.run(snapshot_main, "--python", sys.executable)
-    out = capsys.readouterr()
-    return code, out.out + out.err
 
 
 @pytest.fixture
@@ -443,20 +431,18 @@ def lean(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,base,honest,weakened", REFACTORS, ids=IDS)
-def test_collection_snapshot_agrees(
-    repo: Repo, capsys: pytest.CaptureFixture[str], lean: None, name: str, base: str, honest: str, weakened: str
-) -> None:
+def test_collection_snapshot_agrees(repo: Repo, lean: None, name: str, base: str, honest: str, weakened: str) -> None:
     repo.write(T, _src(base), dedent=False)
-    code, out = _snapshot(repo, capsys)  # records the first snapshot
+    code, out = repo.staged_hook(snapshot_main, "--python", sys.executable).said  # records the first snapshot
     assert code == 1 and "OG8" not in out, out
     repo.commit("base")
     _stage(repo, honest)
-    code, out = _snapshot(repo, capsys)
+    code, out = repo.staged_hook(snapshot_main, "--python", sys.executable).said
     assert code == 1 and "OG801" not in out and "updated" in out, out  # new ids written: stage them
-    assert _snapshot(repo, capsys) == (0, "")
+    assert repo.staged_hook(snapshot_main, "--python", sys.executable).said == (0, "")
     repo.git("checkout", "-q", "HEAD", "--", T, SNAP)
     _stage(repo, weakened)
-    code, out = _snapshot(repo, capsys)
+    code, out = repo.staged_hook(snapshot_main, "--python", sys.executable).said
     assert code == 1 and "OG801" in out, out
 
 
@@ -465,14 +451,14 @@ def test_a_test_moved_into_a_class_of_another_file_in_a_renamed_file(
     repo: Repo, capsys: pytest.CaptureFixture[str], lean: None
 ) -> None:
     repo.write("tests/test_old.py", "def test_a():\n    assert 1 + 1 == 2\n\n\ndef test_b():\n    assert 2 * 2 == 4\n")
-    _snapshot(repo, capsys)
+    repo.staged_hook(snapshot_main, "--python", sys.executable)  # records the first snapshot
     repo.commit("base")
     repo.git("mv", "tests/test_old.py", "tests/test_new.py")
     repo.write(
         "tests/test_new.py",
         "class TestArithmetic:\n    def test_sum(self):\n        assert 1 + 1 == 2\n\n    def test_product(self):\n        assert 2 * 2 == 4\n",
     )
-    code, out = _snapshot(repo, capsys)
+    code, out = repo.staged_hook(snapshot_main, "--python", sys.executable).said
     assert code == 1 and "OG801" not in out, out
     assert repo.run(shrink_main, "tests/test_new.py") == 0, capsys.readouterr().out
 

@@ -17,37 +17,21 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hooks import git
-from hooks.changes import ChangeSet
 from hooks.forbid_runtime_skip import RULE as RUNTIME_RULE
 from hooks.pydiff import check
 from hooks.skipmarks import RULE as MARK_RULE
+from tests.helpers import NOW, MemoryChangeSet
 
 PATH = "tests/test_generated.py"
-NOW = datetime(2026, 12, 2, tzinfo=timezone.utc)
-
-
-class MemoryChangeSet(ChangeSet):
-    """One modified file whose base and new bytes are given, not read from git."""
-
-    def __init__(self, before: str, after: str) -> None:
-        super().__init__("0" * 40, "base", None, [git.Change("M", PATH, PATH)])
-        self.before, self.after = before.encode(), after.encode()
-
-    def read_base(self, paths: list[str]) -> dict[str, bytes | None]:
-        return {p: self.before if p == PATH else None for p in paths}
-
-    def read_new(self, paths: list[str]) -> dict[str, bytes | None]:
-        return {p: self.after if p == PATH else None for p in paths}
 
 
 def findings(rule, before: str, after: str) -> list[str]:  # type: ignore[no-untyped-def]
-    return [f.text() for f in check(rule, [PATH], MemoryChangeSet(before, after), None, NOW)]
+    return [f.text() for f in check(rule, [PATH], MemoryChangeSet({PATH: before}, {PATH: after}), None, NOW)]
 
 
 # -- generated modules --------------------------------------------------------------
@@ -185,6 +169,7 @@ def placements(draw, items: list) -> Placement:  # type: ignore[no-untyped-def,t
 
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), items=modules, spelling=st.sampled_from(SPELLINGS))
+@pytest.mark.slow
 def test_adding_any_mark_form_anywhere_is_reported(data: st.DataObject, items: list, spelling: tuple) -> None:  # type: ignore[type-arg]
     imports, mark, code = spelling
     place = data.draw(placements(items))
@@ -244,6 +229,7 @@ REFORMATS = {
 
 @settings(max_examples=120, deadline=None)
 @given(data=st.data(), items=modules, how=st.sampled_from(sorted(REFORMATS)))
+@pytest.mark.slow
 def test_reformatting_a_module_with_marks_is_never_reported(data: st.DataObject, items: list, how: str) -> None:  # type: ignore[type-arg]
     extra: dict = {}  # type: ignore[type-arg]
     for i, item in enumerate(items):

@@ -9,8 +9,8 @@ import pytest
 from hooks import check, init_contract
 from hooks.approve import main as approve_main
 from hooks.fixture_lock_verify import main as lock_verify_main
-from tests.conftest import Repo
 from tests.contract_helpers import CONTRACT, approve, contract_text, fixture_entry, make_key, sha, signers_line
+from tests.helpers import Repo
 
 TEST = """\
 import pytest

@@ -7,7 +7,7 @@ import argparse
 import pytest
 
 from hooks import changes, pytest_config, runners
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 
 def findings(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> list[str]:

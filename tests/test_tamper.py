@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from hooks import changes, pytest_config
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 CONTRACT = "version: 1\n"
 PASSING = "def test_ok():\n    assert 1 + 1 == 2\n"

@@ -15,7 +15,7 @@ import pytest
 
 from hooks import check
 from hooks.oracle_shrink import main as shrink_main
-from tests.conftest import Repo
+from tests.helpers import Repo
 
 TEST = """\
 import pytest
@@ -335,6 +335,7 @@ def test_a_large_but_sane_number_still_loads(repo: Repo, capsys) -> None:
 
 
 @pytest.mark.parametrize("kind", ["loop", "directory", "fifo"])
+@pytest.mark.slow
 def test_a_contract_that_is_not_a_file_is_one_line_exit_2_without_hanging(repo: Repo, kind: str) -> None:
     repo.write(T, TEST)
     repo.write(CONTRACT, "version: 1\n")
@@ -535,6 +536,7 @@ def test_an_untracked_approval_file_approves_nothing(repo: Repo, capsys, tmp_pat
     assert code == 0, out + err
 
 
+@pytest.mark.slow
 def test_an_approval_counts_once_a_replayed_copy_is_refused(repo: Repo, capsys, tmp_path: Path) -> None:
     key, _ = trusted_repo(repo, tmp_path, "max_reruns: 2\n")
     contract_with(repo, f"allowed_signers: {SIGNERS}\nmax_reruns: 3\n")
@@ -679,6 +681,7 @@ fixture_roots: [tests/fixtures]
 """
 
 
+@pytest.mark.slow
 def test_init_force_keeps_the_ledger_caps_signers_and_approvals(repo: Repo, capsys) -> None:
     from hooks import contract
 
