@@ -204,6 +204,20 @@ class _PartialRun:
         self.run.abandon()
 
 
+class _Inert:
+    """No run: the change cannot change what pytest collects (hooks/inert.py), so the base snapshot answers."""
+
+    def __init__(self, python: str, base_bytes: bytes, base_snapshot_path: str) -> None:
+        self.python = python
+        self.items = {n: status for n, (status, _) in parse_snapshot(base_bytes, base_snapshot_path).items()}
+
+    def result(self) -> Collection:
+        return Collection(items=dict(self.items), exit_code=0 if self.items else 5, python=self.python)
+
+    def abandon(self) -> None:
+        pass
+
+
 def collect(python: str) -> Collection | None:
     """What PYTHON's pytest collects here (for callers that record a snapshot, e.g. `init`)."""
     return _Run(python).result()
@@ -341,7 +355,7 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
         raise UsageError("collection-snapshot compares with a base: it needs a change set")
     change_set = ctx.change_set
     # The run to abandon if anything fails: the caller's list, so that it can abandon it too.
-    started: list[tuple[_Run | _PartialRun, list[tuple[str, str]]]] = ctx.option("started")
+    started: list[tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]] = ctx.option("started")
     if started is None:
         started = []
     try:
@@ -407,7 +421,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     changes.enter_repo([])
     # pytest is the long pole: start it as soon as we know it must run, and
     # resolve the base, load contracts and the base snapshot while it collects.
-    started: list[tuple[_Run | _PartialRun, list[tuple[str, str]]]] = []  # the run to abandon if anything fails
+    started: list[
+        tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]
+    ] = []  # the run to abandon if anything fails
     try:
         if args.always and not (args.static_only or args.if_snapshot):
             started.append(_start_somewhere(args.python))
@@ -432,7 +448,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _prepare(
     ctx: HookContext,
     change_set: changes.ChangeSet,
-    started: list[tuple[_Run | _PartialRun, list[tuple[str, str]]]],
+    started: list[tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]],
     static_check: Callable[[], list[Finding]],
 ) -> Callable[[], list[Finding]]:
     from hooks import contract
@@ -465,11 +481,14 @@ def _prepare(
     if isinstance(run, _Run) and run.warm and run.paths is None:
         from hooks import partial_collection
 
-        modules = partial_collection.plan(
+        planned = partial_collection.plan(
             change_set, base_bytes, base_snapshot_path, snapshot, watched, dict(os.environ)
         )
-        if modules and base_bytes is not None:
-            started[0] = (_PartialRun(run, modules, base_bytes, base_snapshot_path), candidates)
+        if planned and base_bytes is not None and planned.inert and partial_collection.has_pytest(run.python):
+            run.abandon()  # nothing to collect: the base snapshot is what pytest would find
+            started[0] = (_Inert(run.python, base_bytes, base_snapshot_path), candidates)
+        elif planned and base_bytes is not None:
+            started[0] = (_PartialRun(run, planned.modules, base_bytes, base_snapshot_path), candidates)
         else:
             run.send([])
     static = static_check()
@@ -501,7 +520,7 @@ def _prepare(
 def _compare(
     ctx: HookContext,
     change_set: changes.ChangeSet,
-    started: list[tuple[_Run | _PartialRun, list[tuple[str, str]]]],
+    started: list[tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]],
     static: list[Finding],
     new_contract: Contract | None,
     base_contract: Contract | None,
@@ -670,7 +689,7 @@ def _start_somewhere(explicit: str | None, warm: bool = False) -> tuple[_Run | _
     return _Run(candidates[0][0], warm), candidates
 
 
-def _finish_somewhere(pending: tuple[_Run | _PartialRun, list[tuple[str, str]]]) -> Collection:
+def _finish_somewhere(pending: tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]) -> Collection:
     """The first candidate interpreter that has pytest gives the collection."""
     run, candidates = pending
     tried = []

@@ -32,10 +32,13 @@ full collection on a clean state, and later partial runs keep it so.
 from __future__ import annotations
 
 import ast
+import glob
 import os
+from typing import NamedTuple
 
 from hooks import _collector, git
 from hooks.paths import PYTHON_SUFFIXES
+from hooks.report import UsageError
 from hooks.snapshot import parse_snapshot
 
 WHOLE_LIST_HOOKS = ("pytest_collection_modifyitems", "pytest_collection")  # also spelled in RUNNER
@@ -43,6 +46,25 @@ PYTEST_CONFIGS = frozenset(
     {"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "pytest.toml", ".pytest.toml"}
 )
 _SIDE_EFFECT_NAMES = frozenset({"pytest_plugins", "collect_ignore", "collect_ignore_glob"})
+# A conftest.py naming one of these may collect from a module's text or code, not only its names.
+BODY_READERS = (
+    "getsource",
+    "getsourcelines",
+    "findsource",
+    "__code__",
+    "co_code",
+    "pytest_collect_file",
+    "pytest_pycollect_makemodule",
+    "pytest_pycollect_makeitem",
+)
+# addopts that change collection settings from the command line, or select by what changed.
+_OVERRIDES = ("-o", "--override-ini", "-c", "--config-file", "--rootdir", "--inifile")
+
+
+class Plan(NamedTuple):
+    modules: list[str]  # to collect: the touched test modules and the listed modules naming them
+    inert: bool  # no change can change what pytest collects (hooks/inert.py): the base snapshot is the collection
+
 
 # The exporter plus a watcher that names every implementation of a whole-list
 # hook by the module defining it, into OUTPUT + ".whole".  The child starts
@@ -130,8 +152,8 @@ def plan(
     snapshot: str,
     watched: set[str],
     env: dict[str, str],
-) -> list[str] | None:
-    """The test modules to collect, or None when only a full collection is sure to be right."""
+) -> Plan | None:
+    """The test modules to collect and whether pytest need not run; None when only a full collection is sure to be right."""
     from hooks import changes
 
     assert isinstance(change_set, changes.ChangeSet)
@@ -158,25 +180,75 @@ def plan(
         return None  # ids not relative to the top (rootdir elsewhere), or a touched module deleted
     modules = sorted(touched)
     olds = change_set.read_base(modules)
-    if any(has_side_effects(olds[p]) or has_side_effects(changes.read_worktree_file(p)) for p in modules):
+    news = {p: changes.read_worktree_file(p) for p in modules}
+    if any(has_side_effects(olds[p]) or has_side_effects(news[p]) for p in modules):
         return None
     # Modules that name a touched one (importing its tests or helpers), and local whole-list hooks.
-    stems = sorted({p.rpartition("/")[2][: -len(".py")] for p in modules})
-    patterns = [arg for word in (*stems, *WHOLE_LIST_HOOKS) for arg in ("-e", word)]
+    stems = sorted({_stem(p) for p in modules})
+    patterns = [arg for word in (*stems, *WHOLE_LIST_HOOKS, *BODY_READERS) for arg in ("-e", word)]
     out = git.run("grep", "-z", "-o", "-w", "-F", *patterns, "--", "*.py", check=False)
     naming: set[str] = set()
+    named: set[str] = set()  # stems some other module names: its import may run their functions
+    body_read = False
     for line in out.decode("utf-8", "surrogateescape").splitlines():
         path, _, word = line.partition("\0")
+        conftest = path.rpartition("/")[2] == "conftest.py"
         if word in WHOLE_LIST_HOOKS:
             # A conftest the partial run may not load; plugins and the conftests it loads, the run's watcher names.
-            if path.rpartition("/")[2] == "conftest.py":
+            if conftest:
                 return None
             continue
+        if word in BODY_READERS:
+            body_read = body_read or conftest
+            continue
+        if [p for p in modules if _stem(p) == word] != [path]:
+            named.add(word)
         if path not in touched:
             naming.add(path)
     if not all(p in listed for p in naming):
         return None
-    return sorted(touched | naming)
+    inert = not (named or body_read) and _all_inert(modules, olds, news)
+    return Plan(sorted(touched | naming), inert)
+
+
+def _stem(path: str) -> str:
+    return path.rpartition("/")[2][: -len(".py")]
+
+
+def _all_inert(modules: list[str], olds: dict[str, bytes | None], news: dict[str, bytes | None]) -> bool:
+    """Whether no touched module's change can change what pytest collects (hooks/inert.py)."""
+    from hooks import inert
+
+    functions = python_functions()
+    if functions is None:
+        return False
+    for path in modules:
+        old, new = olds[path], news[path]
+        if old is None or new is None or not inert.is_inert(old, new, functions):
+            return False
+    return True
+
+
+def python_functions() -> list[str] | None:
+    """The project's `python_functions` as pytest reads it from the top folder; None when in doubt."""
+    from hooks import changes, pytest_config
+
+    blobs = {name: changes.read_worktree_file(name) for name in pytest_config.CONFIG_FILES}
+    try:
+        settings = pytest_config.settings_of(blobs)
+    except UsageError:
+        return None  # unreadable: pytest reports it
+    if any(t.startswith(_OVERRIDES) or t in pytest_config.NARROWING_FLAGS for t in settings.addopts):
+        return None
+    return settings.ini.get("python_functions", pytest_config.DEFAULTS["python_functions"])
+
+
+def has_pytest(python: str) -> bool:
+    """Whether PYTHON's environment holds a pytest package, looked up without running it (else: in doubt)."""
+    prefix = os.path.dirname(os.path.dirname(python))
+    found = glob.glob(os.path.join(glob.escape(prefix), "lib", "python3*", "*-packages", "pytest", "__init__.py"))
+    found += glob.glob(os.path.join(glob.escape(prefix), "Lib", "site-packages", "pytest", "__init__.py"))
+    return bool(found)
 
 
 # Plugins whose whole-list hook looks at one item at a time (Hypothesis marks its tests).

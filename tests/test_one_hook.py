@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import NamedTuple
 
 import pytest
 
-from hooks import one_hook
+from hooks import one_hook, partial_collection
 from tests.helpers import Repo
 
 TEST = "import pytest\n\n\ndef test_price():\n    assert 2 + 2 == 4\n\n\ndef test_other():\n    assert 'a'.upper() == 'A'\n"
@@ -139,14 +140,102 @@ def test_uses_a():
     assert helper(1) == 2
 """
 D = "def test_alone():\n    assert [1] * 2 == [1, 1]\n"
-BASE_FILES = {"tests/test_a.py": A, "tests/test_b.py": B, "tests/test_c.py": C, "tests/test_d.py": D}
-BASE_FILES["tests/helpers.py"] = "VALUE = 1\n"
+# Functions run while collecting, each reached another way (for the collection-inert rule, hooks/inert.py).
+F = """\
+import pytest
 
-# name -> (files written after the base, whether the partial plan applies, which modules it collects)
-SHAPES: dict[str, tuple[dict[str, str], list[str] | None]] = {
+
+def make():
+    return [1, 2]
+
+
+def double(value):
+    return value * 2
+
+
+def ready():
+    return True
+
+
+LIMIT = double(2)
+
+
+def __getattr__(name):
+    raise AttributeError(name)
+
+
+@pytest.mark.parametrize("n", make())
+def test_cases(n, k=1):
+    assert n * k > 0
+
+
+@pytest.mark.skipif("not ready()")
+def test_ready():
+    assert LIMIT == 4
+
+
+class TestMade:
+    @staticmethod
+    def build():
+        return [3]
+
+
+class TestUses:
+    CASES = TestMade.build()
+
+    @pytest.mark.parametrize("n", CASES)
+    def test_built(self, n):
+        assert n == 3
+"""
+G = """\
+def pytest_generate_tests(metafunc):
+    if "x" in metafunc.fixturenames:
+        metafunc.parametrize("x", [1, 2])
+
+
+def test_x(x):
+    assert x
+"""
+BASE_FILES = {"tests/test_a.py": A, "tests/test_b.py": B, "tests/test_c.py": C, "tests/test_d.py": D}
+BASE_FILES.update({"tests/test_f.py": F, "tests/test_g.py": G, "tests/helpers.py": "VALUE = 1\n"})
+HELPER = "\n\ndef _bench_helper_{n}(value):\n    return value * {n}\n"
+
+# name -> (files written after the base, the modules the partial plan collects (None: no plan),
+# whether the change is collection-inert: pytest does not run at all)
+SHAPES: dict[str, tuple[dict[str, str], list[str] | None, bool]] = {
     "honest body edits": (
         {"tests/test_b.py": B.replace('"A"', '"A"\n        assert "ab".upper() == "AB"'), "tests/test_d.py": D + "\n"},
         ["tests/test_b.py", "tests/test_d.py"],
+        True,
+    ),
+    "a changed assert": (
+        {"tests/test_d.py": D.replace("* 2 == [1, 1]", "* 3 == [1, 1, 1]")},
+        ["tests/test_d.py"],
+        True,
+    ),
+    "new private helpers": (
+        {
+            "tests/test_b.py": B + "\n    def _helper(self):\n        return 1\n" + HELPER.format(n=2),
+            "tests/test_d.py": D + HELPER.format(n=3),
+            "tests/test_f.py": F + HELPER.format(n=4),
+            "tests/test_g.py": G + HELPER.format(n=5),  # pytest_generate_tests: a hook, so no plan at all
+        },
+        None,
+        False,
+    ),
+    "new private helpers, no hook module": (
+        {
+            "tests/test_b.py": B + "\n    def _helper(self):\n        return 1\n" + HELPER.format(n=2),
+            "tests/test_d.py": D + HELPER.format(n=3),
+            "tests/test_f.py": F + HELPER.format(n=4),
+        },
+        ["tests/test_b.py", "tests/test_d.py", "tests/test_f.py"],
+        True,
+    ),
+    "a test body edit beside functions run while collecting": (
+        {"tests/test_f.py": F.replace("assert LIMIT == 4", "assert LIMIT == 4\n    assert LIMIT > 3")},
+        ["tests/test_f.py"],
+        True,
     ),
     "a new test and a new case": (
         {
@@ -154,52 +243,121 @@ SHAPES: dict[str, tuple[dict[str, str], list[str] | None]] = {
             "tests/test_b.py": B + "\n    def test_title(self):\n        assert 'a b'.title() == 'A B'\n",
         },
         ["tests/test_b.py", "tests/test_d.py"],
+        False,
     ),
-    "a deleted test": ({"tests/test_d.py": "def _test_alone():\n    assert True\n"}, ["tests/test_d.py"]),
+    "a deleted test": ({"tests/test_d.py": "def _test_alone():\n    assert True\n"}, ["tests/test_d.py"], False),
     "a new skip mark": (
         {
             "tests/test_b.py": "import pytest\n\n\n"
             + B.replace("    def test_lower", "    @pytest.mark.skip\n    def test_lower")
         },
         ["tests/test_b.py"],
+        False,
     ),
     "a parametrize range cut": (
         {"tests/test_a.py": A.replace("[1, 2, 3]", "[1, 2]")},
         ["tests/test_a.py", "tests/test_c.py"],  # test_c imports test_a: collected too
+        False,
     ),
-    "a collection error": ({"tests/test_d.py": "BROKEN = 1 / 0\n" + D}, ["tests/test_d.py"]),  # then a full run
-    "a syntax error": ({"tests/test_d.py": D + "\ndef broken(:\n"}, None),
-    "a helper module": ({"tests/helpers.py": "VALUE = 2\n", "tests/test_d.py": D + "\n"}, None),
-    "a conftest": ({"tests/conftest.py": "collect_ignore = ['test_d.py']\n"}, None),
-    "a new test module": ({"tests/test_e.py": "def test_e():\n    assert 1\n"}, None),
+    "a helper of a module another imports": (
+        {"tests/test_a.py": A.replace("return value * 2", "return value + value")},
+        ["tests/test_a.py", "tests/test_c.py"],
+        False,
+    ),
+    "a helper called at module level": (
+        {"tests/test_f.py": F.replace("return value * 2", "return value * 3")},
+        ["tests/test_f.py"],
+        False,
+    ),
+    "a helper called in parametrize": (
+        {"tests/test_f.py": F.replace("return [1, 2]", "return [1, 2, 5]")},
+        ["tests/test_f.py"],
+        False,
+    ),
+    "a helper called in a skipif string": (
+        {"tests/test_f.py": F.replace("return True", "return False")},
+        ["tests/test_f.py"],
+        False,
+    ),
+    "a method called as Cls.make() at class level": (
+        {"tests/test_f.py": F.replace("return [3]", "return [3, 6]")},
+        ["tests/test_f.py"],
+        False,
+    ),
+    "a module __getattr__ body": (
+        {"tests/test_f.py": F.replace("raise AttributeError(name)", "raise AttributeError(f'no {name}')")},
+        ["tests/test_f.py"],
+        False,
+    ),
+    "yield added to a test": ({"tests/test_d.py": D + "    yield\n"}, ["tests/test_d.py"], False),
+    "a new decorated helper": (
+        {"tests/test_f.py": F + "\n\n@pytest.fixture\ndef _extra():\n    return 1\n"},
+        ["tests/test_f.py"],
+        False,
+    ),
+    "a changed decorator": (
+        {
+            "tests/test_f.py": F.replace(
+                '@pytest.mark.skipif("not ready()")', '@pytest.mark.skipif("not ready()", reason="r")'
+            )
+        },
+        ["tests/test_f.py"],
+        False,
+    ),
+    "a changed default": ({"tests/test_f.py": F.replace("k=1", "k=2")}, ["tests/test_f.py"], False),
+    "a changed signature": (
+        {"tests/test_f.py": F.replace("(n, k=1)", "(n, request, k=1)")},
+        ["tests/test_f.py"],
+        False,
+    ),
+    "a pytest_generate_tests body": ({"tests/test_g.py": G.replace("[1, 2]", "[1, 2, 3]")}, None, False),
+    "a collection error": ({"tests/test_d.py": "BROKEN = 1 / 0\n" + D}, ["tests/test_d.py"], False),  # then a full run
+    "a syntax error": ({"tests/test_d.py": D + "\ndef broken(:\n"}, None, False),
+    "a helper module": ({"tests/helpers.py": "VALUE = 2\n", "tests/test_d.py": D + "\n"}, None, False),
+    "a conftest": ({"tests/conftest.py": "collect_ignore = ['test_d.py']\n"}, None, False),
+    "a new test module": ({"tests/test_e.py": "def test_e():\n    assert 1\n"}, None, False),
     "a side effect at import": (
         {"tests/test_d.py": "import os\n\nos.environ['OG_PARTIAL'] = '1'\n\n\n" + D},
         None,
+        False,
     ),
-    "a module-level hook": ({"tests/test_d.py": D + "\n\ndef pytest_collection_modifyitems(items):\n    pass\n"}, None),
+    "a module-level hook": (
+        {"tests/test_d.py": D + "\n\ndef pytest_collection_modifyitems(items):\n    pass\n"},
+        None,
+        False,
+    ),
 }
 
 
-def _recorded_base(repo: Repo, monkeypatch) -> None:
+def _recorded_base(repo: Repo, monkeypatch, files: dict[str, str] | None = None, count: int = 14) -> None:
     monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
     monkeypatch.delenv("PYTEST_PLUGINS", raising=False)
     monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
-    for path, text in BASE_FILES.items():
+    for path, text in (files or BASE_FILES).items():
         repo.write(path, text)
     repo.stage()
     code, out, _, _ = repo.hook(one_hook.main, "--python", sys.executable, "--collect-all")
-    assert code == 1 and "updated with what pytest collects now (8 tests)" in out
+    assert code == 1 and f"updated with what pytest collects now ({count} tests)" in out
     repo.commit("base with its snapshot")
 
 
-def _both(repo: Repo, monkeypatch, whole_list: bool = False) -> tuple[list[str] | None, tuple, tuple]:  # type: ignore[type-arg]
-    """The hook's partial and full runs on the same staged change: (plan, partial's, full's) code, out, snapshot."""
-    from hooks import partial_collection
+class Both(NamedTuple):
+    """The hook's partial and full runs on the same staged change."""
 
-    planned: list[list[str] | None] = []
+    plan: partial_collection.Plan | None
+    partial: tuple[int, str, str, bytes]  # code, out, err, the snapshot's bytes
+    full: tuple[int, str, str, bytes]
+    collected: bool  # whether the partial run had pytest collect anything
+
+
+def _both(repo: Repo, monkeypatch, whole_list: bool = False) -> Both:
+    from hooks import collection_snapshot
+
+    planned: list[partial_collection.Plan | None] = []
     spliced: list[object] = []
-    plan, splice = partial_collection.plan, partial_collection.splice
+    results: list[str] = []
+    plan, splice, result = partial_collection.plan, partial_collection.splice, collection_snapshot._Run.result
 
     def plan_spy(*args, **kwargs):  # type: ignore[no-untyped-def]
         planned.append(plan(*args, **kwargs))
@@ -209,34 +367,59 @@ def _both(repo: Repo, monkeypatch, whole_list: bool = False) -> tuple[list[str] 
         spliced.append(splice(*args, **kwargs))
         return spliced[-1]
 
+    def result_spy(run, *args, **kwargs):  # type: ignore[no-untyped-def]
+        results.append(run.out_path)  # a pytest run's collection is read
+        return result(run, *args, **kwargs)
+
     monkeypatch.setattr(partial_collection, "plan", plan_spy)
     monkeypatch.setattr(partial_collection, "splice", splice_spy)
+    monkeypatch.setattr(collection_snapshot._Run, "result", result_spy)
     snap = repo.path / "tests/collection_snapshot.txt"
     before = snap.read_bytes()
     runs = []
+    collected = []
     for argv in ((), ("--collect-all",)):
         snap.write_bytes(before)
+        results.clear()
         code, out, err, _ = repo.hook(one_hook.main, "--python", sys.executable, *argv)
         runs.append((code, out, err, snap.read_bytes()))
+        collected.append(bool(results))
     assert len(planned) == 1  # --collect-all never plans
-    # A plan is spliced unless the partial run meets a collection error or a plugin
-    # acting on the whole item list (then a full run answers).
-    ok = planned[0] is not None and runs[0][0] != 2 and "OG803" not in runs[0][1] and not whole_list
+    assert collected[1]  # a full collection always runs pytest
+    inert = planned[0] is not None and planned[0].inert
+    assert collected[0] == (not inert)
+    # A plan is spliced unless it is inert, or the partial run meets a collection error or a
+    # plugin acting on the whole item list (then a full run answers).
+    ok = planned[0] is not None and not inert and runs[0][0] != 2 and "OG803" not in runs[0][1] and not whole_list
     assert bool(spliced and spliced[0] is not None) == ok
-    return planned[0], runs[0], runs[1]
+    return Both(planned[0], runs[0], runs[1], collected[0])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_partial_collection_gives_the_full_snapshot_and_findings(repo: Repo, monkeypatch, shape: str) -> None:
     _recorded_base(repo, monkeypatch)
-    after, expected_plan = SHAPES[shape]
+    after, expected_modules, inert = SHAPES[shape]
     for path, text in after.items():
         repo.write(path, text)
     repo.stage()
-    planned, partial, full = _both(repo, monkeypatch)
-    assert planned == expected_plan
-    assert partial == full  # exit code, output, errors and the snapshot's bytes
+    both = _both(repo, monkeypatch)
+    assert (both.plan.modules if both.plan else None) == expected_modules
+    assert (both.plan is not None and both.plan.inert) == inert
+    assert both.collected == (not inert)  # an inert change: pytest collects nothing
+    assert both.partial == both.full  # exit code, output, errors and the snapshot's bytes
+
+
+@pytest.mark.slow
+def test_a_new_helper_is_collected_when_python_functions_matches_it(repo: Repo, monkeypatch) -> None:
+    repo.write("pytest.ini", "[pytest]\npython_functions = *\n")
+    repo.commit("every function is a test")
+    _recorded_base(repo, monkeypatch, {"tests/test_d.py": D}, count=1)
+    repo.write("tests/test_d.py", D + "\n\ndef _helper():\n    return 1\n")
+    repo.stage()
+    both = _both(repo, monkeypatch)
+    assert both.plan == partial_collection.Plan(["tests/test_d.py"], inert=False) and both.collected
+    assert both.partial == both.full and "(2 tests)" in both.partial[1]
 
 
 @pytest.mark.slow
@@ -245,13 +428,13 @@ def test_partial_collection_sees_unstaged_and_untracked_files_as_pytest_does(rep
     repo.write("tests/test_d.py", D + "\n")
     repo.stage()
     repo.write("tests/test_b.py", B.replace("    def test_lower", "    def _test_lower"))  # unstaged
-    planned, partial, full = _both(repo, monkeypatch)
-    assert planned == ["tests/test_b.py", "tests/test_d.py"]
-    assert partial == full and "OG801" in partial[1]
+    both = _both(repo, monkeypatch)
+    assert both.plan == partial_collection.Plan(["tests/test_b.py", "tests/test_d.py"], inert=False)
+    assert both.partial == both.full and "OG801" in both.partial[1]
     repo.write("tests/test_b.py", B)
     repo.write("tests/test_new.py", "def test_new():\n    assert 1\n")  # untracked: pytest collects it
-    planned, partial, full = _both(repo, monkeypatch)
-    assert planned is None and partial == full
+    both = _both(repo, monkeypatch)
+    assert both.plan is None and both.partial == both.full
 
 
 @pytest.mark.slow
@@ -260,8 +443,8 @@ def test_partial_collection_falls_back_for_plugins_named_in_the_environment(repo
     repo.write("tests/test_d.py", D + "\n")
     repo.stage()
     monkeypatch.setenv("PYTEST_ADDOPTS", "-q")
-    planned, partial, full = _both(repo, monkeypatch)
-    assert planned is None and partial == full
+    both = _both(repo, monkeypatch)
+    assert both.plan is None and both.partial == both.full
 
 
 @pytest.mark.slow
@@ -274,13 +457,95 @@ def test_partial_collection_falls_back_for_hooks_on_the_whole_item_list(repo: Re
     _recorded_base(repo, monkeypatch)
     repo.write("tests/test_d.py", D + "\n")
     repo.stage()
-    planned, partial, full = _both(repo, monkeypatch, whole_list=True)
-    assert planned == ["tests/test_d.py"] and partial == full and partial[0] == 0
+    both = _both(repo, monkeypatch, whole_list=True)  # collection-inert: pytest does not run
+    assert both.plan == partial_collection.Plan(["tests/test_d.py"], inert=True) and not both.collected
+    assert both.partial == both.full and both.partial[0] == 0
+    repo.write("tests/test_d.py", "LIMIT = 2\n\n\n" + D)  # not inert: the partial run meets the plugin
+    repo.stage()
+    both = _both(repo, monkeypatch, whole_list=True)
+    assert both.plan == partial_collection.Plan(["tests/test_d.py"], inert=False) and both.collected
+    assert both.partial == both.full and both.partial[0] == 0
     # A conftest.py naming one: the partial run might not load it, so no plan at all.
     repo.write("tests/conftest.py", "def pytest_collection_modifyitems(items):\n    items.sort(key=str)\n")
     repo.write("pytest.ini", "[pytest]\n")
     repo.commit("a conftest with a whole-list hook")
     repo.write("tests/test_d.py", D + "\n\n")
     repo.stage()
-    planned, partial, full = _both(repo, monkeypatch)
-    assert planned is None and partial == full
+    both = _both(repo, monkeypatch)
+    assert both.plan is None and both.partial == both.full
+
+
+# -- the collection-inert rule itself (hooks/inert.py), without pytest -----------------
+
+INERT_EDITS = {
+    "a test body": ("assert LIMIT == 4", "assert LIMIT == 4\n    assert LIMIT > 3"),
+    "a changed assert": ("assert n * k > 0", "assert n * k >= 1"),
+    "a comment": ("def test_ready():\n", "def test_ready():\n    # ready or not\n"),
+    "a method body": ("assert n == 3", "assert n in (3,)"),
+    "a new private helper": ("\nclass TestMade:", "\ndef _helper(value):\n    return value\n\n\nclass TestMade:"),
+    "a new private method": ("        return [3]\n", "        return [3]\n\n    def _other(self):\n        return 1\n"),
+}
+NOT_INERT_EDITS = {
+    "a helper called at module level": ("return value * 2", "return value * 3"),
+    "a helper called in parametrize": ("return [1, 2]", "return [1, 2, 5]"),
+    "a helper called in a skipif string": ("return True", "return False"),
+    "Cls.make() at class level": ("return [3]", "return [3, 6]"),
+    "a module __getattr__": ("raise AttributeError(name)", "raise AttributeError(f'no {name}')"),
+    "yield added": ("assert LIMIT == 4", "assert LIMIT == 4\n    yield"),
+    "a new test": ("\nclass TestMade:", "\ndef test_new():\n    assert 1\n\n\nclass TestMade:"),
+    "a new decorated helper": (
+        "\nclass TestMade:",
+        "\n@pytest.fixture\ndef _extra():\n    return 1\n\n\nclass TestMade:",
+    ),
+    "a new helper with a docstring": ("\nclass TestMade:", '\ndef _doc():\n    """>>> 1"""\n\n\nclass TestMade:'),
+    "a new function shadowing a class": ("\nclass TestUses:", "\ndef TestMade():\n    return 1\n\n\nclass TestUses:"),
+    "a changed decorator": ('skipif("not ready()")', 'skipif("not ready()", reason="r")'),
+    "a changed default": ("k=1", "k=2"),
+    "a changed signature": ("(n, k=1)", "(n, request, k=1)"),
+    "a changed docstring": ("def test_ready():\n", 'def test_ready():\n    """>>> 1 + 1\n    2\n    """\n'),
+    "a module-level statement": ("LIMIT = double(2)", "LIMIT = double(3)"),
+    "a syntax error": ("LIMIT = double(2)", "LIMIT = double(2"),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(INERT_EDITS))
+def test_collection_inert_edits(edit: str) -> None:
+    from hooks import inert
+
+    old, new = INERT_EDITS[edit]
+    assert old in F
+    assert inert.is_inert(F.encode(), F.replace(old, new, 1).encode(), ["test"])
+
+
+@pytest.mark.parametrize("edit", sorted(NOT_INERT_EDITS))
+def test_edits_that_may_change_collection_are_not_inert(edit: str) -> None:
+    from hooks import inert
+
+    old, new = NOT_INERT_EDITS[edit]
+    assert old in F
+    assert not inert.is_inert(F.encode(), F.replace(old, new, 1).encode(), ["test"])
+
+
+def test_inert_rule_edge_cases() -> None:
+    from hooks import inert
+
+    base = "import pytest\n\n\ndef test_a():\n    assert 1\n"
+    helper = base + "\n\ndef _helper():\n    return 1\n"
+    assert inert.is_inert(base.encode(), helper.encode(), ["test"])
+    assert inert.is_inert(helper.encode(), base.encode(), ["test"])  # removed, as well as added
+    assert not inert.is_inert(base.encode(), helper.encode(), ["*"])  # python_functions = * collects it
+    assert not inert.is_inert(base.encode(), helper.encode(), ["_h"])  # a prefix
+    assert inert.is_inert(base.encode(), helper.encode(), ["check_*"])
+    hook = base + "\n\ndef pytest_generate_tests(metafunc):\n    pass\n"
+    assert not inert.is_inert(hook.encode(), hook.replace("pass", "return").encode(), ["test"])
+    dynamic = base + "\nNAMES = sorted(globals())\n"
+    assert not inert.is_inert(dynamic.encode(), dynamic.replace("assert 1", "assert 2").encode(), ["test"])
+    computed = base + "\nX = getattr(pytest, 'ma' + 'rk')\n"
+    assert not inert.is_inert(computed.encode(), computed.replace("assert 1", "assert 2").encode(), ["test"])
+    aliased = "import pytest as pt\n\n\n@pt.fixture\ndef value():\n    return 1\n"
+    assert not inert.is_inert(aliased.encode(), aliased.replace("1", "2").encode(), ["test"])
+    fixture = aliased.replace("import pytest as pt", "import pytest").replace("@pt.", "@pytest.")
+    assert inert.is_inert(fixture.encode(), fixture.replace("1", "2").encode(), ["test"])
+    generator = fixture.replace("return 1", "yield 1")
+    assert not inert.is_inert(fixture.encode(), generator.encode(), ["test"])
+    assert inert.is_inert(generator.encode(), generator.replace("yield 1", "yield 2").encode(), ["test"])

@@ -1,0 +1,296 @@
+"""Collection-inert changes: edits of a test module that cannot change what pytest collects.
+
+The one-process hook's partial collection (hooks/partial_collection.py) asks
+this when only test modules changed; when every change is inert, pytest need
+not run at all: the collection is the base snapshot's.  Any doubt answers
+"not inert" (then pytest collects the touched modules).
+
+Import-time positions are everything in a module but the bodies of its
+functions (decorators, defaults and annotations are import-time; class bodies
+are, method bodies are not).  The names they reference (every ``Name``, every
+attribute, every identifier in a string constant: skipif strings are
+evaluated, getattr takes names) are "referenced"; so are the names the body
+of a referenced function references, and the bodies of functions that may run
+at import or collection time (dunders, ``pytest_*`` hooks, functions under any
+other decorator), to a fixed point, on both sides.
+
+A function defined at module level or in a class there (recursively) is inert
+when it is not referenced, is no dunder and no ``pytest_*`` hook, and its
+decorators are only ``pytest.fixture``/``pytest.mark.*`` (through a plain
+``import pytest``), ``staticmethod`` and ``classmethod``.  Its body is then
+never run while collecting: the change is inert when both sides are equal with
+the body of every inert function replaced by its docstring (doctests) and a
+yield marker when it is a generator (pytest collects those differently).
+An inert function without decorators or docstring may also be added or
+removed when pytest would not collect it: its name matches neither
+``python_functions`` nor unittest's ``test`` prefix, and it binds no name that
+anything else binds.  A module that uses dynamic name access at import time
+(globals(), vars(), getattr with a computed name, ...) is never inert.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import re
+from collections.abc import Iterator, Sequence
+from typing import Union
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# Names through which import-time code can reach a function without naming it.
+_DYNAMIC = frozenset(
+    {
+        "globals",
+        "locals",
+        "vars",
+        "eval",
+        "exec",
+        "compile",
+        "__import__",
+        "import_module",
+        "__dict__",
+        "modules",
+        "getmembers",
+        "dir",
+        "attrgetter",
+        "methodcaller",
+        "getattr_static",
+    }
+)
+# Fine with a constant name (its identifiers are referenced); dynamic with a computed one.
+_BY_NAME = frozenset({"getattr", "hasattr", "setattr", "delattr"})
+_SAFE_DECORATORS = frozenset({"staticmethod", "classmethod"})
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def _scopes(tree: ast.Module) -> Iterator[tuple[str, list[ast.stmt]]]:
+    """(scope path, body) of the module and of every class defined directly in it or in such a class."""
+    stack: list[tuple[str, list[ast.stmt]]] = [("", tree.body)]
+    while stack:
+        path, body = stack.pop()
+        yield path, body
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                stack.append((f"{path}.{node.name}", node.body))
+
+
+def _functions(body: list[ast.stmt]) -> list[FunctionNode]:
+    return [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+class _Side:
+    """One version of the module: its tree and what its import-time code can reach."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.dynamic = False  # getattr and friends with a computed name
+        self.pytest_plain = _plain_pytest_import(tree)
+        self.bindings = _bindings(tree)
+        # Docstrings are never evaluated while collecting (doctests run later): no references.
+        self.docstrings = {
+            id(node.body[0])
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and _docstring(node) is not None
+        }
+        self.import_time_functions: list[FunctionNode] = []  # defined at import time (not inside a body)
+
+    def references(self, node: ast.AST, skip_bodies: bool) -> set[str]:
+        """The names NODE references; SKIP_BODIES: not inside function bodies (only their signatures)."""
+        found: set[str] = set()
+        stack: list[ast.AST] = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and skip_bodies and current is not node:
+                self.import_time_functions.append(current)
+                stack.extend(current.decorator_list)
+                stack.append(current.args)
+                stack.extend(n for n in (current.returns, *getattr(current, "type_params", ())) if n is not None)
+                continue
+            if id(current) in self.docstrings:
+                continue
+            if isinstance(current, ast.Name):
+                found.add(current.id)
+            elif isinstance(current, ast.Attribute):
+                found.add(current.attr)
+            elif isinstance(current, ast.Constant) and isinstance(current.value, str):
+                found.update(_IDENTIFIER.findall(current.value))
+            elif isinstance(current, ast.Call):
+                self._check_by_name(current)
+            stack.extend(ast.iter_child_nodes(current))
+        return found
+
+    def _check_by_name(self, call: ast.Call) -> None:
+        func = call.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if name in _BY_NAME:
+            if len(call.args) < 2 or not (
+                isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)
+            ):
+                self.dynamic = True
+
+
+def _plain_pytest_import(tree: ast.Module) -> bool:
+    """Whether `pytest` is bound once, by a top-level `import pytest`."""
+    top = any(
+        isinstance(n, ast.Import) and any(a.name == "pytest" and a.asname is None for a in n.names) for n in tree.body
+    )
+    return top and _bindings(tree).get("pytest", 0) == 1
+
+
+def _bindings(tree: ast.Module) -> dict[str, int]:
+    """How often each name is bound anywhere in TREE (definitions, assignments, imports; not arguments)."""
+    counts: dict[str, int] = {}
+
+    def bind(name: str | None) -> None:
+        if name:
+            counts[name] = counts.get(name, 0) + 1
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bind(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bind(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bind(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                bind(name)
+        elif isinstance(node, ast.ExceptHandler):
+            bind(node.name)
+        elif type(node).__name__.startswith("Match"):  # match patterns (3.10+): `case Point(x=name)`, `*rest`
+            bind(getattr(node, "name", None))
+            bind(getattr(node, "rest", None))
+    return counts
+
+
+def _allowed_decorator(node: ast.expr, pytest_plain: bool) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in _SAFE_DECORATORS
+    target = node.func if isinstance(node, ast.Call) else node
+    dotted: list[str] = []
+    while isinstance(target, ast.Attribute):
+        dotted.append(target.attr)
+        target = target.value
+    if not (pytest_plain and isinstance(target, ast.Name) and target.id == "pytest"):
+        return False
+    dotted.reverse()
+    return dotted == ["fixture"] or (len(dotted) == 2 and dotted[0] == "mark")
+
+
+def _may_run_while_collecting(func: FunctionNode, side: _Side) -> bool:
+    """A function whose body may run at import or collection time whoever names it."""
+    return (
+        _is_dunder(func.name)
+        or func.name.startswith("pytest_")
+        or any(not _allowed_decorator(d, side.pytest_plain) for d in func.decorator_list)
+    )
+
+
+def _referenced(sides: Sequence[_Side]) -> set[str]:
+    """Every name import-time code of either side references, through the bodies of what it reaches."""
+    by_name: dict[str, list[tuple[_Side, FunctionNode]]] = {}
+    referenced: set[str] = set()
+    for side in sides:
+        referenced |= side.references(side.tree, skip_bodies=True)
+        for func in side.import_time_functions:
+            if _may_run_while_collecting(func, side):
+                referenced |= side.references(func, skip_bodies=False)
+        for node in ast.walk(side.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                by_name.setdefault(node.name, []).append((side, node))
+    done: set[str] = set()
+    while True:
+        todo = (referenced & set(by_name)) - done
+        if not todo:
+            return referenced
+        for name in todo:
+            done.add(name)
+            for side, node in by_name[name]:
+                referenced |= side.references(node, skip_bodies=False)
+
+
+def _is_generator(func: FunctionNode) -> bool:
+    stack: list[ast.AST] = list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _docstring(node: FunctionNode | ast.ClassDef | ast.Module) -> ast.stmt | None:
+    first = node.body[0] if node.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        return first
+    return None
+
+
+def matches(name: str, options: Sequence[str]) -> bool:
+    """pytest's `_matches_prefix_or_glob_option`: a prefix, or a glob when the option has glob characters."""
+    return any(
+        name.startswith(option) or (any(c in option for c in "*?[") and fnmatch.fnmatch(name, option))
+        for option in options
+    )
+
+
+def is_inert(old: bytes, new: bytes, python_functions: Sequence[str]) -> bool:
+    """Whether changing a test module from OLD to NEW cannot change what pytest collects from it."""
+    try:
+        sides = [_Side(ast.parse(old)), _Side(ast.parse(new))]
+    except (SyntaxError, ValueError):
+        return False
+    referenced = _referenced(sides)
+    if any(side.dynamic for side in sides) or referenced & _DYNAMIC:
+        return False
+
+    def inert(func: FunctionNode, side: _Side) -> bool:
+        return func.name not in referenced and not _may_run_while_collecting(func, side)
+
+    scopes = [dict(_scopes(side.tree)) for side in sides]
+    for index, side in enumerate(sides):
+        other = sides[1 - index]
+        for path, body in scopes[index].items():
+            others = scopes[1 - index].get(path)
+            kept: list[ast.stmt] = []
+            for node in body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and others is not None:
+                    if all(f.name != node.name for f in _functions(others)):
+                        # Added or removed: only a helper pytest would never collect.
+                        if not (
+                            inert(node, side)
+                            and not node.decorator_list
+                            and _docstring(node) is None
+                            and not matches(node.name, python_functions)
+                            and not node.name.startswith("test")  # unittest.TestLoader's prefix
+                            and side.bindings.get(node.name, 0) == 1
+                            and node.name not in other.bindings
+                        ):
+                            return False
+                        continue
+                kept.append(node)
+            body[:] = kept
+    for side in sides:
+        for _, body in _scopes(side.tree):
+            for func in _functions(body):
+                if inert(func, side):
+                    _normalise(func)
+    return ast.dump(sides[0].tree, include_attributes=False) == ast.dump(sides[1].tree, include_attributes=False)
+
+
+def _normalise(func: FunctionNode) -> None:
+    """The body as far as collection sees it: the docstring and whether it is a generator."""
+    body: list[ast.stmt] = []
+    docstring = _docstring(func)
+    if docstring is not None:
+        body.append(docstring)
+    if _is_generator(func):
+        body.append(ast.Expr(ast.Yield(None)))
+    func.body = body or [ast.Pass()]
