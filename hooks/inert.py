@@ -38,7 +38,8 @@ from typing import Union
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-# Names through which import-time code can reach a function without naming it.
+# Names through which import-time code can reach a function without naming it: called by
+# name (also in a skipif/xfail string, which pytest evaluates), or as an attribute.
 _DYNAMIC = frozenset(
     {
         "globals",
@@ -49,15 +50,15 @@ _DYNAMIC = frozenset(
         "compile",
         "__import__",
         "import_module",
-        "__dict__",
-        "modules",
-        "getmembers",
         "dir",
+        "getmembers",
         "attrgetter",
         "methodcaller",
         "getattr_static",
     }
 )
+_DYNAMIC_ATTRIBUTES = _DYNAMIC | {"__dict__", "modules"}  # cls.__dict__, sys.modules
+_EVALUATED = frozenset({"skipif", "xfail"})  # marks whose string conditions pytest evaluates
 # Fine with a constant name (its identifiers are referenced); dynamic with a computed one.
 _BY_NAME = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 _SAFE_DECORATORS = frozenset({"staticmethod", "classmethod"})
@@ -115,16 +116,18 @@ class _Side:
                 continue
             if isinstance(current, ast.Name):
                 found.add(current.id)
+                self.dynamic = self.dynamic or current.id in _DYNAMIC
             elif isinstance(current, ast.Attribute):
                 found.add(current.attr)
+                self.dynamic = self.dynamic or current.attr in _DYNAMIC_ATTRIBUTES
             elif isinstance(current, ast.Constant) and isinstance(current.value, str):
                 found.update(_IDENTIFIER.findall(current.value))
             elif isinstance(current, ast.Call):
-                self._check_by_name(current)
+                self._check_dynamic(current)
             stack.extend(ast.iter_child_nodes(current))
         return found
 
-    def _check_by_name(self, call: ast.Call) -> None:
+    def _check_dynamic(self, call: ast.Call) -> None:
         func = call.func
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
         if name in _BY_NAME:
@@ -132,6 +135,10 @@ class _Side:
                 isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)
             ):
                 self.dynamic = True
+        elif name in _EVALUATED:
+            for arg in (*call.args, *(k.value for k in call.keywords if k.arg == "condition")):
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    self.dynamic = self.dynamic or bool(_DYNAMIC & set(_IDENTIFIER.findall(arg.value)))
 
 
 def _plain_pytest_import(tree: ast.Module) -> bool:
@@ -248,7 +255,7 @@ def is_inert(old: bytes, new: bytes, python_functions: Sequence[str]) -> bool:
     except (SyntaxError, ValueError):
         return False
     referenced = _referenced(sides)
-    if any(side.dynamic for side in sides) or referenced & _DYNAMIC:
+    if any(side.dynamic for side in sides):
         return False
 
     def inert(func: FunctionNode, side: _Side) -> bool:

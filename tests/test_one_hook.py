@@ -540,6 +540,10 @@ def test_inert_rule_edge_cases() -> None:
     assert not inert.is_inert(hook.encode(), hook.replace("pass", "return").encode(), ["test"])
     dynamic = base + "\nNAMES = sorted(globals())\n"
     assert not inert.is_inert(dynamic.encode(), dynamic.replace("assert 1", "assert 2").encode(), ["test"])
+    evaluated = base.replace("def test_a", "@pytest.mark.skipif(\"'_helper' in globals()\")\ndef test_a")
+    assert not inert.is_inert(evaluated.encode(), evaluated.replace("assert 1", "assert 2").encode(), ["test"])
+    data = base + "\nSOURCE = 'print(dir(), globals())'\n"  # test data, never evaluated while collecting
+    assert inert.is_inert(data.encode(), data.replace("assert 1", "assert 2").encode(), ["test"])
     computed = base + "\nX = getattr(pytest, 'ma' + 'rk')\n"
     assert not inert.is_inert(computed.encode(), computed.replace("assert 1", "assert 2").encode(), ["test"])
     aliased = "import pytest as pt\n\n\n@pt.fixture\ndef value():\n    return 1\n"
