@@ -89,16 +89,41 @@ class _Side:
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
         self.dynamic = False  # getattr and friends with a computed name
-        self.pytest_plain = _plain_pytest_import(tree)
-        self.bindings = _bindings(tree)
-        # Docstrings are never evaluated while collecting (doctests run later): no references.
-        self.docstrings = {
-            id(node.body[0])
-            for node in ast.walk(tree)
-            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-            and _docstring(node) is not None
-        }
+        self.bindings: dict[str, int] = {}  # how often each name is bound (definitions, assignments, imports)
+        self.functions: list[FunctionNode] = []  # at any depth
+        self.docstrings: set[int] = set()  # never evaluated while collecting (doctests run later): no references
         self.import_time_functions: list[FunctionNode] = []  # defined at import time (not inside a body)
+        for node in ast.walk(tree):  # one walk: the trees of big test modules are large
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+                if _docstring(node) is not None:
+                    self.docstrings.add(id(node.body[0]))
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.functions.append(node)
+                if not isinstance(node, ast.Module):
+                    self._bind(node.name)
+            elif isinstance(node, ast.Name):
+                if not isinstance(node.ctx, ast.Load):
+                    self._bind(node.id)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    self._bind(alias.asname or alias.name.split(".")[0])
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                for name in node.names:
+                    self._bind(name)
+            elif isinstance(node, ast.ExceptHandler):
+                self._bind(node.name)
+            elif type(node).__name__.startswith("Match"):  # match patterns (3.10+): `case Point(x=name)`, `*rest`
+                self._bind(getattr(node, "name", None))
+                self._bind(getattr(node, "rest", None))
+        # `pytest` bound once, by a top-level `import pytest`: decorators spelled through it are pytest's.
+        self.pytest_plain = self.bindings.get("pytest", 0) == 1 and any(
+            isinstance(n, ast.Import) and any(a.name == "pytest" and a.asname is None for a in n.names)
+            for n in tree.body
+        )
+
+    def _bind(self, name: str | None) -> None:
+        if name:
+            self.bindings[name] = self.bindings.get(name, 0) + 1
 
     def references(self, node: ast.AST, skip_bodies: bool) -> set[str]:
         """The names NODE references; SKIP_BODIES: not inside function bodies (only their signatures)."""
@@ -141,41 +166,6 @@ class _Side:
                     self.dynamic = self.dynamic or bool(_DYNAMIC & set(_IDENTIFIER.findall(arg.value)))
 
 
-def _plain_pytest_import(tree: ast.Module) -> bool:
-    """Whether `pytest` is bound once, by a top-level `import pytest`."""
-    top = any(
-        isinstance(n, ast.Import) and any(a.name == "pytest" and a.asname is None for a in n.names) for n in tree.body
-    )
-    return top and _bindings(tree).get("pytest", 0) == 1
-
-
-def _bindings(tree: ast.Module) -> dict[str, int]:
-    """How often each name is bound anywhere in TREE (definitions, assignments, imports; not arguments)."""
-    counts: dict[str, int] = {}
-
-    def bind(name: str | None) -> None:
-        if name:
-            counts[name] = counts.get(name, 0) + 1
-
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bind(node.name)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            bind(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                bind(alias.asname or alias.name.split(".")[0])
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            for name in node.names:
-                bind(name)
-        elif isinstance(node, ast.ExceptHandler):
-            bind(node.name)
-        elif type(node).__name__.startswith("Match"):  # match patterns (3.10+): `case Point(x=name)`, `*rest`
-            bind(getattr(node, "name", None))
-            bind(getattr(node, "rest", None))
-    return counts
-
-
 def _allowed_decorator(node: ast.expr, pytest_plain: bool) -> bool:
     if isinstance(node, ast.Name):
         return node.id in _SAFE_DECORATORS
@@ -208,9 +198,8 @@ def _referenced(sides: Sequence[_Side]) -> set[str]:
         for func in side.import_time_functions:
             if _may_run_while_collecting(func, side):
                 referenced |= side.references(func, skip_bodies=False)
-        for node in ast.walk(side.tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                by_name.setdefault(node.name, []).append((side, node))
+        for node in side.functions:
+            by_name.setdefault(node.name, []).append((side, node))
     done: set[str] = set()
     while True:
         todo = (referenced & set(by_name)) - done
@@ -248,10 +237,13 @@ def matches(name: str, options: Sequence[str]) -> bool:
     )
 
 
-def is_inert(old: bytes, new: bytes, python_functions: Sequence[str]) -> bool:
-    """Whether changing a test module from OLD to NEW cannot change what pytest collects from it."""
+def is_inert(old: bytes | ast.Module, new: bytes | ast.Module, python_functions: Sequence[str]) -> bool:
+    """Whether changing a test module from OLD to NEW cannot change what pytest collects from it.
+
+    OLD and NEW: the sources, or trees parsed from them (rewritten here: parse them for this call only).
+    """
     try:
-        sides = [_Side(ast.parse(old)), _Side(ast.parse(new))]
+        sides = [_Side(t if isinstance(t, ast.Module) else ast.parse(t)) for t in (old, new)]
     except (SyntaxError, ValueError):
         return False
     referenced = _referenced(sides)
@@ -289,7 +281,21 @@ def is_inert(old: bytes, new: bytes, python_functions: Sequence[str]) -> bool:
             for func in _functions(body):
                 if inert(func, side):
                     _normalise(func)
-    return ast.dump(sides[0].tree, include_attributes=False) == ast.dump(sides[1].tree, include_attributes=False)
+    try:
+        return _same(sides[0].tree, sides[1].tree)
+    except RecursionError:
+        return False
+
+
+def _same(a: object, b: object) -> bool:
+    """ast.dump(a) == ast.dump(b) without positions, stopping at the first difference."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, ast.AST):
+        return all(_same(getattr(a, f, None), getattr(b, f, None)) for f in a._fields)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
 
 
 def _normalise(func: FunctionNode) -> None:

@@ -106,15 +106,17 @@ def _file_of(node_id: str) -> str:
     return node_id.split("::", 1)[0]
 
 
-def has_side_effects(source: bytes | None) -> bool:
-    """Whether importing SOURCE may change how other modules collect (unparsable counts)."""
-    if source is None:
-        return False
+def has_side_effects(tree: ast.Module | None) -> bool:
+    """Whether importing the module TREE was parsed from may change how other modules collect."""
+    return tree is not None and any(_effect(node) for node in tree.body)
+
+
+def _parsed(sources: dict[str, bytes | None]) -> dict[str, ast.Module | None] | None:
+    """Each source's tree (None: absent); None if any is unparsable (a collection error: the full run reports it)."""
     try:
-        tree = ast.parse(source)
+        return {p: None if source is None else ast.parse(source) for p, source in sources.items()}
     except (SyntaxError, ValueError):
-        return True  # a collection error: the full run reports it
-    return any(_effect(node) for node in tree.body)
+        return None
 
 
 def _effect(node: ast.stmt) -> bool:
@@ -179,9 +181,10 @@ def plan(
     if any(not os.path.isfile(f) for f in listed):
         return None  # ids not relative to the top (rootdir elsewhere), or a touched module deleted
     modules = sorted(touched)
-    olds = change_set.read_base(modules)
-    news = {p: changes.read_worktree_file(p) for p in modules}
-    if any(has_side_effects(olds[p]) or has_side_effects(news[p]) for p in modules):
+    # Each side parsed once, for its side effects and the collection-inert rule.
+    olds = _parsed(change_set.read_base(modules))
+    news = _parsed({p: changes.read_worktree_file(p) for p in modules})
+    if olds is None or news is None or any(has_side_effects(olds[p]) or has_side_effects(news[p]) for p in modules):
         return None
     # Modules that name a touched one (importing its tests or helpers), and local whole-list hooks.
     stems = sorted({_stem(p) for p in modules})
@@ -215,7 +218,7 @@ def _stem(path: str) -> str:
     return path.rpartition("/")[2][: -len(".py")]
 
 
-def _all_inert(modules: list[str], olds: dict[str, bytes | None], news: dict[str, bytes | None]) -> bool:
+def _all_inert(modules: list[str], olds: dict[str, ast.Module | None], news: dict[str, ast.Module | None]) -> bool:
     """Whether no touched module's change can change what pytest collects (hooks/inert.py)."""
     from hooks import inert
 
