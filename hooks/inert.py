@@ -12,7 +12,9 @@ attribute, every identifier in a string constant: skipif strings are
 evaluated, getattr takes names) are "referenced"; so are the names the body
 of a referenced function references, and the bodies of functions that may run
 at import or collection time (dunders, ``pytest_*`` hooks, functions under any
-other decorator), to a fixed point, on both sides.
+other decorator, methods of a class with a metaclass, a decorator other than
+pytest.mark.*, or a base other than object, unittest.TestCase and plain classes
+of the module), to a fixed point, on both sides.
 
 A function defined at module level or in a class there (recursively) is inert
 when it is not referenced, is no dunder and no ``pytest_*`` hook, and its
@@ -93,12 +95,15 @@ class _Side:
         self.functions: list[FunctionNode] = []  # at any depth
         self.docstrings: set[int] = set()  # never evaluated while collecting (doctests run later): no references
         self.import_time_functions: list[FunctionNode] = []  # defined at import time (not inside a body)
+        classes: dict[str, ast.ClassDef] = {}
         for node in ast.walk(tree):  # one walk: the trees of big test modules are large
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
                 if _docstring(node) is not None:
                     self.docstrings.add(id(node.body[0]))
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self.functions.append(node)
+                elif isinstance(node, ast.ClassDef):
+                    classes[node.name] = node
                 if not isinstance(node, ast.Module):
                     self._bind(node.name)
             elif isinstance(node, ast.Name):
@@ -116,10 +121,62 @@ class _Side:
                 self._bind(getattr(node, "name", None))
                 self._bind(getattr(node, "rest", None))
         # `pytest` bound once, by a top-level `import pytest`: decorators spelled through it are pytest's.
-        self.pytest_plain = self.bindings.get("pytest", 0) == 1 and any(
-            isinstance(n, ast.Import) and any(a.name == "pytest" and a.asname is None for a in n.names)
-            for n in tree.body
-        )
+        self.pytest_plain = self._imported_once("pytest")
+        # Methods of classes whose creation runs code this module does not show (a base's
+        # __init_subclass__, a metaclass, a class decorator): they may run while importing.
+        self.opaque: set[int] = set()
+        plain: dict[str, bool] = {}
+        for _, body in _scopes(tree):
+            for node in body:
+                if isinstance(node, ast.ClassDef) and not self._plain_class(node, classes, plain):
+                    self.opaque.update(
+                        id(f) for f in ast.walk(node) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    )
+
+    def _imported_once(self, name: str, module: str | None = None) -> bool:
+        """NAME bound once, by a top-level `import NAME` (or `from MODULE import NAME`)."""
+        if self.bindings.get(name, 0) != 1:
+            return False
+        for node in self.tree.body:
+            if module is None and isinstance(node, ast.Import):
+                if any(a.name == name and a.asname is None for a in node.names):
+                    return True
+            elif module is not None and isinstance(node, ast.ImportFrom) and node.module == module and not node.level:
+                if any(a.name == name and a.asname is None for a in node.names):
+                    return True
+        return False
+
+    def _plain_class(self, node: ast.ClassDef, classes: dict[str, ast.ClassDef], plain: dict[str, bool]) -> bool:
+        """Creating NODE runs nothing but its body: no metaclass or keywords, pytest marks only, known bases."""
+        if node.name in plain:
+            return plain[node.name]
+        plain[node.name] = False  # a cycle, or a class named twice: not plain
+        if node.keywords or self.bindings.get(node.name, 0) != 1:
+            return False
+        if not all(_allowed_decorator(d, self.pytest_plain) and not _is_fixture(d) for d in node.decorator_list):
+            return False
+        for base in node.bases:
+            if isinstance(base, ast.Name) and base.id == "object" and "object" not in self.bindings:
+                continue
+            if isinstance(base, ast.Name) and base.id == "TestCase" and self._imported_once("TestCase", "unittest"):
+                continue
+            if (
+                isinstance(base, ast.Attribute)
+                and base.attr == "TestCase"
+                and isinstance(base.value, ast.Name)
+                and base.value.id == "unittest"
+                and self._imported_once("unittest")
+            ):
+                continue
+            if (
+                isinstance(base, ast.Name)
+                and base.id in classes
+                and self._plain_class(classes[base.id], classes, plain)
+            ):
+                continue
+            return False
+        plain[node.name] = True
+        return True
 
     def _bind(self, name: str | None) -> None:
         if name:
@@ -180,10 +237,16 @@ def _allowed_decorator(node: ast.expr, pytest_plain: bool) -> bool:
     return dotted == ["fixture"] or (len(dotted) == 2 and dotted[0] == "mark")
 
 
+def _is_fixture(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    return isinstance(target, ast.Attribute) and target.attr == "fixture"
+
+
 def _may_run_while_collecting(func: FunctionNode, side: _Side) -> bool:
     """A function whose body may run at import or collection time whoever names it."""
     return (
-        _is_dunder(func.name)
+        id(func) in side.opaque
+        or _is_dunder(func.name)
         or func.name.startswith("pytest_")
         or any(not _allowed_decorator(d, side.pytest_plain) for d in func.decorator_list)
     )

@@ -553,3 +553,22 @@ def test_inert_rule_edge_cases() -> None:
     generator = fixture.replace("return 1", "yield 1")
     assert not inert.is_inert(fixture.encode(), generator.encode(), ["test"])
     assert inert.is_inert(generator.encode(), generator.replace("yield 1", "yield 2").encode(), ["test"])
+
+
+def test_methods_of_classes_whose_creation_runs_unseen_code_are_not_inert() -> None:
+    from hooks import inert
+
+    cls = "import unittest\n\nimport base\n\n\nclass TestA({}):\n    def make(self):\n        return [1]\n"
+    for plain in ("", "object", "unittest.TestCase"):
+        source = cls.format(plain)
+        assert inert.is_inert(source.encode(), source.replace("[1]", "[2]").encode(), ["test"])
+    # A base's __init_subclass__, a metaclass or a class decorator may call make() at import time.
+    for opaque in ("base.Base", "metaclass=base.Meta"):
+        source = cls.format(opaque)
+        assert not inert.is_inert(source.encode(), source.replace("[1]", "[2]").encode(), ["test"])
+    decorated = "import base\n\n\n@base.register\nclass TestA:\n    def make(self):\n        return [1]\n"
+    assert not inert.is_inert(decorated.encode(), decorated.replace("[1]", "[2]").encode(), ["test"])
+    local = "class Base:\n    def __init_subclass__(cls):\n        cls.cases = cls.make()\n\n\n" + cls.format("Base")
+    assert not inert.is_inert(local.encode(), local.replace("[1]", "[2]").encode(), ["test"])
+    quiet = "class Base:\n    pass\n\n\n" + cls.format("Base")  # a plain base of this module
+    assert inert.is_inert(quiet.encode(), quiet.replace("[1]", "[2]").encode(), ["test"])
