@@ -67,7 +67,7 @@ class _Run:
 
         self.python = python
         self.runner = _collector
-        # warm: started before the hook knows what to collect; send() names it (hooks/partial_collection.py)
+        # warm: the partial run's watcher; send() names what to collect (hooks/partial_collection.py)
         self.warm = warm
         self.paths: list[str] | None = None if warm else []  # what to collect; empty: all the configuration names
         fd, self.out_path = tempfile.mkstemp(prefix="oracle-guard-collect-", suffix=".txt")
@@ -366,11 +366,11 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
             not started
             and not ctx.option("if_snapshot")
             and (change_set.base is None or _any_relevant(change_set, {ctx.contract}))
+            and not ctx.option("partial")
         ):
-            # Partial: pytest starts now and is told what to collect once the snapshot says.
-            started.append(_start_somewhere(ctx.option("python"), warm=bool(ctx.option("partial"))))
+            started.append(_start_somewhere(ctx.option("python")))
         # Configuration that hides tests is caught without pytest, so it runs everywhere
-        # (after pytest starts when the snapshot must first say what to collect).
+        # (partial: after the plan has started pytest, or found it need not run).
         if ctx.option("partial"):
             return _prepare(ctx, change_set, started, lambda: pytest_config.check(change_set, ctx.contract))
         static = pytest_config.check(change_set, ctx.contract)
@@ -476,21 +476,10 @@ def _prepare(
         if not ctx.option("always") and not needs_run(change_set, watched, snapshot):
             static = static_check()
             return lambda: static
-        started.append(_start_somewhere(ctx.option("python"), warm=bool(ctx.option("partial"))))
-    run, candidates = started[0]
-    if isinstance(run, _Run) and run.warm and run.paths is None:
-        from hooks import partial_collection
-
-        planned = partial_collection.plan(
-            change_set, base_bytes, base_snapshot_path, snapshot, watched, dict(os.environ)
-        )
-        if planned and base_bytes is not None and planned.inert and partial_collection.has_pytest(run.python):
-            run.abandon()  # nothing to collect: the base snapshot is what pytest would find
-            started[0] = (_Inert(run.python, base_bytes, base_snapshot_path), candidates)
-        elif planned and base_bytes is not None:
-            started[0] = (_PartialRun(run, planned.modules, base_bytes, base_snapshot_path), candidates)
+        if ctx.option("partial"):
+            started.append(_start_planned(ctx, change_set, base_bytes, base_snapshot_path, snapshot, watched))
         else:
-            run.send([])
+            started.append(_start_somewhere(ctx.option("python")))
     static = static_check()
     base = parse_snapshot(base_bytes, base_snapshot_path)
 
@@ -681,12 +670,40 @@ def _base_contract(change_set: changes.ChangeSet, path: str) -> Contract | None:
     return contract.loads(data, path) if data is not None else None
 
 
-def _start_somewhere(explicit: str | None, warm: bool = False) -> tuple[_Run | _PartialRun, list[tuple[str, str]]]:
-    """The first candidate's collection (warm: told later what to collect)."""
+def _start_somewhere(explicit: str | None) -> tuple[_Run | _PartialRun, list[tuple[str, str]]]:
+    """The first candidate's collection of everything."""
     candidates = candidate_interpreters(explicit, dict(os.environ))
     if not candidates:
         raise UsageError("found no Python interpreter for this project; pass --python PATH")
-    return _Run(candidates[0][0], warm), candidates
+    return _Run(candidates[0][0]), candidates
+
+
+def _start_planned(
+    ctx: HookContext,
+    change_set: changes.ChangeSet,
+    base_bytes: bytes | None,
+    base_snapshot_path: str,
+    snapshot: str,
+    watched: set[str],
+) -> tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]:
+    """Partial collection: no run for a collection-inert change, else the touched modules or everything.
+
+    Planned before pytest starts: a run started first and killed unused when the
+    change proves inert cost more CPU than the plan's delay to the others
+    (hooks/partial_collection.py has the numbers).
+    """
+    from hooks import partial_collection
+
+    planned = partial_collection.plan(change_set, base_bytes, base_snapshot_path, snapshot, watched, dict(os.environ))
+    candidates = candidate_interpreters(ctx.option("python"), dict(os.environ))
+    if not candidates:
+        raise UsageError("found no Python interpreter for this project; pass --python PATH")
+    python = candidates[0][0]
+    if planned is None or base_bytes is None:
+        return _Run(python), candidates
+    if planned.inert and partial_collection.has_pytest(python):
+        return _Inert(python, base_bytes, base_snapshot_path), candidates
+    return _PartialRun(_Run(python, warm=True), planned.modules, base_bytes, base_snapshot_path), candidates
 
 
 def _finish_somewhere(pending: tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]) -> Collection:

@@ -12,7 +12,8 @@ would be split over several processes): the file hooks get the changed test
 files, classified as pre-commit's `types_or: [python, pyi]` would (identify
 for shebang scripts); file names given by hand are used as they are.  Unlike `oracle-guard check`, it writes the first
 collection snapshot, as the collection-snapshot hook does, and when only test
-modules changed it collects just those (hooks/partial_collection.py;
+modules changed it collects just those, or nothing when no change can alter
+what pytest collects (hooks/partial_collection.py, hooks/inert.py;
 --collect-all collects everything).
 """
 
