@@ -572,3 +572,16 @@ def test_methods_of_classes_whose_creation_runs_unseen_code_are_not_inert() -> N
     assert not inert.is_inert(local.encode(), local.replace("[1]", "[2]").encode(), ["test"])
     quiet = "class Base:\n    pass\n\n\n" + cls.format("Base")  # a plain base of this module
     assert inert.is_inert(quiet.encode(), quiet.replace("[1]", "[2]").encode(), ["test"])
+
+
+def test_inert_needs_a_readable_configuration_and_pytest_where_it_would_run(repo: Repo, tmp_path) -> None:
+    with repo.cwd():
+        assert partial_collection.python_functions() == ["test"]
+        repo.write("pytest.ini", "[pytest]\npython_functions = check_ test\n")
+        assert partial_collection.python_functions() == ["check_", "test"]
+        repo.write("pytest.ini", "[pytest]\naddopts = -o python_functions=*\n")
+        assert partial_collection.python_functions() is None  # overridden on the command line
+        repo.write("pytest.ini", "[pytest]\naddopts = --testmon\n")
+        assert partial_collection.python_functions() is None  # selects by what changed
+    assert partial_collection.has_pytest(sys.executable)  # the tests' own environment
+    assert not partial_collection.has_pytest(str(tmp_path / "bin" / "python"))
