@@ -8,6 +8,14 @@ snapshot committed at the base revision.  A test that vanished (deleted,
 renamed, deselected, ignored by config or conftest) or became skipped or
 xfailed is a finding; new ids are written into the snapshot and the hook
 exits 1 once, like a formatter, so the user stages the file.
+
+Why one module: it owns one pytest run from start to verdict (start the
+project's interpreter early, feed it what to collect, read the ids back,
+compare them with the base snapshot), and the steps share the run's state.
+What other modules need of it already lives in core: the snapshot format
+(hooks/snapshot.py), the interpreter (hooks/interpreters.py), the exporter
+(hooks/_collector.py), partial collection (hooks/partial_collection.py) and
+the pytest configuration (hooks/pytest_config.py).
 """
 
 from __future__ import annotations

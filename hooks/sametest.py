@@ -29,7 +29,7 @@ import ast
 import copy
 import sys
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Callable, Literal, NamedTuple
+from typing import TYPE_CHECKING, Callable, Literal, NamedTuple, cast
 
 from hooks.checksites import live_block, raises_assertion
 from hooks.paths import PYTHON_SUFFIXES
@@ -60,6 +60,12 @@ class Case(NamedTuple):
     # the names its checks look at, outside its own locals; empty when every check is written out.
     opaque: frozenset[str] = frozenset()
     subjects: frozenset[str] = frozenset()  # the names its checks look at (see `opaque`)
+    # The body with calls of the module's argument-free helpers written out, when that differs:
+    # two tests merged into one whose parameters are helpers holding the old bodies.
+    inlined: str = ""
+
+    def keys(self) -> tuple[str, ...]:
+        return (self.body, self.inlined) if self.inlined else (self.body,)
 
 
 # -- finding a test -----------------------------------------------------------------
@@ -411,6 +417,13 @@ class _Normalise(ast.NodeTransformer):
             and node.func.value.id in ("self", "cls")
         ):
             node.func = ast.Name(node.func.attr, ast.Load())  # a helper method moved to the module is the same helper
+        if _called_name(node.func) in ("raises", "warns"):
+            # `pytest.raises(E, match=None)` is `pytest.raises(E)`: what a parametrized `match` is for the case without one
+            node.keywords = [
+                k
+                for k in node.keywords
+                if not (k.arg == "match" and isinstance(k.value, ast.Constant) and k.value.value is None)
+            ]
         if any(isinstance(a, ast.Starred) and isinstance(a.value, (ast.List, ast.Tuple)) for a in node.args):
             args: list[ast.expr] = []
             for a in node.args:
@@ -448,6 +461,10 @@ class _Normalise(ast.NodeTransformer):
                 return visited
         self.generic_visit(node)
         return node
+
+
+def _called_name(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _plain_assert(call: ast.Call) -> ast.Assert | None:
@@ -720,6 +737,7 @@ def cases(
         sets = [_Param({}, None)]
     helpers = _cache.setdefault(id(module), _module_helpers(module)) if _cache is not None else _module_helpers(module)
     finder = _Checks(module, classes[-1] if classes else None, helpers)
+    simple = _simple_helpers(module)
     local_values = _locals(fn)
     attributes = {
         t.id: n.value
@@ -735,7 +753,9 @@ def cases(
     body = _body(fn)
     out = []
     for param in sets:
-        body_key = ast.dump(ast.Module(body=[_put(s, param.values) for s in body], type_ignores=[]))  # type: ignore[misc]  # _put keeps a statement a statement
+        written = [_put(s, param.values) for s in body]
+        body_key = ast.dump(ast.Module(body=written, type_ignores=[]))  # type: ignore[arg-type]  # _put keeps a statement a statement
+        inlined_key = ast.dump(ast.Module(body=_inline_helpers(written, simple), type_ignores=[])) if simple else ""  # type: ignore[arg-type]
         checks = []
         opaque: set[str] = set()
         subjects: set[str] = set()
@@ -748,8 +768,82 @@ def cases(
             if _opaque(node, module):
                 opaque |= seen - {getattr(node.func, "attr", None) or getattr(node.func, "id", "")}
         out.append(
-            Case(owner, param.id if known else None, body_key, tuple(checks), 1, frozenset(opaque), frozenset(subjects))
+            Case(
+                owner,
+                param.id if known else None,
+                body_key,
+                tuple(checks),
+                1,
+                frozenset(opaque),
+                frozenset(subjects),
+                inlined_key if inlined_key != body_key else "",
+            )
         )
+    return out
+
+
+def _simple_helpers(module: Module) -> dict[str, list[ast.stmt]]:
+    """Module functions a call can be replaced by: no parameters, decorators, return or yield; bound once."""
+    bound: dict[str, int] = {}
+    for node in module.tree.body:
+        for target in _bound_names(node):
+            bound[target] = bound.get(target, 0) + 1
+    out = {}
+    for node in module.tree.body:
+        if (
+            isinstance(node, ast.FunctionDef)
+            and not node.decorator_list
+            and not node.name.startswith("test")
+            and bound.get(node.name) == 1
+            and not (node.args.posonlyargs or node.args.args or node.args.kwonlyargs)
+            and node.args.vararg is None
+            and node.args.kwarg is None
+            and not any(isinstance(n, _LEAVES) for n in ast.walk(node))
+        ):
+            out[node.name] = [cast(ast.stmt, _put(s, {})) for s in _body(node)]  # _put keeps a statement a statement
+    return out
+
+
+_LEAVES = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)
+_CLAUSE_TYPES: tuple[type[ast.AST], ...] = (
+    ast.ExceptHandler,
+    *((ast.match_case,) if sys.version_info >= (3, 10) else ()),
+)
+
+
+def _bound_names(node: ast.stmt) -> list[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in node.names]
+    return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
+def _inline_helpers(body: list[ast.stmt], helpers: dict[str, list[ast.stmt]], depth: int = 0) -> list[ast.stmt]:
+    """BODY with each statement `helper()` replaced by the helper's own statements (two levels deep)."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if (
+            depth < 2
+            and isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id in helpers
+            and not call.args
+            and not call.keywords
+        ):
+            out += _inline_helpers(copy.deepcopy(helpers[call.func.id]), helpers, depth + 1)
+            continue
+        stmt = copy.copy(stmt)
+        for field_name, value in ast.iter_fields(stmt):
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                setattr(stmt, field_name, _inline_helpers(value, helpers, depth))
+            elif isinstance(value, list) and value and isinstance(value[0], _CLAUSE_TYPES):
+                clauses = [copy.copy(c) for c in value]
+                for clause in clauses:
+                    clause.body = _inline_helpers(clause.body, helpers, depth)
+                setattr(stmt, field_name, clauses)
+        out.append(stmt)
     return out
 
 
@@ -758,7 +852,7 @@ def changed_cases(base: Sequence[Case], new: Sequence[Case]) -> tuple[list[Case]
     left = list(new)
     gone = []
     for case in base:
-        twin = next((i for i, other in enumerate(left) if other.body == case.body), None)
+        twin = next((i for i, other in enumerate(left) if set(other.keys()) & set(case.keys())), None)
         if twin is None:
             gone.append(case)
         else:
@@ -775,9 +869,13 @@ def reappearing(lost: Sequence[Case], pool: Sequence[Case]) -> list[bool]:
     used: set[int] = set()
     by_body: dict[str, list[int]] = {}
     for j, case in enumerate(pool):
-        by_body.setdefault(case.body, []).append(j)
+        for key in case.keys():
+            by_body.setdefault(key, []).append(j)
     for i, case in enumerate(lost):
-        hit = next((j for j in by_body.get(case.body, []) if j not in used and pool[j].weight >= case.weight), None)
+        hit = next(
+            (j for key in case.keys() for j in by_body.get(key, []) if j not in used and pool[j].weight >= case.weight),
+            None,
+        )
         if hit is not None:
             used.add(hit)
             result[i] = True
@@ -901,8 +999,8 @@ def reappearing_ids(
         after = cases_at(new_modules, renamed.get(path, path), qualname)
         chosen, exact = select(found, all_base.get((path, qualname), []), params, after, True)
         lost.append(((path, qualname), chosen, exact))
-        bodies = {c.body for c in chosen}
-        pool += [c for c in after or [] if c.body in bodies]  # a duplicate case removed: its twin still runs
+        bodies = {key for c in chosen for key in c.keys()}
+        pool += [c for c in after or [] if bodies & set(c.keys())]  # a duplicate case removed: its twin still runs
     flat = [c for _, chosen, _ in lost for c in chosen]
     flags = iter(reappearing(flat, pool))
     alive: set[str] = set()

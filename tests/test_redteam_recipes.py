@@ -9,8 +9,7 @@ branch from that base and judged in-process by the full `oracle-guard check
 --base <base>`, the bench's verdict.  A weakening must be rejected with the
 codes pinned in CAUGHT_WITH (the codes the real project gets too); an
 honest change must pass without a finding.  A row that cannot be pinned so is
-in EXCLUDED with the reason: today one honest recipe the gate also rejects on
-click itself.
+in EXCLUDED with the reason (none today).
 """
 
 from __future__ import annotations
@@ -572,12 +571,7 @@ CAUGHT_WITH: dict[str, str] = {
 }
 
 # Rows not judged here, with the reason.
-EXCLUDED: dict[str, str] = {
-    "click/merge_into_parametrized": (
-        "a false alarm on click itself as well (OG302 x2): the two tests become one parametrized test whose "
-        "parameters are helper functions holding the old bodies, a merge hooks/sametest.py does not follow"
-    ),
-}
+EXCLUDED: dict[str, str] = {}
 
 
 def recipe_id(recipe: Recipe) -> str:

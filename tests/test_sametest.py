@@ -125,6 +125,43 @@ REFACTORS = [
         """,
     ),
     (
+        # click: two tests merged into one whose parameters are helpers holding the old bodies
+        "merged-with-helpers-holding-the-bodies-as-parameters",
+        """\
+        def test_bad_int():
+            with pytest.raises(ValueError):
+                int("x")
+
+        def test_bad_float():
+            with pytest.raises(ValueError, match="could not convert"):
+                float("y")
+        """,
+        """\
+        def _bad_int():
+            int("x")
+
+        def _bad_float():
+            float("y")
+
+        @pytest.mark.parametrize(("make", "match"), [(_bad_int, None), (_bad_float, "could not convert")])
+        def test_bad_numbers(make, match):
+            with pytest.raises(ValueError, match=match):
+                make()
+        """,
+        """\
+        def _bad_int():
+            int("x")
+
+        def _bad_float():
+            float("y")
+
+        @pytest.mark.parametrize(("make", "match"), [(_bad_int, None)])
+        def test_bad_numbers(make, match):
+            with pytest.raises(ValueError, match=match):
+                make()
+        """,
+    ),
+    (
         "loop-parametrized-in-place",
         """\
         def test_a():
@@ -581,6 +618,22 @@ def test_a_case_without_checks_lives_on_only_by_its_body() -> None:
     [same] = _cases("@pytest.mark.parametrize('x', ['a'])\ndef test_run(x):\n    run(x)\n", "test_run")
     assert sametest.reappearing([smoke], [other]) == [False]
     assert sametest.reappearing([smoke], [same]) == [True]
+
+
+def test_a_helper_call_is_its_body_only_when_the_helper_is_plain_and_unchanged() -> None:
+    [old] = _cases("def test_a():\n    with pytest.raises(E):\n        run(1)\n", "test_a")
+    merged = "@pytest.mark.parametrize('make', [_one])\ndef test_m(make):\n    with pytest.raises(E, match=None):\n        make()\n"
+    [same] = _cases("def _one():\n    run(1)\n" + merged, "test_m")
+    assert sametest.reappearing([old], [same]) == [True]
+    # The helper does something else, returns early, takes a parameter, or is bound twice: no twin.
+    for helper in (
+        "def _one():\n    run(2)\n",
+        "def _one():\n    return\n    run(1)\n",
+        "def _one(x=1):\n    run(x)\n",
+        "def _one():\n    run(1)\n_one = other\n",
+    ):
+        [case] = _cases(helper + merged, "test_m")
+        assert sametest.reappearing([old], [case]) == [False], helper
 
 
 def test_checks_in_dead_code_do_not_count() -> None:
