@@ -2,8 +2,10 @@
 
 On a real project (a git clone with its own `.venv` that has pytest), in a
 throwaway clone: the first collection snapshot is committed, then an honest
-5-file test change is staged (a helper added to 5 test files: pytest must
-collect, and finds the same ids).  Paired in one run, interleaved A [R] B N:
+5-file test change is staged (a private helper added to 5 test files: the
+same ids either way; the hook proves that without pytest where the change is
+collection-inert, hooks/inert.py, and collects the touched modules where it
+is not, e.g. here, where hooks/paths.py names a touched test module).  Paired in one run, interleaved A [R] B N:
 
     A  pre-commit run oracle-guard          (the hook, from this checkout's HEAD)
     R  the same hook from --against REF's code (optional: branch vs base)
