@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Callable
 
 from hooks import hypothesis_model as hm
+from hooks.paths import conftests_above
 from hooks.pysource import FunctionNode, Module, SourceError, test_functions
 
 CHECK_PREFIXES = ("assert", "check_", "verify_", "expect_", "fail")
@@ -349,15 +350,8 @@ class HelperIndex:
 
     def fixture(self, from_path: str, name: str) -> tuple[Module, FunctionNode] | None:
         """The function NAME in the nearest conftest.py at or above FROM_PATH's folder."""
-        folders = []
-        d = posixpath.dirname(from_path)
-        while True:
-            folders.append(d)
-            if not d:
-                break
-            d = posixpath.dirname(d)
-        for folder in folders:
-            module = self._load([posixpath.join(folder, "conftest.py") if folder else "conftest.py"])
+        for conftest in conftests_above(from_path):
+            module = self._load([conftest])
             if module is None:
                 continue
             for node in module.tree.body:

@@ -9,6 +9,7 @@ package (a project's own `hooks/` would shadow it).
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"
@@ -20,3 +21,14 @@ TEST_FILES = re.compile(TEST_FILES_PATTERN)
 
 # Python source and stub files, for str.endswith.
 PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+def conftests_above(path: str) -> list[str]:
+    """The conftest.py files that apply to PATH (a repository-relative file), nearest first."""
+    found = []
+    folder = posixpath.dirname(path)
+    while True:
+        found.append(posixpath.join(folder, "conftest.py") if folder else "conftest.py")
+        if not folder:
+            return found
+        folder = posixpath.dirname(folder)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import posixpath
 from collections.abc import Sequence
 from typing import Callable
 
@@ -24,6 +23,7 @@ from hooks import changes, contract, trust
 from hooks import hypothesis_model as hm
 from hooks.approvals import Approvals
 from hooks.context import HookContext
+from hooks.paths import conftests_above
 from hooks.pysource import FunctionNode, Module, SourceError
 from hooks.report import Finding, guarded
 from hooks.tautologies import tautology
@@ -61,14 +61,7 @@ class _Tree:
 
     def profiles_for(self, path: str) -> tuple[dict[str, hm.Profile], str | None]:
         """Profiles registered (and the one loaded) in conftest.py files above PATH."""
-        folders = []
-        d = posixpath.dirname(path)
-        while True:
-            folders.append(d)
-            if not d:
-                break
-            d = posixpath.dirname(d)
-        confs = [posixpath.join(f, "conftest.py") if f else "conftest.py" for f in reversed(folders)]
+        confs = conftests_above(path)[::-1]  # the top one first, as pytest loads them
         self.load(confs)
         profiles: dict[str, hm.Profile] = {}
         loaded = None
