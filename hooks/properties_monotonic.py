@@ -36,6 +36,13 @@ class _Tree:
         self.read = read
         self.modules: dict[str, Module | None] = {}
         self.errors: dict[str, SourceError] = {}
+        self._models: dict[str, hm.HypothesisModule] = {}
+
+    def model(self, module: Module) -> hm.HypothesisModule:
+        """The Hypothesis model of a module of this side, built once (every property of a module asks)."""
+        if module.path not in self._models:
+            self._models[module.path] = hm.model(module)
+        return self._models[module.path]
 
     def load(self, paths: list[str]) -> None:
         missing = [p for p in paths if p not in self.modules]
@@ -68,7 +75,7 @@ class _Tree:
         for c in confs:
             module = self.modules.get(c)
             if module is not None:
-                found = hm.model(module)
+                found = self.model(module)
                 profiles.update(found.profiles)
                 loaded = found.loaded or loaded
         return profiles, loaded
@@ -133,7 +140,7 @@ def resolve(
             None,
         )
     findings = []
-    test = hm.model(module).tests.get(prop.name)
+    test = tree.model(module).tests.get(prop.name)
     where = module.position(fn)
     if test is None or not test.given:
         findings.append(
@@ -167,7 +174,7 @@ def resolve(
 def effective_examples(tree: _Tree, path: str, module: Module, test: hm.HypothesisTest) -> int:
     """The max_examples Hypothesis runs TEST with: its settings, else a profile loaded here or in a conftest above."""
     profiles, loaded = tree.profiles_for(path)
-    return hm.model(module).effective_max_examples(test, profiles, loaded)
+    return tree.model(module).effective_max_examples(test, profiles, loaded)
 
 
 def registrable(
@@ -181,7 +188,7 @@ def registrable(
     for prop in properties:
         path = tree.module_file(prop.module)
         module = tree.modules.get(path) if path else None
-        test = hm.model(module).tests.get(prop.name) if module is not None else None
+        test = tree.model(module).tests.get(prop.name) if module is not None else None
         if path is not None and module is not None and test is not None and test.given:
             prop = dataclasses.replace(prop, min_examples=max(1, effective_examples(tree, path, module, test)))
         problems, _, _ = resolve(prop.id, prop, tree, "the contract")
@@ -258,7 +265,7 @@ def property_findings(change_set: changes.ChangeSet | None, contract_path: str) 
         base_fn = _function(base_module, base_prop.name) if base_module else None
         if base_module is None or base_fn is None:
             continue
-        base_test = hm.model(base_module).tests.get(base_prop.name)
+        base_test = base_tree.model(base_module).tests.get(base_prop.name)
         if base_test is None or not base_test.given:
             continue
         pairs = (
