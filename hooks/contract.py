@@ -659,13 +659,54 @@ def bytes_at(rev: str, path: str) -> bytes | None:
             raise ContractError(f"{path}: is a {_KINDS[mode]} at {rev[:12]}, not a contract file")
     if data is None and listed:  # something is there, but not a file git can read as one
         raise ContractError(f"{path}: is not a file at {rev[:12]}, not a contract file")
+    if data is None:
+        _no_folder_in_the_way(rev, wanted)
     if _COMMIT_ID.match(rev):
         _COMMITTED[key] = data
     return data
 
 
+def _no_folder_in_the_way(rev: str, path: str) -> None:
+    """Nothing at PATH in REV: fail closed if that is because a folder on the way is a symlink or submodule.
+
+    git stores a symlinked folder as one link, so the file behind it is absent from the tree while a
+    checkout (and pytest) still finds one there: the contract moved out of reach, not removed.
+    """
+    from hooks import git
+
+    folders = []
+    folder = posixpath.dirname(path)
+    while folder:
+        folders.append(folder)
+        folder = posixpath.dirname(folder)
+    if not folders:
+        return
+    out = git.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", *folders)
+    for record in (r for r in out.split(b"\0") if r):
+        meta, _, name = record.partition(b"\t")
+        mode = meta.split()[0].decode()
+        if os.fsdecode(name) in folders and mode != "040000":  # ls-tree also lists what lies beside them
+            kind = _KINDS.get(mode, "file")
+            raise ContractError(
+                f"{path}: {os.fsdecode(name)}/ is a {kind} at {rev[:12]}, not a folder holding the contract"
+            )
+
+
 def bytes_in_work_tree(path: str) -> bytes | None:
-    """The contract's bytes in the work tree; None if absent.  A symlink is refused, not followed."""
+    """The contract's bytes in the work tree; None if absent.  A symlink is refused, not followed.
+
+    So is a symlinked folder on the way: the contract would be read from wherever it points.
+    """
+    folder = "" if os.path.isabs(path) else os.path.dirname(path)  # contract paths are inside the repository
+    while folder:
+        try:
+            if stat.S_ISLNK(os.lstat(folder).st_mode):
+                raise ContractError(f"{path}: {folder}/ is a symlink, not a folder holding the contract")
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except (OSError, ValueError):
+            break  # read_file names the problem
+        folder = os.path.dirname(folder)
     try:
         if stat.S_ISLNK(os.lstat(path).st_mode):
             raise ContractError(f"{path}: is a symlink, not a contract file (commit the contract itself)")

@@ -117,6 +117,41 @@ def test_a_work_tree_contract_that_is_not_a_file_is_an_error(repo: Repo, base: s
         contract.load(PATH)
 
 
+def move_behind_a_symlinked_folder(repo: Repo) -> None:
+    """The contract's folder becomes a symlink to another folder holding a weaker contract."""
+    os.rename(repo.path / "tests", repo.path / "elsewhere")
+    (repo.path / "elsewhere" / "agent_contract.yaml").write_text(WEAK)
+    os.symlink("elsewhere", repo.path / "tests")
+    repo.git("add", "-A")
+
+
+def test_a_contract_behind_a_symlinked_folder_is_an_error_on_every_new_side(repo: Repo, base: str) -> None:
+    move_behind_a_symlinked_folder(repo)
+    for read in (contract.at_new, contract.bytes_at_new):
+        with pytest.raises(contract.ContractError, match="tests/ is a symlink"):
+            read(None, PATH)
+    rev = repo.commit("contract behind a symlinked folder")
+    for read in (contract.at_base, contract.at_new, contract.bytes_at_base, contract.bytes_at_new):
+        with pytest.raises(contract.ContractError, match="tests/ is a symlink at"):
+            read(rev, PATH)
+
+
+def test_a_contract_in_real_nested_folders_still_reads(repo: Repo, base: str) -> None:
+    nested = "tests/deep/er/agent_contract.yaml"
+    repo.write(nested, HONEST)
+    rev = repo.commit("nested contract")
+    assert contract.at_new(None, nested) == contract.at_new(rev, nested) == contract.at_base(rev, nested)
+    assert contract.at_base(rev, "tests/deep/missing/agent_contract.yaml") is None  # nothing there: no contract
+
+
+def test_check_refuses_a_contract_behind_a_symlinked_folder(repo: Repo, base: str) -> None:
+    from hooks import check
+
+    move_behind_a_symlinked_folder(repo)
+    result = repo.hook(check.main, "--base", base, "--skip", "collection-snapshot")
+    assert result.code == 2 and "tests/ is a symlink" in result.err, result
+
+
 def test_a_base_contract_that_does_not_load_stops_the_comparison(repo: Repo, base: str) -> None:
     repo.write(PATH, "version: 1\nmax_active_freezes: [\n")
     broken = repo.commit("broken")
