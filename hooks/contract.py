@@ -755,11 +755,6 @@ def load(path: str = DEFAULT_PATH) -> Contract | None:
     return at_new(None, path)
 
 
-# The names the readers had before; kept while modules edited elsewhere still call them.
-load_at = at_base
-load_new = at_new
-
-
 def add_contract_arg(parser: Any) -> None:
     parser.add_argument(
         "--contract", default=DEFAULT_PATH, metavar="PATH", help=f"the contract file (default: {DEFAULT_PATH})"
@@ -793,8 +788,6 @@ __all__ = [
     "bytes_in_work_tree",
     "dumps",
     "load",
-    "load_at",
-    "load_new",
     "loads",
     "scalar",
     "parse_now",

@@ -33,7 +33,7 @@ def load(repo: Repo) -> Approvals:
     os.chdir(repo.path)
     try:
         change_set = changes.resolve(type("Args", (), {"base": None})())
-        base = contract.load_at(change_set.base, CONTRACT)
+        base = contract.at_base(change_set.base, CONTRACT)
         return Approvals.load(change_set, base, contract.load(CONTRACT))
     finally:
         os.chdir(old)

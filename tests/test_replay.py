@@ -639,7 +639,7 @@ def plan_of(repo: Repo, before: dict[str, str], after: dict[str, str | None]) ->
         change_set = changes.resolve(argparse.Namespace(base=None))
         from hooks import contract
 
-        side = scratch.TestSide(change_set.base or "", CONTRACT, contract.load_at(change_set.base, CONTRACT))
+        side = scratch.TestSide(change_set.base or "", CONTRACT, contract.at_base(change_set.base, CONTRACT))
         return scratch.plan(change_set, side)
     finally:
         os.chdir(old)
