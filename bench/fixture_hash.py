@@ -100,8 +100,13 @@ def main() -> int:
         os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), yaml_dir])
         commands = {
             "openssl dgst -sha256": ["openssl", "dgst", "-sha256", *paths],
-            "fixture-lock-verify (python -S)": [sys.executable, "-S", "-m", "hooks.fixture_lock_verify"],
-            "fixture-lock-verify (dev venv)": [sys.executable, "-m", "hooks.fixture_lock_verify"],
+            "fixture-lock-verify (python -S)": [
+                sys.executable,
+                "-S",
+                "-m",
+                "oracle_guard.hook_ids.fixture_lock_verify",
+            ],
+            "fixture-lock-verify (dev venv)": [sys.executable, "-m", "oracle_guard.hook_ids.fixture_lock_verify"],
         }
         if args.installed:
             commands["fixture-lock-verify (installed exe)"] = [args.installed]

@@ -4,7 +4,7 @@
 
 Generates test modules that use PEP 695 type parameters, ``type`` aliases,
 PEP 701 f-strings, ``except*`` and PEP 758 ``except A, B:`` (those this
-interpreter cannot parse), and times ``hooks.pysource.parse`` on them (ast
+interpreter cannot parse), and times ``oracle_guard.analysis.pysource.parse`` on them (ast
 fails, libcst parses, the constructs are lowered, ast parses the result)
 beside ``ast.parse`` of the same modules written in syntax every Python
 reads (the common path, which is unchanged: ast succeeds and nothing else
@@ -96,11 +96,11 @@ def main() -> int:
     start = time.perf_counter()
     import libcst  # noqa: F401  - paid once per hook process, only when a file needs it
 
-    from hooks import newsyntax  # noqa: F401
+    from oracle_guard.analysis import newsyntax  # noqa: F401
 
     first_import = (time.perf_counter() - start) * 1000
-    from hooks import newsyntax as ns
-    from hooks import pysource
+    from oracle_guard.analysis import newsyntax as ns
+    from oracle_guard.analysis import pysource
 
     def lowered(source: bytes) -> None:
         ns._CACHE.clear()  # time the lowering itself, not the per-process cache

@@ -4,8 +4,8 @@ On a real project (a git clone with its own `.venv` that has pytest), in a
 throwaway clone: the first collection snapshot is committed, then an honest
 5-file test change is staged (a private helper added to 5 test files: the
 same ids either way; the hook proves that without pytest where the change is
-collection-inert, hooks/inert.py, and collects the touched modules where it
-is not, e.g. here, where hooks/paths.py names a touched test module).  Paired in one run, interleaved A [R] B N:
+collection-inert, oracle_guard/analysis/inert.py, and collects the touched modules where it
+is not, e.g. here, where oracle_guard/repo/paths.py names a touched test module).  Paired in one run, interleaved A [R] B N:
 
     A  pre-commit run oracle-guard          (the hook, from this checkout's HEAD)
     R  the same hook from --against REF's code (optional: branch vs base)
@@ -96,7 +96,7 @@ def setup(project: str, home: str, against: str | None, venv: str) -> str:
         work,
         sys.executable,
         "-m",
-        "hooks.collection_snapshot",
+        "oracle_guard.hook_ids.collection_snapshot",
         "--always",
         "--python",
         python,
@@ -184,7 +184,7 @@ def main() -> int:
     with open(os.path.join(work, "README.md"), "a") as f:
         f.write("\nA line.\n")
     sh(work, "git", "add", "README.md")
-    alone = [sys.executable, "-m", "hooks.cli", "hook"]
+    alone = [sys.executable, "-m", "oracle_guard.commands.cli", "hook"]
     compiled(HERE)
     old_code = code_of(against) if against else ""
     c: list[float] = []

@@ -66,7 +66,7 @@ def suite(name: str, root: str, production: str, module: str, runs: int, jobs: s
     env = {**os.environ, "PYTHONPATH": os.path.join(root, "src"), "PYTHONHASHSEED": "0"}
     env.pop("PYTEST_ADDOPTS", None)
     bare = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", module]
-    replay = [sys.executable, "-m", "hooks", "replay", "--base", "HEAD", "--python", sys.executable]
+    replay = [sys.executable, "-m", "oracle_guard", "replay", "--base", "HEAD", "--python", sys.executable]
     if jobs:
         replay += ["--jobs", jobs]
     # `python -m hooks` is oracle-guard's own entry point: the same code as the console script.
@@ -95,7 +95,8 @@ def suite(name: str, root: str, production: str, module: str, runs: int, jobs: s
 
 
 def synthetic(files: int, runs: int) -> None:
-    from hooks import changes, scratch
+    from oracle_guard.pytest_side import scratch
+    from oracle_guard.repo import changes
 
     root = tempfile.mkdtemp(prefix="replay-bench-")
     try:

@@ -6,7 +6,7 @@ import hashlib
 import subprocess
 from pathlib import Path
 
-from hooks import approvals
+from oracle_guard.contract import approvals
 from tests.helpers import Repo
 
 CONTRACT = "tests/agent_contract.yaml"

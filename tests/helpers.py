@@ -22,11 +22,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
-from hooks import args as hook_args
-from hooks import git, report
-from hooks.changes import ChangeSet
-from hooks.context import HookContext
-from hooks.report import Finding
+from oracle_guard.repo import git
+from oracle_guard.repo.changes import ChangeSet
+from oracle_guard.repo.context import HookContext
+from oracle_guard.reporting import report
+from oracle_guard.reporting.report import Finding
+from oracle_guard.rules import args as hook_args
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",
@@ -183,7 +184,7 @@ class MemoryChangeSet(ChangeSet):
     def read_base(self, paths: list[str]) -> dict[str, bytes | None]:
         return {p: self.base_tree.get(p) for p in paths}
 
-    def read_contract_base(self, path: str) -> bytes | None:
+    def read_contract_base(self, path: str, reader: Callable[[str | None, str], bytes | None]) -> bytes | None:
         return self.read_base([path]).get(path)  # no tree to ask for the mode: the bytes are the contract
 
     def read_new(self, paths: list[str]) -> dict[str, bytes | None]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hooks.context import HookContext
-from hooks.report import Finding, UsageError
+from oracle_guard.repo.context import HookContext
+from oracle_guard.reporting.report import Finding, UsageError
 
 
 def check(ctx: HookContext) -> list[Finding]:

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from hooks import changes, contract
-from hooks.approvals import Approvals
-from hooks.approve import main as approve_main
+from oracle_guard.commands.approve import main as approve_main
+from oracle_guard.contract import contract
+from oracle_guard.contract.approvals import Approvals
+from oracle_guard.repo import changes
 from tests.contract_helpers import CONTRACT, approve, contract_text, make_key, signers_line
 from tests.helpers import Repo
 
@@ -116,7 +117,7 @@ def test_approve_subcommand_signs_with_the_git_signing_key(repo: Repo, tmp_path:
     repo.git("config", "user.signingkey", str(key))
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_DIR")}
     proc = subprocess.run(
-        (sys.executable, "-m", "hooks.cli", "approve", *STATEMENT.split()),
+        (sys.executable, "-m", "oracle_guard.commands.cli", "approve", *STATEMENT.split()),
         cwd=repo.path,
         capture_output=True,
         text=True,
@@ -153,7 +154,16 @@ def test_approve_from_a_subfolder_writes_into_the_repositorys_approvals(repo: Re
     key = signed_repo(repo, tmp_path)
     (repo.path / "src").mkdir()
     proc = subprocess.run(
-        (sys.executable, "-m", "hooks.cli", "approve", "--key", str(key), "test-retire", "tests/test_a.py::test_a"),
+        (
+            sys.executable,
+            "-m",
+            "oracle_guard.commands.cli",
+            "approve",
+            "--key",
+            str(key),
+            "test-retire",
+            "tests/test_a.py::test_a",
+        ),
         cwd=repo.path / "src",
         capture_output=True,
         text=True,

@@ -1,13 +1,20 @@
-"""The shape of hooks/: commands -> hooks -> core, never hook -> hook; each constant spelled once.
+"""The shape of the oracle_guard package: its folders are its layers, and imports only go down.
 
-Every module of hooks/ is parsed (no import, so a lazy import inside a
-function counts as much as one at the top).  A module is one of:
+hooks/ is the source root; it holds one import package, oracle_guard, whose
+subpackages are layers, lowest first:
 
-- a hook: what hooks/registry.py lists, one check(ctx) per pre-commit hook id;
-- a command: what the `oracle-guard` subcommands run (cli, check, init, ...);
-- core: everything else, shared by hooks and commands.
+- reporting: findings, codes, hints and output formats;
+- repo: git, the change set, paths, interpreters;
+- contract: the contract, the trust root, approvals, digests, the snapshot format;
+- analysis: reading test code (parsing, check sites, meaning, same-test pairing, models);
+- pytest_side: pytest itself (the plugin, its configuration and CI readers, collection, scratch runs);
+- rules: the rule engines and arguments the hook ids share;
+- hook_ids: one module per pre-commit hook id (registry.py lists them);
+- commands: the `oracle-guard` subcommands.
 
-A hook imports core only; core imports core only; commands import anything.
+A module imports modules of its own layer or lower ones only; a hook imports no other hook; no two
+modules import each other, directly or through others.  Every module is parsed (no import), so a lazy
+import inside a function, or one under TYPE_CHECKING, counts as much as one at the top.
 """
 
 from __future__ import annotations
@@ -22,91 +29,147 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hooks import cli, paths, registry
+from oracle_guard.commands import cli
+from oracle_guard.hook_ids import registry
+from oracle_guard.repo import paths
 
 PROJECT = Path(__file__).resolve().parent.parent
-HOOKS_DIR = PROJECT / "hooks"
+PACKAGE_DIR = PROJECT / "hooks" / "oracle_guard"
+LAYERS = ("reporting", "repo", "contract", "analysis", "pytest_side", "rules", "hook_ids", "commands")
 
 HOOKS = {
-    "collection_snapshot",
-    "contract_split",
-    "fixture_lock_verify",
-    "forbid_runtime_skip",
-    "forbid_skip_marks",
-    "oracle_shrink",
-    "properties_monotonic",
-    "quarantine_untouched",
-    "replay",
+    "hook_ids.collection_snapshot",
+    "hook_ids.contract_split",
+    "hook_ids.fixture_lock_verify",
+    "hook_ids.forbid_runtime_skip",
+    "hook_ids.forbid_skip_marks",
+    "hook_ids.oracle_shrink",
+    "hook_ids.properties_monotonic",
+    "hook_ids.quarantine_untouched",
+    "hook_ids.replay",
 }
-COMMANDS = {
-    "__main__",  # python -m hooks
-    "cli",  # oracle-guard
-    "check",  # oracle-guard check
-    "one_hook",  # oracle-guard hook (the one-process pre-commit hook)
-    "runner",  # runs the registry's hooks for check and one_hook
-    "init_contract",  # oracle-guard init, lock
-    "approve",  # oracle-guard approve
-    "quarantine_run",  # oracle-guard quarantine run
-    "guard",  # oracle-guard guard
-    "demo",  # oracle-guard demo
-}
-
-# Temporary: modules being split by other work of issue 8; each entry names what is left to move.
-NOT_YET: dict[str, set[str]] = {}
-# Temporary: files still spelling a constant of hooks/paths.py themselves (being edited elsewhere).
-CONSTANTS_NOT_YET: set[str] = set()
 
 
 def modules() -> list[str]:
-    return sorted(p.stem for p in HOOKS_DIR.glob("*.py"))
+    """Every module as LAYER.NAME (the package's own __init__ and __main__ as their bare names)."""
+    found = []
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        relative = path.relative_to(PACKAGE_DIR).with_suffix("")
+        found.append(".".join(relative.parts))
+    return found
+
+
+def layer_of(name: str) -> str | None:
+    head, dot, _ = name.partition(".")
+    return head if dot else None
+
+
+def path_of(name: str) -> Path:
+    return PACKAGE_DIR / (name.replace(".", "/") + ".py")
 
 
 def tree_of(name: str) -> ast.Module:
-    return ast.parse((HOOKS_DIR / f"{name}.py").read_text(encoding="utf-8"), f"hooks/{name}.py")
+    return ast.parse(path_of(name).read_text(encoding="utf-8"), str(path_of(name).relative_to(PROJECT)))
 
 
 def imported(name: str) -> set[str]:
-    """The hooks modules NAME imports, anywhere in the file (also inside functions and TYPE_CHECKING)."""
+    """The oracle_guard modules NAME imports, anywhere in the file (also inside functions and TYPE_CHECKING)."""
     known = set(modules())
     found: set[str] = set()
+
+    def add(dotted: str) -> None:
+        relative = dotted.removeprefix("oracle_guard.").removeprefix("oracle_guard")
+        if relative in known:
+            found.add(relative)
+        elif relative.partition(".")[0] in LAYERS and relative.partition(".")[2] == "":
+            found.add(f"<a layer package: {relative}>")
+
     for node in ast.walk(tree_of(name)):
         if isinstance(node, ast.Import):
-            found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("hooks."))
+            for alias in node.names:
+                if alias.name.startswith("oracle_guard"):
+                    add(alias.name)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            if node.module == "hooks":
-                found.update(a.name for a in node.names if a.name in known)
-            elif node.module.startswith("hooks."):
-                found.add(node.module.split(".")[1])
+            if node.module == "oracle_guard" or node.module.startswith("oracle_guard."):
+                package = node.module.removeprefix("oracle_guard").lstrip(".")
+                for alias in node.names:
+                    submodule = f"{package}.{alias.name}" if package else alias.name
+                    if submodule in known:
+                        found.add(submodule)
+                    elif package:
+                        add(node.module)
         elif isinstance(node, ast.ImportFrom) and node.level:  # `from . import x`: spelled out in this project
             found.add(f"<relative import in {name}>")
     return found - {name}
 
 
-def test_every_hook_in_the_registry_is_classified_as_a_hook() -> None:
-    assert {h.module.removeprefix("hooks.") for h in registry.HOOKS} == HOOKS
+def test_every_module_lives_in_a_layer() -> None:
+    loose = [m for m in modules() if layer_of(m) is None and m not in ("__init__", "__main__")]
+    assert not loose, f"modules outside the layers: {loose}"
+    assert {layer_of(m) for m in modules()} - {None} == set(LAYERS)
 
 
-def test_every_command_of_the_cli_is_classified_as_a_command() -> None:
-    targets = {target.partition(":")[0].removeprefix("hooks.") for target, _ in cli.COMMANDS.values()}
-    assert targets - HOOKS <= COMMANDS
-    assert HOOKS.isdisjoint(COMMANDS) and (HOOKS | COMMANDS) <= set(modules())
+def test_every_hook_in_the_registry_is_a_hook_id_module() -> None:
+    assert {h.module.removeprefix("oracle_guard.") for h in registry.HOOKS} == HOOKS
+
+
+def test_every_command_of_the_cli_is_a_command_or_a_hook() -> None:
+    targets = {target.partition(":")[0].removeprefix("oracle_guard.") for target, _ in cli.COMMANDS.values()}
+    assert {layer_of(t) for t in targets - HOOKS} == {"commands"}
+
+
+@pytest.mark.parametrize("name", [m for m in modules() if layer_of(m)])
+def test_a_module_imports_its_own_layer_or_lower_ones_only(name: str) -> None:
+    rank = LAYERS.index(layer_of(name) or "")
+    wrong = sorted(m for m in imported(name) if m.startswith("<") or LAYERS.index(layer_of(m) or "") > rank)
+    assert not wrong, f"{path_of(name).relative_to(PROJECT)} imports {wrong} from a layer above its own"
 
 
 @pytest.mark.parametrize("name", sorted(HOOKS))
-def test_a_hook_imports_core_modules_only(name: str) -> None:
-    wrong = imported(name) & (HOOKS | COMMANDS)
-    assert not wrong, f"hooks/{name}.py imports {sorted(wrong)}: move what they share to a core module"
+def test_a_hook_imports_no_other_hook(name: str) -> None:
+    wrong = imported(name) & HOOKS
+    assert not wrong, f"{name} imports {sorted(wrong)}: move what they share to a lower layer"
 
 
-@pytest.mark.parametrize("name", [m for m in modules() if m not in HOOKS | COMMANDS])
-def test_a_core_module_imports_no_hook_and_no_command(name: str) -> None:
-    wrong = imported(name) & (HOOKS | COMMANDS) - NOT_YET.get(name, set())
-    assert not wrong, f"core module hooks/{name}.py imports {sorted(wrong)}"
+def test_no_module_imports_itself_through_others() -> None:
+    graph = {m: imported(m) for m in modules()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in graph.get(node, ()):
+            if other not in graph:
+                continue
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in graph:
+        if module not in index:
+            visit(module)
+    assert not circles, f"modules that import each other: {circles}"
 
 
-def test_the_exemptions_are_still_needed() -> None:
-    for name, allowed in NOT_YET.items():
-        assert allowed <= imported(name), f"{name}: drop {sorted(allowed - imported(name))} from NOT_YET"
+def test_the_checker_sees_imports_inside_functions_and_under_type_checking() -> None:
+    # Not blind: report.py imports output.py only inside functions, switches.py ChangeSet only for types.
+    assert "reporting.output" in imported("reporting.report")
+    assert "repo.changes" in imported("pytest_side.switches")
+    assert "hook_ids.registry" in imported("commands.cli")
 
 
 # A hook module a person can hold: over this many lines, its docstring says why it is one module.
@@ -115,10 +178,10 @@ LONG_HOOK = 500
 
 @pytest.mark.parametrize("name", sorted(HOOKS))
 def test_a_long_hook_module_says_why_it_is_long(name: str) -> None:
-    lines = (HOOKS_DIR / f"{name}.py").read_text(encoding="utf-8").count("\n")
+    lines = path_of(name).read_text(encoding="utf-8").count("\n")
     doc = ast.get_docstring(tree_of(name)) or ""
     assert lines <= LONG_HOOK or "Why one module:" in doc, (
-        f"hooks/{name}.py has {lines} lines: move what it shares to core modules, "
+        f"{name} has {lines} lines: move what it shares to core modules, "
         "or say in its docstring (`Why one module: ...`) why it stays whole"
     )
 
@@ -134,17 +197,17 @@ def constants(name: str) -> Iterator[tuple[int, object]]:
             yield node.lineno, tuple(e.value for e in node.elts)  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("name", [m for m in modules() if m != "paths" and m not in CONSTANTS_NOT_YET])
+@pytest.mark.parametrize("name", [m for m in modules() if m != "repo.paths"])
 def test_path_constants_are_spelled_only_in_paths(name: str) -> None:
     spelled = {
         paths.DEFAULT_CONTRACT: "paths.DEFAULT_CONTRACT",
         paths.TEST_FILES_PATTERN: "paths.TEST_FILES (or TEST_FILES_PATTERN)",
         paths.PYTHON_SUFFIXES: "paths.PYTHON_SUFFIXES",
     }
-    found = [f"hooks/{name}.py:{line}: use {spelled[value]}" for line, value in constants(name) if value in spelled]
+    found = [f"{name}:{line}: use {spelled[value]}" for line, value in constants(name) if value in spelled]
     # Also inside a message: an f-string with the constant says the same and follows a change.
     found += [
-        f"hooks/{name}.py:{line}: spell paths.DEFAULT_CONTRACT in an f-string"
+        f"{name}:{line}: spell paths.DEFAULT_CONTRACT in an f-string"
         for line, value in constants(name)
         if isinstance(value, str) and paths.DEFAULT_CONTRACT in value and value != paths.DEFAULT_CONTRACT
     ]
@@ -152,16 +215,16 @@ def test_path_constants_are_spelled_only_in_paths(name: str) -> None:
 
 
 def test_the_loader_and_the_command_line_share_the_default_contract() -> None:
-    from hooks import args, contract
+    from oracle_guard.contract import contract
+    from oracle_guard.rules import args
 
     assert contract.DEFAULT_PATH == args.DEFAULT_CONTRACT == paths.DEFAULT_CONTRACT
 
 
 def test_the_pytest_entry_point_spells_the_default_contract_alike() -> None:
-    # oracle_guard_pytest.py may not import the hooks package (a project's own hooks/ would shadow it).
-    import oracle_guard_pytest
+    from oracle_guard.pytest_side import entry
 
-    assert oracle_guard_pytest.DEFAULT_CONTRACT == paths.DEFAULT_CONTRACT
+    assert entry.DEFAULT_CONTRACT == paths.DEFAULT_CONTRACT
 
 
 FILE_HOOKS = {h.id for h in registry.HOOKS if h.files}
@@ -185,15 +248,16 @@ def test_every_package_data_pattern_matches_a_file() -> None:
         import tomli as tomllib
     config = tomllib.loads((PROJECT / "pyproject.toml").read_text(encoding="utf-8"))
     for package, patterns in config["tool"]["setuptools"]["package-data"].items():
+        folder = PROJECT / "hooks" / package.replace(".", "/")
         for pattern in patterns:
-            assert list((PROJECT / package).glob(pattern)), f"package-data {package}: {pattern} matches nothing"
+            assert list(folder.glob(pattern)), f"package-data {package}: {pattern} matches nothing"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", ["", *cli.COMMANDS, *cli.HOOKS])
 def test_help_works_without_docstrings(command: str, tmp_path: Path) -> None:
     # python -OO drops docstrings: a module's __doc__ is None, and --help must not crash on it.
-    argv = [sys.executable, "-OO", "-m", "hooks.cli", *([command] if command else []), "--help"]
+    argv = [sys.executable, "-OO", "-m", "oracle_guard.commands.cli", *([command] if command else []), "--help"]
     env = {**os.environ, "PYTHONPATH": str(PROJECT), "PYTHONDONTWRITEBYTECODE": "1"}
     proc = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "usage:" in proc.stdout and not proc.stderr, proc.stderr

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import yaml
 
-from hooks import check
-from hooks.cli import HOOKS
-from hooks.cli import main as cli_main
+from oracle_guard.commands import check
+from oracle_guard.commands.cli import HOOKS
+from oracle_guard.commands.cli import main as cli_main
 from tests.helpers import Repo
 
 PROJECT = Path(__file__).resolve().parents[1]

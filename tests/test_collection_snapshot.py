@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hooks import collection_snapshot as cs
-from hooks import snapshot
-from hooks.collection_snapshot import main
-from hooks.snapshot import format_snapshot, parse_snapshot
+from oracle_guard.contract import snapshot
+from oracle_guard.contract.snapshot import format_snapshot, parse_snapshot
+from oracle_guard.hook_ids import collection_snapshot as cs
+from oracle_guard.hook_ids.collection_snapshot import main
 from tests.helpers import Repo
 
 PY = ("--python", sys.executable)
@@ -190,7 +190,7 @@ def test_retiring_without_approval_is_rejected_even_with_a_freeze(project: Repo)
 @pytest.mark.slow
 def test_retire_and_skip_ask_approvals_for_the_exact_statements(project: Repo, monkeypatch) -> None:
     """The approvals implementation is another module's; here only the statements asked are checked."""
-    from hooks import approvals
+    from oracle_guard.contract import approvals
 
     asked: list[str] = []
 
@@ -495,7 +495,11 @@ def test_under_pre_commit_the_projects_dot_venv_is_used(project: Repo, tmp_path:
         "PRE_COMMIT_HOME": os.path.dirname(sys.prefix),
     }
     proc = subprocess.run(
-        [sys.executable, "-m", "hooks.collection_snapshot"], cwd=project.path, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "oracle_guard.hook_ids.collection_snapshot"],
+        cwd=project.path,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     assert used.exists()

@@ -13,8 +13,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hooks import contract, fixture_lock_verify, quarantine_untouched
-from hooks.approvals import Approvals
+from oracle_guard.contract import contract
+from oracle_guard.contract.approvals import Approvals
+from oracle_guard.hook_ids import fixture_lock_verify, quarantine_untouched
 
 SEED = Path(__file__).with_name("data").joinpath("seed_contract.yaml").read_text(encoding="utf-8")
 SCHEMA = json.loads(Path(contract.__file__).with_name("contract.schema.json").read_text(encoding="utf-8"))

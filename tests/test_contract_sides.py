@@ -1,4 +1,4 @@
-"""One contract reader per side (hooks.contract.at_base / at_new), failing closed.
+"""One contract reader per side (oracle_guard.contract.contract.at_base / at_new), failing closed.
 
 Nothing at the contract's path is "no contract"; anything else that is not a
 regular file (a symlink, a directory, a submodule, a FIFO) is an error (exit
@@ -14,10 +14,10 @@ from typing import Callable
 
 import pytest
 
-from hooks import contract
-from hooks.fixture_lock_verify import main as lock_main
-from hooks.properties_monotonic import main as properties_main
-from hooks.quarantine_untouched import main as quarantine_main
+from oracle_guard.contract import contract
+from oracle_guard.hook_ids.fixture_lock_verify import main as lock_main
+from oracle_guard.hook_ids.properties_monotonic import main as properties_main
+from oracle_guard.hook_ids.quarantine_untouched import main as quarantine_main
 from tests.helpers import Repo
 
 PATH = "tests/agent_contract.yaml"
@@ -145,7 +145,7 @@ def test_a_contract_in_real_nested_folders_still_reads(repo: Repo, base: str) ->
 
 
 def test_check_refuses_a_contract_behind_a_symlinked_folder(repo: Repo, base: str) -> None:
-    from hooks import check
+    from oracle_guard.commands import check
 
     move_behind_a_symlinked_folder(repo)
     result = repo.hook(check.main, "--base", base, "--skip", "collection-snapshot")

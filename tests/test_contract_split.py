@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hooks.contract_split import main as split_main
+from oracle_guard.hook_ids.contract_split import main as split_main
 from tests.helpers import Repo
 
 

@@ -7,9 +7,9 @@ import subprocess
 
 import pytest
 
-from hooks import changes, git
-from hooks.forbid_skip_marks import main as skip_main
-from hooks.report import Finding, emit
+from oracle_guard.hook_ids.forbid_skip_marks import main as skip_main
+from oracle_guard.repo import changes, git
+from oracle_guard.reporting.report import Finding, emit
 from tests.helpers import Repo
 
 SKIPPED = """\

@@ -236,7 +236,7 @@ def test_one_process_hook_by_stage(repo: Repo, hook_repo, pre_commit_home) -> No
 
 def test_pre_commit_run_reaches_the_switch_rules(repo: Repo, hook_repo, pre_commit_home) -> None:
     """collection-snapshot's static layer (OG86x) runs under pre-commit without starting pytest."""
-    from hooks.snapshot import format_snapshot
+    from oracle_guard.contract.snapshot import format_snapshot
 
     workflow = "jobs:\n  t:\n    steps:\n      - run: {}\n"
     repo.write("tests/test_price.py", HONEST)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from hooks import collection_snapshot, forbid_skip_marks
-from hooks.snapshot import format_snapshot, parse_snapshot
+from oracle_guard.contract.snapshot import format_snapshot, parse_snapshot
+from oracle_guard.hook_ids import collection_snapshot, forbid_skip_marks
 from tests.helpers import Repo
 
 T = "tests/test_io.py"

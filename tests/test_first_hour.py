@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from hooks import changes, collection_snapshot, init_contract
-from hooks.collection_snapshot import main as snapshot_main
+from oracle_guard.commands import init_contract
+from oracle_guard.hook_ids import collection_snapshot
+from oracle_guard.hook_ids.collection_snapshot import main as snapshot_main
+from oracle_guard.repo import changes
 from tests.helpers import Repo
 
 TEST = "import pytest\n\n\ndef test_price():\n    assert 2 + 2 == 4\n\n\ndef test_other():\n    assert 'a'.upper() == 'A'\n"

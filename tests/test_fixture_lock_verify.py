@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from hooks.fixture_lock_verify import main
+from oracle_guard.hook_ids.fixture_lock_verify import main
 from tests.contract_helpers import CONTRACT, approve, contract_text, fixture_entry, make_key, sha, signers_line
 from tests.helpers import Repo
 
@@ -91,7 +91,7 @@ def test_symlink_out_of_the_fixtures_root_is_refused_but_inside_is_fine(repo: Re
 
 
 def snapshot_repo(repo: Repo) -> None:
-    from hooks.digests import manifest_digest
+    from oracle_guard.contract.digests import manifest_digest
 
     files = {"a.ambr": b"# name: test_a\n  1\n", "sub/b.ambr": b"# name: test_b\n  2\n"}
     for rel, data in files.items():
@@ -299,7 +299,10 @@ def test_console_entry_in_a_real_process(repo: Repo) -> None:
     locked_repo(repo)
     repo.write("tests/fixtures/invoice_v3.json", INVOICE_CRLF)
     proc = subprocess.run(
-        (sys.executable, "-m", "hooks.cli", "fixture-lock-verify"), cwd=repo.path, capture_output=True, text=True
+        (sys.executable, "-m", "oracle_guard.commands.cli", "fixture-lock-verify"),
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 1 and proc.stdout.startswith("tests/fixtures/invoice_v3.json:1:1: OG401 ")
 
@@ -324,8 +327,8 @@ def test_a_fifo_in_place_of_a_fixture_is_refused_not_read_forever(repo: Repo, ca
 
 
 def test_threaded_hashing_matches_hashlib(tmp_path) -> None:
-    from hooks.digests import hash_files
-    from hooks.fixture_lock_verify import Prehash
+    from oracle_guard.contract.digests import hash_files
+    from oracle_guard.hook_ids.fixture_lock_verify import Prehash
 
     paths = []
     for i in range(11):
@@ -339,7 +342,7 @@ def test_threaded_hashing_matches_hashlib(tmp_path) -> None:
 
 
 def test_prehash_reads_only_plain_relative_files(tmp_path, monkeypatch) -> None:
-    from hooks.fixture_lock_verify import Prehash
+    from oracle_guard.hook_ids.fixture_lock_verify import Prehash
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.bin").write_bytes(b"a")

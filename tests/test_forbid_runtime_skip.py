@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from hooks.forbid_runtime_skip import check, main
+from oracle_guard.hook_ids.forbid_runtime_skip import check, main
 from tests.helpers import Repo, memory_check
 
 T = "tests/test_mod.py"

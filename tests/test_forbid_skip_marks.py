@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hooks.forbid_skip_marks import check, main
+from oracle_guard.hook_ids.forbid_skip_marks import check, main
 from tests.helpers import Repo, memory_check, python_files
 
 T = "tests/test_mod.py"
@@ -634,9 +634,9 @@ def test_range_mode_through_pre_commit_refs(
 
 PROBE = """\
 import sys
-from hooks.{module} import main
+from oracle_guard.hook_ids.{module} import main
 code = main(sys.argv[1:])
-heavy = sorted(m for m in ("libcst", "yaml", "hooks.contract") if m in sys.modules)
+heavy = sorted(m for m in ("libcst", "yaml", "oracle_guard.contract.contract") if m in sys.modules)
 print(code, ",".join(heavy) or "-")
 """
 
@@ -653,13 +653,14 @@ def test_clean_commit_imports_neither_libcst_nor_yaml(repo: Repo, module: str) -
         cwd=repo.path,
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "hooks")},
     )
     assert proc.stdout == "0 -\n", proc.stderr
 
 
 def test_default_contract_path_matches_the_loader() -> None:
-    from hooks import contract, paths
+    from oracle_guard.contract import contract
+    from oracle_guard.repo import paths
 
     assert paths.DEFAULT_CONTRACT == contract.DEFAULT_PATH
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hooks import guard
-from hooks.snapshot import format_snapshot
+from oracle_guard.commands import guard
+from oracle_guard.contract.snapshot import format_snapshot
 from tests.helpers import GIT_ENV, Repo
 
 TEST = "import pytest\n\n\ndef test_price():\n    assert 2 + 2 == 4\n"

@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from hooks import contract
-from hooks.fixture_lock_verify import main as verify_main
-from hooks.init_contract import add_locks, lock_main, main
+from oracle_guard.commands.init_contract import add_locks, lock_main, main
+from oracle_guard.contract import contract
+from oracle_guard.hook_ids.fixture_lock_verify import main as verify_main
 from tests.contract_helpers import CONTRACT, sha
 from tests.helpers import Repo
 
@@ -24,14 +24,14 @@ def test_roundtrip(s):
 
 @pytest.fixture
 def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "hooks.hypothesis_model", None)  # import fails
+    monkeypatch.setitem(sys.modules, "oracle_guard.analysis.hypothesis_model", None)  # import fails
 
 
 @pytest.fixture
 def fake_model(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The real model, watched: which modules init asks about (properties-monotonic's
     rules then decide what may be locked, so the model must be the real one)."""
-    from hooks import hypothesis_model
+    from oracle_guard.analysis import hypothesis_model
 
     seen: list[str] = []
     real = hypothesis_model.properties_in
@@ -224,8 +224,8 @@ class TestRoundtrip:
 
 @pytest.mark.slow
 def test_init_then_every_hook_passes_on_the_untouched_repository(repo: Repo, capsys) -> None:
-    from hooks.check import main as check_main
-    from hooks.cli import HOOKS, load
+    from oracle_guard.commands.check import main as check_main
+    from oracle_guard.commands.cli import HOOKS, load
 
     populated(repo)
     for path, text in PROPERTIES.items():

@@ -12,9 +12,14 @@ from pathlib import Path
 import pytest
 from identify import identify
 
-from hooks import __version__, args, changes, check, cli, contract, registry, runner
-from hooks.context import HookContext
-from hooks.report import Finding
+from oracle_guard import __version__
+from oracle_guard.commands import check, cli, runner
+from oracle_guard.contract import contract
+from oracle_guard.hook_ids import registry
+from oracle_guard.repo import changes
+from oracle_guard.repo.context import HookContext
+from oracle_guard.reporting.report import Finding
+from oracle_guard.rules import args
 from tests.helpers import Repo
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -56,7 +61,7 @@ def test_registry_is_the_one_list_of_hooks() -> None:
 
 
 def test_check_py_builds_no_argv_for_the_hooks() -> None:
-    source = (PROJECT / "hooks" / "check.py").read_text()
+    source = (PROJECT / "hooks" / "oracle_guard" / "commands" / "check.py").read_text()
     assert '"--contract"' not in source and "hook_argv" not in source
 
 
@@ -70,7 +75,7 @@ def test_version_matches_the_package_metadata() -> None:
 
 
 def test_check_of_a_context_rejects_and_accepts(repo: Repo) -> None:
-    from hooks import forbid_skip_marks
+    from oracle_guard.hook_ids import forbid_skip_marks
 
     repo.write("tests/test_price.py", TEST)
     repo.commit("base")
@@ -86,7 +91,7 @@ def test_check_of_a_context_rejects_and_accepts(repo: Repo) -> None:
 
 
 def test_a_context_without_a_change_set_reports_every_occurrence(repo: Repo) -> None:
-    from hooks import forbid_skip_marks
+    from oracle_guard.hook_ids import forbid_skip_marks
 
     repo.write("tests/test_price.py", TEST.replace("def test_price", "@pytest.mark.skip\ndef test_price"))
     repo.commit("base")
@@ -184,7 +189,15 @@ def test_many_alike_findings_in_one_file_are_grouped_with_a_count(repo: Repo, ca
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("entry", ["hooks.cli", *(h.module for h in registry.HOOKS), "hooks.check", "hooks.one_hook"])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "oracle_guard.commands.cli",
+        *(h.module for h in registry.HOOKS),
+        "oracle_guard.commands.check",
+        "oracle_guard.commands.one_hook",
+    ],
+)
 def test_help_and_version_survive_python_OO(entry: str) -> None:
     """Under -OO every __doc__ is None: --help must not crash."""
     for flag in ("--help", "--version"):

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from hooks.oracle_shrink import main as shrink_main
+from oracle_guard.hook_ids.oracle_shrink import main as shrink_main
 from tests.helpers import Repo
 
 T = "tests/test_x.py"
@@ -510,7 +510,7 @@ def test_every_new_finding_says_the_next_step(repo: Repo, capsys: pytest.Capture
 
 
 def test_demo_reports_each_weakening_once(capsys: pytest.CaptureFixture[str]) -> None:
-    from hooks import demo
+    from oracle_guard.commands import demo
 
     demo.main([])
     out = capsys.readouterr().out
@@ -652,7 +652,7 @@ GOLDEN_ROWS = [
 def test_golden_added_beside_code_and_read_by_an_existing_test(
     repo: Repo, capsys: pytest.CaptureFixture[str], base: dict, change: dict, expected: list[str]
 ) -> None:
-    from hooks.contract_split import main as split_main
+    from oracle_guard.hook_ids.contract_split import main as split_main
 
     repo.change(base, change)
     code = repo.run(split_main)
@@ -663,7 +663,7 @@ def test_golden_added_beside_code_and_read_by_an_existing_test(
 
 
 def test_golden_recorded_in_its_own_commit_passes_in_range_mode(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    from hooks.contract_split import main as split_main
+    from oracle_guard.hook_ids.contract_split import main as split_main
 
     base_files, change, _ = GOLDEN_ROWS[0][1:]
     for path, text in base_files.items():

@@ -14,7 +14,8 @@ import sys
 
 import pytest
 
-from hooks import check, pysource
+from oracle_guard.analysis import pysource
+from oracle_guard.commands import check
 from tests.helpers import Repo
 
 T = "tests/test_new.py"

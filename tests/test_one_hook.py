@@ -8,7 +8,8 @@ from typing import NamedTuple
 
 import pytest
 
-from hooks import one_hook, partial_collection
+from oracle_guard.commands import one_hook
+from oracle_guard.pytest_side import partial_collection
 from tests.helpers import Repo
 
 TEST = "import pytest\n\n\ndef test_price():\n    assert 2 + 2 == 4\n\n\ndef test_other():\n    assert 'a'.upper() == 'A'\n"
@@ -140,7 +141,7 @@ def test_uses_a():
     assert helper(1) == 2
 """
 D = "def test_alone():\n    assert [1] * 2 == [1, 1]\n"
-# Functions run while collecting, each reached another way (for the collection-inert rule, hooks/inert.py).
+# Functions run while collecting, each reached another way (for the collection-inert rule, oracle_guard/analysis/inert.py).
 F = """\
 import pytest
 
@@ -352,7 +353,7 @@ class Both(NamedTuple):
 
 
 def _both(repo: Repo, monkeypatch, whole_list: bool = False) -> Both:
-    from hooks import collection_snapshot
+    from oracle_guard.hook_ids import collection_snapshot
 
     planned: list[partial_collection.Plan | None] = []
     spliced: list[object] = []
@@ -475,7 +476,7 @@ def test_partial_collection_falls_back_for_hooks_on_the_whole_item_list(repo: Re
     assert both.plan is None and both.partial == both.full
 
 
-# -- the collection-inert rule itself (hooks/inert.py), without pytest -----------------
+# -- the collection-inert rule itself (oracle_guard/analysis/inert.py), without pytest -----------------
 
 INERT_EDITS = {
     "a test body": ("assert LIMIT == 4", "assert LIMIT == 4\n    assert LIMIT > 3"),
@@ -510,7 +511,7 @@ NOT_INERT_EDITS = {
 
 @pytest.mark.parametrize("edit", sorted(INERT_EDITS))
 def test_collection_inert_edits(edit: str) -> None:
-    from hooks import inert
+    from oracle_guard.analysis import inert
 
     old, new = INERT_EDITS[edit]
     assert old in F
@@ -519,7 +520,7 @@ def test_collection_inert_edits(edit: str) -> None:
 
 @pytest.mark.parametrize("edit", sorted(NOT_INERT_EDITS))
 def test_edits_that_may_change_collection_are_not_inert(edit: str) -> None:
-    from hooks import inert
+    from oracle_guard.analysis import inert
 
     old, new = NOT_INERT_EDITS[edit]
     assert old in F
@@ -527,7 +528,7 @@ def test_edits_that_may_change_collection_are_not_inert(edit: str) -> None:
 
 
 def test_inert_rule_edge_cases() -> None:
-    from hooks import inert
+    from oracle_guard.analysis import inert
 
     base = "import pytest\n\n\ndef test_a():\n    assert 1\n"
     helper = base + "\n\ndef _helper():\n    return 1\n"
@@ -556,7 +557,7 @@ def test_inert_rule_edge_cases() -> None:
 
 
 def test_methods_of_classes_whose_creation_runs_unseen_code_are_not_inert() -> None:
-    from hooks import inert
+    from oracle_guard.analysis import inert
 
     cls = "import unittest\n\nimport base\n\n\nclass TestA({}):\n    def make(self):\n        return [1]\n"
     for plain in ("", "object", "unittest.TestCase"):

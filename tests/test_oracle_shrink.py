@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hooks.oracle_shrink import main as shrink_main
+from oracle_guard.hook_ids.oracle_shrink import main as shrink_main
 from tests.helpers import Repo
 
 T = "tests/test_x.py"

@@ -9,9 +9,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from hooks import __version__, check, cli, hints, output, registry
-from hooks.forbid_skip_marks import main as skip_main
-from hooks.report import Finding, escape_data, escape_property, notice, use_format
+from oracle_guard import __version__
+from oracle_guard.commands import check, cli
+from oracle_guard.hook_ids import registry
+from oracle_guard.hook_ids.forbid_skip_marks import main as skip_main
+from oracle_guard.reporting import hints, output
+from oracle_guard.reporting.report import Finding, escape_data, escape_property, notice, use_format
 from tests.helpers import Repo
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -119,7 +122,7 @@ def test_sarif_of_an_odd_path_still_validates() -> None:
 def test_every_code_the_hooks_can_report_has_a_hint_and_a_readme_anchor() -> None:
     readme = (PROJECT / "README.md").read_text()
     used = set()
-    for source in (PROJECT / "hooks").glob("*.py"):
+    for source in (PROJECT / "hooks" / "oracle_guard").rglob("*.py"):
         if source.name != "hints.py":
             used |= set(re.findall(r'"(OG\d{3})"', source.read_text()))
     assert used and used - set(hints.CODES) == set()

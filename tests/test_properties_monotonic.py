@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hooks.properties_monotonic import main as props_main
+from oracle_guard.hook_ids.properties_monotonic import main as props_main
 from tests.helpers import Repo
 
 C = "tests/agent_contract.yaml"
@@ -265,7 +265,7 @@ def test_crash_only_rows_agree_with_oracle_shrink(
 ) -> None:
     """Turning the roundtrip check into a crash-only body is still a lost check (OG301) for
     oracle-shrink; a crash-only property committed as it is passes both hooks."""
-    from hooks.oracle_shrink import main as shrink_main
+    from oracle_guard.hook_ids.oracle_shrink import main as shrink_main
 
     apply({C: CONTRACT, M: MODULE}, repo)
     repo.commit("base")

@@ -6,7 +6,8 @@ import argparse
 
 import pytest
 
-from hooks import changes, pytest_config
+from oracle_guard.pytest_side import pytest_config
+from oracle_guard.repo import changes
 from tests.helpers import Repo
 
 

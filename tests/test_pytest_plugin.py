@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hooks.snapshot import format_snapshot
+from oracle_guard.contract.snapshot import format_snapshot
 
 NOW = ("--oracle-guard-now", "2026-12-02T00:00:00Z")
 
@@ -118,7 +118,7 @@ def test_inert_plugin_survives_a_project_with_its_own_hooks_package(proj: Path) 
 
 
 def test_plugin_import_loads_no_yaml_and_no_contract() -> None:
-    code = "import sys, oracle_guard_pytest; print(sorted(m for m in ('yaml', 'hooks', 'hooks.contract', 'hooks.git') if m in sys.modules))"
+    code = "import sys, oracle_guard.pytest_side.entry; print(sorted(m for m in ('yaml', 'hooks', 'oracle_guard.contract.contract', 'oracle_guard.repo.git') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hooks.quarantine_run import main
+from oracle_guard.commands.quarantine_run import main
 
 # The flake reads its seed from the environment the runner sets: seed 1 fails
 # with the recorded signature, seed 2 fails differently, seed 3 passes.

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from hooks.quarantine_untouched import main
+from oracle_guard.hook_ids.quarantine_untouched import main
 from tests.contract_helpers import CONTRACT, approve, contract_text, freeze_entry, make_key, signers_line
 from tests.helpers import Repo
 
@@ -281,7 +281,7 @@ def test_cli_subcommand_runs_the_hook_in_a_real_process(repo: Repo) -> None:
 
     repo.write(CONTRACT, contract_text(freezes=freeze_entry("t", "2026-11-01T00:00:00Z")))
     proc = subprocess.run(
-        (sys.executable, "-m", "hooks.cli", "quarantine-untouched", "--now", NOW),
+        (sys.executable, "-m", "oracle_guard.commands.cli", "quarantine-untouched", "--now", NOW),
         cwd=repo.path,
         capture_output=True,
         text=True,
@@ -324,7 +324,7 @@ def test_range_mode_reads_the_target_commit(repo: Repo, monkeypatch) -> None:
 
 
 def test_an_inline_signature_on_the_entry_approves_it_and_a_forged_one_does_not(repo: Repo, tmp_path) -> None:
-    from hooks.approvals import sign
+    from oracle_guard.contract.approvals import sign
 
     key = signed(repo, tmp_path)
     good = sign(f"freeze-add test_new_flake {LATER} 1", str(key))

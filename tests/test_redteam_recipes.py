@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import pytest
 
-from hooks import check
+from oracle_guard.commands import check
 from tests.helpers import GIT_ENV
 
 # The bench scripts import each other by bare name, as `python bench/redteam.py` does.

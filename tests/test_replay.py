@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from hooks import changes, check, replay, scratch
+from oracle_guard.commands import check
+from oracle_guard.hook_ids import replay
+from oracle_guard.pytest_side import scratch
+from oracle_guard.repo import changes
 from tests.contract_helpers import CONTRACT, approve, contract_text, make_key, signers_line
 from tests.helpers import Repo, Result
 
@@ -637,7 +640,7 @@ def plan_of(repo: Repo, before: dict[str, str], after: dict[str, str | None]) ->
         import argparse
 
         change_set = changes.resolve(argparse.Namespace(base=None))
-        from hooks import contract
+        from oracle_guard.contract import contract
 
         side = scratch.TestSide(change_set.base or "", CONTRACT, contract.at_base(change_set.base, CONTRACT))
         return scratch.plan(change_set, side)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from hooks.forbid_skip_marks import check, main
-from hooks.skipmarks import rerun_count
+from oracle_guard.hook_ids.forbid_skip_marks import check, main
+from oracle_guard.rules.skipmarks import rerun_count
 from tests.helpers import Repo, memory_check
 
 T = "tests/test_mod.py"

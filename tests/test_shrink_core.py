@@ -7,10 +7,10 @@ import textwrap
 
 import pytest
 
-from hooks import changes, git
-from hooks.checksites import is_check_name, live_nodes
-from hooks.filepairs import pair_files
-from hooks.pysource import body_fingerprint, definitions
+from oracle_guard.analysis.checksites import is_check_name, live_nodes
+from oracle_guard.analysis.pysource import body_fingerprint, definitions
+from oracle_guard.repo import changes, git
+from oracle_guard.repo.filepairs import pair_files
 
 
 def _change_set(base: dict[str, bytes], new: dict[str, bytes], moves: list[git.Change]) -> changes.ChangeSet:

@@ -8,7 +8,7 @@
     ``ast.unparse`` round trip, re-indentation, blank lines, comments) is never
     reported by either hook.
 
-The checks run hooks.pydiff.check itself on a change set whose two sides are
+The checks run oracle_guard.rules.pydiff.check itself on a change set whose two sides are
 held in memory: one git repository per example would make this minutes long.
 """
 
@@ -22,9 +22,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hooks.forbid_runtime_skip import RULE as RUNTIME_RULE
-from hooks.pydiff import check
-from hooks.skipmarks import RULE as MARK_RULE
+from oracle_guard.hook_ids.forbid_runtime_skip import RULE as RUNTIME_RULE
+from oracle_guard.rules.pydiff import check
+from oracle_guard.rules.skipmarks import RULE as MARK_RULE
 from tests.helpers import NOW, MemoryChangeSet
 
 PATH = "tests/test_generated.py"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from hooks import check, init_contract
-from hooks.approve import main as approve_main
-from hooks.fixture_lock_verify import main as lock_verify_main
+from oracle_guard.commands import check, init_contract
+from oracle_guard.commands.approve import main as approve_main
+from oracle_guard.hook_ids.fixture_lock_verify import main as lock_verify_main
 from tests.contract_helpers import CONTRACT, approve, contract_text, fixture_entry, make_key, sha, signers_line
 from tests.helpers import Repo
 

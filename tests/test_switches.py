@@ -6,7 +6,8 @@ import argparse
 
 import pytest
 
-from hooks import changes, pytest_config, runners
+from oracle_guard.pytest_side import pytest_config, runners
+from oracle_guard.repo import changes
 from tests.helpers import Repo
 
 
@@ -496,7 +497,7 @@ def test_the_reader_finds_commands_in_every_runner() -> None:
 def test_oracle_guard_check_reaches_every_switch_rule(
     repo: Repo, capsys: pytest.CaptureFixture[str], extra: list[str]
 ) -> None:
-    from hooks.check import main
+    from oracle_guard.commands.check import main
 
     repo.write("tests/test_a.py", "import pytest\n\n\ndef test_a():\n    assert 2 + 2 == 4\n")
     repo.write(".github/workflows/ci.yml", WF.format("pytest -q"))

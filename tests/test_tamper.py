@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from hooks import changes, pytest_config
+from oracle_guard.pytest_side import pytest_config
+from oracle_guard.repo import changes
 from tests.helpers import Repo
 
 CONTRACT = "version: 1\n"
@@ -131,7 +132,7 @@ CONFIG_CASES = [
         "jobs:\n  t:\n    steps:\n      - run: pytest -q -o console_output_style=classic\n",
         [],
     ),
-    # a folded YAML string: the option is on a line of its own (read by hooks/runners.py)
+    # a folded YAML string: the option is on a line of its own (read by oracle_guard/pytest_side/runners.py)
     (
         ".github/workflows/ci.yml",
         WORKFLOW,

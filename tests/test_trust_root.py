@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from hooks import check
-from hooks.oracle_shrink import main as shrink_main
+from oracle_guard.commands import check
+from oracle_guard.hook_ids.oracle_shrink import main as shrink_main
 from tests.helpers import Repo
 
 TEST = """\
@@ -142,7 +142,7 @@ def test_a_test_moved_to_a_name_with_a_newline_is_still_compared(repo: Repo, cap
 
 
 def test_a_file_with_a_newline_in_its_name_reads_from_a_commit(repo: Repo, capsys) -> None:
-    from hooks import git
+    from oracle_guard.repo import git
 
     repo.write(NEWLINE_NAME, TEST)
     repo.write(T, TEST)
@@ -245,7 +245,7 @@ SKIP_NEW = SKIP_BASE.replace("def test_b", "@pytest.mark.skip\ndef test_b")
 
 @pytest.mark.parametrize("eol", ["\r", "\r\n", "mixed"])
 def test_a_new_skip_mark_in_a_cr_or_mixed_file_is_found_at_its_line(repo: Repo, capsys, eol: str) -> None:
-    from hooks.forbid_skip_marks import main as skip_main
+    from oracle_guard.hook_ids.forbid_skip_marks import main as skip_main
 
     def spell(text: str) -> bytes:
         if eol == "mixed":
@@ -265,7 +265,7 @@ def test_a_new_skip_mark_in_a_cr_or_mixed_file_is_found_at_its_line(repo: Repo, 
 
 
 def test_a_cr_only_file_that_only_gains_a_test_passes(repo: Repo, capsys) -> None:
-    from hooks.forbid_skip_marks import main as skip_main
+    from oracle_guard.hook_ids.forbid_skip_marks import main as skip_main
 
     repo.write(T, SKIP_BASE.replace("\n", "\r").encode())
     repo.commit("base")
@@ -294,7 +294,7 @@ def cli(repo: Repo, *args: str, timeout: float = 60) -> subprocess.CompletedProc
     """oracle-guard in a child process, so that a hang is a failure and not a stuck suite."""
     env = {**os.environ, "PYTHONPATH": str(PROJECT)}
     return subprocess.run(
-        (sys.executable, "-m", "hooks.cli", *args),
+        (sys.executable, "-m", "oracle_guard.commands.cli", *args),
         cwd=repo.path,
         capture_output=True,
         text=True,
@@ -329,7 +329,7 @@ def test_bad_contract_values_are_one_line_exit_2(repo: Repo, capsys, contract: s
 
 
 def test_a_large_but_sane_number_still_loads(repo: Repo, capsys) -> None:
-    from hooks import contract
+    from oracle_guard.contract import contract
 
     assert contract.loads("version: 1\nmax_active_freezes: 9223372036854775807\n").max_active_freezes == 2**63 - 1
 
@@ -384,7 +384,7 @@ def test_a_deep_but_ordinary_expression_is_analysed(repo: Repo, capsys) -> None:
 
 # -- 4. trust settings are monotonic and signed; 5. approvals are used once ------------------
 
-from hooks import approvals as approvals_mod  # noqa: E402
+from oracle_guard.contract import approvals as approvals_mod  # noqa: E402
 from tests.contract_helpers import approve, make_key, sha, signers_line  # noqa: E402
 
 SIGNERS = "tests/allowed_signers"
@@ -560,8 +560,9 @@ def test_an_approval_counts_once_a_replayed_copy_is_refused(repo: Repo, capsys, 
 
 # -- 3. the gate never writes outside its own file ----------------------------------------
 
-from hooks import collection_snapshot, init_contract  # noqa: E402
-from hooks.snapshot import format_snapshot  # noqa: E402
+from oracle_guard.commands import init_contract  # noqa: E402
+from oracle_guard.contract.snapshot import format_snapshot  # noqa: E402
+from oracle_guard.hook_ids import collection_snapshot  # noqa: E402
 
 SNAP = "tests/collection_snapshot.txt"
 TEST_A = 'def test_one():\n    assert int("1") == 1\n'
@@ -587,7 +588,7 @@ def test_a_contract_path_outside_the_repository_is_exit_2(repo: Repo, capsys, sn
 
 @pytest.mark.parametrize("key", ["approvals", "allowed_signers", "fixture_roots"])
 def test_every_trust_path_is_held_inside_the_repository(key: str) -> None:
-    from hooks import contract
+    from oracle_guard.contract import contract
 
     value = "[../elsewhere]" if key == "fixture_roots" else "../elsewhere"
     with pytest.raises(contract.ContractError, match="may not leave the repository"):
@@ -683,7 +684,7 @@ fixture_roots: [tests/fixtures]
 
 @pytest.mark.slow
 def test_init_force_keeps_the_ledger_caps_signers_and_approvals(repo: Repo, capsys) -> None:
-    from hooks import contract
+    from oracle_guard.contract import contract
 
     repo.write("tests/fixtures/a.json", "{}\n")
     repo.write(CONTRACT, LEDGER.replace("\n", "\r\n"), dedent=False)
@@ -708,7 +709,7 @@ def test_init_force_over_a_contract_that_does_not_load_stops(repo: Repo, capsys)
 
 
 def test_lock_keeps_crlf(repo: Repo, capsys) -> None:
-    from hooks import contract
+    from oracle_guard.contract import contract
 
     repo.write("tests/fixtures/a.json", "{}\n")
     repo.write(CONTRACT, "version: 1\r\n# keep me\r\nfixtures: []\r\n", dedent=False)
@@ -723,8 +724,8 @@ def test_lock_keeps_crlf(repo: Repo, capsys) -> None:
 
 import random  # noqa: E402
 
-from hooks import contract as contract_mod  # noqa: E402
-from hooks import trust  # noqa: E402
+from oracle_guard.contract import contract as contract_mod  # noqa: E402
+from oracle_guard.contract import trust  # noqa: E402
 
 FUZZ_SIGNERS_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
 FUZZ_CONTRACT = f"""\
@@ -935,7 +936,7 @@ def test_the_shipped_schema_holds_trust_paths_inside_the_repository() -> None:
 
     import jsonschema
 
-    schema = json.loads((PROJECT / "hooks/contract.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads((PROJECT / "hooks/oracle_guard/contract/contract.schema.json").read_text(encoding="utf-8"))
     for value, ok in [
         ("tests/allowed_signers", True),
         ("a/..b", True),

@@ -1,3 +1,0 @@
-from hooks.cli import main
-
-raise SystemExit(main())

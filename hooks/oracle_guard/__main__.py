@@ -1,0 +1,3 @@
+from oracle_guard.commands.cli import main
+
+raise SystemExit(main())

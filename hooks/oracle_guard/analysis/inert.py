@@ -1,0 +1,372 @@
+"""Collection-inert changes: edits of a test module that cannot change what pytest collects.
+
+The one-process hook's partial collection (oracle_guard/pytest_side/partial_collection.py) asks
+this when only test modules changed; when every change is inert, pytest need
+not run at all: the collection is the base snapshot's.  Any doubt answers
+"not inert" (then pytest collects the touched modules).
+
+Import-time positions are everything in a module but the bodies of its
+functions (decorators, defaults and annotations are import-time; class bodies
+are, method bodies are not).  The names they reference (every ``Name``, every
+attribute, every identifier in a string constant: skipif strings are
+evaluated, getattr takes names) are "referenced"; so are the names the body
+of a referenced function references, and the bodies of functions that may run
+at import or collection time (dunders, ``pytest_*`` hooks, functions under any
+other decorator, methods of a class with a metaclass, a decorator other than
+pytest.mark.*, or a base other than object, unittest.TestCase and plain classes
+of the module), to a fixed point, on both sides.
+
+A function defined at module level or in a class there (recursively) is inert
+when it is not referenced, is no dunder and no ``pytest_*`` hook, and its
+decorators are only ``pytest.fixture``/``pytest.mark.*`` (through a plain
+``import pytest``), ``staticmethod`` and ``classmethod``.  Its body is then
+never run while collecting: the change is inert when both sides are equal with
+the body of every inert function replaced by its docstring (doctests) and a
+yield marker when it is a generator (pytest collects those differently).
+An inert function without decorators or docstring may also be added or
+removed when pytest would not collect it: its name matches neither
+``python_functions`` nor unittest's ``test`` prefix, and it binds no name that
+anything else binds.  A module that uses dynamic name access at import time
+(globals(), vars(), getattr with a computed name, ...) is never inert.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import re
+from collections.abc import Iterator, Sequence
+from typing import Union
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# Names through which import-time code can reach a function without naming it: called by
+# name (also in a skipif/xfail string, which pytest evaluates), or as an attribute.
+_DYNAMIC = frozenset(
+    {
+        "globals",
+        "locals",
+        "vars",
+        "eval",
+        "exec",
+        "compile",
+        "__import__",
+        "import_module",
+        "dir",
+        "getmembers",
+        "attrgetter",
+        "methodcaller",
+        "getattr_static",
+    }
+)
+_DYNAMIC_ATTRIBUTES = _DYNAMIC | {"__dict__", "modules"}  # cls.__dict__, sys.modules
+_EVALUATED = frozenset({"skipif", "xfail"})  # marks whose string conditions pytest evaluates
+# Fine with a constant name (its identifiers are referenced); dynamic with a computed one.
+_BY_NAME = frozenset({"getattr", "hasattr", "setattr", "delattr"})
+_SAFE_DECORATORS = frozenset({"staticmethod", "classmethod"})
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def _scopes(tree: ast.Module) -> Iterator[tuple[str, list[ast.stmt]]]:
+    """(scope path, body) of the module and of every class defined directly in it or in such a class."""
+    stack: list[tuple[str, list[ast.stmt]]] = [("", tree.body)]
+    while stack:
+        path, body = stack.pop()
+        yield path, body
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                stack.append((f"{path}.{node.name}", node.body))
+
+
+def _functions(body: list[ast.stmt]) -> list[FunctionNode]:
+    return [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+class _Side:
+    """One version of the module: its tree and what its import-time code can reach."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.dynamic = False  # getattr and friends with a computed name
+        self.bindings: dict[str, int] = {}  # how often each name is bound (definitions, assignments, imports)
+        self.functions: list[FunctionNode] = []  # at any depth
+        self.docstrings: set[int] = set()  # never evaluated while collecting (doctests run later): no references
+        self.import_time_functions: list[FunctionNode] = []  # defined at import time (not inside a body)
+        classes: dict[str, ast.ClassDef] = {}
+        for node in ast.walk(tree):  # one walk: the trees of big test modules are large
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+                if _docstring(node) is not None:
+                    self.docstrings.add(id(node.body[0]))
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.functions.append(node)
+                elif isinstance(node, ast.ClassDef):
+                    classes[node.name] = node
+                if not isinstance(node, ast.Module):
+                    self._bind(node.name)
+            elif isinstance(node, ast.Name):
+                if not isinstance(node.ctx, ast.Load):
+                    self._bind(node.id)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    self._bind(alias.asname or alias.name.split(".")[0])
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                for name in node.names:
+                    self._bind(name)
+            elif isinstance(node, ast.ExceptHandler):
+                self._bind(node.name)
+            elif type(node).__name__.startswith("Match"):  # match patterns (3.10+): `case Point(x=name)`, `*rest`
+                self._bind(getattr(node, "name", None))
+                self._bind(getattr(node, "rest", None))
+        # `pytest` bound once, by a top-level `import pytest`: decorators spelled through it are pytest's.
+        self.pytest_plain = self._imported_once("pytest")
+        # Methods of classes whose creation runs code this module does not show (a base's
+        # __init_subclass__, a metaclass, a class decorator): they may run while importing.
+        self.opaque: set[int] = set()
+        plain: dict[str, bool] = {}
+        for _, body in _scopes(tree):
+            for node in body:
+                if isinstance(node, ast.ClassDef) and not self._plain_class(node, classes, plain):
+                    self.opaque.update(
+                        id(f) for f in ast.walk(node) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    )
+
+    def _imported_once(self, name: str, module: str | None = None) -> bool:
+        """NAME bound once, by a top-level `import NAME` (or `from MODULE import NAME`)."""
+        if self.bindings.get(name, 0) != 1:
+            return False
+        for node in self.tree.body:
+            if module is None and isinstance(node, ast.Import):
+                if any(a.name == name and a.asname is None for a in node.names):
+                    return True
+            elif module is not None and isinstance(node, ast.ImportFrom) and node.module == module and not node.level:
+                if any(a.name == name and a.asname is None for a in node.names):
+                    return True
+        return False
+
+    def _plain_class(self, node: ast.ClassDef, classes: dict[str, ast.ClassDef], plain: dict[str, bool]) -> bool:
+        """Creating NODE runs nothing but its body: no metaclass or keywords, pytest marks only, known bases."""
+        if node.name in plain:
+            return plain[node.name]
+        plain[node.name] = False  # a cycle, or a class named twice: not plain
+        if node.keywords or self.bindings.get(node.name, 0) != 1:
+            return False
+        if not all(_allowed_decorator(d, self.pytest_plain) and not _is_fixture(d) for d in node.decorator_list):
+            return False
+        for base in node.bases:
+            if isinstance(base, ast.Name) and base.id == "object" and "object" not in self.bindings:
+                continue
+            if isinstance(base, ast.Name) and base.id == "TestCase" and self._imported_once("TestCase", "unittest"):
+                continue
+            if (
+                isinstance(base, ast.Attribute)
+                and base.attr == "TestCase"
+                and isinstance(base.value, ast.Name)
+                and base.value.id == "unittest"
+                and self._imported_once("unittest")
+            ):
+                continue
+            if (
+                isinstance(base, ast.Name)
+                and base.id in classes
+                and self._plain_class(classes[base.id], classes, plain)
+            ):
+                continue
+            return False
+        plain[node.name] = True
+        return True
+
+    def _bind(self, name: str | None) -> None:
+        if name:
+            self.bindings[name] = self.bindings.get(name, 0) + 1
+
+    def references(self, node: ast.AST, skip_bodies: bool) -> set[str]:
+        """The names NODE references; SKIP_BODIES: not inside function bodies (only their signatures)."""
+        found: set[str] = set()
+        stack: list[ast.AST] = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)) and skip_bodies and current is not node:
+                self.import_time_functions.append(current)
+                stack.extend(current.decorator_list)
+                stack.append(current.args)
+                stack.extend(n for n in (current.returns, *getattr(current, "type_params", ())) if n is not None)
+                continue
+            if id(current) in self.docstrings:
+                continue
+            if isinstance(current, ast.Name):
+                found.add(current.id)
+                self.dynamic = self.dynamic or current.id in _DYNAMIC
+            elif isinstance(current, ast.Attribute):
+                found.add(current.attr)
+                self.dynamic = self.dynamic or current.attr in _DYNAMIC_ATTRIBUTES
+            elif isinstance(current, ast.Constant) and isinstance(current.value, str):
+                found.update(_IDENTIFIER.findall(current.value))
+            elif isinstance(current, ast.Call):
+                self._check_dynamic(current)
+            stack.extend(ast.iter_child_nodes(current))
+        return found
+
+    def _check_dynamic(self, call: ast.Call) -> None:
+        func = call.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if name in _BY_NAME:
+            if len(call.args) < 2 or not (
+                isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)
+            ):
+                self.dynamic = True
+        elif name in _EVALUATED:
+            for arg in (*call.args, *(k.value for k in call.keywords if k.arg == "condition")):
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    self.dynamic = self.dynamic or bool(_DYNAMIC & set(_IDENTIFIER.findall(arg.value)))
+
+
+def _allowed_decorator(node: ast.expr, pytest_plain: bool) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in _SAFE_DECORATORS
+    target = node.func if isinstance(node, ast.Call) else node
+    dotted: list[str] = []
+    while isinstance(target, ast.Attribute):
+        dotted.append(target.attr)
+        target = target.value
+    if not (pytest_plain and isinstance(target, ast.Name) and target.id == "pytest"):
+        return False
+    dotted.reverse()
+    return dotted == ["fixture"] or (len(dotted) == 2 and dotted[0] == "mark")
+
+
+def _is_fixture(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    return isinstance(target, ast.Attribute) and target.attr == "fixture"
+
+
+def _may_run_while_collecting(func: FunctionNode, side: _Side) -> bool:
+    """A function whose body may run at import or collection time whoever names it."""
+    return (
+        id(func) in side.opaque
+        or _is_dunder(func.name)
+        or func.name.startswith("pytest_")
+        or any(not _allowed_decorator(d, side.pytest_plain) for d in func.decorator_list)
+    )
+
+
+def _referenced(sides: Sequence[_Side]) -> set[str]:
+    """Every name import-time code of either side references, through the bodies of what it reaches."""
+    by_name: dict[str, list[tuple[_Side, FunctionNode]]] = {}
+    referenced: set[str] = set()
+    for side in sides:
+        referenced |= side.references(side.tree, skip_bodies=True)
+        for func in side.import_time_functions:
+            if _may_run_while_collecting(func, side):
+                referenced |= side.references(func, skip_bodies=False)
+        for node in side.functions:
+            by_name.setdefault(node.name, []).append((side, node))
+    done: set[str] = set()
+    while True:
+        todo = (referenced & set(by_name)) - done
+        if not todo:
+            return referenced
+        for name in todo:
+            done.add(name)
+            for side, node in by_name[name]:
+                referenced |= side.references(node, skip_bodies=False)
+
+
+def _is_generator(func: FunctionNode) -> bool:
+    stack: list[ast.AST] = list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _docstring(node: FunctionNode | ast.ClassDef | ast.Module) -> ast.stmt | None:
+    first = node.body[0] if node.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        return first
+    return None
+
+
+def matches(name: str, options: Sequence[str]) -> bool:
+    """pytest's `_matches_prefix_or_glob_option`: a prefix, or a glob when the option has glob characters."""
+    return any(
+        name.startswith(option) or (any(c in option for c in "*?[") and fnmatch.fnmatch(name, option))
+        for option in options
+    )
+
+
+def is_inert(old: bytes | ast.Module, new: bytes | ast.Module, python_functions: Sequence[str]) -> bool:
+    """Whether changing a test module from OLD to NEW cannot change what pytest collects from it.
+
+    OLD and NEW: the sources, or trees parsed from them (rewritten here: parse them for this call only).
+    """
+    try:
+        sides = [_Side(t if isinstance(t, ast.Module) else ast.parse(t)) for t in (old, new)]
+    except (SyntaxError, ValueError):
+        return False
+    referenced = _referenced(sides)
+    if any(side.dynamic for side in sides):
+        return False
+
+    def inert(func: FunctionNode, side: _Side) -> bool:
+        return func.name not in referenced and not _may_run_while_collecting(func, side)
+
+    scopes = [dict(_scopes(side.tree)) for side in sides]
+    for index, side in enumerate(sides):
+        other = sides[1 - index]
+        for path, body in scopes[index].items():
+            others = scopes[1 - index].get(path)
+            kept: list[ast.stmt] = []
+            for node in body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and others is not None:
+                    if all(f.name != node.name for f in _functions(others)):
+                        # Added or removed: only a helper pytest would never collect.
+                        if not (
+                            inert(node, side)
+                            and not node.decorator_list
+                            and _docstring(node) is None
+                            and not matches(node.name, python_functions)
+                            and not node.name.startswith("test")  # unittest.TestLoader's prefix
+                            and side.bindings.get(node.name, 0) == 1
+                            and node.name not in other.bindings
+                        ):
+                            return False
+                        continue
+                kept.append(node)
+            body[:] = kept
+    for side in sides:
+        for _, body in _scopes(side.tree):
+            for func in _functions(body):
+                if inert(func, side):
+                    _normalise(func)
+    try:
+        return _same(sides[0].tree, sides[1].tree)
+    except RecursionError:
+        return False
+
+
+def _same(a: object, b: object) -> bool:
+    """ast.dump(a) == ast.dump(b) without positions, stopping at the first difference."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, ast.AST):
+        return all(_same(getattr(a, f, None), getattr(b, f, None)) for f in a._fields)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _normalise(func: FunctionNode) -> None:
+    """The body as far as collection sees it: the docstring and whether it is a generator."""
+    body: list[ast.stmt] = []
+    docstring = _docstring(func)
+    if docstring is not None:
+        body.append(docstring)
+    if _is_generator(func):
+        body.append(ast.Expr(ast.Yield(None)))
+    func.body = body or [ast.Pass()]

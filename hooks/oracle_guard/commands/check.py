@@ -1,0 +1,101 @@
+"""`oracle-guard check`: every hook on the change against its base — the merge gate.
+
+    oracle-guard check --base origin/main
+
+File-based hooks get the changed test files (as pre-commit would pass
+them); the contract and collection hooks look at the repository
+themselves.  The exit code is the worst of the hooks': 2 for a usage or
+configuration error, else 1 for any finding.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from oracle_guard.commands import runner
+from oracle_guard.hook_ids import registry
+from oracle_guard.repo import changes
+from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
+from oracle_guard.reporting.report import EXIT_CLEAN, EXIT_USAGE, guarded
+from oracle_guard.rules import args as hook_args
+
+FILE_HOOKS = tuple(h.id for h in registry.HOOKS if h.files)
+TAKES_NOW = tuple(h.id for h in registry.HOOKS if h.now)
+REPLAY = "oracle-replay"  # opt-in: it runs pytest twice
+
+
+def is_python(path: str, in_work_tree: bool) -> bool:
+    """Whether pre-commit's `types_or: [python, pyi]` would pass PATH: by suffix, or identify's shebang check."""
+    if path.endswith(PYTHON_SUFFIXES):
+        return True  # identify tags .py and .pyi so: no need to import it
+    from identify import identify
+
+    if in_work_tree and os.path.isfile(path) and not os.path.islink(path):
+        tags = identify.tags_from_path(path)  # an executable with a python shebang counts, as in pre-commit
+    else:
+        tags = identify.tags_from_filename(path)  # a deleted file or another commit's: its name is what there is
+    return bool(tags & {"python", "pyi"})
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = hook_args.parser("oracle-guard check", __doc__)
+    hook_args.add_base(parser)
+    hook_args.add_contract(parser)
+    hook_args.add_now(parser)
+    hook_args.add_format(parser)
+    parser.add_argument(
+        "--skip",
+        default="",
+        metavar="IDS",
+        help="comma-separated hook ids not to run (collection-snapshot: pytest is not run, its configuration comparison still is)",
+    )
+    parser.add_argument("--only", default="", metavar="IDS", help="comma-separated hook ids to run (default: all)")
+    parser.add_argument(
+        "--write-snapshot",
+        action="store_true",
+        help="let collection-snapshot write an out-of-date snapshot (the gate writes nothing otherwise)",
+    )
+    parser.add_argument(
+        "--replay",
+        action="store_true",
+        help="also run oracle-replay: the base's tests against the new code (runs pytest twice)",
+    )
+    args = parser.parse_args(argv)
+
+    wanted, skipped = runner.selection(args.only, args.skip)
+    # oracle-replay runs pytest twice: only on request (`--replay`, or named in `--only`).
+    replay = (args.replay or REPLAY in wanted) and REPLAY not in skipped
+    wanted = [h for h in wanted if h != REPLAY]
+
+    changes.enter_repo([])
+    if args.base is None:
+        args.base = changes.ci_base()  # CI on a detached HEAD: GITHUB_BASE_REF, else exit 2
+    change_set = changes.resolve(args)
+    in_tree = change_set.target is None
+    tests = [p for p in change_set.changed_paths if TEST_FILES.search(p) and is_python(p, in_tree)]
+    deleted_tests = [p for p in change_set.deleted if TEST_FILES.search(p) and is_python(p, False)]
+    base = hook_args.context(args, change_set)
+    started: list[tuple[runner.PytestRun, object]] = []
+    code = EXIT_CLEAN
+    if wanted:
+        outcome = runner.run(
+            runner.plans(base, wanted, skipped, tests, deleted_tests, started, write_snapshot=args.write_snapshot),
+            started,
+        )
+        code = runner.emit(base.format, outcome)
+    if replay:
+        from oracle_guard.hook_ids import replay as replay_hook
+
+        sys.stdout.flush()
+        options = replay_hook.build_parser().parse_args([])
+        options.base, options.contract, options.format = args.base, args.contract, args.format
+        replayed = replay_hook.replay(options)
+        code = EXIT_USAGE if EXIT_USAGE in (code, replayed) else max(code, replayed)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

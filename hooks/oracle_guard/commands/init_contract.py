@@ -1,0 +1,442 @@
+"""`oracle-guard init`: write a contract that locks what the repository has now; `oracle-guard lock PATH...`: add locks.
+
+init locks every file under the fixture roots (default ``tests/fixtures``,
+``tests/data``), every syrupy ``__snapshots__/`` directory, ``.ambr`` and
+approvaltests ``*.approved.*`` files elsewhere, and every pytest-regressions
+data directory (``tests/test_x/`` beside ``tests/test_x.py``); it registers
+every Hypothesis property in the tests with its effective ``max_examples`` as
+``min_examples``; the ledger starts empty with ``max_active_freezes: 3``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import re
+from collections.abc import Sequence
+from typing import NoReturn
+
+import yaml
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from oracle_guard.analysis.pysource import Module, SourceError
+from oracle_guard.contract import contract
+from oracle_guard.contract.digests import Escape, digest_of
+from oracle_guard.repo import changes, git
+from oracle_guard.reporting.report import UsageError, guarded
+from oracle_guard.rules.args import summary
+
+REPO_URL = "https://github.com/oracle-guard/oracle-guard"
+# The README's config: the one-process hook, and the single ones for those who pick.
+ENTRY = f"""\
+  - repo: {REPO_URL}
+    rev: COMMIT  # no release is tagged yet: pin a commit (`git ls-remote {REPO_URL} HEAD`)
+    hooks:
+      - id: oracle-guard
+      # or pick single hooks instead of oracle-guard:
+      # - id: forbid-skip-marks
+      # - id: forbid-runtime-skip
+      # - id: oracle-shrink
+      # - id: fixture-lock-verify
+      # - id: properties-monotonic
+      # - id: quarantine-untouched
+      # - id: contract-split
+      # - id: collection-snapshot
+"""
+SNIPPET = "Write .pre-commit-config.yaml:\n\nrepos:\n" + ENTRY
+
+
+def config_advice(path: str = ".pre-commit-config.yaml") -> str:
+    """What to put into the pre-commit config: all of it, or the entry to add to an existing one."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            existing = f.read()
+    except OSError:
+        return SNIPPET
+    if REPO_URL in existing or "id: oracle-guard" in existing:
+        return f"{path} already names oracle-guard; keep `- id: oracle-guard` under its repo entry\n"
+    return f"Add under `repos:` in your {path}:\n\n" + ENTRY
+
+
+def record_snapshot(c: contract.Contract, force: bool) -> None:
+    """The first collection snapshot, so that the first commit after init is green."""
+    from oracle_guard.contract import snapshot
+    from oracle_guard.hook_ids import collection_snapshot as cs
+
+    path = c.snapshot_path
+    if os.path.lexists(path) and not force:
+        print(f"kept {path} (it exists; --force records it anew)")
+        return
+    try:
+        found = cs._finish_somewhere(cs._start_somewhere(None))
+    except UsageError as exc:
+        print(f"not recorded: {path} ({exc}); run `collection-snapshot --always --python PATH` to record it")
+        return
+    if found.errors or found.exit_code not in (0, 5):
+        what = f"{len(found.errors)} collection error(s)" if found.errors else f"pytest exited {found.exit_code}"
+        print(
+            f"not recorded: {path} ({what} in {found.python}: {found.tail or (found.errors[0][1] if found.errors else '')}); fix them, then run `collection-snapshot --always`"
+        )
+        return
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(snapshot.format_snapshot(found.items))
+    print(f"recorded {path}: {len(found.items)} tests collected by {found.python}; commit it with the contract")
+
+
+_SKIP_PARTS = {"__pycache__", ".pytest_cache", ".hypothesis"}
+_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$")
+
+
+def _tracked(spec: Sequence[str] = ()) -> list[str]:
+    """Files git would commit (tracked, or untracked and not ignored)."""
+    out = git.run("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *spec)
+    names = sorted({os.fsdecode(n) for n in out.split(b"\0") if n})
+    return [n for n in names if os.path.isfile(n) and not (_SKIP_PARTS & set(n.split("/")))]
+
+
+def fixture_paths(files: Sequence[str], roots: Sequence[str]) -> list[str]:
+    """What init locks: files under the roots, snapshot and regression directories, golden files."""
+    present = set(files)
+    folders: set[str] = set()
+    singles: list[str] = []
+    for name in files:
+        parts = name.split("/")
+        if "__snapshots__" in parts:  # syrupy: lock the whole directory, new snapshots included
+            folders.add("/".join(parts[: parts.index("__snapshots__") + 1]))
+            continue
+        folder = "/".join(parts[:-1])
+        if any(name.startswith(r.rstrip("/") + "/") for r in roots):
+            singles.append(name)
+        elif name.endswith(".ambr") or ".approved." in parts[-1]:
+            singles.append(name)
+        elif (
+            folder and f"{folder}.py" in present and not name.endswith(".py") and f"{folder}/__init__.py" not in present
+        ):
+            folders.add(folder)  # pytest-regressions datadir beside its test module
+    return sorted(folders) + [s for s in singles if not any(s.startswith(f + "/") for f in folders)]
+
+
+def _fixture_id(path: str, taken: set[str]) -> str:
+    base = re.sub(r"[^A-Za-z0-9_./-]+", "_", path[6:] if path.startswith("tests/") else path) or "fixture"
+    ident, n = base, 2
+    while ident in taken:
+        ident, n = f"{base}-{n}", n + 1
+    taken.add(ident)
+    return ident
+
+
+def _properties_in(module: Module) -> list[tuple[str, int, int]] | None:
+    """oracle_guard.analysis.hypothesis_model.properties_in, when that module is installed."""
+    try:
+        model = importlib.import_module("oracle_guard.analysis.hypothesis_model")
+    except ImportError:
+        return None
+    return list(model.properties_in(module))
+
+
+def find_properties(files: Sequence[str]) -> tuple[list[contract.Property], bool]:
+    """Every Hypothesis property in the test files; False when no model is available."""
+    found: list[contract.Property] = []
+    taken: set[str] = set()
+    try:
+        importlib.import_module("oracle_guard.analysis.hypothesis_model")
+    except ImportError:
+        return [], False
+    for path in files:
+        if not path.endswith(".py") or not (_TEST_FILE.search(path) or path.startswith("tests/")):
+            continue
+        with open(path, "rb") as f:
+            data = f.read()
+        if b"given" not in data:
+            continue
+        try:
+            module = Module.from_source(path, data)
+        except SourceError:
+            continue
+        props = _properties_in(module)
+        if props is None:
+            return [], False
+        dotted = path[:-3].replace("/", ".")
+        for qualname, max_examples, _line in props:
+            ident = _fixture_id(f"{dotted.rpartition('.')[2]}.{qualname}", taken)
+            found.append(contract.Property(ident, dotted, qualname, max(1, int(max_examples))))
+    return found, True
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="oracle-guard init", description=summary(__doc__))
+    contract.add_contract_arg(parser)
+    parser.add_argument(
+        "--root",
+        action="append",
+        metavar="DIR",
+        help="a fixture root (repeatable; default: tests/fixtures and tests/data)",
+    )
+    parser.add_argument("--force", action="store_true", help="overwrite an existing contract (and snapshot)")
+    parser.add_argument(
+        "--no-snapshot", action="store_true", help="do not run pytest to record the first collection snapshot"
+    )
+    args = parser.parse_args(argv)
+    changes.enter_repo([])
+    if os.path.lexists(args.contract) and not args.force:
+        raise UsageError(
+            f"{args.contract} already exists; pass --force to overwrite it (or use `oracle-guard lock PATH...`)"
+        )
+    old_raw = contract.read_file(args.contract) if os.path.lexists(args.contract) else None
+    if os.path.islink(args.contract):
+        raise UsageError(f"{args.contract}: is a symlink; init writes a regular file (remove the link first)")
+    try:
+        existing = contract.loads(old_raw, args.contract) if old_raw is not None else None
+    except contract.ContractError as exc:
+        raise UsageError(
+            f"{args.contract} does not load, so --force cannot keep its ledger, caps and signers; fix it or move it away first ({exc})"
+        ) from None
+    roots = tuple(r.rstrip("/") for r in (args.root or contract.Contract().fixture_roots))
+    files = _tracked()
+    taken: set[str] = set()
+    fixtures = []
+    for path in fixture_paths([f for f in files if f != args.contract], roots):
+        try:
+            digest = digest_of(path, roots)
+        except Escape as exc:
+            print(f"not locked: {path} {exc}")
+            continue
+        if digest is not None:
+            fixtures.append(contract.Fixture(_fixture_id(path, taken), path, digest))
+    properties, modelled = find_properties(files)
+    if properties:
+        # Never lock what properties-monotonic would reject on this very tree: the hook's
+        # own max_examples (conftest profiles included) and its own vacuity rule decide.
+        from oracle_guard.hook_ids.properties_monotonic import registrable
+
+        kept, left_out = registrable(properties, lambda paths: {p: changes.read_worktree_file(p) for p in paths})
+        for reason in left_out:
+            print(f"not registered: {reason}")
+        properties = kept
+    c = contract.Contract(
+        properties=tuple(properties), fixtures=tuple(fixtures), fixture_roots=roots, path=args.contract
+    )
+    if existing is not None:
+        c = merged(existing, c)
+    header = "# oracle-guard contract: it may only stay the same or get stronger.\n"
+    if not modelled:
+        header += "# TODO: register Hypothesis properties (id, module, name, min_examples); this install has no property model.\n"
+    text = header + contract.dumps(c)
+    contract.loads(text, args.contract)  # never write what the loader would refuse
+    changes.write_atomic(args.contract, changes.same_line_endings(text, old_raw).encode("utf-8"))
+    print(
+        f"wrote {args.contract}: {len(fixtures)} fixture lock(s), {len(properties)} propert{'y' if len(properties) == 1 else 'ies'}, empty freeze ledger"
+    )
+    if not args.no_snapshot:
+        record_snapshot(c, args.force)
+    print(config_advice(), end="")
+    return 0
+
+
+def merged(old: contract.Contract, fresh: contract.Contract) -> contract.Contract:
+    """What `init --force` writes over OLD: everything OLD promised, plus what the scan found.
+
+    The ledger, the caps, the signers, the approvals folder, the snapshot and
+    the layers are kept as they are; existing locks and properties stay (a
+    re-scan never drops or rotates one) and newly found ones are added.
+    """
+    fixture_paths = {f.path for f in old.fixtures}
+    taken = {f.id for f in old.fixtures}
+    fixtures = list(old.fixtures)
+    for f in fresh.fixtures:
+        if f.path not in fixture_paths:
+            ident = _fixture_id(f.path, taken) if f.id in taken else f.id
+            taken.add(ident)
+            fixtures.append(contract.Fixture(ident, f.path, f.sha256))
+    props = list(old.properties)
+    known = {(p.module, p.name) for p in old.properties} | {p.id for p in old.properties}
+    for p in fresh.properties:
+        if (p.module, p.name) not in known and p.id not in known:
+            props.append(p)
+    roots = old.fixture_roots + tuple(r for r in fresh.fixture_roots if r not in old.fixture_roots)
+    return contract.Contract(
+        properties=tuple(props),
+        fixtures=tuple(fixtures),
+        freezes=old.freezes,
+        max_active_freezes=old.max_active_freezes,
+        max_freeze_days=old.max_freeze_days,
+        max_reruns=old.max_reruns,
+        allowed_signers=old.allowed_signers,
+        approvals=old.approvals,
+        snapshot=old.snapshot,
+        fixture_roots=roots,
+        layers=old.layers,
+        path=old.path,
+    )
+
+
+# -- oracle-guard lock ---------------------------------------------------------------
+
+
+def _fixtures_node(text: str) -> tuple[MappingNode, ScalarNode | SequenceNode | None]:
+    root = yaml.compose(text, Loader=contract._StrictLoader)
+    assert isinstance(root, MappingNode)
+    for key, value in root.value:
+        if key.value == "fixtures":
+            return root, value
+    return root, None
+
+
+def _entry_text(fixture: contract.Fixture, indent: int) -> str:
+    pad = " " * indent
+    return (
+        f"{pad}- id: {contract.scalar(fixture.id)}\n{pad}  path: {contract.scalar(fixture.path)}\n"
+        f"{pad}  sha256: {contract.scalar(fixture.sha256)}\n{pad}  unlock: null\n"
+    )
+
+
+def add_locks(text: str, new: Sequence[contract.Fixture]) -> str:
+    """TEXT with NEW fixture entries appended, comments and layout kept."""
+    if not new:
+        return text
+    _, node = _fixtures_node(text)
+    if node is None:
+        return text.rstrip("\n") + "\nfixtures:\n" + "".join(_entry_text(f, 2) for f in new)
+    if isinstance(node, SequenceNode) and node.value and not node.flow_style:
+        indent = max(0, node.value[0].start_mark.column - 2)
+        cut = len(text[: node.value[-1].end_mark.index].rstrip())
+        return text[:cut] + "\n" + "".join(_entry_text(f, indent) for f in new).rstrip("\n") + text[cut:]
+    if (isinstance(node, ScalarNode) and node.value in ("", "~", "null")) or (
+        isinstance(node, SequenceNode) and not node.value
+    ):
+        start, end = node.start_mark.index, node.end_mark.index
+        body = "".join(_entry_text(f, 2) for f in new).rstrip("\n")
+        return text[:start].rstrip(" ") + "\n" + body + text[end:]
+    c = contract.loads(text)  # a flow list with entries: rewrite (comments are lost)
+    return contract.dumps(contract.Contract(**{**c.__dict__, "fixtures": c.fixtures + tuple(new)}))
+
+
+@guarded
+def lock_main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="oracle-guard lock", description="Add fixture locks (files or directories) to the contract."
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH")
+    parser.add_argument("--id", help="the lock's id (one PATH only; default: derived from the path)")
+    parser.add_argument(
+        "--rotate",
+        metavar="ID",
+        action="append",
+        default=[],
+        help="set lock ID's sha256 to its fixture's current bytes (a weakening: sign the approval it prints)",
+    )
+    contract.add_contract_arg(parser)
+    args = parser.parse_args(argv)
+    if args.rotate:
+        if args.paths or args.id:
+            raise UsageError("--rotate takes lock ids only, no PATH or --id")
+        changes.enter_repo([])
+        return rotate_main(args.contract, args.rotate)
+    if not args.paths:
+        raise UsageError("name a PATH to lock, or --rotate ID")
+    if args.id and len(args.paths) != 1:
+        raise UsageError("--id names one lock; pass one PATH with it")
+    paths = changes.enter_repo(args.paths)
+    raw = contract.read_file(args.contract)
+    if raw is None:
+        _missing(args.contract)
+    if os.path.islink(args.contract):
+        raise UsageError(f"{args.contract}: is a symlink; lock edits a regular contract file")
+    assert raw is not None
+    current = contract.loads(raw, args.contract)
+    text = raw.decode("utf-8").replace("\r\n", "\n")  # edited with \n, written back in the file's style
+    by_path = {f.path: f for f in current.fixtures}
+    taken = {f.id for f in current.fixtures}
+    added: list[contract.Fixture] = []
+    for path in paths:
+        path = path.rstrip("/")
+        try:
+            digest = digest_of(path, current.fixture_roots)
+        except Escape as exc:
+            raise UsageError(f"{path} {exc}") from None
+        if digest is None:
+            raise UsageError(f"{path} does not exist")
+        old = by_path.get(path)
+        if old is not None:
+            if old.sha256 == digest:
+                print(f"{path}: already locked as '{old.id}'")
+            else:
+                print(
+                    f"{path}: locked as '{old.id}' with another digest; rotating a lock is a weakening: "
+                    f"edit its sha256 and commit with `oracle-guard approve fixture-rotate {old.id} {old.sha256} {digest}`"
+                )
+            continue
+        ident = args.id or _fixture_id(path, taken)
+        if args.id and ident in taken:
+            raise UsageError(f"a lock with id '{ident}' already exists")
+        taken.add(ident)
+        added.append(contract.Fixture(ident, path, digest))
+        by_path[path] = added[-1]
+    new_text = add_locks(text, added)
+    contract.loads(new_text, args.contract)  # the edit must still load
+    if new_text != text:
+        changes.write_atomic(args.contract, changes.same_line_endings(new_text, raw).encode("utf-8"))
+    for fixture in added:
+        print(f"locked {fixture.path} as '{fixture.id}' ({fixture.sha256[:12]}…)")
+    return 0
+
+
+def rotate_lock(contract_path: str, fixture_id: str, old: str, new: str) -> bool:
+    """Rewrite lock FIXTURE_ID's sha256 from OLD to NEW in the contract, keeping everything else; False if it is not OLD."""
+    with open(contract_path, "rb") as f:
+        raw = f.read()
+    current = contract.loads(raw, contract_path)
+    entry = next((f for f in current.fixtures if f.id == fixture_id), None)
+    if entry is None or entry.sha256 != old:
+        return False
+    text = raw.decode("utf-8")
+    lines = text.splitlines(keepends=True)
+    start = sum(len(line) for line in lines[: max(entry.line - 1, 0)])
+    at = text.find(old, start)  # the entry's own sha256 value: the first one at or after its line
+    if at < 0:
+        return False
+    rotated = text[:at] + new + text[at + len(old) :]
+    after = contract.loads(rotated.encode("utf-8"), contract_path)
+    if next(f.sha256 for f in after.fixtures if f.id == fixture_id) != new:
+        raise UsageError(f"{contract_path}: could not rewrite the sha256 of '{fixture_id}' in place; edit it by hand")
+    with open(contract_path, "w", encoding="utf-8", newline="\n") as out:
+        out.write(rotated)
+    return True
+
+
+def rotate_main(contract_path: str, ids: list[str]) -> int:
+    """`lock --rotate ID`: the contract follows the fixture's bytes; the rotation still needs its approval."""
+    if not os.path.exists(contract_path):
+        _missing(contract_path)
+    current = contract.load(contract_path)
+    by_id = {f.id: f for f in current.fixtures} if current else {}
+    for fixture_id in ids:
+        entry = by_id.get(fixture_id)
+        if entry is None:
+            raise UsageError(f"no lock with id '{fixture_id}' in {contract_path}")
+        try:
+            digest = digest_of(entry.path, current.fixture_roots if current else ())
+        except Escape as exc:
+            raise UsageError(f"{entry.path} {exc}") from None
+        if digest is None:
+            raise UsageError(
+                f"{entry.path} does not exist; restore it, or drop the lock with `oracle-guard approve fixture-unlock {fixture_id} {entry.sha256}`"
+            )
+        if digest == entry.sha256:
+            print(f"{entry.path}: '{fixture_id}' already matches its lock")
+            continue
+        rotate_lock(contract_path, fixture_id, entry.sha256, digest)
+        print(f"rotated '{fixture_id}' in {contract_path}: sha256 {entry.sha256[:12]}… -> {digest[:12]}…")
+        print(f"  sign it: oracle-guard approve fixture-rotate {fixture_id} {entry.sha256} {digest}")
+    return 0
+
+
+def _missing(path: str) -> NoReturn:
+    raise UsageError(f"{path} does not exist; run `oracle-guard init` first")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

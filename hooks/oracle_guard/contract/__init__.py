@@ -1,0 +1,1 @@
+"""The contract and the trust root: loading, signatures, approvals, fixture digests, the snapshot format."""

@@ -1,0 +1,47 @@
+"""The collection snapshot file: `<status> <node id>` lines, sorted by id, under one header.
+
+Core module (no hook logic): collection-snapshot writes and compares it, the
+pytest plugin reads the statuses the base knew, `init` records the first one.
+"""
+
+from __future__ import annotations
+
+from oracle_guard.reporting.report import UsageError
+
+HEADER = "# oracle-guard collection snapshot: <status> <pytest node id>, sorted by id. Written by collection-snapshot; stage it.\n"
+STATUSES = (
+    "run",
+    "skip-if-env",
+    "xfail",
+    "skip",
+)  # strongest first; skip-if-env: runs here, a false skipif/xfail condition on it
+WEAKER = {("run", "xfail"), ("run", "skip"), ("xfail", "skip"), ("skip-if-env", "xfail"), ("skip-if-env", "skip")}
+
+
+def parse_snapshot(data: bytes | None, path: str) -> dict[str, tuple[str, int]]:
+    """node id -> (status, line number); empty for a missing file."""
+    if data is None:
+        return {}
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not valid UTF-8 (byte {exc.start})") from None
+    result: dict[str, tuple[str, int]] = {}
+    # Only "\n" ends a line: str.splitlines() would also split ids at \x85 or U+2028.
+    for number, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r")
+        if not line.strip() or line.startswith("#"):
+            continue
+        status, _, node_id = line.partition(" ")
+        node_id = node_id.lstrip(" ")
+        if status not in STATUSES or not node_id:
+            raise UsageError(
+                f"{path}:{number}: expected `<run|skip|xfail> <node id>` (or skip-if-env), got {line[:60]!r}"
+            )
+        result[node_id] = (status, number)
+    return result
+
+
+def format_snapshot(items: dict[str, str]) -> bytes:
+    body = "".join(f"{status:<5} {node_id}\n" for node_id, status in sorted(items.items()))
+    return (HEADER + body).encode("utf-8")

@@ -1,0 +1,739 @@
+"""collection-snapshot: compare what pytest really collects with the committed snapshot.
+
+Static hooks see the diff; this one asks pytest.  It runs
+``pytest --collect-only`` once, in the project's own interpreter, with a
+small exporter plugin (oracle_guard/pytest_side/_collector.py, which needs only pytest) and
+compares every collected node id and its skip/xfail status with the
+snapshot committed at the base revision.  A test that vanished (deleted,
+renamed, deselected, ignored by config or conftest) or became skipped or
+xfailed is a finding; new ids are written into the snapshot and the hook
+exits 1 once, like a formatter, so the user stages the file.
+
+Why one module: it owns one pytest run from start to verdict (start the
+project's interpreter early, feed it what to collect, read the ids back,
+compare them with the base snapshot), and the steps share the run's state.
+What other modules need of it already lives in core: the snapshot format
+(oracle_guard/contract/snapshot.py), the interpreter (oracle_guard/repo/interpreters.py), the exporter
+(oracle_guard/pytest_side/_collector.py), partial collection (oracle_guard/pytest_side/partial_collection.py) and
+the pytest configuration (oracle_guard/pytest_side/pytest_config.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+from oracle_guard.contract.snapshot import WEAKER, format_snapshot, parse_snapshot
+from oracle_guard.pytest_side import pytest_config
+from oracle_guard.pytest_side.partial_collection import PYTEST_CONFIGS, relevant
+from oracle_guard.repo import changes, git
+from oracle_guard.repo.paths import DEFAULT_CONTRACT
+from oracle_guard.reporting.report import Finding, UsageError, guarded, notice, say
+from oracle_guard.rules import args as hook_args
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from oracle_guard.contract.contract import Contract
+    from oracle_guard.repo.context import HookContext
+
+NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
+TIMEOUT_SECONDS = 900
+
+
+# -- finding the project's interpreter (oracle_guard/repo/interpreters.py, shared with oracle-replay)
+
+from oracle_guard.repo.interpreters import (  # noqa: E402,F401
+    _in_pre_commit_store,
+    _main_checkout,
+    _own_bins,
+    _venv_python,
+    candidate_interpreters,
+)
+from oracle_guard.repo.interpreters import child_env as _child_env  # noqa: E402
+
+# -- running pytest ------------------------------------------------------------
+
+
+@dataclass
+class Collection:
+    items: dict[str, str] = field(default_factory=dict)  # node id -> status
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (where, message)
+    exit_code: int = 0
+    python: str = ""
+    tail: str = ""  # last meaningful line of pytest's output, for messages
+
+
+def _tail(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not set(line.strip()) <= set("=_-")]
+    return lines[-1] if lines else ""
+
+
+class _Run:
+    """A collection run in flight: started early so the hook's own work overlaps it."""
+
+    def __init__(self, python: str, warm: bool = False) -> None:
+        from oracle_guard.pytest_side import _collector
+
+        self.python = python
+        self.runner = _collector
+        # warm: the partial run's watcher; send() names what to collect (oracle_guard/pytest_side/partial_collection.py)
+        self.warm = warm
+        self.paths: list[str] | None = None if warm else []  # what to collect; empty: all the configuration names
+        fd, self.out_path = tempfile.mkstemp(prefix="oracle-guard-collect-", suffix=".txt")
+        os.close(fd)
+        self.args = ["--collect-only", "-q", "-p", "no:cacheprovider", *NO_RANDOM_ORDER]
+        self.sidecar = ""  # what the partial run's watcher wrote beside the output
+        self.done = False
+        self.proc = self._start(self.args)
+
+    def _start(self, args: list[str]) -> subprocess.Popen[bytes]:
+        from oracle_guard.pytest_side import partial_collection
+
+        code = partial_collection.RUNNER if self.warm else self.runner.RUNNER
+        cmd = [self.python, "-c", code, os.path.abspath(self.runner.__file__), self.out_path, *args]
+        try:
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE if self.warm else None,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=_child_env(self.python),
+            )
+        except OSError as exc:
+            os.unlink(self.out_path)
+            raise UsageError(f"cannot run {self.python}: {exc.strerror or exc}") from None
+        if self.paths is not None and self.warm:
+            self._send(proc, self.paths)
+        return proc
+
+    def send(self, paths: Sequence[str]) -> None:
+        """What a warm run collects: PATHS, or everything when empty."""
+        self.paths = list(paths)
+        self._send(self.proc, self.paths)
+
+    @staticmethod
+    def _send(proc: subprocess.Popen[bytes], paths: list[str]) -> None:
+        import json
+
+        stdin, proc.stdin = proc.stdin, None  # communicate() must not touch it again
+        assert stdin is not None
+        try:
+            stdin.write(json.dumps(paths).encode("utf-8") + b"\n")
+            stdin.close()
+        except BrokenPipeError:
+            pass  # it ended early (no pytest there): result() says so
+
+    def result(self) -> Collection | None:
+        """The collection; None when that interpreter has no pytest."""
+        if self.paths is None:
+            self.send([])
+        try:
+            stdout, stderr = self._wait()
+            # A project whose addopts needs a random-order plugin's options: keep the plugin.
+            if self.proc.returncode == 4 and b"unrecognized arguments" in stderr and b"random" in stderr:
+                self.proc = self._start(self.args[: -len(NO_RANDOM_ORDER)])
+                stdout, stderr = self._wait()
+            if self.proc.returncode == self.runner.NO_PYTEST_EXIT:
+                return None
+            found = Collection(exit_code=self.proc.returncode, python=self.python)
+            found.tail = _tail(stderr.decode("utf-8", "replace")) or _tail(stdout.decode("utf-8", "replace"))
+            with open(self.out_path, encoding="utf-8") as f:
+                for line in f:
+                    kind, where, rest = (line.rstrip("\n").split("\t", 2) + ["", ""])[:3]
+                    if kind == "item":
+                        found.items[rest] = where
+                    elif kind == "error":
+                        found.errors.append((where, rest))
+            if os.path.exists(self.out_path + ".whole"):
+                with open(self.out_path + ".whole", encoding="utf-8") as f:
+                    self.sidecar = f.read()
+            return found
+        finally:
+            self.done = True
+            self._clean()
+
+    def _clean(self) -> None:
+        for path in (self.out_path, self.out_path + ".whole"):
+            if os.path.exists(path):
+                os.unlink(path)
+
+    def abandon(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
+        self._clean()
+
+    def _wait(self) -> tuple[bytes, bytes]:
+        try:
+            return self.proc.communicate(timeout=TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+            raise UsageError(f"pytest --collect-only took over {TIMEOUT_SECONDS} s in {self.python}") from None
+
+
+class _PartialRun:
+    """A warm run told to collect only the touched test modules, spliced into the base snapshot.
+
+    Any doubt the run itself reveals (a collection error, another exit code,
+    a plugin acting on the whole item list, ids of other files) falls back to
+    a full collection, which then answers (oracle_guard/pytest_side/partial_collection.py).
+    """
+
+    def __init__(self, run: _Run, modules: list[str], base_bytes: bytes, base_snapshot_path: str) -> None:
+        self.python = run.python
+        self.run = run
+        self.modules = modules
+        self.base_bytes = base_bytes
+        self.base_snapshot_path = base_snapshot_path
+        run.send(["-q", *modules])  # -qq: no list of ids to print (trouble is the full run's to report)
+
+    def result(self) -> Collection | None:
+        from oracle_guard.pytest_side import partial_collection
+
+        found = self.run.result()
+        if found is None:
+            return None
+        if (
+            not found.errors
+            and found.exit_code in (0, 5)
+            and not partial_collection.whole_list_plugins(self.run.sidecar)
+        ):
+            items = partial_collection.splice(self.base_bytes, self.base_snapshot_path, self.modules, found.items)
+            if items is not None:
+                found.items = items
+                return found
+        self.run = _Run(self.python)
+        return self.run.result()
+
+    def abandon(self) -> None:
+        self.run.abandon()
+
+
+class _Inert:
+    """No run: the change cannot change what pytest collects (oracle_guard/analysis/inert.py), so the base snapshot answers."""
+
+    def __init__(self, python: str, base_bytes: bytes, base_snapshot_path: str) -> None:
+        self.python = python
+        self.items = {n: status for n, (status, _) in parse_snapshot(base_bytes, base_snapshot_path).items()}
+
+    def result(self) -> Collection:
+        return Collection(items=dict(self.items), exit_code=0 if self.items else 5, python=self.python)
+
+    def abandon(self) -> None:
+        pass
+
+
+def collect(python: str) -> Collection | None:
+    """What PYTHON's pytest collects here (for callers that record a snapshot, e.g. `init`)."""
+    return _Run(python).result()
+
+
+# -- what changed --------------------------------------------------------------
+
+
+def _any_relevant(change_set: changes.ChangeSet, watched: set[str]) -> bool:
+    touched = change_set.changed_paths + change_set.deleted + [c.old_path for c in change_set.changes if c.old_path]
+    return any(relevant(p, watched) for p in touched)
+
+
+def needs_run(change_set: changes.ChangeSet, watched: set[str], snapshot: str) -> bool:
+    """Whether anything that can change collection changed (or the snapshot is not in place)."""
+    if change_set.base is None or _any_relevant(change_set, watched):
+        return True
+    here = changes.read_worktree_file(snapshot)
+    if here is None:
+        return True
+    if change_set.target is None:  # staged run: an unstaged edit to the snapshot needs a look
+        return git.read_blobs("", [snapshot]).get(snapshot) != here
+    return False
+
+
+# -- the hook ------------------------------------------------------------------
+
+
+def _where(location: str, snapshot: str) -> str:
+    path = location.split("::", 1)[0]
+    return path if path and os.path.exists(path) else snapshot
+
+
+def _test_part(node_id: str) -> str:
+    """The id without its file: what stays the same when a test moves between files."""
+    return node_id.split("::", 1)[1] if "::" in node_id else node_id
+
+
+_AUTO_ID = re.compile(r"(?<=[\[-])([A-Za-z_]+)\d+(?=[-\]])")
+
+
+def _unnumbered(node_id: str) -> str:
+    """The id with pytest's positional parameter names (`text3`) made anonymous."""
+    if not node_id.endswith("]") or "[" not in node_id:
+        return node_id
+    head, _, params = node_id.partition("[")
+    return head + _AUTO_ID.sub(r"\1#", "[" + params)
+
+
+def compare(
+    base: dict[str, tuple[str, int]],
+    found: Collection,
+    snapshot: str,
+    allowed_retire: Callable[[str], bool],
+    allowed_skip: Callable[[str], bool],
+    same: Callable[[list[str], list[str]], set[str]] | None = None,
+) -> list[Finding]:
+    """Findings for ids of the base snapshot that vanished or got weaker.
+
+    SAME(vanished, appeared) names the vanished ids whose test lives on
+    (moved, renamed, merged or split with its checks: oracle_guard/analysis/sametest.py).
+    """
+    # A test moved to another file keeps its class, name and parameters: pair
+    # each vanished id with a new id of the same test part, once.
+    moved: dict[str, list[str]] = {}
+    for node_id in sorted(found.items):
+        if node_id not in base:
+            moved.setdefault(_test_part(node_id), []).append(node_id)
+    # pytest names a parameter it cannot show by argument name and position
+    # (`text3`): inserting a case renumbers the later ones.  A vanished id is
+    # renumbered, not lost, when a new id differs from it only in those numbers.
+    renumbered: dict[str, list[str]] = {}
+    for node_id in sorted(found.items):
+        if node_id not in base:
+            renumbered.setdefault(_unnumbered(node_id), []).append(node_id)
+    findings = []
+    paired: dict[str, str | None] = {}
+    for node_id in sorted(base, key=lambda n: base[n][1]):
+        current = node_id if node_id in found.items else None
+        if current is None and moved.get(_test_part(node_id)):
+            current = moved[_test_part(node_id)].pop(0)
+        if current is None and _unnumbered(node_id) != node_id and renumbered.get(_unnumbered(node_id)):
+            current = renumbered[_unnumbered(node_id)].pop(0)
+        paired[node_id] = current
+    vanished = [n for n, current in paired.items() if current is None]
+    alive: set[str] = set()
+    if vanished and same is not None:
+        taken = set(paired.values())
+        alive = same(vanished, [n for n in sorted(found.items) if n not in base and n not in taken])
+    for node_id, (old, line) in sorted(base.items(), key=lambda kv: kv[1][1]):
+        current = paired[node_id]
+        if current is None and node_id in alive:
+            continue  # the same test under another id: its new ids are written into the snapshot
+        if current is None:
+            if not allowed_retire(node_id):
+                findings.append(
+                    Finding(
+                        snapshot,
+                        line,
+                        1,
+                        "OG801",
+                        f"test no longer collected: {node_id} (retiring a test needs a signed approval)",
+                    )
+                )
+            continue
+        now = found.items[current]
+        if (old, now) in WEAKER and not allowed_skip(current):
+            what = "skipped" if now == "skip" else "xfailed"
+            findings.append(
+                Finding(
+                    snapshot,
+                    line,
+                    1,
+                    "OG802",
+                    f"test now {what} at collection (was {old}): {current}; restore it or add a freeze entry",
+                )
+            )
+    return findings
+
+
+def check(ctx: HookContext) -> list[Finding]:
+    return prepare(ctx)()
+
+
+def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
+    """Start pytest if this change needs it; the returned call waits for it and compares.
+
+    The one-process hook prepares this hook first, so the static hooks run
+    while pytest collects.  Options: snapshot, python, always, static_only,
+    if_snapshot (see main), started (a collection main() began early),
+    partial (collect only the touched test modules when that is sure to give
+    the same snapshot: oracle_guard/pytest_side/partial_collection.py; the one-process hook's).
+    """
+    if ctx.change_set is None:
+        raise UsageError("collection-snapshot compares with a base: it needs a change set")
+    change_set = ctx.change_set
+    # The run to abandon if anything fails: the caller's list, so that it can abandon it too.
+    started: list[tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]] = ctx.option("started")
+    if started is None:
+        started = []
+    try:
+        if ctx.option("static_only"):
+            static = pytest_config.check(change_set, ctx.contract)
+            return lambda: static
+        if (
+            not started
+            and not ctx.option("if_snapshot")
+            and (change_set.base is None or _any_relevant(change_set, {ctx.contract}))
+            and not ctx.option("partial")
+        ):
+            started.append(_start_somewhere(ctx.option("python")))
+        # Configuration that hides tests is caught without pytest, so it runs everywhere
+        # (partial: after the plan has started pytest, or found it need not run).
+        if ctx.option("partial"):
+            return _prepare(ctx, change_set, started, lambda: pytest_config.check(change_set, ctx.contract))
+        static = pytest_config.check(change_set, ctx.contract)
+        return _prepare(ctx, change_set, started, lambda: static)
+    except BaseException:
+        for run, _ in started:
+            run.abandon()
+        raise
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = hook_args.parser("collection-snapshot", __doc__)
+    hook_args.add_filenames(parser, "ignored: the hook asks git what changed")
+    hook_args.add_base(parser)
+    hook_args.add_contract(parser)
+    parser.add_argument(
+        "--snapshot",
+        metavar="PATH",
+        help="the snapshot file (default: the contract's `snapshot`, else collection_snapshot.txt beside the contract)",
+    )
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the project's interpreter (default: active virtualenv, ./.venv, ./venv, first python3 on PATH)",
+    )
+    parser.add_argument(
+        "--always", action="store_true", help="run pytest even when no Python file or pytest config changed"
+    )
+    hook_args.add_now(parser)
+    parser.add_argument(
+        "--static-only",
+        action="store_true",
+        help="only compare pytest configuration, conftest files and CI command lines with the base; never run pytest",
+    )
+    parser.add_argument(
+        "--if-snapshot",
+        action="store_true",
+        help="run pytest only where a snapshot is committed or present (what `oracle-guard check` uses)",
+    )
+    parser.add_argument(
+        "--no-write",
+        action="store_true",
+        help="never write the snapshot; an out-of-date one is exit 1 (what `oracle-guard check` uses)",
+    )
+    hook_args.add_format(parser)
+    args = parser.parse_args(argv)
+    changes.enter_repo([])
+    # pytest is the long pole: start it as soon as we know it must run, and
+    # resolve the base, load contracts and the base snapshot while it collects.
+    started: list[
+        tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]
+    ] = []  # the run to abandon if anything fails
+    try:
+        if args.always and not (args.static_only or args.if_snapshot):
+            started.append(_start_somewhere(args.python))
+        ctx = hook_args.context(
+            args,
+            changes.resolve(args),
+            started=started,
+            snapshot=args.snapshot,
+            python=args.python,
+            always=args.always,
+            static_only=args.static_only,
+            if_snapshot=args.if_snapshot,
+            no_write=args.no_write,
+        )
+    except BaseException:
+        for run, _ in started:
+            run.abandon()
+        raise
+    return hook_args.finish(ctx, check(ctx), "collection-snapshot")
+
+
+def _prepare(
+    ctx: HookContext,
+    change_set: changes.ChangeSet,
+    started: list[tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]],
+    static_check: Callable[[], list[Finding]],
+) -> Callable[[], list[Finding]]:
+    from oracle_guard.contract import contract
+
+    now = ctx.now
+    explicit = ctx.option("snapshot")
+    new_contract = contract.load(ctx.contract)
+    base_contract = _base_contract(change_set, ctx.contract)
+    snapshot = explicit or (new_contract or contract.Contract(path=ctx.contract)).snapshot_path
+    # The reference is the snapshot committed at the base, where the base contract put it:
+    # a patch that edits or moves the snapshot file is still compared with the old ids.
+    base_snapshot_path = explicit or (base_contract or contract.Contract(path=ctx.contract)).snapshot_path
+    for path in {snapshot, base_snapshot_path}:
+        _safe_path(path, ctx.contract)
+    if snapshot != base_snapshot_path and change_set.base and change_set.read_base([snapshot])[snapshot] is not None:
+        raise UsageError(
+            f"snapshot path {snapshot!r} names a file committed at {change_set.base_label} that is not its snapshot ({base_snapshot_path}); the hook would overwrite it"
+        )
+    base_bytes = change_set.read_base([base_snapshot_path])[base_snapshot_path]
+    if ctx.option("if_snapshot") and base_bytes is None and not os.path.exists(snapshot):
+        static = static_check()
+        return lambda: static  # the gate never writes a first snapshot
+    watched = {snapshot, base_snapshot_path, ctx.contract}
+    if not started:
+        if not ctx.option("always") and not needs_run(change_set, watched, snapshot):
+            static = static_check()
+            return lambda: static
+        if ctx.option("partial"):
+            started.append(_start_planned(ctx, change_set, base_bytes, base_snapshot_path, snapshot, watched))
+        else:
+            started.append(_start_somewhere(ctx.option("python")))
+    static = static_check()
+    base = parse_snapshot(base_bytes, base_snapshot_path)
+
+    def finish() -> list[Finding]:
+        try:
+            return _compare(
+                ctx,
+                change_set,
+                started,
+                static,
+                new_contract,
+                base_contract,
+                snapshot,
+                base_snapshot_path,
+                base_bytes,
+                base,
+                now,
+            )
+        except BaseException:
+            for run, _ in started:
+                run.abandon()
+            raise
+
+    return finish
+
+
+def _compare(
+    ctx: HookContext,
+    change_set: changes.ChangeSet,
+    started: list[tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]],
+    static: list[Finding],
+    new_contract: Contract | None,
+    base_contract: Contract | None,
+    snapshot: str,
+    base_snapshot_path: str,
+    base_bytes: bytes | None,
+    base: dict[str, tuple[str, int]],
+    now: datetime,
+) -> list[Finding]:
+    if change_set.target is not None:
+        notice(
+            f"pytest collects the work tree, not {os.environ.get('PRE_COMMIT_TO_REF') or change_set.target[:12]}; check that commit out to compare it"
+        )
+    found = _finish_somewhere(started[0])
+    missing = _third_party_missing(found.errors, change_set)
+    if missing:
+        raise UsageError(
+            f"pytest in {found.python} cannot import '{missing}', which is not part of this repository: "
+            "install the project's test dependencies there, or pass --python PATH to the interpreter that has them"
+        )
+    findings = [
+        Finding(_where(where, snapshot), 1, 1, "OG803", f"collection error in {where or 'the session'}: {message}")
+        for where, message in found.errors
+    ]
+    if found.exit_code not in (0, 5) and not findings:
+        findings.append(
+            Finding(
+                snapshot,
+                1,
+                1,
+                "OG804",
+                f"pytest --collect-only exited {found.exit_code} in {found.python}: {found.tail or 'no output'}",
+            )
+        )
+    if findings:  # a partial collection would make every later id look deleted
+        return static + findings
+
+    approvals = None
+
+    def approved(statement: str) -> bool:
+        nonlocal approvals
+        if approvals is None:
+            from oracle_guard.contract.approvals import Approvals
+
+            approvals = Approvals.load(change_set, base_contract, new_contract)
+        return approvals.covers(statement)
+
+    def skip_allowed(node_id: str) -> bool:
+        if new_contract is not None and new_contract.freeze_for(node_id, now) is not None:
+            return True
+        return approved(f"test-skip {node_id}")
+
+    def same(vanished: list[str], appeared: list[str]) -> set[str]:
+        from oracle_guard.analysis import sametest
+
+        renamed = {c.old_path: c.path for c in change_set.changes if c.old_path and c.path and c.old_path != c.path}
+        new_side = lambda paths: {p: changes.read_worktree_file(p) for p in paths}  # noqa: E731 - what pytest collected
+        return sametest.reappearing_ids(base, found.items, vanished, appeared, change_set.read_base, new_side, renamed)
+
+    findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed, same)
+    if change_set.base is not None and base_bytes is None:
+        notice(f"no {base_snapshot_path} at {change_set.base_label}: recording the first snapshot")
+    current = changes.read_worktree_file(snapshot)
+    wanted = changes.same_line_endings(format_snapshot(found.items).decode("utf-8"), current).encode("utf-8")
+    if current != wanted:
+        ctx.written.append(snapshot)  # out of date: the run fails until it is staged
+        if findings or ctx.option("no_write"):  # a snapshot records a clean state, and `check` never writes
+            why = (
+                "fix the findings first"
+                if findings
+                else "run `oracle-guard collection-snapshot` (or `check --write-snapshot`)"
+            )
+            say(
+                f"{snapshot}: out of date with what pytest collects now ({len(found.items)} tests); not written: {why}, then stage it"
+            )
+            return findings
+        parse_snapshot(current, snapshot)  # never overwrite a file that is not a snapshot
+        changes.write_atomic(snapshot, wanted)
+        say(
+            f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it (collected by {found.python})"
+        )
+    return findings
+
+
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][\w.]*)'")
+
+
+def _third_party_missing(errors: list[tuple[str, str]], change_set: changes.ChangeSet) -> str | None:
+    """A module the collection cannot import that is the environment's fault, not the change's.
+
+    That is: every collection error is a ModuleNotFoundError of a module no file
+    of this repository provides (now or at the base), imported by a file whose
+    base version imported it too.  A new import, or a module of the repository
+    that went missing, stays a finding (OG803).
+    """
+    names = []
+    for where, message in errors:
+        match = _NO_MODULE.search(message)
+        if match is None:
+            return None  # any other error is the change's to answer for
+        name = match.group(1)
+        path = where.split("::")[0]
+        old = change_set.old_path(path) if path else None
+        before = change_set.read_base([old])[old] if old else None
+        if before is None or not re.search(rb"\b" + re.escape(name.encode()) + rb"\b", before):
+            return None  # the change added this import: its failure is the change's
+        names.append(name.split(".")[0])
+    for name in dict.fromkeys(names):
+        specs = [f":(glob)**/{name}.py", f":(glob)**/{name}.pyi", f":(glob)**/{name}/**", f":(glob)**/{name}.so"]
+        listed = git.run("ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", *specs, check=False)
+        if listed.strip(b"\0"):
+            return None
+    if change_set.base and names:
+        at_base = [
+            f"/{os.fsdecode(p)}"
+            for p in git.run("ls-tree", "-r", "-z", "--name-only", change_set.base, check=False).split(b"\0")
+            if p
+        ]
+        for name in names:
+            if any(p.endswith((f"/{name}.py", f"/{name}.pyi")) or f"/{name}/" in p for p in at_base):
+                return None  # the repository had it: deleting it is the change's
+    return names[0] if names else None
+
+
+_NOT_A_SNAPSHOT = (".py", ".pyi", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".lock")
+
+
+def _safe_path(path: str, contract_path: str = DEFAULT_CONTRACT) -> None:
+    """The snapshot is written by the hook: never through a symlink, outside the repository,
+    into .git/, over a directory, or over the contract, a test, source or configuration file."""
+    parts = path.replace("\\", "/").split("/")
+    if os.path.isabs(path) or ".." in parts:
+        raise UsageError(f"snapshot path {path!r} must be relative to the repository without '..'")
+    if any(p.lower() == ".git" for p in parts):
+        raise UsageError(f"snapshot path {path!r} may not point into .git/")
+    if path == contract_path or path.endswith(_NOT_A_SNAPSHOT) or parts[-1] in PYTEST_CONFIGS:
+        raise UsageError(
+            f"snapshot path {path!r} names the contract, a source or a configuration file; use a .txt file of its own"
+        )
+    if os.path.islink(path):
+        raise UsageError(f"{path}: is a symlink; the snapshot must be a regular file")
+    if os.path.isdir(path):
+        raise UsageError(f"{path}: is a directory; the snapshot must be a file")
+    if os.path.lexists(path) and not os.path.isfile(path):
+        raise UsageError(f"{path}: is a FIFO or special file; the snapshot must be a regular file")
+    top = os.path.realpath(".")
+    folder = os.path.realpath(os.path.dirname(path) or ".")
+    if folder != top and not folder.startswith(top + os.sep):
+        raise UsageError(f"{path}: its folder resolves through a symlink to {folder}, outside the repository")
+
+
+def _base_contract(change_set: changes.ChangeSet, path: str) -> Contract | None:
+    from oracle_guard.contract import contract
+
+    if change_set.base is None:
+        return None
+    data = change_set.read_base([path])[path]
+    return contract.loads(data, path) if data is not None else None
+
+
+def _start_somewhere(explicit: str | None) -> tuple[_Run | _PartialRun, list[tuple[str, str]]]:
+    """The first candidate's collection of everything."""
+    candidates = candidate_interpreters(explicit, dict(os.environ))
+    if not candidates:
+        raise UsageError("found no Python interpreter for this project; pass --python PATH")
+    return _Run(candidates[0][0]), candidates
+
+
+def _start_planned(
+    ctx: HookContext,
+    change_set: changes.ChangeSet,
+    base_bytes: bytes | None,
+    base_snapshot_path: str,
+    snapshot: str,
+    watched: set[str],
+) -> tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]:
+    """Partial collection: no run for a collection-inert change, else the touched modules or everything.
+
+    Planned before pytest starts: a run started first and killed unused when the
+    change proves inert cost more CPU than the plan's delay to the others
+    (oracle_guard/pytest_side/partial_collection.py has the numbers).
+    """
+    from oracle_guard.pytest_side import partial_collection
+
+    planned = partial_collection.plan(change_set, base_bytes, base_snapshot_path, snapshot, watched, dict(os.environ))
+    candidates = candidate_interpreters(ctx.option("python"), dict(os.environ))
+    if not candidates:
+        raise UsageError("found no Python interpreter for this project; pass --python PATH")
+    python = candidates[0][0]
+    if planned is None or base_bytes is None:
+        return _Run(python), candidates
+    if planned.inert and partial_collection.has_pytest(python):
+        return _Inert(python, base_bytes, base_snapshot_path), candidates
+    return _PartialRun(_Run(python, warm=True), planned.modules, base_bytes, base_snapshot_path), candidates
+
+
+def _finish_somewhere(pending: tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]) -> Collection:
+    """The first candidate interpreter that has pytest gives the collection."""
+    run, candidates = pending
+    tried = []
+    for index, (python, origin) in enumerate(candidates):
+        found = (run if index == 0 else _Run(python)).result()
+        if found is not None:
+            return found
+        tried.append(f"{python} ({origin})")
+    raise UsageError(
+        f"pytest is not installed in {', '.join(tried)}; install it there or pass --python PATH to the project's interpreter"
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""pytest itself: the plugin and its watch, configuration and CI readers, switches, collection, scratch runs."""

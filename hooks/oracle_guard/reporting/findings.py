@@ -1,0 +1,44 @@
+"""A finding, the exit codes and the escapes of GitHub's workflow commands: the data every layer shares.
+
+Exit codes follow pre-commit-hooks: 0 clean, 1 findings, 2 usage or
+configuration error.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad input or configuration: reported as one line, exit code 2."""
+
+
+# NamedTuples rather than dataclasses across the hot path: importing dataclasses
+# (and the inspect module it pulls in) is a tenth of a hook's start-up.
+class Finding(NamedTuple):
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str
+
+    def text(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
+
+    def github(self) -> str:
+        # Workflow commands need %, CR and LF escaped in the message and ,: in properties.
+        return f"::error file={escape_property(self.path)},line={self.line},col={self.col},title={self.code}::{escape_data(self.message)}"
+
+
+def escape_data(text: str) -> str:
+    """A workflow command's message: %, CR and LF escaped (GitHub's rules)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A workflow command's property value: also : and , (and CR/LF in a path)."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")

@@ -1,0 +1,130 @@
+"""Findings, output formats and exit codes shared by every hook.
+
+Exit codes follow pre-commit-hooks: 0 clean, 1 findings, 2 usage or
+configuration error.  A configuration error is one sentence on stderr,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+# The data every layer shares lives in findings.py (output.py prints it without importing this module).
+from oracle_guard.reporting.findings import EXIT_CLEAN as EXIT_CLEAN
+from oracle_guard.reporting.findings import EXIT_FINDINGS as EXIT_FINDINGS
+from oracle_guard.reporting.findings import EXIT_USAGE as EXIT_USAGE
+from oracle_guard.reporting.findings import Finding as Finding
+from oracle_guard.reporting.findings import UsageError as UsageError
+from oracle_guard.reporting.findings import escape_data as escape_data
+from oracle_guard.reporting.findings import escape_property as escape_property
+
+FORMATS = ("text", "github", "json", "sarif", "agent")
+# json and sarif are one document on stdout: notices go into it, not onto stderr.
+DOCUMENT_FORMATS = ("json", "sarif")
+_notice_format = ["text"]
+_notices: list[str] = []
+
+
+def add_format_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text: path:line:col: CODE message (default); github: workflow annotations; "
+        "json: one versioned document (README, 'Machine-readable output'); sarif: SARIF 2.1.0; "
+        "agent: each finding with why and what to do, for a coding agent's commit or stop hook",
+    )
+
+
+def use_format(fmt: str) -> None:
+    """Where notices go from now on: stderr, ::notice annotations, or the document."""
+    _notice_format[0] = fmt
+    _notices.clear()
+
+
+def emit(findings: Iterable[Finding], fmt: str = "text", hook: str = "") -> int:
+    """Print findings sorted and de-duplicated; return the exit code."""
+    unique = sorted(set(findings))
+    if fmt in DOCUMENT_FORMATS:
+        from oracle_guard.reporting import output
+
+        output.print_document(fmt, [(hook, f) for f in unique], [], taken_notices())
+        return EXIT_FINDINGS if unique else EXIT_CLEAN
+    if fmt == "agent":
+        from oracle_guard.reporting import output
+
+        output.print_agent([(hook, f) for f in unique], [], {})
+        return EXIT_FINDINGS if unique else EXIT_CLEAN
+    for finding in unique:
+        print(finding.github() if fmt == "github" else finding.text())
+    return EXIT_FINDINGS if unique else EXIT_CLEAN
+
+
+def current_format() -> str:
+    return _notice_format[0]
+
+
+def taken_notices() -> list[str]:
+    """The notices collected for a document, once."""
+    taken = list(_notices)
+    _notices.clear()
+    return taken
+
+
+def notice(message: str) -> None:
+    """Something the reviewer should see that does not fail the hook."""
+    fmt = _notice_format[0]
+    if fmt in DOCUMENT_FORMATS:
+        _notices.append(message)
+    elif fmt == "github":
+        print(f"::notice title=oracle-guard::{escape_data(message)}", flush=True)
+    else:
+        print(f"oracle-guard: notice: {message}", file=sys.stderr)
+
+
+def say(message: str) -> None:
+    """What a hook did (it rewrote a file): stdout, or a notice inside a document."""
+    if _notice_format[0] in DOCUMENT_FORMATS:
+        _notices.append(message)
+    else:
+        print(message)
+
+
+class Main(Protocol):
+    """A hook's or command's entry point: main() reads sys.argv, main([...]) the list given."""
+
+    def __call__(self, argv: Sequence[str] | None = None) -> int: ...
+
+
+def guarded(func: Main) -> Main:
+    """Turn UsageError (and Ctrl-C) into a one-line message and exit code 2."""
+
+    @functools.wraps(func)
+    def wrapper(argv: Sequence[str] | None = None) -> int:
+        use_format("text")  # until the command line asks for another
+        try:
+            return func(argv)
+        except UsageError as exc:
+            print(f"oracle-guard: error: {exc}", file=sys.stderr)
+            if _notice_format[0] in DOCUMENT_FORMATS:  # a machine reading stdout still gets a document
+                from oracle_guard.reporting import output
+
+                output.print_document(_notice_format[0], [], [str(exc)], taken_notices())
+            return EXIT_USAGE
+        except RecursionError:  # deeper than Python's own limit: refuse, never a traceback
+            print(
+                "oracle-guard: error: a file nests expressions too deeply to analyse (Python's recursion limit); split the expression up",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        except KeyboardInterrupt:
+            print("oracle-guard: interrupted", file=sys.stderr)
+            return 130
+        except BrokenPipeError:
+            return EXIT_FINDINGS
+
+    return wrapper

@@ -1,0 +1,102 @@
+"""The command line every hook shares: one definition and one help text each.
+
+`main(argv)` of a hook is a thin adapter: parser() + the add_*() it takes,
+then context() and finish().  Nothing here imports PyYAML: a hook that
+finds nothing never pays for the contract loader.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from oracle_guard import __version__
+from oracle_guard.repo.context import HookContext
+from oracle_guard.repo.paths import DEFAULT_CONTRACT
+from oracle_guard.reporting import report
+
+if TYPE_CHECKING:
+    from oracle_guard.repo.changes import ChangeSet
+
+
+class _Parser(argparse.ArgumentParser):
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]  # argparse's overloads: this one is used
+        parsed = super().parse_args(args, namespace)
+        report.use_format(getattr(parsed, "format", "text"))  # errors from here on are in the asked format
+        return parsed
+
+
+def summary(doc: str | None) -> str | None:
+    """The first line of a module's docstring, for --help; None under `python -OO` (__doc__ is None)."""
+    return doc.strip().splitlines()[0] if doc and doc.strip() else None
+
+
+def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
+    result = _Parser(prog=prog, description=summary(doc))
+    add_version(result)
+    return result
+
+
+def add_version(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--version", action="version", version=f"%(prog)s (oracle-guard) {__version__}")
+
+
+def add_filenames(
+    parser: argparse.ArgumentParser, help: str = "files to check (pre-commit passes the changed ones)"
+) -> None:
+    parser.add_argument("filenames", nargs="*", help=help)
+
+
+def add_base(parser: argparse.ArgumentParser) -> None:
+    from oracle_guard.repo import changes
+
+    changes.add_base_args(parser)
+
+
+def add_contract(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--contract", default=DEFAULT_CONTRACT, metavar="PATH", help=f"the contract file (default: {DEFAULT_CONTRACT})"
+    )
+
+
+def add_now(
+    parser: argparse.ArgumentParser, help: str = "the current time for freeze expiry (ISO-8601; default: the clock)"
+) -> None:
+    parser.add_argument("--now", metavar="TIME", help=help)
+
+
+def add_format(parser: argparse.ArgumentParser) -> None:
+    report.add_format_arg(parser)
+
+
+def parse_now(text: str | None) -> datetime:
+    if not text:
+        return datetime.now(timezone.utc)
+    from oracle_guard.contract import contract  # PyYAML: only when a time is pinned
+
+    return contract.parse_now(text)
+
+
+def context(
+    args: argparse.Namespace, change_set: ChangeSet | None, filenames: Sequence[str] = (), **options: Any
+) -> HookContext:
+    fmt = getattr(args, "format", "text")
+    if report.current_format() != fmt:  # a Namespace built by hand; parse_args already set it otherwise
+        report.use_format(fmt)
+    return HookContext(
+        change_set=change_set,
+        filenames=tuple(filenames),
+        contract=getattr(args, "contract", DEFAULT_CONTRACT),
+        now=parse_now(getattr(args, "now", None)),
+        format=fmt,
+        written=[],
+        options=options,
+    )
+
+
+def finish(ctx: HookContext, findings: list[report.Finding], hook: str = "") -> int:
+    """Print FINDINGS in the context's format; the exit code (1 if a file was rewritten)."""
+    code = report.emit(findings, ctx.format, hook=hook)
+    return max(code, report.EXIT_FINDINGS) if ctx.written else code
