@@ -54,7 +54,8 @@ def test_json_lists_each_finding_with_its_hook_fix_and_a_summary(repo: Repo, cap
     )
     assert (
         skip["fix"]
-        == "remove the mark, or add a freeze entry, or `oracle-guard approve skip-add tests/test_price.py::test_price`"
+        == "remove the mark, or add a freeze entry, or `oracle-guard approve skip-add tests/test_price.py::test_price`; "
+        + hints.create_signers(None)  # no allowed-signers file at the base: how to get one
     )
     assert skip["help_uri"].endswith("#forbid-skip-marks")
     assert by_code["OG202"]["hook"] == "forbid-runtime-skip"
@@ -171,7 +172,9 @@ def test_agent_format_says_why_and_what_to_do_and_clean_says_so(repo: Repo, caps
     )
     assert "   why: new skip or xfail mark (forbid-skip-marks)\n" in out
     assert (
-        "   do: remove the mark, or add a freeze entry, or `oracle-guard approve skip-add tests/test_price.py::test_price`\n"
+        "   do: remove the mark, or add a freeze entry, or `oracle-guard approve skip-add tests/test_price.py::test_price`; "
+        + hints.create_signers(None)
+        + "\n"
         in out
     )
     assert "do not edit the contract, the snapshot or the signers file" in out

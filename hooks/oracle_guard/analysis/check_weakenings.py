@@ -339,9 +339,27 @@ def loosened_match(base: str | None, base_has: bool, new: str | None, new_has: b
         return None
     if new in ("", ".*", ".+", ".*?", "^.*$", "(?s).*"):
         return f"`match` loosened from {base!r} to {new!r}"
+    if matches_any_message(new) and not matches_any_message(base):
+        return f"`match` loosened from {base!r} to {new!r}, which matches any message"
     if new in base and len(new) < len(base) and any(ch.isalnum() for ch in base.replace(new, "", 1)):
         return f"`match` loosened from {base!r} to {new!r}"  # words cut, not just punctuation
     return None
+
+
+# Messages no honest pattern for one error matches all of: empty, one character, digits only, a line
+# break, non-ASCII, and words unlike any message.  pytest.raises/warns and assertRaisesRegex use re.search.
+_ANY_MESSAGE_PROBES = ("", "x", "0", "\n", "\u00e9\u4e2d", "zq# 9!", "unrelated text\nsecond line")
+
+
+def matches_any_message(pattern: str) -> bool:
+    """Whether PATTERN finds a match in every message (an empty alternative `msg|`, `(msg)?`, `.*`, `^`)."""
+    import re
+
+    try:
+        compiled = re.compile(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return False  # not a pattern pytest could use either: the test fails on its own
+    return all(compiled.search(probe) is not None for probe in _ANY_MESSAGE_PROBES)
 
 
 def compare_globs(base: Side, new: Side, change_set: changes.ChangeSet) -> list[Finding]:

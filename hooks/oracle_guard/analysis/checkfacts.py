@@ -304,9 +304,7 @@ class Analyzer(CheckSites):
                     if len(node.args) > 1
                     else next((k.value for k in node.keywords if k.arg == "expected_regex"), None)
                 )
-            match = (
-                match_node.value if isinstance(match_node, ast.Constant) and isinstance(match_node.value, str) else None
-            )
+            match = self._pattern_text(match_node, f.node)
             body = raise_with.get(
                 id(node), ast.dump(ast.Module(body=[ast.Expr(a) for a in node.args[1:]], type_ignores=[]))
             )
@@ -321,6 +319,19 @@ class Analyzer(CheckSites):
                     body,
                 )
             )
+
+    def _pattern_text(self, node: ast.expr | None, fn: FunctionNode, depth: int = 0) -> str | None:
+        """The regex a `match=` names when it is static: a string, `re.compile("...")`, a name bound to either."""
+        if node is None or depth > 4:
+            return None
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.Call) and node.args and (self.names.qualify(node.func) or "") == "re.compile":
+            return self._pattern_text(node.args[0], fn, depth + 1)
+        if isinstance(node, ast.Name):
+            value = meaning.bindings(fn, self.scope)[0].get(node.id) or self.constants.get(node.id)
+            return self._pattern_text(value, fn, depth + 1) if value is not None else None
+        return None
 
     def _exception_value(self, node: ast.expr | None, fn: FunctionNode, depth: int = 0) -> ast.expr | None:
         """See through names bound to exception types or tuples (`ERRORS = (KeyError, Exception)`)."""

@@ -20,6 +20,8 @@ from oracle_guard.analysis import hypothesis_model as hm
 from oracle_guard.analysis.pysource import FunctionNode, Module, SourceError, test_functions
 from oracle_guard.repo.paths import conftests_above
 
+Lengths = tuple[tuple[str, int], ...]  # (parameter, items passed for it), sorted: a cache key
+
 CHECK_PREFIXES = ("assert", "check_", "verify_", "expect_", "fail")
 CHECK_CALLS = {"pytest.raises", "pytest.warns", "pytest.deprecated_call", "pytest.fail", "unittest.TestCase.fail"}
 
@@ -78,7 +80,7 @@ class CheckSites:
         self.constants = hm.module_constants(module.tree)
         self.classes = {n.name: n for n in module.tree.body if isinstance(n, ast.ClassDef)}
         self.functions = {n.name: n for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        self._weights: dict[tuple[int, bool], int] = {}
+        self._weights: dict[tuple[int, bool, Lengths], int] = {}
 
     def index(self) -> dict[str, tuple[FunctionNode, ast.ClassDef | None, bool]]:
         """Every function and method: qualname -> (node, enclosing class, collected as a test)."""
@@ -134,7 +136,8 @@ class CheckSites:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
             method = self._method(cls, func.attr)
             if method is not None:
-                weight = self._weight_of(self.module, method, cls, resolve_imports, depth + 1)
+                passed = self._passed_lengths(call, method, bound_first=True)
+                weight = self._weight_of(self.module, method, cls, resolve_imports, depth + 1, passed)
                 return weight, weight > 0
             return (1, True) if is_check_name(func.attr) else (0, False)
         if (
@@ -142,7 +145,9 @@ class CheckSites:
             and func.id in self.functions
             and self.names.aliases.get(func.id, func.id) == func.id
         ):
-            weight = self._weight_of(self.module, self.functions[func.id], None, resolve_imports, depth + 1)
+            fn = self.functions[func.id]
+            passed = self._passed_lengths(call, fn)
+            weight = self._weight_of(self.module, fn, None, resolve_imports, depth + 1, passed)
             return weight, weight > 0
         if (
             resolve_imports
@@ -154,8 +159,11 @@ class CheckSites:
             if found is None and isinstance(func, ast.Name) and func.id not in self.names.aliases:
                 found = self.helpers.fixture(self.module.path, func.id)  # a checker handed in by a conftest fixture
             if found is not None:
-                other, fn = found
-                weight = CheckSites(other, self.helpers)._weight_of(other, fn, None, resolve_imports, depth + 1)
+                other, helper = found
+                passed = self._passed_lengths(call, helper)
+                weight = CheckSites(other, self.helpers)._weight_of(
+                    other, helper, None, resolve_imports, depth + 1, passed
+                )
                 return weight, weight > 0
         if isinstance(func, ast.Attribute) and is_check_name(func.attr):
             return 1, True  # mock.assert_called_once_with(...), helper.check_x(...)
@@ -176,28 +184,81 @@ class CheckSites:
                     return found
         return None
 
+    def _passed_lengths(self, call: ast.Call, fn: FunctionNode, bound_first: bool = False) -> Lengths:
+        """How many distinct items CALL passes for each parameter FN loops over (`for name in names:`).
+
+        A shared helper `assert_same(a, b, ["name", "email"])` that loops over its
+        names makes one check per name, as the two asserts it replaced did.
+        """
+        looped = {
+            n.iter.id for n in ast.walk(fn) if isinstance(n, (ast.For, ast.AsyncFor)) and isinstance(n.iter, ast.Name)
+        }
+        if not looped:
+            return ()
+        params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+        if (
+            bound_first
+            and params
+            and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+        ):
+            params = params[1:]  # self or cls
+        given: dict[str, int] = {}
+        extra: list[ast.expr] = []
+        for index, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                extra = []
+                break  # positions after a *spread are unknown
+            if index < len(params):
+                if params[index] in looped:
+                    given[params[index]] = self._literal_length(arg, distinct=True)
+            else:
+                extra.append(arg)
+        for keyword in call.keywords:
+            if keyword.arg in looped:
+                given[keyword.arg] = self._literal_length(keyword.value, distinct=True)
+        vararg = fn.args.vararg.arg if fn.args.vararg else None
+        if vararg in looped and extra:
+            given[vararg] = len({ast.dump(e) for e in extra})
+        return tuple(sorted((name, n) for name, n in given.items() if n > 0))
+
     def _weight_of(
-        self, module: Module, fn: FunctionNode, cls: ast.ClassDef | None, resolve_imports: bool, depth: int
+        self,
+        module: Module,
+        fn: FunctionNode,
+        cls: ast.ClassDef | None,
+        resolve_imports: bool,
+        depth: int,
+        passed: Lengths = (),
     ) -> int:
         if depth > 4:
             return 1 if is_check_name(fn.name) else 0
-        key = (id(fn), resolve_imports)
+        key = (id(fn), resolve_imports, passed)
         if key in self._weights:
             return self._weights[key]
         self._weights[key] = 0  # recursion guard
         analyzer = self if module is self.module else CheckSites(module, self.helpers)
-        weight = sum(w for w, _, _ in analyzer._check_sites(fn.body, cls, resolve_imports, depth))
+        weight = sum(w for w, _, _ in analyzer._check_sites(fn.body, cls, resolve_imports, depth, dict(passed)))
         self._weights[key] = weight
         return weight
 
     def _check_sites(
-        self, body: list[ast.stmt], cls: ast.ClassDef | None, resolve_imports: bool, depth: int = 0
+        self,
+        body: list[ast.stmt],
+        cls: ast.ClassDef | None,
+        resolve_imports: bool,
+        depth: int = 0,
+        passed: dict[str, int] | None = None,
     ) -> Iterable[tuple[int, ast.AST, str]]:
+        """Each check site of BODY with its weight; PASSED: how many items each looped-over parameter holds."""
         repeat: dict[int, int] = {}  # node -> times a loop over a literal runs it
         for node in live_nodes(body):
             times = repeat.get(id(node), 1)
             if isinstance(node, (ast.For, ast.AsyncFor)):
-                n = self._literal_length(node.iter)
+                n = (
+                    passed[node.iter.id]
+                    if passed and isinstance(node.iter, ast.Name) and node.iter.id in passed
+                    else self._literal_length(node.iter)
+                )
                 if n:
                     for stmt in node.body:
                         for inner in ast.walk(stmt):
@@ -239,11 +300,15 @@ class CheckSites:
                 return max(_conjuncts(body[0].value), 1)
         return _conjuncts(test)
 
-    def _literal_length(self, node: ast.expr) -> int:
+    def _literal_length(self, node: ast.expr, distinct: bool = False) -> int:
+        """Items of a literal list/tuple/set/dict (or a module constant bound to one); 0 when unknown.
+
+        DISTINCT: equal items count once (a name passed twice to a looping helper checks it once).
+        """
         if isinstance(node, ast.Name) and node.id in self.constants:
             node = self.constants[node.id]
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
-            return len(node.elts)
+            return len({ast.dump(e) for e in node.elts}) if distinct else len(node.elts)
         if isinstance(node, ast.Dict):
             return len(node.keys)
         return 0

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from oracle_guard.contract import approvals, contract
 from oracle_guard.repo import git
+from oracle_guard.reporting import hints
 from oracle_guard.reporting.report import UsageError, guarded, notice
 
 
@@ -74,7 +75,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{shown} is not staged (outside the repository, or ignored): it approves nothing until it is part of the change"
         )
     print("commit it in a reviewed change; it is verified against the allowed signers at the base revision")
+    missing = _signers_missing_at_head(args.contract)
+    if missing is not None:
+        notice(
+            "HEAD has no allowed-signers file, so no approval verifies yet; " + hints.create_signers(missing or None)
+        )
     return 0
+
+
+def _signers_missing_at_head(contract_path: str) -> str | None:
+    """None when HEAD (the usual base) has an allowed-signers file; else the path its contract names, or ""."""
+    if not git.ok("rev-parse", "--verify", "--quiet", "HEAD^{commit}"):
+        return ""  # no commit yet: no base, no signers
+    try:
+        base = contract.at_base("HEAD", contract_path)
+    except UsageError:
+        return None  # the hooks report a contract that does not load
+    return approvals.signers_missing(base, lambda paths: git.read_blobs("HEAD", paths))
 
 
 if __name__ == "__main__":

@@ -152,7 +152,30 @@ def next_steps(ctx: HookContext, results: Sequence[tuple[str, Finding]]) -> dict
             named = _NODE_ID.search(finding.message)
             node_id = named.group(1) if named else None
         steps[finding] = hints.next_step(finding.code, node_id)
+    offered = [f for f, step in steps.items() if hints.needs_approval(step) and "allowed-signers" not in f.message]
+    if offered:
+        missing = _signers_missing(ctx)
+        if missing is not None:
+            for finding in offered:
+                steps[finding] = f"{steps[finding]}; {hints.create_signers(missing or None)}"
     return steps
+
+
+def _signers_missing(ctx: HookContext) -> str | None:
+    """None when the base has an allowed-signers file; else the path its contract names ("" for none).
+
+    An approval hint that leads nowhere is a dead end: without that file at the base no approval verifies.
+    """
+    from oracle_guard.contract import approvals, contract
+
+    change_set = ctx.change_set
+    if change_set is None or change_set.base is None:
+        return ""  # nothing committed yet: no base, no signers
+    try:
+        base = contract.base_from(change_set.read_contract_base(ctx.contract, contract.bytes_at_base), ctx.contract)
+    except UsageError:
+        return None  # the contract's own error is reported by the hooks that read it
+    return approvals.signers_missing(base, change_set.read_base)
 
 
 _NODE_ID = re.compile(r"(\S+\.pyi?::[^\s;]+)")

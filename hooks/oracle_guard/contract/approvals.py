@@ -40,9 +40,10 @@ import subprocess
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from oracle_guard.repo import git
+from oracle_guard.reporting import hints
 from oracle_guard.reporting.report import UsageError, notice
 
 if TYPE_CHECKING:
@@ -84,8 +85,33 @@ def command_for(statement: str) -> str:
     return f"oracle-guard approve {canonical(statement)}"
 
 
+def signers_missing(
+    base_contract: contract_mod.Contract | None, read_base: Callable[[list[str]], dict[str, bytes | None]]
+) -> str | None:
+    """None when the base has an allowed-signers file; else the path its contract names ("" when none is named).
+
+    READ_BASE reads files at the base.  Without that file no approval verifies, so a hint that offers one says so.
+    """
+    named = base_contract.allowed_signers if base_contract is not None else None
+    if not named:
+        return ""
+    data = read_base([named]).get(named)
+    return None if data and data.strip() else named
+
+
 def _ssh_keygen() -> str | None:
     return shutil.which("ssh-keygen")
+
+
+def canonical_armor(text: str) -> str:
+    """The armored signature with each line stripped and blank lines dropped, LF line ends.
+
+    Base64 and the BEGIN/END lines hold no whitespace, so a checkout with
+    ``core.autocrlf`` (CRLF), an editor's trailing spaces or indentation change
+    nothing that was signed; a copy of a spent approval stays spent in any spelling.
+    """
+    lines = [line.strip() for line in text.splitlines()]
+    return "\n".join(line for line in lines if line) + "\n"
 
 
 def _signature_of(text: str) -> tuple[str, str, str] | None:
@@ -94,14 +120,16 @@ def _signature_of(text: str) -> tuple[str, str, str] | None:
     The signed line may end in ``nonce=<hex>`` (``oracle-guard approve`` adds
     one): it is signed with the statement, so approving the same statement
     again gives a new signature, and a copy of a spent approval stays spent.
+    The statement line is read canonically (whitespace runs, tabs, CRLF, a
+    byte-order mark): the canonical line is what ``oracle-guard approve`` signs.
     """
-    line, _, rest = text.partition("\n")
+    line, _, rest = text.lstrip("\ufeff").partition("\n")
     if not rest.lstrip().startswith("-----BEGIN SSH SIGNATURE-----"):
         return None
     signed = canonical(line)
     words = signed.split(" ")
     statement = " ".join(words[:-1]) if len(words) > 1 and words[-1].startswith(NONCE) else signed
-    return statement, rest.lstrip(), signed
+    return statement, canonical_armor(rest), signed
 
 
 def verify(statement: str, signature: str, allowed_signers: bytes) -> str | None:
@@ -115,8 +143,8 @@ def verify(statement: str, signature: str, allowed_signers: bytes) -> str | None
         sig_path = os.path.join(tmp, "approval.sig")
         with open(signers_path, "wb") as f:
             f.write(allowed_signers)
-        with open(sig_path, "w", encoding="utf-8") as f:
-            f.write(signature)
+        with open(sig_path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(canonical_armor(signature))  # ssh-keygen refuses an armour with CR or stray spaces
         found = subprocess.run(
             (tool, "-Y", "find-principals", "-s", sig_path, "-f", signers_path),
             capture_output=True,
@@ -169,7 +197,7 @@ class Approvals:
         default_factory=dict
     )  # statement -> [(file, signature, signed line)]
     allowed_signers: bytes | None = None
-    why_none: str = "no allowed-signers file is configured at the base revision"
+    why_none: str = "no allowed-signers file is configured at the base revision; " + hints.create_signers(None)
     _checked: dict[str, bool] = field(default_factory=dict)
     base: str | None = None  # the base revision: approvals committed there are spent
     folders: tuple[str, ...] = ()
@@ -190,7 +218,10 @@ class Approvals:
             return result
         blob = git.read_blobs(base, [signers_path]).get(signers_path)
         if not blob or not blob.strip():
-            result.why_none = f"the allowed-signers file {signers_path} does not exist at the base revision"
+            result.why_none = (
+                f"the allowed-signers file {signers_path} does not exist at the base revision; "
+                + hints.create_signers(signers_path)
+            )
             return result
         result.allowed_signers = blob
         folder = (new_contract.approvals if new_contract is not None else None) or base_contract.approvals

@@ -448,7 +448,11 @@ def _property(entry: dict[str, tuple[Node, Node]], node: Node) -> Property:
 
 def _fixture(entry: dict[str, tuple[Node, Node]], node: Node) -> Fixture:
     return Fixture(
-        **_fields(entry, "a fixture", {"id": _string, "path": _path, "sha256": _sha256}, {"unlock": _opt_string}, node)
+        # The loader refuses a path out of the repository for every reader (quarantine-untouched and
+        # properties-monotonic too), not only fixture-lock-verify, which also refuses symlinks out of a root.
+        **_fields(
+            entry, "a fixture", {"id": _string, "path": _repo_path, "sha256": _sha256}, {"unlock": _opt_string}, node
+        )
     )
 
 

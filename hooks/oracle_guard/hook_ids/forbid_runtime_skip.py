@@ -1,7 +1,8 @@
 """forbid-runtime-skip: reject runtime skips that are new since the base.
 
 ``pytest.skip()``, ``pytest.xfail()``, ``pytest.importorskip()``,
-``pytest.exit()``, ``os._exit()``, ``self.skipTest()``, raising
+``pytest.exit()``, ``os._exit()`` (also handed on: ``atexit.register(os._exit, 0)``),
+``self.skipTest()``, raising
 ``unittest.SkipTest`` / ``pytest.skip.Exception`` (or a local subclass of
 either), through any import alias; and a test that returns before its first
 check.  A conditional skip is keyed by its condition, so widening the
@@ -16,6 +17,7 @@ import bisect
 import re
 from collections.abc import Sequence
 
+from oracle_guard.analysis import deferred
 from oracle_guard.analysis.pysource import (
     TRY_NODES,
     FunctionNode,
@@ -37,6 +39,8 @@ SKIP_CALLS = {
     "pytest.exit": "pytest.exit()",
     "os._exit": "os._exit()",
 }
+# A skip call that ends the process wherever it runs: handed on (`atexit.register(os._exit, 0)`) it still does.
+HANDED_ON = frozenset({"os._exit"})
 SKIP_EXCEPTIONS = {
     "unittest.SkipTest",
     "pytest.skip.Exception",
@@ -232,6 +236,9 @@ class _Finder(PrunedVisitor):
             self._add(node, name, detail, f"`{self.module.segment(node)}`")
         elif isinstance(node.func, ast.Attribute) and node.func.attr in SKIP_METHODS:
             self._add(node, "skipTest", "", f"`{self.module.segment(node)}`")
+        for exit_name, _, _ in deferred.handed_on(node, self.names, HANDED_ON):
+            # atexit.register(os._exit, 0): the same exit as a call, run after pytest's summary.
+            self._add(node, f"{exit_name} handed on", name, f"`{self.module.segment(node)}` (a deferred process exit)")
         self.generic_visit(node)
 
     def visit_Raise(self, node: ast.Raise) -> None:

@@ -26,7 +26,8 @@ the process).  This module finds both in the change, compared with the base:
   ``pytest_pycollect_makeitem`` that returns nothing, ``session.exitstatus``/
   ``testsfailed`` written, ``item.runtest``/``item.obj`` replaced);
 - OG876 a process exit in a conftest/plugin (``os._exit``, ``sys.exit``,
-  ``pytest.exit``, ``raise SystemExit``, ``os.kill``).
+  ``pytest.exit``, ``raise SystemExit``, ``os.kill``), also one handed on to
+  run later (``atexit.register(os._exit, 0)``, analysis/deferred.py).
 
 Code already at the base (the same statement in the same function) passes:
 an unrelated conftest edit, a new fixture, a hook that only adds markers or
@@ -47,6 +48,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Callable, NamedTuple, TypeVar
 
+from oracle_guard.analysis import deferred
 from oracle_guard.analysis.pysource import Module, SourceError
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
@@ -377,6 +379,10 @@ EXITS = {
     "signal.raise_signal",
     "builtins.exit",
 }
+# Exits that end the process wherever they run, so handing one on (`atexit.register(os._exit, 0)`,
+# `threading.Timer(1, os._exit, args=(0,))`) ends the run later with a status of the patch's choosing.
+# A handed-on sys.exit or pytest.exit only raises: atexit and threads ignore it.
+HANDED_ON_EXITS = frozenset(n for n in EXITS if n == "os._exit" or n.startswith("os.exec"))
 # firstresult hooks whose plain implementation, by returning, replaces pytest's own.
 REPLACING_HOOKS = {
     "pytest_runtest_protocol": "runs (or does not run) each test instead of pytest",
@@ -496,6 +502,13 @@ def _statement_facts(module: Module, node: ast.AST, where: str) -> Iterator[tupl
         name = module.names.qualify(func)
         if name in EXITS and not _fails_anyway(name, node):
             yield "OG876", f"ends the process (`{name}`): the run's exit status no longer comes from the tests"
+        for exit_name, _, later in deferred.handed_on(node, module.names, HANDED_ON_EXITS):
+            if not _fails_anyway(exit_name, ast.Call(ast.Name("_", ast.Load()), later, [])):
+                yield (
+                    "OG876",
+                    f"hands `{exit_name}` to `{ast.unparse(func)}` to end the process later: "
+                    "the run's exit status no longer comes from the tests",
+                )
     elif isinstance(node, ast.Raise) and node.exc is not None:
         raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
         name = module.names.qualify(raised) or ""

@@ -276,6 +276,11 @@ CODES: dict[str, tuple[str, str, str]] = {
         "a new process exit in a conftest",
         "remove the exit, or exit only with a failure status",
     ),
+    "OG877": (
+        "collection-snapshot",
+        "an autouse fixture replaces the code under test",
+        "patch the function only in a test that needs a stand-in, or patch what it uses (clock, network, environment)",
+    ),
     "OG901": (
         "oracle-replay",
         "a base test fails against the new code",
@@ -302,6 +307,26 @@ CODES: dict[str, tuple[str, str, str]] = {
         "restore what the test collects, or approve `behavior-change NODEID`",
     ),
 }
+
+
+DEFAULT_SIGNERS = "tests/allowed_signers"
+
+
+def create_signers(named: str | None) -> str:
+    """What to do when the base has no allowed-signers file: every approval is verified against the base's."""
+    where = named or DEFAULT_SIGNERS
+    name_it = "" if named else f", name it in the contract (`allowed_signers: {where}`)"
+    return (
+        f"approvals verify only against an allowed-signers file at the base: create {where} "
+        f'(`echo "you@example.com $(cat ~/.ssh/id_ed25519.pub)" >> {where}`){name_it} '
+        "and land it on the base branch in its own reviewed commit first (a change cannot trust keys it adds itself), "
+        "then sign the approval"
+    )
+
+
+def needs_approval(step: str) -> bool:
+    """Whether a next step (or a message) offers a signed approval as a way through."""
+    return "approv" in step
 
 
 def next_step(code: str, node_id: str | None = None) -> str:
