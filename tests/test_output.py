@@ -121,7 +121,8 @@ def test_sarif_of_an_odd_path_still_validates() -> None:
 
 
 def test_every_code_the_hooks_can_report_has_a_hint_and_a_readme_anchor() -> None:
-    readme = (PROJECT / "README.md").read_text()
+    # The reference is moving from the README into docs/: an anchor in either counts.
+    readme = "\n".join(p.read_text() for p in [PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md"))])
     used = set()
     for source in (PROJECT / "hooks" / "oracle_guard").rglob("*.py"):
         if source.name != "hints.py":
