@@ -202,11 +202,27 @@ def calls(user: str, order: str) -> str:
         (MAKE + LOOPING + calls('["name"]', '("id", "total")'), ["OG301"]),
         (MAKE + LOOPING + calls('["name", "name"]', '("id", "total")'), ["OG301"]),
         (MAKE + STARRED + calls('"name"', '"id", "total"'), ["OG301"]),
+        # as many names, but not the ones the base compared: a check lost all the same
+        (MAKE + LOOPING + calls('["name", "id"]', '("id", "total")'), ["OG301"]),
+        (MAKE + "USER = ['name', 'total']\n\n\n" + LOOPING + calls("USER", '("id", "total")'), ["OG301"]),
     ],
 )
 def test_checks_moved_into_a_looping_helper_keep_their_count(repo: Repo, new: str, expected: list[str]) -> None:
     result = judged(repo, {"tests/test_models.py": TWO_HELPERS}, {"tests/test_models.py": new})
     assert codes(result) == expected, result.out
+
+
+def test_a_name_left_out_is_named_once(repo: Repo) -> None:
+    result = judged(
+        repo,
+        {"tests/test_models.py": TWO_HELPERS},
+        {"tests/test_models.py": MAKE + LOOPING + calls('["name", "id"]', '["id", "total"]')},
+    )
+    assert codes(result) == ["OG301"]
+    assert (
+        "OG301 test_user no longer checks `email`: the base compared it, and the names passed to the shared helper leave it out"
+        in result.out
+    )
 
 
 def test_a_looping_helper_imported_from_another_module_or_a_method_counts_too(repo: Repo) -> None:

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import cast
 
-from oracle_guard.analysis import expectations, meaning
+from oracle_guard.analysis import checknames, expectations, meaning
 from oracle_guard.analysis.checkfacts import Facts, RaiseSite, Side, builtin_exception, finding_at, who_of
 from oracle_guard.analysis.hypothesis_weakenings import compare_hypothesis_test
 from oracle_guard.analysis.pysource import TRY_NODES, FunctionNode
@@ -106,6 +106,8 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
         out.append(finding_at(new_side, node, "OG305", f"{who}: new `{key}` around checks swallows their failures"))
     # broadened raises/warns
     out += _compare_raises(base, new, new_side, who)
+    # checks moved into a shared helper that loops over names: every name the base compared is still passed
+    out += _names_left_out(base, new, base_side, new_side, who)
     # parametrize cases lost
     for key, (cases, node) in new.parametrize.items():
         base_cases = base.parametrize.get(key)
@@ -201,6 +203,30 @@ def _now_conditional(base: Facts, new: Facts, new_side: Side, who: str) -> list[
             )
         )
     return out
+
+
+def _names_left_out(base: Facts, new: Facts, base_side: Side, new_side: Side, who: str) -> list[Finding]:
+    """OG301 when a test now passes names to a looping helper and leaves out one its base version compared."""
+    if not new.is_test or not checknames.passes_names(new_side.analyzer, new.node):
+        return []
+    now, via_loop = checknames.compared_names(new_side.analyzer, new.node, new.cls)
+    if not via_loop:
+        return []
+    was, _ = checknames.compared_names(base_side.analyzer, base.node, base.cls)
+    lost = sorted(was - now)
+    if not lost:
+        return []
+    shown = ", ".join(f"`{name}`" for name in lost[:5])
+    return [
+        finding_at(
+            new_side,
+            new.node,
+            "OG301",
+            f"{who} no longer checks {shown}: the base compared {'it' if len(lost) == 1 else 'them'}, "
+            "and the names passed to the shared helper leave "
+            f"{'it' if len(lost) == 1 else 'them'} out",
+        )
+    ]
 
 
 def _fmt(value: float) -> str:

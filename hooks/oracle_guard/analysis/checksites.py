@@ -190,11 +190,21 @@ class CheckSites:
         A shared helper `assert_same(a, b, ["name", "email"])` that loops over its
         names makes one check per name, as the two asserts it replaced did.
         """
+        given = self.passed_items(call, fn, bound_first)
+        return tuple(sorted((name, len({ast.dump(e) for e in items})) for name, items in given.items() if items))
+
+    def passed_items(self, call: ast.Call, fn: FunctionNode, bound_first: bool = False) -> dict[str, list[ast.expr]]:
+        """The items CALL passes for each parameter FN loops over, when they are spelled out (else absent).
+
+        A literal list, tuple, set or dict (its keys), a module constant bound to one, a keyword
+        argument, or the extra positional arguments of `*names`.  BOUND_FIRST: a method called
+        through `self`/`cls`, whose first parameter is bound.
+        """
         looped = {
             n.iter.id for n in ast.walk(fn) if isinstance(n, (ast.For, ast.AsyncFor)) and isinstance(n.iter, ast.Name)
         }
         if not looped:
-            return ()
+            return {}
         params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
         if (
             bound_first
@@ -202,7 +212,7 @@ class CheckSites:
             and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
         ):
             params = params[1:]  # self or cls
-        given: dict[str, int] = {}
+        given: dict[str, list[ast.expr]] = {}
         extra: list[ast.expr] = []
         for index, arg in enumerate(call.args):
             if isinstance(arg, ast.Starred):
@@ -210,16 +220,26 @@ class CheckSites:
                 break  # positions after a *spread are unknown
             if index < len(params):
                 if params[index] in looped:
-                    given[params[index]] = self._literal_length(arg, distinct=True)
+                    given[params[index]] = self._literal_items(arg)
             else:
                 extra.append(arg)
         for keyword in call.keywords:
             if keyword.arg in looped:
-                given[keyword.arg] = self._literal_length(keyword.value, distinct=True)
+                given[keyword.arg] = self._literal_items(keyword.value)
         vararg = fn.args.vararg.arg if fn.args.vararg else None
         if vararg in looped and extra:
-            given[vararg] = len({ast.dump(e) for e in extra})
-        return tuple(sorted((name, n) for name, n in given.items() if n > 0))
+            given[vararg] = extra
+        return {name: items for name, items in given.items() if items}
+
+    def _literal_items(self, node: ast.expr) -> list[ast.expr]:
+        """The items of a literal list/tuple/set, the keys of a dict (or a module constant bound to one); [] if unknown."""
+        if isinstance(node, ast.Name) and node.id in self.constants:
+            node = self.constants[node.id]
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            return list(node.elts)
+        if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
+            return [k for k in node.keys if k is not None]
+        return []
 
     def _weight_of(
         self,
@@ -300,15 +320,11 @@ class CheckSites:
                 return max(_conjuncts(body[0].value), 1)
         return _conjuncts(test)
 
-    def _literal_length(self, node: ast.expr, distinct: bool = False) -> int:
-        """Items of a literal list/tuple/set/dict (or a module constant bound to one); 0 when unknown.
-
-        DISTINCT: equal items count once (a name passed twice to a looping helper checks it once).
-        """
+    def _literal_length(self, node: ast.expr) -> int:
         if isinstance(node, ast.Name) and node.id in self.constants:
             node = self.constants[node.id]
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
-            return len({ast.dump(e) for e in node.elts}) if distinct else len(node.elts)
+            return len(node.elts)
         if isinstance(node, ast.Dict):
             return len(node.keys)
         return 0
