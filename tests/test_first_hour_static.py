@@ -278,7 +278,7 @@ def test_a_signers_file_the_contract_names_but_the_base_lacks_is_named(repo: Rep
     repo.write(CONTRACT, contract_text(extra="allowed_signers: keys/allowed_signers\n"))
     result = weakened(repo)
     assert hints.create_signers("keys/allowed_signers") in result.out
-    assert "create keys/allowed_signers" in result.out and "name it in the contract" not in result.out
+    assert ">> keys/allowed_signers`)" in result.out and "in the contract" not in result.out
 
 
 def test_with_signers_at_the_base_the_hint_is_only_the_approval(repo: Repo, tmp_path: Path) -> None:
@@ -299,7 +299,7 @@ def test_approval_messages_and_the_approve_command_say_how_to_get_signers(repo: 
     key = make_key(tmp_path)
     assert repo.run(approve_main, "--key", str(key), *STATEMENT.split()) == 0
     err = capsys.readouterr().err
-    assert "HEAD has no allowed-signers file, so no approval verifies yet; " + hints.create_signers(None) in err
+    assert "HEAD has no allowed-signers file: " + hints.create_signers(None) in err
     repo.write("tests/allowed_signers", signers_line(key))
     repo.write(CONTRACT, contract_text(extra="allowed_signers: tests/allowed_signers\n"))
     repo.commit("signers")

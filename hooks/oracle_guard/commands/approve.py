@@ -77,9 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("commit it in a reviewed change; it is verified against the allowed signers at the base revision")
     missing = _signers_missing_at_head(args.contract)
     if missing is not None:
-        notice(
-            "HEAD has no allowed-signers file, so no approval verifies yet; " + hints.create_signers(missing or None)
-        )
+        notice("HEAD has no allowed-signers file: " + hints.create_signers(missing or None))
     return 0
 
 

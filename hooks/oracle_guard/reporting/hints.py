@@ -315,12 +315,11 @@ DEFAULT_SIGNERS = "tests/allowed_signers"
 def create_signers(named: str | None) -> str:
     """What to do when the base has no allowed-signers file: every approval is verified against the base's."""
     where = named or DEFAULT_SIGNERS
-    name_it = "" if named else f", name it in the contract (`allowed_signers: {where}`)"
+    name_it = "" if named else f", `allowed_signers: {where}` in the contract"
     return (
-        f"approvals verify only against an allowed-signers file at the base: create {where} "
-        f'(`echo "you@example.com $(cat ~/.ssh/id_ed25519.pub)" >> {where}`){name_it} '
-        "and land it on the base branch in its own reviewed commit first (a change cannot trust keys it adds itself), "
-        "then sign the approval"
+        "no approval verifies without an allowed-signers file at the base: add one "
+        f'(`echo "you@example.com $(cat ~/.ssh/id_ed25519.pub)" >> {where}`{name_it}) '
+        "and land it on the base branch first, in its own reviewed commit"
     )
 
 
