@@ -225,6 +225,22 @@ def test_a_name_left_out_is_named_once(repo: Repo) -> None:
     )
 
 
+def test_a_method_result_checked_under_another_name_is_no_name_left_out(repo: Repo) -> None:
+    make = MAKE.replace("total=2)", "total=2, size=lambda: 4)")
+    base = (
+        make
+        + "def test_user():\n    a, b = make(), make()\n    assert a.name == b.name\n    assert a.email == b.email\n    assert a.size() == 4\n"
+    )
+    new = (
+        make
+        + LOOPING
+        + "def test_user():\n    a, b = make(), make()\n    size = a.size()\n    assert size == 4\n    assert_same(a, b, ['name', 'email'])\n"
+    )
+    assert judged(repo, {"tests/test_models.py": base}, {"tests/test_models.py": new}).code == 0
+    dropped = new.replace("['name', 'email']", "['name', 'size']")
+    assert codes(judged(repo, {"tests/test_models.py": base}, {"tests/test_models.py": dropped})) == ["OG301"]
+
+
 def test_a_looping_helper_imported_from_another_module_or_a_method_counts_too(repo: Repo) -> None:
     helper = MAKE + LOOPING
     tests = "from tests.compare import assert_same, make\n\n\n" + calls('["name", "email"]', '["id", "total"]')

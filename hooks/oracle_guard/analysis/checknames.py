@@ -126,12 +126,17 @@ def _callee(
 
 
 def _attributes(sites: CheckSites, expr: ast.AST, loops: dict[str, NameSet]) -> tuple[NameSet, bool]:
-    """Attributes of local values EXPR compares (`a.email`, `getattr(a, "email")`, `getattr(a, name)`)."""
+    """Attributes of local values EXPR compares (`a.email`, `getattr(a, "email")`, `getattr(a, name)`).
+
+    A method called (`obj.compute()`) is not one: its result may be checked under another name later.
+    """
     found: set[str] = set()
     looped = False
+    called = {id(n.func) for n in ast.walk(expr) if isinstance(n, ast.Call)}  # `obj.compute()`: a method, no value
     for node in ast.walk(expr):
         if (
             isinstance(node, ast.Attribute)
+            and id(node) not in called
             and isinstance(node.value, ast.Name)
             and node.value.id not in sites.names.aliases  # `math.pi`: a module's, not a compared value's
             and node.value.id not in ("self", "cls")
