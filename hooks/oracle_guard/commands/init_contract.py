@@ -28,21 +28,14 @@ from oracle_guard.reporting.report import UsageError, guarded
 from oracle_guard.rules.args import summary
 
 REPO_URL = "https://github.com/oracle-guard/oracle-guard"
-# The README's config: the one-process hook, and the single ones for those who pick.
+# The README's config, word for word (tests/test_docs.py compares them): the one-process hook at every
+# commit and the base's tests against the new code at pre-push.
 ENTRY = f"""\
   - repo: {REPO_URL}
     rev: COMMIT  # no release is tagged yet: pin a commit (`git ls-remote {REPO_URL} HEAD`)
     hooks:
       - id: oracle-guard
-      # or pick single hooks instead of oracle-guard:
-      # - id: forbid-skip-marks
-      # - id: forbid-runtime-skip
-      # - id: oracle-shrink
-      # - id: fixture-lock-verify
-      # - id: properties-monotonic
-      # - id: quarantine-untouched
-      # - id: contract-split
-      # - id: collection-snapshot
+      - id: oracle-replay  # at pre-push: `pre-commit install --hook-type pre-push`
 """
 SNIPPET = "Write .pre-commit-config.yaml:\n\nrepos:\n" + ENTRY
 
