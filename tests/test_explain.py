@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from oracle_guard.commands import check, explain
+from oracle_guard.commands.explain_examples import Example, Files
 from oracle_guard.reporting import hints
-from oracle_guard.reporting.examples import Example, Files
 from tests.helpers import Repo, hook
 
 NOW = "2099-01-02T00:00:00Z"  # the ledger examples' clock

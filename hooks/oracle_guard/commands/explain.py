@@ -1,7 +1,7 @@
 """`oracle-guard explain CODE`: one finding code's page; `--format json` lists every code.
 
 A page is the code's title and next step (reporting/hints.py) with what it catches, why it matters,
-a weakening it refuses and the nearest honest change that passes (reporting/examples*.py), each
+a weakening it refuses and the nearest honest change that passes (commands/explain_examples*.py), each
 example shown as a diff of its files.  tests/test_explain.py runs every example through the hooks.
 """
 
@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from oracle_guard import __version__
-from oracle_guard.reporting import examples, examples_pytest, hints
-from oracle_guard.reporting.examples import Example, Files
+from oracle_guard.commands import explain_examples, explain_examples_pytest
+from oracle_guard.commands.explain_examples import Example, Files
+from oracle_guard.reporting import hints
 from oracle_guard.reporting.report import EXIT_USAGE, guarded
 
-EXAMPLES: dict[str, Example] = {**examples.EXAMPLES, **examples_pytest.EXAMPLES}
-WITHOUT_EXAMPLE: dict[str, str] = {**examples.WITHOUT_EXAMPLE, **examples_pytest.WITHOUT_EXAMPLE}
+EXAMPLES: dict[str, Example] = {**explain_examples.EXAMPLES, **explain_examples_pytest.EXAMPLES}
+WITHOUT_EXAMPLE: dict[str, str] = {**explain_examples.WITHOUT_EXAMPLE, **explain_examples_pytest.WITHOUT_EXAMPLE}
 
 
 def diff(base: Files, change: Files) -> str:

@@ -2,12 +2,12 @@
 
 Configuration codes (OG851-OG876) are judged statically, from the files pytest and CI read; the
 collection codes (OG801-OG804) need a committed snapshot and a pytest run, replay's (OG901-OG905) the
-base's tests run against the new code.  Same shape and same test as examples.py.
+base's tests run against the new code.  Same shape and same test as explain_examples.py.
 """
 
 from __future__ import annotations
 
-from oracle_guard.reporting.examples import BASE, CONFIG_WHY, REPLAY_WHY, SHOP, TEST, Example, Files, edit
+from oracle_guard.commands.explain_examples import BASE, CONFIG_WHY, REPLAY_WHY, SHOP, TEST, Example, Files, edit
 
 INI = "pytest.ini"
 WF = ".github/workflows/ci.yml"

@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 from typing import NamedTuple, Optional
 
+from oracle_guard.repo.paths import DEFAULT_CONTRACT
+
 Files = dict[str, Optional[str]]  # path -> new text; None deletes the file
 
 SHOP = "def price(quantity):\n    return 2 * quantity\n"
@@ -21,7 +23,7 @@ TEST = (
     "def test_free():\n    assert price(0) == 0\n"
 )
 T = "tests/test_price.py"
-C = "tests/agent_contract.yaml"
+C = DEFAULT_CONTRACT
 BASE: Files = {"shop.py": SHOP, T: TEST}
 SKIP_WHY = "A skipped test passes whatever the code does: the suite gets greener while checking less."
 SHRINK_WHY = "A smaller oracle accepts more programs: the broken code the old check caught now passes."
