@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle_guard.commands import init_contract
+from oracle_guard.commands import cli, init_contract
 from tests.helpers import Repo
 from tests.test_e2e_precommit import hook_repo  # noqa: F401  (a committed copy of this checkout)
 
@@ -137,3 +137,35 @@ def test_the_first_steps_run_verbatim_in_a_fresh_project(
         timeout=600,
     )
     assert weak.returncode == 1 and "OG101" in weak.stdout + weak.stderr, weak.stdout + weak.stderr
+
+
+def console_commands() -> list[tuple[str, str]]:
+    """(page, command) for every `$ ` line of a console block in the README and docs/."""
+    found = []
+    for page in [PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md"))]:
+        for body in re.findall(r"^ *```console\n(.*?)^ *```$", page.read_text(encoding="utf-8"), re.M | re.S):
+            found += [(page.name, line.strip()[2:]) for line in body.splitlines() if line.strip().startswith("$ ")]
+    return found
+
+
+def test_every_oracle_guard_command_in_the_docs_names_a_command_and_options_it_has(capsys) -> None:
+    checked = 0
+    for page, line in console_commands():
+        for command in re.split(r"&&|;|\|", line.split("  #", 1)[0]):
+            words = command.split()
+            if words[:1] != ["oracle-guard"]:
+                continue
+            assert words[1] in {**cli.COMMANDS, **cli.HOOKS}, f"{page}: `{command.strip()}`: no such command"
+            sub = (
+                words[1:3]
+                if words[2:3] and not words[2].startswith("-") and words[1] in ("guard", "quarantine")
+                else words[1:2]
+            )
+            with pytest.raises(SystemExit) as exc:
+                cli.main([*sub, "--help"])
+            usage = capsys.readouterr().out
+            assert exc.value.code == 0, f"{page}: `{command.strip()}`"
+            for option in (w.split("=")[0] for w in words if w.startswith("--")):
+                assert option in usage, f"{page}: `{command.strip()}`: {option} is not an option of {' '.join(sub)}"
+            checked += 1
+    assert checked >= 10
