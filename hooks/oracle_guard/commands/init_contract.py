@@ -28,7 +28,7 @@ from oracle_guard.reporting.report import UsageError, guarded
 from oracle_guard.rules.args import summary
 
 REPO_URL = "https://github.com/oracle-guard/oracle-guard"
-# The README's config, word for word (tests/test_docs.py compares them): the one-process hook at every
+# The README's config, word for word (tests/test_readme.py compares them): the one-process hook at every
 # commit and the base's tests against the new code at pre-push.
 ENTRY = f"""\
   - repo: {REPO_URL}
