@@ -18,6 +18,7 @@ SNAPSHOT = (
     "# oracle-guard collection snapshot: <status> <pytest node id>, sorted by id. Written by collection-snapshot; stage it.\n"
     "run   tests/test_price.py::test_free\nrun   tests/test_price.py::test_price\n"
 )
+CONFIGURED_FILES: Files = {INI: CONFIGURED[INI]}
 COLLECTED: Files = {**BASE, "tests/__init__.py": "", "tests/collection_snapshot.txt": SNAPSHOT}
 PYPROJECT_NAME = '[project]\nname = "shop"\n'
 PYPROJECT_PYTEST = '[tool.pytest.ini_options]\naddopts = "-ra"\nxfail_strict = true\n'
@@ -221,6 +222,26 @@ EXAMPLES: dict[str, Example] = {
         base=COLLECTED,
         needs="collection",
     ),
+    "OG804": Example(
+        "pytest --collect-only itself fails: a usage error (an unknown option), an internal error.",
+        "Without a collection nothing says which tests still run; the gate refuses rather than guess.",
+        ini("addopts = -ra", "addopts = -ra --no-such-option"),
+        ini("addopts = -ra", "addopts = -ra --strict-markers"),
+        base={**COLLECTED, **CONFIGURED_FILES},
+        needs="collection",
+    ),
+    "OG902": Example(
+        "A changed test whose base version now skips or xfails against the new code (the code calls pytest.skip).",
+        REPLAY_WHY,
+        {
+            "shop.py": "import pytest\n\n\ndef price(quantity):\n    if quantity:\n        pytest.skip('not ready')\n    return 0\n",
+            "tests/test_price.py": edit("assert price(2) == 4", "assert price(2) == 4\n    assert price(3) == 6"),
+        },
+        {
+            "shop.py": "def price(quantity):\n    if quantity < 0:\n        raise ValueError(quantity)\n    return 2 * quantity\n"
+        },
+        needs="replay",
+    ),
     "OG901": Example(
         "A base test that fails against the new code (replay runs the base's tests on the patched code).",
         REPLAY_WHY,
@@ -244,8 +265,6 @@ EXAMPLES: dict[str, Example] = {
 WITHOUT_EXAMPLE = {
     "OG873": "the contract emptied, made a symlink or a directory: `check` stops at the contract itself (exit 2,"
     " one line) before this rule, which the collection-snapshot hook reports; shown by tests/test_tamper.py.",
-    "OG804": "pytest --collect-only itself fails (a usage or internal error): the example would be a broken pytest.",
-    "OG902": "shown by the replay tests (tests/test_replay.py): the new code must make a base test skip itself.",
     "OG904": "pytest cannot run the base's tests at all: an environment failure, shown by tests/test_replay.py.",
     "OG905": "a base test no longer collected against the new code: shown by tests/test_replay.py.",
 }
