@@ -92,3 +92,16 @@ def test_json_lists_every_code_and_an_unknown_code_is_one_line_and_exit_2() -> N
     assert (code, out) == (2, "") and err.count("\n") == 1 and "unknown code 'OG999'" in err
     code, out, err, _ = hook(explain.main)
     assert (code, out) == (2, "") and "a code is required" in err
+
+
+def test_each_docs_section_says_what_explain_says() -> None:
+    # One source: a code's section on its docs page carries explain's text and next step, so they cannot drift.
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    for code in hints.CODES:
+        text = (docs / f"{hints.CODES[code][0]}.md").read_text(encoding="utf-8")
+        section = text.split(f"\n## {hints.heading(code)}\n", 1)[1].split("\n## ", 1)[0]
+        assert f"Next step: {hints.next_step(code)}." in section, code
+        if code in explain.EXAMPLES:
+            assert explain.EXAMPLES[code].what in section and f"`oracle-guard explain {code}`" in section, code
+        else:
+            assert f"No example: {explain.WITHOUT_EXAMPLE[code]}" in section, code
