@@ -126,10 +126,12 @@ def test_every_code_the_hooks_can_report_has_a_hint_and_a_docs_section() -> None
             used |= set(re.findall(r'"(OG\d{3})"', source.read_text()))
     assert used and used - set(hints.CODES) == set()
     for code in hints.CODES:
-        page = PROJECT / "docs" / f"{hints.CODES[code][0]}.md"
+        page = PROJECT / "docs" / hints.page(code)
         headings = re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), re.M)
-        assert hints.heading(code) in headings, (code, page.name)  # the section help_uri links to
-        assert hints.help_uri(code).endswith(f"docs/{page.name}#{hints.anchor(hints.heading(code))}")
+        assert hints.section(code) in {hints.anchor(h) for h in headings}, (code, page.name)  # help_uri's target
+        assert hints.help_uri(code) == f"{hints.DOCS}/{page.name}#{hints.section(code)}"
+        if "#" not in hints.CODES[code][0]:  # a hook's page: one `## CODE title` section per code
+            assert f"{code} {hints.title(code)}" in headings, code
     for code in used:
         step = hints.next_step(code)
         assert step and len(step) < 120 and not step.endswith(".")

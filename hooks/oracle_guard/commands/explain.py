@@ -46,7 +46,7 @@ def page(code: str) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "code": code,
         "title": hints.title(code),
-        "hook": hints.CODES[code][0],
+        "page": f"docs/{hints.page(code)}",
         "help_uri": hints.help_uri(code),
         "next_step": hints.next_step(code),
     }
@@ -72,7 +72,7 @@ def indent(text: str) -> str:
 
 def text_page(code: str) -> str:
     p = page(code)
-    lines = [f"{code} {p['title']}", f"hook: {p['hook']}; more: {p['help_uri']}", ""]
+    lines = [f"{code} {p['title']}", f"more: {p['help_uri']}", ""]
     lines += ["What it catches", indent(p["what"]), ""]
     if p["why"]:
         lines += ["Why it matters", indent(p["why"]), ""]

@@ -12,8 +12,8 @@ import re
 README = "https://github.com/oracle-guard/oracle-guard/blob/main/README.md"
 DOCS = "https://github.com/oracle-guard/oracle-guard/blob/main/docs"
 
-# code -> (docs page: docs/PAGE.md, one per hook id, short title, next step as one clause).  Each page
-# has a `## CODE title` heading per code (tests/test_output.py), the anchor help_uri links to.
+# code -> (docs page: the hook id of docs/HOOK.md, or `docs/PAGE.md#anchor`; short title; next step as one
+# clause).  A hook's page has a `## CODE title` heading per code (tests/test_output.py): help_uri's anchor.
 CODES: dict[str, tuple[str, str, str]] = {
     "OG001": (
         "forbid-skip-marks",
@@ -332,7 +332,18 @@ def heading(code: str) -> str:
     return f"{code} {title(code)}"
 
 
+def page(code: str) -> str:
+    """The code's docs page, docs/PAGE: its hook id's page, or the page an entry names (`docs/x.md#anchor`)."""
+    where = CODES[code][0]
+    return where.partition("#")[0].removeprefix("docs/") if "#" in where else f"{where}.md"
+
+
+def section(code: str) -> str:
+    """The anchor of the code's section on its page: an entry's own, else its heading's."""
+    where = CODES[code][0]
+    return where.partition("#")[2] if "#" in where else anchor(heading(code))
+
+
 def help_uri(code: str) -> str:
     """The code's section on its docs page (what `oracle-guard explain CODE` prints, with its examples)."""
-    entry = CODES.get(code)
-    return f"{DOCS}/{entry[0]}.md#{anchor(heading(code))}" if entry else f"{DOCS}/README.md"
+    return f"{DOCS}/{page(code)}#{section(code)}" if code in CODES else f"{DOCS}/README.md"
