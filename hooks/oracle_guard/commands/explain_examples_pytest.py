@@ -22,6 +22,11 @@ CONFIGURED_FILES: Files = {INI: CONFIGURED[INI]}
 COLLECTED: Files = {**BASE, "tests/__init__.py": "", "tests/collection_snapshot.txt": SNAPSHOT}
 PYPROJECT_NAME = '[project]\nname = "shop"\n'
 PYPROJECT_PYTEST = '[tool.pytest.ini_options]\naddopts = "-ra"\nxfail_strict = true\n'
+RATED = "tests/test_rates.py"
+RATED_TEST = (
+    "import pytest\n\nfrom shop import RATES, price\n\n\n"
+    "@pytest.mark.parametrize('rate', RATES)\ndef test_rate(rate):\n    assert price(rate) == 2 * rate\n"
+)
 TAMPER_WHY = "Code the patch controls must not decide how its own tests are judged."
 
 
@@ -259,6 +264,20 @@ EXAMPLES: dict[str, Example] = {
         {"shop.py": SHOP + "\n\ncost = price\n"},
         needs="replay",
     ),
+    "OG905": Example(
+        "A changed test whose base version is no longer collected against the new code (its ids come from the code).",
+        REPLAY_WHY,
+        {
+            "shop.py": SHOP + "\nRATES = [1, 2]\n",
+            RATED: edit("    assert price(rate)", "    assert price(rate) >= 0\n    assert price(rate)", RATED_TEST),
+        },
+        {
+            "shop.py": SHOP + "\nRATES = [1, 2, 3, 4]\n",
+            RATED: edit("    assert price(rate)", "    assert price(rate) >= 0\n    assert price(rate)", RATED_TEST),
+        },
+        base={**BASE, "shop.py": SHOP + "\nRATES = [1, 2, 3]\n", RATED: RATED_TEST},
+        needs="replay",
+    ),
 }
 
 # Codes with no example here, and why; `explain` prints the reason on the page.
@@ -266,5 +285,4 @@ WITHOUT_EXAMPLE = {
     "OG873": "the contract emptied, made a symlink or a directory: `check` stops at the contract itself (exit 2,"
     " one line) before this rule, which the collection-snapshot hook reports; shown by tests/test_tamper.py.",
     "OG904": "pytest cannot run the base's tests at all: an environment failure, shown by tests/test_replay.py.",
-    "OG905": "a base test no longer collected against the new code: shown by tests/test_replay.py.",
 }
