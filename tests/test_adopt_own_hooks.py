@@ -56,6 +56,11 @@ def test_a_project_with_its_own_hooks_package_adopts_and_is_guarded(repo: Repo) 
     tests = run(repo, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider")
     assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout + tests.stderr
     assert "INTERNALERROR" not in tests.stdout + tests.stderr
+    # The plugin is on in this project: a skip nobody approved fails the run.
+    repo.write("tests/test_later.py", "import pytest\n\n\ndef test_later():\n    pytest.skip('later')\n")
+    skipped = run(repo, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider")
+    assert skipped.returncode != 0 and "oracle-guard" in skipped.stdout + skipped.stderr, skipped.stdout
+    (repo.path / "tests/test_later.py").unlink()
     base = repo.commit("adopt oracle-guard")
 
     # The honest change passes the gate and replay ...
