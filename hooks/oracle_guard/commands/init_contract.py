@@ -28,14 +28,23 @@ from oracle_guard.reporting.report import UsageError, guarded
 from oracle_guard.rules.args import summary
 
 REPO_URL = "https://github.com/oracle-guard/oracle-guard"
-# The README's config, word for word (tests/test_readme.py compares them): the one-process hook at every
-# commit and the base's tests against the new code at pre-push.
+# The README's config, word for word (tests/test_readme.py compares them): the one-process hook, replay
+# at pre-push, and the single ones for those who pick.
 ENTRY = f"""\
   - repo: {REPO_URL}
     rev: COMMIT  # no release is tagged yet: pin a commit (`git ls-remote {REPO_URL} HEAD`)
     hooks:
       - id: oracle-guard
-      - id: oracle-replay  # at pre-push: `pre-commit install --hook-type pre-push`
+      - id: oracle-replay  # stages: [pre-push, manual]; runs pytest twice
+      # or pick single hooks instead of oracle-guard:
+      # - id: forbid-skip-marks
+      # - id: forbid-runtime-skip
+      # - id: oracle-shrink
+      # - id: fixture-lock-verify
+      # - id: properties-monotonic
+      # - id: quarantine-untouched
+      # - id: contract-split
+      # - id: collection-snapshot
 """
 SNIPPET = "Write .pre-commit-config.yaml:\n\nrepos:\n" + ENTRY
 
