@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from oracle_guard.commands import cli, init_contract
+from oracle_guard.reporting import hints
 from tests.helpers import Repo
 from tests.test_e2e_precommit import hook_repo  # noqa: F401  (a committed copy of this checkout)
 
@@ -67,8 +68,15 @@ def test_the_readme_is_short_and_its_first_steps_are_numbered_commands() -> None
 
 def test_every_docs_link_of_the_readme_and_the_docs_resolves() -> None:
     for page in [PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md"))]:
-        for target in re.findall(r"\]\(([^)#:]+\.md)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
-            assert (page.parent / target).is_file(), f"{page.name} links to {target}, which does not exist"
+        for target, fragment in re.findall(r"\]\(([^)#:]*?(?:\.md)?)(?:#([^)]*))?\)", page.read_text(encoding="utf-8")):
+            linked = page.parent / target if target else page
+            if target and not target.endswith(".md"):
+                assert linked.exists(), f"{page.name} links to {target}, which does not exist"
+                continue
+            assert linked.is_file(), f"{page.name} links to {target}, which does not exist"
+            if fragment:
+                headings = re.findall(r"^#+ (.+)$", linked.read_text(encoding="utf-8"), re.M)
+                assert fragment in {hints.anchor(h) for h in headings}, f"{page.name}: no #{fragment} in {linked.name}"
 
 
 PROJECT_FILES = {
