@@ -301,6 +301,51 @@ CODES: dict[str, tuple[str, str, str]] = {
         "a base test is no longer collected against the new code",
         "restore what the test collects, or approve `behavior-change NODEID`",
     ),
+    "OG961": (
+        "docs/forbid-test-aware-code.md#og961-production-code-asks-whether-a-test-runs",
+        "production code asks whether a test runs",
+        "make the code behave the same under a test; remove the runner check",
+    ),
+    "OG962": (
+        "docs/forbid-test-aware-code.md#og962-production-code-reads-its-caller",
+        "production code reads its caller's frame or source",
+        "compute the result from the arguments, not from the caller's frame or source",
+    ),
+    "OG963": (
+        "docs/forbid-test-aware-code.md#og963-production-code-ends-the-run-or-swallows-failures",
+        "production code ends the process or swallows failures",
+        "return or raise instead; exit only from an entry point (`main`, `__main__`)",
+    ),
+    "OG964": (
+        "docs/forbid-test-aware-code.md#og964-production-code-patches-the-test-machinery-or-the-language",
+        "production code patches the test machinery or the language",
+        "remove the patch of unittest/pytest/builtins/sys.modules from the code under test",
+    ),
+    "OG965": (
+        "docs/forbid-test-aware-code.md#og965-a-comparison-that-cannot-fail",
+        "a comparison that cannot fail",
+        "compare the fields, and return NotImplemented for other types",
+    ),
+    "OG966": (
+        "docs/forbid-test-aware-code.md#og966-the-code-learned-the-tests-answers",
+        "the code hard-codes a test's input and expected answer",
+        "fix the general computation and remove the branch or table rows for the tests' inputs",
+    ),
+    "OG967": (
+        "docs/forbid-test-aware-code.md#og967-a-call-counter-or-flag-picks-the-result",
+        "a call counter or flag picks the result",
+        "derive the result from the arguments; cache by argument (functools.lru_cache) if needed",
+    ),
+    "OG968": (
+        "docs/forbid-test-aware-code.md#og968-a-start-up-file-beside-the-code",
+        "a start-up file or pytest plugin added beside the code",
+        "remove it, or add it in its own reviewed commit on the test side",
+    ),
+    "OG969": (
+        "docs/forbid-test-aware-code.md#og969-code-that-cannot-be-checked-statically",
+        "production code that cannot be checked statically",
+        "spell the name or code statically (no computed getattr/eval/exec/import)",
+    ),
 }
 
 
@@ -320,4 +365,6 @@ def title(code: str) -> str:
 
 def help_uri(code: str) -> str:
     entry = CODES.get(code)
+    if entry and ".md#" in entry[0]:  # a page of its own under docs/
+        return f"{README.rpartition('/')[0]}/{entry[0]}"
     return f"{README}#{entry[0]}" if entry else README

@@ -1,0 +1,217 @@
+"""forbid-test-aware-code: reject production code that knows it is being tested.
+
+When a patch may not weaken the tests, the cheat moves into the code under
+test: it asks whether pytest runs, reads the calling test's frame or source,
+ends the process with status 0, patches ``unittest`` or ``builtins``, makes
+``__eq__`` always true, hard-codes the tests' inputs and answers, counts its
+calls, or adds a start-up file (``sitecustomize.py``, a ``pytest11`` entry
+point, a module shadowing the standard library).  Every changed file that is
+not on the test side (decided from the base) is judged; only what the change
+adds or alters counts, never what the base already had.  Rules:
+oracle_guard/analysis/testaware*.py and startup.py; docs/forbid-test-aware-code.md.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from oracle_guard.analysis import startup, testaware, testaware_cases
+from oracle_guard.analysis.pysource import Module, SourceError
+from oracle_guard.analysis.testaware import Facts, Occurrence
+from oracle_guard.repo import changes, git
+from oracle_guard.repo.context import HookContext
+from oracle_guard.repo.paths import TEST_FILES
+from oracle_guard.reporting.report import Finding, UsageError, guarded
+from oracle_guard.rules import args as hook_args
+
+# Folders and files that are processes of their own (a CLI script may exit), not library code.
+SCRIPTS = re.compile(
+    r"(^|/)(docs?|examples?|bench(marks?)?|scripts|tools|tasks|ci|\.github)/|^(setup|noxfile|fabfile|tasks)\.py$"
+)
+_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.M)
+
+
+class _Base:
+    """What the base revision says: packaging entry points, the tests' imports and calls (each read once, lazily)."""
+
+    def __init__(self, change_set: changes.ChangeSet) -> None:
+        self.change_set = change_set
+        self.rev = change_set.base
+        self._files: list[str] | None = None
+        self._imports: set[str] | None = None
+        self._entry: dict[str, dict[str, str]] = {}
+
+    def files(self) -> list[str]:
+        if self._files is None:
+            listed = git.run("ls-tree", "-r", "-z", "--name-only", self.rev).split(b"\0") if self.rev else []
+            self._files = [os.fsdecode(n) for n in listed if n]
+        return self._files
+
+    def entry_points(self, group: str) -> dict[str, str]:
+        if group not in self._entry:
+            blobs = self.change_set.read_base(list(startup.PACKAGING))
+            found: dict[str, str] = {}
+            for name in startup.PACKAGING:
+                found.update(startup.entry_points(name, blobs.get(name), group))
+            self._entry[group] = found
+        return self._entry[group]
+
+    def tests(self) -> list[str]:
+        return [p for p in self.files() if p.endswith(".py") and TEST_FILES.search(p)]
+
+    def tests_import(self, module: str) -> bool:
+        if self._imports is None:
+            self._imports = set()
+            for data in self.change_set.read_base(self.tests()).values():
+                for match in _IMPORT.finditer((data or b"").decode("utf-8", "replace")):
+                    names = match.group(1) or match.group(2)
+                    for name in names.split(","):
+                        parts = name.strip().split(".")
+                        self._imports.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+        return module in self._imports
+
+    def calls_of(self, names: set[str]) -> dict[str, list[testaware_cases.SeenCall]]:
+        """The base tests' calls of NAMES (only the test files that spell one of them are read)."""
+        if not self.rev or not names:
+            return {}
+        args = ["grep", "-l", "-w", "-F", "-z"]
+        for name in sorted(names):
+            args += ["-e", name]
+        out = git.run(*args, self.rev, "--", "*.py", check=False)
+        prefix = f"{self.rev}:"
+        paths = [os.fsdecode(p).removeprefix(prefix) for p in out.split(b"\0") if p]
+        tests = [p for p in paths if TEST_FILES.search(p)]
+        blobs = self.change_set.read_base(tests)
+        return testaware_cases.test_calls(((p, d) for p, d in blobs.items() if d is not None), names)
+
+
+def _facts(base: _Base, path: str) -> Facts:
+    plugins = {f for target in base.entry_points("pytest11").values() for f in startup.module_files(target)}
+    functions = {t.rpartition(":")[2].rpartition(".")[2] for t in base.entry_points("console_scripts").values()}
+    return Facts(frozenset(functions), path in plugins, bool(SCRIPTS.search(path)), base.tests_import)
+
+
+def _occurrences(path: str, data: bytes, base: _Base) -> list[Occurrence]:
+    if not testaware.TRIGGER.search(data) and b"if " not in data:
+        return []
+    module = Module.from_source(path, data)
+    found = testaware.occurrences(module, _facts(base, path))
+    found += testaware_cases.special_cases(module, base.calls_of, testaware._source)
+    return found
+
+
+def _new_occurrences(path: str, old: str | None, change_set: changes.ChangeSet, base: _Base) -> list[Finding]:
+    data = change_set.read_new([path])[path]
+    if data is None:
+        return []
+    try:
+        found = _occurrences(path, data, base)
+    except SourceError as exc:
+        return [exc.finding(path, "OG969")]
+    except RecursionError:
+        return [Finding(path, 1, 1, "OG969", "nests too deeply to check; split the expression up")]
+    if not found:
+        return []
+    before: Counter[tuple[str, ...]] = Counter()
+    old_data = change_set.read_base([old])[old] if old else None
+    if old_data is not None:
+        try:
+            before = Counter(o.key for o in _occurrences(old or path, old_data, base))
+        except (SourceError, RecursionError):
+            pass  # a base that does not parse had nothing: all of it is new
+    findings = []
+    for occurrence in found:
+        if before[occurrence.key] > 0:
+            before[occurrence.key] -= 1  # the base already did this: not this change's doing
+            continue
+        findings.append(Finding(path, occurrence.line, occurrence.col, occurrence.code, occurrence.message))
+    return findings
+
+
+def _line_of(data: bytes | None, word: str) -> int:
+    text = (data or b"").decode("utf-8", "replace")
+    at = text.find(word)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def startup_findings(change_set: changes.ChangeSet, base: _Base) -> list[Finding]:
+    """Class 8 by path: start-up files, stdlib or test-dependency shadows, new pytest11 entry points."""
+    findings = []
+    for change in change_set.changes:
+        path = change.path
+        if path is None:
+            continue
+        renamed = change.old_path != path
+        why = startup.startup_file(path)
+        module = startup.top_module(path)
+        if why and (renamed or path.rpartition("/")[2] in startup.STARTUP_NAMES or path.endswith(".pth")):
+            findings.append(Finding(path, 1, 1, "OG968", f"a start-up file: {why}"))
+        elif why is None and module and renamed and path.endswith(".py") and not TEST_FILES.search(path):
+            shadowed = base.tests_import(module) and not any(f in base.files() for f in startup.module_files(module))
+            if shadowed:
+                findings.append(
+                    Finding(path, 1, 1, "OG968", f"it shadows `{module}`, which the base's tests import from elsewhere")
+                )
+        if path in startup.PACKAGING:
+            old = change.old_path
+            before = startup.entry_points(old, change_set.read_base([old])[old], "pytest11") if old else {}
+            data = change_set.read_new([path])[path]
+            for name, target in sorted(startup.entry_points(path, data, "pytest11").items()):
+                if before.get(name) != target:
+                    findings.append(
+                        Finding(
+                            path,
+                            _line_of(data, name),
+                            1,
+                            "OG968",
+                            f"new pytest11 entry point {name} = {target}: pytest loads it into every test run",
+                        )
+                    )
+    return findings
+
+
+def test_aware_findings(change_set: changes.ChangeSet, contract_path: str) -> list[Finding]:
+    base = _Base(change_set)
+    findings = startup_findings(change_set, base)
+    candidates = [c for c in change_set.changes if c.path and c.path.endswith(".py") and not TEST_FILES.search(c.path)]
+    if not candidates:
+        return findings
+    from oracle_guard.contract import contract
+    from oracle_guard.pytest_side.scratch import TestSide
+
+    side = TestSide(change_set.base or "", contract_path, contract.at_base(change_set.base, contract_path))
+    for change in candidates:
+        path = change.path or ""
+        if side(path) and not startup.startup_file(path):
+            continue  # test side (a plugin the base's conftests load): other hooks judge it
+        if startup.startup_file(path):
+            continue  # reported by path above; the base's version runs in the replay
+        findings += _new_occurrences(path, change.old_path, change_set, base)
+    return findings
+
+
+def check(ctx: HookContext) -> list[Finding]:
+    if ctx.change_set is None:
+        raise UsageError("forbid-test-aware-code compares with a base: it needs a change set")
+    return test_aware_findings(ctx.change_set, ctx.contract)
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = hook_args.parser("forbid-test-aware-code", __doc__)
+    hook_args.add_filenames(parser, "ignored: the change is read from git")
+    hook_args.add_base(parser)
+    hook_args.add_contract(parser)
+    hook_args.add_format(parser)
+    args = parser.parse_args(argv)
+    changes.enter_repo([])
+    change_set = changes.resolve(args)
+    ctx = hook_args.context(args, change_set)
+    return hook_args.finish(ctx, check(ctx), "forbid-test-aware-code")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
