@@ -98,6 +98,7 @@ BINARY_DUNDERS = frozenset(
     }
 )
 SCALARS = frozenset({"str", "int", "float", "bytes", "complex"})
+ENTRY_NAME = re.compile(r"(^|_)(main|cli)(_|$)")
 COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
 
 
@@ -126,13 +127,19 @@ class _Finder(ast.NodeVisitor):
         self.scopes: list[Scope] = []
         self.main_guard = 0
         self.found: list[Occurrence] = []
-        self.entry_file = module.path.rpartition("/")[2] == "__main__.py"
+        # A module with a `__main__` guard is a program: ending its own process is its job.
+        self.entry_file = module.path.rpartition("/")[2] == "__main__.py" or any(
+            isinstance(n, ast.If) and _is_main_guard(n.test) for n in module.tree.body
+        )
 
     # -- bookkeeping -----------------------------------------------------------------
 
-    def add(self, node: ast.AST, code: str, message: str, key_node: ast.AST | None = None) -> None:
+    def add(self, node: ast.AST, code: str, message: str, key_node: ast.AST | None = None, key: str = "") -> None:
         line, col = self.module.position(node)
         scope = ".".join(s.name for s in self.scopes) or "<module>"
+        if key:  # one per file and kind: a module that already evaluates code may do it once more
+            self.found.append(Occurrence((code, "<file>", key), line, col, code, message))
+            return
         self.found.append(Occurrence((code, scope, _source(key_node or node)), line, col, code, message))
 
     def qualify(self, node: ast.AST) -> str:
@@ -147,7 +154,7 @@ class _Finder(ast.NodeVisitor):
         if self.entry_file or self.main_guard or self.facts.script:
             return True
         functions = [s.name for s in self.scopes if not isinstance(s, ast.ClassDef)]
-        return any(n in self.facts.entry_functions or n in ("main", "_main", "cli") for n in functions)
+        return any(n in self.facts.entry_functions or ENTRY_NAME.search(n) for n in functions)
 
     def visit_scoped(self, node: Scope) -> None:
         self.scopes.append(node)
@@ -187,6 +194,7 @@ class _Finder(ast.NodeVisitor):
             for child in node.orelse:
                 self.visit(child)
             return
+        self._runner_probe(node.test)
         self.generic_visit(node)
 
     # -- class 1, 2, 3, 4, 9: calls and names ------------------------------------------
@@ -199,12 +207,21 @@ class _Finder(ast.NodeVisitor):
                 f"reads the test runner's variable {node.value!r}: code must not ask whether it is tested",
             )
 
-    def visit_Compare(self, node: ast.Compare) -> None:
-        self._runner_probe(node)
+    def visit_While(self, node: ast.While) -> None:
+        self._runner_probe(node.test)
         self.generic_visit(node)
 
-    def visit_Subscript(self, node: ast.Subscript) -> None:
-        self._runner_probe(node)
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self._runner_probe(node.test)
+        self.generic_visit(node)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self._runner_probe(node.value)
+        self.generic_visit(node)
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        self._runner_probe(node.value)
         self.generic_visit(node)
 
     def _runner_probe(self, node: ast.expr) -> None:
@@ -219,7 +236,9 @@ class _Finder(ast.NodeVisitor):
             self.add(node, "OG961", "looks for the test runner in sys.argv: code must not ask whether it is tested")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr in FRAME_ATTRS and isinstance(node.ctx, ast.Load):
+        if node.attr == "_exit" and self.qualify(node) in ("os._exit", "posix._exit"):
+            self.add(node, "OG963", f"{self.qualify(node)} ends the process at once: library code must not end the run")
+        elif node.attr in FRAME_ATTRS and isinstance(node.ctx, ast.Load):
             self.add(node, "OG962", f"reads another frame (`.{node.attr}`): code must not read its caller")
         elif node.attr == "currently_in_test_context" or self.qualify(node).endswith("currently_in_test_context"):
             self.add(node, "OG961", "asks Hypothesis whether a test runs: code must not ask whether it is tested")
@@ -242,7 +261,7 @@ class _Finder(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         name = self.qualify(node.func)
         if name in EXITS and name != "SystemExit":
-            if name in ("os._exit", "posix._exit") or not self.in_entry_point:
+            if name not in ("os._exit", "posix._exit") and not self.in_entry_point:  # os._exit: visit_Attribute
                 self.add(node, "OG963", f"{name}() outside an entry point: library code must not end the run")
         elif name in STACK_CALLS:
             self.add(node, "OG962", f"{name}() reads the call stack or a source line: code must not read its caller")
@@ -274,17 +293,20 @@ class _Finder(ast.NodeVisitor):
         if name in ("getattr", "setattr", "delattr", "hasattr") and len(args) >= 2:
             target = self.qualify(args[0]).split(".")[0]
             if target in SENSITIVE and not isinstance(args[1], ast.Constant):
-                self.add(node, "OG969", f"{name}({target}, <computed name>) cannot be checked statically")
+                message = f"{name}({target}, <computed name>) cannot be checked statically"
+                self.add(node, "OG969", message, key=f"{name}:{target}")
         elif name in ("eval", "exec", "builtins.eval", "builtins.exec") and args:
-            if not (isinstance(args[0], ast.Constant) or _compiled_constant(args[0], self.names)):
-                self.add(node, "OG969", f"{name}() of computed code cannot be checked statically")
+            # Even code spelled in a string is out of every rule's sight: it is reported once per file.
+            self.add(node, "OG969", f"{name}() of code in a string cannot be checked statically", key=name)
         elif name in ("importlib.import_module", "__import__", "builtins.__import__") and args:
-            if not isinstance(args[0], ast.Constant):
-                self.add(node, "OG969", f"{name}() of a computed module name cannot be checked statically")
+            if not isinstance(args[0], ast.Constant) and not _relative(args[0]):
+                message = f"{name}() of a computed module name cannot be checked statically"
+                self.add(node, "OG969", message, key=name)
 
     # -- class 3 and 4: assignments --------------------------------------------------
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        self._runner_probe(node.value)
         for target in node.targets:
             self._stored(target, node)
         self.generic_visit(node)
@@ -358,14 +380,12 @@ def _mentions_frames(node: ast.AST, names: Names) -> bool:
     return False
 
 
-def _compiled_constant(node: ast.expr, names: Names) -> bool:
-    """``compile("...", ...)``: code spelled in the file."""
-    return (
-        isinstance(node, ast.Call)
-        and names.qualify(node.func) == "compile"
-        and bool(node.args)
-        and isinstance(node.args[0], ast.Constant)
-    )
+def _relative(node: ast.expr) -> bool:
+    """``f".{name}"`` or ``"." + name``: a submodule of the package itself (a lazy import)."""
+    first = node.values[0] if isinstance(node, ast.JoinedStr) and node.values else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        first = node.left
+    return isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith(".")
 
 
 def _exits(handler: ast.expr, names: Names, tree: ast.Module) -> bool:
@@ -475,7 +495,13 @@ def occurrences(module: Module, facts: Facts) -> list[Occurrence]:
     from oracle_guard.analysis import testaware_state
 
     finder.found += testaware_state.toggles(module, _source)
-    return finder.found
+    seen: set[tuple[int, str]] = set()
+    unique = []
+    for occurrence in finder.found:  # one construct, one finding (`atexit.register(os._exit, 0)`)
+        if (occurrence.line, occurrence.code) not in seen:
+            seen.add((occurrence.line, occurrence.code))
+            unique.append(occurrence)
+    return unique
 
 
 __all__ = ["Facts", "Occurrence", "ScopeNode", "TRIGGER", "occurrences"]

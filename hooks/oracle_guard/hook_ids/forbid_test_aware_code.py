@@ -59,6 +59,14 @@ class _Base:
             self._entry[group] = found
         return self._entry[group]
 
+    def defines(self, module: str) -> bool:
+        """Whether the base already has top-level MODULE in the repository (a file or a folder)."""
+        return any(
+            f.startswith((f"{root}{module}/", f"{root}{module}.py"))
+            for root in startup.IMPORT_ROOTS
+            for f in self.files()
+        )
+
     def tests(self) -> list[str]:
         return [p for p in self.files() if p.endswith(".py") and TEST_FILES.search(p)]
 
@@ -103,7 +111,43 @@ def _occurrences(path: str, data: bytes, base: _Base) -> list[Occurrence]:
     return found
 
 
-def _new_occurrences(path: str, old: str | None, change_set: changes.ChangeSet, base: _Base) -> list[Finding]:
+def _parsed(path: str, data: bytes | None, base: _Base) -> list[Occurrence]:
+    """Occurrences in one version of a file; a version that does not parse has none (the new side says so)."""
+    if data is None:
+        return []
+    try:
+        return _occurrences(path, data, base)
+    except (SourceError, RecursionError):
+        return []
+
+
+class _Moved:
+    """Occurrences the base had in any changed or deleted production file and the new side no longer has
+    there: code moved between functions or files is not new (read only when something is unmatched)."""
+
+    def __init__(self, change_set: changes.ChangeSet, base: _Base, paths: list[tuple[str | None, str | None]]) -> None:
+        self.change_set, self.base, self.paths = change_set, base, paths
+        self._pool: Counter[tuple[str, str]] | None = None
+
+    def take(self, occurrence: Occurrence) -> bool:
+        if self._pool is None:
+            self._pool = Counter()
+            for old, new in self.paths:
+                before = _parsed(old, self.change_set.read_base([old])[old], self.base) if old else []
+                after = _parsed(new, self.change_set.read_new([new])[new], self.base) if new else []
+                left = Counter(o.key for o in before) - Counter(o.key for o in after)
+                for key, count in left.items():
+                    self._pool[(key[0], key[2])] += count
+        short = (occurrence.key[0], occurrence.key[2])
+        if self._pool[short] > 0:
+            self._pool[short] -= 1
+            return True
+        return False
+
+
+def _new_occurrences(
+    path: str, old: str | None, change_set: changes.ChangeSet, base: _Base, moved: _Moved
+) -> list[Finding]:
     data = change_set.read_new([path])[path]
     if data is None:
         return []
@@ -115,17 +159,13 @@ def _new_occurrences(path: str, old: str | None, change_set: changes.ChangeSet, 
         return [Finding(path, 1, 1, "OG969", "nests too deeply to check; split the expression up")]
     if not found:
         return []
-    before: Counter[tuple[str, ...]] = Counter()
-    old_data = change_set.read_base([old])[old] if old else None
-    if old_data is not None:
-        try:
-            before = Counter(o.key for o in _occurrences(old or path, old_data, base))
-        except (SourceError, RecursionError):
-            pass  # a base that does not parse had nothing: all of it is new
+    before = Counter(o.key for o in _parsed(old or path, change_set.read_base([old])[old], base)) if old else Counter()
     findings = []
     for occurrence in found:
         if before[occurrence.key] > 0:
             before[occurrence.key] -= 1  # the base already did this: not this change's doing
+            continue
+        if moved.take(occurrence):
             continue
         findings.append(Finding(path, occurrence.line, occurrence.col, occurrence.code, occurrence.message))
     return findings
@@ -150,7 +190,7 @@ def startup_findings(change_set: changes.ChangeSet, base: _Base) -> list[Finding
         if why and (renamed or path.rpartition("/")[2] in startup.STARTUP_NAMES or path.endswith(".pth")):
             findings.append(Finding(path, 1, 1, "OG968", f"a start-up file: {why}"))
         elif why is None and module and renamed and path.endswith(".py") and not TEST_FILES.search(path):
-            shadowed = base.tests_import(module) and not any(f in base.files() for f in startup.module_files(module))
+            shadowed = base.tests_import(module) and not base.defines(module)
             if shadowed:
                 findings.append(
                     Finding(path, 1, 1, "OG968", f"it shadows `{module}`, which the base's tests import from elsewhere")
@@ -183,13 +223,14 @@ def test_aware_findings(change_set: changes.ChangeSet, contract_path: str) -> li
     from oracle_guard.pytest_side.scratch import TestSide
 
     side = TestSide(change_set.base or "", contract_path, contract.at_base(change_set.base, contract_path))
-    for change in candidates:
-        path = change.path or ""
-        if side(path) and not startup.startup_file(path):
-            continue  # test side (a plugin the base's conftests load): other hooks judge it
-        if startup.startup_file(path):
-            continue  # reported by path above; the base's version runs in the replay
-        findings += _new_occurrences(path, change.old_path, change_set, base)
+    # Start-up files are test side too (scratch.starts_python): reported by path above.
+    judged = [c for c in candidates if not side(c.path or "")]
+    deleted: list[tuple[str | None, str | None]] = [
+        (c.old_path, None) for c in change_set.changes if c.path is None and c.old_path and c.old_path.endswith(".py")
+    ]
+    moved = _Moved(change_set, base, [(c.old_path, c.path) for c in judged] + deleted)
+    for change in judged:
+        findings += _new_occurrences(change.path or "", change.old_path, change_set, base, moved)
     return findings
 
 
