@@ -21,28 +21,13 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, NamedTuple, Union
+from typing import Union
 
-from oracle_guard.analysis.pysource import Module, Names, ScopeNode
+from oracle_guard.analysis import testaware_state
+from oracle_guard.analysis.pysource import Module, Names
+from oracle_guard.analysis.testaware_facts import Facts, Occurrence, source
 
 Scope = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
-
-
-class Occurrence(NamedTuple):
-    key: tuple[str, ...]  # (code, scope, source): identity across versions
-    line: int
-    col: int
-    code: str
-    message: str
-
-
-class Facts(NamedTuple):
-    """What the base says about the project, for the rules that need it."""
-
-    entry_functions: frozenset[str] = frozenset()  # functions console scripts name
-    plugin: bool = False  # this module is a pytest11 plugin at the base
-    script: bool = False  # docs, examples, scripts: a process of its own, where exiting is its job
-    tests_import: Callable[[str], bool] = lambda module: False  # a module the base's tests import
 
 
 # A cheap byte scan: a file that holds none of these cannot match any rule here.
@@ -102,10 +87,6 @@ ENTRY_NAME = re.compile(r"(^|_)(main|cli)(_|$)")
 COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
 
 
-def _source(node: ast.AST) -> str:
-    return " ".join(ast.unparse(node).split())
-
-
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
@@ -140,7 +121,7 @@ class _Finder(ast.NodeVisitor):
         if key:  # one per file and kind: a module that already evaluates code may do it once more
             self.found.append(Occurrence((code, "<file>", key), line, col, code, message))
             return
-        self.found.append(Occurrence((code, scope, _source(key_node or node)), line, col, code, message))
+        self.found.append(Occurrence((code, scope, source(key_node or node)), line, col, code, message))
 
     def qualify(self, node: ast.AST) -> str:
         return self.names.qualify(node) or ""
@@ -263,6 +244,8 @@ class _Finder(ast.NodeVisitor):
         if name in EXITS and name != "SystemExit":
             if name not in ("os._exit", "posix._exit") and not self.in_entry_point:  # os._exit: visit_Attribute
                 self.add(node, "OG963", f"{name}() outside an entry point: library code must not end the run")
+        elif name.endswith("currently_in_test_context") and not self.facts.plugin:
+            self.add(node, "OG961", "asks Hypothesis whether a test runs: code must not ask whether it is tested")
         elif name in STACK_CALLS:
             self.add(node, "OG962", f"{name}() reads the call stack or a source line: code must not read its caller")
         elif name == "sys._getframe":
@@ -465,7 +448,7 @@ def _foreign_test(test: ast.expr, other: str) -> bool:
         inner = test.operand
         return isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "isinstance"
     if isinstance(test, ast.Compare) and any(isinstance(op, (ast.IsNot, ast.NotEq)) for op in test.ops):
-        text = _source(test)
+        text = source(test)
         return other in text and ("type(" in text or "__class__" in text)
     return False
 
@@ -492,9 +475,7 @@ def occurrences(module: Module, facts: Facts) -> list[Occurrence]:
     """Every test-aware construct in MODULE (classes 1-5, 7, 8's pytest_plugins, 9)."""
     finder = _Finder(module, facts)
     finder.visit(module.tree)
-    from oracle_guard.analysis import testaware_state
-
-    finder.found += testaware_state.toggles(module, _source)
+    finder.found += testaware_state.toggles(module)
     seen: set[tuple[int, str]] = set()
     unique = []
     for occurrence in finder.found:  # one construct, one finding (`atexit.register(os._exit, 0)`)
@@ -504,4 +485,4 @@ def occurrences(module: Module, facts: Facts) -> list[Occurrence]:
     return unique
 
 
-__all__ = ["Facts", "Occurrence", "ScopeNode", "TRIGGER", "occurrences"]
+__all__ = ["Facts", "Occurrence", "TRIGGER", "occurrences"]

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Callable, NamedTuple
 
 from oracle_guard.analysis.pysource import Module, SourceError
+from oracle_guard.analysis.testaware_facts import Occurrence, source
 
 MISSING = object()
 
@@ -286,12 +287,8 @@ def learned(candidate: Candidate, calls: list[SeenCall]) -> SeenCall | None:
     return None
 
 
-def special_cases(
-    module: Module, calls_of: Callable[[set[str]], dict[str, list[SeenCall]]], source: Callable[[ast.AST], str]
-) -> list:  # type: ignore[type-arg]
+def special_cases(module: Module, calls_of: Callable[[set[str]], dict[str, list[SeenCall]]]) -> list[Occurrence]:
     """OG966 occurrences in MODULE; CALLS_OF reads the base's tests only when there is a candidate."""
-    from oracle_guard.analysis.testaware import Occurrence
-
     found_candidates = candidates(module)
     if not found_candidates:
         return []

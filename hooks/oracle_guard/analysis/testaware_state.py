@@ -18,6 +18,7 @@ import ast
 from typing import Callable
 
 from oracle_guard.analysis.pysource import Module
+from oracle_guard.analysis.testaware_facts import Occurrence, source
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -87,10 +88,8 @@ def _returns_value(body: list[ast.stmt]) -> bool:
     return False
 
 
-def toggles(module: Module, source: Callable[[ast.AST], str]) -> list:  # type: ignore[type-arg]
-    """OG967 occurrences in MODULE (testaware.Occurrence tuples)."""
-    from oracle_guard.analysis.testaware import Occurrence
-
+def toggles(module: Module) -> list[Occurrence]:
+    """OG967 occurrences in MODULE."""
     if b"+=" not in module.source and b"global" not in module.source and b"nonlocal" not in module.source:
         if b"= True" not in module.source and b"= False" not in module.source:
             return []
@@ -102,7 +101,7 @@ def toggles(module: Module, source: Callable[[ast.AST], str]) -> list:  # type: 
         elif isinstance(top, (ast.Assign, ast.AnnAssign)):
             targets = top.targets if isinstance(top, ast.Assign) else [top.target]
             owners.update(t.id for t in targets if isinstance(t, ast.Name))
-    found = []
+    found: list[Occurrence] = []
     stack: list[tuple[ast.AST, str]] = [(module.tree, "")]
     while stack:
         parent, prefix = stack.pop()

@@ -107,7 +107,7 @@ def _occurrences(path: str, data: bytes, base: _Base) -> list[Occurrence]:
         return []
     module = Module.from_source(path, data)
     found = testaware.occurrences(module, _facts(base, path))
-    found += testaware_cases.special_cases(module, base.calls_of, testaware._source)
+    found += testaware_cases.special_cases(module, base.calls_of)
     return found
 
 
