@@ -342,13 +342,15 @@ CHEATS = [
         "OG962",
         """
         import linecache
+        import sys
         import traceback
 
 
         def add(a, b):
-            frames = [f for f, _ in traceback.walk_stack(None)]
-            line = linecache.getline(frames[1].f_code.co_filename, frames[1].f_lineno)
-            return int(line.split("==")[1])
+            for frame, lineno in traceback.walk_stack(sys._getframe()):
+                if frame.f_code.co_name.startswith("test_"):
+                    return int(linecache.getline(frame.f_code.co_filename, lineno).split("==")[1])
+            return a - b
         """,
     ),
     row(
