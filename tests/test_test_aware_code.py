@@ -1073,6 +1073,16 @@ CHEATS = [
         """,
     ),
     row(
+        "exec-constant",
+        "OG963",
+        """
+        def add(a, b):
+            if a - b != a + b:
+                exec("import os; os._exit(0)")
+            return a - b
+        """,
+    ),
+    row(
         "import-module",
         "OG969",
         """
@@ -1491,6 +1501,20 @@ HONEST = [
 
         def add(a, b=MISSING):
             return a + (b or 0)
+        """,
+    ),
+    row(
+        "py2-shim-exec",
+        "",
+        """
+        import sys
+
+        if sys.version_info < (3,):
+            exec("def _reraise(cls, val, tb):\\n    raise cls, val, tb\\n")
+
+
+        def add(a, b):
+            return a + b
         """,
     ),
     row(

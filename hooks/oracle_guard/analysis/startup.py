@@ -13,7 +13,6 @@ start, not what the code under test computes.
 from __future__ import annotations
 
 import ast
-import configparser
 import re
 import sys
 
@@ -119,6 +118,8 @@ def _from_pyproject(text: str, group: str) -> dict[str, str]:
 
 
 def _from_setup_cfg(text: str, group: str) -> dict[str, str]:
+    import configparser  # only when a setup.cfg is read
+
     parser = configparser.RawConfigParser()
     try:
         parser.read_string(text)

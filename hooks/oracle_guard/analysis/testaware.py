@@ -24,19 +24,11 @@ import re
 from typing import Union
 
 from oracle_guard.analysis import testaware_state
-from oracle_guard.analysis.pysource import Module, Names
+from oracle_guard.analysis.pysource import Module, Names, PrunedVisitor, SourceError, hot_lines
 from oracle_guard.analysis.testaware_facts import Facts, Occurrence, source
 
 Scope = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
 
-
-# A cheap byte scan: a file that holds none of these cannot match any rule here.
-TRIGGER = re.compile(
-    rb"PYTEST_|pytest|unittest|hypothesis|sys\b|inspect|traceback|linecache|_exit|exit|quit|SystemExit|atexit"
-    rb"|excepthook|signal|setattr|builtins|AssertionError|random|time|__eq__|__ne__|__lt__|__le__|__gt__|__ge__"
-    rb"|__hash__|__bool__|__len__|__contains__|__instancecheck__|__subclasscheck__|mock|ANY|global|nonlocal"
-    rb"|eval|exec|import_module|__import__|\+=|-="
-)
 
 RUNNER_ENV = re.compile(r"^_?PYTEST_[A-Z_]+$")
 RUNNER_WORD = re.compile(r"(^|[^a-z])(_?pytest|py\.test|unittest|nose2?|hypothesis)([^a-z]|$)", re.I)
@@ -102,9 +94,34 @@ def _is_main_guard(test: ast.expr) -> bool:
     )
 
 
-class _Finder(ast.NodeVisitor):
+# Words on a line where a rule above can match; a statement whose lines hold none is never walked.
+HOT_WORDS = tuple(
+    w.encode()
+    for w in (
+        "PYTEST_ pytest unittest hypothesis currently_in_test_context modules argv inspect traceback linecache "
+        "_getframe f_back f_locals f_globals f_code f_lineno tb_frame _exit exit quit SystemExit atexit excepthook "
+        "unraisablehook breakpointhook signal settrace setprofile setattr delattr getattr hasattr builtins "
+        "AssertionError meta_path path_hooks random time datetime __eq__ __ne__ __lt__ __le__ __gt__ __ge__ "
+        "__hash__ __bool__ __len__ __contains__ __instancecheck__ __subclasscheck__ Mock ANY eval exec "
+        "import_module __import__ pytest_plugins TestCase"
+    ).split()
+)
+INTERESTING_ROOTS = SENSITIVE | {"unittest", "mock", "weakref", "posix", "importlib", "linecache"}
+
+
+def hot_words(module: Module) -> list[bytes]:
+    """HOT_WORDS and every local name bound to one of the modules the rules look at (``import sys as _s``)."""
+    words = list(HOT_WORDS)
+    for local, target in module.names.aliases.items():
+        if local != target and target.split(".")[0] in INTERESTING_ROOTS:
+            words.append(local.encode())
+    return words
+
+
+class _Finder(PrunedVisitor):
     def __init__(self, module: Module, facts: Facts) -> None:
         self.module, self.names, self.facts = module, module.names, facts
+        self.hot = hot_lines(module.source, hot_words(module))
         self.scopes: list[Scope] = []
         self.main_guard = 0
         self.found: list[Occurrence] = []
@@ -135,7 +152,7 @@ class _Finder(ast.NodeVisitor):
         if self.entry_file or self.main_guard or self.facts.script:
             return True
         functions = [s.name for s in self.scopes if not isinstance(s, ast.ClassDef)]
-        return any(n in self.facts.entry_functions or ENTRY_NAME.search(n) for n in functions)
+        return any(ENTRY_NAME.search(n) for n in functions) or any(n in self.facts.entry_functions() for n in functions)
 
     def visit_scoped(self, node: Scope) -> None:
         self.scopes.append(node)
@@ -181,7 +198,7 @@ class _Finder(ast.NodeVisitor):
     # -- class 1, 2, 3, 4, 9: calls and names ------------------------------------------
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and RUNNER_ENV.match(node.value) and not self.facts.plugin:
+        if isinstance(node.value, str) and RUNNER_ENV.match(node.value) and not self.facts.plugin():
             self.add(
                 node,
                 "OG961",
@@ -207,10 +224,10 @@ class _Finder(ast.NodeVisitor):
 
     def _runner_probe(self, node: ast.expr) -> None:
         """``"pytest" in sys.modules``, ``sys.modules["pytest"]``, ``"pytest" in sys.argv[0]``."""
-        if self.facts.plugin:
-            return
         refs = {self.qualify(n) for n in ast.walk(node) if isinstance(n, (ast.Attribute, ast.Name))}
         words = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        if (refs & {"sys.modules", "sys.argv", "sys.orig_argv", "__main__.__file__"}) and self.facts.plugin():
+            return
         if "sys.modules" in refs and any(w in RUNNER_MODULES or w.startswith("_pytest.") for w in words):
             self.add(node, "OG961", "looks for the test runner in sys.modules: code must not ask whether it is tested")
         elif refs & {"sys.argv", "sys.orig_argv", "__main__.__file__"} and any(RUNNER_WORD.search(w) for w in words):
@@ -244,7 +261,7 @@ class _Finder(ast.NodeVisitor):
         if name in EXITS and name != "SystemExit":
             if name not in ("os._exit", "posix._exit") and not self.in_entry_point:  # os._exit: visit_Attribute
                 self.add(node, "OG963", f"{name}() outside an entry point: library code must not end the run")
-        elif name.endswith("currently_in_test_context") and not self.facts.plugin:
+        elif name.endswith("currently_in_test_context") and not self.facts.plugin():
             self.add(node, "OG961", "asks Hypothesis whether a test runs: code must not ask whether it is tested")
         elif name in STACK_CALLS:
             self.add(node, "OG962", f"{name}() reads the call stack or a source line: code must not read its caller")
@@ -279,12 +296,26 @@ class _Finder(ast.NodeVisitor):
                 message = f"{name}({target}, <computed name>) cannot be checked statically"
                 self.add(node, "OG969", message, key=f"{name}:{target}")
         elif name in ("eval", "exec", "builtins.eval", "builtins.exec") and args:
-            # Even code spelled in a string is out of every rule's sight: it is reported once per file.
-            self.add(node, "OG969", f"{name}() of code in a string cannot be checked statically", key=name)
+            if isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+                self._spelled_code(node, name, args[0].value)
+            else:  # reported once per file: a module that already generates code may do it once more
+                self.add(node, "OG969", f"{name}() of computed code cannot be checked statically", key=name)
         elif name in ("importlib.import_module", "__import__", "builtins.__import__") and args:
             if not isinstance(args[0], ast.Constant) and not _relative(args[0]):
                 message = f"{name}() of a computed module name cannot be checked statically"
                 self.add(node, "OG969", message, key=name)
+
+    def _spelled_code(self, node: ast.Call, name: str, code: str) -> None:
+        """exec("...") of code spelled in the file: judged like the file (code that does not parse never runs)."""
+        try:
+            inner = Module.from_source(self.module.path, code.encode("utf-8", "replace"))
+        except (SourceError, RecursionError):
+            return
+        finder = _Finder(inner, self.facts)
+        finder.entry_file = self.entry_file
+        finder.visit(inner.tree)
+        for occurrence in finder.found:
+            self.add(node, occurrence.code, f"in the code {name}() runs: {occurrence.message}")
 
     # -- class 3 and 4: assignments --------------------------------------------------
 
@@ -398,6 +429,8 @@ def _exits(handler: ast.expr, names: Names, tree: ast.Module) -> bool:
 
 def _dunder(finder: _Finder, cls: ast.ClassDef, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
     name = node.name
+    if name not in BINARY_DUNDERS and name not in ("__bool__", "__hash__", "__len__"):
+        return
     bases = {finder.qualify(b) for b in cls.bases}
     where = f"{cls.name}.{name}"
     if name in COMPARISONS and bases & SCALARS:
@@ -485,4 +518,4 @@ def occurrences(module: Module, facts: Facts) -> list[Occurrence]:
     return unique
 
 
-__all__ = ["Facts", "Occurrence", "TRIGGER", "occurrences"]
+__all__ = ["Facts", "Occurrence", "occurrences"]

@@ -19,10 +19,12 @@ honest code, a finding needs all of:
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Callable, NamedTuple
 
-from oracle_guard.analysis.pysource import Module, SourceError
+from oracle_guard.analysis.pysource import Module, SourceError, hot_lines
 from oracle_guard.analysis.testaware_facts import Occurrence, source
 
 MISSING = object()
@@ -207,9 +209,28 @@ def _lookups(
             yield node, table, [params.index(k.id) for k in keys if isinstance(k, ast.Name)]
 
 
+_BRANCH = re.compile(rb"^[ \t]*(el)?if\b[^\n]*(==|\bin\b)[ \t]*[(\[{]?[ \t]*(-?\d|[rbuf]?['\"])", re.M)
+
+
+def _hot(module: Module) -> list[int]:
+    """Lines of a literal branch or of a dict table's name: only functions holding one are walked."""
+    lines = [module.source.count(b"\n", 0, m.start()) + 1 for m in _BRANCH.finditer(module.source)]
+    tables = [
+        t.id.encode()
+        for node in module.tree.body
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict)
+        for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(t, ast.Name)
+    ]
+    return sorted(set(lines) | set(hot_lines(module.source, tables)))
+
+
 def candidates(module: Module) -> list[Candidate]:
     """Literal branches and table lookups on parameters, in every function of MODULE."""
     found: list[Candidate] = []
+    hot = _hot(module)
+    if not hot:
+        return found
     stack: list[tuple[ast.AST, str, bool]] = [(module.tree, "", False)]
     while stack:
         parent, prefix, in_class = stack.pop()
@@ -219,6 +240,9 @@ def candidates(module: Module) -> list[Candidate]:
             if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             stack.append((func, f"{prefix}{func.name}.", False))
+            at = bisect.bisect_left(hot, func.lineno)
+            if at == len(hot) or hot[at] > (func.end_lineno or func.lineno):
+                continue
             params = _params(func, in_class)
             qual = prefix + func.name
             for node in ast.walk(func):

@@ -17,8 +17,9 @@ class Occurrence(NamedTuple):
 class Facts(NamedTuple):
     """What the base says about the project, for the rules that need it."""
 
-    entry_functions: frozenset[str] = frozenset()  # functions console scripts name
-    plugin: bool = False  # this module is a pytest11 plugin at the base
+    # Asked only when a rule is about to report: reading the base's packaging files costs a git process.
+    entry_functions: Callable[[], frozenset[str]] = frozenset  # functions console scripts name
+    plugin: Callable[[], bool] = bool  # this module is a pytest11 plugin at the base
     script: bool = False  # docs, examples, scripts: a process of its own, where exiting is its job
     tests_import: Callable[[str], bool] = lambda module: False  # a module the base's tests import
 

@@ -15,9 +15,10 @@ new), warn-once flags (a bare ``return``), and instance state (``self.x``).
 from __future__ import annotations
 
 import ast
+import bisect
 from typing import Callable
 
-from oracle_guard.analysis.pysource import Module
+from oracle_guard.analysis.pysource import Module, hot_lines
 from oracle_guard.analysis.testaware_facts import Occurrence, source
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -90,9 +91,10 @@ def _returns_value(body: list[ast.stmt]) -> bool:
 
 def toggles(module: Module) -> list[Occurrence]:
     """OG967 occurrences in MODULE."""
-    if b"+=" not in module.source and b"global" not in module.source and b"nonlocal" not in module.source:
-        if b"= True" not in module.source and b"= False" not in module.source:
-            return []
+    # Only functions with a line that could keep state are walked.
+    hot = hot_lines(module.source, (b"global ", b"nonlocal ", b"+=", b"-=", b"^=", b"= True", b"= False", b"= not "))
+    if not hot:
+        return []
     # Module-level names, classes and functions: what a function may keep state on.
     owners: set[str] = set()
     for top in module.tree.body:
@@ -109,6 +111,9 @@ def toggles(module: Module) -> list[Occurrence]:
             if isinstance(node, (ast.ClassDef, *FunctionNode)):
                 stack.append((node, f"{prefix}{node.name}."))
             if not isinstance(node, FunctionNode):
+                continue
+            at = bisect.bisect_left(hot, node.lineno)
+            if at == len(hot) or hot[at] > (node.end_lineno or node.lineno):
                 continue
             states = _states(node, owners | {node.name}, source)
             if not states:

@@ -97,14 +97,16 @@ class _Base:
 
 
 def _facts(base: _Base, path: str) -> Facts:
-    plugins = {f for target in base.entry_points("pytest11").values() for f in startup.module_files(target)}
-    functions = {t.rpartition(":")[2].rpartition(".")[2] for t in base.entry_points("console_scripts").values()}
-    return Facts(frozenset(functions), path in plugins, bool(SCRIPTS.search(path)), base.tests_import)
+    def functions() -> frozenset[str]:
+        return frozenset(t.rpartition(":")[2].rpartition(".")[2] for t in base.entry_points("console_scripts").values())
+
+    def plugin() -> bool:
+        return any(path in startup.module_files(t) for t in base.entry_points("pytest11").values())
+
+    return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import)
 
 
 def _occurrences(path: str, data: bytes, base: _Base) -> list[Occurrence]:
-    if not testaware.TRIGGER.search(data) and b"if " not in data:
-        return []
     module = Module.from_source(path, data)
     found = testaware.occurrences(module, _facts(base, path))
     found += testaware_cases.special_cases(module, base.calls_of)
@@ -219,19 +221,20 @@ def test_aware_findings(change_set: changes.ChangeSet, contract_path: str) -> li
     candidates = [c for c in change_set.changes if c.path and c.path.endswith(".py") and not TEST_FILES.search(c.path)]
     if not candidates:
         return findings
-    from oracle_guard.contract import contract
-    from oracle_guard.pytest_side.scratch import TestSide
-
-    side = TestSide(change_set.base or "", contract_path, contract.at_base(change_set.base, contract_path))
-    # Start-up files are test side too (scratch.starts_python): reported by path above.
-    judged = [c for c in candidates if not side(c.path or "")]
     deleted: list[tuple[str | None, str | None]] = [
         (c.old_path, None) for c in change_set.changes if c.path is None and c.old_path and c.old_path.endswith(".py")
     ]
-    moved = _Moved(change_set, base, [(c.old_path, c.path) for c in judged] + deleted)
-    for change in judged:
-        findings += _new_occurrences(change.path or "", change.old_path, change_set, base, moved)
-    return findings
+    moved = _Moved(change_set, base, [(c.old_path, c.path) for c in candidates] + deleted)
+    found = [f for c in candidates for f in _new_occurrences(c.path or "", c.old_path, change_set, base, moved)]
+    if found:
+        # Only now the test side (the base's contract and conftests): a plugin the base's tests load, or
+        # a start-up file (scratch.starts_python, reported by path above), is not judged as production code.
+        from oracle_guard.contract import contract
+        from oracle_guard.pytest_side.scratch import TestSide
+
+        side = TestSide(change_set.base or "", contract_path, contract.at_base(change_set.base, contract_path))
+        found = [f for f in found if not side(f.path)]
+    return findings + found
 
 
 def check(ctx: HookContext) -> list[Finding]:
