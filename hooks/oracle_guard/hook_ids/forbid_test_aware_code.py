@@ -17,15 +17,18 @@ import os
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from oracle_guard.analysis import startup, testaware, testaware_cases
-from oracle_guard.analysis.pysource import Module, SourceError
-from oracle_guard.analysis.testaware import Facts, Occurrence
+from oracle_guard.analysis import startup
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import TEST_FILES
 from oracle_guard.reporting.report import Finding, UsageError, guarded
 from oracle_guard.rules import args as hook_args
+
+if TYPE_CHECKING:
+    from oracle_guard.analysis.testaware_cases import SeenCall
+    from oracle_guard.analysis.testaware_facts import Facts, Occurrence
 
 # Folders and files that are processes of their own (a CLI script may exit), not library code.
 SCRIPTS = re.compile(
@@ -81,7 +84,7 @@ class _Base:
                         self._imports.update(".".join(parts[: i + 1]) for i in range(len(parts)))
         return module in self._imports
 
-    def calls_of(self, names: set[str]) -> dict[str, list[testaware_cases.SeenCall]]:
+    def calls_of(self, names: set[str]) -> dict[str, list[SeenCall]]:
         """The base tests' calls of NAMES (only the test files that spell one of them are read)."""
         if not self.rev or not names:
             return {}
@@ -93,10 +96,14 @@ class _Base:
         paths = [os.fsdecode(p).removeprefix(prefix) for p in out.split(b"\0") if p]
         tests = [p for p in paths if TEST_FILES.search(p)]
         blobs = self.change_set.read_base(tests)
+        from oracle_guard.analysis import testaware_cases
+
         return testaware_cases.test_calls(((p, d) for p, d in blobs.items() if d is not None), names)
 
 
 def _facts(base: _Base, path: str) -> Facts:
+    from oracle_guard.analysis.testaware_facts import Facts
+
     def functions() -> frozenset[str]:
         return frozenset(t.rpartition(":")[2].rpartition(".")[2] for t in base.entry_points("console_scripts").values())
 
@@ -107,6 +114,10 @@ def _facts(base: _Base, path: str) -> Facts:
 
 
 def _occurrences(path: str, data: bytes, base: _Base) -> list[Occurrence]:
+    # Imported here: a change with no production code (most commits touch tests) never loads the rules.
+    from oracle_guard.analysis import testaware, testaware_cases
+    from oracle_guard.analysis.pysource import Module
+
     module = Module.from_source(path, data)
     found = testaware.occurrences(module, _facts(base, path))
     found += testaware_cases.special_cases(module, base.calls_of)
@@ -115,6 +126,8 @@ def _occurrences(path: str, data: bytes, base: _Base) -> list[Occurrence]:
 
 def _parsed(path: str, data: bytes | None, base: _Base) -> list[Occurrence]:
     """Occurrences in one version of a file; a version that does not parse has none (the new side says so)."""
+    from oracle_guard.analysis.pysource import SourceError
+
     if data is None:
         return []
     try:
@@ -150,6 +163,8 @@ class _Moved:
 def _new_occurrences(
     path: str, old: str | None, change_set: changes.ChangeSet, base: _Base, moved: _Moved
 ) -> list[Finding]:
+    from oracle_guard.analysis.pysource import SourceError
+
     data = change_set.read_new([path])[path]
     if data is None:
         return []
