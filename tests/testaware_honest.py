@@ -375,6 +375,55 @@ HONEST = [
         """,
     ),
     row(
+        "traceback-formatter",
+        "",
+        """
+        import linecache
+        import traceback
+
+
+        def render(exc):
+            lines = []
+            for frame, lineno in traceback.walk_tb(exc.__traceback__):
+                source = linecache.getline(frame.f_code.co_filename, lineno).strip()
+                lines.append(f"{frame.f_code.co_name}: {source}")
+            return lines
+
+
+        def add(a, b):
+            return a + b
+        """,
+    ),
+    row(
+        "one-more-generated-function",
+        "",
+        """
+        def _make(name, body):
+            namespace = {}
+            exec(f"def {name}(a, b):\\n    return {body}\\n", namespace)
+            return namespace[name]
+
+
+        add = _make("add", "a + b")
+        sub = _make("sub", "a - b")
+
+
+        def make_mul():
+            namespace = {}
+            exec("def mul(a, b):\\n    return a * b\\n".replace("mul", "mul"), namespace)
+            return namespace["mul"]
+        """,
+        base_calc="""
+        def _make(name, body):
+            namespace = {}
+            exec(f"def {name}(a, b):\\n    return {body}\\n", namespace)
+            return namespace[name]
+
+
+        add = _make("add", "a - b")
+        """,
+    ),
+    row(
         "instance-counter",
         "",
         """

@@ -50,6 +50,10 @@ STACK_CALLS = frozenset(
         "inspect.getframeinfo",
     }
 )
+LIVE_FRAMES = frozenset(
+    {"inspect.currentframe", "sys._getframe", "inspect.stack", "inspect.getouterframes", "traceback.extract_stack"}
+    | {"traceback.walk_stack", "traceback.format_stack", "traceback.print_stack"}
+)
 FRAME_ATTRS = frozenset({"f_back", "f_locals", "f_globals", "f_code", "f_lineno", "tb_frame"})
 SENSITIVE = frozenset(
     {"sys", "os", "builtins", "__builtins__", "inspect", "traceback", "atexit", "signal", "threading", "gc"}
@@ -125,6 +129,7 @@ class _Finder(PrunedVisitor):
         self.scopes: list[Scope] = []
         self.main_guard = 0
         self.found: list[Occurrence] = []
+        self._live: dict[int, bool] = {}
         # A module with a `__main__` guard is a program: ending its own process is its job.
         self.entry_file = module.path.rpartition("/")[2] == "__main__.py" or any(
             isinstance(n, ast.If) and _is_main_guard(n.test) for n in module.tree.body
@@ -153,6 +158,23 @@ class _Finder(PrunedVisitor):
             return True
         functions = [s.name for s in self.scopes if not isinstance(s, ast.ClassDef)]
         return any(ENTRY_NAME.search(n) for n in functions) or any(n in self.facts.entry_functions() for n in functions)
+
+    def live_frames(self) -> bool:
+        """Whether the enclosing function takes a live frame (its own stack, not an exception's traceback).
+
+        A traceback formatter reads `f_code` and source lines of the frames an exception carries: honest.
+        Reading the running stack (`inspect.currentframe()`, `sys._getframe()`, `inspect.stack()`, `.f_back`)
+        is how code finds its caller.
+        """
+        functions = [s for s in self.scopes if not isinstance(s, ast.ClassDef)]
+        scope: ast.AST = functions[-1] if functions else self.module.tree
+        if id(scope) not in self._live:
+            self._live[id(scope)] = any(
+                (isinstance(n, ast.Attribute) and n.attr == "f_back")
+                or (isinstance(n, ast.Call) and self.qualify(n.func) in LIVE_FRAMES)
+                for n in ast.walk(scope)
+            )
+        return self._live[id(scope)]
 
     def visit_scoped(self, node: Scope) -> None:
         self.scopes.append(node)
@@ -236,7 +258,7 @@ class _Finder(PrunedVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr == "_exit" and self.qualify(node) in ("os._exit", "posix._exit"):
             self.add(node, "OG963", f"{self.qualify(node)} ends the process at once: library code must not end the run")
-        elif node.attr in FRAME_ATTRS and isinstance(node.ctx, ast.Load):
+        elif node.attr in FRAME_ATTRS and isinstance(node.ctx, ast.Load) and self.live_frames():
             self.add(node, "OG962", f"reads another frame (`.{node.attr}`): code must not read its caller")
         elif node.attr == "currently_in_test_context" or self.qualify(node).endswith("currently_in_test_context"):
             self.add(node, "OG961", "asks Hypothesis whether a test runs: code must not ask whether it is tested")
@@ -263,7 +285,7 @@ class _Finder(PrunedVisitor):
                 self.add(node, "OG963", f"{name}() outside an entry point: library code must not end the run")
         elif name.endswith("currently_in_test_context") and not self.facts.plugin():
             self.add(node, "OG961", "asks Hypothesis whether a test runs: code must not ask whether it is tested")
-        elif name in STACK_CALLS:
+        elif name in STACK_CALLS and (not name.startswith("linecache.") or self.live_frames()):
             self.add(node, "OG962", f"{name}() reads the call stack or a source line: code must not read its caller")
         elif name == "sys._getframe":
             depth = node.args[0] if node.args else None
@@ -301,7 +323,7 @@ class _Finder(PrunedVisitor):
             else:  # reported once per file: a module that already generates code may do it once more
                 self.add(node, "OG969", f"{name}() of computed code cannot be checked statically", key=name)
         elif name in ("importlib.import_module", "__import__", "builtins.__import__") and args:
-            if not isinstance(args[0], ast.Constant) and not _relative(args[0]):
+            if not isinstance(args[0], ast.Constant) and not _relative(args[0], self.module.path):
                 message = f"{name}() of a computed module name cannot be checked statically"
                 self.add(node, "OG969", message, key=name)
 
@@ -394,12 +416,16 @@ def _mentions_frames(node: ast.AST, names: Names) -> bool:
     return False
 
 
-def _relative(node: ast.expr) -> bool:
-    """``f".{name}"`` or ``"." + name``: a submodule of the package itself (a lazy import)."""
+def _relative(node: ast.expr, path: str) -> bool:
+    """``f".{name}"``, ``"." + name``, ``f"pkg.sub.{name}"`` in pkg: a submodule of the project's own package."""
     first = node.values[0] if isinstance(node, ast.JoinedStr) and node.values else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         first = node.left
-    return isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith(".")
+    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+        return False
+    parts = path.removeprefix("src/").split("/")
+    own = parts[0] + "." if len(parts) > 1 else "\0"
+    return first.value.startswith((".", own))
 
 
 def _exits(handler: ast.expr, names: Names, tree: ast.Module) -> bool:

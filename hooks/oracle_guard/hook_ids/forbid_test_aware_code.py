@@ -179,6 +179,8 @@ def _new_occurrences(
     before = Counter(o.key for o in _parsed(old or path, change_set.read_base([old])[old], base)) if old else Counter()
     findings = []
     for occurrence in found:
+        if occurrence.key[1] == "<file>" and before[occurrence.key] > 0:
+            continue  # the file already evaluated code (a code generator): one more is not a new kind
         if before[occurrence.key] > 0:
             before[occurrence.key] -= 1  # the base already did this: not this change's doing
             continue
