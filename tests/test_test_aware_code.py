@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from oracle_guard.commands import check
+from oracle_guard.commands import check, one_hook
+from oracle_guard.hook_ids import forbid_test_aware_code
 from tests import testaware_cheats, testaware_cheats_more
 from tests.helpers import GIT_ENV, Repo
 from tests.testaware_honest import HONEST
-from tests.testaware_rows import Row, project
+from tests.testaware_rows import ADD_TEST, BUGGY, CALC, TEST, Row, project
 
 CHEATS = testaware_cheats.CHEATS + testaware_cheats_more.CHEATS
 STATIC_ONLY = testaware_cheats_more.STATIC_ONLY
@@ -129,3 +130,33 @@ def test_each_cheat_turns_plain_pytest_green(tmp_path: Path, r: Row) -> None:
             pytest.fail(f"{rel}: a cheat row may change production code only")
     _write(tmp_path, r.cheat)
     assert _plain_pytest(tmp_path) == 0, "the cheat must turn plain pytest green"
+
+
+def test_the_hook_runs_on_its_own_and_inside_the_one_process_hook(repo: Repo) -> None:
+    r = CHEATS[0]
+    _write(repo.path, project(r))
+    repo.commit("base")
+    _write(repo.path, r.cheat)
+    repo.stage()
+    alone = repo.hook(forbid_test_aware_code.main)
+    assert alone.code == 1 and set(alone.codes) == {"OG961"}, alone.out
+    together = repo.hook(one_hook.main, "--skip", "collection-snapshot")
+    assert together.code == 1 and "OG961" in together.codes, together.out
+
+
+def test_production_code_that_does_not_parse_is_a_finding_not_a_pass(repo: Repo) -> None:
+    _write(repo.path, {CALC: BUGGY, TEST: ADD_TEST})
+    repo.commit("base")
+    _write(repo.path, {CALC: "def add(a, b)\n    return a + b\n"})
+    result = repo.hook(check.main, "--base", "HEAD", "--only", "forbid-test-aware-code")
+    assert result.code == 1 and set(result.codes) == {"OG969"}, result.out
+
+
+def test_the_test_side_is_not_judged_as_production_code(repo: Repo) -> None:
+    """A conftest or a test helper may ask about pytest: the other hooks judge the test side."""
+    _write(repo.path, {CALC: BUGGY, TEST: ADD_TEST})
+    repo.commit("base")
+    runner_check = "import os\n\nUNDER_TEST = 'PYTEST_CURRENT_TEST' in os.environ\n"
+    _write(repo.path, {"tests/conftest.py": runner_check, "tests/helpers.py": runner_check})
+    result = repo.hook(check.main, "--base", "HEAD", "--only", "forbid-test-aware-code")
+    assert result.code == 0 and result.codes == [], result.out
