@@ -323,7 +323,9 @@ class _Finder(PrunedVisitor):
             else:  # reported once per file: a module that already generates code may do it once more
                 self.add(node, "OG969", f"{name}() of computed code cannot be checked statically", key=name)
         elif name in ("importlib.import_module", "__import__", "builtins.__import__") and args:
-            if not isinstance(args[0], ast.Constant) and not _relative(args[0], self.module.path):
+            package = args[1] if len(args) > 1 else next((k.value for k in node.keywords if k.arg == "package"), None)
+            own = package is not None and (_relative(package, self.module.path) or _own_package(package))
+            if not isinstance(args[0], ast.Constant) and not _relative(args[0], self.module.path) and not own:
                 message = f"{name}() of a computed module name cannot be checked statically"
                 self.add(node, "OG969", message, key=name)
 
@@ -421,11 +423,18 @@ def _relative(node: ast.expr, path: str) -> bool:
     first = node.values[0] if isinstance(node, ast.JoinedStr) and node.values else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         first = node.left
+    if isinstance(node, ast.Constant):  # the package argument, spelled
+        first = node
     if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
         return False
     parts = path.removeprefix("src/").split("/")
-    own = parts[0] + "." if len(parts) > 1 else "\0"
-    return first.value.startswith((".", own))
+    own = parts[0] if len(parts) > 1 else "\0"
+    return first.value.startswith((".", own + ".")) or first.value == own
+
+
+def _own_package(node: ast.expr) -> bool:
+    """``package=__name__`` or ``__package__``: a relative import inside the module's own package."""
+    return isinstance(node, ast.Name) and node.id in ("__name__", "__package__", "__spec__.parent")
 
 
 def _exits(handler: ast.expr, names: Names, tree: ast.Module) -> bool:

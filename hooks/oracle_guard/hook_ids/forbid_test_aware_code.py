@@ -187,6 +187,8 @@ def _new_occurrences(
         if moved.take(occurrence):
             continue
         findings.append(Finding(path, occurrence.line, occurrence.col, occurrence.code, occurrence.message))
+        if occurrence.key[1] == "<file>":
+            before[occurrence.key] = len(found)  # said once per file: the first place is where to look
     return findings
 
 
