@@ -1,4 +1,4 @@
-"""Per finding code: a title, the next step, and where the README explains it.
+"""Per finding code: a title, the next step, and the docs page that explains it.
 
 One table, so every output format (text, json, sarif, agent) says the same
 next step without each hook spelling it in every message.  A code missing
@@ -7,9 +7,13 @@ here is a test failure (tests/test_output.py reads every code in the hooks).
 
 from __future__ import annotations
 
-README = "https://github.com/oracle-guard/oracle-guard/blob/main/README.md"
+import re
 
-# code -> (README section anchor, short title, next step as one clause)
+README = "https://github.com/oracle-guard/oracle-guard/blob/main/README.md"
+DOCS = "https://github.com/oracle-guard/oracle-guard/blob/main/docs"
+
+# code -> (docs page: the hook id of docs/HOOK.md, or `docs/PAGE.md#anchor`; short title; next step as one
+# clause).  A hook's page has a `## CODE title` heading per code (tests/test_output.py): help_uri's anchor.
 CODES: dict[str, tuple[str, str, str]] = {
     "OG001": (
         "forbid-skip-marks",
@@ -170,10 +174,10 @@ CODES: dict[str, tuple[str, str, str]] = {
     ),
     "OG621": ("quarantine-untouched", "a quarantined test's file deleted", "graduate the entry first"),
     "OG622": ("quarantine-untouched", "the contract deleted with its ledger", "restore the contract"),
-    "OG691": ("oracle-guard-quarantine-run", "quarantine run failed", "fix the frozen test"),
-    "OG692": ("oracle-guard-quarantine-run", "quarantine run failed", "fix the frozen test"),
-    "OG693": ("oracle-guard-quarantine-run", "quarantine run failed", "fix the frozen test"),
-    "OG694": ("oracle-guard-quarantine-run", "quarantine run failed", "fix the frozen test"),
+    "OG691": ("quarantine-untouched", "quarantine run failed", "fix the frozen test"),
+    "OG692": ("quarantine-untouched", "quarantine run failed", "fix the frozen test"),
+    "OG693": ("quarantine-untouched", "quarantine run failed", "fix the frozen test"),
+    "OG694": ("quarantine-untouched", "quarantine run failed", "fix the frozen test"),
     "OG701": (
         "contract-split",
         "contract layer changed with production code",
@@ -302,48 +306,48 @@ CODES: dict[str, tuple[str, str, str]] = {
         "restore what the test collects, or approve `behavior-change NODEID`",
     ),
     "OG961": (
-        "docs/forbid-test-aware-code.md#og961-production-code-asks-whether-a-test-runs",
+        "forbid-test-aware-code",
         "production code asks whether a test runs",
         "make the code behave the same under a test; remove the runner check",
     ),
     "OG962": (
-        "docs/forbid-test-aware-code.md#og962-production-code-reads-its-caller",
-        "production code reads its caller's frame or source",
+        "forbid-test-aware-code",
+        "production code reads its caller",
         "compute the result from the arguments, not from the caller's frame or source",
     ),
     "OG963": (
-        "docs/forbid-test-aware-code.md#og963-production-code-ends-the-run-or-swallows-failures",
-        "production code ends the process or swallows failures",
+        "forbid-test-aware-code",
+        "production code ends the run or swallows failures",
         "return or raise instead; exit only from an entry point (`main`, `__main__`)",
     ),
     "OG964": (
-        "docs/forbid-test-aware-code.md#og964-production-code-patches-the-test-machinery-or-the-language",
+        "forbid-test-aware-code",
         "production code patches the test machinery or the language",
         "remove the patch of unittest/pytest/builtins/sys.modules from the code under test",
     ),
     "OG965": (
-        "docs/forbid-test-aware-code.md#og965-a-comparison-that-cannot-fail",
+        "forbid-test-aware-code",
         "a comparison that cannot fail",
         "compare the fields, and return NotImplemented for other types",
     ),
     "OG966": (
-        "docs/forbid-test-aware-code.md#og966-the-code-learned-the-tests-answers",
-        "the code hard-codes a test's input and expected answer",
+        "forbid-test-aware-code",
+        "the code learned the tests' answers",
         "fix the general computation and remove the branch or table rows for the tests' inputs",
     ),
     "OG967": (
-        "docs/forbid-test-aware-code.md#og967-a-call-counter-or-flag-picks-the-result",
+        "forbid-test-aware-code",
         "a call counter or flag picks the result",
         "derive the result from the arguments; cache by argument (functools.lru_cache) if needed",
     ),
     "OG968": (
-        "docs/forbid-test-aware-code.md#og968-a-start-up-file-beside-the-code",
-        "a start-up file or pytest plugin added beside the code",
+        "forbid-test-aware-code",
+        "a start-up file beside the code",
         "remove it, or add it in its own reviewed commit on the test side",
     ),
     "OG969": (
-        "docs/forbid-test-aware-code.md#og969-code-that-cannot-be-checked-statically",
-        "production code that cannot be checked statically",
+        "forbid-test-aware-code",
+        "code that cannot be checked statically",
         "spell the name or code statically (no computed getattr/eval/exec/import)",
     ),
 }
@@ -352,7 +356,7 @@ CODES: dict[str, tuple[str, str, str]] = {
 def next_step(code: str, node_id: str | None = None) -> str:
     """The next step; with the test's node id, the exact approval command."""
     entry = CODES.get(code)
-    step = entry[2] if entry else "see the README"
+    step = entry[2] if entry else "see the docs"
     if node_id and "NODEID`" in step:
         step = step.replace("approve `", "`oracle-guard approve ").replace("NODEID", node_id)
     return step
@@ -363,8 +367,28 @@ def title(code: str) -> str:
     return entry[1] if entry else code
 
 
+def anchor(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces as dashes."""
+    return re.sub(r"[^a-z0-9 _-]", "", heading.lower()).replace(" ", "-")
+
+
+def heading(code: str) -> str:
+    """The code's heading on its docs page."""
+    return f"{code} {title(code)}"
+
+
+def page(code: str) -> str:
+    """The code's docs page, docs/PAGE: its hook id's page, or the page an entry names (`docs/x.md#anchor`)."""
+    where = CODES[code][0]
+    return where.partition("#")[0].removeprefix("docs/") if "#" in where else f"{where}.md"
+
+
+def section(code: str) -> str:
+    """The anchor of the code's section on its page: an entry's own, else its heading's."""
+    where = CODES[code][0]
+    return where.partition("#")[2] if "#" in where else anchor(heading(code))
+
+
 def help_uri(code: str) -> str:
-    entry = CODES.get(code)
-    if entry and ".md#" in entry[0]:  # a page of its own under docs/
-        return f"{README.rpartition('/')[0]}/{entry[0]}"
-    return f"{README}#{entry[0]}" if entry else README
+    """The code's section on its docs page (what `oracle-guard explain CODE` prints, with its examples)."""
+    return f"{DOCS}/{page(code)}#{section(code)}" if code in CODES else f"{DOCS}/README.md"
