@@ -43,6 +43,7 @@ HOOKS = {
     "hook_ids.fixture_lock_verify",
     "hook_ids.forbid_runtime_skip",
     "hook_ids.forbid_skip_marks",
+    "hook_ids.forbid_test_aware_code",
     "hook_ids.oracle_shrink",
     "hook_ids.properties_monotonic",
     "hook_ids.quarantine_untouched",

@@ -15,12 +15,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from oracle_guard import __version__
-from oracle_guard.commands import explain_examples, explain_examples_pytest
+from oracle_guard.commands import explain_examples, explain_examples_pytest, explain_examples_testaware
 from oracle_guard.commands.explain_examples import Example, Files
 from oracle_guard.reporting import hints
 from oracle_guard.reporting.report import EXIT_USAGE, guarded
 
-EXAMPLES: dict[str, Example] = {**explain_examples.EXAMPLES, **explain_examples_pytest.EXAMPLES}
+EXAMPLES: dict[str, Example] = {
+    **explain_examples.EXAMPLES,
+    **explain_examples_pytest.EXAMPLES,
+    **explain_examples_testaware.EXAMPLES,
+}
 WITHOUT_EXAMPLE: dict[str, str] = {**explain_examples.WITHOUT_EXAMPLE, **explain_examples_pytest.WITHOUT_EXAMPLE}
 
 

@@ -76,6 +76,11 @@ HOOKS = (
         "contract-split", "oracle_guard.hook_ids.contract_split", "production code and contract tests changed together"
     ),
     Hook(
+        "forbid-test-aware-code",
+        "oracle_guard.hook_ids.forbid_test_aware_code",
+        "production code that detects tests, reads its caller, exits, patches the test machinery or learns answers",
+    ),
+    Hook(
         "collection-snapshot",
         "oracle_guard.hook_ids.collection_snapshot",
         "tests pytest no longer collects, or now skips",

@@ -101,6 +101,8 @@ class TestSide:
     def __call__(self, path: str) -> bool:
         if TEST_FILES.search(path) or SNAPSHOT_FILES.search(path) or path in self.exact or path in self.inert:
             return True
+        if starts_python(path):
+            return True
         if path.startswith((*self.roots, self.approvals)):
             return True
         return path.endswith(".py") and path in self.plugins()
@@ -108,6 +110,14 @@ class TestSide:
     def widens(self, path: str) -> bool:
         """Whether a change to this test-side file can change any test's outcome."""
         return path not in self.inert and not (path.startswith(self.approvals) and path.endswith(".approval"))
+
+
+def starts_python(path: str) -> bool:
+    """A start-up file (sitecustomize.py, usercustomize.py, a .pth file, a module shadowing the standard
+    library): it changes how Python starts, not what the code computes, so the base's version is used."""
+    from oracle_guard.analysis import startup
+
+    return startup.startup_file(path) is not None
 
 
 def _pytest_plugins(text: str) -> set[str]:

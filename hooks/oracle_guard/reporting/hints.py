@@ -310,6 +310,51 @@ CODES: dict[str, tuple[str, str, str]] = {
         "a base test is no longer collected against the new code",
         "restore what the test collects, or approve `behavior-change NODEID`",
     ),
+    "OG961": (
+        "forbid-test-aware-code",
+        "production code asks whether a test runs",
+        "make the code behave the same under a test; remove the runner check",
+    ),
+    "OG962": (
+        "forbid-test-aware-code",
+        "production code reads its caller",
+        "compute the result from the arguments, not from the caller's frame or source",
+    ),
+    "OG963": (
+        "forbid-test-aware-code",
+        "production code ends the run or swallows failures",
+        "return or raise instead; exit only from an entry point (`main`, `__main__`)",
+    ),
+    "OG964": (
+        "forbid-test-aware-code",
+        "production code patches the test machinery or the language",
+        "remove the patch of unittest/pytest/builtins/sys.modules from the code under test",
+    ),
+    "OG965": (
+        "forbid-test-aware-code",
+        "a comparison that cannot fail",
+        "compare the fields, and return NotImplemented for other types",
+    ),
+    "OG966": (
+        "forbid-test-aware-code",
+        "the code learned the tests' answers",
+        "fix the general computation and remove the branch or table rows for the tests' inputs",
+    ),
+    "OG967": (
+        "forbid-test-aware-code",
+        "a call counter or flag picks the result",
+        "derive the result from the arguments; cache by argument (functools.lru_cache) if needed",
+    ),
+    "OG968": (
+        "forbid-test-aware-code",
+        "a start-up file beside the code",
+        "remove it, or add it in its own reviewed commit on the test side",
+    ),
+    "OG969": (
+        "forbid-test-aware-code",
+        "code that cannot be checked statically",
+        "spell the name or code statically (no computed getattr/eval/exec/import)",
+    ),
 }
 
 

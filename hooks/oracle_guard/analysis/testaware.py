@@ -1,0 +1,556 @@
+"""Production code that knows it is being tested: the static rules, one module at a time.
+
+Each rule finds *occurrences* in one parsed production module, keyed by what
+they are (code, enclosing scope, the source of the node) and never by line,
+so the hook can drop those the base already had: only what a change adds or
+alters is judged.  The classes (docs/forbid-test-aware-code.md):
+
+- OG961 asks whether a test runs (``PYTEST_CURRENT_TEST``, ``"pytest" in sys.modules``, ``sys.argv``)
+- OG962 reads the caller (``inspect.stack()``, ``f_back``, ``sys._getframe(1)``, ``linecache``)
+- OG963 ends the process or swallows the outcome (``os._exit``, excepthooks, ``atexit`` exits)
+- OG964 patches the test machinery or the language (``unittest``, ``builtins``, ``sys.modules``)
+- OG965 a comparison that cannot fail (``__eq__`` returning True, ``mock.ANY``)
+- OG967 recorded state: a call counter or flag that picks the result
+- OG968 ``pytest_plugins`` in a production module (the start-up files are judged by path)
+- OG969 dynamic code no rule can see through (``getattr(sys, name)``, ``eval``, ``exec``)
+
+OG966 (special-cased test inputs) needs the base's tests: oracle_guard/analysis/testaware_cases.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Union
+
+from oracle_guard.analysis import testaware_state
+from oracle_guard.analysis.pysource import Module, Names, PrunedVisitor, SourceError, hot_lines
+from oracle_guard.analysis.testaware_facts import Facts, Occurrence, source
+
+Scope = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
+
+
+RUNNER_ENV = re.compile(r"^_?PYTEST_[A-Z_]+$")
+RUNNER_WORD = re.compile(r"(^|[^a-z])(_?pytest|py\.test|unittest|nose2?|hypothesis)([^a-z]|$)", re.I)
+RUNNER_MODULES = frozenset({"pytest", "_pytest", "unittest", "hypothesis", "nose", "nose2", "py.test"})
+MACHINERY = ("unittest", "pytest", "_pytest", "hypothesis", "builtins", "__builtins__", "nose")
+RIGGED = ("random", "time", "datetime")  # rigged RNG, frozen clock
+HOOK_SLOTS = frozenset({"sys.excepthook", "threading.excepthook", "sys.unraisablehook", "sys.breakpointhook"})
+IMPORT_TIME_CALLS = frozenset({"signal.signal", "sys.settrace", "sys.setprofile", "threading.settrace"})
+EXITS = frozenset({"os._exit", "sys.exit", "exit", "quit", "SystemExit", "builtins.exit", "posix._exit"})
+STACK_CALLS = frozenset(
+    {
+        "inspect.stack",
+        "inspect.getouterframes",
+        "traceback.extract_stack",
+        "traceback.walk_stack",
+        "traceback.format_stack",
+        "linecache.getline",
+        "linecache.getlines",
+        "inspect.getframeinfo",
+    }
+)
+LIVE_FRAMES = frozenset(
+    {"inspect.currentframe", "sys._getframe", "inspect.stack", "inspect.getouterframes", "traceback.extract_stack"}
+    | {"traceback.walk_stack", "traceback.format_stack", "traceback.print_stack"}
+)
+FRAME_ATTRS = frozenset({"f_back", "f_locals", "f_globals", "f_code", "f_lineno", "tb_frame"})
+SENSITIVE = frozenset(
+    {"sys", "os", "builtins", "__builtins__", "inspect", "traceback", "atexit", "signal", "threading", "gc"}
+    | set(MACHINERY)
+    | set(RIGGED)
+)
+MOCKS = frozenset(
+    f"{root}.{name}"
+    for root in ("unittest.mock", "mock")
+    for name in ("Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock", "PropertyMock", "ANY")
+)
+BINARY_DUNDERS = frozenset(
+    {
+        "__eq__",
+        "__ne__",
+        "__lt__",
+        "__le__",
+        "__gt__",
+        "__ge__",
+        "__contains__",
+        "__instancecheck__",
+        "__subclasscheck__",
+    }
+)
+SCALARS = frozenset({"str", "int", "float", "bytes", "complex"})
+ENTRY_NAME = re.compile(r"(^|_)(main|cli)(_|$)")
+COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
+        isinstance(s, ast.Constant) and s.value == "__main__" for s in sides
+    )
+
+
+# Words on a line where a rule above can match; a statement whose lines hold none is never walked.
+HOT_WORDS = tuple(
+    w.encode()
+    for w in (
+        "PYTEST_ pytest unittest hypothesis currently_in_test_context modules argv inspect traceback linecache "
+        "_getframe f_back f_locals f_globals f_code f_lineno tb_frame _exit exit quit SystemExit atexit excepthook "
+        "unraisablehook breakpointhook signal settrace setprofile setattr delattr getattr hasattr builtins "
+        "AssertionError meta_path path_hooks random time datetime __eq__ __ne__ __lt__ __le__ __gt__ __ge__ "
+        "__hash__ __bool__ __len__ __contains__ __instancecheck__ __subclasscheck__ Mock ANY eval exec "
+        "import_module __import__ pytest_plugins TestCase"
+    ).split()
+)
+INTERESTING_ROOTS = SENSITIVE | {"unittest", "mock", "weakref", "posix", "importlib", "linecache"}
+
+
+def hot_words(module: Module) -> list[bytes]:
+    """HOT_WORDS and every local name bound to one of the modules the rules look at (``import sys as _s``)."""
+    words = list(HOT_WORDS)
+    for local, target in module.names.aliases.items():
+        if local != target and target.split(".")[0] in INTERESTING_ROOTS:
+            words.append(local.encode())
+    return words
+
+
+class _Finder(PrunedVisitor):
+    def __init__(self, module: Module, facts: Facts) -> None:
+        self.module, self.names, self.facts = module, module.names, facts
+        self.hot = hot_lines(module.source, hot_words(module))
+        self.scopes: list[Scope] = []
+        self.main_guard = 0
+        self.found: list[Occurrence] = []
+        self._live: dict[int, bool] = {}
+        # A module with a `__main__` guard is a program: ending its own process is its job.
+        self.entry_file = module.path.rpartition("/")[2] == "__main__.py" or any(
+            isinstance(n, ast.If) and _is_main_guard(n.test) for n in module.tree.body
+        )
+
+    # -- bookkeeping -----------------------------------------------------------------
+
+    def add(self, node: ast.AST, code: str, message: str, key_node: ast.AST | None = None, key: str = "") -> None:
+        line, col = self.module.position(node)
+        scope = ".".join(s.name for s in self.scopes) or "<module>"
+        if key:  # one per file and kind: a module that already evaluates code may do it once more
+            self.found.append(Occurrence((code, "<file>", key), line, col, code, message))
+            return
+        self.found.append(Occurrence((code, scope, source(key_node or node)), line, col, code, message))
+
+    def qualify(self, node: ast.AST) -> str:
+        return self.names.qualify(node) or ""
+
+    @property
+    def import_time(self) -> bool:
+        return not any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) for s in self.scopes)
+
+    @property
+    def in_entry_point(self) -> bool:
+        if self.entry_file or self.main_guard or self.facts.script:
+            return True
+        functions = [s.name for s in self.scopes if not isinstance(s, ast.ClassDef)]
+        return any(ENTRY_NAME.search(n) for n in functions) or any(n in self.facts.entry_functions() for n in functions)
+
+    def live_frames(self) -> bool:
+        """Whether the enclosing function takes a live frame (its own stack, not an exception's traceback).
+
+        A traceback formatter reads `f_code` and source lines of the frames an exception carries: honest.
+        Reading the running stack (`inspect.currentframe()`, `sys._getframe()`, `inspect.stack()`, `.f_back`)
+        is how code finds its caller.
+        """
+        functions = [s for s in self.scopes if not isinstance(s, ast.ClassDef)]
+        scope: ast.AST = functions[-1] if functions else self.module.tree
+        if id(scope) not in self._live:
+            self._live[id(scope)] = any(
+                (isinstance(n, ast.Attribute) and n.attr == "f_back")
+                or (isinstance(n, ast.Call) and self.qualify(n.func) in LIVE_FRAMES)
+                for n in ast.walk(scope)
+            )
+        return self._live[id(scope)]
+
+    def visit_scoped(self, node: Scope) -> None:
+        self.scopes.append(node)
+        self.generic_visit(node)
+        self.scopes.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._function(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._function(node)
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        cls = self.scopes[-1] if self.scopes and isinstance(self.scopes[-1], ast.ClassDef) else None
+        if cls is not None:
+            _dunder(self, cls, node)
+        self.visit_scoped(node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for base in node.bases:
+            name = self.qualify(base)
+            if name in MOCKS:
+                self.add(base, "OG965", f"class {node.name} subclasses {name}: it compares equal to anything")
+        self.visit_scoped(node)
+
+    def visit_If(self, node: ast.If) -> None:
+        if _is_type_checking(node.test):
+            for child in node.orelse:
+                self.visit(child)
+            return  # what only a type checker reads never runs
+        if _is_main_guard(node.test):
+            self.visit(node.test)
+            self.main_guard += 1
+            for child in node.body:
+                self.visit(child)
+            self.main_guard -= 1
+            for child in node.orelse:
+                self.visit(child)
+            return
+        self._runner_probe(node.test)
+        self.generic_visit(node)
+
+    # -- class 1, 2, 3, 4, 9: calls and names ------------------------------------------
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and RUNNER_ENV.match(node.value) and not self.facts.plugin():
+            self.add(
+                node,
+                "OG961",
+                f"reads the test runner's variable {node.value!r}: code must not ask whether it is tested",
+            )
+
+    def visit_While(self, node: ast.While) -> None:
+        self._runner_probe(node.test)
+        self.generic_visit(node)
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self._runner_probe(node.test)
+        self.generic_visit(node)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self._runner_probe(node.value)
+        self.generic_visit(node)
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        self._runner_probe(node.value)
+        self.generic_visit(node)
+
+    def _runner_probe(self, node: ast.expr) -> None:
+        """``"pytest" in sys.modules``, ``sys.modules["pytest"]``, ``"pytest" in sys.argv[0]``."""
+        refs = {self.qualify(n) for n in ast.walk(node) if isinstance(n, (ast.Attribute, ast.Name))}
+        words = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        if (refs & {"sys.modules", "sys.argv", "sys.orig_argv", "__main__.__file__"}) and self.facts.plugin():
+            return
+        if "sys.modules" in refs and any(w in RUNNER_MODULES or w.startswith("_pytest.") for w in words):
+            self.add(node, "OG961", "looks for the test runner in sys.modules: code must not ask whether it is tested")
+        elif refs & {"sys.argv", "sys.orig_argv", "__main__.__file__"} and any(RUNNER_WORD.search(w) for w in words):
+            self.add(node, "OG961", "looks for the test runner in sys.argv: code must not ask whether it is tested")
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr == "_exit" and self.qualify(node) in ("os._exit", "posix._exit"):
+            self.add(node, "OG963", f"{self.qualify(node)} ends the process at once: library code must not end the run")
+        elif node.attr in FRAME_ATTRS and isinstance(node.ctx, ast.Load) and self.live_frames():
+            self.add(node, "OG962", f"reads another frame (`.{node.attr}`): code must not read its caller")
+        elif node.attr == "currently_in_test_context" or self.qualify(node).endswith("currently_in_test_context"):
+            self.add(node, "OG961", "asks Hypothesis whether a test runs: code must not ask whether it is tested")
+        elif self.qualify(node) == "unittest.mock.ANY" or self.qualify(node) == "mock.ANY":
+            self.add(node, "OG965", "production code uses mock.ANY, which compares equal to anything")
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load) and self.names.aliases.get(node.id) in ("unittest.mock.ANY", "mock.ANY"):
+            self.add(node, "OG965", "production code uses mock.ANY, which compares equal to anything")
+        if isinstance(node.ctx, ast.Store) and node.id == "AssertionError":
+            self.add(node, "OG964", "rebinds AssertionError: code must not change what a failed check raises")
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        if exc is not None and self.qualify(exc) in ("SystemExit", "builtins.SystemExit") and not self.in_entry_point:
+            self.add(node, "OG963", "raises SystemExit outside an entry point: library code must not end the run")
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = self.qualify(node.func)
+        if name in EXITS and name != "SystemExit":
+            if name not in ("os._exit", "posix._exit") and not self.in_entry_point:  # os._exit: visit_Attribute
+                self.add(node, "OG963", f"{name}() outside an entry point: library code must not end the run")
+        elif name.endswith("currently_in_test_context") and not self.facts.plugin():
+            self.add(node, "OG961", "asks Hypothesis whether a test runs: code must not ask whether it is tested")
+        elif name in STACK_CALLS and (not name.startswith("linecache.") or self.live_frames()):
+            self.add(node, "OG962", f"{name}() reads the call stack or a source line: code must not read its caller")
+        elif name == "sys._getframe":
+            depth = node.args[0] if node.args else None
+            if depth is not None and not (isinstance(depth, ast.Constant) and depth.value == 0):
+                self.add(node, "OG962", "sys._getframe(n) reads a caller's frame: code must not read its caller")
+        elif name in ("inspect.getsource", "inspect.getsourcelines") and _mentions_frames(node, self.names):
+            self.add(node, "OG962", f"{name}() of a frame reads the caller's source")
+        elif name == "atexit.register" and node.args and _exits(node.args[0], self.names, self.module.tree):
+            self.add(node, "OG963", "registers an exit at interpreter shutdown: it overrides the test run's status")
+        elif name in IMPORT_TIME_CALLS and self.import_time and not self.in_entry_point:
+            self.add(node, "OG963", f"{name}() at import time changes how the test process runs")
+        elif name in ("setattr", "delattr") and node.args:
+            self._patched(node, node.args[0], node.args[1] if len(node.args) > 1 else None)
+        elif name in MOCKS and name.rpartition(".")[2] != "ANY":
+            self.add(node, "OG965", f"production code builds a {name}, which accepts and equals anything")
+        elif name.startswith(("sys.meta_path.", "sys.path_hooks.")):
+            self.add(node, "OG964", f"{name}() installs an import hook: code must not change how tests import")
+        elif name == "random.seed" and self.import_time:
+            self.add(node, "OG964", "seeds the shared random generator at import: a rigged RNG")
+        elif name.startswith("sys.modules.") and name.rpartition(".")[2] in ("update", "setdefault", "__setitem__"):
+            self._module_entry(node, node.args[0] if node.args else None)
+        self._unverifiable(node, name)
+        self.generic_visit(node)
+
+    def _unverifiable(self, node: ast.Call, name: str) -> None:
+        args = node.args
+        if name in ("getattr", "setattr", "delattr", "hasattr") and len(args) >= 2:
+            target = self.qualify(args[0]).split(".")[0]
+            if target in SENSITIVE and not isinstance(args[1], ast.Constant):
+                message = f"{name}({target}, <computed name>) cannot be checked statically"
+                self.add(node, "OG969", message, key=f"{name}:{target}")
+        elif name in ("eval", "exec", "builtins.eval", "builtins.exec") and args:
+            if isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+                self._spelled_code(node, name, args[0].value)
+            else:  # reported once per file: a module that already generates code may do it once more
+                self.add(node, "OG969", f"{name}() of computed code cannot be checked statically", key=name)
+        elif name in ("importlib.import_module", "__import__", "builtins.__import__") and args:
+            package = args[1] if len(args) > 1 else next((k.value for k in node.keywords if k.arg == "package"), None)
+            own = package is not None and (_relative(package, self.module.path) or _own_package(package))
+            if not isinstance(args[0], ast.Constant) and not _relative(args[0], self.module.path) and not own:
+                message = f"{name}() of a computed module name cannot be checked statically"
+                self.add(node, "OG969", message, key=name)
+
+    def _spelled_code(self, node: ast.Call, name: str, code: str) -> None:
+        """exec("...") of code spelled in the file: judged like the file (code that does not parse never runs)."""
+        try:
+            inner = Module.from_source(self.module.path, code.encode("utf-8", "replace"))
+        except (SourceError, RecursionError):
+            return
+        finder = _Finder(inner, self.facts)
+        finder.entry_file = self.entry_file
+        finder.visit(inner.tree)
+        for occurrence in finder.found:
+            self.add(node, occurrence.code, f"in the code {name}() runs: {occurrence.message}")
+
+    # -- class 3 and 4: assignments --------------------------------------------------
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._runner_probe(node.value)
+        for target in node.targets:
+            self._stored(target, node)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._stored(node.target, node)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self._stored(node.target, node)
+        self.generic_visit(node)
+
+    def _stored(self, target: ast.expr, node: ast.stmt) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._stored(element, node)
+            return
+        if isinstance(target, ast.Name) and target.id == "pytest_plugins" and self.import_time:
+            self.add(node, "OG968", "pytest_plugins in production code loads plugins into the test run")
+        if isinstance(target, ast.Attribute):
+            self._patched(node, target.value, ast.Constant(target.attr))
+        elif isinstance(target, ast.Subscript):
+            owner = self.qualify(target.value)
+            if owner == "sys.modules":
+                self._module_entry(node, target.slice)
+            elif owner in ("__builtins__", "builtins.__dict__", "vars(builtins)"):
+                self.add(node, "OG964", "writes into builtins: code must not change the language the tests run in")
+
+    def _patched(self, node: ast.AST, owner_node: ast.expr, attr: ast.expr | None) -> None:
+        owner = self.qualify(owner_node)
+        attr_name = attr.value if isinstance(attr, ast.Constant) and isinstance(attr.value, str) else None
+        slot = f"{owner}.{attr_name}" if attr_name else ""
+        if slot in HOOK_SLOTS:
+            if not self.in_entry_point:
+                self.add(node, "OG963", f"replaces {slot}: it decides what a failure does")
+            return
+        root = owner.split(".")[0]
+        if root in MACHINERY or owner.startswith("unittest.") or slot == "builtins.AssertionError":
+            self.add(node, "OG964", f"patches {slot or owner}: code must not change the test machinery or the language")
+        elif root in RIGGED and self.import_time:
+            self.add(node, "OG964", f"patches {slot or owner} at import: a rigged clock or RNG")
+        elif owner in ("sys.meta_path", "sys.path_hooks") or slot in ("sys.meta_path", "sys.path_hooks"):
+            self.add(node, "OG964", "installs an import hook: code must not change how tests import")
+
+    def _module_entry(self, node: ast.AST, key: ast.expr | None) -> None:
+        """``sys.modules[name] = ...``: a lazy module of its own is honest, a module the tests import is not."""
+        own = self.module.path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            name = key.value
+            if name.split(".")[0] in RUNNER_MODULES or name == "builtins":
+                self.add(node, "OG964", f"replaces sys.modules[{name!r}]: the test machinery")
+            elif not own.endswith(name) and not name.startswith(own.split(".")[-1]) and self.facts.tests_import(name):
+                self.add(node, "OG964", f"replaces sys.modules[{name!r}], a module the base's tests import")
+            return
+        if key is None or any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(key)):
+            return  # its own module under another object (a lazy module)
+        self.add(node, "OG969", "writes sys.modules under a computed name: cannot be checked statically")
+
+
+def _mentions_frames(node: ast.AST, names: Names) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and sub.attr in FRAME_ATTRS:
+            return True
+        if isinstance(sub, ast.Call) and (names.qualify(sub.func) or "") in (
+            "inspect.currentframe",
+            "sys._getframe",
+            "inspect.stack",
+        ):
+            return True
+    return False
+
+
+def _relative(node: ast.expr, path: str) -> bool:
+    """``f".{name}"``, ``"." + name``, ``f"pkg.sub.{name}"`` in pkg: a submodule of the project's own package."""
+    first = node.values[0] if isinstance(node, ast.JoinedStr) and node.values else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        first = node.left
+    if isinstance(node, ast.Constant):  # the package argument, spelled
+        first = node
+    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+        return False
+    parts = path.removeprefix("src/").split("/")
+    own = parts[0] if len(parts) > 1 else "\0"
+    return first.value.startswith((".", own + ".")) or first.value == own
+
+
+def _own_package(node: ast.expr) -> bool:
+    """``package=__name__`` or ``__package__``: a relative import inside the module's own package."""
+    return isinstance(node, ast.Name) and node.id in ("__name__", "__package__", "__spec__.parent")
+
+
+def _exits(handler: ast.expr, names: Names, tree: ast.Module) -> bool:
+    """Whether an atexit handler ends the process: os._exit itself, a lambda or a function of this module that does."""
+    if (names.qualify(handler) or "") in EXITS:
+        return True
+    body: list[ast.AST] = []
+    if isinstance(handler, ast.Lambda):
+        body = [handler.body]
+    elif isinstance(handler, ast.Name):
+        body = [
+            n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == handler.id
+        ]
+    for part in body:
+        for sub in ast.walk(part):
+            if isinstance(sub, ast.Call) and (names.qualify(sub.func) or "") in EXITS:
+                return True
+            if isinstance(sub, ast.Raise) and sub.exc is not None:
+                exc = sub.exc.func if isinstance(sub.exc, ast.Call) else sub.exc
+                if names.qualify(exc) == "SystemExit":
+                    return True
+    return False
+
+
+# -- class 5: comparisons that cannot fail ---------------------------------------------
+
+
+def _dunder(finder: _Finder, cls: ast.ClassDef, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    name = node.name
+    if name not in BINARY_DUNDERS and name not in ("__bool__", "__hash__", "__len__"):
+        return
+    bases = {finder.qualify(b) for b in cls.bases}
+    where = f"{cls.name}.{name}"
+    if name in COMPARISONS and bases & SCALARS:
+        finder.add(node, "OG965", f"{where} overrides comparison on a {sorted(bases & SCALARS)[0]} subclass", node)
+        return
+    params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    returns = [r for r in ast.walk(node) if isinstance(r, ast.Return)]
+    values = [r.value for r in returns]
+    if name in BINARY_DUNDERS and len(params) >= 2:
+        other = params[1]
+        used = any(isinstance(n, ast.Name) and n.id == other for n in ast.walk(node))
+        truthy = name != "__ne__"
+        if not used and not _raises_only(node):
+            finder.add(node, "OG965", f"{where} ignores `{other}`: it cannot fail", node)
+        elif values and all(_constant(v) for v in values) and any(_truthy(v) == truthy for v in values):
+            finder.add(node, "OG965", f"{where} returns a constant: it cannot fail", node)
+        elif _true_for_foreign(node, other, truthy):
+            finder.add(node, "OG965", f"{where} answers {truthy} for an operand of another type: it cannot fail", node)
+    elif name == "__bool__" and values and all(_constant(v) and _truthy(v) is True for v in values):
+        finder.add(node, "OG965", f"{where} is always true: any `assert obj` passes", node)
+    elif name in ("__hash__", "__len__") and values and all(_constant(v) for v in values):
+        if name == "__hash__" or any(_truthy(v) for v in values):
+            finder.add(node, "OG965", f"{where} returns a constant whatever the object holds", node)
+
+
+def _raises_only(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return all(isinstance(s, (ast.Raise, ast.Pass)) for s in body) or all(
+        isinstance(s, ast.Return) and _is_not_implemented(s.value) for s in body
+    )
+
+
+def _is_not_implemented(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Name) and node.id == "NotImplemented"
+
+
+def _constant(node: ast.expr | None) -> bool:
+    return node is None or (isinstance(node, ast.Constant) and not _is_not_implemented(node))
+
+
+def _truthy(node: ast.expr | None) -> bool:
+    return bool(node.value) if isinstance(node, ast.Constant) else False
+
+
+def _foreign_test(test: ast.expr, other: str) -> bool:
+    """``not isinstance(other, T)``, ``type(other) is not T``, ``other.__class__ != ...``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = test.operand
+        return isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "isinstance"
+    if isinstance(test, ast.Compare) and any(isinstance(op, (ast.IsNot, ast.NotEq)) for op in test.ops):
+        text = source(test)
+        return other in text and ("type(" in text or "__class__" in text)
+    return False
+
+
+def _true_for_foreign(node: ast.FunctionDef | ast.AsyncFunctionDef, other: str, truthy: bool) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.If) and _foreign_test(sub.test, other):
+            for stmt in sub.body:
+                if isinstance(stmt, ast.Return) and _constant(stmt.value) and _truthy(stmt.value) == truthy:
+                    return stmt.value is not None
+        if isinstance(sub, ast.Try):
+            for handler in sub.handlers:
+                for stmt in handler.body:
+                    if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Constant):
+                        if _truthy(stmt.value) == truthy:
+                            return True
+    return False
+
+
+# -- entry ------------------------------------------------------------------------------
+
+
+def occurrences(module: Module, facts: Facts) -> list[Occurrence]:
+    """Every test-aware construct in MODULE (classes 1-5, 7, 8's pytest_plugins, 9)."""
+    finder = _Finder(module, facts)
+    finder.visit(module.tree)
+    finder.found += testaware_state.toggles(module)
+    seen: set[tuple[int, str]] = set()
+    unique = []
+    for occurrence in finder.found:  # one construct, one finding (`atexit.register(os._exit, 0)`)
+        if (occurrence.line, occurrence.code) not in seen:
+            seen.add((occurrence.line, occurrence.code))
+            unique.append(occurrence)
+    return unique
+
+
+__all__ = ["Facts", "Occurrence", "occurrences"]

@@ -1,0 +1,280 @@
+"""forbid-test-aware-code: reject production code that knows it is being tested.
+
+When a patch may not weaken the tests, the cheat moves into the code under
+test: it asks whether pytest runs, reads the calling test's frame or source,
+ends the process with status 0, patches ``unittest`` or ``builtins``, makes
+``__eq__`` always true, hard-codes the tests' inputs and answers, counts its
+calls, or adds a start-up file (``sitecustomize.py``, a ``pytest11`` entry
+point, a module shadowing the standard library).  Every changed file that is
+not on the test side (decided from the base) is judged; only what the change
+adds or alters counts, never what the base already had.  Rules:
+oracle_guard/analysis/testaware*.py and startup.py; docs/forbid-test-aware-code.md.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from oracle_guard.analysis import startup
+from oracle_guard.repo import changes, git
+from oracle_guard.repo.context import HookContext
+from oracle_guard.repo.paths import TEST_FILES
+from oracle_guard.reporting.report import Finding, UsageError, guarded
+from oracle_guard.rules import args as hook_args
+
+if TYPE_CHECKING:
+    from oracle_guard.analysis.testaware_cases import SeenCall
+    from oracle_guard.analysis.testaware_facts import Facts, Occurrence
+
+# Folders and files that are processes of their own (a CLI script may exit), not library code.
+SCRIPTS = re.compile(
+    r"(^|/)(docs?|examples?|bench(marks?)?|scripts|tools|tasks|ci|\.github)/|^(setup|noxfile|fabfile|tasks)\.py$"
+)
+_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.M)
+
+
+class _Base:
+    """What the base revision says: packaging entry points, the tests' imports and calls (each read once, lazily)."""
+
+    def __init__(self, change_set: changes.ChangeSet) -> None:
+        self.change_set = change_set
+        self.rev = change_set.base
+        self._files: list[str] | None = None
+        self._imports: set[str] | None = None
+        self._entry: dict[str, dict[str, str]] = {}
+
+    def files(self) -> list[str]:
+        if self._files is None:
+            listed = git.run("ls-tree", "-r", "-z", "--name-only", self.rev).split(b"\0") if self.rev else []
+            self._files = [os.fsdecode(n) for n in listed if n]
+        return self._files
+
+    def entry_points(self, group: str) -> dict[str, str]:
+        if group not in self._entry:
+            blobs = self.change_set.read_base(list(startup.PACKAGING))
+            found: dict[str, str] = {}
+            for name in startup.PACKAGING:
+                found.update(startup.entry_points(name, blobs.get(name), group))
+            self._entry[group] = found
+        return self._entry[group]
+
+    def defines(self, module: str) -> bool:
+        """Whether the base already has top-level MODULE in the repository (a file or a folder)."""
+        return any(
+            f.startswith((f"{root}{module}/", f"{root}{module}.py"))
+            for root in startup.IMPORT_ROOTS
+            for f in self.files()
+        )
+
+    def tests(self) -> list[str]:
+        return [p for p in self.files() if p.endswith(".py") and TEST_FILES.search(p)]
+
+    def tests_import(self, module: str) -> bool:
+        if self._imports is None:
+            self._imports = set()
+            for data in self.change_set.read_base(self.tests()).values():
+                for match in _IMPORT.finditer((data or b"").decode("utf-8", "replace")):
+                    names = match.group(1) or match.group(2)
+                    for name in names.split(","):
+                        parts = name.strip().split(".")
+                        self._imports.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+        return module in self._imports
+
+    def calls_of(self, names: set[str]) -> dict[str, list[SeenCall]]:
+        """The base tests' calls of NAMES (only the test files that spell one of them are read)."""
+        if not self.rev or not names:
+            return {}
+        args = ["grep", "-l", "-w", "-F", "-z"]
+        for name in sorted(names):
+            args += ["-e", name]
+        out = git.run(*args, self.rev, "--", "*.py", check=False)
+        prefix = f"{self.rev}:"
+        paths = [os.fsdecode(p).removeprefix(prefix) for p in out.split(b"\0") if p]
+        tests = [p for p in paths if TEST_FILES.search(p)]
+        blobs = self.change_set.read_base(tests)
+        from oracle_guard.analysis import testaware_cases
+
+        return testaware_cases.test_calls(((p, d) for p, d in blobs.items() if d is not None), names)
+
+
+def _facts(base: _Base, path: str) -> Facts:
+    from oracle_guard.analysis.testaware_facts import Facts
+
+    def functions() -> frozenset[str]:
+        return frozenset(t.rpartition(":")[2].rpartition(".")[2] for t in base.entry_points("console_scripts").values())
+
+    def plugin() -> bool:
+        return any(path in startup.module_files(t) for t in base.entry_points("pytest11").values())
+
+    return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import)
+
+
+def _occurrences(path: str, data: bytes, base: _Base) -> list[Occurrence]:
+    # Imported here: a change with no production code (most commits touch tests) never loads the rules.
+    from oracle_guard.analysis import testaware, testaware_cases
+    from oracle_guard.analysis.pysource import Module
+
+    module = Module.from_source(path, data)
+    found = testaware.occurrences(module, _facts(base, path))
+    found += testaware_cases.special_cases(module, base.calls_of)
+    return found
+
+
+def _parsed(path: str, data: bytes | None, base: _Base) -> list[Occurrence]:
+    """Occurrences in one version of a file; a version that does not parse has none (the new side says so)."""
+    from oracle_guard.analysis.pysource import SourceError
+
+    if data is None:
+        return []
+    try:
+        return _occurrences(path, data, base)
+    except (SourceError, RecursionError):
+        return []
+
+
+class _Moved:
+    """Occurrences the base had in any changed or deleted production file and the new side no longer has
+    there: code moved between functions or files is not new (read only when something is unmatched)."""
+
+    def __init__(self, change_set: changes.ChangeSet, base: _Base, paths: list[tuple[str | None, str | None]]) -> None:
+        self.change_set, self.base, self.paths = change_set, base, paths
+        self._pool: Counter[tuple[str, str]] | None = None
+
+    def take(self, occurrence: Occurrence) -> bool:
+        if self._pool is None:
+            self._pool = Counter()
+            for old, new in self.paths:
+                before = _parsed(old, self.change_set.read_base([old])[old], self.base) if old else []
+                after = _parsed(new, self.change_set.read_new([new])[new], self.base) if new else []
+                left = Counter(o.key for o in before) - Counter(o.key for o in after)
+                for key, count in left.items():
+                    self._pool[(key[0], key[2])] += count
+        short = (occurrence.key[0], occurrence.key[2])
+        if self._pool[short] > 0:
+            self._pool[short] -= 1
+            return True
+        return False
+
+
+def _new_occurrences(
+    path: str, old: str | None, change_set: changes.ChangeSet, base: _Base, moved: _Moved
+) -> list[Finding]:
+    from oracle_guard.analysis.pysource import SourceError
+
+    data = change_set.read_new([path])[path]
+    if data is None:
+        return []
+    try:
+        found = _occurrences(path, data, base)
+    except SourceError as exc:
+        return [exc.finding(path, "OG969")]
+    except RecursionError:
+        return [Finding(path, 1, 1, "OG969", "nests too deeply to check; split the expression up")]
+    if not found:
+        return []
+    before = Counter(o.key for o in _parsed(old or path, change_set.read_base([old])[old], base)) if old else Counter()
+    findings = []
+    for occurrence in found:
+        if occurrence.key[1] == "<file>" and before[occurrence.key] > 0:
+            continue  # the file already evaluated code (a code generator): one more is not a new kind
+        if before[occurrence.key] > 0:
+            before[occurrence.key] -= 1  # the base already did this: not this change's doing
+            continue
+        if moved.take(occurrence):
+            continue
+        findings.append(Finding(path, occurrence.line, occurrence.col, occurrence.code, occurrence.message))
+        if occurrence.key[1] == "<file>":
+            before[occurrence.key] = len(found)  # said once per file: the first place is where to look
+    return findings
+
+
+def _line_of(data: bytes | None, word: str) -> int:
+    text = (data or b"").decode("utf-8", "replace")
+    at = text.find(word)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def startup_findings(change_set: changes.ChangeSet, base: _Base) -> list[Finding]:
+    """Class 8 by path: start-up files, stdlib or test-dependency shadows, new pytest11 entry points."""
+    findings = []
+    for change in change_set.changes:
+        path = change.path
+        if path is None:
+            continue
+        renamed = change.old_path != path
+        why = startup.startup_file(path)
+        module = startup.top_module(path)
+        if why and (renamed or path.rpartition("/")[2] in startup.STARTUP_NAMES or path.endswith(".pth")):
+            findings.append(Finding(path, 1, 1, "OG968", f"a start-up file: {why}"))
+        elif why is None and module and renamed and path.endswith(".py") and not TEST_FILES.search(path):
+            shadowed = base.tests_import(module) and not base.defines(module)
+            if shadowed:
+                findings.append(
+                    Finding(path, 1, 1, "OG968", f"it shadows `{module}`, which the base's tests import from elsewhere")
+                )
+        if path in startup.PACKAGING:
+            old = change.old_path
+            before = startup.entry_points(old, change_set.read_base([old])[old], "pytest11") if old else {}
+            data = change_set.read_new([path])[path]
+            for name, target in sorted(startup.entry_points(path, data, "pytest11").items()):
+                if before.get(name) != target:
+                    findings.append(
+                        Finding(
+                            path,
+                            _line_of(data, name),
+                            1,
+                            "OG968",
+                            f"new pytest11 entry point {name} = {target}: pytest loads it into every test run",
+                        )
+                    )
+    return findings
+
+
+def test_aware_findings(change_set: changes.ChangeSet, contract_path: str) -> list[Finding]:
+    base = _Base(change_set)
+    findings = startup_findings(change_set, base)
+    candidates = [c for c in change_set.changes if c.path and c.path.endswith(".py") and not TEST_FILES.search(c.path)]
+    if not candidates:
+        return findings
+    deleted: list[tuple[str | None, str | None]] = [
+        (c.old_path, None) for c in change_set.changes if c.path is None and c.old_path and c.old_path.endswith(".py")
+    ]
+    moved = _Moved(change_set, base, [(c.old_path, c.path) for c in candidates] + deleted)
+    found = [f for c in candidates for f in _new_occurrences(c.path or "", c.old_path, change_set, base, moved)]
+    if found:
+        # Only now the test side (the base's contract and conftests): a plugin the base's tests load, or
+        # a start-up file (scratch.starts_python, reported by path above), is not judged as production code.
+        from oracle_guard.contract import contract
+        from oracle_guard.pytest_side.scratch import TestSide
+
+        side = TestSide(change_set.base or "", contract_path, contract.at_base(change_set.base, contract_path))
+        found = [f for f in found if not side(f.path)]
+    return findings + found
+
+
+def check(ctx: HookContext) -> list[Finding]:
+    if ctx.change_set is None:
+        raise UsageError("forbid-test-aware-code compares with a base: it needs a change set")
+    return test_aware_findings(ctx.change_set, ctx.contract)
+
+
+@guarded
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = hook_args.parser("forbid-test-aware-code", __doc__)
+    hook_args.add_filenames(parser, "ignored: the change is read from git")
+    hook_args.add_base(parser)
+    hook_args.add_contract(parser)
+    hook_args.add_format(parser)
+    args = parser.parse_args(argv)
+    changes.enter_repo([])
+    change_set = changes.resolve(args)
+    ctx = hook_args.context(args, change_set)
+    return hook_args.finish(ctx, check(ctx), "forbid-test-aware-code")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
