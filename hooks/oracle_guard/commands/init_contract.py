@@ -15,7 +15,7 @@ import importlib
 import os
 import re
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -26,6 +26,9 @@ from oracle_guard.contract.digests import Escape, digest_of
 from oracle_guard.repo import changes, git
 from oracle_guard.reporting.report import UsageError, guarded
 from oracle_guard.rules.args import summary
+
+if TYPE_CHECKING:
+    from oracle_guard.hook_ids.collection_snapshot import Collection
 
 REPO_URL = "https://github.com/oracle-guard/oracle-guard"
 # The README's config: the one-process hook, and the single ones for those who pick.
@@ -79,10 +82,32 @@ def record_snapshot(c: contract.Contract, force: bool) -> None:
             f"not recorded: {path} ({what} in {found.python}: {found.tail or (found.errors[0][1] if found.errors else '')}); fix them, then run `collection-snapshot --always`"
         )
         return
+    items, unstable = steady_items(found)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "wb") as f:
-        f.write(snapshot.format_snapshot(found.items))
+        f.write(snapshot.format_snapshot(items))
     print(f"recorded {path}: {len(found.items)} tests collected by {found.python}; commit it with the contract")
+    for line in unstable:
+        print(f"  counted, not named: {line}")
+
+
+def steady_items(found: Collection) -> tuple[dict[str, str], list[str]]:
+    """FOUND's items with the tests whose ids change between two collections counted by function, and why.
+
+    A second collection of the same tree at adoption: otherwise a time-based
+    id would make the first commit after init fail, and every one after it.
+    """
+    from oracle_guard.contract import unstable_ids
+    from oracle_guard.hook_ids import collection_snapshot as cs
+
+    if not any(unstable_ids.function_of(n) != n for n in found.items):
+        return found.items, []  # nothing parametrized: no id can vary
+    again = cs.collect(found.python)
+    if again is None or again.errors or again.exit_code != found.exit_code:
+        return found.items, []
+    functions = unstable_ids.differing(found.items, again.items)
+    lines = [unstable_ids.describe(f, found.params, again.params) for f in sorted(functions)]
+    return unstable_ids.grouped(found.items, functions), lines
 
 
 _SKIP_PARTS = {"__pycache__", ".pytest_cache", ".hypothesis"}

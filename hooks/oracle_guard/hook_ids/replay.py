@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from oracle_guard import __version__
+from oracle_guard.contract import unstable_ids
 from oracle_guard.pytest_side import scratch
 from oracle_guard.repo import changes
 from oracle_guard.repo.interpreters import candidate_interpreters, child_env
@@ -284,16 +285,29 @@ def _statement(node: str) -> str:
     return f"behavior-change {node}"
 
 
-def judge(base: Result, new: Result, base_label: str) -> list[tuple[str, Finding]]:
-    """(node id, finding) for every test that passed at the base and does not pass on the new code."""
+def _approvable(node: str, counted: frozenset[str]) -> str:
+    """What an approval names: the test, for one whose case ids change on every run."""
+    function = unstable_ids.function_of(node)
+    return function if function in counted else node
+
+
+def judge(
+    base: Result, new: Result, base_label: str, counted: frozenset[str] = frozenset()
+) -> list[tuple[str, Finding]]:
+    """(node id, finding) for every test that passed at the base and does not pass on the new code.
+
+    COUNTED: tests whose ids change on every collection (the base snapshot records
+    them by key): their cases pair by position, not by id.
+    """
     found = []
+    moved = unstable_ids.paired(base.items, new.items, set(counted))
     for node, before in base.items.items():
         if before.outcome != "passed":
             continue  # a base failure or skip was never an oracle
-        after = new.items.get(node)
+        after = new.items.get(moved.get(node, node))
         if after is not None and after.outcome == "passed":
             continue
-        command = f"`oracle-guard approve {_statement(node)}`"
+        command = f"`oracle-guard approve {_statement(_approvable(node, counted))}`"
         if after is None:
             error = new.errors.get(before.path)
             if error is not None and error.split(":", 1)[0].strip().rsplit(".", 1)[-1] in IMPORT_ERRORS:
@@ -442,20 +456,40 @@ def _replay(
                 ],
                 args.format,
             )
-        suspects = judge(base, new, change_set.base_label)
+        counted = frozenset(_counted(change_set, args.contract))
+        suspects = judge(base, new, change_set.base_label, counted)
         if suspects:
-            again = _run(python, trees, [*fixed, *sorted({n for n, _ in suspects})], jobs, deadline, work, "rerun")
+            # A counted test's cases have other ids on every run: rerun the whole test, pair by position.
+            wanted = {unstable_ids.function_of(n) if unstable_ids.function_of(n) in counted else n for n, _ in suspects}
+            again = _run(python, trees, [*fixed, *sorted(wanted)], jobs, deadline, work, "rerun")
             for node, finding in suspects:
-                twice = [again[s].items.get(node) for s in ("base", "new")]
+                twice = [
+                    again[s].items.get(unstable_ids.paired(base.items, again[s].items, set(counted)).get(node, node))
+                    for s in ("base", "new")
+                ]
                 if all(o is not None and o.outcome == "passed" for o in twice):
                     notice(
                         f"oracle-replay: flaky on replay: {node} failed against the new code once, then passed on both sides"
                     )
                     continue
                 findings.append((node, finding))
+        findings = [(_approvable(node, counted), finding) for node, finding in findings]
         return emit(_unapproved(change_set, args.contract, findings) if findings else [], args.format)
     finally:
         tree.cleanup()
+
+
+def _counted(change_set: changes.ChangeSet, contract_path: str) -> set[str]:
+    """The tests the base snapshot records by function, because their ids change between collections."""
+    from oracle_guard.contract import contract
+    from oracle_guard.contract.snapshot import parse_snapshot
+
+    at_base = contract.at_base(change_set.base, contract_path) or contract.Contract(path=contract_path)
+    path = at_base.snapshot_path
+    try:
+        return unstable_ids.recorded(parse_snapshot(change_set.read_base([path])[path], path))
+    except UsageError:
+        return set()  # collection-snapshot reports a broken snapshot; the replay pairs by id
 
 
 def _unapproved(
