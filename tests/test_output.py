@@ -119,6 +119,10 @@ def test_sarif_of_an_odd_path_still_validates() -> None:
     )
 
 
+def _anchors(markdown: str) -> set[str]:
+    return {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-") for h in re.findall(r"^#+ (.+)$", markdown, re.M)}
+
+
 def test_every_code_the_hooks_can_report_has_a_hint_and_a_readme_anchor() -> None:
     readme = (PROJECT / "README.md").read_text()
     used = set()
@@ -126,7 +130,9 @@ def test_every_code_the_hooks_can_report_has_a_hint_and_a_readme_anchor() -> Non
         if source.name != "hints.py":
             used |= set(re.findall(r'"(OG\d{3})"', source.read_text()))
     assert used and used - set(hints.CODES) == set()
-    anchors = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-") for h in re.findall(r"^#+ (.+)$", readme, re.M)}
+    anchors = _anchors(readme)
+    # A code documented in a page of its own names it: docs/PAGE.md#anchor.
+    anchors |= {f"docs/{page.name}#{a}" for page in (PROJECT / "docs").glob("*.md") for a in _anchors(page.read_text())}
     for code in used:
         assert hints.CODES[code][0] in anchors, code
         step = hints.next_step(code)
@@ -195,5 +201,7 @@ def test_sarif_declares_one_rule_per_code() -> None:
     doc = output.sarif_document([], [], [])
     rules = doc["runs"][0]["tool"]["driver"]["rules"]
     assert [r["id"] for r in rules] == sorted(hints.CODES)
-    assert all(r["helpUri"].startswith(hints.README + "#") and r["help"]["text"] for r in rules)
+    docs = hints.README.rpartition("/")[0] + "/docs/"  # a code documented in a page of its own
+    assert all(r["helpUri"].startswith((hints.README + "#", docs)) and "#" in r["helpUri"] for r in rules)
+    assert all(r["help"]["text"] for r in rules)
     jsonschema.Draft4Validator(SCHEMA).validate(doc)

@@ -10,15 +10,16 @@ configuration error, else 1 for any finding.
 
 from __future__ import annotations
 
+import argparse
 import os
-import sys
 from collections.abc import Sequence
 
 from oracle_guard.commands import runner
 from oracle_guard.hook_ids import registry
 from oracle_guard.repo import changes
+from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
-from oracle_guard.reporting.report import EXIT_CLEAN, EXIT_USAGE, guarded
+from oracle_guard.reporting.report import UsageError, guarded
 from oracle_guard.rules import args as hook_args
 
 FILE_HOOKS = tuple(h.id for h in registry.HOOKS if h.files)
@@ -79,22 +80,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     deleted_tests = [p for p in change_set.deleted if TEST_FILES.search(p) and is_python(p, False)]
     base = hook_args.context(args, change_set)
     started: list[tuple[runner.PytestRun, object]] = []
-    code = EXIT_CLEAN
+    outcome = runner.Outcome([], [], [])
     if wanted:
         outcome = runner.run(
             runner.plans(base, wanted, skipped, tests, deleted_tests, started, write_snapshot=args.write_snapshot),
             started,
         )
-        code = runner.emit(base.format, outcome)
-    if replay:
-        from oracle_guard.hook_ids import replay as replay_hook
+    if replay:  # one run, one document: the replay's findings join the hooks' before anything is printed
+        outcome = runner.merged(outcome, _replayed(args, base))
+    return runner.emit(base.format, outcome)
 
-        sys.stdout.flush()
-        options = replay_hook.build_parser().parse_args([])
-        options.base, options.contract, options.format = args.base, args.contract, args.format
-        replayed = replay_hook.replay(options)
-        code = EXIT_USAGE if EXIT_USAGE in (code, replayed) else max(code, replayed)
-    return code
+
+def _replayed(args: argparse.Namespace, ctx: HookContext) -> runner.Outcome:
+    from oracle_guard.hook_ids import replay as replay_hook
+
+    options = replay_hook.build_parser().parse_args([])
+    options.base, options.contract, options.format = args.base, args.contract, args.format
+    try:
+        found = [("oracle-replay", f) for f in sorted(set(replay_hook.findings_of(options)))]
+    except UsageError as exc:
+        return runner.Outcome([], [str(exc)], [])
+    return runner.Outcome(found, [], [], runner.next_steps(ctx, found))
 
 
 if __name__ == "__main__":

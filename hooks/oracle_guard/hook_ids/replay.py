@@ -364,14 +364,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def replay(args: argparse.Namespace) -> int:
-    """The replay for parsed options (`check --replay` fills in its own base, contract and format)."""
+    """The replay for parsed options, printed in their format; the exit code."""
+    return emit(findings_of(args), args.format, hook="oracle-replay")
+
+
+def findings_of(args: argparse.Namespace) -> list[Finding]:
+    """The replay's findings, printing nothing but notices (`check --replay` prints them in its one document)."""
     started = time.monotonic()
     deadline = started + args.timeout
     changes.enter_repo([])
     change_set = changes.resolve(args)
     if change_set.base is None:
         notice("oracle-replay: nothing to replay: there is no base revision yet")
-        return 0
+        return []
     from oracle_guard.contract import contract
 
     base_contract = contract.at_base(change_set.base, args.contract)
@@ -386,10 +391,10 @@ def replay(args: argparse.Namespace) -> int:
             else "nothing pytest reads"
         )
         notice(f"oracle-replay: nothing to replay: the change touches {what}")
-        return 0
+        return []
     if not the_plan.modules and not the_plan.everything:
         notice("oracle-replay: nothing to replay: the change adds tests but changes none the base had")
-        return 0
+        return []
     selection = [] if the_plan.everything else the_plan.modules
     try:
         return _replay(args, change_set, the_plan, selection, deadline, started)
@@ -406,7 +411,7 @@ def _replay(
     selection: list[str],
     deadline: float,
     started: float,
-) -> int:
+) -> list[Finding]:
     jobs = _jobs(args.jobs)
     tree = scratch.Scratch()
     work = tempfile.mkdtemp(prefix="logs-", dir=tree.root)
@@ -444,18 +449,15 @@ def _replay(
         findings: list[tuple[str, Finding]] = []
         if new.exit_code not in (0, 1, 2, 5) and passed and not new.items:
             where = selection[0] if selection else "."
-            return emit(
-                [
-                    Finding(
-                        where,
-                        1,
-                        1,
-                        "OG904",
-                        f"pytest cannot run the base's tests against the new code (exit {new.exit_code}): {new.tail or 'no output'}; fix the change",
-                    )
-                ],
-                args.format,
-            )
+            return [
+                Finding(
+                    where,
+                    1,
+                    1,
+                    "OG904",
+                    f"pytest cannot run the base's tests against the new code (exit {new.exit_code}): {new.tail or 'no output'}; fix the change",
+                )
+            ]
         counted = frozenset(_counted(change_set, args.contract))
         suspects = judge(base, new, change_set.base_label, counted)
         if suspects:
@@ -474,7 +476,7 @@ def _replay(
                     continue
                 findings.append((node, finding))
         findings = [(_approvable(node, counted), finding) for node, finding in findings]
-        return emit(_unapproved(change_set, args.contract, findings) if findings else [], args.format)
+        return _unapproved(change_set, args.contract, findings) if findings else []
     finally:
         tree.cleanup()
 

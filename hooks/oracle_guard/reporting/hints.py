@@ -9,7 +9,7 @@ from __future__ import annotations
 
 README = "https://github.com/oracle-guard/oracle-guard/blob/main/README.md"
 
-# code -> (README section anchor, short title, next step as one clause)
+# code -> (README section anchor or docs/PAGE.md#anchor, short title, next step as one clause)
 CODES: dict[str, tuple[str, str, str]] = {
     "OG001": (
         "forbid-skip-marks",
@@ -201,6 +201,11 @@ CODES: dict[str, tuple[str, str, str]] = {
         "pytest --collect-only failed",
         "run `pytest --collect-only` and fix its usage or internal error",
     ),
+    "OG805": (
+        "docs/first-hour.md#og805-snapshot-out-of-date",
+        "the snapshot is out of date",
+        "run `oracle-guard collection-snapshot`, review and stage the snapshot",
+    ),
     **{
         f"OG85{n}": ("collection-snapshot", title, "restore the pytest configuration")
         for n, title in enumerate(
@@ -320,4 +325,6 @@ def title(code: str) -> str:
 
 def help_uri(code: str) -> str:
     entry = CODES.get(code)
+    if entry and ".md#" in entry[0]:  # a page of its own under docs/
+        return f"{README.rpartition('/')[0]}/{entry[0]}"
     return f"{README}#{entry[0]}" if entry else README
