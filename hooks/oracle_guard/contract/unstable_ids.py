@@ -233,3 +233,8 @@ def paired(first: Iterable[str], second: Iterable[str], functions: set[str]) -> 
                 result[node_id] = cases[seen[function]]
             seen[function] += 1
     return result
+
+
+def cases(items: Iterable[str]) -> int:
+    """How many tests ITEMS (snapshot ids) stand for: a key counts its cases."""
+    return sum(parsed.cases if parsed else 1 for parsed in map(parse_key, items))

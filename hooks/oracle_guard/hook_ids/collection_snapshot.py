@@ -598,7 +598,7 @@ def _compare(
         ctx.written.append(snapshot)  # out of date: the run fails until it is staged
         if findings:  # a snapshot records a clean state
             say(
-                f"{snapshot}: out of date with what pytest collects now ({len(found.items)} tests); not written: fix the findings first, then stage it"
+                f"{snapshot}: out of date with what pytest collects now ({unstable_ids.cases(found.items)} tests); not written: fix the findings first, then stage it"
             )
             return findings
         if ctx.option("no_write"):  # `check` never writes: a finding, so every format shows why it fails
@@ -609,7 +609,7 @@ def _compare(
             notice(f"no {base_snapshot_path} at {change_set.base_label}: recording the first snapshot")
         changes.write_atomic(snapshot, wanted)
         say(
-            f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it (collected by {found.python})"
+            f"{snapshot}: updated with what pytest collects now ({unstable_ids.cases(found.items)} tests); review and stage it (collected by {found.python})"
         )
     return findings
 
@@ -644,7 +644,7 @@ def _stale(snapshot: str, found: Collection, current: bytes | None) -> str:
     old = set(parse_snapshot(current, snapshot)) if current is not None else set()
     new, gone = len(set(found.items) - old), len(old - set(found.items))
     return (
-        f"out of date with what pytest collects now ({len(found.items)} tests: {new} not listed, {gone} listed but not collected); "
+        f"out of date with what pytest collects now ({unstable_ids.cases(found.items)} tests: {new} not listed, {gone} listed but not collected); "
         "run `oracle-guard collection-snapshot`, review and stage it"
     )
 
