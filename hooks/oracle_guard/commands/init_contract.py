@@ -37,6 +37,7 @@ ENTRY = f"""\
     rev: COMMIT  # no release is tagged yet: pin a commit (`git ls-remote {REPO_URL} HEAD`)
     hooks:
       - id: oracle-guard
+      - id: oracle-replay  # stages: [pre-push, manual]; runs pytest twice
       # or pick single hooks instead of oracle-guard:
       # - id: forbid-skip-marks
       # - id: forbid-runtime-skip
@@ -48,6 +49,10 @@ ENTRY = f"""\
       # - id: collection-snapshot
 """
 SNIPPET = "Write .pre-commit-config.yaml:\n\nrepos:\n" + ENTRY
+# oracle-replay runs at pre-push only: pre-commit installs that hook type only when asked.
+INSTALL = (
+    "Then run `pre-commit install` and `pre-commit install --hook-type pre-push` (oracle-replay runs at pre-push).\n"
+)
 
 
 def config_advice(path: str = ".pre-commit-config.yaml") -> str:
@@ -56,10 +61,13 @@ def config_advice(path: str = ".pre-commit-config.yaml") -> str:
         with open(path, encoding="utf-8", errors="replace") as f:
             existing = f.read()
     except OSError:
-        return SNIPPET
+        return SNIPPET + "\n" + INSTALL
     if REPO_URL in existing or "id: oracle-guard" in existing:
-        return f"{path} already names oracle-guard; keep `- id: oracle-guard` under its repo entry\n"
-    return f"Add under `repos:` in your {path}:\n\n" + ENTRY
+        advice = f"{path} already names oracle-guard; keep `- id: oracle-guard` under its repo entry\n"
+        if "id: oracle-replay" not in existing:
+            advice += "  and add `- id: oracle-replay` beside it: the base's tests against the new code, at pre-push\n"
+        return advice + INSTALL
+    return f"Add under `repos:` in your {path}:\n\n" + ENTRY + "\n" + INSTALL
 
 
 def record_snapshot(c: contract.Contract, force: bool) -> None:
