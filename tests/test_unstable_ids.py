@@ -253,16 +253,22 @@ def test_double(n):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("adopted", [True, False], ids=["counted-by-the-snapshot", "found-by-a-second-run"])
 def test_replay_pairs_the_cases_of_a_counted_test_and_still_catches_a_broken_one(
-    repo: Repo, this_python: str, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    repo: Repo,
+    this_python: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    adopted: bool,
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
     repo.write("calc.py", CALC)
     repo.write("pytest.ini", "[pytest]\npythonpath = .\n")
     repo.write("tests/test_calc.py", CALC_TESTS)
     repo.commit("project")
-    assert repo.hook(init_contract.main).code == 0
-    assert "tests/test_calc.py::test_double[<unstable id> x3]" in snapshot_ids(repo)
+    if adopted:
+        assert repo.hook(init_contract.main).code == 0
+        assert "tests/test_calc.py::test_double[<unstable id> x3]" in snapshot_ids(repo)
     base = repo.commit("adopt")
     repo.write("calc.py", "def double(x):\n    return x + x  # the same behaviour\n")
     repo.write("tests/test_calc.py", CALC_TESTS + "\n\ndef test_zero():\n    assert double(0) == 0\n")
@@ -270,6 +276,8 @@ def test_replay_pairs_the_cases_of_a_counted_test_and_still_catches_a_broken_one
     for _ in range(2):  # every base case passes on the new code, whatever ids this run gave them
         result = repo.hook(check.main, "--base", base, "--only", "oracle-replay")
         assert result.code == 0 and "OG905" not in result.err, result
+        found = "the ids of tests/test_calc.py::test_double change between runs" in result.err
+        assert found is not adopted  # without a snapshot that counts it, the replay finds out, and says so
     repo.write("calc.py", "def double(x):\n    return x * 3 if x == 2 else x + x\n")
     repo.commit("broken for 2")
     result = repo.hook(check.main, "--base", base, "--only", "oracle-replay")

@@ -460,6 +460,10 @@ def _replay(
             ]
         counted = frozenset(_counted(change_set, args.contract))
         suspects = judge(base, new, change_set.base_label, counted)
+        moving = _moving_ids(python, tree.base, fixed, base, suspects, counted, (jobs, deadline, work))
+        if moving:
+            counted |= moving
+            suspects = judge(base, new, change_set.base_label, counted)
         if suspects:
             # A counted test's cases have other ids on every run: rerun the whole test, pair by position.
             wanted = {unstable_ids.function_of(n) if unstable_ids.function_of(n) in counted else n for n, _ in suspects}
@@ -479,6 +483,35 @@ def _replay(
         return _unapproved(change_set, args.contract, findings) if findings else []
     finally:
         tree.cleanup()
+
+
+def _moving_ids(
+    python: str,
+    base_tree: str,
+    fixed: list[str],
+    base: Result,
+    suspects: list[tuple[str, Finding]],
+    counted: frozenset[str],
+    run_with: tuple[int, float, str],
+) -> frozenset[str]:
+    """Tests whose base cases look uncollected on the new code (OG905) because their ids change on every run.
+
+    The base tree runs those tests once more: ids that differ from its first
+    run are unstable, and their cases pair by position like a counted test's.
+    """
+    lost = {unstable_ids.function_of(n) for n, f in suspects if f.code == "OG905"} - counted
+    lost = {f for f in lost if any(unstable_ids.function_of(n) == f != n for n in base.items)}
+    if not lost:
+        return frozenset()
+    jobs, deadline, work = run_with
+    again = _run(python, {"base": base_tree}, [*fixed, *sorted(lost)], jobs, deadline, work, "ids")["base"].items
+    moving = frozenset(unstable_ids.differing(base.items, again) & lost)
+    for function in sorted(moving):
+        notice(
+            f"oracle-replay: the ids of {function} change between runs: its cases are paired by position "
+            "(give them stable ids with `ids=` or `pytest.param(..., id=...)`)"
+        )
+    return moving
 
 
 def _counted(change_set: changes.ChangeSet, contract_path: str) -> set[str]:
