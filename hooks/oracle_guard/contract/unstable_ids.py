@@ -18,12 +18,25 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple, Protocol
 
 from oracle_guard.contract.snapshot import STATUSES
 from oracle_guard.reporting.findings import Finding
+from oracle_guard.reporting.report import UsageError, notice
+
+if TYPE_CHECKING:
+    from oracle_guard.repo.changes import ChangeSet
 
 _KEY = re.compile(r"^(?P<function>.+)\[<unstable id(?:, (?P<status>[a-z-]+))?> x(?P<count>\d+)\]$")
+
+
+class Collected(Protocol):
+    """What a collection gives (collection-snapshot's Collection): ids, parameters, errors, exit code."""
+
+    items: dict[str, str]
+    params: dict[str, list[str]]
+    errors: list[tuple[str, str]]
+    exit_code: int
 
 
 class Key(NamedTuple):
@@ -238,3 +251,76 @@ def paired(first: Iterable[str], second: Iterable[str], functions: set[str]) -> 
 def cases(items: Iterable[str]) -> int:
     """How many tests ITEMS (snapshot ids) stand for: a key counts its cases."""
     return sum(parsed.cases if parsed else 1 for parsed in map(parse_key, items))
+
+
+def recheck(
+    first: Iterable[str], missing: Iterable[str], counted: Iterable[str], again: Callable[[list[str]], Iterable[str]]
+) -> frozenset[str]:
+    """The tests of MISSING ids whose ids in FIRST differ from AGAIN's second run of them (reported as a notice).
+
+    oracle-replay: a base case that looks uncollected on the new code may only
+    have another id on every run; a second run of the same tree tells.
+    """
+    first = list(first)
+    lost = {function_of(n) for n in missing if function_of(n) != n} - set(counted)
+    lost = {f for f in lost if any(function_of(n) == f for n in first)}
+    if not lost:
+        return frozenset()
+    moving = frozenset(differing(first, again(sorted(lost))) & lost)
+    for function in sorted(moving):
+        notice(
+            f"oracle-replay: the ids of {function} change between runs: its cases are paired by position "
+            "(give them stable ids with `ids=` or `pytest.param(..., id=...)`)"
+        )
+    return moving
+
+
+def same_case(node_id: str, first: Iterable[str], second: Iterable[str], counted: Iterable[str]) -> str:
+    """NODE_ID's case among SECOND: by position for a counted test (FIRST gives its place), else itself."""
+    return paired(first, second, set(counted)).get(node_id, node_id)
+
+
+def approvable(node_id: str, counted: Iterable[str]) -> str:
+    """What an approval names: the test, for one whose case ids change on every run."""
+    function = function_of(node_id)
+    return function if function in counted else node_id
+
+
+def counted_at_base(change_set: ChangeSet, contract_path: str) -> set[str]:
+    """The tests the base snapshot records by function, because their ids change between collections."""
+    from oracle_guard.contract import contract
+    from oracle_guard.contract.snapshot import parse_snapshot
+
+    at_base = contract.at_base(change_set.base, contract_path) or contract.Contract(path=contract_path)
+    path = at_base.snapshot_path
+    try:
+        return recorded(parse_snapshot(change_set.read_base([path])[path], path))
+    except UsageError:
+        return set()  # collection-snapshot reports a broken snapshot; the replay pairs by id
+
+
+def steady(
+    found: Collected,
+    base: dict[str, tuple[str, int]],
+    written: Mapping[str, object],
+    again: Callable[[], Collected | None],
+) -> dict[str, tuple[str, int]]:
+    """Count the cases of tests whose ids change between collections under their key, in FOUND and BASE.
+
+    Tests the base snapshot records by key are known; a parametrized test with
+    ids the base does not have is collected once more (AGAIN), and the ids that
+    differ between the two collections of the same tree are unstable.  Each is
+    reported once: while the snapshot in the work tree (WRITTEN) does not record it.
+    """
+    known = recorded(base)
+    items = grouped(found.items, known)
+    if any(n not in base and function_of(n) != n for n in items):
+        second = again()
+        if second is not None and not second.errors and second.exit_code == found.exit_code:
+            fresh = differing(items, grouped(second.items, known)) - known
+            for function in sorted(fresh - recorded(written)):
+                notice(describe(function, found.params, second.params))
+            known |= fresh
+            items = grouped(found.items, known)
+    found.items = items
+    return grouped_lines(base, known)

@@ -591,7 +591,8 @@ def _compare(
         return sametest.reappearing_ids(base, found.items, vanished, appeared, change_set.read_base, new_side, renamed)
 
     current = changes.read_worktree_file(snapshot)
-    base = steady(found, base, current, snapshot)
+    # Tests whose ids change between collections: counted by function (a second collection tells).
+    base = unstable_ids.steady(found, base, parse_snapshot(current, snapshot), lambda: _Run(found.python).result())
     findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed, same)
     wanted = changes.same_line_endings(format_snapshot(found.items).decode("utf-8"), current).encode("utf-8")
     if current != wanted:
@@ -612,31 +613,6 @@ def _compare(
             f"{snapshot}: updated with what pytest collects now ({unstable_ids.cases(found.items)} tests); review and stage it (collected by {found.python})"
         )
     return findings
-
-
-def steady(
-    found: Collection, base: dict[str, tuple[str, int]], current: bytes | None, snapshot: str
-) -> dict[str, tuple[str, int]]:
-    """Count the cases of tests whose ids change between collections under a stable key, in FOUND and BASE.
-
-    Tests the base snapshot records by key are known; a parametrized test with
-    ids the base does not have is collected once more, and the ids that differ
-    between the two collections of the same tree are unstable (reported once:
-    while the snapshot in the work tree does not record them yet).
-    """
-    known = unstable_ids.recorded(base)
-    items = unstable_ids.grouped(found.items, known)
-    if found.python and any(n not in base and unstable_ids.function_of(n) != n for n in items):
-        again = _Run(found.python).result()
-        if again is not None and not again.errors and again.exit_code == found.exit_code:
-            fresh = unstable_ids.differing(items, unstable_ids.grouped(again.items, known)) - known
-            written = unstable_ids.recorded(parse_snapshot(current, snapshot)) if current else set()
-            for function in sorted(fresh - written):
-                notice(unstable_ids.describe(function, found.params, again.params))
-            known |= fresh
-            items = unstable_ids.grouped(found.items, known)
-    found.items = items
-    return unstable_ids.grouped_lines(base, known)
 
 
 def _stale(snapshot: str, found: Collection, current: bytes | None) -> str:

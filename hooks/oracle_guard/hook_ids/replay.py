@@ -285,20 +285,10 @@ def _statement(node: str) -> str:
     return f"behavior-change {node}"
 
 
-def _approvable(node: str, counted: frozenset[str]) -> str:
-    """What an approval names: the test, for one whose case ids change on every run."""
-    function = unstable_ids.function_of(node)
-    return function if function in counted else node
-
-
 def judge(
     base: Result, new: Result, base_label: str, counted: frozenset[str] = frozenset()
 ) -> list[tuple[str, Finding]]:
-    """(node id, finding) for every test that passed at the base and does not pass on the new code.
-
-    COUNTED: tests whose ids change on every collection (the base snapshot records
-    them by key): their cases pair by position, not by id.
-    """
+    """(node id, finding) per test that passed at the base and not on the new code (COUNTED: cases pair by position)."""
     found = []
     moved = unstable_ids.paired(base.items, new.items, set(counted))
     for node, before in base.items.items():
@@ -307,7 +297,7 @@ def judge(
         after = new.items.get(moved.get(node, node))
         if after is not None and after.outcome == "passed":
             continue
-        command = f"`oracle-guard approve {_statement(_approvable(node, counted))}`"
+        command = f"`oracle-guard approve {_statement(unstable_ids.approvable(node, counted))}`"
         if after is None:
             error = new.errors.get(before.path)
             if error is not None and error.split(":", 1)[0].strip().rsplit(".", 1)[-1] in IMPORT_ERRORS:
@@ -449,29 +439,25 @@ def _replay(
         findings: list[tuple[str, Finding]] = []
         if new.exit_code not in (0, 1, 2, 5) and passed and not new.items:
             where = selection[0] if selection else "."
-            return [
-                Finding(
-                    where,
-                    1,
-                    1,
-                    "OG904",
-                    f"pytest cannot run the base's tests against the new code (exit {new.exit_code}): {new.tail or 'no output'}; fix the change",
-                )
-            ]
-        counted = frozenset(_counted(change_set, args.contract))
+            why = f"pytest cannot run the base's tests against the new code (exit {new.exit_code}): {new.tail or 'no output'}; fix the change"
+            return [Finding(where, 1, 1, "OG904", why)]
+        counted = frozenset(unstable_ids.counted_at_base(change_set, args.contract))
+
+        def again(tests: list[str], where: dict[str, str]) -> dict[str, Result]:
+            return _run(python, where, [*fixed, *tests], jobs, deadline, work, "rerun")
+
         suspects = judge(base, new, change_set.base_label, counted)
-        moving = _moving_ids(python, tree.base, fixed, base, suspects, counted, (jobs, deadline, work))
+        lost = [n for n, f in suspects if f.code == "OG905"]  # ids that change on every run look uncollected
+        moving = unstable_ids.recheck(base.items, lost, counted, lambda t: again(t, {"base": tree.base})["base"].items)
         if moving:
             counted |= moving
             suspects = judge(base, new, change_set.base_label, counted)
         if suspects:
             # A counted test's cases have other ids on every run: rerun the whole test, pair by position.
-            wanted = {unstable_ids.function_of(n) if unstable_ids.function_of(n) in counted else n for n, _ in suspects}
-            again = _run(python, trees, [*fixed, *sorted(wanted)], jobs, deadline, work, "rerun")
+            rerun = again(sorted({unstable_ids.approvable(n, counted) for n, _ in suspects}), trees)
             for node, finding in suspects:
                 twice = [
-                    again[s].items.get(unstable_ids.paired(base.items, again[s].items, set(counted)).get(node, node))
-                    for s in ("base", "new")
+                    rerun[s].items.get(unstable_ids.same_case(node, base.items, rerun[s].items, counted)) for s in trees
                 ]
                 if all(o is not None and o.outcome == "passed" for o in twice):
                     notice(
@@ -479,52 +465,10 @@ def _replay(
                     )
                     continue
                 findings.append((node, finding))
-        findings = [(_approvable(node, counted), finding) for node, finding in findings]
+        findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
         return _unapproved(change_set, args.contract, findings) if findings else []
     finally:
         tree.cleanup()
-
-
-def _moving_ids(
-    python: str,
-    base_tree: str,
-    fixed: list[str],
-    base: Result,
-    suspects: list[tuple[str, Finding]],
-    counted: frozenset[str],
-    run_with: tuple[int, float, str],
-) -> frozenset[str]:
-    """Tests whose base cases look uncollected on the new code (OG905) because their ids change on every run.
-
-    The base tree runs those tests once more: ids that differ from its first
-    run are unstable, and their cases pair by position like a counted test's.
-    """
-    lost = {unstable_ids.function_of(n) for n, f in suspects if f.code == "OG905"} - counted
-    lost = {f for f in lost if any(unstable_ids.function_of(n) == f != n for n in base.items)}
-    if not lost:
-        return frozenset()
-    jobs, deadline, work = run_with
-    again = _run(python, {"base": base_tree}, [*fixed, *sorted(lost)], jobs, deadline, work, "ids")["base"].items
-    moving = frozenset(unstable_ids.differing(base.items, again) & lost)
-    for function in sorted(moving):
-        notice(
-            f"oracle-replay: the ids of {function} change between runs: its cases are paired by position "
-            "(give them stable ids with `ids=` or `pytest.param(..., id=...)`)"
-        )
-    return moving
-
-
-def _counted(change_set: changes.ChangeSet, contract_path: str) -> set[str]:
-    """The tests the base snapshot records by function, because their ids change between collections."""
-    from oracle_guard.contract import contract
-    from oracle_guard.contract.snapshot import parse_snapshot
-
-    at_base = contract.at_base(change_set.base, contract_path) or contract.Contract(path=contract_path)
-    path = at_base.snapshot_path
-    try:
-        return unstable_ids.recorded(parse_snapshot(change_set.read_base([path])[path], path))
-    except UsageError:
-        return set()  # collection-snapshot reports a broken snapshot; the replay pairs by id
 
 
 def _unapproved(
