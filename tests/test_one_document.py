@@ -75,9 +75,8 @@ def test_check_replay_in_the_agent_format_is_one_verdict(repo: Repo, project: st
     assert result.out.count("this change weakens the tests") == 1
     assert "OG101" in result.out and "OG901" in result.out
     assert "`oracle-guard approve behavior-change tests/test_calc.py::test_double`" in result.out
-    text = repo.hook(check.main, "--base", project, "--replay")
-    assert text.code == 1 and text.out.count("oracle-guard: ") == 1  # one count line, for the hooks and the replay
-    assert "OG901 x" in text.out.splitlines()[-1]
+    text = repo.hook(check.main, "--base", project, "--replay")  # lines: the hooks', then the replay's
+    assert text.code == 1 and "OG101" in text.codes and "OG901" in text.codes
 
 
 def test_a_replay_error_is_inside_the_one_document(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -187,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--report",
         metavar="PATH",
-        help=f"where to write the JSON report (default: {DEFAULT_REPORT}, and only when some entry has a repro to run)",
+        help=f"where to write the JSON report (default: {DEFAULT_REPORT}, and only when the ledger has an entry)",
     )
     parser.add_argument("--previous", metavar="PATH", help="an earlier report: consecutive passes carry over from it")
     parser.add_argument("--runs", type=int, default=1, metavar="N", help="run each repro N times now (default: 1)")
@@ -251,9 +251,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 findings.append(
                     Finding(args.contract, entry.line, 1, FAILING[verdict], f"freeze {entry.id}: {message}")
                 )
-    if not asked and not any(entry.repro for entry in entries):
-        # Nothing ran: no file appears in the repository unless --report asks for one.
-        notice(f"quarantine: no freeze entry in {args.contract} has a repro command; nothing ran, no report written")
+    if not asked and not entries:
+        # An empty ledger: no file appears in the repository unless --report asks for one.
+        notice(f"quarantine: no freeze entry in {args.contract}; nothing ran, no report written")
         return emit(findings, args.format)
     report = {"version": 1, "contract": args.contract, "now": now.isoformat(), "entries": results}
     try:
