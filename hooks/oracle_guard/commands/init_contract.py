@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from oracle_guard.hook_ids.collection_snapshot import Collection
 
 REPO_URL = "https://github.com/oracle-guard/oracle-guard"
-# The README's config: the one-process hook, and the single ones for those who pick.
+# The README's config, word for word (tests/test_readme.py compares them): the one-process hook, replay
+# at pre-push, and the single ones for those who pick.
 ENTRY = f"""\
   - repo: {REPO_URL}
     rev: COMMIT  # no release is tagged yet: pin a commit (`git ls-remote {REPO_URL} HEAD`)
