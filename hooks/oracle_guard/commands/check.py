@@ -10,6 +10,7 @@ configuration error, else 1 for any finding.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -17,13 +18,15 @@ from collections.abc import Sequence
 from oracle_guard.commands import runner
 from oracle_guard.hook_ids import registry
 from oracle_guard.repo import changes
+from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
-from oracle_guard.reporting.report import EXIT_CLEAN, EXIT_USAGE, guarded
+from oracle_guard.reporting.report import EXIT_CLEAN, EXIT_USAGE, UsageError, guarded
 from oracle_guard.rules import args as hook_args
 
 FILE_HOOKS = tuple(h.id for h in registry.HOOKS if h.files)
 TAKES_NOW = tuple(h.id for h in registry.HOOKS if h.now)
 REPLAY = "oracle-replay"  # opt-in: it runs pytest twice
+ONE_VERDICT = ("json", "sarif", "agent")  # one document (or one verdict) per run, the replay's findings inside
 
 
 def is_python(path: str, in_work_tree: bool) -> bool:
@@ -79,22 +82,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     deleted_tests = [p for p in change_set.deleted if TEST_FILES.search(p) and is_python(p, False)]
     base = hook_args.context(args, change_set)
     started: list[tuple[runner.PytestRun, object]] = []
-    code = EXIT_CLEAN
+    outcome = runner.Outcome([], [], [])
     if wanted:
         outcome = runner.run(
             runner.plans(base, wanted, skipped, tests, deleted_tests, started, write_snapshot=args.write_snapshot),
             started,
         )
-        code = runner.emit(base.format, outcome)
-    if replay:
+    if replay and base.format in ONE_VERDICT:  # the replay's findings join the hooks' before anything is printed
+        outcome = runner.merged(outcome, _replayed(args, base))
+    code = runner.emit(base.format, outcome) if wanted or not replay or base.format in ONE_VERDICT else EXIT_CLEAN
+    if replay and base.format not in ONE_VERDICT:  # lines, not a document: the replay's follow the hooks'
         from oracle_guard.hook_ids import replay as replay_hook
 
         sys.stdout.flush()
-        options = replay_hook.build_parser().parse_args([])
-        options.base, options.contract, options.format = args.base, args.contract, args.format
-        replayed = replay_hook.replay(options)
+        replayed = replay_hook.replay(_replay_options(args))
         code = EXIT_USAGE if EXIT_USAGE in (code, replayed) else max(code, replayed)
     return code
+
+
+def _replay_options(args: argparse.Namespace) -> argparse.Namespace:
+    from oracle_guard.hook_ids import replay as replay_hook
+
+    options = replay_hook.build_parser().parse_args([])
+    options.base, options.contract, options.format = args.base, args.contract, args.format
+    return options
+
+
+def _replayed(args: argparse.Namespace, ctx: HookContext) -> runner.Outcome:
+    from oracle_guard.hook_ids import replay as replay_hook
+
+    try:
+        found = [("oracle-replay", f) for f in sorted(set(replay_hook.findings_of(_replay_options(args))))]
+    except UsageError as exc:
+        return runner.Outcome([], [str(exc)], [])
+    return runner.Outcome(found, [], [], runner.next_steps(ctx, found))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from oracle_guard.rules import args as hook_args
 HOOK_DIR = "oracle-guard-hooks"  # inside the worktree's own git dir, not its work tree
 STAGES = ("pre-commit", "pre-push")
 MARK = "# installed by `oracle-guard guard install`"
+SET_BY_GUARD = "oracle-guard.enabledWorktreeConfig"  # in the shared config: the guard turned the extension on
 
 
 def _git(worktree: str, *args: str, check: bool = True) -> str:
@@ -103,7 +104,8 @@ def _script(stage: str, base: str, contract_path: str) -> str:
 def install(top: str, base: str, contract_path: str) -> list[str]:
     done = []
     if _git(top, "config", "--bool", "extensions.worktreeConfig", check=False) != "true":
-        _git(top, "config", "extensions.worktreeConfig", "true")
+        _git(top, "config", "--local", "extensions.worktreeConfig", "true")
+        _git(top, "config", "--local", SET_BY_GUARD, "true")  # so that uninstall turns it off again
         done.append("enabled extensions.worktreeConfig (per-worktree settings; other worktrees keep theirs)")
     hooks_dir = os.path.join(_git_dir(top), HOOK_DIR)
     os.makedirs(hooks_dir, exist_ok=True)
@@ -163,7 +165,31 @@ def uninstall(top: str) -> list[str]:
         if not mode & stat.S_IWUSR:
             os.chmod(full, mode | stat.S_IWUSR)
             done.append(f"made {rel} writable again")
+    if _restore_worktree_config(top):
+        done.append("disabled extensions.worktreeConfig again (the guard had enabled it; no worktree uses it now)")
     return done or ["nothing to undo: the guard is not installed here"]
+
+
+def _restore_worktree_config(top: str) -> bool:
+    """Turn extensions.worktreeConfig off when the guard turned it on and no worktree has settings of its own left."""
+    if _git(top, "config", "--local", "--bool", "--get", SET_BY_GUARD, check=False) != "true":
+        return False
+    listed = _git(top, "worktree", "list", "--porcelain")
+    trees = [line[len("worktree ") :] for line in listed.splitlines() if line.startswith("worktree ")]
+    if any(os.path.isdir(t) and _git(t, "config", "--worktree", "--list", check=False) for t in trees):
+        return False  # another worktree's guard (or the user) still relies on it
+    _git(top, "config", "--local", "--unset", "extensions.worktreeConfig", check=False)
+    _git(top, "config", "--local", "--unset", SET_BY_GUARD, check=False)
+    for section in ("oracle-guard", "extensions"):  # no empty section headers left behind
+        if not _git(top, "config", "--local", "--get-regexp", rf"^{section}\.", check=False):
+            _git(top, "config", "--local", "--remove-section", section, check=False)
+    for tree in trees:  # the per-worktree files the guard wrote, now without a setting
+        path = _git(tree, "rev-parse", "--path-format=absolute", "--git-path", "config.worktree", check=False)
+        if path and os.path.isfile(path):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                if all(not line.strip() or line.strip().startswith("[") for line in f):
+                    os.unlink(path)
+    return True
 
 
 def _worktree_config(top: str) -> bool:

@@ -15,7 +15,7 @@ import importlib
 import os
 import re
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -26,6 +26,9 @@ from oracle_guard.contract.digests import Escape, digest_of
 from oracle_guard.repo import changes, git
 from oracle_guard.reporting.report import UsageError, guarded
 from oracle_guard.rules.args import summary
+
+if TYPE_CHECKING:
+    from oracle_guard.hook_ids.collection_snapshot import Collection
 
 REPO_URL = "https://github.com/oracle-guard/oracle-guard"
 # The README's config, word for word (tests/test_readme.py compares them): the one-process hook, replay
@@ -47,6 +50,10 @@ ENTRY = f"""\
       # - id: collection-snapshot
 """
 SNIPPET = "Write .pre-commit-config.yaml:\n\nrepos:\n" + ENTRY
+# oracle-replay runs at pre-push only: pre-commit installs that hook type only when asked.
+INSTALL = (
+    "Then run `pre-commit install` and `pre-commit install --hook-type pre-push` (oracle-replay runs at pre-push).\n"
+)
 
 
 def config_advice(path: str = ".pre-commit-config.yaml") -> str:
@@ -55,10 +62,13 @@ def config_advice(path: str = ".pre-commit-config.yaml") -> str:
         with open(path, encoding="utf-8", errors="replace") as f:
             existing = f.read()
     except OSError:
-        return SNIPPET
+        return SNIPPET + "\n" + INSTALL
     if REPO_URL in existing or "id: oracle-guard" in existing:
-        return f"{path} already names oracle-guard; keep `- id: oracle-guard` under its repo entry\n"
-    return f"Add under `repos:` in your {path}:\n\n" + ENTRY
+        advice = f"{path} already names oracle-guard; keep `- id: oracle-guard` under its repo entry\n"
+        if "id: oracle-replay" not in existing:
+            advice += "  and add `- id: oracle-replay` beside it: the base's tests against the new code, at pre-push\n"
+        return advice + INSTALL
+    return f"Add under `repos:` in your {path}:\n\n" + ENTRY + "\n" + INSTALL
 
 
 def record_snapshot(c: contract.Contract, force: bool) -> None:
@@ -81,10 +91,32 @@ def record_snapshot(c: contract.Contract, force: bool) -> None:
             f"not recorded: {path} ({what} in {found.python}: {found.tail or (found.errors[0][1] if found.errors else '')}); fix them, then run `collection-snapshot --always`"
         )
         return
+    items, unstable = steady_items(found)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "wb") as f:
-        f.write(snapshot.format_snapshot(found.items))
+        f.write(snapshot.format_snapshot(items))
     print(f"recorded {path}: {len(found.items)} tests collected by {found.python}; commit it with the contract")
+    for line in unstable:
+        print(f"  counted, not named: {line}")
+
+
+def steady_items(found: Collection) -> tuple[dict[str, str], list[str]]:
+    """FOUND's items with the tests whose ids change between two collections counted by function, and why.
+
+    A second collection of the same tree at adoption: otherwise a time-based
+    id would make the first commit after init fail, and every one after it.
+    """
+    from oracle_guard.contract import unstable_ids
+    from oracle_guard.hook_ids import collection_snapshot as cs
+
+    if not any(unstable_ids.function_of(n) != n for n in found.items):
+        return found.items, []  # nothing parametrized: no id can vary
+    again = cs.collect(found.python)
+    if again is None or again.errors or again.exit_code != found.exit_code:
+        return found.items, []
+    functions = unstable_ids.differing(found.items, again.items)
+    lines = [unstable_ids.describe(f, found.params, again.params) for f in sorted(functions)]
+    return unstable_ids.grouped(found.items, functions), lines
 
 
 _SKIP_PARTS = {"__pycache__", ".pytest_cache", ".hypothesis"}

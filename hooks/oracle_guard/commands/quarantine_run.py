@@ -186,9 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     contract.add_contract_arg(parser)
     parser.add_argument(
         "--report",
-        default=DEFAULT_REPORT,
         metavar="PATH",
-        help=f"where to write the JSON report (default: {DEFAULT_REPORT})",
+        help=f"where to write the JSON report (default: {DEFAULT_REPORT}, and only when the ledger has an entry)",
     )
     parser.add_argument("--previous", metavar="PATH", help="an earlier report: consecutive passes carry over from it")
     parser.add_argument("--runs", type=int, default=1, metavar="N", help="run each repro N times now (default: 1)")
@@ -205,7 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.runs < 1:
         raise UsageError("--runs must be at least 1")
     now = contract.parse_now(args.now)
-    args.report = os.path.abspath(args.report)  # as the user meant it, before moving to the top
+    asked = args.report is not None
+    args.report = os.path.abspath(args.report or DEFAULT_REPORT)  # as the user meant it, before moving to the top
     args.previous = os.path.abspath(args.previous) if args.previous else None
     changes.enter_repo([])
     rev, label = trusted_revision(args.base)
@@ -251,10 +251,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 findings.append(
                     Finding(args.contract, entry.line, 1, FAILING[verdict], f"freeze {entry.id}: {message}")
                 )
+    if not asked and not entries:
+        # An empty ledger: no file appears in the repository unless --report asks for one.
+        notice(f"quarantine: no freeze entry in {args.contract}; nothing ran, no report written")
+        return emit(findings, args.format)
     report = {"version": 1, "contract": args.contract, "now": now.isoformat(), "entries": results}
-    with open(args.report, "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=2, sort_keys=True)
-        f.write("\n")
+    try:
+        os.makedirs(os.path.dirname(args.report), exist_ok=True)
+        with open(args.report, "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=2, sort_keys=True)
+            f.write("\n")
+    except OSError as exc:
+        raise UsageError(f"cannot write the report to {args.report}: {exc.strerror or exc}") from None
+    notice(f"quarantine: report written to {os.path.relpath(args.report)}")
     return emit(findings, args.format)
 
 

@@ -151,6 +151,9 @@ def next_steps(ctx: HookContext, results: Sequence[tuple[str, Finding]]) -> dict
         if node_id is None and finding.code in ("OG801", "OG802"):  # collection-snapshot names the test
             named = _NODE_ID.search(finding.message)
             node_id = named.group(1) if named else None
+        if node_id is None and finding.code.startswith("OG90"):  # the replay names what to approve
+            named = _BEHAVIOR.search(finding.message)
+            node_id = named.group(1) if named else None
         steps[finding] = hints.next_step(finding.code, node_id)
     offered = [f for f, step in steps.items() if hints.needs_approval(step) and "allowed-signers" not in f.message]
     if offered:
@@ -179,6 +182,7 @@ def _signers_missing(ctx: HookContext) -> str | None:
 
 
 _NODE_ID = re.compile(r"(\S+\.pyi?::[^\s;]+)")
+_BEHAVIOR = re.compile(r"approve behavior-change (\S+)`")
 
 
 def _check_one(plan: Plan) -> list[Finding]:
@@ -201,22 +205,29 @@ def emit(fmt: str, outcome: Outcome) -> int:
     """Print the outcome in FMT; the exit code (2 for any error, else 1 for any finding or rewritten file)."""
     for error in outcome.errors:
         print(f"oracle-guard: error: {error}", file=sys.stderr)
+    code = EXIT_USAGE if outcome.errors else EXIT_FINDINGS if outcome.results or outcome.written else EXIT_CLEAN
     if fmt in report.DOCUMENT_FORMATS:
         from oracle_guard.reporting import output
 
-        output.print_document(fmt, outcome.results, outcome.errors, report.taken_notices(), outcome.steps)
+        output.print_document(fmt, outcome.results, outcome.errors, report.taken_notices(), outcome.steps, code)
     elif fmt == "agent":
         from oracle_guard.reporting import output
 
-        output.print_agent(outcome.results, outcome.errors, outcome.steps)
+        output.print_agent(outcome.results, outcome.errors, outcome.steps, outcome.written)
     elif fmt == "github":
         for _, finding in outcome.results:
             print(finding.github())
     else:
         print_text(outcome.results, outcome.steps)
-    if outcome.errors:
-        return EXIT_USAGE
-    return EXIT_FINDINGS if outcome.results or outcome.written else EXIT_CLEAN
+    return code
+
+
+def merged(first: Outcome, second: Outcome) -> Outcome:
+    """Two outcomes of one run (the hooks', then the replay's) as one, to print one document."""
+    seen = {f for _, f in first.results}
+    results = first.results + [(h, f) for h, f in second.results if f not in seen]
+    errors = first.errors + [e for e in second.errors if e not in first.errors]
+    return Outcome(results, errors, first.written + second.written, {**first.steps, **second.steps})
 
 
 def print_text(results: Sequence[tuple[str, Finding]], steps: dict[Finding, str] | None = None) -> None:

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
+from oracle_guard.contract import unstable_ids
 from oracle_guard.contract.snapshot import WEAKER, format_snapshot, parse_snapshot
 from oracle_guard.pytest_side import pytest_config
 from oracle_guard.pytest_side.partial_collection import PYTEST_CONFIGS, relevant
@@ -64,6 +65,7 @@ from oracle_guard.repo.interpreters import child_env as _child_env  # noqa: E402
 class Collection:
     items: dict[str, str] = field(default_factory=dict)  # node id -> status
     errors: list[tuple[str, str]] = field(default_factory=list)  # (where, message)
+    params: dict[str, list[str]] = field(default_factory=dict)  # node id -> argnames, "", ids (the collector's)
     exit_code: int = 0
     python: str = ""
     tail: str = ""  # last meaningful line of pytest's output, for messages
@@ -150,6 +152,8 @@ class _Run:
                         found.items[rest] = where
                     elif kind == "error":
                         found.errors.append((where, rest))
+                    elif kind == "params":
+                        found.params[where] = rest.split("\t")
             if os.path.exists(self.out_path + ".whole"):
                 with open(self.out_path + ".whole", encoding="utf-8") as f:
                     self.sidecar = f.read()
@@ -295,6 +299,8 @@ def compare(
     SAME(vanished, appeared) names the vanished ids whose test lives on
     (moved, renamed, merged or split with its checks: oracle_guard/analysis/sametest.py).
     """
+    counted = {n: v for n, v in base.items() if unstable_ids.parse_key(n) is not None}
+    base = {n: v for n, v in base.items() if n not in counted}
     # A test moved to another file keeps its class, name and parameters: pair
     # each vanished id with a new id of the same test part, once.
     moved: dict[str, list[str]] = {}
@@ -350,7 +356,7 @@ def compare(
                     f"test now {what} at collection (was {old}): {current}; restore it or add a freeze entry",
                 )
             )
-    return findings
+    return findings + unstable_ids.weakened(counted, found.items, snapshot, allowed_retire, allowed_skip)
 
 
 def check(ctx: HookContext) -> list[Finding]:
@@ -584,29 +590,39 @@ def _compare(
         new_side = lambda paths: {p: changes.read_worktree_file(p) for p in paths}  # noqa: E731 - what pytest collected
         return sametest.reappearing_ids(base, found.items, vanished, appeared, change_set.read_base, new_side, renamed)
 
-    findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed, same)
-    if change_set.base is not None and base_bytes is None:
-        notice(f"no {base_snapshot_path} at {change_set.base_label}: recording the first snapshot")
     current = changes.read_worktree_file(snapshot)
+    # Tests whose ids change between collections: counted by function (a second collection tells).
+    base = unstable_ids.steady(found, base, parse_snapshot(current, snapshot), lambda: _Run(found.python).result())
+    findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed, same)
     wanted = changes.same_line_endings(format_snapshot(found.items).decode("utf-8"), current).encode("utf-8")
     if current != wanted:
         ctx.written.append(snapshot)  # out of date: the run fails until it is staged
-        if findings or ctx.option("no_write"):  # a snapshot records a clean state, and `check` never writes
-            why = (
-                "fix the findings first"
-                if findings
-                else "run `oracle-guard collection-snapshot` (or `check --write-snapshot`)"
-            )
+        if findings:  # a snapshot records a clean state
             say(
-                f"{snapshot}: out of date with what pytest collects now ({len(found.items)} tests); not written: {why}, then stage it"
+                f"{snapshot}: out of date with what pytest collects now ({unstable_ids.cases(found.items)} tests); not written: fix the findings first, then stage it"
             )
             return findings
+        if ctx.option("no_write"):  # `check` never writes: a finding, so every format shows why it fails
+            ctx.written.remove(snapshot)
+            return [Finding(snapshot, 1, 1, "OG805", _stale(snapshot, found, current))]
         parse_snapshot(current, snapshot)  # never overwrite a file that is not a snapshot
+        if change_set.base is not None and base_bytes is None:
+            notice(f"no {base_snapshot_path} at {change_set.base_label}: recording the first snapshot")
         changes.write_atomic(snapshot, wanted)
         say(
-            f"{snapshot}: updated with what pytest collects now ({len(found.items)} tests); review and stage it (collected by {found.python})"
+            f"{snapshot}: updated with what pytest collects now ({unstable_ids.cases(found.items)} tests); review and stage it (collected by {found.python})"
         )
     return findings
+
+
+def _stale(snapshot: str, found: Collection, current: bytes | None) -> str:
+    """Why an out-of-date snapshot fails `check`, and what to run."""
+    old = set(parse_snapshot(current, snapshot)) if current is not None else set()
+    new, gone = len(set(found.items) - old), len(old - set(found.items))
+    return (
+        f"out of date with what pytest collects now ({unstable_ids.cases(found.items)} tests: {new} not listed, {gone} listed but not collected); "
+        "run `oracle-guard collection-snapshot`, review and stage it"
+    )
 
 
 _NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][\w.]*)'")

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from oracle_guard import __version__
+from oracle_guard.contract import unstable_ids
 from oracle_guard.pytest_side import scratch
 from oracle_guard.repo import changes
 from oracle_guard.repo.interpreters import candidate_interpreters, child_env
@@ -284,16 +285,19 @@ def _statement(node: str) -> str:
     return f"behavior-change {node}"
 
 
-def judge(base: Result, new: Result, base_label: str) -> list[tuple[str, Finding]]:
-    """(node id, finding) for every test that passed at the base and does not pass on the new code."""
+def judge(
+    base: Result, new: Result, base_label: str, counted: frozenset[str] = frozenset()
+) -> list[tuple[str, Finding]]:
+    """(node id, finding) per test that passed at the base and not on the new code (COUNTED: cases pair by position)."""
     found = []
+    moved = unstable_ids.paired(base.items, new.items, set(counted))
     for node, before in base.items.items():
         if before.outcome != "passed":
             continue  # a base failure or skip was never an oracle
-        after = new.items.get(node)
+        after = new.items.get(moved.get(node, node))
         if after is not None and after.outcome == "passed":
             continue
-        command = f"`oracle-guard approve {_statement(node)}`"
+        command = f"`oracle-guard approve {_statement(unstable_ids.approvable(node, counted))}`"
         if after is None:
             error = new.errors.get(before.path)
             if error is not None and error.split(":", 1)[0].strip().rsplit(".", 1)[-1] in IMPORT_ERRORS:
@@ -350,14 +354,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def replay(args: argparse.Namespace) -> int:
-    """The replay for parsed options (`check --replay` fills in its own base, contract and format)."""
+    """The replay for parsed options, printed in their format; the exit code."""
+    return emit(findings_of(args), args.format, hook="oracle-replay")
+
+
+def findings_of(args: argparse.Namespace) -> list[Finding]:
+    """The replay's findings, printing nothing but notices (`check --replay` prints them in its one document)."""
     started = time.monotonic()
     deadline = started + args.timeout
     changes.enter_repo([])
     change_set = changes.resolve(args)
     if change_set.base is None:
         notice("oracle-replay: nothing to replay: there is no base revision yet")
-        return 0
+        return []
     from oracle_guard.contract import contract
 
     base_contract = contract.at_base(change_set.base, args.contract)
@@ -372,10 +381,10 @@ def replay(args: argparse.Namespace) -> int:
             else "nothing pytest reads"
         )
         notice(f"oracle-replay: nothing to replay: the change touches {what}")
-        return 0
+        return []
     if not the_plan.modules and not the_plan.everything:
         notice("oracle-replay: nothing to replay: the change adds tests but changes none the base had")
-        return 0
+        return []
     selection = [] if the_plan.everything else the_plan.modules
     try:
         return _replay(args, change_set, the_plan, selection, deadline, started)
@@ -392,7 +401,7 @@ def _replay(
     selection: list[str],
     deadline: float,
     started: float,
-) -> int:
+) -> list[Finding]:
     jobs = _jobs(args.jobs)
     tree = scratch.Scratch()
     work = tempfile.mkdtemp(prefix="logs-", dir=tree.root)
@@ -430,30 +439,34 @@ def _replay(
         findings: list[tuple[str, Finding]] = []
         if new.exit_code not in (0, 1, 2, 5) and passed and not new.items:
             where = selection[0] if selection else "."
-            return emit(
-                [
-                    Finding(
-                        where,
-                        1,
-                        1,
-                        "OG904",
-                        f"pytest cannot run the base's tests against the new code (exit {new.exit_code}): {new.tail or 'no output'}; fix the change",
-                    )
-                ],
-                args.format,
-            )
-        suspects = judge(base, new, change_set.base_label)
+            why = f"pytest cannot run the base's tests against the new code (exit {new.exit_code}): {new.tail or 'no output'}; fix the change"
+            return [Finding(where, 1, 1, "OG904", why)]
+        counted = frozenset(unstable_ids.counted_at_base(change_set, args.contract))
+
+        def again(tests: list[str], where: dict[str, str]) -> dict[str, Result]:
+            return _run(python, where, [*fixed, *tests], jobs, deadline, work, "rerun")
+
+        suspects = judge(base, new, change_set.base_label, counted)
+        lost = [n for n, f in suspects if f.code == "OG905"]  # ids that change on every run look uncollected
+        moving = unstable_ids.recheck(base.items, lost, counted, lambda t: again(t, {"base": tree.base})["base"].items)
+        if moving:
+            counted |= moving
+            suspects = judge(base, new, change_set.base_label, counted)
         if suspects:
-            again = _run(python, trees, [*fixed, *sorted({n for n, _ in suspects})], jobs, deadline, work, "rerun")
+            # A counted test's cases have other ids on every run: rerun the whole test, pair by position.
+            rerun = again(sorted({unstable_ids.approvable(n, counted) for n, _ in suspects}), trees)
             for node, finding in suspects:
-                twice = [again[s].items.get(node) for s in ("base", "new")]
+                twice = [
+                    rerun[s].items.get(unstable_ids.same_case(node, base.items, rerun[s].items, counted)) for s in trees
+                ]
                 if all(o is not None and o.outcome == "passed" for o in twice):
                     notice(
                         f"oracle-replay: flaky on replay: {node} failed against the new code once, then passed on both sides"
                     )
                     continue
                 findings.append((node, finding))
-        return emit(_unapproved(change_set, args.contract, findings) if findings else [], args.format)
+        findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
+        return _unapproved(change_set, args.contract, findings) if findings else []
     finally:
         tree.cleanup()
 

@@ -10,7 +10,11 @@ Output, one line per item or error, tab-separated, written at the end of
 collection (after every ``pytest_collection_modifyitems`` hook and plugin):
 
     item<TAB>run|skip-if-env|skip|xfail<TAB>node id
+    params<TAB>node id<TAB>argnames and, after an empty field, the id of each parametrize call
     error<TAB>node id or path<TAB>last line of the error
+
+(`params` only for parametrized items: it names the parameter whose id changes
+between two collections, oracle_guard/contract/unstable_ids.py.)
 """
 
 from __future__ import annotations
@@ -94,6 +98,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             _errors.append((item.nodeid, _clean(f"skip/xfail condition failed: {exc}")))
             continue
         out.append(f"item\t{status}\t{item.nodeid}\n")
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None:
+            fields = [*getattr(callspec, "params", {}), "", *getattr(callspec, "_idlist", ())]
+            out.append("\t".join(["params", item.nodeid, *(_clean(str(f)) for f in fields)]) + "\n")
     out += [f"error\t{where}\t{message}\n" for where, message in _errors]
     if OUTPUT:
         with open(OUTPUT, "w", encoding="utf-8", errors="backslashreplace") as f:

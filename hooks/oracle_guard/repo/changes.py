@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Callable
 
 from oracle_guard.repo import git
+from oracle_guard.repo.paths import DEFAULT_CONTRACT
 from oracle_guard.reporting.report import UsageError
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -230,7 +231,37 @@ def ci_base(env: dict[str, str] | None = None) -> str | None:
 
 
 def resolve(args: argparse.Namespace, env: dict[str, str] | None = None) -> ChangeSet:
-    """The change to check; call from the repository's top folder (enter_repo)."""
+    """The change to check; call from the repository's top folder (enter_repo).
+
+    A `--contract PATH` outside the repository, or one given explicitly that
+    exists on neither side, is one clear error before anything reads it.
+    """
+    contract = getattr(args, "contract", None)
+    if isinstance(contract, str):
+        _inside(contract)
+    change_set = _resolve(args, env)
+    if isinstance(contract, str) and contract != DEFAULT_CONTRACT and not os.path.lexists(contract):
+        sides = [change_set.read_base([contract])[contract] if change_set.base else None]
+        if change_set.target:
+            sides.append(change_set.read_new([contract])[contract])
+        if all(side is None for side in sides):
+            where = f"the work tree or at {change_set.base_label}" if change_set.base else "the work tree"
+            raise UsageError(
+                f"--contract {contract}: no such file in {where}; pass the contract's path from the repository's top "
+                f"(default {DEFAULT_CONTRACT}), or run `oracle-guard init --contract {contract}`"
+            )
+    return change_set
+
+
+def _inside(contract: str) -> None:
+    parts = contract.replace("\\", "/").split("/")
+    if not contract or os.path.isabs(contract) or ".." in parts:
+        raise UsageError(
+            f"--contract {contract}: must be a path inside the repository, relative to its top (default {DEFAULT_CONTRACT})"
+        )
+
+
+def _resolve(args: argparse.Namespace, env: dict[str, str] | None = None) -> ChangeSet:
     env = dict(os.environ) if env is None else env
     given = getattr(args, "base", None)
     if given is not None and not given.strip():

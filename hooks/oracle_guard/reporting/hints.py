@@ -205,6 +205,11 @@ CODES: dict[str, tuple[str, str, str]] = {
         "pytest --collect-only failed",
         "run `pytest --collect-only` and fix its usage or internal error",
     ),
+    "OG805": (
+        "collection-snapshot",
+        "the snapshot is out of date",
+        "run `oracle-guard collection-snapshot`, review and stage the snapshot",
+    ),
     **{
         f"OG85{n}": ("collection-snapshot", title, "restore the pytest configuration")
         for n, title in enumerate(

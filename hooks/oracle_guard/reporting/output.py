@@ -37,7 +37,9 @@ def json_document(
     errors: Sequence[str],
     notices: Sequence[str],
     steps: dict[Finding, str] | None = None,
+    status: int | None = None,
 ) -> dict[str, Any]:
+    """STATUS: the process's exit status, when more than findings and errors decide it (a rewritten file)."""
     steps = steps or {}
     return {
         "schema": "oracle-guard/findings",
@@ -64,7 +66,7 @@ def json_document(
             "findings": len(results),
             "errors": len(errors),
             "by_code": dict(sorted(Counter(f.code for _, f in results).items())),
-            "exit_code": exit_code(results, errors),
+            "exit_code": exit_code(results, errors) if status is None else status,
         },
     }
 
@@ -74,6 +76,7 @@ def sarif_document(
     errors: Sequence[str],
     notices: Sequence[str],
     steps: dict[Finding, str] | None = None,
+    status: int | None = None,
 ) -> dict[str, Any]:
     steps = steps or {}
     codes = sorted(set(hints.CODES) | {f.code for _, f in results})  # every rule, so code scanning knows them all
@@ -113,7 +116,13 @@ def sarif_document(
             }
             for hook, f in results
         ],
-        "invocations": [{"executionSuccessful": not errors, "toolExecutionNotifications": notifications}],
+        "invocations": [
+            {
+                "executionSuccessful": not errors,
+                "exitCode": exit_code(results, errors) if status is None else status,
+                "toolExecutionNotifications": notifications,
+            }
+        ],
         "columnKind": "unicodeCodePoints",
     }
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
@@ -131,18 +140,28 @@ def print_document(
     errors: Sequence[str],
     notices: Sequence[str],
     steps: dict[Finding, str] | None = None,
+    status: int | None = None,
 ) -> None:
     build = sarif_document if fmt == "sarif" else json_document
-    json.dump(build(results, errors, notices, steps), sys.stdout, indent=2, ensure_ascii=False)
+    json.dump(build(results, errors, notices, steps, status), sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
 
 
-def print_agent(results: Sequence[tuple[str, Finding]], errors: Sequence[str], steps: dict[Finding, str]) -> None:
+def print_agent(
+    results: Sequence[tuple[str, Finding]],
+    errors: Sequence[str],
+    steps: dict[Finding, str],
+    written: Sequence[str] = (),
+) -> None:
     """For a coding agent's commit or stop hook: each finding, why it blocks, and what to do, in plain words."""
     for error in errors:
         print(f"oracle-guard: cannot check this change, so it is refused: {error}")
     if not results:
-        if not errors:
+        if written and not errors:  # exit 1 without a weakening: say what to do, never "no weakening"
+            print(
+                f"oracle-guard: no weakening found, but it updated {', '.join(written)}: review it and stage it, then commit again"
+            )
+        elif not errors:
             print("oracle-guard: no weakening found")
         return
     print(

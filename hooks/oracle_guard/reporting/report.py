@@ -46,22 +46,23 @@ def use_format(fmt: str) -> None:
     _notices.clear()
 
 
-def emit(findings: Iterable[Finding], fmt: str = "text", hook: str = "") -> int:
-    """Print findings sorted and de-duplicated; return the exit code."""
+def emit(findings: Iterable[Finding], fmt: str = "text", hook: str = "", written: Sequence[str] = ()) -> int:
+    """Print findings sorted and de-duplicated; return the exit code (1 also when the hook rewrote WRITTEN)."""
     unique = sorted(set(findings))
+    code = EXIT_FINDINGS if unique or written else EXIT_CLEAN
     if fmt in DOCUMENT_FORMATS:
         from oracle_guard.reporting import output
 
-        output.print_document(fmt, [(hook, f) for f in unique], [], taken_notices())
-        return EXIT_FINDINGS if unique else EXIT_CLEAN
+        output.print_document(fmt, [(hook, f) for f in unique], [], taken_notices(), status=code)
+        return code
     if fmt == "agent":
         from oracle_guard.reporting import output
 
-        output.print_agent([(hook, f) for f in unique], [], {})
-        return EXIT_FINDINGS if unique else EXIT_CLEAN
+        output.print_agent([(hook, f) for f in unique], [], {}, written)
+        return code
     for finding in unique:
         print(finding.github() if fmt == "github" else finding.text())
-    return EXIT_FINDINGS if unique else EXIT_CLEAN
+    return code
 
 
 def current_format() -> str:

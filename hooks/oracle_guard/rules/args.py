@@ -98,5 +98,4 @@ def context(
 
 def finish(ctx: HookContext, findings: list[report.Finding], hook: str = "") -> int:
     """Print FINDINGS in the context's format; the exit code (1 if a file was rewritten)."""
-    code = report.emit(findings, ctx.format, hook=hook)
-    return max(code, report.EXIT_FINDINGS) if ctx.written else code
+    return report.emit(findings, ctx.format, hook=hook, written=ctx.written)
