@@ -301,6 +301,11 @@ CODES: dict[str, tuple[str, str, str]] = {
         "a base test is no longer collected against the new code",
         "restore what the test collects, or approve `behavior-change NODEID`",
     ),
+    "OG906": (
+        "oracle-replay",
+        "the new code tampers with the test run",
+        "remove the code that exits the process, patches the test machinery or hides outcomes",
+    ),
 }
 
 
