@@ -5,6 +5,14 @@
     python bench/replay.py --suite attrs=/tmp/bench-attrs:src/attr/_funcs.py:tests/test_funcs.py \\
                            --suite pluggy=/tmp/bench-pluggy:src/pluggy/_hooks.py:testing/test_hookcaller.py
 
+With an empty TEST_MODULE (`NAME=CLONE:PRODUCTION_FILE:`) the change is
+production code only: the replay runs the base test modules that reach the
+file (pytest_side/selection.py, printed), the bare run is plain pytest of
+those modules, and a third command replays with the canaries off
+(`replay.CANARIES = False`, in-process) to price canaries and the ledger's
+completeness checks; targets: replay <= 2.5x bare, canaries <= 3%.  Notices
+of a flaky canary verdict or an unjudged property are counted.
+
 Each suite is a throwaway clone (reset hard and cleaned: never point this at a
 working copy you care about).  The change is one production file and one test
 module edited (a comment appended to each), left in the work tree: the replay
@@ -47,51 +55,78 @@ def git(root: str, *args: str) -> str:
     ).stdout
 
 
-def timed(cmd: list[str], cwd: str, env: dict[str, str]) -> tuple[float, int, str]:
+def timed(cmd: list[str], cwd: str, env: dict[str, str]) -> tuple[float, int, str, str]:
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
-    return (
-        time.perf_counter() - start,
-        proc.returncode,
-        (proc.stdout + proc.stderr).strip().splitlines()[-1:][0] if (proc.stdout + proc.stderr).strip() else "",
-    )
+    output = (proc.stdout + proc.stderr).strip()
+    return time.perf_counter() - start, proc.returncode, output.splitlines()[-1] if output else "", proc.stderr
 
 
 def suite(name: str, root: str, production: str, module: str, runs: int, jobs: str) -> None:
     git(root, "reset", "-q", "--hard")
     git(root, "clean", "-qfdx")
     for path in (production, module):
+        if not path:
+            continue
         with open(os.path.join(root, path), "a", encoding="utf-8") as f:
             f.write("\n# replay bench: touched\n")
     env = {**os.environ, "PYTHONPATH": os.path.join(root, "src"), "PYTHONHASHSEED": "0"}
     env.pop("PYTEST_ADDOPTS", None)
-    bare = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", module]
-    replay = [sys.executable, "-m", "oracle_guard", "replay", "--base", "HEAD", "--python", sys.executable]
-    if jobs:
-        replay += ["--jobs", jobs]
-    # `python -m hooks` is oracle-guard's own entry point: the same code as the console script.
-    walls: dict[str, list[float]] = {"bare": [], "replay": []}
-    ratios = []
-    for i in range(runs + 1):  # the first pair warms caches and is not counted
-        b, b_code, b_tail = timed(bare, root, env)
-        r, r_code, r_tail = timed(replay, root, {k: v for k, v in env.items() if k != "PYTHONPATH"})
-        if r_code != 0 or b_code != 0:
-            raise SystemExit(f"{name}: bare exit {b_code} ({b_tail}); replay exit {r_code} ({r_tail})")
-        if i:
-            walls["bare"].append(b)
-            walls["replay"].append(r)
-            ratios.append(r / b)
-    print(f"{name}: {module} ({b_tail})")
-    print(
-        f"  bare pytest  median {statistics.median(walls['bare']):6.2f} s  (min {min(walls['bare']):.2f}, max {max(walls['bare']):.2f})"
+    modules = [module] if module else selected(root)
+    bare = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *modules]
+    options = ["--base", "HEAD", "--python", sys.executable, *(["--jobs", jobs] if jobs else [])]
+    replay = [sys.executable, "-m", "oracle_guard", "replay", *options]
+    quiet = (
+        "import sys; from oracle_guard.hook_ids import replay; replay.CANARIES = False; "
+        f"sys.exit(replay.main({options!r}))"
     )
+    commands = {"bare": bare, "replay": replay}
+    if not module:
+        commands["no canaries"] = [sys.executable, "-c", quiet]
+    walls: dict[str, list[float]] = {k: [] for k in commands}
+    notices = 0
+    for i in range(runs + 1):  # the first round warms caches and is not counted
+        order = list(commands) if i % 2 else list(reversed(commands))
+        for key in order:
+            replay_env = {k: v for k, v in env.items() if k != "PYTHONPATH"} if key != "bare" else env
+            wall, code, tail, err = timed(commands[key], root, replay_env)
+            if code != (0 if key != "bare" else code) or (key == "bare" and code not in (0, 1)):
+                raise SystemExit(f"{name}: {key} exit {code} ({tail})")
+            notices += err.count("flaky run on the new code") + err.count("not judged")
+            if i:
+                walls[key].append(wall)
+    print(f"{name}: {len(modules)} test module(s) ({production} touched{', ' + module if module else ''})")
+    for key, values in walls.items():
+        print(f"  {key:12} median {statistics.median(values):6.2f} s  (min {min(values):.2f}, max {max(values):.2f})")
+    ratios = [r / b for r, b in zip(walls["replay"], walls["bare"])]
     print(
-        f"  replay       median {statistics.median(walls['replay']):6.2f} s  (min {min(walls['replay']):.2f}, max {max(walls['replay']):.2f})"
+        f"  replay/bare  median {statistics.median(ratios):6.2f}x (min {min(ratios):.2f}, max {max(ratios):.2f}), {runs} rounds, target <= {2.3 if module else 2.5}x"
     )
-    print(
-        f"  ratio        median {statistics.median(ratios):6.2f}x (min {min(ratios):.2f}, max {max(ratios):.2f}), {runs} pairs, target <= 2.3x"
-    )
+    if "no canaries" in walls:
+        extra = [r / q - 1 for r, q in zip(walls["replay"], walls["no canaries"])]
+        print(
+            f"  canaries     median {statistics.median(extra) * 100:+6.1f}% (min {min(extra) * 100:+.1f}%, max {max(extra) * 100:+.1f}%) of the replay, target <= 3%"
+        )
+    print(f"  notices of a flaky or unjudged canary verdict: {notices} in {runs + 1} rounds")
     git(root, "reset", "-q", "--hard")
+
+
+def selected(root: str) -> list[str]:
+    """The base test modules the replay of the work tree's change runs."""
+    from oracle_guard.pytest_side import scratch, selection
+    from oracle_guard.repo import changes
+
+    here = os.getcwd()
+    os.chdir(root)
+    try:
+        change_set = changes.resolve(argparse.Namespace(base="HEAD"))
+        side = scratch.TestSide(change_set.base or "", "tests/agent_contract.yaml", None)
+        chosen = selection.select(change_set, scratch.plan(change_set, side), side)
+    finally:
+        os.chdir(here)
+    if chosen.everything:
+        raise SystemExit(f"{root}: the replay runs every test ({'; '.join(chosen.reasons)}): pick another file")
+    return list(chosen.modules)
 
 
 def synthetic(files: int, runs: int) -> None:
@@ -151,8 +186,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--jobs", default="", help="pass --jobs to the replay (default: its own choice)")
     parser.add_argument("--files", type=int, default=5000)
+    parser.add_argument("--no-synthetic", action="store_true", help="skip the scratch-tree build timing")
     args = parser.parse_args()
-    synthetic(args.files, args.runs)
+    if not args.no_synthetic:
+        synthetic(args.files, args.runs)
     for spec in args.suite:
         name, _, rest = spec.partition("=")
         root, production, module = rest.split(":")

@@ -102,13 +102,26 @@ def test_a_dynamic_import_is_undecided_and_selected_whatever_changed() -> None:
     assert selected(files, ["src/shop/report.py"]).modules == ("tests/test_loader.py", "tests/test_report.py")
 
 
-def test_a_file_that_does_not_parse_is_undecided() -> None:
-    files = {**SHOP, "src/shop/broken.py": "def (:\n", "tests/test_b.py": "import shop.broken\n"}
+def test_a_file_that_does_not_parse_still_has_its_imports_read() -> None:
+    files = {**SHOP, "src/shop/broken.py": "def (:\nimport shop.labels\n", "tests/test_b.py": "import shop.broken\n"}
     assert selected(files, ["src/shop/labels.py"]).modules == (
         "tests/test_b.py",
         "tests/test_prices.py",
         "tests/test_report.py",
     )
+    assert selected(files, ["src/tools/cli.py"]).modules == ()
+
+
+def test_import_spellings_on_one_line_in_parentheses_and_after_a_colon() -> None:
+    files = {
+        **SHOP,
+        "tests/test_a.py": "import os; import shop.report as r\n",
+        "tests/test_b.py": "try: from shop import (\n    labels,\n    report,\n)\nexcept ImportError: pass\n",
+        "tests/test_c.py": "from shop.report \\\n    import render\n",
+        "tests/test_d.py": "important = 'import shop.report is only in this string'\n",
+    }
+    found = selected(files, ["src/shop/report.py"]).modules
+    assert found == ("tests/test_a.py", "tests/test_b.py", "tests/test_c.py", "tests/test_report.py")
 
 
 def test_sys_path_edits_let_an_unresolved_import_match_a_dotted_tail() -> None:

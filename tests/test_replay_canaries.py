@@ -250,3 +250,29 @@ def test_the_ledger_reads_a_run_cut_short(tmp_path: Path) -> None:
     assert read.items["tests/t.py::a"] == ledger.Outcome("failed", "tests/t.py", 3, "assert 1 == 2")
     assert read.canaries == {"c0": "", "c1": "", "c2": "", "c3": ""}
     assert set(ledger.broken(read)) == {"finished", "complete", "exit"}
+
+
+@pytest.mark.slow
+def test_a_property_the_base_run_breaks_too_is_a_notice_not_a_finding(repo: Repo) -> None:
+    # without pytest's unittest plugin the unittest canary is never collected, on either side
+    config = {"pytest.ini": "[pytest]\npythonpath = src\naddopts = -p no:unittest\n"}
+    code, out, err = gate(repo, {"src/calc.py": HONEST["a refactor"]}, config)
+    assert (code, out) == (0, ""), (out, err)
+    assert "not judged: at HEAD too, the planted failing unittest assertEqual did not run (it must fail)" in err
+
+
+@pytest.mark.slow
+def test_a_run_that_breaks_once_then_holds_is_a_flake_notice(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FLAKE_DIR", str(tmp_path))
+    once = calc(
+        HONEST["a refactor"],
+        "import os\n_seen = os.path.join(os.environ['FLAKE_DIR'], 'seen')\n"
+        "if os.path.basename(os.getcwd()) == 'new' and not os.path.exists(_seen):\n"
+        "    open(_seen, 'w').close()\n    os._exit(0)\n",
+    )
+    code, out, err = gate(repo, {"src/calc.py": once})
+    assert (code, out) == (0, ""), (out, err)
+    assert "flaky run on the new code (the pytest process exited 0 before pytest finished" in err, err
+    assert (tmp_path / "seen").exists()

@@ -3,16 +3,21 @@
     oracle-guard replay --base origin/main
 
 Static hooks judge how a patch is spelled; this one runs the base's version
-of the tests the patch touched against the patched production code.  Two
-scratch trees are exported from git (never the user's work tree): the base
-revision, and the new production code with the base's test side.  The same
-selection runs in both: the base versions of the test modules the change
-edited or deleted, or every test when another test-side file changed (a
-conftest, pytest configuration, a helper, a golden, a plugin).  A test that
-passed at the base and fails, errors, skips or xfails against the new code
-is a finding (re-run once on both sides first: passing both times is a
-flake, reported as a notice).  A deliberate behaviour change passes with a
-signed ``behavior-change <node id>`` approval.
+of the tests against the patched production code.  Two scratch trees are
+exported from git (never the user's work tree): the base revision, and the
+new production code with the base's test side.  The same selection runs in
+both (pytest_side/selection.py): the base versions of the test modules the
+change edited or deleted, the base test modules whose imports reach the
+changed production code, or every test when that cannot be decided.  A
+test that passed at the base and fails, errors, skips or xfails against the
+new code is a finding (re-run once on both sides first: passing both times
+is a flake, reported as a notice).  A deliberate behaviour change passes
+with a signed ``behavior-change <node id>`` approval.
+
+Each run is judged from outside its process (pytest_side/ledger.py):
+planted canaries must fail (one must pass), every collected test needs an
+outcome, a completion marker comes last, and the exit status must agree.
+A new side that breaks what the base side holds, twice, is OG906.
 """
 
 from __future__ import annotations
