@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -55,11 +56,18 @@ def git(root: str, *args: str) -> str:
     ).stdout
 
 
-def timed(cmd: list[str], cwd: str, env: dict[str, str]) -> tuple[float, int, str, str]:
-    start = time.perf_counter()
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # every waited-for descendant: pytest's too
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(cmd: list[str], cwd: str, env: dict[str, str]) -> tuple[float, float, int, str, str]:
+    """(wall, CPU, exit code, last output line, stderr) of CMD."""
+    start, cpu = time.perf_counter(), children_cpu()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     output = (proc.stdout + proc.stderr).strip()
-    return time.perf_counter() - start, proc.returncode, output.splitlines()[-1] if output else "", proc.stderr
+    wall, used = time.perf_counter() - start, children_cpu() - cpu
+    return wall, used, proc.returncode, output.splitlines()[-1] if output else "", proc.stderr
 
 
 def suite(name: str, root: str, production: str, module: str, runs: int, jobs: str) -> None:
@@ -84,29 +92,37 @@ def suite(name: str, root: str, production: str, module: str, runs: int, jobs: s
     if not module:
         commands["no canaries"] = [sys.executable, "-c", quiet]
     walls: dict[str, list[float]] = {k: [] for k in commands}
+    cpus: dict[str, list[float]] = {k: [] for k in commands}
     notices = 0
     for i in range(runs + 1):  # the first round warms caches and is not counted
         order = list(commands) if i % 2 else list(reversed(commands))
         for key in order:
             replay_env = {k: v for k, v in env.items() if k != "PYTHONPATH"} if key != "bare" else env
-            wall, code, tail, err = timed(commands[key], root, replay_env)
-            if code != (0 if key != "bare" else code) or (key == "bare" and code not in (0, 1)):
+            wall, cpu, code, tail, err = timed(commands[key], root, replay_env)
+            if code not in ((0, 1) if key == "bare" else (0,)):
                 raise SystemExit(f"{name}: {key} exit {code} ({tail})")
             notices += err.count("flaky run on the new code") + err.count("not judged")
             if i:
                 walls[key].append(wall)
+                cpus[key].append(cpu)
     print(f"{name}: {len(modules)} test module(s) ({production} touched{', ' + module if module else ''})")
     for key, values in walls.items():
-        print(f"  {key:12} median {statistics.median(values):6.2f} s  (min {min(values):.2f}, max {max(values):.2f})")
-    ratios = [r / b for r, b in zip(walls["replay"], walls["bare"])]
-    print(
-        f"  replay/bare  median {statistics.median(ratios):6.2f}x (min {min(ratios):.2f}, max {max(ratios):.2f}), {runs} rounds, target <= {2.3 if module else 2.5}x"
-    )
-    if "no canaries" in walls:
-        extra = [r / q - 1 for r, q in zip(walls["replay"], walls["no canaries"])]
         print(
-            f"  canaries     median {statistics.median(extra) * 100:+6.1f}% (min {min(extra) * 100:+.1f}%, max {max(extra) * 100:+.1f}%) of the replay, target <= 3%"
+            f"  {key:12} median {statistics.median(values):6.2f} s  (min {min(values):.2f}, max {max(values):.2f}),"
+            f" CPU median {statistics.median(cpus[key]):6.2f} s"
         )
+    for what, table in (("wall", walls), ("CPU", cpus)):
+        ratios = [r / b for r, b in zip(table["replay"], table["bare"])]
+        print(
+            f"  replay/bare  {what:4} median {statistics.median(ratios):5.2f}x (min {min(ratios):.2f}, max {max(ratios):.2f}),"
+            f" {runs} rounds, target <= {2.3 if module else 2.5}x"
+        )
+        if "no canaries" in table:
+            extra = [r / q - 1 for r, q in zip(table["replay"], table["no canaries"])]
+            print(
+                f"  canaries     {what:4} median {statistics.median(extra) * 100:+5.1f}% (min {min(extra) * 100:+.1f}%,"
+                f" max {max(extra) * 100:+.1f}%) of the replay, target <= 3%"
+            )
     print(f"  notices of a flaky or unjudged canary verdict: {notices} in {runs + 1} rounds")
     git(root, "reset", "-q", "--hard")
 

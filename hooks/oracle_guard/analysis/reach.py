@@ -228,6 +228,17 @@ class Project:
             return {UNKNOWN}
         return set()
 
+    def closure(self, seeds: Iterable[str]) -> set[str]:
+        """SEEDS and every file they import, transitively (conftests not included)."""
+        todo = list(seeds)
+        seen = set(todo)
+        while todo:
+            for target in self.edges(todo.pop()):
+                if target not in seen and target != UNKNOWN:
+                    seen.add(target)
+                    todo.append(target)
+        return seen
+
     def reaching(self, targets: Iterable[str]) -> set[str]:
         """Every file whose import closure holds one of TARGETS or an undecidable import."""
         reverse: dict[str, set[str]] = {}
@@ -297,6 +308,6 @@ def tests_reaching(
         ]
         if everywhere or module in reached or any(c in reached for c in above):
             selected.append(module)
-    undecided = sorted(p for p in project.undecided if p in reached)
+    undecided = sorted(set(project.undecided) & project.closure(selected))
     why = tuple(f"{p}: {project.undecided[p]}" for p in undecided[:3])
     return Reach(tuple(selected), False, why)

@@ -96,6 +96,8 @@ def _scope(chosen: selection.Selection) -> str:
     if chosen.everything:
         return f"every test ({_few(chosen.reasons)})"
     reaching = len(chosen.modules) - len(chosen.changed)
+    if chosen.reasons:  # some modules run because their imports cannot be decided: say which files
+        return f"{_scope(chosen._replace(reasons=()))}, imports undecided in {_few(chosen.reasons)}"
     if not reaching:
         return f"{len(chosen.modules)} changed test module(s)"
     if not chosen.changed:
