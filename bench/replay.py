@@ -196,6 +196,36 @@ def synthetic(files: int, runs: int) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def canary_cost(rounds: int) -> None:
+    """The canaries' absolute CPU: one pytest run of a one-test tree with them and without, paired."""
+    from oracle_guard.pytest_side import replay_run
+
+    root = tempfile.mkdtemp(prefix="canary-cost-")
+    try:
+        tree = os.path.join(root, "tree")
+        os.makedirs(tree)
+        with open(os.path.join(tree, "test_one.py"), "w") as f:
+            f.write("def test_one():\n    assert 1 == 1\n")
+        costs: dict[bool, list[float]] = {True: [], False: []}
+        for i in range(rounds + 1):
+            for canaries in (True, False) if i % 2 else (False, True):
+                runs = replay_run.Runs(tempfile.mkdtemp(dir=root), float("inf"), 1, canaries)
+                start = children_cpu()
+                run = runs.run(sys.executable, {"t": tree}, [*replay_run.PYTEST_ARGS, *replay_run.NO_RANDOM_ORDER], "r")
+                if not run["t"].items:
+                    raise SystemExit(f"the one-test run failed: {run['t'].tail}")
+                if i:
+                    costs[canaries].append(children_cpu() - start)
+        extra = [a - b for a, b in zip(costs[True], costs[False])]
+        print(
+            f"canaries on a one-test run: CPU median {statistics.median(costs[True]) * 1000:.0f} ms with,"
+            f" {statistics.median(costs[False]) * 1000:.0f} ms without; paired difference median"
+            f" {statistics.median(extra) * 1000:+.0f} ms per pytest run ({rounds} pairs)"
+        )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", action="append", default=[], metavar="NAME=CLONE:PRODUCTION_FILE:TEST_MODULE")
@@ -203,7 +233,10 @@ def main() -> None:
     parser.add_argument("--jobs", default="", help="pass --jobs to the replay (default: its own choice)")
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--no-synthetic", action="store_true", help="skip the scratch-tree build timing")
+    parser.add_argument("--canary-cost", type=int, default=0, metavar="PAIRS", help="time the canaries alone")
     args = parser.parse_args()
+    if args.canary_cost:
+        canary_cost(args.canary_cost)
     if not args.no_synthetic:
         synthetic(args.files, args.runs)
     for spec in args.suite:
