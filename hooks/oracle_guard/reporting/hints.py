@@ -306,7 +306,7 @@ CODES: dict[str, tuple[str, str, str]] = {
         "restore what the test collects, or approve `behavior-change NODEID`",
     ),
     "OG906": (
-        "oracle-replay",
+        "docs/replay.md#og906-the-new-code-tampers-with-the-test-run",
         "the new code tampers with the test run",
         "remove the code that exits the process, patches the test machinery or hides outcomes",
     ),
