@@ -5,6 +5,14 @@
     python bench/replay.py --suite attrs=/tmp/bench-attrs:src/attr/_funcs.py:tests/test_funcs.py \\
                            --suite pluggy=/tmp/bench-pluggy:src/pluggy/_hooks.py:testing/test_hookcaller.py
 
+With an empty TEST_MODULE (`NAME=CLONE:PRODUCTION_FILE:`) the change is
+production code only: the replay runs the base test modules that reach the
+file (pytest_side/selection.py, printed), the bare run is plain pytest of
+those modules, and a third command replays with the canaries off
+(`replay.CANARIES = False`, in-process) to price canaries and the ledger's
+completeness checks; targets: replay <= 2.5x bare, canaries <= 3%.  Notices
+of a flaky canary verdict or an unjudged property are counted.
+
 Each suite is a throwaway clone (reset hard and cleaned: never point this at a
 working copy you care about).  The change is one production file and one test
 module edited (a comment appended to each), left in the work tree: the replay
@@ -25,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -47,51 +56,93 @@ def git(root: str, *args: str) -> str:
     ).stdout
 
 
-def timed(cmd: list[str], cwd: str, env: dict[str, str]) -> tuple[float, int, str]:
-    start = time.perf_counter()
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # every waited-for descendant: pytest's too
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(cmd: list[str], cwd: str, env: dict[str, str]) -> tuple[float, float, int, str, str]:
+    """(wall, CPU, exit code, last output line, stderr) of CMD."""
+    start, cpu = time.perf_counter(), children_cpu()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
-    return (
-        time.perf_counter() - start,
-        proc.returncode,
-        (proc.stdout + proc.stderr).strip().splitlines()[-1:][0] if (proc.stdout + proc.stderr).strip() else "",
-    )
+    output = (proc.stdout + proc.stderr).strip()
+    wall, used = time.perf_counter() - start, children_cpu() - cpu
+    return wall, used, proc.returncode, output.splitlines()[-1] if output else "", proc.stderr
 
 
 def suite(name: str, root: str, production: str, module: str, runs: int, jobs: str) -> None:
     git(root, "reset", "-q", "--hard")
     git(root, "clean", "-qfdx")
     for path in (production, module):
+        if not path:
+            continue
         with open(os.path.join(root, path), "a", encoding="utf-8") as f:
             f.write("\n# replay bench: touched\n")
     env = {**os.environ, "PYTHONPATH": os.path.join(root, "src"), "PYTHONHASHSEED": "0"}
     env.pop("PYTEST_ADDOPTS", None)
-    bare = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", module]
-    replay = [sys.executable, "-m", "oracle_guard", "replay", "--base", "HEAD", "--python", sys.executable]
-    if jobs:
-        replay += ["--jobs", jobs]
-    # `python -m hooks` is oracle-guard's own entry point: the same code as the console script.
-    walls: dict[str, list[float]] = {"bare": [], "replay": []}
-    ratios = []
-    for i in range(runs + 1):  # the first pair warms caches and is not counted
-        b, b_code, b_tail = timed(bare, root, env)
-        r, r_code, r_tail = timed(replay, root, {k: v for k, v in env.items() if k != "PYTHONPATH"})
-        if r_code != 0 or b_code != 0:
-            raise SystemExit(f"{name}: bare exit {b_code} ({b_tail}); replay exit {r_code} ({r_tail})")
-        if i:
-            walls["bare"].append(b)
-            walls["replay"].append(r)
-            ratios.append(r / b)
-    print(f"{name}: {module} ({b_tail})")
-    print(
-        f"  bare pytest  median {statistics.median(walls['bare']):6.2f} s  (min {min(walls['bare']):.2f}, max {max(walls['bare']):.2f})"
+    modules = [module] if module else selected(root)
+    bare = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *modules]
+    options = ["--base", "HEAD", "--python", sys.executable, *(["--jobs", jobs] if jobs else [])]
+    replay = [sys.executable, "-m", "oracle_guard", "replay", *options]
+    quiet = (
+        "import sys; from oracle_guard.hook_ids import replay; replay.CANARIES = False; "
+        f"sys.exit(replay.main({options!r}))"
     )
-    print(
-        f"  replay       median {statistics.median(walls['replay']):6.2f} s  (min {min(walls['replay']):.2f}, max {max(walls['replay']):.2f})"
-    )
-    print(
-        f"  ratio        median {statistics.median(ratios):6.2f}x (min {min(ratios):.2f}, max {max(ratios):.2f}), {runs} pairs, target <= 2.3x"
-    )
+    commands = {"bare": bare, "replay": replay}
+    if not module:
+        commands["no canaries"] = [sys.executable, "-c", quiet]
+    walls: dict[str, list[float]] = {k: [] for k in commands}
+    cpus: dict[str, list[float]] = {k: [] for k in commands}
+    notices = 0
+    for i in range(runs + 1):  # the first round warms caches and is not counted
+        order = list(commands) if i % 2 else list(reversed(commands))
+        for key in order:
+            replay_env = {k: v for k, v in env.items() if k != "PYTHONPATH"} if key != "bare" else env
+            wall, cpu, code, tail, err = timed(commands[key], root, replay_env)
+            if code not in ((0, 1) if key == "bare" else (0,)):
+                raise SystemExit(f"{name}: {key} exit {code} ({tail})")
+            notices += err.count("flaky run on the new code") + err.count("not judged")
+            if i:
+                walls[key].append(wall)
+                cpus[key].append(cpu)
+    print(f"{name}: {len(modules)} test module(s) ({production} touched{', ' + module if module else ''})")
+    for key, values in walls.items():
+        print(
+            f"  {key:12} median {statistics.median(values):6.2f} s  (min {min(values):.2f}, max {max(values):.2f}),"
+            f" CPU median {statistics.median(cpus[key]):6.2f} s"
+        )
+    for what, table in (("wall", walls), ("CPU", cpus)):
+        ratios = [r / b for r, b in zip(table["replay"], table["bare"])]
+        print(
+            f"  replay/bare  {what:4} median {statistics.median(ratios):5.2f}x (min {min(ratios):.2f}, max {max(ratios):.2f}),"
+            f" {runs} rounds, target <= {2.3 if module else 2.5}x"
+        )
+        if "no canaries" in table:
+            extra = [r / q - 1 for r, q in zip(table["replay"], table["no canaries"])]
+            print(
+                f"  canaries     {what:4} median {statistics.median(extra) * 100:+5.1f}% (min {min(extra) * 100:+.1f}%,"
+                f" max {max(extra) * 100:+.1f}%) of the replay, target <= 3%"
+            )
+    print(f"  notices of a flaky or unjudged canary verdict: {notices} in {runs + 1} rounds")
     git(root, "reset", "-q", "--hard")
+
+
+def selected(root: str) -> list[str]:
+    """The base test modules the replay of the work tree's change runs."""
+    from oracle_guard.pytest_side import scratch, selection
+    from oracle_guard.repo import changes
+
+    here = os.getcwd()
+    os.chdir(root)
+    try:
+        change_set = changes.resolve(argparse.Namespace(base="HEAD"))
+        side = scratch.TestSide(change_set.base or "", "tests/agent_contract.yaml", None)
+        chosen = selection.select(change_set, scratch.plan(change_set, side), side)
+    finally:
+        os.chdir(here)
+    if chosen.everything:
+        raise SystemExit(f"{root}: the replay runs every test ({'; '.join(chosen.reasons)}): pick another file")
+    return list(chosen.modules)
 
 
 def synthetic(files: int, runs: int) -> None:
@@ -145,14 +196,49 @@ def synthetic(files: int, runs: int) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def canary_cost(rounds: int) -> None:
+    """The canaries' absolute CPU: one pytest run of a one-test tree with them and without, paired."""
+    from oracle_guard.pytest_side import replay_run
+
+    root = tempfile.mkdtemp(prefix="canary-cost-")
+    try:
+        tree = os.path.join(root, "tree")
+        os.makedirs(tree)
+        with open(os.path.join(tree, "test_one.py"), "w") as f:
+            f.write("def test_one():\n    assert 1 == 1\n")
+        costs: dict[bool, list[float]] = {True: [], False: []}
+        for i in range(rounds + 1):
+            for canaries in (True, False) if i % 2 else (False, True):
+                runs = replay_run.Runs(tempfile.mkdtemp(dir=root), float("inf"), 1, canaries)
+                start = children_cpu()
+                run = runs.run(sys.executable, {"t": tree}, [*replay_run.PYTEST_ARGS, *replay_run.NO_RANDOM_ORDER], "r")
+                if not run["t"].items:
+                    raise SystemExit(f"the one-test run failed: {run['t'].tail}")
+                if i:
+                    costs[canaries].append(children_cpu() - start)
+        extra = [a - b for a, b in zip(costs[True], costs[False])]
+        print(
+            f"canaries on a one-test run: CPU median {statistics.median(costs[True]) * 1000:.0f} ms with,"
+            f" {statistics.median(costs[False]) * 1000:.0f} ms without; paired difference median"
+            f" {statistics.median(extra) * 1000:+.0f} ms per pytest run ({rounds} pairs)"
+        )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", action="append", default=[], metavar="NAME=CLONE:PRODUCTION_FILE:TEST_MODULE")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--jobs", default="", help="pass --jobs to the replay (default: its own choice)")
     parser.add_argument("--files", type=int, default=5000)
+    parser.add_argument("--no-synthetic", action="store_true", help="skip the scratch-tree build timing")
+    parser.add_argument("--canary-cost", type=int, default=0, metavar="PAIRS", help="time the canaries alone")
     args = parser.parse_args()
-    synthetic(args.files, args.runs)
+    if args.canary_cost:
+        canary_cost(args.canary_cost)
+    if not args.no_synthetic:
+        synthetic(args.files, args.runs)
     for spec in args.suite:
         name, _, rest = spec.partition("=")
         root, production, module = rest.split(":")

@@ -303,7 +303,8 @@ def test_a_weakening_split_over_two_commits_is_caught_from_the_branch_point(repo
     repo.write("src/shop/__init__.py", BROKEN_PRICE)
     repo.commit("price: one decimal")
     code, out, err, _ = repo.hook(check.main, *REPLAY, "HEAD~1")
-    assert code == 0 and "only production code" in err  # the last commit alone looks harmless
+    # the last commit alone looks harmless: the base's (already loosened) test passes
+    assert code == 0 and "ran 1 test module(s) reaching the changed code: 4 passed at HEAD~1" in err, err
     code, out, _, _ = repo.hook(check.main, *REPLAY, branch_point)
     assert code == 1 and "OG901 tests/test_shop.py::test_price" in out
 
@@ -320,12 +321,26 @@ def test_bug_fix_with_a_new_regression_test_passes(repo: Repo) -> None:
 
 
 @pytest.mark.slow
-def test_production_refactor_with_tests_untouched_needs_no_replay(repo: Repo) -> None:
+def test_production_refactor_with_tests_untouched_is_replayed_and_passes(repo: Repo) -> None:
     refactor = shop(
         'return f"${cents / 100:.2f}"', 'dollars, rest = divmod(cents, 100)\n    return f"${dollars}.{rest:02d}"'
     )
     code, out, err, _ = weaken(repo, {"src/shop/__init__.py": refactor})
-    assert (code, out) == (0, "") and "oracle-replay: nothing to replay: the change touches only production code" in err
+    assert (code, out) == (0, "") and "ran 1 test module(s) reaching the changed code: 4 passed at" in err, err
+
+
+@pytest.mark.slow
+def test_a_plain_bug_with_untouched_tests_is_og901(repo: Repo) -> None:
+    code, out, err, _ = weaken(repo, {"src/shop/__init__.py": BROKEN_PRICE})
+    assert code == 1 and out.count("OG901") == 1, (out, err)
+    assert "OG901 tests/test_shop.py::test_price passed at" in out and "assert '$1.5' == '$1.50'" in out
+
+
+@pytest.mark.slow
+def test_a_production_change_no_base_test_reaches_is_not_replayed(repo: Repo) -> None:
+    code, out, err, _ = weaken(repo, {"src/shop/cli.py": "print('hello')\n", "README.md": "# shop\n"})
+    assert (code, out) == (0, "")
+    assert "nothing to replay: no base test reaches the changed code (README.md, src/shop/cli.py)" in err, err
 
 
 @pytest.mark.slow
@@ -362,7 +377,7 @@ def test_refactor_of_code_and_tests_together_passes(repo: Repo) -> None:
 
 
 @pytest.mark.slow
-def test_new_test_file_with_a_feature_needs_no_replay(repo: Repo) -> None:
+def test_new_test_file_with_a_feature_passes(repo: Repo) -> None:
     feature = SHOP + "\n\ndef total(prices):\n    return sum(prices)\n"
     code, out, err, _ = weaken(
         repo,
@@ -371,7 +386,7 @@ def test_new_test_file_with_a_feature_needs_no_replay(repo: Repo) -> None:
             "tests/test_total.py": "from shop import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
         },
     )
-    assert (code, out) == (0, "") and "adds tests but changes none the base had" in err
+    assert (code, out) == (0, "") and "ran 1 test module(s) reaching the changed code: 4 passed at" in err, err
 
 
 PROPS = """\
@@ -399,7 +414,7 @@ def test_more_hypothesis_examples_pass(repo: Repo) -> None:
         {"tests/test_props.py": PROPS.replace("MAX", "10")},
     )
     assert (code, out) == (0, ""), err
-    assert "ran 1 changed test module(s): 1 passed at" in err
+    assert "ran 2 test module(s) (1 changed, 1 reaching the changed code): 5 passed at" in err
 
 
 @pytest.mark.slow

@@ -301,4 +301,6 @@ WITHOUT_EXAMPLE = {
     "OG904": "pytest cannot run the base's tests at all: an environment failure, shown by tests/test_replay.py.",
     "OG805": "not a weakening: `check`, which writes nothing, found the snapshot behind what pytest collects;"
     " shown by tests/test_unstable_ids.py.",
+    "OG906": "the cheats act on a real pytest process (an early exit, a patched assertEqual, a rebound"
+    " AssertionError); tests/test_replay_canaries.py shows each one turning plain pytest green and refused.",
 }

@@ -3,54 +3,41 @@
     oracle-guard replay --base origin/main
 
 Static hooks judge how a patch is spelled; this one runs the base's version
-of the tests the patch touched against the patched production code.  Two
-scratch trees are exported from git (never the user's work tree): the base
-revision, and the new production code with the base's test side.  The same
-selection runs in both: the base versions of the test modules the change
-edited or deleted, or every test when another test-side file changed (a
-conftest, pytest configuration, a helper, a golden, a plugin).  A test that
-passed at the base and fails, errors, skips or xfails against the new code
-is a finding (re-run once on both sides first: passing both times is a
-flake, reported as a notice).  A deliberate behaviour change passes with a
-signed ``behavior-change <node id>`` approval.
+of the tests against the patched production code.  Two scratch trees are
+exported from git (never the user's work tree): the base revision, and the
+new production code with the base's test side.  The same selection runs in
+both (pytest_side/selection.py): the base versions of the test modules the
+change edited or deleted, the base test modules whose imports reach the
+changed production code, or every test when that cannot be decided.  A
+test that passed at the base and fails, errors, skips or xfails against the
+new code is a finding (re-run once on both sides first: passing both times
+is a flake, reported as a notice).  A deliberate behaviour change passes
+with a signed ``behavior-change <node id>`` approval.
+
+Each run is judged from outside its process (pytest_side/ledger.py):
+planted canaries must fail (one must pass), every collected test needs an
+outcome, a completion marker comes last, and the exit status must agree.
+A new side that breaks what the base side holds, twice, is OG906.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import signal
 import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from oracle_guard import __version__
 from oracle_guard.contract import unstable_ids
-from oracle_guard.pytest_side import scratch
+from oracle_guard.pytest_side import ledger, replay_run, scratch, selection
 from oracle_guard.repo import changes
-from oracle_guard.repo.interpreters import candidate_interpreters, child_env
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
 from oracle_guard.reporting.report import Finding, UsageError, add_format_arg, emit, guarded, notice
 from oracle_guard.rules.args import summary
 
 TIMEOUT_SECONDS = 900
-NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
-# Both sides: no cache (no --lf/--ff state from the user's runs), every module even when one
-# fails to import (an import error must not hide the other tests), no stop at the first
-# failure (`-x` in addopts would leave the later tests unjudged), tracebacks with `E` lines.
-PYTEST_ARGS = (
-    "-p",
-    "no:cacheprovider",
-    "-q",
-    "--tb=short",
-    "--continue-on-collection-errors",
-    "--maxfail=0",
-    "-o",
-    "console_output_style=classic",
-)
+CANARIES = True  # plant the canaries (bench/replay.py turns them off to measure what they cost)
 WEAKER = {
     "failed": "fails",
     "error": "errors",
@@ -59,226 +46,6 @@ WEAKER = {
     "xpassed": "now xpasses (was a plain pass)",
 }
 IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError")
-GIT_REPO_VARS = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_PREFIX",
-)
-
-
-class Outcome(NamedTuple):
-    outcome: str
-    path: str  # the test's file, relative to the repository
-    line: int
-    message: str
-
-
-class Result(NamedTuple):
-    items: dict[str, Outcome]  # node id relative to the repository -> outcome
-    errors: dict[str, str]  # file relative to the repository -> first line of its collection error
-    exit_code: int
-    tail: str
-
-
-def _join(root: str, path: str) -> str:
-    return path if root in ("", ".") else os.path.normpath(os.path.join(root, path)).replace(os.sep, "/")
-
-
-def _tail(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = [line.strip() for line in f if line.strip() and not set(line.strip()) <= set("=_-")]
-    except OSError:
-        return ""
-    return lines[-1][:300] if lines else ""
-
-
-class _Pytest:
-    """One pytest process in a scratch tree, in its own process group so a timeout ends all of it."""
-
-    def __init__(self, python: str, tree: str, args: Sequence[str], work: str, name: str) -> None:
-        from oracle_guard.pytest_side import _replay_plugin
-
-        self.tree = tree
-        self.out_path = os.path.join(work, f"{name}.tsv")
-        self.log_path = os.path.join(work, f"{name}.log")
-        env = child_env(python)
-        env["PYTHONHASHSEED"] = "0"
-        env.pop("PYTEST_ADDOPTS", None)
-        env.pop("PYTEST_PLUGINS", None)  # plugins come from the tree's own configuration only
-        for key in GIT_REPO_VARS:  # set inside a git hook: a test running git must not reach the user's repository
-            env.pop(key, None)
-        # The tree's code before any installed copy (an editable install points at the user's work tree).
-        front = [os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else []
-        env["PYTHONPATH"] = os.pathsep.join([tree, *front, *filter(None, [env.get("PYTHONPATH")])])
-        cmd = [python, "-c", _replay_plugin.RUNNER, os.path.abspath(_replay_plugin.__file__), self.out_path, *args]
-        self.no_pytest = _replay_plugin.NO_PYTEST_EXIT
-        with open(self.log_path, "wb") as log:
-            try:
-                self.proc = subprocess.Popen(
-                    cmd,
-                    cwd=tree,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    env=env,
-                    start_new_session=os.name == "posix",
-                )
-            except OSError as exc:
-                raise UsageError(f"cannot run {python}: {exc.strerror or exc}") from None
-
-    def wait(self, deadline: float) -> int:
-        try:
-            return self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise
-
-    def kill(self) -> None:
-        if self.proc.poll() is not None:
-            return
-        try:
-            if os.name == "posix":
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            else:  # pragma: no cover
-                self.proc.kill()
-        except ProcessLookupError:
-            pass
-        self.proc.wait()
-
-    def result(self) -> Result:
-        items: dict[str, Outcome] = {}
-        errors: dict[str, str] = {}
-        root = "."
-        try:
-            with open(self.out_path, encoding="utf-8") as f:
-                for line in f:
-                    parts = line.rstrip("\n").split("\t")
-                    if parts[0] == "rootdir":
-                        root = parts[1]
-                    elif parts[0] == "item" and len(parts) >= 6:
-                        outcome, path, number, node, message = (
-                            parts[1],
-                            parts[2],
-                            parts[3],
-                            parts[4],
-                            "\t".join(parts[5:]),
-                        )
-                        items[_join(root, node)] = Outcome(outcome, _join(root, path), int(number or 1), message)
-                    elif parts[0] == "error" and len(parts) >= 3:
-                        errors[_join(root, parts[1])] = "\t".join(parts[2:])
-        except FileNotFoundError:
-            pass
-        return Result(items, errors, self.proc.returncode, _tail(self.log_path))
-
-
-def _run(
-    python: str, trees: dict[str, str], args: Sequence[str], jobs: int, deadline: float, work: str, tag: str
-) -> dict[str, Result]:
-    """The same pytest ARGS in each tree; two at once when JOBS allows."""
-    results: dict[str, Result] = {}
-    pending: list[tuple[str, _Pytest]] = []
-    try:
-        for name, tree in trees.items():
-            if len(pending) >= jobs:
-                done_name, done = pending.pop(0)
-                done.wait(deadline)
-                results[done_name] = done.result()
-            pending.append((name, _Pytest(python, tree, args, work, f"{tag}-{name}")))
-        for name, run in pending:
-            run.wait(deadline)
-            results[name] = run.result()
-        pending = []
-    finally:
-        for _, run in pending:
-            run.kill()
-    return results
-
-
-def _unicode_cache() -> str:
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(home, "oracle-guard", "hypothesis", "unicode_data")
-
-
-def _seed_hypothesis_cache(trees: Sequence[str]) -> None:
-    """Give each fresh tree Hypothesis's unicode tables (about 1 s of CPU to build, every run otherwise).
-
-    The tables are derived from Python's unicodedata alone (kept per Unicode
-    version) and come from our own earlier runs, never from the user's work
-    tree, whose ``.hypothesis/`` the patch could have written.
-    """
-    cache = _unicode_cache()
-    if not os.path.isdir(cache):
-        return
-    for tree in trees:
-        target = os.path.join(tree, ".hypothesis", "unicode_data")
-        if not os.path.exists(target):
-            try:
-                shutil.copytree(cache, target)
-            except OSError:
-                pass  # only an optimization
-
-
-def _keep_hypothesis_cache(tree: str) -> None:
-    built = os.path.join(tree, ".hypothesis", "unicode_data")
-    cache = _unicode_cache()
-    if os.path.isdir(cache) or not os.path.isdir(built):
-        return
-    try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        partial = tempfile.mkdtemp(prefix="unicode_data-", dir=os.path.dirname(cache))
-        shutil.copytree(built, os.path.join(partial, "u"))
-        os.replace(os.path.join(partial, "u"), cache)
-        shutil.rmtree(partial, ignore_errors=True)
-    except OSError:
-        pass
-
-
-def _jobs(requested: int) -> int:
-    if requested:
-        return max(1, min(2, requested))
-    cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # pragma: no cover - Windows
-        load = 0.0
-    return 2 if cores - load >= 2 else 1
-
-
-def _run_somewhere(
-    explicit: str | None, trees: dict[str, str], args: list[str], jobs: int, deadline: float, work: str
-) -> tuple[str, str, dict[str, Result], list[str]]:
-    """The first candidate interpreter with pytest runs both sides: (python, origin, results, args)."""
-    candidates = candidate_interpreters(explicit, dict(os.environ))
-    if not candidates:
-        raise UsageError("found no Python interpreter for this project; pass --python PATH")
-    tried = []
-    for python, origin in candidates:
-        run_args = [*PYTEST_ARGS, *NO_RANDOM_ORDER, *args]
-        results = _run(python, trees, run_args, jobs, deadline, work, "run")
-        codes = {r.exit_code for r in results.values()}
-        if 4 in codes and any("random" in r.tail and "unrecognized" in r.tail for r in results.values()):
-            # the project's addopts needs a random-order plugin's options: keep the plugin, fixed by its seed option
-            run_args = [*PYTEST_ARGS, *args]
-            results = _run(python, trees, run_args, jobs, deadline, work, "run")
-            codes = {r.exit_code for r in results.values()}
-        if any(code == _no_pytest() for code in codes):
-            tried.append(f"{python} ({origin})")
-            continue
-        return python, origin, results, run_args[: len(run_args) - len(args)]
-    raise UsageError(
-        f"pytest is not installed in {', '.join(tried)}; install it there or pass --python PATH to the project's interpreter"
-    )
-
-
-def _no_pytest() -> int:
-    from oracle_guard.pytest_side import _replay_plugin
-
-    return _replay_plugin.NO_PYTEST_EXIT
 
 
 def _statement(node: str) -> str:
@@ -286,9 +53,17 @@ def _statement(node: str) -> str:
 
 
 def judge(
-    base: Result, new: Result, base_label: str, counted: frozenset[str] = frozenset()
+    base: ledger.Result,
+    new: ledger.Result,
+    base_label: str,
+    cut_short: bool = False,
+    counted: frozenset[str] = frozenset(),
 ) -> list[tuple[str, Finding]]:
-    """(node id, finding) per test that passed at the base and not on the new code (COUNTED: cases pair by position)."""
+    """(node id, finding) for every test that passed at the base and does not pass on the new code.
+
+    CUT_SHORT: the new side's run ended early (its own finding): a test it never reached is not one.
+    COUNTED: tests whose ids change between runs; their cases pair by position.
+    """
     found = []
     moved = unstable_ids.paired(base.items, new.items, set(counted))
     for node, before in base.items.items():
@@ -296,6 +71,8 @@ def judge(
             continue  # a base failure or skip was never an oracle
         after = new.items.get(moved.get(node, node))
         if after is not None and after.outcome == "passed":
+            continue
+        if after is None and cut_short and before.path not in new.errors:
             continue
         command = f"`oracle-guard approve {_statement(unstable_ids.approvable(node, counted))}`"
         if after is None:
@@ -315,6 +92,24 @@ def judge(
             text = f"{node} passed at {base_label} and {WEAKER.get(after.outcome, after.outcome)} against the new code{why}; the change alters behaviour the base's test pins: fix the code, or approve the change: {command}"
         found.append((node, Finding(before.path, before.line, 1, code, text)))
     return found
+
+
+def _few(paths: Sequence[str]) -> str:
+    shown = ", ".join(paths[:3])
+    return shown + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+
+
+def _scope(chosen: selection.Selection) -> str:
+    if chosen.everything:
+        return f"every test ({_few(chosen.reasons)})"
+    reaching = len(chosen.modules) - len(chosen.changed)
+    if chosen.reasons:  # some modules run because their imports cannot be decided: say which files
+        return f"{_scope(chosen._replace(reasons=()))}, imports undecided in {_few(chosen.reasons)}"
+    if not reaching:
+        return f"{len(chosen.modules)} changed test module(s)"
+    if not chosen.changed:
+        return f"{reaching} test module(s) reaching the changed code"
+    return f"{len(chosen.modules)} test module(s) ({len(chosen.changed)} changed, {reaching} reaching the changed code)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -372,22 +167,19 @@ def findings_of(args: argparse.Namespace) -> list[Finding]:
     base_contract = contract.at_base(change_set.base, args.contract)
     side = scratch.TestSide(change_set.base, args.contract, base_contract)
     the_plan = scratch.plan(change_set, side)
-    if not the_plan.production or not the_plan.test_side:
-        what = (
-            "only the test side"
-            if the_plan.test_side
-            else "only production code"
-            if the_plan.production
-            else "nothing pytest reads"
-        )
+    if not the_plan.production:
+        what = "only the test side" if the_plan.test_side else "nothing pytest reads"
         notice(f"oracle-replay: nothing to replay: the change touches {what}")
         return []
-    if not the_plan.modules and not the_plan.everything:
-        notice("oracle-replay: nothing to replay: the change adds tests but changes none the base had")
+    chosen = selection.select(change_set, the_plan, side)
+    if chosen.empty:
+        notice(
+            "oracle-replay: nothing to replay: no base test reaches the changed code"
+            f" ({_few([*the_plan.write, *the_plan.remove])})"
+        )
         return []
-    selection = [] if the_plan.everything else the_plan.modules
     try:
-        return _replay(args, change_set, the_plan, selection, deadline, started)
+        return _replay(args, change_set, the_plan, chosen, deadline, started)
     except subprocess.TimeoutExpired:
         raise UsageError(
             f"the replay took over {args.timeout:g} s (--timeout) and was stopped; nothing was judged"
@@ -398,28 +190,25 @@ def _replay(
     args: argparse.Namespace,
     change_set: changes.ChangeSet,
     the_plan: scratch.Plan,
-    selection: list[str],
+    chosen: selection.Selection,
     deadline: float,
     started: float,
 ) -> list[Finding]:
-    jobs = _jobs(args.jobs)
     tree = scratch.Scratch()
-    work = tempfile.mkdtemp(prefix="logs-", dir=tree.root)
+    runs = replay_run.Runs(
+        tempfile.mkdtemp(prefix="logs-", dir=tree.root), deadline, replay_run.jobs(args.jobs), CANARIES
+    )
     try:
         tree.build(change_set, the_plan)
         trees = {"base": tree.base, "new": tree.new}
-        _seed_hypothesis_cache(list(trees.values()))
-        python, origin, results, fixed = _run_somewhere(args.python, trees, selection, jobs, deadline, work)
-        _keep_hypothesis_cache(tree.base)
+        replay_run.seed_hypothesis_cache(list(trees.values()))
+        chosen_args = list(chosen.modules)
+        python, origin, results, fixed = replay_run.run_somewhere(args.python, trees, chosen_args, runs)
+        replay_run.keep_hypothesis_cache(tree.base)
         base, new = results["base"], results["new"]
-        scope = (
-            f"{len(selection)} changed test module(s)"
-            if selection
-            else f"every test ({', '.join(the_plan.widening[:3])} changed)"
-        )
         passed = sum(1 for o in base.items.values() if o.outcome == "passed")
         notice(
-            f"oracle-replay: {python} ({origin}) ran {scope}: {passed} passed at {change_set.base_label}, in {time.monotonic() - started:.1f} s"
+            f"oracle-replay: {python} ({origin}) ran {_scope(chosen)}: {passed} passed at {change_set.base_label}, in {time.monotonic() - started:.1f} s"
         )
         if not passed and (
             base.exit_code not in (0, 1, 5)
@@ -436,39 +225,92 @@ def _replay(
             raise UsageError(
                 f"no selected test passes at {change_set.base_label} in {python} (pytest exited {base.exit_code}: {first}); is the project installed in that interpreter?"
             )
-        findings: list[tuple[str, Finding]] = []
         if new.exit_code not in (0, 1, 2, 5) and passed and not new.items:
-            where = selection[0] if selection else "."
+            where = chosen_args[0] if chosen_args else "."
             why = f"pytest cannot run the base's tests against the new code (exit {new.exit_code}): {new.tail or 'no output'}; fix the change"
             return [Finding(where, 1, 1, "OG904", why)]
+        where = _production_file(the_plan)
+        tampering, new = _soundness(
+            python, trees, [*fixed, *chosen_args], runs, base, new, where, change_set.base_label
+        )
+        cut_short = new.finished is None or bool(set(new.collected) - set(new.items))
         counted = frozenset(unstable_ids.counted_at_base(change_set, args.contract))
-
-        def again(tests: list[str], where: dict[str, str]) -> dict[str, Result]:
-            return _run(python, where, [*fixed, *tests], jobs, deadline, work, "rerun")
-
-        suspects = judge(base, new, change_set.base_label, counted)
+        findings: list[tuple[str, Finding]] = []
+        suspects = judge(base, new, change_set.base_label, cut_short, counted)
         lost = [n for n, f in suspects if f.code == "OG905"]  # ids that change on every run look uncollected
-        moving = unstable_ids.recheck(base.items, lost, counted, lambda t: again(t, {"base": tree.base})["base"].items)
+        moving = unstable_ids.recheck(
+            base.items,
+            lost,
+            counted,
+            lambda t: runs.run(python, {"base": tree.base}, [*fixed, *t], "rerun")["base"].items,
+        )
         if moving:
             counted |= moving
-            suspects = judge(base, new, change_set.base_label, counted)
+            suspects = judge(base, new, change_set.base_label, cut_short, counted)
         if suspects:
             # A counted test's cases have other ids on every run: rerun the whole test, pair by position.
-            rerun = again(sorted({unstable_ids.approvable(n, counted) for n, _ in suspects}), trees)
+            tests = sorted({unstable_ids.approvable(n, counted) for n, _ in suspects})
+            again = runs.run(python, trees, [*fixed, *tests], "rerun")
+            sound = not set(ledger.broken(again["new"])) - set(ledger.broken(again["base"]))
             for node, finding in suspects:
                 twice = [
-                    rerun[s].items.get(unstable_ids.same_case(node, base.items, rerun[s].items, counted)) for s in trees
+                    again[s].items.get(unstable_ids.same_case(node, base.items, again[s].items, counted))
+                    for s in ("base", "new")
                 ]
-                if all(o is not None and o.outcome == "passed" for o in twice):
+                if sound and all(o is not None and o.outcome == "passed" for o in twice):
                     notice(
                         f"oracle-replay: flaky on replay: {node} failed against the new code once, then passed on both sides"
                     )
                     continue
                 findings.append((node, finding))
         findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
-        return _unapproved(change_set, args.contract, findings) if findings else []
+        return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
     finally:
         tree.cleanup()
+
+
+def _production_file(the_plan: scratch.Plan) -> str:
+    """Where a finding about the new code as a whole points: its first changed Python file."""
+    python = sorted(p for p in the_plan.write if p.endswith(".py"))
+    return (python or sorted(the_plan.write) or sorted(the_plan.remove) or ["."])[0]
+
+
+def _soundness(
+    python: str,
+    trees: dict[str, str],
+    args: list[str],
+    runs: replay_run.Runs,
+    base: ledger.Result,
+    new: ledger.Result,
+    where: str,
+    base_label: str,
+) -> tuple[list[Finding], ledger.Result]:
+    """OG906 when the new side's run breaks what the base side's run holds (ledger.broken); the result to judge.
+
+    What breaks on the base side too is this project's way of running (a
+    notice, not judged).  A new side that breaks once and is sound on a
+    second run is a flake: a notice, and the second run is judged.
+    """
+    held = ledger.broken(base)
+    for why in held.values():
+        notice(f"oracle-replay: not judged: at {base_label} too, {why}")
+    own = {k: v for k, v in ledger.broken(new).items() if k not in held}
+    if not own:
+        return [], new
+    again = runs.run(python, {"new": trees["new"]}, args, "again")["new"]
+    if not set(ledger.broken(again)) - set(held):
+        notice(f"oracle-replay: flaky run on the new code ({'; '.join(own.values())}), sound on a second run")
+        return [], again
+    what = "; ".join(own.values())
+    if "finished" in own and new.exit_code < 0:
+        text = f"pytest cannot run the base's tests against the new code: {what}; fix the change"
+        return [Finding(where, 1, 1, "OG904", text)], new
+    text = (
+        f"the new code tampers with the test run: {what}, twice, while the same run at {base_label} holds;"
+        " pytest's verdict on this code cannot be trusted: remove the code that exits the process,"
+        " patches the test machinery or hides outcomes"
+    )
+    return [Finding(where, 1, 1, "OG906", text)], new
 
 
 def _unapproved(

@@ -7,13 +7,12 @@ examples, so every Hypothesis test runs derandomized (no example database)
 and without a deadline (deadlines measure the machine, not the code), on top
 of whatever settings and profile the project gave it.
 
-Output, one line per test or collection error, tab-separated (paths and
-ids relative to pytest's rootdir, which the first line gives relative to
-the folder pytest ran in):
-
-    rootdir<TAB>path
-    item<TAB>outcome<TAB>path<TAB>line<TAB>node id<TAB>first line of the failure
-    error<TAB>path<TAB>first line of the error
+It streams the run's ledger (format in ledger.py, which reads it from
+outside): the collected ids once collection ends, each test's outcome as it
+ends, collection errors as they happen, and last a completion marker with
+pytest's exit status.  With a canary module (by path, outside the user's
+tree) its tests are collected after every other plugin chose the items and
+run last, rewritten like any test module.
 
 outcome: passed, failed, error, skipped, xfailed, xpassed.
 """
@@ -27,11 +26,33 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # for annotations only: the hook imports this module where pytest may be missing
     import pytest
 
+if __name__ == "_oracle_guard_replay":  # loaded by RUNNER into the project's pytest
+    from pytest import hookimpl as pytest_hookimpl
+else:  # imported by the hook for RUNNER's text: no pytest import there
+
+    def pytest_hookimpl(**_: Any) -> Any:  # type: ignore[misc]
+        return lambda function: function
+
+
 OUTPUT: str | None = None
+CANARIES: str | None = None  # the canary module's path
 NO_PYTEST_EXIT = 97
 
 _items: dict[str, list[Any]] = {}  # node id -> [outcome, path, line, message]
-_errors: list[tuple[str, str]] = []
+_stream: list[Any] = []  # the open ledger (a list: no `global` needed)
+
+
+def _write(line: str) -> None:
+    if _stream:
+        _stream[0].write(line.replace("\r", " ").replace("\n", " ") + "\n")
+        _stream[0].flush()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if OUTPUT and not _stream:
+        _stream.append(open(OUTPUT, "w", encoding="utf-8", errors="backslashreplace"))
+        root = str(getattr(config, "rootpath", None) or config.rootdir)  # type: ignore[attr-defined]  # pytest < 6.1
+        _write(f"rootdir\t{os.path.relpath(root)}")
 
 
 def _clean(text: str) -> str:
@@ -51,6 +72,39 @@ def _first_line(report: pytest.TestReport | pytest.CollectReport) -> str:
     return _clean(lines[-1]) if lines else ""
 
 
+@pytest_hookimpl(trylast=True)
+def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.Item]) -> None:
+    """Plant the canaries last, after every plugin and `-k`/`-m`/`--deselect` chose the items."""
+    if not CANARIES:
+        return
+    import pathlib
+
+    import pytest
+
+    name = os.path.splitext(os.path.basename(CANARIES))[0]
+    try:
+        pytest.register_assert_rewrite(name)  # rewritten like a test module whatever python_files says
+    except Exception:  # pragma: no cover - warns when already imported
+        pass
+    try:
+        module = pytest.Module.from_parent(session, path=pathlib.Path(CANARIES))
+        items.extend(_leaves(module))
+    except Exception as exc:  # the canaries themselves did not collect: the ledger shows them missing
+        _write(f"error\t{CANARIES}\t{_clean(repr(exc))}")
+
+
+def _leaves(node: pytest.Collector) -> list[pytest.Item]:
+    import pytest
+
+    found: list[pytest.Item] = []
+    for child in node.collect():
+        if isinstance(child, pytest.Item):
+            found.append(child)
+        elif isinstance(child, pytest.Collector):
+            found.extend(_leaves(child))
+    return found
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Derandomize every collected Hypothesis test (a no-op, and no import, without Hypothesis).
 
@@ -58,6 +112,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     so a profile loaded now would come too late: each test's own settings get
     ``derandomize=True`` (which implies no example database) and no deadline.
     """
+    for item in session.items:
+        _write(f"collected\t{item.nodeid}")
     if "hypothesis" not in sys.modules:
         return
     try:
@@ -76,7 +132,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:
     if report.failed:
-        _errors.append((report.nodeid.split("::", 1)[0], _first_line(report)))
+        _write(f"error\t{report.nodeid.split('::', 1)[0]}\t{_first_line(report)}")
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -100,15 +156,19 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         entry[3] = _first_line(report) or getattr(report, "wasxfail", "")
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    if not OUTPUT:
-        return
-    root = str(getattr(session.config, "rootpath", None) or session.config.rootdir)  # type: ignore[attr-defined]  # pytest < 6.1
-    out = [f"rootdir\t{os.path.relpath(root)}\n"]
-    out += [f"item\t{o}\t{p}\t{n}\t{node}\t{m}\n" for node, (o, p, n, m) in _items.items()]
-    out += [f"error\t{where}\t{message}\n" for where, message in _errors]
-    with open(OUTPUT, "w", encoding="utf-8", errors="backslashreplace") as f:
-        f.writelines(line.replace("\r", " ") for line in out)
+def pytest_runtest_logfinish(nodeid: str) -> None:
+    entry = _items.get(nodeid)
+    if entry is not None:
+        outcome, path, line, message = entry
+        _write(f"item\t{outcome}\t{path}\t{line}\t{nodeid}\t{message}")
+
+
+@pytest_hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The completion marker, last thing this plugin writes."""
+    if _stream:
+        _write(f"done\t{int(session.exitstatus)}")
+        _stream.pop().close()
 
 
 RUNNER = f"""\
@@ -121,7 +181,8 @@ spec = importlib.util.spec_from_file_location("_oracle_guard_replay", sys.argv[1
 mod = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mod)
 mod.OUTPUT = sys.argv[2]
-sys.exit(int(pytest.main(sys.argv[3:], plugins=[mod])))
+mod.CANARIES = sys.argv[3] or None
+sys.exit(int(pytest.main(sys.argv[4:], plugins=[mod])))
 """
 
 

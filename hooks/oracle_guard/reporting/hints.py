@@ -360,6 +360,11 @@ CODES: dict[str, tuple[str, str, str]] = {
         "code that cannot be checked statically",
         "spell the name or code statically (no computed getattr/eval/exec/import)",
     ),
+    "OG906": (
+        "docs/replay.md#og906-the-new-code-tampers-with-the-test-run",
+        "the new code tampers with the test run",
+        "remove the code that exits the process, patches the test machinery or hides outcomes",
+    ),
 }
 
 

@@ -1,0 +1,228 @@
+"""The replay's pytest processes: one per scratch tree, the ledger read back from outside.
+
+Each side runs ``python -c RUNNER`` (_replay_plugin.py, loaded by path into
+the project's interpreter) in its own process group, with the replay's
+fixed options, the tree (and its ``src/``) first on ``PYTHONPATH``, no
+``PYTEST_ADDOPTS``/``PYTEST_PLUGINS``, and, unless turned off for a bench,
+the canary module written outside the tree (ledger.py).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+
+from oracle_guard.pytest_side import ledger
+from oracle_guard.repo.interpreters import candidate_interpreters, child_env
+from oracle_guard.reporting.report import UsageError
+
+NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
+# Both sides: no cache (no --lf/--ff state from the user's runs), every module even when one
+# fails to import (an import error must not hide the other tests), no stop at the first
+# failure (`-x` in addopts would leave the later tests unjudged), tracebacks with `E` lines.
+PYTEST_ARGS = (
+    "-p",
+    "no:cacheprovider",
+    "-q",
+    "--tb=short",
+    "--continue-on-collection-errors",
+    "--maxfail=0",
+    "-o",
+    "console_output_style=classic",
+)
+GIT_REPO_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+)
+
+
+def _tail(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = [line.strip() for line in f if line.strip() and not set(line.strip()) <= set("=_-")]
+    except OSError:
+        return ""
+    return lines[-1][:300] if lines else ""
+
+
+class _Pytest:
+    """One pytest process in a scratch tree, in its own process group so a timeout ends all of it."""
+
+    def __init__(self, python: str, tree: str, args: Sequence[str], work: str, name: str, nonce: str) -> None:
+        from oracle_guard.pytest_side import _replay_plugin
+
+        self.tree = tree
+        self.nonce = nonce
+        self.out_path = os.path.join(work, f"{name}.tsv")
+        self.log_path = os.path.join(work, f"{name}.log")
+        # One canary folder per process: each writes its own bytecode cache there.
+        canaries = ledger.write_canaries(os.path.join(work, f"canary-{name}"), nonce) if nonce else ""
+        env = child_env(python)
+        env["PYTHONHASHSEED"] = "0"
+        env.pop("PYTEST_ADDOPTS", None)
+        env.pop("PYTEST_PLUGINS", None)  # plugins come from the tree's own configuration only
+        for key in GIT_REPO_VARS:  # set inside a git hook: a test running git must not reach the user's repository
+            env.pop(key, None)
+        # The tree's code before any installed copy (an editable install points at the user's work tree).
+        front = [os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else []
+        env["PYTHONPATH"] = os.pathsep.join([tree, *front, *filter(None, [env.get("PYTHONPATH")])])
+        plugin = os.path.abspath(_replay_plugin.__file__)
+        cmd = [python, "-c", _replay_plugin.RUNNER, plugin, self.out_path, canaries, *args]
+        self.no_pytest = _replay_plugin.NO_PYTEST_EXIT
+        with open(self.log_path, "wb") as log:
+            try:
+                self.proc = subprocess.Popen(
+                    cmd,
+                    cwd=tree,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    start_new_session=os.name == "posix",
+                )
+            except OSError as exc:
+                raise UsageError(f"cannot run {python}: {exc.strerror or exc}") from None
+
+    def wait(self, deadline: float) -> int:
+        try:
+            return self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise
+
+    def kill(self) -> None:
+        if self.proc.poll() is not None:
+            return
+        try:
+            if os.name == "posix":
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            else:  # pragma: no cover
+                self.proc.kill()
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+
+    def result(self) -> ledger.Result:
+        return ledger.read(self.out_path, self.proc.returncode, _tail(self.log_path), self.nonce)
+
+
+class Runs:
+    """What every pytest process of one replay shares: logs folder, deadline, parallelism, canaries."""
+
+    def __init__(self, work: str, deadline: float, jobs: int, canaries: bool = True) -> None:
+        self.work = work
+        self.deadline = deadline
+        self.jobs = jobs
+        self.nonce = ledger.new_nonce() if canaries else ""  # names the canaries of this replay
+
+    def run(self, python: str, trees: dict[str, str], args: Sequence[str], tag: str) -> dict[str, ledger.Result]:
+        """The same pytest ARGS in each tree; two at once when jobs allows."""
+        results: dict[str, ledger.Result] = {}
+        pending: list[tuple[str, _Pytest]] = []
+        try:
+            for name, tree in trees.items():
+                if len(pending) >= self.jobs:
+                    done_name, done = pending.pop(0)
+                    done.wait(self.deadline)
+                    results[done_name] = done.result()
+                pending.append((name, _Pytest(python, tree, args, self.work, f"{tag}-{name}", self.nonce)))
+            for name, run in pending:
+                run.wait(self.deadline)
+                results[name] = run.result()
+            pending = []
+        finally:
+            for _, run in pending:
+                run.kill()
+        return results
+
+
+def _unicode_cache() -> str:
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(home, "oracle-guard", "hypothesis", "unicode_data")
+
+
+def seed_hypothesis_cache(trees: Sequence[str]) -> None:
+    """Give each fresh tree Hypothesis's unicode tables (about 1 s of CPU to build, every run otherwise).
+
+    The tables are derived from Python's unicodedata alone (kept per Unicode
+    version) and come from our own earlier runs, never from the user's work
+    tree, whose ``.hypothesis/`` the patch could have written.
+    """
+    cache = _unicode_cache()
+    if not os.path.isdir(cache):
+        return
+    for tree in trees:
+        target = os.path.join(tree, ".hypothesis", "unicode_data")
+        if not os.path.exists(target):
+            try:
+                shutil.copytree(cache, target)
+            except OSError:
+                pass  # only an optimization
+
+
+def keep_hypothesis_cache(tree: str) -> None:
+    built = os.path.join(tree, ".hypothesis", "unicode_data")
+    cache = _unicode_cache()
+    if os.path.isdir(cache) or not os.path.isdir(built):
+        return
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        partial = tempfile.mkdtemp(prefix="unicode_data-", dir=os.path.dirname(cache))
+        shutil.copytree(built, os.path.join(partial, "u"))
+        os.replace(os.path.join(partial, "u"), cache)
+        shutil.rmtree(partial, ignore_errors=True)
+    except OSError:
+        pass
+
+
+def jobs(requested: int) -> int:
+    if requested:
+        return max(1, min(2, requested))
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - Windows
+        load = 0.0
+    return 2 if cores - load >= 2 else 1
+
+
+def run_somewhere(
+    explicit: str | None, trees: dict[str, str], args: list[str], runs: Runs
+) -> tuple[str, str, dict[str, ledger.Result], list[str]]:
+    """The first candidate interpreter with pytest runs both sides: (python, origin, results, args)."""
+    candidates = candidate_interpreters(explicit, dict(os.environ))
+    if not candidates:
+        raise UsageError("found no Python interpreter for this project; pass --python PATH")
+    tried = []
+    for python, origin in candidates:
+        run_args = [*PYTEST_ARGS, *NO_RANDOM_ORDER, *args]
+        results = runs.run(python, trees, run_args, "run")
+        codes = {r.exit_code for r in results.values()}
+        if 4 in codes and any("random" in r.tail and "unrecognized" in r.tail for r in results.values()):
+            # the project's addopts needs a random-order plugin's options: keep the plugin, fixed by its seed option
+            run_args = [*PYTEST_ARGS, *args]
+            results = runs.run(python, trees, run_args, "run")
+            codes = {r.exit_code for r in results.values()}
+        if any(code == _no_pytest() for code in codes):
+            tried.append(f"{python} ({origin})")
+            continue
+        return python, origin, results, run_args[: len(run_args) - len(args)]
+    raise UsageError(
+        f"pytest is not installed in {', '.join(tried)}; install it there or pass --python PATH to the project's interpreter"
+    )
+
+
+def _no_pytest() -> int:
+    from oracle_guard.pytest_side import _replay_plugin
+
+    return _replay_plugin.NO_PYTEST_EXIT
