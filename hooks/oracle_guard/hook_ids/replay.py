@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from oracle_guard import __version__
-from oracle_guard.pytest_side import scratch
+from oracle_guard.pytest_side import flips, scratch
 from oracle_guard.repo import changes
 from oracle_guard.repo.interpreters import candidate_interpreters, child_env
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
@@ -453,6 +453,15 @@ def _replay(
                     )
                     continue
                 findings.append((node, finding))
+        # The probes: flipped checks (and neighbouring inputs) on both sides, for tests that passed on both.
+        passed_both = {
+            n
+            for n, o in base.items.items()
+            if o.outcome == new.items.get(n, Outcome("", "", 0, "")).outcome == "passed"
+        }
+        findings += flips.judge(
+            python, trees, fixed, selection, jobs, deadline, work, passed_both, change_set.base_label, the_plan.write
+        )
         return emit(_unapproved(change_set, args.contract, findings) if findings else [], args.format)
     finally:
         tree.cleanup()

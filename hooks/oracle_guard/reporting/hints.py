@@ -301,6 +301,22 @@ CODES: dict[str, tuple[str, str, str]] = {
         "a base test is no longer collected against the new code",
         "restore what the test collects, or approve `behavior-change NODEID`",
     ),
+    # The replay's probes (docs/replay-probes.md).
+    "OG911": (
+        "oracle-replay",
+        "a flipped check passes against the new code",
+        "fix the code so the check can fail again, or approve `behavior-change NODEID`",
+    ),
+    "OG912": (
+        "oracle-replay",
+        "the tested input is an isolated point of agreement",
+        "make the code right around the tested input, or approve `behavior-change NODEID`",
+    ),
+    "OG913": (
+        "oracle-replay",
+        "the flip run against the new code did not complete",
+        "find what in the new code ends the test process (os._exit, atexit, signals) and remove it",
+    ),
 }
 
 
