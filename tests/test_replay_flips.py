@@ -228,3 +228,63 @@ def test_a_bug_fix_with_a_regression_test_passes(repo: Repo) -> None:
     result = repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
     assert (result.code, result.out) == (0, ""), result
     assert "ran on both sides" in result.err
+
+
+# -- differential neighbours ------------------------------------------------------------------------
+
+LOOKUP_TABLE = shop(
+    'def price(cents):\n    return f"${cents / 100:.2f}"',
+    '_KNOWN = {150: "$1.50"}\n\n\ndef price(cents):\n    return _KNOWN.get(cents) or f"${cents // 100}"',
+)
+
+
+@pytest.mark.slow
+def test_a_lookup_table_of_the_tested_answers_is_caught_by_the_neighbours(repo: Repo) -> None:
+    result = replay(repo, LOOKUP_TABLE)
+    assert call(repo, "shop.price(151)") == "'$1'" and plain_pytest(repo) == 0
+    assert result.code == 1, result
+    [line] = result.out.splitlines()
+    assert line.startswith("tests/test_shop.py:7:12: OG912 price(150) gives ")
+    assert "the tested input looks special-cased" in line and "(e.g. price(1" in line
+    assert "`oracle-guard approve behavior-change tests/test_shop.py::test_price`" in line
+
+
+# -- flakes and a run that does not finish ------------------------------------------------------------
+
+NTH_PROCESS = """\
+import os
+
+with open(os.path.join(os.environ["FLAKE_DIR"], "imports"), "a") as _log:
+    _log.write("x")
+with open(os.path.join(os.environ["FLAKE_DIR"], "imports")) as _log:
+    RUN = len(_log.read())  # 1: the replay's run, 2: the flip run, 3: the suspects' second run
+
+
+"""
+SECOND_PROCESS_ALWAYS_EQUAL = NTH_PROCESS + shop(
+    'def price(cents):\n    return f"${cents / 100:.2f}"',
+    "class _Text(str):\n    def __eq__(self, other):\n        return True\n\n    __hash__ = str.__hash__\n\n\n"
+    'def price(cents):\n    text = f"${cents / 100:.2f}"\n    return _Text(text) if RUN == 2 else text',
+)
+
+
+@pytest.mark.slow
+def test_a_flip_verdict_that_changes_between_two_runs_is_a_notice(
+    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flake_dir = tmp_path_factory.mktemp("flake")
+    monkeypatch.setenv("FLAKE_DIR", str(flake_dir))
+    result = replay(repo, SECOND_PROCESS_ALWAYS_EQUAL)
+    assert (result.code, result.out) == (0, ""), result
+    assert "oracle-replay: flaky flip: tests/test_shop.py:7:4:literal in tests/test_shop.py::test_price" in result.err
+    assert (flake_dir / "imports").read_text() == "xxx"  # the new code ran in three processes
+
+
+@pytest.mark.slow
+def test_a_flip_run_the_new_code_ends_early_is_a_finding(
+    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FLAKE_DIR", str(tmp_path_factory.mktemp("flake")))
+    result = replay(repo, NTH_PROCESS + "if RUN == 2:\n    os._exit(0)\n\n\n" + SHOP)
+    assert result.code == 1, result
+    assert "OG913 the flip run against the new code ended without its results (exit 0" in result.out
