@@ -39,6 +39,7 @@ GIT_REPO_VARS = (
     "GIT_PREFIX",
 )
 
+PROBES = True  # bench/probes.py turns them off in-process to price them
 TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
 RUNNER = """\
 import importlib.util, json, sys
@@ -279,6 +280,9 @@ def judge(
 
     CHANGED: the production files the change wrote (the differential calls only what they define).
     """
+    if not PROBES:
+        return []
+    started = time.monotonic()
     sites = call_sites(trees["base"], selection)
     calls = _calls_file(work, sites, changed)
     sides = run(python, trees, [*fixed, *selection], jobs, deadline, work, "flips", calls)
@@ -304,7 +308,10 @@ def judge(
     ran = {site for (_, site), v in base.verdicts.items() if v.runs} & {
         s for (_, s), v in new.verdicts.items() if v.runs
     }
-    notice(f"oracle-replay: flipped {len(base.sites)} check(s); {len(ran)} ran on both sides")
+    notice(
+        f"oracle-replay: flipped {len(base.sites)} check(s); {len(ran)} ran on both sides "
+        f"(probe run {time.monotonic() - started:.1f} s)"
+    )
     first = suspects(base, new, passed_both)
     if not first:
         return found
