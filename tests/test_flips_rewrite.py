@@ -260,3 +260,15 @@ def test_answers_compare_floats_closely_and_exceptions_by_having_raised() -> Non
     assert neighbours.same(["raise", "ValueError"], ["raise", "ParseError"])
     assert not neighbours.same(["v", "a"], ["raise", "ValueError"])
     assert probe.encode(object())[0] == "?"  # a default repr holds an address
+
+
+def test_what_looks_like_a_path_is_never_varied() -> None:
+    assert [probe._kind(v, None) for v in ("data/x.txt", b"C:\\x", "~/.rc", "https://a", ".env", "blue mug")] == [
+        None,
+        None,
+        None,
+        None,
+        None,
+        str,
+    ]
+    assert probe._kind(2, float) is float and probe._kind(True, None) is None

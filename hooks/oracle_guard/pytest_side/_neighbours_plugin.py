@@ -118,14 +118,21 @@ def _random_value(value: Any, kind: type, rng: random.Random) -> Any:
 
 
 def _kind(value: Any, annotation: Any) -> type | None:
+    """How to vary VALUE; None keeps it fixed (booleans, None, and what looks like a path or URL)."""
     if isinstance(value, bool) or value is None:
         return None
+    if isinstance(value, (str, bytes)) and _path_like(value if isinstance(value, str) else value.decode("latin-1")):
+        return None  # its neighbours could name files of the machine's
     if annotation is float and isinstance(value, int):
         return float
     for kind in (int, float, str, bytes):
         if isinstance(value, kind):
             return kind
     return None
+
+
+def _path_like(text: str) -> bool:
+    return "/" in text or "\\" in text or text.startswith(("~", ".")) or "://" in text
 
 
 def _strategy(value: Any, kind: type) -> Any:
