@@ -288,3 +288,29 @@ def test_a_flip_run_the_new_code_ends_early_is_a_finding(
     result = replay(repo, NTH_PROCESS + "if RUN == 2:\n    os._exit(0)\n\n\n" + SHOP)
     assert result.code == 1, result
     assert "OG913 the flip run against the new code ended without its results (exit 0" in result.out
+
+
+@pytest.mark.slow
+def test_a_second_probe_run_the_new_code_ends_is_a_finding_not_a_flake(
+    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FLAKE_DIR", str(tmp_path_factory.mktemp("flake")))
+    result = replay(repo, SECOND_PROCESS_ALWAYS_EQUAL + "\n\nif RUN == 3:\n    os._exit(0)\n")
+    assert result.code == 1, result
+    assert "tests/test_shop.py:1:1: OG913 the flip run against the new code ended without its results" in result.out
+
+
+SECOND_PROCESS_LOOKUP_TABLE = NTH_PROCESS + shop(
+    'def price(cents):\n    return f"${cents / 100:.2f}"',
+    'def price(cents):\n    if RUN != 2:\n        return f"${cents / 100:.2f}"\n    return {150: "$1.50"}.get(cents) or "?"',
+)
+
+
+@pytest.mark.slow
+def test_a_neighbours_verdict_that_changes_between_two_runs_is_a_notice(
+    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FLAKE_DIR", str(tmp_path_factory.mktemp("flake")))
+    result = replay(repo, SECOND_PROCESS_LOOKUP_TABLE)
+    assert (result.code, result.out) == (0, ""), result
+    assert "oracle-replay: flaky neighbours: tests/test_shop.py:7 changed its verdict between two runs" in result.err

@@ -249,11 +249,19 @@ def call_sites(tree: str, selection: Sequence[str]) -> list[neighbours.CallSite]
     return sites[: neighbours.MAX_SITES]
 
 
-def _calls_file(work: str, sites: list[neighbours.CallSite], changed: Sequence[str]) -> str | None:
+def _unfinished(where: str, new: Side, base_label: str) -> Finding:
+    text = (
+        f"the flip run against the new code ended without its results (exit {new.exit_code}: "
+        f"{new.tail or 'no output'}) while the one at {base_label} completed: the new code stops the test run; fix the code"
+    )
+    return Finding(where, 1, 1, "OG913", text)
+
+
+def _calls_file(work: str, sites: list[neighbours.CallSite], changed: Sequence[str], name: str) -> str | None:
     wanted = [p for p in changed if p.endswith(".py")]
     if not sites or not wanted:
         return None
-    path = os.path.join(work, "neighbours-calls.json")
+    path = os.path.join(work, f"neighbours-{name}.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump({"sites": [s._asdict() for s in sites], "changed": wanted}, f)
     return path
@@ -279,48 +287,77 @@ def judge(
     """The flip and neighbour findings of a replay, as (node id, finding) pairs.
 
     CHANGED: the production files the change wrote (the differential calls only what they define).
+    Every suspect is judged again in a second probe run of its tests only; one that does not
+    hold on both runs is a notice.
     """
     if not PROBES:
         return []
     started = time.monotonic()
     sites = call_sites(trees["base"], selection)
-    calls = _calls_file(work, sites, changed)
+    calls = _calls_file(work, sites, changed, "calls")
     sides = run(python, trees, [*fixed, *selection], jobs, deadline, work, "flips", calls)
     base, new = sides["base"], sides["new"]
-    found: list[tuple[str, Finding]] = []
+    odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label) if calls else []
     if calls:
-        found += neighbours.judge(sites, base.neighbours, new.neighbours, base_label)
         called = set(_sites_of(base.neighbours)) & set(_sites_of(new.neighbours))
         inputs = sum(len(_sites_of(base.neighbours)[s].get("inputs", {})) for s in called)
         notice(
             f"oracle-replay: called {len(called)} tested function(s) on {inputs} neighbouring input(s) on both sides"
         )
+    first: list[tuple[str, str]] = []
     if not base.complete:
         notice(f"oracle-replay: the flip run at {base_label} wrote no results (exit {base.exit_code}: {base.tail})")
-        return found
-    if not new.complete:
+    elif not new.complete:
         where = selection[0] if selection else "."
-        text = (
-            f"the flip run against the new code ended without its results (exit {new.exit_code}: "
-            f"{new.tail or 'no output'}) while the one at {base_label} completed: the new code stops the test run; fix the code"
+        return [(where, _unfinished(where, new, base_label))]
+    else:
+        ran = {site for (_, site), v in base.verdicts.items() if v.runs} & {
+            s for (_, s), v in new.verdicts.items() if v.runs
+        }
+        notice(
+            f"oracle-replay: flipped {len(base.sites)} check(s); {len(ran)} ran on both sides "
+            f"(probe run {time.monotonic() - started:.1f} s)"
         )
-        return [*found, (where, Finding(where, 1, 1, "OG913", text))]
-    ran = {site for (_, site), v in base.verdicts.items() if v.runs} & {
-        s for (_, s), v in new.verdicts.items() if v.runs
-    }
-    notice(
-        f"oracle-replay: flipped {len(base.sites)} check(s); {len(ran)} ran on both sides "
-        f"(probe run {time.monotonic() - started:.1f} s)"
-    )
-    first = suspects(base, new, passed_both)
-    if not first:
-        return found
-    nodes = sorted({node for node, _ in first})
-    again = run(python, trees, [*fixed, *nodes], jobs, deadline, work, "flips-again")
+        first = suspects(base, new, passed_both)
+    if not first and not odd:
+        return []
+    return _confirmed(python, trees, fixed, jobs, deadline, work, passed_both, base_label, first, odd, sites, changed)
+
+
+def _confirmed(
+    python: str,
+    trees: Mapping[str, str],
+    fixed: Sequence[str],
+    jobs: int,
+    deadline: float,
+    work: str,
+    passed_both: set[str],
+    base_label: str,
+    first: list[tuple[str, str]],
+    odd: list[tuple[str, Finding]],
+    sites: list[neighbours.CallSite],
+    changed: Sequence[str],
+) -> list[tuple[str, Finding]]:
+    """The suspects that hold on a second probe run of their tests (both sides); notices for the rest."""
+    odd_sites = [s for s in sites if any((f.path, f.line, f.col) == (s.path, s.line, s.col) for _, f in odd)]
+    calls = _calls_file(work, odd_sites, changed, "calls-again")
+    nodes = sorted({node for node, _ in first} | {node for node, _ in odd})
+    again = run(python, trees, [*fixed, *nodes], jobs, deadline, work, "flips-again", calls)
+    if again["base"].complete and not again["new"].complete:
+        return [(nodes[0], _unfinished(nodes[0].split("::", 1)[0], again["new"], base_label))]
+    found: list[tuple[str, Finding]] = []
     second = suspects(again["base"], again["new"], passed_both)
     for node, site in first:
         if (node, site) not in second:
             notice(f"oracle-replay: flaky flip: {site} in {node} changed its verdict between two runs of a side")
             continue
-        found.append((node, finding(node, new.sites.get(site, {}), base_label)))
+        found.append((node, finding(node, again["new"].sites.get(site, {}), base_label)))
+    held = {f for _, f in neighbours.judge(odd_sites, again["base"].neighbours, again["new"].neighbours, base_label)}
+    for node, finding_ in odd:
+        if any((f.path, f.line, f.col) == (finding_.path, finding_.line, finding_.col) for f in held):
+            found.append((node, finding_))
+        else:
+            notice(
+                f"oracle-replay: flaky neighbours: {finding_.path}:{finding_.line} changed its verdict between two runs"
+            )
     return found
