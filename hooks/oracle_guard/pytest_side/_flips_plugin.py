@@ -175,6 +175,28 @@ def pytest_configure(config: pytest.Config) -> None:
     sys.meta_path.insert(0, _Finder(os.getcwd()))  # in front of pytest's assertion rewriting
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Derandomize every collected Hypothesis test, as the replay's own run does (_replay_plugin.py).
+
+    Both sides must see the same examples; ``@settings``/``@given`` fixed each
+    test's settings at import, so each gets ``derandomize=True`` and no deadline.
+    """
+    if "hypothesis" not in sys.modules:
+        return
+    try:
+        from hypothesis import settings
+    except ImportError:  # pragma: no cover
+        return
+    for item in session.items:
+        func = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        current = getattr(func, "_hypothesis_internal_use_settings", None)
+        if func is not None and isinstance(current, settings):
+            try:
+                func._hypothesis_internal_use_settings = settings(current, derandomize=True, deadline=None)
+            except Exception:  # pragma: no cover - a Hypothesis too old for one of these settings
+                pass
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     RECORDER.node = item.nodeid
 

@@ -92,15 +92,12 @@ class _Probe:
     """One probe pytest process in a scratch tree, in its own process group."""
 
     def __init__(self, python: str, tree: str, args: Sequence[str], work: str, name: str, calls: str | None) -> None:
-        from oracle_guard.pytest_side import _flips_plugin, _replay_plugin
+        from oracle_guard.pytest_side import _flips_plugin
 
         self.flips_out = os.path.join(work, f"{name}.flips.json")
         self.neighbours_out = os.path.join(work, f"{name}.neighbours.json") if calls else None
         self.log_path = os.path.join(work, f"{name}.log")
-        plugins = [
-            [os.path.abspath(_replay_plugin.__file__), os.path.join(work, f"{name}.tsv")],
-            [os.path.abspath(_flips_plugin.__file__), self.flips_out],
-        ]
+        plugins = [[os.path.abspath(_flips_plugin.__file__), self.flips_out]]
         env = child_env(python)
         if calls and self.neighbours_out:
             from oracle_guard.pytest_side import _neighbours_plugin
