@@ -219,6 +219,7 @@ def test_an_honest_production_change_passes_with_its_flips_run(repo: Repo, name:
     result = replay(repo, HONEST[name])
     assert (result.code, result.out) == (0, ""), result
     assert "oracle-replay: flipped 6 check(s); 6 ran on both sides" in result.err, result.err
+    assert "oracle-replay: called 5 tested function(s) on " in result.err  # price, label, buy twice, discount
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import copy
 import hashlib
+from collections.abc import Sequence
 from typing import Any, Callable
 
 NAME = "__oracle_guard_flips__"  # a dunder: not mangled inside class bodies
@@ -235,7 +236,7 @@ class _TestRewriter:
         for name in self.params:
             self._group_parameter(name)
 
-    def _single(self, site: Site, action: Callable[[], None], edits: list[tuple[ast.AST, str]] = ()) -> None:  # type: ignore[assignment]
+    def _single(self, site: Site, action: Callable[[], None], edits: Sequence[tuple[ast.AST, str]] = ()) -> None:
         def apply() -> list[tuple[ast.AST, str]]:
             action()
             return list(edits)
