@@ -272,3 +272,9 @@ def test_what_looks_like_a_path_is_never_varied() -> None:
         str,
     ]
     assert probe._kind(2, float) is float and probe._kind(True, None) is None
+
+
+def test_the_tests_holding_a_flip_are_named_by_their_first_line() -> None:
+    source = "import pytest\n\n\n@pytest.mark.parametrize('x', [1])\ndef test_a(x):\n    assert f(x) == 2\n\n\ndef test_b():\n    assert f(1)\n"
+    tree, _, _ = flips.rewrite(source.encode(), "t.py")
+    assert flips.flipped_tests(tree) == {("test_a", 4)}  # test_b has nothing to flip: the probe run skips it

@@ -464,6 +464,16 @@ def rewrite(source: bytes, path: str) -> tuple[ast.Module, dict[str, dict[str, A
     return tree, sites, _edited_lines(source, edits)
 
 
+def flipped_tests(tree: ast.Module) -> set[tuple[str, int]]:
+    """(name, first line as the code object counts it) of the test functions holding a flip."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+            if any(isinstance(n, ast.Name) and n.id == NAME for n in ast.walk(node)):
+                found.add((node.name, min([d.lineno for d in node.decorator_list] + [node.lineno])))
+    return found
+
+
 def _edited_lines(source: bytes, edits: list[tuple[ast.AST, str]]) -> list[str] | None:
     lines = source.splitlines(keepends=True)
     for node, text in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):  # type: ignore[attr-defined]

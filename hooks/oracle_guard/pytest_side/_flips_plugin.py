@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import inspect
 import json
 import linecache
 import os
@@ -75,6 +76,7 @@ class Recorder:
         self.node: str | None = None
         self.sites: dict[str, dict[str, Any]] = {}
         self.records: dict[tuple[str, str], list[int]] = {}
+        self.flipped: set[tuple[str, str, int]] = set()  # (file, name, first line) of tests holding a flip
 
     def record(self, site: str, passed: bool) -> None:
         entry = self.records.setdefault((self.node or "", site), [0, 0])
@@ -144,6 +146,7 @@ class _Loader(importlib.machinery.SourceFileLoader):
         rel = os.path.relpath(self.path).replace(os.sep, "/")
         tree, sites, lines = flip.rewrite(source, rel)
         RECORDER.sites.update(sites)
+        RECORDER.flipped.update((self.path, name, line) for name, line in flip.flipped_tests(tree))
         if lines is not None:
             linecache.cache[self.path] = (len(source), None, lines, self.path)  # mtime None: checkcache keeps it
         return compile(tree, self.path, "exec", dont_inherit=True)
@@ -173,6 +176,24 @@ class _Finder:
 
 def pytest_configure(config: pytest.Config) -> None:
     sys.meta_path.insert(0, _Finder(os.getcwd()))  # in front of pytest's assertion rewriting
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run only the tests holding a flip: the rest would cost a run and tell nothing."""
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        (kept if _holds_a_flip(item) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def _holds_a_flip(item: pytest.Item) -> bool:
+    obj = getattr(item, "obj", None)
+    func = getattr(obj, "__func__", obj)
+    code = getattr(inspect.unwrap(func) if callable(func) else None, "__code__", None)
+    return code is not None and (code.co_filename, code.co_name, code.co_firstlineno) in RECORDER.flipped
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
