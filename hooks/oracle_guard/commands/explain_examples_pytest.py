@@ -285,4 +285,10 @@ WITHOUT_EXAMPLE = {
     "OG873": "the contract emptied, made a symlink or a directory: `check` stops at the contract itself (exit 2,"
     " one line) before this rule, which the collection-snapshot hook reports; shown by tests/test_tamper.py.",
     "OG904": "pytest cannot run the base's tests at all: an environment failure, shown by tests/test_replay.py.",
+    "OG911": "the cheat is in what the new code returns or patches at run time, not in a diff of a test:"
+    " shown by tests/test_replay_flips.py (an always-equal str, the caller's `expected` read, assertEqual and"
+    " pytest.raises patched).",
+    "OG912": "a lookup table of the tests' answers over a wrong rule, judged by calling the code:"
+    " shown by tests/test_replay_flips.py.",
+    "OG913": "the new code ends the probe process it runs in: shown by tests/test_replay_flips.py.",
 }
