@@ -303,4 +303,10 @@ WITHOUT_EXAMPLE = {
     " shown by tests/test_unstable_ids.py.",
     "OG906": "the cheats act on a real pytest process (an early exit, a patched assertEqual, a rebound"
     " AssertionError); tests/test_replay_canaries.py shows each one turning plain pytest green and refused.",
+    "OG911": "the cheat is in what the new code returns or patches at run time, not in a diff of a test:"
+    " shown by tests/test_replay_flips.py (an always-equal str, the caller's `expected` read, assertEqual and"
+    " pytest.raises patched).",
+    "OG912": "a lookup table of the tests' answers over a wrong rule, judged by calling the code:"
+    " shown by tests/test_replay_flips.py.",
+    "OG913": "the new code ends the probe process it runs in: shown by tests/test_replay_flips.py.",
 }

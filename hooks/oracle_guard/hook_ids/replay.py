@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 from oracle_guard import __version__
 from oracle_guard.contract import unstable_ids
-from oracle_guard.pytest_side import ledger, replay_run, scratch, selection
+from oracle_guard.pytest_side import flips, ledger, replay_run, scratch, selection
 from oracle_guard.repo import changes
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
 from oracle_guard.reporting.report import Finding, UsageError, add_format_arg, emit, guarded, notice
@@ -263,6 +263,24 @@ def _replay(
                     )
                     continue
                 findings.append((node, finding))
+        # The probes: flipped checks (and neighbouring inputs) on both sides, for tests that passed on both.
+        passed_both = {
+            n
+            for n, o in base.items.items()
+            if o.outcome == "passed" and (after := new.items.get(n)) is not None and after.outcome == "passed"
+        }
+        findings += flips.judge(
+            python,
+            trees,
+            fixed,
+            chosen_args,
+            runs.jobs,
+            runs.deadline,
+            runs.work,
+            passed_both,
+            change_set.base_label,
+            the_plan.write,
+        )
         findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
         return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
     finally:

@@ -365,6 +365,22 @@ CODES: dict[str, tuple[str, str, str]] = {
         "the new code tampers with the test run",
         "remove the code that exits the process, patches the test machinery or hides outcomes",
     ),
+    # The replay's probes (docs/replay-probes.md).
+    "OG911": (
+        "docs/replay-probes.md#og911-a-flipped-check-passes-against-the-new-code",
+        "a flipped check passes against the new code",
+        "fix the code so the check can fail again, or approve `behavior-change NODEID`",
+    ),
+    "OG912": (
+        "docs/replay-probes.md#og912-the-tested-input-is-an-isolated-point-of-agreement",
+        "the tested input is an isolated point of agreement",
+        "make the code right around the tested input, or approve `behavior-change NODEID`",
+    ),
+    "OG913": (
+        "docs/replay-probes.md#og913-the-flip-run-against-the-new-code-did-not-complete",
+        "the flip run against the new code did not complete",
+        "find what in the new code ends the test process (os._exit, atexit, signals) and remove it",
+    ),
 }
 
 

@@ -1,0 +1,282 @@
+"""Differential neighbours, loaded into the *project's* interpreter by oracle-replay's probe run.
+
+Like _flips_plugin.py it needs only pytest and the standard library (Hypothesis
+when the project has it), is loaded by file path, and writes one JSON file.
+Once the selected test modules are imported (collection finished, no test run
+yet), each function a test calls with literal arguments (the call sites come
+from the hook, in the file ORACLE_GUARD_NEIGHBOURS names) is called again at
+the tested input and on neighbouring inputs: one argument varied at a time,
+drawn from a strategy fitted to the literal's type (and the parameter's
+annotation), derandomized with a fixed seed, within a budget.  Only functions
+defined in the files the change touched are called.  Each input is called
+twice; an answer that differs between the two calls is not compared.
+
+Output: ``{"sites": {id: {"tested": answer, "inputs": {key: [answer, varied argument]}}}, "complete": true}``;
+an answer is a tagged JSON value, ``["raise", type]``, or ``["?", why]`` when it cannot be compared.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import os
+import random
+import re
+import signal
+import sys
+import time
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:  # for annotations only: the hook imports this module where pytest may be missing
+    import pytest
+
+OUTPUT: str | None = None
+PER_SITE = 24  # neighbouring inputs per call site
+MAX_SITES = 40
+CALL_SECONDS = 1.0
+TOTAL_SECONDS = 20.0
+SPAN = 50  # integers within this distance of the literal
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+class _Slow(Exception):
+    pass
+
+
+def encode(value: Any, depth: int = 0) -> Any:
+    """A comparable JSON form of a return value, or ["?", why]."""
+    if depth > 6:
+        return ["?", "too deep"]
+    if value is None or isinstance(value, (bool, str)):
+        return ["v", value]
+    if isinstance(value, int):
+        return ["v", value] if abs(value) < 2**53 else ["i", str(value)]
+    if isinstance(value, float):
+        return ["f", value if value == value and abs(value) != float("inf") else repr(value)]
+    if isinstance(value, (bytes, bytearray)):
+        return ["b", bytes(value).hex()]
+    if isinstance(value, (list, tuple)):
+        return ["l" if isinstance(value, list) else "t", [encode(v, depth + 1) for v in value]]
+    if isinstance(value, dict):
+        return ["d", sorted(([encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()), key=repr)]
+    if isinstance(value, (set, frozenset)):
+        return ["s", sorted((encode(v, depth + 1) for v in value), key=repr)]
+    try:
+        text = repr(value)
+    except Exception:
+        return ["?", "repr fails"]
+    return ["?", "no stable repr"] if ADDRESS.search(text) else ["r", text]
+
+
+def _answer(func: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
+    timed = hasattr(signal, "setitimer")
+    if timed:
+        signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
+    try:
+        return encode(func(*args, **kwargs))
+    except _Slow:
+        return ["?", "slow"]
+    except Exception as exc:
+        return ["raise", type(exc).__name__]
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise _Slow()
+
+
+# -- neighbouring inputs --------------------------------------------------------------------------
+
+
+def _edit(text: Any, position: int, how: int, char: Any) -> Any:
+    """TEXT (str or bytes) with one character inserted, deleted or replaced."""
+    position = position % (len(text) + 1)
+    if how == 0 or not text:
+        return text[:position] + char + text[position:]
+    position = min(position, len(text) - 1)
+    if how == 1:
+        return text[:position] + text[position + 1 :]
+    return text[:position] + char + text[position + 1 :]
+
+
+def _alphabet(value: Any) -> list[Any]:
+    if isinstance(value, bytes):
+        return [bytes([b]) for b in sorted(set(value) | set(b"az09 -_."))]
+    return sorted(set(value) | set("azAZ09 -_.'"))
+
+
+def _random_value(value: Any, kind: type, rng: random.Random) -> Any:
+    if kind is int:
+        return int(value) + rng.randint(-SPAN, SPAN)
+    if kind is float:
+        width = max(1.0, abs(float(value)))
+        return float(value) + rng.uniform(-width, width)
+    return _edit(value, rng.randint(0, len(value)), rng.randint(0, 2), rng.choice(_alphabet(value)))
+
+
+def _kind(value: Any, annotation: Any) -> type | None:
+    """How to vary VALUE; None keeps it fixed (booleans, None, and what looks like a path or URL)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (str, bytes)) and _path_like(value if isinstance(value, str) else value.decode("latin-1")):
+        return None  # its neighbours could name files of the machine's
+    if annotation is float and isinstance(value, int):
+        return float
+    for kind in (int, float, str, bytes):
+        if isinstance(value, kind):
+            return kind
+    return None
+
+
+def _path_like(text: str) -> bool:
+    return "/" in text or "\\" in text or text.startswith(("~", ".")) or "://" in text
+
+
+def _strategy(value: Any, kind: type) -> Any:
+    from hypothesis import strategies as st
+
+    if kind is int:
+        return st.integers(int(value) - SPAN, int(value) + SPAN)
+    if kind is float:
+        width = max(1.0, abs(float(value)))
+        return st.floats(float(value) - width, float(value) + width, allow_nan=False)
+    return st.builds(
+        _edit, st.just(value), st.integers(0, len(value)), st.integers(0, 2), st.sampled_from(_alphabet(value))
+    )
+
+
+def neighbours(values: list[Any], kinds: list[type | None], budget: int) -> list[tuple[int, Any]]:
+    """(argument index, new value) pairs: Hypothesis, derandomized, when installed; a seeded draw otherwise."""
+    varied = [i for i, kind in enumerate(kinds) if kind is not None]
+    if not varied:
+        return []
+    found: list[tuple[int, Any]] = []
+    try:
+        from hypothesis import HealthCheck, Phase, given, seed, settings
+        from hypothesis import strategies as st
+    except ImportError:
+        rng = random.Random(0)
+        for _ in range(budget * 2):
+            index = varied[rng.randrange(len(varied))]
+            found.append((index, _random_value(values[index], kinds[index], rng)))  # type: ignore[arg-type]
+    else:
+        strategy = st.one_of([st.tuples(st.just(i), _strategy(values[i], kinds[i])) for i in varied])  # type: ignore[arg-type]
+
+        @seed(0)
+        @settings(
+            max_examples=budget * 2,
+            derandomize=True,
+            database=None,
+            deadline=None,
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(strategy)
+        def draw(pair: tuple[int, Any]) -> None:
+            found.append(pair)
+
+        draw()
+    unique: dict[str, tuple[int, Any]] = {}
+    for index, new in found:
+        if new != values[index] or type(new) is not type(values[index]):
+            unique.setdefault(repr((index, new)), (index, new))
+    return list(unique.values())[:budget]
+
+
+# -- the probe ---------------------------------------------------------------------------------------
+
+
+def _module_at(path: str) -> Any:
+    target = os.path.realpath(path)
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if file and os.path.realpath(file) == target:
+            return module
+    return None
+
+
+def _resolve(module: Any, dotted: str) -> Any:
+    head, *rest = dotted.split(".")
+    obj = module.__dict__.get(head)
+    for name in rest:
+        obj = getattr(obj, name, None)
+    return obj
+
+
+def _defined_in(func: Any, changed: set[str]) -> bool:
+    try:
+        code = inspect.unwrap(func).__code__
+    except (AttributeError, ValueError):
+        return False
+    return os.path.relpath(os.path.realpath(code.co_filename)).replace(os.sep, "/") in changed
+
+
+def _annotations(func: Any) -> dict[str, Any]:
+    try:
+        return dict(inspect.signature(inspect.unwrap(func)).parameters)
+    except (TypeError, ValueError):
+        return {}
+
+
+def probe(config: dict[str, Any]) -> dict[str, Any]:
+    changed = {os.path.relpath(os.path.realpath(p)).replace(os.sep, "/") for p in config["changed"]}
+    started = time.monotonic()
+    results: dict[str, Any] = {}
+    for site in config["sites"][:MAX_SITES]:
+        if time.monotonic() - started > TOTAL_SECONDS:
+            break
+        module = _module_at(site["path"])
+        func = _resolve(module, site["callee"]) if module is not None else None
+        if func is None or not callable(func) or not _defined_in(func, changed):
+            continue
+        args, kwargs = ast.literal_eval(site["args"]), ast.literal_eval(site["kwargs"])
+        names = list(_annotations(func))
+        params = _annotations(func)
+        values = [*args, *kwargs.values()]
+        keys = [*range(len(args)), *kwargs]
+        kinds = []
+        for position, value in zip(keys, values):
+            name = names[position] if isinstance(position, int) and position < len(names) else position
+            annotation = getattr(params.get(name), "annotation", None) if isinstance(name, str) else None
+            kinds.append(_kind(value, annotation))
+        tested = _stable_answer(func, args, kwargs)
+        inputs: dict[str, Any] = {}
+        for index, new in neighbours(values, kinds, PER_SITE):
+            call_args, call_kwargs = list(args), dict(kwargs)
+            key = keys[index]
+            if isinstance(key, int):
+                call_args[key] = new
+            else:
+                call_kwargs[key] = new
+            inputs[repr((call_args, call_kwargs))] = [_stable_answer(func, call_args, call_kwargs), index]
+        results[site["id"]] = {"tested": tested, "inputs": inputs}
+    return results
+
+
+def _stable_answer(func: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
+    first = _answer(func, list(args), dict(kwargs))
+    second = _answer(func, list(args), dict(kwargs))
+    return first if first == second else ["?", "unstable"]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    path = os.environ.get("ORACLE_GUARD_NEIGHBOURS")
+    if not OUTPUT or not path:
+        return
+    with open(path, encoding="utf-8") as f:
+        config = json.load(f)
+    previous = signal.signal(signal.SIGALRM, _on_alarm) if hasattr(signal, "SIGALRM") else None
+    try:
+        results = probe(config)
+    finally:
+        if hasattr(signal, "SIGALRM"):
+            signal.signal(signal.SIGALRM, previous)
+    with open(OUTPUT, "w", encoding="utf-8") as f:
+        json.dump({"sites": results, "complete": True}, f)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(2)

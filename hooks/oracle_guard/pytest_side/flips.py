@@ -1,0 +1,360 @@
+"""The probe run of oracle-replay: oracle flips (and the differential neighbours) on both trees.
+
+After the replay's own run, one more pytest process per side runs the same
+selection with _flips_plugin.py loaded (every literal expectation of the
+selected base tests flipped into a soft check) and, when call sites were
+found, _neighbours_plugin.py (the functions the tests call with literal
+arguments called again on neighbouring inputs).  Both sides run the base's
+tests, so both see the same flips.
+
+A flip is a finding when its check failed every time it ran at the base and
+passed at least once against the new code, in a test that passed on both
+sides in the replay: the new code made that check unable to fail.  Suspects
+run again on both sides (their tests only); a verdict that changes between
+the two runs of a side is a notice, never a finding.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from oracle_guard.analysis import neighbours
+from oracle_guard.repo.interpreters import child_env
+from oracle_guard.reporting.report import Finding, notice
+
+GIT_REPO_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+)
+
+PROBES = True  # bench/probes.py turns them off in-process to price them
+TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
+RUNNER = """\
+import importlib.util, json, sys
+try:
+    import pytest
+except ImportError:
+    sys.exit(97)
+config = json.loads(sys.argv[1])
+plugins = []
+for path, output in config["plugins"]:
+    spec = importlib.util.spec_from_file_location("_oracle_guard_" + str(len(plugins)), path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.OUTPUT = output
+    plugins.append(mod)
+sys.exit(int(pytest.main(sys.argv[2:], plugins=plugins)))
+"""
+
+
+class Verdict(NamedTuple):
+    runs: int
+    passes: int
+
+
+class Side(NamedTuple):
+    """What one probe run of one tree reported."""
+
+    complete: bool
+    sites: dict[str, dict[str, Any]]
+    verdicts: dict[tuple[str, str], Verdict]  # (node id from the repository root, site) -> counts
+    neighbours: dict[str, Any] | None
+    exit_code: int
+    tail: str
+
+
+def _join(root: str, node: str) -> str:
+    return node if root in ("", ".") else os.path.normpath(os.path.join(root, node)).replace(os.sep, "/")
+
+
+def _tail(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = [line.strip() for line in f if line.strip() and not set(line.strip()) <= set("=_-")]
+    except OSError:
+        return ""
+    return lines[-1][:300] if lines else ""
+
+
+class _Probe:
+    """One probe pytest process in a scratch tree, in its own process group."""
+
+    def __init__(self, python: str, tree: str, args: Sequence[str], work: str, name: str, calls: str | None) -> None:
+        from oracle_guard.pytest_side import _flips_plugin
+
+        self.flips_out = os.path.join(work, f"{name}.flips.json")
+        self.neighbours_out = os.path.join(work, f"{name}.neighbours.json") if calls else None
+        self.log_path = os.path.join(work, f"{name}.log")
+        plugins = [[os.path.abspath(_flips_plugin.__file__), self.flips_out]]
+        env = child_env(python)
+        if calls and self.neighbours_out:
+            from oracle_guard.pytest_side import _neighbours_plugin
+
+            plugins.append([os.path.abspath(_neighbours_plugin.__file__), self.neighbours_out])
+            env["ORACLE_GUARD_NEIGHBOURS"] = calls
+        env["PYTHONHASHSEED"] = "0"
+        env.pop("PYTEST_ADDOPTS", None)
+        env.pop("PYTEST_PLUGINS", None)
+        for key in GIT_REPO_VARS:
+            env.pop(key, None)
+        front = [os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else []
+        env["PYTHONPATH"] = os.pathsep.join([tree, *front, *filter(None, [env.get("PYTHONPATH")])])
+        cmd = [python, "-c", RUNNER, json.dumps({"plugins": plugins}), *args]
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(
+                cmd,
+                cwd=tree,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=os.name == "posix",
+            )
+
+    def wait(self, deadline: float) -> None:
+        try:
+            self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise
+
+    def kill(self) -> None:
+        if self.proc.poll() is not None:
+            return
+        try:
+            if os.name == "posix":
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            else:  # pragma: no cover
+                self.proc.kill()
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+
+    def side(self) -> Side:
+        data = _read_json(self.flips_out)
+        neighbours = _read_json(self.neighbours_out) if self.neighbours_out else None
+        tail = _tail(self.log_path)
+        if not isinstance(data, dict) or data.get("complete") is not True:
+            return Side(False, {}, {}, neighbours, self.proc.returncode, tail)
+        root = str(data.get("rootdir", "."))
+        verdicts = {
+            (_join(root, str(node)), str(site)): Verdict(int(runs), int(passes))
+            for node, site, runs, passes in data.get("records", [])
+        }
+        return Side(True, dict(data.get("sites", {})), verdicts, neighbours, self.proc.returncode, tail)
+
+
+def _read_json(path: str | None) -> Any:
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def run(
+    python: str,
+    trees: Mapping[str, str],
+    args: Sequence[str],
+    jobs: int,
+    deadline: float,
+    work: str,
+    tag: str,
+    calls: str | None = None,
+) -> dict[str, Side]:
+    """One probe process per tree (two at once when JOBS allows)."""
+    sides: dict[str, Side] = {}
+    pending: list[tuple[str, _Probe]] = []
+    try:
+        for name, tree in trees.items():
+            if len(pending) >= jobs:
+                done_name, done = pending.pop(0)
+                done.wait(deadline)
+                sides[done_name] = done.side()
+            pending.append((name, _Probe(python, tree, args, work, f"{tag}-{name}", calls)))
+        for name, probe in pending:
+            probe.wait(deadline)
+            sides[name] = probe.side()
+        pending = []
+    finally:
+        for _, probe in pending:
+            probe.kill()
+    return sides
+
+
+def suspects(base: Side, new: Side, passed_both: set[str]) -> list[tuple[str, str]]:
+    """(node, site) pairs whose flipped check failed every time at the base and passed on the new code."""
+    found = []
+    for key, after in new.verdicts.items():
+        node, _ = key
+        before = base.verdicts.get(key)
+        if node not in passed_both or before is None:
+            continue
+        if before.runs and not before.passes and after.passes:
+            found.append(key)
+    return sorted(found)
+
+
+def finding(node: str, site: dict[str, Any], base_label: str) -> Finding:
+    return Finding(
+        str(site.get("path", node.split("::", 1)[0])),
+        int(site.get("line", 1)),
+        int(site.get("col", 1)),
+        "OG911",
+        f"{node}: a flipped check passes against the new code ({site.get('flip', 'flipped')}): it fails at "
+        f"{base_label} and passes on the new code, so the new code makes this check unable to fail "
+        "(a comparison that is always true, code that reads the test's expectation, a patched assert); "
+        f"fix the code, or approve the change: `oracle-guard approve behavior-change {node}`",
+    )
+
+
+def _test_modules(tree: str, selection: Sequence[str]) -> list[str]:
+    """The selected test modules, or every test module of TREE when the selection is everything."""
+    if selection:
+        return [p for p in selection if p.endswith(".py")]
+    found = []
+    for folder, dirs, files in os.walk(tree):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
+        for name in sorted(files):
+            if TEST_MODULE.match(name):
+                found.append(os.path.relpath(os.path.join(folder, name), tree).replace(os.sep, "/"))
+    return found
+
+
+def call_sites(tree: str, selection: Sequence[str]) -> list[neighbours.CallSite]:
+    sites: list[neighbours.CallSite] = []
+    for path in _test_modules(tree, selection):
+        try:
+            with open(os.path.join(tree, path), encoding="utf-8") as f:
+                sites += neighbours.call_sites(f.read(), path)
+        except (OSError, UnicodeDecodeError):
+            continue
+    return sites[: neighbours.MAX_SITES]
+
+
+def _unfinished(where: str, new: Side, base_label: str) -> Finding:
+    text = (
+        f"the flip run against the new code ended without its results (exit {new.exit_code}: "
+        f"{new.tail or 'no output'}) while the one at {base_label} completed: the new code stops the test run; fix the code"
+    )
+    return Finding(where, 1, 1, "OG913", text)
+
+
+def _calls_file(work: str, sites: list[neighbours.CallSite], changed: Sequence[str], name: str) -> str | None:
+    wanted = [p for p in changed if p.endswith(".py")]
+    if not sites or not wanted:
+        return None
+    path = os.path.join(work, f"neighbours-{name}.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"sites": [s._asdict() for s in sites], "changed": wanted}, f)
+    return path
+
+
+def _sites_of(data: Any) -> dict[str, Any]:
+    sites = data.get("sites") if isinstance(data, dict) else None
+    return sites if isinstance(sites, dict) else {}
+
+
+def judge(
+    python: str,
+    trees: Mapping[str, str],
+    fixed: Sequence[str],
+    selection: Sequence[str],
+    jobs: int,
+    deadline: float,
+    work: str,
+    passed_both: set[str],
+    base_label: str,
+    changed: Sequence[str] = (),
+) -> list[tuple[str, Finding]]:
+    """The flip and neighbour findings of a replay, as (node id, finding) pairs.
+
+    CHANGED: the production files the change wrote (the differential calls only what they define).
+    Every suspect is judged again in a second probe run of its tests only; one that does not
+    hold on both runs is a notice.
+    """
+    if not PROBES:
+        return []
+    started = time.monotonic()
+    sites = call_sites(trees["base"], selection)
+    calls = _calls_file(work, sites, changed, "calls")
+    sides = run(python, trees, [*fixed, *selection], jobs, deadline, work, "flips", calls)
+    base, new = sides["base"], sides["new"]
+    odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label) if calls else []
+    if calls:
+        called = set(_sites_of(base.neighbours)) & set(_sites_of(new.neighbours))
+        inputs = sum(len(_sites_of(base.neighbours)[s].get("inputs", {})) for s in called)
+        notice(
+            f"oracle-replay: called {len(called)} tested function(s) on {inputs} neighbouring input(s) on both sides"
+        )
+    first: list[tuple[str, str]] = []
+    if not base.complete:
+        notice(f"oracle-replay: the flip run at {base_label} wrote no results (exit {base.exit_code}: {base.tail})")
+    elif not new.complete:
+        where = selection[0] if selection else "."
+        return [(where, _unfinished(where, new, base_label))]
+    else:
+        ran = {site for (_, site), v in base.verdicts.items() if v.runs} & {
+            s for (_, s), v in new.verdicts.items() if v.runs
+        }
+        notice(
+            f"oracle-replay: flipped {len(base.sites)} check(s); {len(ran)} ran on both sides "
+            f"(probe run {time.monotonic() - started:.1f} s)"
+        )
+        first = suspects(base, new, passed_both)
+    if not first and not odd:
+        return []
+    return _confirmed(python, trees, fixed, jobs, deadline, work, passed_both, base_label, first, odd, sites, changed)
+
+
+def _confirmed(
+    python: str,
+    trees: Mapping[str, str],
+    fixed: Sequence[str],
+    jobs: int,
+    deadline: float,
+    work: str,
+    passed_both: set[str],
+    base_label: str,
+    first: list[tuple[str, str]],
+    odd: list[tuple[str, Finding]],
+    sites: list[neighbours.CallSite],
+    changed: Sequence[str],
+) -> list[tuple[str, Finding]]:
+    """The suspects that hold on a second probe run of their tests (both sides); notices for the rest."""
+    odd_sites = [s for s in sites if any((f.path, f.line, f.col) == (s.path, s.line, s.col) for _, f in odd)]
+    calls = _calls_file(work, odd_sites, changed, "calls-again")
+    nodes = sorted({node for node, _ in first} | {node for node, _ in odd})
+    again = run(python, trees, [*fixed, *nodes], jobs, deadline, work, "flips-again", calls)
+    if again["base"].complete and not again["new"].complete:
+        return [(nodes[0], _unfinished(nodes[0].split("::", 1)[0], again["new"], base_label))]
+    found: list[tuple[str, Finding]] = []
+    second = suspects(again["base"], again["new"], passed_both)
+    for node, site in first:
+        if (node, site) not in second:
+            notice(f"oracle-replay: flaky flip: {site} in {node} changed its verdict between two runs of a side")
+            continue
+        found.append((node, finding(node, again["new"].sites.get(site, {}), base_label)))
+    held = {f for _, f in neighbours.judge(odd_sites, again["base"].neighbours, again["new"].neighbours, base_label)}
+    for node, finding_ in odd:
+        if any((f.path, f.line, f.col) == (finding_.path, finding_.line, finding_.col) for f in held):
+            found.append((node, finding_))
+        else:
+            notice(
+                f"oracle-replay: flaky neighbours: {finding_.path}:{finding_.line} changed its verdict between two runs"
+            )
+    return found
