@@ -18,8 +18,10 @@ from oracle_guard.commands import runner
 from oracle_guard.hook_ids import registry
 from oracle_guard.repo import changes
 from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
+from oracle_guard.reporting import report
 from oracle_guard.reporting.report import EXIT_CLEAN, EXIT_USAGE, guarded
 from oracle_guard.rules import args as hook_args
+from oracle_guard.rules import mutation_gate
 
 FILE_HOOKS = tuple(h.id for h in registry.HOOKS if h.files)
 TAKES_NOW = tuple(h.id for h in registry.HOOKS if h.now)
@@ -63,6 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="also run oracle-replay: the base's tests against the new code (runs pytest twice)",
     )
+    mutation_gate.add_args(parser)
     args = parser.parse_args(argv)
 
     wanted, skipped = runner.selection(args.only, args.skip)
@@ -94,6 +97,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         options.base, options.contract, options.format = args.base, args.contract, args.format
         replayed = replay_hook.replay(options)
         code = EXIT_USAGE if EXIT_USAGE in (code, replayed) else max(code, replayed)
+    if args.mutate:
+        sys.stdout.flush()
+        mutated = report.emit(mutation_gate.run(args, change_set, args.contract), args.format, hook="oracle-mutate")
+        code = EXIT_USAGE if EXIT_USAGE in (code, mutated) else max(code, mutated)
     return code
 
 

@@ -32,7 +32,8 @@ from oracle_guard.pytest_side import scratch
 from oracle_guard.repo import changes
 from oracle_guard.repo.interpreters import candidate_interpreters, child_env
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
-from oracle_guard.reporting.report import Finding, UsageError, add_format_arg, emit, guarded, notice
+from oracle_guard.reporting.report import EXIT_USAGE, Finding, UsageError, add_format_arg, emit, guarded, notice
+from oracle_guard.rules import mutation_gate
 from oracle_guard.rules.args import summary
 
 TIMEOUT_SECONDS = 900
@@ -340,13 +341,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="pytest processes at once, 1 or 2 (default: 2 when two cores are free)",
     )
     add_format_arg(parser)
+    mutation_gate.add_args(parser)
     parser.add_argument("--version", action="version", version=f"%(prog)s (oracle-guard) {__version__}")
     return parser
 
 
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
-    return replay(build_parser().parse_args(argv))
+    args = build_parser().parse_args(argv)
+    code = replay(args)
+    if not args.mutate:
+        return code
+    mutated = mutation_gate.main_for(args)  # rules/mutation_gate.py: the mutation differential
+    return EXIT_USAGE if EXIT_USAGE in (code, mutated) else max(code, mutated)
 
 
 def replay(args: argparse.Namespace) -> int:
