@@ -301,6 +301,12 @@ CODES: dict[str, tuple[str, str, str]] = {
         "a base test is no longer collected against the new code",
         "restore what the test collects, or approve `behavior-change NODEID`",
     ),
+    # An anchor with a `#` is a section of a page under docs/ (the README is the short page).
+    "OG910": (
+        "docs/mutation.md#og910-a-mutant-the-bases-tests-caught-lives",
+        "a mutant the base's tests caught lives under the new tests",
+        "restore the check the base's test made, or approve `mutants-released NODEID`",
+    ),
 }
 
 
@@ -320,4 +326,6 @@ def title(code: str) -> str:
 
 def help_uri(code: str) -> str:
     entry = CODES.get(code)
+    if entry and "#" in entry[0]:
+        return f"{README.rsplit('/', 1)[0]}/{entry[0]}"  # a page under docs/
     return f"{README}#{entry[0]}" if entry else README
