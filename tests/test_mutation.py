@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 
 import pytest
 
 from oracle_guard.commands import check
 from oracle_guard.hook_ids import registry
+from tests.contract_helpers import CONTRACT, approve, contract_text, make_key, signers_line
 from tests.helpers import Repo, Result
 
 STATIC = ",".join(h.id for h in registry.HOOKS if not h.opt_in)
@@ -427,3 +429,56 @@ def test_the_tables_say_what_the_static_hooks_see(repo: Repo, name: str) -> None
     repo.change({**BASE, T: module(before)}, {T: module(after)})
     result = repo.hook(check.main, "--skip", "collection-snapshot", "--base", "HEAD")
     assert sorted(set(result.codes)) == ([KNOWN_TO_STATIC[name][1]] if known else []), result.said
+
+
+@pytest.mark.slow
+def test_a_deliberate_removal_passes_with_a_signed_mutants_released_approval(repo: Repo, tmp_path: Path) -> None:
+    key = make_key(tmp_path)
+    trust = {
+        "tests/allowed_signers": signers_line(key),
+        CONTRACT: contract_text(extra="allowed_signers: tests/allowed_signers\n"),
+    }
+    before, after = UNKNOWN_TO_STATIC["a loop that checks one element"]
+    repo.change({**BASE, **trust, T: module(before)}, {T: module(after)})
+    argv = ("--mutate", "--skip", STATIC, "--base", "HEAD")
+    result = repo.hook(check.main, *argv)
+    statement = "mutants-released tests/test_core.py::test_squares"
+    assert result.code == 1 and f"`oracle-guard approve {statement}`" in result.out, result.said
+    assert "needs a signed approval" not in result.out
+    approve(repo, key, "mutants-released tests/test_core.py::test_other")  # another test's: no use
+    again = repo.hook(check.main, *argv)
+    assert again.code == 1 and set(again.codes) == {"OG910"}, again.said
+    approve(repo, key, statement)
+    result = repo.hook(check.main, *argv)
+    assert (result.code, result.out) == (0, ""), result.said
+    assert "mutation: approved: test_squares's catch of `**` -> `*` at src/shop/core.py:" in result.err
+
+
+@pytest.mark.slow
+def test_a_verdict_that_changes_between_two_runs_is_a_notice(repo: Repo, tmp_path: Path) -> None:
+    """The base's test catches the mutant once, then lets it pass (it remembers in a file): not reported."""
+    marker = tmp_path / "seen"
+    flaky = (
+        "def test_bulk_discount():\n    ok = price(10, 1.0) == 9.0\n"
+        f"    if not ok and not os.path.exists({str(marker)!r}):\n"
+        f"        open({str(marker)!r}, 'w').close()\n        assert ok\n"
+    )
+    result = mutate(
+        repo, "import os\n\n\n" + flaky, {T: module("import os\n\n\ndef test_bulk_discount():\n    price(10, 1.0)\n")}
+    )
+    assert result.code == 0 and result.codes == [], result.said
+    assert (
+        "mutation: flaky verdict: " in result.err
+        and "was judged differently on a second run; not reported" in result.err
+    )
+
+
+@pytest.mark.slow
+def test_the_replay_hook_takes_mutate_too(repo: Repo) -> None:
+    from oracle_guard.hook_ids import replay
+
+    before, after = UNKNOWN_TO_STATIC["a hand-rolled tolerance"]
+    repo.change({**BASE, T: module(before)}, {T: module(after)})
+    result = repo.hook(replay.main, "--mutate", "--base", "HEAD")
+    assert result.code == 1 and set(result.codes) == {"OG910"}, result.said
+    assert "oracle-replay: nothing to replay: the change touches only the test side" in result.err
