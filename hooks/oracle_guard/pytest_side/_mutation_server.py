@@ -217,7 +217,10 @@ def _run_mutant(mutant: dict[str, Any], tests: list[Any], protocol: Callable[...
         _import_mutated(target, mutated)
     for index, item in enumerate(tests):
         following = tests[index + 1] if index + 1 < len(tests) else None
-        ok, why = _passed(protocol(item, nextitem=following, log=False))
+        try:
+            ok, why = _passed(protocol(item, nextitem=following, log=False))
+        except BaseException as exc:  # the mutant broke pytest's own machinery (a plugin, pluggy): a failed run
+            ok, why = False, f"the test run crashed: {type(exc).__name__}: {exc}"[:200]
         if not ok:
             return {"verdict": "killed", "by": item.nodeid, "why": why}
     return {"verdict": "survived"}
