@@ -114,31 +114,18 @@ def pytest_runtestloop(session: pytest.Session) -> bool:
     sys.settrace(None)
     threading.settrace(None)  # type: ignore[arg-type,unused-ignore]
     _write({"import_lines": {k: sorted(v) for k, v in _lines.items()}})
-    for index, item in enumerate(items):
-        _lines.clear()
-        following = items[index + 1] if index + 1 < len(items) else None
-        started = time.perf_counter()
-        start_tracing()
+    # The traced run happens in a child too: every mutant then starts from the state right after
+    # collection, as the traced run did, never from what the tests left behind.
+    pid = os.fork()
+    if pid == 0:
         try:
-            reports = runtestprotocol(item, nextitem=following, log=False)
+            _cover(items, runtestprotocol)
         finally:
-            sys.settrace(None)
-            threading.settrace(None)  # type: ignore[arg-type,unused-ignore]
-        ok, why = _passed(reports)
-        path, line, _ = item.location
-        _write(
-            {
-                "node": item.nodeid,
-                "ok": ok,
-                "why": why,
-                "path": path,
-                "line": (line or 0) + 1,
-                "seconds": time.perf_counter() - started,
-                "lines": {k: sorted(v) for k, v in _lines.items()},
-            }
-        )
+            os._exit(0)
+    os.waitpid(pid, 0)
     _write({"covered": True})
     by_id = {item.nodeid: item for item in items}
+    _index_functions()
     for command in COMMANDS[0]:  # one batch of mutants a line, until the parent closes the pipe
         batch = json.loads(command)
         for mutant in batch["mutants"]:
@@ -152,6 +139,34 @@ def pytest_runtestloop(session: pytest.Session) -> bool:
             _write({"id": mutant["id"], **_fork(mutant, tests, runtestprotocol)})
         _write({"done": batch["batch"]})
     return True
+
+
+def _cover(items: list[Any], protocol: Callable[..., Any]) -> None:
+    for index, item in enumerate(items):
+        _lines.clear()
+        following = items[index + 1] if index + 1 < len(items) else None
+        started = time.perf_counter()
+        start_tracing()
+        try:
+            reports = protocol(item, nextitem=following, log=False)
+        except BaseException as exc:  # a test that breaks pytest's own machinery did not pass
+            reports, why = [], f"the test run crashed: {type(exc).__name__}: {exc}"[:200]
+        finally:
+            sys.settrace(None)
+            threading.settrace(None)  # type: ignore[arg-type,unused-ignore]
+        ok, why = _passed(reports) if reports else (False, why)
+        path, line, _ = item.location
+        _write(
+            {
+                "node": item.nodeid,
+                "ok": ok,
+                "why": why,
+                "path": path,
+                "line": (line or 0) + 1,
+                "seconds": time.perf_counter() - started,
+                "lines": {k: sorted(v) for k, v in _lines.items()},
+            }
+        )
 
 
 def _fork(mutant: dict[str, Any], tests: list[Any], protocol: Callable[..., Any]) -> dict[str, Any]:
@@ -226,11 +241,28 @@ def _run_mutant(mutant: dict[str, Any], tests: list[Any], protocol: Callable[...
     return {"verdict": "survived"}
 
 
+_INDEX: dict[tuple[str, int, str], list[types.FunctionType]] = {}
+
+
+def _index_functions() -> None:
+    """Every live function by (file, first line, name), once in the server: each forked child reads it."""
+    real: dict[str, str] = {}
+    for obj in gc.get_objects():
+        if type(obj) is types.FunctionType:
+            code = obj.__code__
+            if code.co_filename not in real:
+                real[code.co_filename] = os.path.realpath(code.co_filename)
+            _INDEX.setdefault((real[code.co_filename], code.co_firstlineno, code.co_name), []).append(obj)
+
+
 def _live_functions(target: str, def_line: int, name: str) -> list[types.FunctionType]:
     real = os.path.realpath(target)
+    indexed = _INDEX.get((real, def_line, name))
+    if indexed:
+        return indexed
     seen: dict[str, bool] = {}
     found = []
-    for obj in gc.get_objects():
+    for obj in gc.get_objects():  # not there after collection: perhaps a test created it since
         if type(obj) is not types.FunctionType:
             continue
         code = obj.__code__
