@@ -482,3 +482,39 @@ def test_the_replay_hook_takes_mutate_too(repo: Repo) -> None:
     result = repo.hook(replay.main, "--mutate", "--base", "HEAD")
     assert result.code == 1 and set(result.codes) == {"OG910"}, result.said
     assert "oracle-replay: nothing to replay: the change touches only the test side" in result.err
+
+
+IMPORT_TIME = """\
+def _doubles(n):
+    return {i: i * 2 for i in range(n)}
+
+
+DOUBLES = _doubles(5)
+
+
+def double(i):
+    return DOUBLES[i]
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("weakened", [True, False], ids=["weakened", "honest"])
+def test_code_that_runs_at_import_is_judged_in_a_fresh_process(repo: Repo, weakened: bool) -> None:
+    """A table built at import: a code swap after import cannot reach it, a fresh import does."""
+    head = "from shop.table import double\n\n\n"
+    after = (
+        "def test_double():\n    assert double(3) > 0\n"
+        if weakened
+        else "def test_double():\n    assert double(3) == 6\n    assert double(0) == 0\n"
+    )
+    repo.change(
+        {**BASE, "src/shop/table.py": IMPORT_TIME, T: head + "def test_double():\n    assert double(3) == 6\n"},
+        {T: head + after},
+    )
+    result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
+    assert "sit in code that also runs at import" in result.err, result.said
+    if weakened:
+        assert result.code == 1 and set(result.codes) == {"OG910"}, result.said
+        assert "the base's test_double caught `*` -> `/` at src/shop/table.py:2 (in _doubles)" in result.out
+    else:
+        assert result.code == 0 and result.codes == [], result.said

@@ -83,6 +83,10 @@ def setup(job_path: str, output: str) -> None:
     OUTPUT = output
     open(OUTPUT, "w").close()
     COMMANDS.append(os.fdopen(os.dup(0), "r", encoding="utf-8"))
+    if JOB.get("mutant"):  # a fresh process for a mutant whose code runs at import: in place before any import
+        unapplied = _apply(JOB["mutant"])
+        if unapplied is not None:
+            _write({"unapplied": unapplied})
     start_tracing()  # module-level code of conftests and test modules runs while collecting
 
 
@@ -214,7 +218,11 @@ def _fork(mutant: dict[str, Any], tests: list[Any], protocol: Callable[..., Any]
         return {"verdict": "killed", "by": tests[0].nodeid, "why": f"the test process died (status {status})"}
 
 
-def _run_mutant(mutant: dict[str, Any], tests: list[Any], protocol: Callable[..., Any]) -> dict[str, Any]:
+def _apply(mutant: dict[str, Any]) -> str | None:
+    """Put MUTANT in place: live functions get the mutated code, a later import the mutated source.
+
+    None when done; else why it could not be.
+    """
     target = os.path.join(JOB["root"], mutant["path"])
     with open(target, "rb") as f:
         source = f.read()
@@ -225,11 +233,17 @@ def _run_mutant(mutant: dict[str, Any], tests: list[Any], protocol: Callable[...
     module_code = compile(mutated, filename, "exec", dont_inherit=True)
     new_code = _find_code(module_code, name, mutant["def_line"])
     if new_code is None:
-        return {"verdict": "invalid", "why": "the mutated function is not found in the compiled module"}
+        return "the mutated function is not found in the compiled module"
     for function in live:
         function.__code__ = new_code
-    if not live:
-        _import_mutated(target, mutated)
+    _import_mutated(target, mutated)  # a module imported from now on (a fresh process: all of them)
+    return None
+
+
+def _run_mutant(mutant: dict[str, Any], tests: list[Any], protocol: Callable[..., Any]) -> dict[str, Any]:
+    unapplied = _apply(mutant)
+    if unapplied is not None:
+        return {"verdict": "invalid", "why": unapplied}
     for index, item in enumerate(tests):
         following = tests[index + 1] if index + 1 < len(tests) else None
         try:

@@ -101,7 +101,14 @@ class Server:
     """One server process in TREE: it runs SELECTION once with the tracer, then mutant batches as they come."""
 
     def __init__(
-        self, python: str, tree: str, production: Sequence[str], selection: Sequence[str], work: str, name: str
+        self,
+        python: str,
+        tree: str,
+        production: Sequence[str],
+        selection: Sequence[str],
+        work: str,
+        name: str,
+        mutant: Job | None = None,
     ) -> None:
         from oracle_guard.pytest_side import _mutation_server
 
@@ -109,7 +116,9 @@ class Server:
         self.log_path = os.path.join(work, f"{name}.log")
         job_path = os.path.join(work, f"{name}.job.json")
         with open(job_path, "w", encoding="utf-8") as f:
-            json.dump({"root": tree, "production": list(production)}, f)
+            # With MUTANT: a fresh process whose imports see the mutated source (code that runs at import).
+            fresh = {"mutant": mutant._asdict()} if mutant is not None else {}
+            json.dump({"root": tree, "production": list(production), **fresh}, f)
         env = child_env(python)
         env["PYTHONHASHSEED"] = "0"
         env.pop("PYTEST_ADDOPTS", None)

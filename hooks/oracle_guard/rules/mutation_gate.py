@@ -20,10 +20,12 @@ seconds; what was not run is a notice, never a pass.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import time
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from oracle_guard.analysis import mutants as mutant_gen
 from oracle_guard.pytest_side import mutation_run, scratch
@@ -33,6 +35,7 @@ from oracle_guard.repo.interpreters import candidate_interpreters
 from oracle_guard.reporting.report import Finding, UsageError, notice
 
 MAX_MUTANTS = 200
+FRESH_MAX = 10  # mutants in code that runs at import, each costing 2-4 pytest processes
 TIMEOUT_SECONDS = 900
 CODE = "OG910"
 VERB = "mutants-released"
@@ -186,6 +189,14 @@ def _judge(
             candidates = _survivors(new, new_cover, candidates, deadline)
         if candidates:
             candidates = _confirm(base, base_cover, new, new_cover, candidates, deadline)
+        fresh = [
+            p
+            for p in pairs
+            if _runs_at_import(base_cover, p[0]) and base_verdicts[p[0].key].verdict in ("survived", "unreached")
+        ]
+        if fresh:
+            sides_of = _FreshSides(python, tree, production, work, base_cover, new_cover, deadline)
+            candidates += _fresh(sides_of, fresh, base_verdicts)
     finally:
         for server in servers:
             server.close()
@@ -278,6 +289,83 @@ def _confirm(
     return kept
 
 
+class _FreshSides(NamedTuple):
+    python: str
+    tree: scratch.Scratch
+    production: list[str]
+    work: str
+    base_cover: Cover
+    new_cover: Cover | None
+    deadline: float
+
+
+def _fresh(sides: _FreshSides, pairs: Sequence[Pair], verdicts: dict[str, Verdict]) -> list[Pair]:
+    """Mutants in code that runs at import, judged in fresh processes (twice a side); the ones the new tests miss.
+
+    Each run is a pytest process whose imports load the mutated source, running the tests that passed
+    there unmutated; the mutant is caught when one of them fails or is no longer collected.
+    """
+    if len(pairs) > FRESH_MAX:
+        notice(
+            f"mutation: {len(pairs) - FRESH_MAX} mutant(s) in code that runs at import were not run in a fresh process (at most {FRESH_MAX}): not judged at import"
+        )
+    found = []
+    for number, (base_m, new_m) in enumerate(pairs[:FRESH_MAX]):
+        where = f"{base_m.description} at {base_m.path}:{base_m.line}"
+        run = functools.partial(_fresh_run, sides, sides.tree.base, sides.base_cover, base_m)
+        first = run(f"fresh-base-{number}")
+        if not first:  # lives at the base too (never reported), or not run
+            if first is None:
+                notice(f"mutation: {where} was not run in a fresh process within the budget: not judged at import")
+            continue
+        again = run(f"fresh-base-{number}-again")
+        if not again:
+            notice(
+                f"mutation: flaky verdict: {where} in a fresh process; not reported"
+                if again == ""
+                else f"mutation: {where} was not run twice within the budget: not judged"
+            )
+            continue
+        verdicts[base_m.key] = Verdict("killed", first, "in a fresh process")
+        if sides.new_cover is None:
+            found.append((base_m, new_m))
+            continue
+        run = functools.partial(_fresh_run, sides, sides.tree.new, sides.new_cover, new_m)
+        first = run(f"fresh-new-{number}")
+        if first == "":
+            again = run(f"fresh-new-{number}-again")
+            if again == "":
+                found.append((base_m, new_m))
+            elif again:
+                notice(f"mutation: flaky verdict: {where} in a fresh process; not reported")
+        if first is None or (first == "" and again is None):
+            notice(
+                f"mutation: {where} was not run against the new tests in a fresh process within the budget: not judged"
+            )
+    return found
+
+
+def _fresh_run(sides: _FreshSides, tree: str, cover: Cover, mutant: mutant_gen.Mutant, name: str) -> str | None:
+    """The node id of the first test the mutant fails in a fresh process; "" when none does; None: not run."""
+    passing = [t.node for t in cover.tests if t.ok]
+    if not passing:
+        return ""
+    if time.monotonic() >= sides.deadline:
+        return None
+    job = _job(mutant, cover, mutant)
+    server = Server(sides.python, tree, sides.production, passing, sides.work, name, mutant=job)
+    try:
+        ran = {t.node: t for t in server.cover(sides.deadline).tests}
+    except UsageError:  # out of time
+        return None
+    finally:
+        server.close()
+    for node in passing:
+        if node not in ran or not ran[node].ok:
+            return node
+    return ""
+
+
 def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover, production: list[str]) -> list[Pair]:
     """The sampled mutants of what the base's passing tests ran, each with its twin in the new tree."""
     every = _mutants(change_set, cover, production)
@@ -294,7 +382,8 @@ def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover
     imported = [m for m in carried if _runs_at_import(cover, m)]
     if imported:
         notice(
-            f"mutation: {len(imported)} mutant(s) sit in code that also runs at import; judged on the calls after import only"
+            f"mutation: {len(imported)} mutant(s) sit in code that also runs at import: judged by a code swap after import; "
+            f"up to {FRESH_MAX} the swap lets live at the base run again in a fresh process, imports and all"
         )
     return list(carried.items())
 
@@ -309,7 +398,7 @@ def _no_pytest() -> int:
 
 
 def _mutants(change_set: changes.ChangeSet, cover: Cover, production: Sequence[str]) -> list[mutant_gen.Mutant]:
-    reached: dict[str, set[int]] = {}
+    reached: dict[str, set[int]] = {path: set(lines) for path, lines in cover.import_lines.items()}
     for test in cover.tests:
         if test.ok:
             for path, lines in test.lines.items():
