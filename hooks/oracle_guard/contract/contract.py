@@ -5,41 +5,53 @@ PyYAML's ``safe_load`` silently keeps the last of duplicate keys, turns
 Here the document is composed with the pure-Python loader (anchors, aliases
 and explicit tags refused), then every scalar is typed by hand against the
 schema below, so each refusal names the file, line, column and key.
+
+This module composes the document and holds the schema, ``loads``/``dumps`` and
+the per-side loaders; typing one scalar is contract_scalars.py, reading the
+file's bytes from the work tree or a commit is contract_files.py (re-exported here).
 """
 
 from __future__ import annotations
 
-import os
-import posixpath
 import re
-import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 import yaml
 from yaml.events import AliasEvent, CollectionStartEvent, ScalarEvent
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import Node, ScalarNode, SequenceNode
 
-from oracle_guard.repo.paths import DEFAULT_CONTRACT
+from oracle_guard.contract.contract_files import DEFAULT_PATH as DEFAULT_PATH
+from oracle_guard.contract.contract_files import MAX_CONTRACT_BYTES as MAX_CONTRACT_BYTES
+from oracle_guard.contract.contract_files import ContractError as ContractError
+from oracle_guard.contract.contract_files import bytes_at as bytes_at
+from oracle_guard.contract.contract_files import bytes_at_base as bytes_at_base
+from oracle_guard.contract.contract_files import bytes_at_new as bytes_at_new
+from oracle_guard.contract.contract_files import bytes_in_work_tree as bytes_in_work_tree
+from oracle_guard.contract.contract_files import read_file as read_file
+from oracle_guard.contract.contract_scalars import (
+    _BOOL,
+    _NULL,
+    _YAML11_BOOL,
+    _count,
+    _error,
+    _instant,
+    _mapping,
+    _opt_repo_path,
+    _opt_string,
+    _path,
+    _paths,
+    _plain_value,
+    _Positioned,
+    _repo_path,
+    _repo_paths,
+    _seed,
+    _sha256,
+    _string,
+)
+from oracle_guard.contract.contract_scalars import parse_time as parse_time
 from oracle_guard.reporting.report import UsageError
-
-DEFAULT_PATH = DEFAULT_CONTRACT
-MAX_CONTRACT_BYTES = 16 * 1024 * 1024  # ~100,000 locks; more is a mistake or an attack
-
-_NULL = {"", "~", "null", "Null", "NULL"}
-_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
-# PyYAML (YAML 1.1) reads these as booleans; YAML 1.2 tools read them as strings.
-_YAML11_BOOL = {"yes", "no", "on", "off", "Yes", "No", "On", "Off", "YES", "NO", "ON", "OFF"}
-_INT = re.compile(r"[-+]?(0|[1-9][0-9]*)\Z")
-_TIMESTAMP = re.compile(r"\d{4}-\d\d?-\d\d?([Tt ]|\Z)")
-_SEXAGESIMAL = re.compile(r"[-+]?\d+(:[0-5]?\d)+(\.\d*)?\Z")
-_SHA256 = re.compile(r"[0-9a-f]{64}\Z")
-_NUMERIC_START = frozenset("0123456789+-")
-
-
-class ContractError(UsageError):
-    pass
 
 
 class _StrictLoader(yaml.loader.SafeLoader):  # the pure-Python loader honours overrides
@@ -99,182 +111,6 @@ def _compose(text: str) -> Node | None:
         for event in yaml.parse(text, Loader=fast):
             _refuse_event(event)
     return yaml.compose(text, Loader=fast)
-
-
-class _Positioned(Exception):
-    def __init__(self, mark: Any, message: str) -> None:
-        super().__init__(message)
-        self.line = mark.line + 1 if mark else 1
-        self.col = mark.column + 1 if mark else 1
-        self.message = message
-        self.keyed = False
-
-
-def _error(mark: Any, message: str) -> _Positioned:
-    return _Positioned(mark, message)
-
-
-# -- typed scalars -------------------------------------------------------------
-
-
-def _plain_value(node: ScalarNode) -> Any:
-    """The value a plain or quoted scalar stands for, YAML 1.2 core style."""
-    text = node.value
-    if node.style:  # quoted or block scalars are always strings (plain: None, or '' from libyaml)
-        return text
-    if text in _NULL:
-        return None
-    if text in _BOOL:
-        return _BOOL[text]
-    if text in _YAML11_BOOL:
-        raise _error(node.start_mark, f"'{text}' is ambiguous in YAML; write true/false, or quote it")
-    if text[0] not in _NUMERIC_START:  # cannot be a number, a timestamp or base-60
-        return text
-    if _INT.match(text):
-        if len(text) > 19:  # more than any count could mean, and int() of thousands of digits raises
-            raise _error(node.start_mark, f"a number with {len(text.lstrip('+-'))} digits is too large")
-        return int(text)
-    if _TIMESTAMP.match(text):
-        raise _error(node.start_mark, f"timestamp {text} must be quoted (an unquoted one becomes a date object)")
-    if _SEXAGESIMAL.match(text):
-        raise _error(node.start_mark, f"'{text}' reads as a base-60 number in YAML 1.1; quote it")
-    return text
-
-
-def _describe(value: Any) -> str:
-    return "null" if value is None else type(value).__name__.replace("str", "string").replace("int", "integer")
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
-def _string(node: Node, key: str) -> str:
-    if not isinstance(node, ScalarNode):
-        raise _error(node.start_mark, f"'{key}' must be a string")
-    value = _plain_value(node)
-    if not isinstance(value, str) or not value.strip():
-        raise _error(
-            node.start_mark, f"'{key}' must be a non-empty string, not {_describe(value) if value != '' else 'empty'}"
-        )
-    control = _CONTROL.search(value)
-    if control:  # a NUL cuts a path short in every system call
-        raise _error(node.start_mark, f"'{key}' holds a control character (U+{ord(control.group()):04X})")
-    return value
-
-
-def _opt_string(node: Node, key: str) -> str | None:
-    if isinstance(node, ScalarNode) and _plain_value(node) is None:
-        return None
-    return _string(node, key)
-
-
-def _count(node: Node, key: str, minimum: int = 0) -> int:
-    value = _plain_value(node) if isinstance(node, ScalarNode) else node
-    if isinstance(value, bool) or not isinstance(value, int):
-        shown = (
-            "a collection" if isinstance(value, Node) else repr(value) if isinstance(value, str) else _describe(value)
-        )
-        raise _error(node.start_mark, f"'{key}' must be a whole number, not {shown}")
-    if value < minimum:
-        raise _error(node.start_mark, f"'{key}' must be at least {minimum}, not {value}")
-    return value
-
-
-def _seed(node: Node, key: str) -> str:
-    if not isinstance(node, ScalarNode):
-        raise _error(node.start_mark, f"'{key}' must be an integer or string")
-    value = _plain_value(node)
-    if value is None or isinstance(value, bool):
-        raise _error(node.start_mark, f"'{key}' must be an integer or string")
-    return str(value)
-
-
-def _sha256(node: Node, key: str) -> str:
-    value = _string(node, key)
-    if not _SHA256.match(value):
-        raise _error(node.start_mark, f"'{key}' must be 64 lowercase hex digits")
-    return value
-
-
-def parse_time(text: str) -> datetime | None:
-    """An ISO-8601 instant with a time zone, or None."""
-    try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else None
-
-
-def _instant(node: Node, key: str) -> str:
-    value = _string(node, key)
-    if parse_time(value) is None:
-        raise _error(
-            node.start_mark, f"'{key}' must be an ISO-8601 time with a time zone, e.g. \"2026-09-22T00:00:00Z\""
-        )
-    return value
-
-
-def _path(node: Node, key: str) -> str:
-    value = _string(node, key)
-    if "\\" in value:
-        raise _error(node.start_mark, f"'{key}' must use forward slashes")
-    if "\n" in value or "\r" in value:
-        raise _error(node.start_mark, f"'{key}' must be a path on one line")
-    if len(value.encode("utf-8", "surrogateescape")) > 4096 or any(
-        len(p.encode("utf-8", "surrogateescape")) > 255 for p in value.split("/")
-    ):
-        raise _error(
-            node.start_mark, f"'{key}' is longer than a file system allows (a name over 255 bytes, or over 4096 in all)"
-        )
-    return value
-
-
-def _repo_path(node: Node, key: str) -> str:
-    """A path the gate reads or writes itself: inside the repository and outside .git/."""
-    value = _path(node, key)
-    parts = value.split("/")
-    if value.startswith("/") or (len(value) > 1 and value[1] == ":"):
-        raise _error(node.start_mark, f"'{key}' must be relative to the repository, not {value!r}")
-    if ".." in parts:
-        raise _error(node.start_mark, f"'{key}' may not leave the repository ('..' in {value!r})")
-    if any(p.lower() == ".git" for p in parts):
-        raise _error(node.start_mark, f"'{key}' may not point into .git/ ({value!r})")
-    return value
-
-
-def _opt_repo_path(node: Node, key: str) -> str | None:
-    if isinstance(node, ScalarNode) and _plain_value(node) is None:
-        return None
-    return _repo_path(node, key)
-
-
-def _repo_paths(node: Node, key: str) -> tuple[str, ...]:
-    if not isinstance(node, SequenceNode):
-        raise _error(node.start_mark, f"'{key}' must be a list of paths")
-    return tuple(_repo_path(item, key) for item in node.value)
-
-
-def _paths(node: Node, key: str) -> tuple[str, ...]:
-    if not isinstance(node, SequenceNode):
-        raise _error(node.start_mark, f"'{key}' must be a list of paths")
-    return tuple(_path(item, key) for item in node.value)
-
-
-def _mapping(node: Node, what: str) -> dict[str, tuple[Node, Node]]:
-    if not isinstance(node, MappingNode):
-        raise _error(node.start_mark, f"{what} must be a mapping")
-    seen: dict[str, tuple[Node, Node]] = {}
-    for key_node, value_node in node.value:
-        key = _plain_value(key_node) if isinstance(key_node, ScalarNode) else None
-        if not isinstance(key, str):
-            raise _error(key_node.start_mark, f"keys in {what} must be strings")
-        if key in seen:
-            raise _error(
-                key_node.start_mark,
-                f"duplicate key '{key}' in {what} (first at line {seen[key][0].start_mark.line + 1})",
-            )
-        seen[key] = (key_node, value_node)
-    return seen
 
 
 # -- records -------------------------------------------------------------------
@@ -600,131 +436,6 @@ def dumps(c: Contract) -> str:
         for name in ("contracts", "relations", "quarantine", "production"):
             lines.append(f"  {name}: [" + ", ".join(scalar(p) for p in getattr(c.layers, name)) + "]")
     return "\n".join(lines) + "\n"
-
-
-def read_file(path: str, what: str = "contract file") -> bytes | None:
-    """Bytes of the regular file at PATH (a symlink to one is followed), None if absent.
-
-    A directory, FIFO, device, symlink loop or over-long name is one clear
-    ContractError; the O_NONBLOCK open means a FIFO never blocks the hook.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise ContractError(f"{path}: is a directory, not a {what}") from None
-    except (OSError, ValueError) as exc:
-        raise ContractError(f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        raise ContractError(
-            f"{path}: is a {'directory' if stat.S_ISDIR(mode) else 'FIFO or special file'}, not a {what}"
-        )
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(MAX_CONTRACT_BYTES + 1)
-    return data
-
-
-# -- the one reader per side -----------------------------------------------------------
-#
-# Every hook reads the contract through these: None means nothing at all is at
-# the path; anything that is there but not a regular file (a symlink, a
-# directory, a submodule, a FIFO) or cannot be read is a ContractError (exit 2).
-# A contract that quietly stops being one must never read as "no contract".
-
-_KINDS = {"120000": "symlink", "160000": "submodule", "040000": "directory"}
-_COMMITTED: dict[tuple[str, str], bytes | None] = {}  # (commit id, path): commits never change
-_COMMIT_ID = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?\Z")
-
-
-def bytes_at(rev: str, path: str) -> bytes | None:
-    """The contract's bytes as committed at REV; None if nothing is there (fail closed otherwise)."""
-    key = (rev, path)
-    if key in _COMMITTED:
-        return _COMMITTED[key]
-    from oracle_guard.repo import git  # only diff-based callers need git
-
-    data = git.read_blobs(rev, [path]).get(path)
-    # cat-file reads a symlink's target as a blob and a tree or submodule as nothing: ask for the mode.
-    listed = [
-        r for r in git.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", path).split(b"\0") if r
-    ]
-    wanted = posixpath.normpath(path)
-    for record in listed:
-        meta, _, name = record.partition(b"\t")
-        mode = meta.split()[0].decode()
-        if os.fsdecode(name) == wanted and mode in _KINDS:
-            raise ContractError(f"{path}: is a {_KINDS[mode]} at {rev[:12]}, not a contract file")
-    if data is None and listed:  # something is there, but not a file git can read as one
-        raise ContractError(f"{path}: is not a file at {rev[:12]}, not a contract file")
-    if data is None:
-        _no_folder_in_the_way(rev, wanted)
-    if _COMMIT_ID.match(rev):
-        _COMMITTED[key] = data
-    return data
-
-
-def _no_folder_in_the_way(rev: str, path: str) -> None:
-    """Nothing at PATH in REV: fail closed if that is because a folder on the way is a symlink or submodule.
-
-    git stores a symlinked folder as one link, so the file behind it is absent from the tree while a
-    checkout (and pytest) still finds one there: the contract moved out of reach, not removed.
-    """
-    from oracle_guard.repo import git
-
-    folders = []
-    folder = posixpath.dirname(path)
-    while folder:
-        folders.append(folder)
-        folder = posixpath.dirname(folder)
-    if not folders:
-        return
-    out = git.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", *folders)
-    for record in (r for r in out.split(b"\0") if r):
-        meta, _, name = record.partition(b"\t")
-        mode = meta.split()[0].decode()
-        if os.fsdecode(name) in folders and mode != "040000":  # ls-tree also lists what lies beside them
-            kind = _KINDS.get(mode, "file")
-            raise ContractError(
-                f"{path}: {os.fsdecode(name)}/ is a {kind} at {rev[:12]}, not a folder holding the contract"
-            )
-
-
-def bytes_in_work_tree(path: str) -> bytes | None:
-    """The contract's bytes in the work tree; None if absent.  A symlink is refused, not followed.
-
-    So is a symlinked folder on the way: the contract would be read from wherever it points.
-    """
-    folder = "" if os.path.isabs(path) else os.path.dirname(path)  # contract paths are inside the repository
-    while folder:
-        try:
-            if stat.S_ISLNK(os.lstat(folder).st_mode):
-                raise ContractError(f"{path}: {folder}/ is a symlink, not a folder holding the contract")
-        except (FileNotFoundError, NotADirectoryError):
-            pass
-        except (OSError, ValueError):
-            break  # read_file names the problem
-        folder = os.path.dirname(folder)
-    try:
-        if stat.S_ISLNK(os.lstat(path).st_mode):
-            raise ContractError(f"{path}: is a symlink, not a contract file (commit the contract itself)")
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except (OSError, ValueError):
-        pass  # read_file names the problem
-    return read_file(path)
-
-
-def bytes_at_base(rev: str | None, path: str = DEFAULT_PATH) -> bytes | None:
-    """The contract's bytes at the base revision (None: no base, or no contract there)."""
-    return bytes_at(rev, path) if rev else None
-
-
-def bytes_at_new(target: str | None, path: str = DEFAULT_PATH) -> bytes | None:
-    """The contract's bytes on the new side of a change: the target commit, or the work tree."""
-    return bytes_at(target, path) if target else bytes_in_work_tree(path)
 
 
 def base_from(data: bytes | None, path: str = DEFAULT_PATH) -> Contract | None:

@@ -1,0 +1,154 @@
+"""Switches flipped from Python: a conftest or test module that sets them (OG860-OG862).
+
+``config.option.X = v``, ``setattr(config.option, "X", v)``, an auto-approving
+reporter named in test code, and regeneration variables set from test code that
+the project's own code reads. Test code is parsed, so strings and comments never count.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from oracle_guard.pytest_side import runners as ci
+from oracle_guard.pytest_side.switch_options import LEDGER, REGEN, REGEN_ENV, _count, _truthy
+from oracle_guard.repo import git
+from oracle_guard.repo.paths import TEST_FILES
+from oracle_guard.reporting.report import Finding
+
+if TYPE_CHECKING:  # types only: the callers pass these in
+    from oracle_guard.repo.changes import ChangeSet
+
+
+def mentions(target: str | None, name: str, besides: str = "") -> bool:
+    """Whether a tracked Python file of the new side (other than BESIDES) spells NAME: code that reads the variable."""
+    args = ["grep", "-l", "-z", "-F", "-e", name]
+    if target:
+        args.append(target)
+    out = git.run(*args, "--", "*.py", check=False).decode("utf-8", "surrogateescape")
+    found = [p.split(":", 1)[1] if target else p for p in out.split("\0") if p]
+    return any(p != besides for p in found)
+
+
+OPTION_CODES = {
+    "reruns": "OG860",
+    "retries": "OG860",
+    "force_flaky": "OG860",
+    "force_regen": "OG861",
+    "regen_all": "OG861",
+    "snapshot_update": "OG861",
+    "update_goldens": "OG861",
+    "inline_snapshot": "OG861",
+    "regtest_reset": "OG861",
+    "no_cov": "OG862",
+}
+AUTO_APPROVERS = ("ReporterThatAutomaticallyApproves", "AutoApprover")
+CODE_HINTS = (b"option", b"Automatically", b"AutoApprover", b"environ", b"putenv")
+
+
+def _code_facts(text: str) -> list[tuple[str, str, int]] | None:
+    """(what, value, line) of switches set in Python code: `config.option.X = v`,
+    `setattr(config.option, "X", v)`, a name of an auto-approving reporter.
+    Strings and comments never count (the code is parsed); None if it does not parse."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    facts = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Attribute)
+                    and target.value.attr == "option"
+                ):
+                    facts.append((f"option.{target.attr}", ast.unparse(node.value), node.lineno))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+            and len(node.args) == 3
+        ):
+            owner, name, value = node.args
+            if (
+                isinstance(owner, ast.Attribute)
+                and owner.attr == "option"
+                and isinstance(name, ast.Constant)
+                and isinstance(name.value, str)
+            ):
+                facts.append((f"option.{name.value}", ast.unparse(value), node.lineno))
+        elif isinstance(node, (ast.Name, ast.Attribute)):
+            spelled = node.id if isinstance(node, ast.Name) else node.attr
+            if spelled in AUTO_APPROVERS and isinstance(node.ctx, ast.Load):
+                facts.append((spelled, "", node.lineno))
+    return facts
+
+
+def code_switches(
+    change_set: ChangeSet,
+    read_new: Callable[[list[str]], dict[str, bytes | None]],
+    read_base: Callable[[list[str]], dict[str, bytes | None]],
+) -> list[Finding]:
+    """Options set on `config.option`, auto-approving reporters and regeneration variables set in test code."""
+    paths = [p for p in change_set.changed_paths if p.endswith(".py") and TEST_FILES.search(p)]
+    if not paths:
+        return []
+    new = read_new(paths)
+    hot = [p for p in paths if any(h in (new.get(p) or b"") for h in CODE_HINTS)]
+    if not hot:
+        return []
+    old_of = {p: change_set.old_path(p) for p in hot}
+    base = read_base([o for o in old_of.values() if o])
+    target = getattr(change_set, "target", None)
+    findings = []
+    for path in hot:
+        text = (new[path] or b"").decode("utf-8", "replace")
+        old = (base.get(old_of[path] or "") or b"").decode("utf-8", "replace")
+        facts = _code_facts(text)
+        if facts is None:
+            continue  # a file that does not parse is reported by the Python hooks (OG001)
+        known = [(what, value) for what, value, _ in (_code_facts(old) or [])]
+        for what, value, line in facts:
+            if (what, value) in known:
+                known.remove((what, value))
+                continue
+            if what in AUTO_APPROVERS:
+                findings.append(
+                    Finding(
+                        path, line, 1, "OG861", f"`{what}` approves every received output instead of comparing; {REGEN}"
+                    )
+                )
+                continue
+            name = what.split(".", 1)[1]
+            code = OPTION_CODES.get(name)
+            if code is None or not _truthy(value.strip("'\"")) or value in ("False", "None"):
+                continue
+            if code == "OG860" and any(w == what and _count(value) <= _count(v) for w, v in known):
+                continue  # a lower count than the base's
+            next_step = {"OG860": LEDGER, "OG861": REGEN, "OG862": "remove it"}[code]
+            findings.append(
+                Finding(
+                    path, line, 1, code, f"`config.option.{name} = {value}` switches the run from code; {next_step}"
+                )
+            )
+        known_env = [(s.name, s.value) for s in ci.read(path, old).env] if old else []
+        for setting in ci.read(path, text).env:
+            if (
+                (setting.name, setting.value) in known_env
+                or not _truthy(setting.value)
+                or not REGEN_ENV.search(setting.name)
+            ):
+                continue
+            if mentions(target, setting.name, besides=path):
+                findings.append(
+                    Finding(
+                        path,
+                        setting.line,
+                        1,
+                        "OG861",
+                        f"`{setting.name}={setting.value}` set from test code is read by the project's code: a switch that regenerates expected output instead of comparing; {REGEN}",
+                    )
+                )
+    return findings
