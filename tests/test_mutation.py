@@ -518,3 +518,41 @@ def test_code_that_runs_at_import_is_judged_in_a_fresh_process(repo: Repo, weake
         assert "the base's test_double caught `*` -> `/` at src/shop/table.py:2 (in _doubles)" in result.out
     else:
         assert result.code == 0 and result.codes == [], result.said
+
+
+SHARED_HELPER = "from shop.core import slug\n\n\ndef check_slug(text, expected):\n    assert slug(text) == expected\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("weakened", [True, False], ids=["weakened", "stricter"])
+def test_a_shared_helper_that_compares_less_is_judged_over_the_whole_suite(repo: Repo, weakened: bool) -> None:
+    """tests/helpers.py is not a test module: every test may use it, so both sides run every test."""
+    line = (
+        "assert slug(text)[:1] == expected[:1]"
+        if weakened
+        else "assert slug(text) == expected and '--' not in expected"
+    )
+    repo.change(
+        {
+            **BASE,
+            "tests/__init__.py": "",
+            "tests/helpers.py": SHARED_HELPER,
+            T: "from tests.helpers import check_slug\n\n\ndef test_slug():\n    check_slug('Hello Big World', 'hello-big-world')\n",
+        },
+        {"tests/helpers.py": SHARED_HELPER.replace("assert slug(text) == expected", line)},
+    )
+    result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
+    if weakened:
+        assert result.code == 1 and set(result.codes) == {"OG910"}, result.said
+        assert "the base's test_slug caught" in result.out
+    else:
+        assert result.code == 0 and result.codes == [], result.said
+
+
+@pytest.mark.slow
+def test_a_deleted_module_whose_checks_another_module_makes_passes(repo: Repo) -> None:
+    other = "tests/test_other.py"
+    body = "def test_mean():\n    assert mean([1, 2, 3]) == 2\n"
+    repo.change({**BASE, T: module(body), other: module(body.replace("test_mean", "test_mean_again"))}, {T: None})
+    result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
+    assert result.code == 0 and result.codes == [], result.said

@@ -133,10 +133,12 @@ def run(args: argparse.Namespace, change_set: changes.ChangeSet, contract_path: 
         notice("mutation: nothing to mutate: the base has no production Python files")
         return []
     base_selection = [] if the_plan.everything else the_plan.modules
-    new_selection = (
+    # The new side: [] is the whole suite (a conftest, helper or configuration changed); None: no test
+    # module is left in the change (all deleted), so only the rest of the suite can still catch anything.
+    new_selection: list[str] | None = (
         []
         if the_plan.everything
-        else sorted(p for p in change_set.changed_paths if scratch.TEST_MODULE.search(p) and side(p))
+        else sorted(p for p in change_set.changed_paths if scratch.TEST_MODULE.search(p) and side(p)) or None
     )
     sides = _Sides(change_set)
     try:
@@ -159,7 +161,7 @@ def _judge(
     sides: _Sides,
     production: list[str],
     base_selection: list[str],
-    new_selection: list[str],
+    new_selection: list[str] | None,
     deadline: float,
 ) -> list[Finding]:
     python = _python(getattr(args, "python", None))
@@ -168,7 +170,7 @@ def _judge(
     try:
         base = Server(python, tree.base, production, base_selection, work, "base")
         servers.append(base)
-        new = Server(python, tree.new, production, new_selection, work, "new") if new_selection else None
+        new = Server(python, tree.new, production, new_selection, work, "new") if new_selection is not None else None
         if new is not None:
             servers.append(new)
         base_cover = base.cover(deadline)
@@ -181,7 +183,7 @@ def _judge(
         new_cover = new.cover(deadline) if new is not None else None
         pairs = _pairs(args, change_set, base_cover, production)
         base_verdicts, candidates = _pipeline(base, base_cover, new, new_cover, pairs, deadline)
-        if candidates and new is not None:
+        if candidates and new_selection != []:
             # The tests the change touched let these live: perhaps a test elsewhere in the suite catches them.
             new = Server(python, tree.new, production, [], work, "new-all")
             servers.append(new)
