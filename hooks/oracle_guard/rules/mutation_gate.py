@@ -181,7 +181,7 @@ def _judge(
                 f"no selected test passes at {change_set.base_label} in {python} (pytest exited {base_cover.exit_code}: {base_cover.tail or 'no output'}); is the project installed in that interpreter?"
             )
         new_cover = new.cover(deadline) if new is not None else None
-        pairs = _pairs(args, change_set, base_cover, production)
+        pairs, only_at_import = _pairs(args, change_set, base_cover)
         base_verdicts, candidates = _pipeline(base, base_cover, new, new_cover, pairs, deadline)
         if candidates and new_selection != []:
             # The tests the change touched let these live: perhaps a test elsewhere in the suite catches them.
@@ -195,7 +195,7 @@ def _judge(
             p
             for p in pairs
             if _runs_at_import(base_cover, p[0]) and base_verdicts[p[0].key].verdict in ("survived", "unreached")
-        ]
+        ] + only_at_import
         if fresh:
             sides_of = _FreshSides(python, tree, production, work, base_cover, new_cover, deadline)
             candidates += _fresh(sides_of, fresh, base_verdicts)
@@ -368,26 +368,36 @@ def _fresh_run(sides: _FreshSides, tree: str, cover: Cover, mutant: mutant_gen.M
     return ""
 
 
-def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover, production: list[str]) -> list[Pair]:
-    """The sampled mutants of what the base's passing tests ran, each with its twin in the new tree."""
-    every = _mutants(change_set, cover, production)
+def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover) -> tuple[list[Pair], list[Pair]]:
+    """The sampled mutants of what the base's passing tests ran, and of code only run at import (for fresh
+    processes), each with its twin in the new tree."""
+    tested: dict[str, set[int]] = {}
+    for test in cover.tests:
+        if test.ok:
+            for path, lines in test.lines.items():
+                tested.setdefault(path, set()).update(lines)
+    every = _mutants(change_set, tested)
     chosen = mutant_gen.sample(every, args.mutate_max)
     if len(chosen) < len(every):
         notice(
             f"mutation: {len(every) - len(chosen)} of {len(every)} mutants were not run (--mutate-max {args.mutate_max}): they are not judged"
         )
+    only_import = {p: set(lines) - tested.get(p, set()) for p, lines in cover.import_lines.items()}
+    at_import = _mutants(change_set, {p: lines for p, lines in only_import.items() if lines})
     carried, edited = _carry(change_set, chosen)
-    if edited:
+    fresh, fresh_edited = _carry(change_set, mutant_gen.sample(at_import, FRESH_MAX))
+    if edited + fresh_edited:
         notice(
-            f"mutation: {edited} mutant(s) in functions the change edits are left to oracle-replay (--replay): they are not judged here"
+            f"mutation: {edited + fresh_edited} mutant(s) in functions the change edits are left to oracle-replay (--replay): they are not judged here"
         )
     imported = [m for m in carried if _runs_at_import(cover, m)]
-    if imported:
+    if imported or at_import:
         notice(
-            f"mutation: {len(imported)} mutant(s) sit in code that also runs at import: judged by a code swap after import; "
-            f"up to {FRESH_MAX} the swap lets live at the base run again in a fresh process, imports and all"
+            f"mutation: {len(imported)} mutant(s) sit in code that also runs at import (judged by a code swap after "
+            f"import) and {len(at_import)} in code only run at import; up to {FRESH_MAX} of these run in a fresh "
+            "process, imports and all"
         )
-    return list(carried.items())
+    return list(carried.items()), list(fresh.items())
 
 
 _UNRUN = Verdict("unrun", "", "")
@@ -399,12 +409,7 @@ def _no_pytest() -> int:
     return _mutation_server.NO_PYTEST_EXIT
 
 
-def _mutants(change_set: changes.ChangeSet, cover: Cover, production: Sequence[str]) -> list[mutant_gen.Mutant]:
-    reached: dict[str, set[int]] = {path: set(lines) for path, lines in cover.import_lines.items()}
-    for test in cover.tests:
-        if test.ok:
-            for path, lines in test.lines.items():
-                reached.setdefault(path, set()).update(lines)
+def _mutants(change_set: changes.ChangeSet, reached: dict[str, set[int]]) -> list[mutant_gen.Mutant]:
     sources = change_set.read_base(sorted(reached))
     found: list[mutant_gen.Mutant] = []
     for path in sorted(reached):
