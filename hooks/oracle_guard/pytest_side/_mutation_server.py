@@ -80,6 +80,7 @@ def setup(job_path: str, output: str) -> None:
         JOB.update(json.load(f))
     JOB["root"] = os.path.realpath(JOB["root"])
     JOB["production_set"] = set(JOB["production"])
+    JOB["parent"] = os.getppid()
     OUTPUT = output
     open(OUTPUT, "w").close()
     COMMANDS.append(os.fdopen(os.dup(0), "r", encoding="utf-8"))
@@ -133,6 +134,8 @@ def pytest_runtestloop(session: pytest.Session) -> bool:
     for command in COMMANDS[0]:  # one batch of mutants a line, until the parent closes the pipe
         batch = json.loads(command)
         for mutant in batch["mutants"]:
+            if os.getppid() != JOB["parent"]:
+                os._exit(1)  # oracle-guard is gone (interrupted): the queued batches have nobody to read them
             if time.time() > batch["deadline"]:
                 _write({"id": mutant["id"], "verdict": "unrun"})
                 continue
