@@ -556,3 +556,12 @@ def test_a_deleted_module_whose_checks_another_module_makes_passes(repo: Repo) -
     repo.change({**BASE, T: module(body), other: module(body.replace("test_mean", "test_mean_again"))}, {T: None})
     result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
     assert result.code == 0 and result.codes == [], result.said
+
+
+@pytest.mark.slow
+def test_new_tests_that_do_not_collect_stop_the_check(repo: Repo) -> None:
+    result = mutate(
+        repo, "def test_mean():\n    assert mean([1, 2, 3]) == 2\n", {T: module("def test_mean(:\n    pass\n")}
+    )
+    assert result.code == 2 and result.codes == [], result.said
+    assert "the new tests do not run in " in result.err and "fix the collection error: nothing was judged" in result.err

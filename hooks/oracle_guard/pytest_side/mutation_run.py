@@ -49,6 +49,7 @@ class Cover(NamedTuple):
     exit_code: int
     tail: str
     root: str  # pytest's rootdir relative to the tree: server-native node ids are relative to it
+    covered: bool = True  # False: pytest stopped before running the tests (a collection error, a crash)
 
     def reaching(self, path: str, span: tuple[int, int]) -> list[TestRun]:
         """Passing tests that ran a line of SPAN in PATH, in collection order."""
@@ -186,7 +187,8 @@ class Server:
             time.sleep(POLL_SECONDS)
 
     def cover(self, deadline: float) -> Cover:
-        if not self._until(lambda: any("covered" in r for r in self._records), deadline):
+        covered = self._until(lambda: any("covered" in r for r in self._records), deadline)
+        if not covered:
             self.kill()
             if self.proc.returncode is None or time.monotonic() >= deadline:
                 raise UsageError(
@@ -210,7 +212,7 @@ class Server:
                     )
                 )
         code = self.proc.returncode if self.proc.poll() is not None else 0
-        return Cover(tests, imports, code, self.tail(), self.root)
+        return Cover(tests, imports, code, self.tail(), self.root, covered)
 
     def submit(self, jobs: Sequence[Job], deadline: float) -> int:
         """Send a batch of mutants; its number, for `verdicts`."""

@@ -176,18 +176,19 @@ def _judge(
         base_cover = base.cover(deadline)
         if base_cover.exit_code == _no_pytest():
             raise UsageError(f"pytest is not installed in {python}; install it there or pass --python PATH")
+        _ran(base_cover, f"the base's tests at {change_set.base_label}", python)
         if not any(t.ok for t in base_cover.tests):
             raise UsageError(
                 f"no selected test passes at {change_set.base_label} in {python} (pytest exited {base_cover.exit_code}: {base_cover.tail or 'no output'}); is the project installed in that interpreter?"
             )
-        new_cover = new.cover(deadline) if new is not None else None
+        new_cover = _ran(new.cover(deadline), "the new tests", python) if new is not None else None
         pairs, only_at_import = _pairs(args, change_set, base_cover)
         base_verdicts, candidates = _pipeline(base, base_cover, new, new_cover, pairs, deadline)
         if candidates and new_selection != []:
             # The tests the change touched let these live: perhaps a test elsewhere in the suite catches them.
             new = Server(python, tree.new, production, [], work, "new-all")
             servers.append(new)
-            new_cover = new.cover(deadline)
+            new_cover = _ran(new.cover(deadline), "the new suite", python)
             candidates = _survivors(new, new_cover, candidates, deadline)
         if candidates:
             candidates = _confirm(base, base_cover, new, new_cover, candidates, deadline)
@@ -250,9 +251,11 @@ def _pipeline(
             continue
         new_jobs = [_job(n, new_cover, b) for b, n in caught]
         later.append((new.submit(new_jobs, deadline), new_jobs, caught))
-    for batch, jobs, caught in later:
+    answers: dict[str, Verdict] = {}
+    for batch, jobs, _ in later:
         assert new is not None
-        candidates.extend(_lived(new.verdicts(batch, jobs, deadline), caught))
+        answers.update(new.verdicts(batch, jobs, deadline))
+    candidates.extend(_lived(answers, [pair for _, _, caught in later for pair in caught]))
     return verdicts, candidates
 
 
@@ -401,6 +404,15 @@ def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover
 
 
 _UNRUN = Verdict("unrun", "", "")
+
+
+def _ran(cover: Cover, what: str, python: str) -> Cover:
+    """COVER, when pytest got as far as running the tests; a side that cannot be judged stops the check."""
+    if not cover.covered:
+        raise UsageError(
+            f"{what} do not run in {python} (pytest exited {cover.exit_code}: {cover.tail or 'no output'}); fix the collection error: nothing was judged"
+        )
+    return cover
 
 
 def _no_pytest() -> int:
