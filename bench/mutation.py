@@ -103,17 +103,19 @@ def paired(root: str, module: str, env: dict[str, str], runs: int) -> dict[str, 
     )
     medians = {}
     for line in proc.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 6 and parts[0] in ("A", "B", "A/B") and parts[1] in ("wall", "cpu"):
-            medians[f"{parts[0]} {parts[1]}"] = parts[4]
+        parts = line.split()  # "A wall s  min median max", "A/B wall  min median max"
+        if len(parts) >= 5 and parts[0] in ("A", "B", "A/B") and parts[1] in ("wall", "cpu"):
+            medians[f"{parts[0]} {parts[1]}"] = parts[-2]
     if not medians:
         medians["farm-bench"] = (proc.stdout + proc.stderr).strip()[-400:]
     return medians
 
 
-def suite(name: str, root: str, module: str, runs: int) -> None:
+def suite(name: str, root: str, module: str, runs: int, only: str | None = None) -> None:
     env = {**os.environ, "VIRTUAL_ENV": sys.prefix, "PYTHONPATH": "src", "PYTHONHASHSEED": "0"}
     for weaken in (False, True):
+        if only and only != ("weakened" if weaken else "honest"):
+            continue
         git(root, "reset", "-q", "--hard")
         git(root, "clean", "-qfdx")
         names = five_tests(root, module, weaken)
@@ -137,11 +139,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", action="append", default=[], metavar="NAME=ROOT:MODULE")
     parser.add_argument("--runs", type=int, default=3, help="paired runs for farm-bench (0: none)")
+    parser.add_argument("--only", choices=("honest", "weakened"), help="run one of the two changes")
     args = parser.parse_args()
     for spec in args.suite:
         name, _, rest = spec.partition("=")
         root, _, module = rest.partition(":")
-        suite(name, root, module, args.runs)
+        suite(name, root, module, args.runs, args.only)
 
 
 if __name__ == "__main__":
