@@ -115,5 +115,10 @@ def test_a_file_that_does_not_parse_has_no_mutants() -> None:
 
 def test_locate_finds_a_function_moved_down_the_file() -> None:
     moved = b"import sys\n\n\n" + SOURCE
-    where = mutants.locate(moved, "Box.check", 18)
-    assert where is not None and where[0] == 21 and where[1].startswith(b"    @staticmethod")
+    [(line, text)] = mutants.locate(moved, "Box.check")
+    assert line == 21 and text.startswith(b"    @staticmethod")
+
+
+def test_locate_lists_every_overload_of_a_name() -> None:
+    source = b"class A:\n    @overload\n    def f(self): ...\n\n    def f(self):\n        return 1\n"
+    assert [line for line, _ in mutants.locate(source, "A.f")] == [2, 5]

@@ -565,3 +565,32 @@ def test_new_tests_that_do_not_collect_stop_the_check(repo: Repo) -> None:
     )
     assert result.code == 2 and result.codes == [], result.said
     assert "the new tests do not run in " in result.err and "fix the collection error: nothing was judged" in result.err
+
+
+OVERLOADED = """\
+from typing import overload
+
+
+class Marker:
+    @overload
+    def __call__(self, name: str) -> str: ...
+
+    @overload
+    def __call__(self, name: None) -> None: ...
+
+    def __call__(self, name):
+        return None if name is None else name.upper()
+"""
+
+
+@pytest.mark.slow
+def test_an_overloaded_function_below_an_edit_is_the_same_function_on_both_sides(repo: Repo) -> None:
+    """pluggy's HookimplMarker.__call__: the mutant must reach the implementation, not an @overload stub."""
+    test = "from shop.marker import Marker\n\n\ndef test_marker():\n    assert Marker()('a') == 'A'\n"
+    repo.change(
+        {**BASE, "src/shop/marker.py": OVERLOADED, T: test},
+        {"src/shop/marker.py": "# a comment above moves every line\n" + OVERLOADED, T: test + "\n\n# touched\n"},
+    )
+    result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
+    assert result.code == 0 and result.codes == [], result.said
+    assert "the base's tests caught 0," not in result.err

@@ -342,15 +342,15 @@ def sample(mutants: Sequence[Mutant], cap: int, salt: str = "") -> list[Mutant]:
     return ranked[:cap] if cap >= 0 else list(ranked)
 
 
-def locate(source: bytes, function: str, def_line: int) -> tuple[int, bytes] | None:
-    """(def line, source text) of FUNCTION in SOURCE, to carry a mutant over to an edited file."""
+def locate(source: bytes, function: str) -> list[tuple[int, bytes]]:
+    """(def line, source text) of each function named FUNCTION in SOURCE, in order (overloads repeat a name)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return None
+        return []
     offsets = _Offsets(source)
-    for found, node in _functions(tree):
-        if found.qualname == function:
-            first = offsets.at(found.def_line, 0)
-            return found.def_line, source[first : offsets.end(node)]
-    return None
+    return [
+        (found.def_line, source[offsets.at(found.def_line, 0) : offsets.end(node)])
+        for found, node in _functions(tree)
+        if found.qualname == function
+    ]

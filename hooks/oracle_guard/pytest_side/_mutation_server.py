@@ -237,6 +237,10 @@ def _apply(mutant: dict[str, Any]) -> str | None:
     new_code = _find_code(module_code, name, mutant["def_line"])
     if new_code is None:
         return "the mutated function is not found in the compiled module"
+    if not live and _imported(target):
+        # The module is loaded but no live function has this code (an @overload stub, a def replaced
+        # later in the module): the mutant would change nothing, and "survived" would be a lie.
+        return "no live function runs this code"
     for function in live:
         function.__code__ = new_code
     _import_mutated(target, mutated)  # a module imported from now on (a fresh process: all of them)
@@ -290,6 +294,15 @@ def _live_functions(target: str, def_line: int, name: str) -> list[types.Functio
         if seen[code.co_filename]:
             found.append(obj)
     return found
+
+
+def _imported(target: str) -> bool:
+    real = os.path.realpath(target)
+    for module in list(sys.modules.values()):
+        filename = getattr(module, "__file__", None)
+        if filename and os.path.realpath(filename) == real:
+            return True
+    return False
 
 
 def _find_code(code: types.CodeType, name: str, def_line: int) -> types.CodeType | None:

@@ -447,12 +447,15 @@ def _carry(
             carried[mutant] = mutant
             continue
         before, after = base_src.get(mutant.path), new_src.get(change.path or "")
-        old = mutant_gen.locate(before, mutant.function, mutant.def_line) if before else None
-        new = mutant_gen.locate(after, mutant.function, mutant.def_line) if after else None
-        if old is None or new is None or old[1] != new[1] or after is None or before is None:
+        olds = mutant_gen.locate(before, mutant.function) if before else []
+        news = mutant_gen.locate(after, mutant.function) if after else []
+        index = next((i for i, (line, _) in enumerate(olds) if line == mutant.def_line), None)
+        # The same function is the same occurrence of its name (an @overload stub repeats it).
+        if index is None or len(olds) != len(news) or olds[index][1] != news[index][1] or not after or not before:
             edited += 1
             continue
-        shift = after.index(new[1]) - before.index(old[1]) if new[1] in after else 0
+        old, new = olds[index], news[index]
+        shift = _offset_of(after, new) - _offset_of(before, old)
         carried[mutant] = mutant._replace(
             path=change.path or mutant.path,
             def_line=new[0],
@@ -461,6 +464,14 @@ def _carry(
             span=(mutant.span[0] + new[0] - old[0], mutant.span[1] + new[0] - old[0]),
         )
     return carried, edited
+
+
+def _offset_of(source: bytes, where: tuple[int, bytes]) -> int:
+    """Byte offset of the start of line WHERE[0] in SOURCE (the function's text starts there)."""
+    offset = 0
+    for _ in range(where[0] - 1):
+        offset = source.index(b"\n", offset) + 1
+    return offset
 
 
 def _runs_at_import(cover: Cover, mutant: mutant_gen.Mutant) -> bool:
