@@ -234,12 +234,26 @@ def test_the_pytest_entry_point_spells_the_default_contract_alike() -> None:
 FILE_HOOKS = {h.id for h in registry.HOOKS if h.files}
 
 
-@pytest.mark.parametrize("manifest", [".pre-commit-hooks.yaml", ".pre-commit-config.yaml"])
-def test_the_yaml_test_file_patterns_are_the_code_s(manifest: str) -> None:
-    data = yaml.safe_load((PROJECT / manifest).read_text(encoding="utf-8"))
-    hooks = data if isinstance(data, list) else [h for repo in data["repos"] for h in repo["hooks"]]
+def test_the_yaml_test_file_patterns_are_the_code_s() -> None:
+    hooks = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     patterns = {h["id"]: h.get("files") for h in hooks if h["id"] in FILE_HOOKS}
     assert patterns == dict.fromkeys(FILE_HOOKS, paths.TEST_FILES_PATTERN)
+
+
+def test_the_project_guards_itself_with_the_setup_its_readme_recommends() -> None:
+    # Our own config runs the one-process hook and replay at pre-push, from this checkout, with the
+    # published hooks' settings; none of the single ids (the README recommends `oracle-guard`).
+    published = {h["id"]: h for h in yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))}
+    config = yaml.safe_load((PROJECT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    ours = {h["id"]: h for repo in config["repos"] for h in repo["hooks"]}
+    assert set(ours) & set(published) == {"oracle-guard", "oracle-replay"}
+    assert ours["oracle-guard"]["entry"] == "python -m oracle_guard hook"
+    assert ours["oracle-replay"]["entry"] == "python -m oracle_guard replay"
+    for hook_id in ("oracle-guard", "oracle-replay"):
+        for key in ("pass_filenames", "always_run", "require_serial", "stages"):
+            assert ours[hook_id][key] == published[hook_id][key], (hook_id, key)
+    assert published["oracle-guard"]["entry"] == "oracle-guard hook"
+    assert cli.COMMANDS["replay"][0] == registry.BY_ID["oracle-replay"].main  # `oracle-guard replay` is the hook
 
 
 # -- packaging and -OO -----------------------------------------------------------------

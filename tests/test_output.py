@@ -56,7 +56,7 @@ def test_json_lists_each_finding_with_its_hook_fix_and_a_summary(repo: Repo, cap
         skip["fix"]
         == "remove the mark, or add a freeze entry, or `oracle-guard approve skip-add tests/test_price.py::test_price`"
     )
-    assert skip["help_uri"].endswith("#forbid-skip-marks")
+    assert skip["help_uri"] == hints.DOCS + "/forbid-skip-marks.md#og101-new-skip-or-xfail-mark"
     assert by_code["OG202"]["hook"] == "forbid-runtime-skip"
     assert doc["summary"] == {
         "findings": len(doc["findings"]),
@@ -104,7 +104,7 @@ def test_sarif_validates_against_the_official_schema(repo: Repo, capsys, weaken:
     assert code == (1 if weaken else 0) and len(run["results"]) == (3 if weaken else 0)
     for result in run["results"]:
         rule = rules[result["ruleIndex"]]
-        assert rule["id"] == result["ruleId"] and rule["helpUri"].startswith(hints.README + "#")
+        assert rule["id"] == result["ruleId"] and rule["helpUri"] == hints.help_uri(rule["id"])
         assert hints.next_step(rule["id"]) in rule["help"]["text"]
         assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "tests/test_price.py"
 
@@ -119,22 +119,27 @@ def test_sarif_of_an_odd_path_still_validates() -> None:
     )
 
 
-def test_every_code_the_hooks_can_report_has_a_hint_and_a_readme_anchor() -> None:
-    readme = (PROJECT / "README.md").read_text()
+def test_every_code_the_hooks_can_report_has_a_hint_and_a_docs_section() -> None:
     used = set()
     for source in (PROJECT / "hooks" / "oracle_guard").rglob("*.py"):
-        if source.name != "hints.py":
+        if source.name not in ("hints.py", "explain_examples.py", "explain_examples_pytest.py"):
             used |= set(re.findall(r'"(OG\d{3})"', source.read_text()))
     assert used and used - set(hints.CODES) == set()
-    anchors = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-") for h in re.findall(r"^#+ (.+)$", readme, re.M)}
-    # A code documented on a page of its own under docs/ names it: docs/PAGE.md#anchor.
-    for page in sorted((PROJECT / "docs").glob("*.md")):
-        headings = re.findall(r"^#+ (.+)$", page.read_text(), re.M)
-        anchors |= {f"docs/{page.name}#" + re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-") for h in headings}
+    for code in hints.CODES:
+        page = PROJECT / "docs" / hints.page(code)
+        headings = re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), re.M)
+        assert hints.section(code) in {hints.anchor(h) for h in headings}, (code, page.name)  # help_uri's target
+        assert hints.help_uri(code) == f"{hints.DOCS}/{page.name}#{hints.section(code)}"
+        if "#" not in hints.CODES[code][0]:  # a hook's page: one `## CODE title` section per code
+            assert f"{code} {hints.title(code)}" in headings, code
     for code in used:
-        assert hints.CODES[code][0] in anchors, code
         step = hints.next_step(code)
         assert step and len(step) < 120 and not step.endswith(".")
+
+
+def test_the_anchor_is_github_s() -> None:
+    assert hints.anchor("OG864 asserts stripped (python -O)") == "og864-asserts-stripped-python--o"
+    assert hints.anchor("OG904 pytest cannot run the base's tests") == "og904-pytest-cannot-run-the-bases-tests"
 
 
 def test_github_format_escapes_properties_and_data_and_notices_are_annotations(capsys) -> None:
@@ -199,6 +204,5 @@ def test_sarif_declares_one_rule_per_code() -> None:
     doc = output.sarif_document([], [], [])
     rules = doc["runs"][0]["tool"]["driver"]["rules"]
     assert [r["id"] for r in rules] == sorted(hints.CODES)
-    pages = hints.README.rsplit("/", 1)[0] + "/docs/"  # a code documented on a page of its own
-    assert all(r["helpUri"].startswith((hints.README + "#", pages)) and r["help"]["text"] for r in rules)
+    assert all(r["helpUri"] == hints.help_uri(r["id"]) and r["help"]["text"] for r in rules)
     jsonschema.Draft4Validator(SCHEMA).validate(doc)

@@ -1,4 +1,4 @@
-"""`oracle-guard`: every hook as a subcommand, plus check, init, lock, approve, quarantine, demo."""
+"""`oracle-guard`: every hook as a subcommand, plus check, init, lock, approve, quarantine, demo, explain."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ COMMANDS = {
     "quarantine": ("oracle_guard.commands.quarantine_run:main", "run the seeded quarantine ledger (`quarantine run`)"),
     "guard": ("oracle_guard.commands.guard:main", "install, check or remove the commit guard of one agent worktree"),
     "demo": ("oracle_guard.commands.demo:main", "show a rejected weakening in a throwaway repository"),
+    "explain": ("oracle_guard.commands.explain:main", "print a finding code's page (`explain OG101`; `--format json`)"),
 }
 
 

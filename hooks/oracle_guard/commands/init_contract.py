@@ -28,12 +28,14 @@ from oracle_guard.reporting.report import UsageError, guarded
 from oracle_guard.rules.args import summary
 
 REPO_URL = "https://github.com/oracle-guard/oracle-guard"
-# The README's config: the one-process hook, and the single ones for those who pick.
+# The README's config, word for word (tests/test_readme.py compares them): the one-process hook, replay
+# at pre-push, and the single ones for those who pick.
 ENTRY = f"""\
   - repo: {REPO_URL}
     rev: COMMIT  # no release is tagged yet: pin a commit (`git ls-remote {REPO_URL} HEAD`)
     hooks:
       - id: oracle-guard
+      - id: oracle-replay  # stages: [pre-push, manual]; runs pytest twice
       # or pick single hooks instead of oracle-guard:
       # - id: forbid-skip-marks
       # - id: forbid-runtime-skip

@@ -1,4 +1,4 @@
-"""Per finding code: a title, the next step, and where the README explains it.
+"""Per finding code: a title, the next step, and the docs page that explains it.
 
 One table, so every output format (text, json, sarif, agent) says the same
 next step without each hook spelling it in every message.  A code missing
@@ -7,9 +7,13 @@ here is a test failure (tests/test_output.py reads every code in the hooks).
 
 from __future__ import annotations
 
-README = "https://github.com/oracle-guard/oracle-guard/blob/main/README.md"
+import re
 
-# code -> (README section anchor, short title, next step as one clause)
+README = "https://github.com/oracle-guard/oracle-guard/blob/main/README.md"
+DOCS = "https://github.com/oracle-guard/oracle-guard/blob/main/docs"
+
+# code -> (docs page: the hook id of docs/HOOK.md, or `docs/PAGE.md#anchor`; short title; next step as one
+# clause).  A hook's page has a `## CODE title` heading per code (tests/test_output.py): help_uri's anchor.
 CODES: dict[str, tuple[str, str, str]] = {
     "OG001": (
         "forbid-skip-marks",
@@ -170,10 +174,10 @@ CODES: dict[str, tuple[str, str, str]] = {
     ),
     "OG621": ("quarantine-untouched", "a quarantined test's file deleted", "graduate the entry first"),
     "OG622": ("quarantine-untouched", "the contract deleted with its ledger", "restore the contract"),
-    "OG691": ("oracle-guard-quarantine-run", "quarantine run failed", "fix the frozen test"),
-    "OG692": ("oracle-guard-quarantine-run", "quarantine run failed", "fix the frozen test"),
-    "OG693": ("oracle-guard-quarantine-run", "quarantine run failed", "fix the frozen test"),
-    "OG694": ("oracle-guard-quarantine-run", "quarantine run failed", "fix the frozen test"),
+    "OG691": ("quarantine-untouched", "quarantine run failed", "fix the frozen test"),
+    "OG692": ("quarantine-untouched", "quarantine run failed", "fix the frozen test"),
+    "OG693": ("quarantine-untouched", "quarantine run failed", "fix the frozen test"),
+    "OG694": ("quarantine-untouched", "quarantine run failed", "fix the frozen test"),
     "OG701": (
         "contract-split",
         "contract layer changed with production code",
@@ -313,7 +317,7 @@ CODES: dict[str, tuple[str, str, str]] = {
 def next_step(code: str, node_id: str | None = None) -> str:
     """The next step; with the test's node id, the exact approval command."""
     entry = CODES.get(code)
-    step = entry[2] if entry else "see the README"
+    step = entry[2] if entry else "see the docs"
     if node_id and "NODEID`" in step:
         step = step.replace("approve `", "`oracle-guard approve ").replace("NODEID", node_id)
     return step
@@ -324,8 +328,28 @@ def title(code: str) -> str:
     return entry[1] if entry else code
 
 
+def anchor(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces as dashes."""
+    return re.sub(r"[^a-z0-9 _-]", "", heading.lower()).replace(" ", "-")
+
+
+def heading(code: str) -> str:
+    """The code's heading on its docs page."""
+    return f"{code} {title(code)}"
+
+
+def page(code: str) -> str:
+    """The code's docs page, docs/PAGE: its hook id's page, or the page an entry names (`docs/x.md#anchor`)."""
+    where = CODES[code][0]
+    return where.partition("#")[0].removeprefix("docs/") if "#" in where else f"{where}.md"
+
+
+def section(code: str) -> str:
+    """The anchor of the code's section on its page: an entry's own, else its heading's."""
+    where = CODES[code][0]
+    return where.partition("#")[2] if "#" in where else anchor(heading(code))
+
+
 def help_uri(code: str) -> str:
-    entry = CODES.get(code)
-    if entry and "#" in entry[0]:
-        return f"{README.rsplit('/', 1)[0]}/{entry[0]}"  # a page under docs/
-    return f"{README}#{entry[0]}" if entry else README
+    """The code's section on its docs page (what `oracle-guard explain CODE` prints, with its examples)."""
+    return f"{DOCS}/{page(code)}#{section(code)}" if code in CODES else f"{DOCS}/README.md"

@@ -1,6 +1,6 @@
 """Documents for machines: `--format json` (schema version 1) and `--format sarif` (2.1.0).
 
-JSON, version 1 (README, "Machine-readable output")::
+JSON, version 1 (docs/output.md, "Machine-readable output")::
 
     {"schema": "oracle-guard/findings", "version": 1, "tool": {"name", "version"},
      "findings": [{"path", "line", "col", "end_line", "end_col", "code", "hook",

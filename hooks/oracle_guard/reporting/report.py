@@ -35,7 +35,7 @@ def add_format_arg(parser: argparse.ArgumentParser) -> None:
         choices=FORMATS,
         default="text",
         help="text: path:line:col: CODE message (default); github: workflow annotations; "
-        "json: one versioned document (README, 'Machine-readable output'); sarif: SARIF 2.1.0; "
+        "json: one versioned document (docs/output.md); sarif: SARIF 2.1.0; "
         "agent: each finding with why and what to do, for a coding agent's commit or stop hook",
     )
 
