@@ -285,4 +285,6 @@ WITHOUT_EXAMPLE = {
     "OG873": "the contract emptied, made a symlink or a directory: `check` stops at the contract itself (exit 2,"
     " one line) before this rule, which the collection-snapshot hook reports; shown by tests/test_tamper.py.",
     "OG904": "pytest cannot run the base's tests at all: an environment failure, shown by tests/test_replay.py.",
+    "OG910": "the verdict runs mutants against both sides' tests (seconds to minutes); 31 weakenings and their"
+    " honest twins are in tests/test_mutation.py.",
 }
