@@ -20,8 +20,10 @@ from oracle_guard.hook_ids import registry
 from oracle_guard.repo import changes
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
+from oracle_guard.reporting import report
 from oracle_guard.reporting.report import EXIT_CLEAN, EXIT_USAGE, UsageError, guarded
 from oracle_guard.rules import args as hook_args
+from oracle_guard.rules import mutation_gate
 
 FILE_HOOKS = tuple(h.id for h in registry.HOOKS if h.files)
 TAKES_NOW = tuple(h.id for h in registry.HOOKS if h.now)
@@ -66,6 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="also run oracle-replay: the base's tests against the new code (runs pytest twice)",
     )
+    mutation_gate.add_args(parser)
     args = parser.parse_args(argv)
 
     wanted, skipped = runner.selection(args.only, args.skip)
@@ -90,13 +93,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     if replay and base.format in ONE_VERDICT:  # the replay's findings join the hooks' before anything is printed
         outcome = runner.merged(outcome, _replayed(args, base))
-    code = runner.emit(base.format, outcome) if wanted or not replay or base.format in ONE_VERDICT else EXIT_CLEAN
+    if args.mutate and base.format in ONE_VERDICT:  # so do the mutation differential's
+        outcome = runner.merged(outcome, _mutated(args, base, change_set))
+    printed = wanted or base.format in ONE_VERDICT or not (replay or args.mutate)
+    code = runner.emit(base.format, outcome) if printed else EXIT_CLEAN
     if replay and base.format not in ONE_VERDICT:  # lines, not a document: the replay's follow the hooks'
         from oracle_guard.hook_ids import replay as replay_hook
 
         sys.stdout.flush()
         replayed = replay_hook.replay(_replay_options(args))
         code = EXIT_USAGE if EXIT_USAGE in (code, replayed) else max(code, replayed)
+    if args.mutate and base.format not in ONE_VERDICT:
+        sys.stdout.flush()
+        mutated = report.emit(mutation_gate.run(args, change_set, args.contract), args.format, hook="oracle-mutate")
+        code = EXIT_USAGE if EXIT_USAGE in (code, mutated) else max(code, mutated)
     return code
 
 
@@ -113,6 +123,14 @@ def _replayed(args: argparse.Namespace, ctx: HookContext) -> runner.Outcome:
 
     try:
         found = [("oracle-replay", f) for f in sorted(set(replay_hook.findings_of(_replay_options(args))))]
+    except UsageError as exc:
+        return runner.Outcome([], [str(exc)], [])
+    return runner.Outcome(found, [], [], runner.next_steps(ctx, found))
+
+
+def _mutated(args: argparse.Namespace, ctx: HookContext, change_set: changes.ChangeSet) -> runner.Outcome:
+    try:
+        found = [("oracle-mutate", f) for f in sorted(set(mutation_gate.run(args, change_set, args.contract)))]
     except UsageError as exc:
         return runner.Outcome([], [str(exc)], [])
     return runner.Outcome(found, [], [], runner.next_steps(ctx, found))

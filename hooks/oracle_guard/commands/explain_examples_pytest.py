@@ -309,4 +309,6 @@ WITHOUT_EXAMPLE = {
     "OG912": "a lookup table of the tests' answers over a wrong rule, judged by calling the code:"
     " shown by tests/test_replay_flips.py.",
     "OG913": "the new code ends the probe process it runs in: shown by tests/test_replay_flips.py.",
+    "OG910": "the verdict runs mutants against both sides' tests (seconds to minutes); 31 weakenings and their"
+    " honest twins are in tests/test_mutation.py.",
 }

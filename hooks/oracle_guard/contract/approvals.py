@@ -19,6 +19,7 @@ are single lines::
     signers-change <sha256 of the new allowed-signers file>
     contract-setting <key> <old> <new>                (see oracle_guard/contract/trust.py)
     behavior-change <test-node-id>              (the base's test fails on the new code: oracle-replay)
+    mutants-released <test-node-id>             (mutants the base's test caught live now: check --mutate, OG910)
 
 An approval is a file ``<approvals dir>/*.approval`` (default
 ``tests/approvals/``): the statement on its first line, then an SSH signature
@@ -72,6 +73,7 @@ VERBS = {
     "check-removed": 1,
     "expected-change": 1,
     "behavior-change": 1,
+    "mutants-released": 1,  # the base's test caught mutants the new tests let live (rules/mutation_gate.py)
 }
 
 

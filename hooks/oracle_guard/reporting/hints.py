@@ -381,6 +381,12 @@ CODES: dict[str, tuple[str, str, str]] = {
         "the flip run against the new code did not complete",
         "find what in the new code ends the test process (os._exit, atexit, signals) and remove it",
     ),
+    # An anchor with a `#` is a section of a page under docs/ (the README is the short page).
+    "OG910": (
+        "docs/mutation.md#og910-a-mutant-the-bases-tests-caught-lives",
+        "a mutant the base's tests caught lives under the new tests",
+        "restore the check the base's test made, or approve `mutants-released NODEID`",
+    ),
 }
 
 

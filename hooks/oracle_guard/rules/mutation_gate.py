@@ -1,0 +1,522 @@
+"""The mutation differential: the new tests must still catch every bug the base's tests caught.
+
+    oracle-guard check --mutate --base origin/main
+
+When a change edits or deletes test code, the base versions of the test
+modules it touched run on the base tree with a line tracer; every statement
+they run in a production function is mutated (analysis/mutants.py).  Each
+mutant runs against the base's tests and, if they catch it, against the new
+tests (the new versions of the touched modules and the test modules the
+change adds, in the new tree); a mutant they let live is looked for once more
+in the whole new suite, and then both sides run it again.  A mutant the base
+caught twice and the new suite missed twice is a finding (OG910); one whose
+verdict changed between two runs on a side is a notice; one the base's tests
+never caught (an equivalent mutant, or a gap that was already there) is never
+reported.  Budgets: ``--mutate-max`` mutants (the same ones for the same
+change: the lowest hashes of their stable keys) and ``--mutate-timeout``
+seconds; what was not run is a notice, never a pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from oracle_guard.analysis import mutants as mutant_gen
+from oracle_guard.pytest_side import mutation_run, scratch
+from oracle_guard.pytest_side.mutation_run import Cover, Job, Server, Verdict
+from oracle_guard.repo import changes, git
+from oracle_guard.repo.interpreters import candidate_interpreters
+from oracle_guard.reporting.report import Finding, UsageError, notice
+
+MAX_MUTANTS = 200
+FRESH_MAX = 10  # mutants in code that runs at import, each costing 2-4 pytest processes
+TIMEOUT_SECONDS = 900
+CODE = "OG910"
+VERB = "mutants-released"
+Pair = tuple[mutant_gen.Mutant, mutant_gen.Mutant]  # (base mutant, its twin in the new tree)
+
+
+def add_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--mutate",
+        action="store_true",
+        help="also run the mutation differential: mutants the base's tests caught must be caught by the new tests",
+    )
+    parser.add_argument(
+        "--mutate-max",
+        type=int,
+        default=MAX_MUTANTS,
+        metavar="N",
+        help=f"at most N mutants, sampled deterministically (default: {MAX_MUTANTS})",
+    )
+    parser.add_argument(
+        "--mutate-timeout",
+        type=float,
+        default=TIMEOUT_SECONDS,
+        metavar="SECONDS",
+        help=f"wall-clock budget of the mutation check (default: {TIMEOUT_SECONDS})",
+    )
+
+
+def statement(node: str) -> str:
+    return f"{VERB} {node}"
+
+
+class _Sides:
+    """The two scratch trees: the base revision, and the base with the whole change laid over it."""
+
+    def __init__(self, change_set: changes.ChangeSet) -> None:
+        assert change_set.base is not None
+        self.scratch = scratch.Scratch()
+        scratch.export(change_set.base, self.scratch.base, self.scratch.new)
+        new = self.scratch.new
+        for path in change_set.deleted:
+            target = os.path.join(new, path)
+            if os.path.lexists(target) and not os.path.isdir(target):
+                os.unlink(target)
+        blobs = change_set.read_new(change_set.changed_paths)
+        for change in change_set.changes:
+            if change.old_path and change.old_path != change.path:
+                target = os.path.join(new, change.old_path)
+                if os.path.lexists(target) and not os.path.isdir(target):
+                    os.unlink(target)
+            if not change.path:
+                continue
+            target = os.path.join(new, change.path)
+            if os.path.lexists(target) and not os.path.isdir(target):
+                os.unlink(target)  # never write through a link
+            data = blobs.get(change.path)
+            if data is not None:
+                os.makedirs(os.path.dirname(target) or new, exist_ok=True)
+                with open(target, "wb") as f:
+                    f.write(data)
+        self.work = mutation_run.work_dir(self.scratch.root)
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.scratch.root, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, change_set: changes.ChangeSet, contract_path: str) -> list[Finding]:
+    """OG910 findings for the change (notices for what was not judged)."""
+    started = time.monotonic()
+    deadline = started + args.mutate_timeout
+    if change_set.base is None:
+        notice("mutation: nothing to compare: there is no base revision yet")
+        return []
+    from oracle_guard.contract import contract
+
+    side = scratch.TestSide(change_set.base, contract_path, contract.at_base(change_set.base, contract_path))
+    the_plan = scratch.plan(change_set, side)
+    if not the_plan.modules and not the_plan.everything:
+        notice("mutation: nothing to compare: the change edits and deletes no test code the base had")
+        return []
+    listed = git.run("ls-tree", "-r", "-z", "--name-only", change_set.base)
+    production = sorted(
+        p for p in (os.fsdecode(n) for n in listed.split(b"\0") if n) if p.endswith(".py") and not side(p)
+    )
+    if not production:
+        notice("mutation: nothing to mutate: the base has no production Python files")
+        return []
+    base_selection = [] if the_plan.everything else the_plan.modules
+    # The new side: [] is the whole suite (a conftest, helper or configuration changed); None: no test
+    # module is left in the change (all deleted), so only the rest of the suite can still catch anything.
+    new_selection: list[str] | None = (
+        []
+        if the_plan.everything
+        else sorted(p for p in change_set.changed_paths if scratch.TEST_MODULE.search(p) and side(p)) or None
+    )
+    sides = _Sides(change_set)
+    try:
+        return _judge(args, change_set, contract_path, sides, production, base_selection, new_selection, deadline)
+    finally:
+        sides.cleanup()
+
+
+def _python(explicit: str | None) -> str:
+    candidates = candidate_interpreters(explicit, dict(os.environ))
+    if not candidates:
+        raise UsageError("found no Python interpreter for this project; pass --python PATH")
+    return candidates[0][0]
+
+
+def _judge(
+    args: argparse.Namespace,
+    change_set: changes.ChangeSet,
+    contract_path: str,
+    sides: _Sides,
+    production: list[str],
+    base_selection: list[str],
+    new_selection: list[str] | None,
+    deadline: float,
+) -> list[Finding]:
+    python = _python(getattr(args, "python", None))
+    tree, work = sides.scratch, sides.work
+    servers: list[Server] = []
+    try:
+        base = Server(python, tree.base, production, base_selection, work, "base")
+        servers.append(base)
+        new = Server(python, tree.new, production, new_selection, work, "new") if new_selection is not None else None
+        if new is not None:
+            servers.append(new)
+        base_cover = base.cover(deadline)
+        if base_cover.exit_code == _no_pytest():
+            raise UsageError(f"pytest is not installed in {python}; install it there or pass --python PATH")
+        _ran(base_cover, f"the base's tests at {change_set.base_label}", python)
+        if not any(t.ok for t in base_cover.tests):
+            raise UsageError(
+                f"no selected test passes at {change_set.base_label} in {python} (pytest exited {base_cover.exit_code}: {base_cover.tail or 'no output'}); is the project installed in that interpreter?"
+            )
+        new_cover = _ran(new.cover(deadline), "the new tests", python) if new is not None else None
+        pairs, only_at_import = _pairs(args, change_set, base_cover)
+        base_verdicts, candidates = _pipeline(base, base_cover, new, new_cover, pairs, deadline)
+        if candidates and new_selection != []:
+            # The tests the change touched let these live: perhaps a test elsewhere in the suite catches them.
+            new = Server(python, tree.new, production, [], work, "new-all")
+            servers.append(new)
+            new_cover = _ran(new.cover(deadline), "the new suite", python)
+            candidates = _survivors(new, new_cover, candidates, deadline)
+        if candidates:
+            candidates = _confirm(base, base_cover, new, new_cover, candidates, deadline)
+        fresh = [
+            p
+            for p in pairs
+            if _runs_at_import(base_cover, p[0]) and base_verdicts[p[0].key].verdict in ("survived", "unreached")
+        ] + only_at_import
+        if fresh:
+            sides_of = _FreshSides(python, tree, production, work, base_cover, new_cover, deadline)
+            candidates += _fresh(sides_of, fresh, base_verdicts)
+    finally:
+        for server in servers:
+            server.close()
+    ran = [v for v in base_verdicts.values() if v.verdict != "unrun"]
+    caught = sum(1 for v in ran if v.verdict == "killed")
+    notice(
+        f"mutation: {python} ran {len(ran)} mutant(s) in {len(production)} production file(s) in {time.monotonic() - (deadline - args.mutate_timeout):.1f} s: the base's tests caught {caught}, the new tests let {len(candidates)} of those live"
+    )
+    unrun = len(base_verdicts) - len(ran)
+    if unrun:
+        notice(
+            f"mutation: {unrun} mutant(s) were not run within --mutate-timeout {args.mutate_timeout:g}: they are not judged"
+        )
+    invalid = sum(1 for v in ran if v.verdict == "invalid")
+    if invalid:
+        notice(f"mutation: {invalid} mutant(s) could not be applied (no such function at run time, or no compile)")
+    return _findings(change_set, contract_path, base_verdicts, base_cover, candidates)
+
+
+BATCH = 8  # mutants per batch: the new side starts on the first batch the base finished
+
+
+def _pipeline(
+    base: Server,
+    base_cover: Cover,
+    new: Server | None,
+    new_cover: Cover | None,
+    pairs: Sequence[Pair],
+    deadline: float,
+) -> tuple[dict[str, Verdict], list[Pair]]:
+    """Base verdicts of every pair, and the pairs the base caught and the new tests let live.
+
+    Every base batch is sent at once; as each finishes, the mutants it caught go to the new side's
+    server, so on two cores the two sides work at the same time.
+    """
+    chunks = [list(pairs[i : i + BATCH]) for i in range(0, len(pairs), BATCH)]
+    sent = [(base.submit(jobs, deadline), jobs) for jobs in ([_job(b, base_cover, b) for b, _ in c] for c in chunks)]
+    verdicts: dict[str, Verdict] = {}
+    later: list[tuple[int, list[Job], list[Pair]]] = []
+    candidates: list[Pair] = []
+    for chunk, (batch, jobs) in zip(chunks, sent):
+        got = base.verdicts(batch, jobs, deadline)
+        verdicts.update(got)
+        caught = [p for p in chunk if got[p[0].key].verdict == "killed"]
+        if not caught:
+            continue
+        if new is None or new_cover is None:
+            candidates.extend(caught)  # no test module is left in the change: nothing catches them there
+            continue
+        new_jobs = [_job(n, new_cover, b) for b, n in caught]
+        later.append((new.submit(new_jobs, deadline), new_jobs, caught))
+    answers: dict[str, Verdict] = {}
+    for batch, jobs, _ in later:
+        assert new is not None
+        answers.update(new.verdicts(batch, jobs, deadline))
+    candidates.extend(_lived(answers, [pair for _, _, caught in later for pair in caught]))
+    return verdicts, candidates
+
+
+def _lived(verdicts: dict[str, Verdict], pairs: Sequence[Pair]) -> list[Pair]:
+    unrun = [b for b, _ in pairs if verdicts[b.key].verdict in ("unrun", "invalid")]
+    if unrun:
+        notice(
+            f"mutation: {len(unrun)} mutant(s) the base's tests caught were not run against the new tests: not judged ({', '.join(m.key for m in unrun[:3])})"
+        )
+    return [(b, n) for b, n in pairs if verdicts[b.key].verdict in ("survived", "unreached")]
+
+
+def _survivors(server: Server, cover: Cover, pairs: Sequence[Pair], deadline: float) -> list[Pair]:
+    jobs = [_job(n, cover, b) for b, n in pairs]
+    return _lived(server.verdicts(server.submit(jobs, deadline), jobs, deadline), pairs)
+
+
+def _confirm(
+    base: Server, base_cover: Cover, new: Server | None, new_cover: Cover | None, pairs: list[Pair], deadline: float
+) -> list[Pair]:
+    """Each candidate once more on both sides; a verdict that changed is a notice, not a finding."""
+    jobs = [_job(b, base_cover, b) for b, _ in pairs]
+    again = base.verdicts(base.submit(jobs, deadline), jobs, deadline)
+    still = _survivors(new, new_cover, pairs, deadline) if new is not None and new_cover is not None else pairs
+    kept = []
+    for pair in pairs:
+        verdict = again[pair[0].key].verdict
+        if verdict in ("unrun", "invalid"):
+            notice(f"mutation: {pair[0].key} was not run a second time within the budget: not judged")
+        elif verdict != "killed" or pair not in still:
+            notice(
+                f"mutation: flaky verdict: {pair[0].description} at {pair[0].path}:{pair[0].line} was judged differently on a second run; not reported"
+            )
+        else:
+            kept.append(pair)
+    return kept
+
+
+class _FreshSides(NamedTuple):
+    python: str
+    tree: scratch.Scratch
+    production: list[str]
+    work: str
+    base_cover: Cover
+    new_cover: Cover | None
+    deadline: float
+
+
+def _fresh(sides: _FreshSides, pairs: Sequence[Pair], verdicts: dict[str, Verdict]) -> list[Pair]:
+    """Mutants in code that runs at import, judged in fresh processes (twice a side); the ones the new tests miss.
+
+    Each run is a pytest process whose imports load the mutated source, running the tests that passed
+    there unmutated; the mutant is caught when one of them fails or is no longer collected.
+    """
+    if len(pairs) > FRESH_MAX:
+        notice(
+            f"mutation: {len(pairs) - FRESH_MAX} mutant(s) in code that runs at import were not run in a fresh process (at most {FRESH_MAX}): not judged at import"
+        )
+    found = []
+    for number, (base_m, new_m) in enumerate(pairs[:FRESH_MAX]):
+        where = f"{base_m.description} at {base_m.path}:{base_m.line}"
+        run = functools.partial(_fresh_run, sides, sides.tree.base, sides.base_cover, base_m)
+        first = run(f"fresh-base-{number}")
+        if not first:  # lives at the base too (never reported), or not run
+            if first is None:
+                notice(f"mutation: {where} was not run in a fresh process within the budget: not judged at import")
+            continue
+        again = run(f"fresh-base-{number}-again")
+        if not again:
+            notice(
+                f"mutation: flaky verdict: {where} in a fresh process; not reported"
+                if again == ""
+                else f"mutation: {where} was not run twice within the budget: not judged"
+            )
+            continue
+        verdicts[base_m.key] = Verdict("killed", first, "in a fresh process")
+        if sides.new_cover is None:
+            found.append((base_m, new_m))
+            continue
+        run = functools.partial(_fresh_run, sides, sides.tree.new, sides.new_cover, new_m)
+        first = run(f"fresh-new-{number}")
+        if first == "":
+            again = run(f"fresh-new-{number}-again")
+            if again == "":
+                found.append((base_m, new_m))
+            elif again:
+                notice(f"mutation: flaky verdict: {where} in a fresh process; not reported")
+        if first is None or (first == "" and again is None):
+            notice(
+                f"mutation: {where} was not run against the new tests in a fresh process within the budget: not judged"
+            )
+    return found
+
+
+def _fresh_run(sides: _FreshSides, tree: str, cover: Cover, mutant: mutant_gen.Mutant, name: str) -> str | None:
+    """The node id of the first test the mutant fails in a fresh process; "" when none does; None: not run."""
+    passing = [t.node for t in cover.tests if t.ok]
+    if not passing:
+        return ""
+    if time.monotonic() >= sides.deadline:
+        return None
+    job = _job(mutant, cover, mutant)
+    server = Server(sides.python, tree, sides.production, passing, sides.work, name, mutant=job)
+    try:
+        ran = {t.node: t for t in server.cover(sides.deadline).tests}
+    except UsageError:  # out of time
+        return None
+    finally:
+        server.close()
+    for node in passing:
+        if node not in ran or not ran[node].ok:
+            return node
+    return ""
+
+
+def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover) -> tuple[list[Pair], list[Pair]]:
+    """The sampled mutants of what the base's passing tests ran, and of code only run at import (for fresh
+    processes), each with its twin in the new tree."""
+    tested: dict[str, set[int]] = {}
+    for test in cover.tests:
+        if test.ok:
+            for path, lines in test.lines.items():
+                tested.setdefault(path, set()).update(lines)
+    every = _mutants(change_set, tested)
+    chosen = mutant_gen.sample(every, args.mutate_max)
+    if len(chosen) < len(every):
+        notice(
+            f"mutation: {len(every) - len(chosen)} of {len(every)} mutants were not run (--mutate-max {args.mutate_max}): they are not judged"
+        )
+    only_import = {p: set(lines) - tested.get(p, set()) for p, lines in cover.import_lines.items()}
+    at_import = _mutants(change_set, {p: lines for p, lines in only_import.items() if lines})
+    carried, edited = _carry(change_set, chosen)
+    fresh, fresh_edited = _carry(change_set, mutant_gen.sample(at_import, FRESH_MAX))
+    if edited + fresh_edited:
+        notice(
+            f"mutation: {edited + fresh_edited} mutant(s) in functions the change edits are left to oracle-replay (--replay): they are not judged here"
+        )
+    imported = [m for m in carried if _runs_at_import(cover, m)]
+    if imported or at_import:
+        notice(
+            f"mutation: {len(imported)} mutant(s) sit in code that also runs at import (judged by a code swap after "
+            f"import) and {len(at_import)} in code only run at import; up to {FRESH_MAX} of these run in a fresh "
+            "process, imports and all"
+        )
+    return list(carried.items()), list(fresh.items())
+
+
+_UNRUN = Verdict("unrun", "", "")
+
+
+def _ran(cover: Cover, what: str, python: str) -> Cover:
+    """COVER, when pytest got as far as running the tests; a side that cannot be judged stops the check."""
+    if not cover.covered:
+        raise UsageError(
+            f"{what} do not run in {python} (pytest exited {cover.exit_code}: {cover.tail or 'no output'}); fix the collection error: nothing was judged"
+        )
+    return cover
+
+
+def _no_pytest() -> int:
+    from oracle_guard.pytest_side import _mutation_server
+
+    return _mutation_server.NO_PYTEST_EXIT
+
+
+def _mutants(change_set: changes.ChangeSet, reached: dict[str, set[int]]) -> list[mutant_gen.Mutant]:
+    sources = change_set.read_base(sorted(reached))
+    found: list[mutant_gen.Mutant] = []
+    for path in sorted(reached):
+        data = sources.get(path)
+        if data is not None:
+            found.extend(mutant_gen.generate(path, data, reached[path]))
+    return found
+
+
+def _carry(
+    change_set: changes.ChangeSet, chosen: Sequence[mutant_gen.Mutant]
+) -> tuple[dict[mutant_gen.Mutant, mutant_gen.Mutant], int]:
+    """Each mutant and its twin in the new tree (the same edit of the same function text); the count dropped."""
+    changed = {c.old_path: c for c in change_set.changes if c.old_path}
+    touched = sorted({m.path for m in chosen if m.path in changed})
+    base_src = change_set.read_base(touched)
+    new_src = change_set.read_new([changed[p].path or "" for p in touched if changed[p].path])
+    carried: dict[mutant_gen.Mutant, mutant_gen.Mutant] = {}
+    edited = 0
+    for mutant in chosen:
+        change = changed.get(mutant.path)
+        if change is None:
+            carried[mutant] = mutant
+            continue
+        before, after = base_src.get(mutant.path), new_src.get(change.path or "")
+        olds = mutant_gen.locate(before, mutant.function) if before else []
+        news = mutant_gen.locate(after, mutant.function) if after else []
+        index = next((i for i, (line, _) in enumerate(olds) if line == mutant.def_line), None)
+        # The same function is the same occurrence of its name (an @overload stub repeats it).
+        if index is None or len(olds) != len(news) or olds[index][1] != news[index][1] or not after or not before:
+            edited += 1
+            continue
+        old, new = olds[index], news[index]
+        shift = _offset_of(after, new) - _offset_of(before, old)
+        carried[mutant] = mutant._replace(
+            path=change.path or mutant.path,
+            def_line=new[0],
+            start=mutant.start + shift,
+            end=mutant.end + shift,
+            span=(mutant.span[0] + new[0] - old[0], mutant.span[1] + new[0] - old[0]),
+        )
+    return carried, edited
+
+
+def _offset_of(source: bytes, where: tuple[int, bytes]) -> int:
+    """Byte offset of the start of line WHERE[0] in SOURCE (the function's text starts there)."""
+    offset = 0
+    for _ in range(where[0] - 1):
+        offset = source.index(b"\n", offset) + 1
+    return offset
+
+
+def _runs_at_import(cover: Cover, mutant: mutant_gen.Mutant) -> bool:
+    lines = cover.import_lines.get(mutant.path, frozenset())
+    return any(n in lines for n in range(mutant.span[0], mutant.span[1] + 1))
+
+
+def _job(mutant: mutant_gen.Mutant, cover: Cover, key_of: mutant_gen.Mutant) -> Job:
+    tests = cover.reaching(mutant.path, mutant.span)
+    return Job(
+        key_of.key,
+        mutant.path,
+        mutant.function,
+        mutant.def_line,
+        mutant.start,
+        mutant.end,
+        mutant.replacement,
+        [t.node for t in tests],
+        max(5.0, 10 * sum(t.seconds for t in tests) + 2.0),
+    )
+
+
+def _findings(
+    change_set: changes.ChangeSet,
+    contract_path: str,
+    verdicts: dict[str, Verdict],
+    cover: Cover,
+    candidates: list[Pair],
+) -> list[Finding]:
+    if not candidates:
+        return []
+    from oracle_guard.contract import contract
+    from oracle_guard.contract.approvals import Approvals, canonical
+
+    approvals = Approvals.load(
+        change_set,
+        contract.at_base(change_set.base, contract_path),
+        contract.at_new(change_set.target, contract_path),
+    )
+    tests = {t.node: t for t in cover.tests}
+    found = []
+    for mutant, _ in candidates:
+        node = verdicts[mutant.key].by
+        test = tests.get(node)
+        name = node.rpartition("::")[2] or node
+        said = statement(node)
+        if approvals.covers(said):
+            notice(f"mutation: approved: {name}'s catch of {mutant.description} at {mutant.path}:{mutant.line}")
+            continue
+        message = (
+            f"the base's {name} caught {mutant.description} at {mutant.path}:{mutant.line} (in {mutant.function}); "
+            f"the new tests do not: restore the check, or approve the removal: `oracle-guard approve {said}`"
+        )
+        if approvals.allowed_signers is None or canonical(said) in approvals.candidates:
+            message = f"{message} ({approvals.explain(said)})"
+        found.append(Finding(test.path if test else node.split("::")[0], test.line if test else 1, 1, CODE, message))
+    return found
