@@ -25,14 +25,6 @@ def _clean_git_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(key, value)
 
 
-@pytest.fixture(autouse=True)
-def _text_notices() -> None:
-    """A test that ran a hook with --format json leaves notices collected for a document: start from text."""
-    from oracle_guard.reporting import report
-
-    report.use_format("text")
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     path = tmp_path / "repo"

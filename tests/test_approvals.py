@@ -15,6 +15,7 @@ from oracle_guard.commands.approve import main as approve_main
 from oracle_guard.contract import contract
 from oracle_guard.contract.approvals import Approvals
 from oracle_guard.repo import changes
+from oracle_guard.reporting import report
 from tests.contract_helpers import CONTRACT, approve, contract_text, make_key, signers_line
 from tests.helpers import Repo
 
@@ -107,6 +108,7 @@ def test_without_ssh_keygen_everything_fails_closed(repo: Repo, tmp_path: Path, 
     only_git.mkdir()
     (only_git / "git").symlink_to(shutil.which("git"))
     monkeypatch.setenv("PATH", str(only_git))  # a machine without OpenSSH
+    report.use_format("text")  # notices on stderr, whatever format an earlier test in this process left
     found = load(repo)
     assert not found.covers(STATEMENT)
     assert "ssh-keygen is not on PATH" in capsys.readouterr().err

@@ -97,8 +97,8 @@ _GATE_OFF = [
 # What switches the gate on where the contract alone would not (autoload off, no contract file).
 _GATE_ON = [
     ((r"(?<![\w-])--oracle-guard(?![\w-])"), "`--oracle-guard`"),
-    ((r"(?<!no:)(?<![\w.])oracle_guard_pytest\b"), "loading `oracle_guard_pytest`"),  # the module's name before 0.2
-    ((r"(?<!no:)(?<![\w.])oracle_guard\.pytest_side\.entry\b"), "loading `oracle_guard.pytest_side.entry`"),
+    # The entry point module, by its name before and since the package moved (one entry: a rename is no loss).
+    ((r"(?<!no:)(?<![\w.])(oracle_guard_pytest|oracle_guard\.pytest_side\.entry)\b"), "loading `oracle_guard_pytest`"),
 ]
 # Information modes: pytest exits 0 and runs nothing (`--co` is pytest_config's OG851/OG859).
 # Only in addopts: `pytest --version` is a common honest CI step (`--setup-only`/`--setup-plan` are OG851/OG859).
