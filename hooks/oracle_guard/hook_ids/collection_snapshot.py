@@ -621,7 +621,7 @@ def _stale(snapshot: str, found: Collection, current: bytes | None) -> str:
     new, gone = len(set(found.items) - old), len(old - set(found.items))
     return (
         f"out of date with what pytest collects now ({unstable_ids.cases(found.items)} tests: {new} not listed, {gone} listed but not collected); "
-        "run `oracle-guard collection-snapshot`, review and stage it"
+        "not written (`check` writes nothing unless given --write-snapshot): run `oracle-guard collection-snapshot`, review and stage it"
     )
 
 
