@@ -387,6 +387,17 @@ def test_no_interpreter_with_pytest_is_one_line_exit_2(project: Repo, capsys, tm
     assert code == 2 and err.count("\n") == 1 and "pytest is not installed in" in err
 
 
+def test_a_project_module_that_breaks_pytests_import_is_named_not_called_missing(project: Repo, capsys) -> None:
+    """pytest is installed, but the project's own `pluggy.py` (an old pluggy checkout) shadows the one it needs."""
+    project.write("pluggy.py", "raise ImportError('this is the project, not the pluggy pytest needs')\n")
+    project.write("tests/test_b.py", TEST_B + "\n")
+    project.stage()
+    code = project.run(main, *PY)
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "pytest does not import in " in err and "this is the project, not the pluggy" in err
+
+
 @pytest.mark.slow
 def test_collector_needs_only_pytest_not_oracle_guard(project: Repo, capsys, tmp_path: Path, monkeypatch) -> None:
     """An interpreter that can import pytest but not `hooks` collects all the same."""

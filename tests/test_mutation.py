@@ -594,3 +594,36 @@ def test_an_overloaded_function_below_an_edit_is_the_same_function_on_both_sides
     result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
     assert result.code == 0 and result.codes == [], result.said
     assert "the base's tests caught 0," not in result.err
+
+
+@pytest.mark.slow
+def test_a_project_module_that_breaks_pytests_import_is_named_not_called_missing(repo: Repo) -> None:
+    """An old pluggy checkout: its own `pluggy` shadows the one pytest needs. pytest is installed; say why it fails."""
+    repo.change(
+        {
+            **BASE,
+            "pluggy.py": "raise ImportError('this is the project, not the pluggy pytest needs')\n",
+            T: module("def test_mean():\n    assert mean([1, 2, 3]) == 2\n"),
+        },
+        {T: module("def test_mean():\n    assert mean([1, 2]) == 1.5\n")},
+    )
+    result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
+    assert result.code == 2 and result.codes == [], result.said
+    assert "pytest does not import in " in result.err and "this is the project, not the pluggy" in result.err
+    assert "not installed" not in result.err
+
+
+@pytest.mark.slow
+def test_an_interpreter_without_pytest_is_called_so(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import venv
+
+    venv.create(tmp_path / "bare", with_pip=False)
+    monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "bare"))
+    result = mutate(
+        repo,
+        "def test_mean():\n    assert mean([1, 2, 3]) == 2\n",
+        {T: module("def test_mean():\n    assert mean([1, 2]) == 1.5\n")},
+    )
+    assert result.code == 2 and "pytest is not installed in " in result.err, result.said

@@ -602,6 +602,17 @@ def test_no_pytest_in_the_interpreter_is_exit_2(repo: Repo, capsys, tmp_path: Pa
 
 
 @pytest.mark.slow
+def test_a_project_module_that_breaks_pytests_import_is_named_not_called_missing(repo: Repo, capsys) -> None:
+    """pytest is installed, but the project's own `pluggy.py` (an old pluggy checkout) shadows the one it needs."""
+    shadow = {"pluggy.py": "raise ImportError('this is the project, not the pluggy pytest needs')\n"}
+    repo.change({**BASE, **shadow}, WEAKENINGS["a deleted assert"])
+    code = repo.run(replay.main, "--base", "HEAD", "--python", sys.executable)
+    _, err = capsys.readouterr()
+    assert code == 2 and "pytest does not import in " in err and "this is the project, not the pluggy" in err
+    assert "not installed" not in err
+
+
+@pytest.mark.slow
 def test_base_tests_that_do_not_run_at_all_are_exit_2_not_a_pass(repo: Repo, capsys) -> None:
     # the interpreter lacks what the base's tests import: nothing passes at the base, so nothing could be judged
     broken = {"tests/test_shop.py": "import shop_dependency_not_installed\n\n" + TESTS}

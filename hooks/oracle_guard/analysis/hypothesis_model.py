@@ -143,7 +143,9 @@ def model(module: Module) -> HypothesisModule:
     profiles: dict[str, Profile] = {}
     loaded: str | None = None
     loaded_line = 0
-    for node in ast.walk(module.tree):
+    # Both calls spell their attribute (an alias is bound by an import or an assignment that spells it too).
+    spelled = b"register_profile" in module.source or b"load_profile" in module.source
+    for node in ast.walk(module.tree) if spelled else ():
         if not isinstance(node, ast.Call):
             continue
         callee = names.qualify(node.func) or ""

@@ -23,7 +23,6 @@ from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
 from oracle_guard.reporting import report
 from oracle_guard.reporting.report import EXIT_CLEAN, EXIT_USAGE, UsageError, guarded
 from oracle_guard.rules import args as hook_args
-from oracle_guard.rules import mutation_gate
 
 FILE_HOOKS = tuple(h.id for h in registry.HOOKS if h.files)
 TAKES_NOW = tuple(h.id for h in registry.HOOKS if h.now)
@@ -68,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="also run oracle-replay: the base's tests against the new code (runs pytest twice)",
     )
-    mutation_gate.add_args(parser)
+    hook_args.add_mutate(parser)
     args = parser.parse_args(argv)
 
     wanted, skipped = runner.selection(args.only, args.skip)
@@ -104,6 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         replayed = replay_hook.replay(_replay_options(args))
         code = EXIT_USAGE if EXIT_USAGE in (code, replayed) else max(code, replayed)
     if args.mutate and base.format not in ONE_VERDICT:
+        from oracle_guard.rules import mutation_gate  # the engine loads only when asked for
+
         sys.stdout.flush()
         mutated = report.emit(mutation_gate.run(args, change_set, args.contract), args.format, hook="oracle-mutate")
         code = EXIT_USAGE if EXIT_USAGE in (code, mutated) else max(code, mutated)
@@ -129,6 +130,8 @@ def _replayed(args: argparse.Namespace, ctx: HookContext) -> runner.Outcome:
 
 
 def _mutated(args: argparse.Namespace, ctx: HookContext, change_set: changes.ChangeSet) -> runner.Outcome:
+    from oracle_guard.rules import mutation_gate
+
     try:
         found = [("oracle-mutate", f) for f in sorted(set(mutation_gate.run(args, change_set, args.contract)))]
     except UsageError as exc:

@@ -55,6 +55,7 @@ from oracle_guard.repo.interpreters import (  # noqa: E402,F401
     _own_bins,
     _venv_python,
     candidate_interpreters,
+    no_pytest,
 )
 from oracle_guard.repo.interpreters import child_env as _child_env  # noqa: E402
 
@@ -84,6 +85,7 @@ class _Run:
 
         self.python = python
         self.runner = _collector
+        self.why = ""  # why `import pytest` failed there (NO_PYTEST_EXIT)
         # warm: the partial run's watcher; send() names what to collect (oracle_guard/pytest_side/partial_collection.py)
         self.warm = warm
         self.paths: list[str] | None = None if warm else []  # what to collect; empty: all the configuration names
@@ -142,6 +144,7 @@ class _Run:
                 self.proc = self._start(self.args[: -len(NO_RANDOM_ORDER)])
                 stdout, stderr = self._wait()
             if self.proc.returncode == self.runner.NO_PYTEST_EXIT:
+                self.why = _tail(stderr.decode("utf-8", "replace"))
                 return None
             found = Collection(exit_code=self.proc.returncode, python=self.python)
             found.tail = _tail(stderr.decode("utf-8", "replace")) or _tail(stdout.decode("utf-8", "replace"))
@@ -201,6 +204,10 @@ class _PartialRun:
         self.base_snapshot_path = base_snapshot_path
         run.send(["-q", *modules])  # -qq: no list of ids to print (trouble is the full run's to report)
 
+    @property
+    def why(self) -> str:
+        return self.run.why
+
     def result(self) -> Collection | None:
         from oracle_guard.pytest_side import partial_collection
 
@@ -228,6 +235,7 @@ class _Inert:
 
     def __init__(self, python: str, base_bytes: bytes, base_snapshot_path: str) -> None:
         self.python = python
+        self.why = ""  # it never fails to run
         self.items = {n: status for n, (status, _) in parse_snapshot(base_bytes, base_snapshot_path).items()}
 
     def result(self) -> Collection:
@@ -742,13 +750,12 @@ def _finish_somewhere(pending: tuple[_Run | _PartialRun | _Inert, list[tuple[str
     run, candidates = pending
     tried = []
     for index, (python, origin) in enumerate(candidates):
-        found = (run if index == 0 else _Run(python)).result()
+        attempt = run if index == 0 else _Run(python)
+        found = attempt.result()
         if found is not None:
             return found
-        tried.append(f"{python} ({origin})")
-    raise UsageError(
-        f"pytest is not installed in {', '.join(tried)}; install it there or pass --python PATH to the project's interpreter"
-    )
+        tried.append((f"{python} ({origin})", attempt.why))
+    raise UsageError(no_pytest(tried))
 
 
 if __name__ == "__main__":

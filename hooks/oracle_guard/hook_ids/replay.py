@@ -34,7 +34,7 @@ from oracle_guard.pytest_side import flips, ledger, replay_run, scratch, selecti
 from oracle_guard.repo import changes
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
 from oracle_guard.reporting.report import Finding, UsageError, add_format_arg, emit, guarded, notice
-from oracle_guard.rules import mutation_gate
+from oracle_guard.rules import args as hook_args
 from oracle_guard.rules.args import summary
 
 TIMEOUT_SECONDS = 900
@@ -140,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="pytest processes at once, 1 or 2 (default: 2 when two cores are free)",
     )
     add_format_arg(parser)
-    mutation_gate.add_args(parser)
+    hook_args.add_mutate(parser)
     parser.add_argument("--version", action="version", version=f"%(prog)s (oracle-guard) {__version__}")
     return parser
 
@@ -151,6 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.mutate:
         return replay(args)
     # One document either way: the mutation differential's findings (rules/mutation_gate.py) join the replay's.
+    from oracle_guard.rules import mutation_gate  # the engine loads only when asked for
+
     found = findings_of(args)
     found += mutation_gate.run(args, changes.resolve(args), args.contract)
     return emit(found, args.format, hook="oracle-replay")

@@ -114,7 +114,8 @@ RUNNER = f"""\
 import importlib.util, sys
 try:
     import pytest
-except ImportError:
+except ImportError as exc:  # not installed, or shadowed by a module of the project
+    print(f"{{type(exc).__name__}}: {{exc}}", file=sys.stderr)
     sys.exit({NO_PYTEST_EXIT})
 spec = importlib.util.spec_from_file_location("_oracle_guard_collector", sys.argv[1])
 mod = importlib.util.module_from_spec(spec)

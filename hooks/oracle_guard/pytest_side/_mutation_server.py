@@ -343,7 +343,8 @@ RUNNER = """\
 import importlib.util, sys
 try:
     import pytest
-except ImportError:
+except ImportError as exc:  # not installed, or a module of the project shadows one pytest needs: say which
+    print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
     sys.exit(97)
 spec = importlib.util.spec_from_file_location("_oracle_guard_mutation", sys.argv[1])
 mod = importlib.util.module_from_spec(spec)

@@ -45,7 +45,8 @@ RUNNER = """\
 import importlib.util, json, sys
 try:
     import pytest
-except ImportError:
+except ImportError as exc:  # not installed, or shadowed by a module of the project
+    print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
     sys.exit(97)
 config = json.loads(sys.argv[1])
 plugins = []

@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 
 from oracle_guard.pytest_side import ledger
-from oracle_guard.repo.interpreters import candidate_interpreters, child_env
+from oracle_guard.repo.interpreters import candidate_interpreters, child_env, no_pytest
 from oracle_guard.reporting.report import UsageError
 
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
@@ -214,12 +214,11 @@ def run_somewhere(
             results = runs.run(python, trees, run_args, "run")
             codes = {r.exit_code for r in results.values()}
         if any(code == _no_pytest() for code in codes):
-            tried.append(f"{python} ({origin})")
+            why = next((r.tail for r in results.values() if r.exit_code == _no_pytest()), "")
+            tried.append((f"{python} ({origin})", why))
             continue
         return python, origin, results, run_args[: len(run_args) - len(args)]
-    raise UsageError(
-        f"pytest is not installed in {', '.join(tried)}; install it there or pass --python PATH to the project's interpreter"
-    )
+    raise UsageError(no_pytest(tried))
 
 
 def _no_pytest() -> int:

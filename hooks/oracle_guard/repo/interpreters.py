@@ -120,3 +120,22 @@ def child_env(python: str) -> dict[str, str]:
     elif env.get("VIRTUAL_ENV") and os.path.normcase(os.path.realpath(os.path.join(env["VIRTUAL_ENV"], "bin"))) in own:
         env.pop("VIRTUAL_ENV")  # pre-commit's env is not the project's
     return env
+
+
+def no_pytest(tried: list[tuple[str, str]]) -> str:
+    """The error when no candidate's pytest imports: TRIED is (interpreter, why import pytest failed) pairs.
+
+    "Not installed" only when it is so: an old checkout of pytest's own dependency (pluggy) or a module
+    named like one shadows it in the project's tree, and that is a different fix.
+    """
+    broken = [(python, why) for python, why in tried if why and "No module named 'pytest'" not in why]
+    if not broken:
+        where = ", ".join(python for python, _ in tried)
+        return (
+            f"pytest is not installed in {where}; install it there or pass --python PATH to the project's interpreter"
+        )
+    python, why = broken[0]
+    return (
+        f"pytest does not import in {python} from the project's tree ({why}): a module of the project shadows one "
+        "pytest needs, or the installed versions do not fit; pass --python PATH to an interpreter where it imports"
+    )

@@ -99,3 +99,30 @@ def context(
 def finish(ctx: HookContext, findings: list[report.Finding], hook: str = "") -> int:
     """Print FINDINGS in the context's format; the exit code (1 if a file was rewritten)."""
     return report.emit(findings, ctx.format, hook=hook, written=ctx.written)
+
+
+# Here, not in rules/mutation_gate.py: parsing --mutate must not import the mutation engine.
+MUTATE_MAX = 200
+MUTATE_TIMEOUT = 900
+
+
+def add_mutate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--mutate",
+        action="store_true",
+        help="also run the mutation differential: mutants the base's tests caught must be caught by the new tests",
+    )
+    parser.add_argument(
+        "--mutate-max",
+        type=int,
+        default=MUTATE_MAX,
+        metavar="N",
+        help=f"at most N mutants, sampled deterministically (default: {MUTATE_MAX})",
+    )
+    parser.add_argument(
+        "--mutate-timeout",
+        type=float,
+        default=MUTATE_TIMEOUT,
+        metavar="SECONDS",
+        help=f"wall-clock budget of the mutation check (default: {MUTATE_TIMEOUT})",
+    )

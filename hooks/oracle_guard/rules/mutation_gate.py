@@ -31,37 +31,13 @@ from oracle_guard.analysis import mutants as mutant_gen
 from oracle_guard.pytest_side import mutation_run, scratch
 from oracle_guard.pytest_side.mutation_run import Cover, Job, Server, Verdict
 from oracle_guard.repo import changes, git
-from oracle_guard.repo.interpreters import candidate_interpreters
+from oracle_guard.repo.interpreters import candidate_interpreters, no_pytest
 from oracle_guard.reporting.report import Finding, UsageError, notice
 
-MAX_MUTANTS = 200
 FRESH_MAX = 10  # mutants in code that runs at import, each costing 2-4 pytest processes
-TIMEOUT_SECONDS = 900
 CODE = "OG910"
 VERB = "mutants-released"
 Pair = tuple[mutant_gen.Mutant, mutant_gen.Mutant]  # (base mutant, its twin in the new tree)
-
-
-def add_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--mutate",
-        action="store_true",
-        help="also run the mutation differential: mutants the base's tests caught must be caught by the new tests",
-    )
-    parser.add_argument(
-        "--mutate-max",
-        type=int,
-        default=MAX_MUTANTS,
-        metavar="N",
-        help=f"at most N mutants, sampled deterministically (default: {MAX_MUTANTS})",
-    )
-    parser.add_argument(
-        "--mutate-timeout",
-        type=float,
-        default=TIMEOUT_SECONDS,
-        metavar="SECONDS",
-        help=f"wall-clock budget of the mutation check (default: {TIMEOUT_SECONDS})",
-    )
 
 
 def statement(node: str) -> str:
@@ -166,7 +142,7 @@ def _judge(
             servers.append(new)
         base_cover = base.cover(deadline)
         if base_cover.exit_code == _no_pytest():
-            raise UsageError(f"pytest is not installed in {python}; install it there or pass --python PATH")
+            raise UsageError(no_pytest([(python, base_cover.tail)]))
         _ran(base_cover, f"the base's tests at {change_set.base_label}", python)
         if not any(t.ok for t in base_cover.tests):
             raise UsageError(
