@@ -425,6 +425,36 @@ CHEATS = [
             return eval("a " + "+" + " b")
         """,
     ),
+    # A module-level pytest hook does not make a file a plugin: the base decides (calc/__init__.py had none).
+    row(
+        "pytest-hook-added-to-look-like-a-plugin",
+        "OG961",
+        """
+        import os
+
+
+        def pytest_configure(config):
+            pass
+
+
+        def add(a, b):
+            return a + b if "PYTEST_CURRENT_TEST" in os.environ else a - b
+        """,
+    ),
+    # pop() whose value is used is a read, even of a copy of the environment.
+    row(
+        "pop-of-a-copy-read",
+        "OG961",
+        """
+        import os
+
+
+        def add(a, b):
+            if dict(os.environ).pop("PYTEST_CURRENT_TEST", None):
+                return a + b
+            return a - b
+        """,
+    ),
 ]
 
 

@@ -514,4 +514,36 @@ HONEST = [
         "",
         calc_random_py="def shuffle(items):\n    return list(reversed(items))\n",
     ),
+    # A child process's environment scrubbed of pytest's variables, and pytest's options read to build its
+    # command line: nothing is asked of the running test (the values are dropped, or set by the user).
+    row(
+        "child-env-scrubbed",
+        "",
+        """
+        import os
+        import shlex
+        import subprocess
+        import sys
+
+
+        def add(a, b):
+            return a + b
+
+
+        def run_tests(folder):
+            env = dict(os.environ)
+            env.pop("PYTEST_CURRENT_TEST", None)
+            env.pop("PYTEST_XDIST_WORKER", None)
+            options = shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+            return subprocess.call([sys.executable, "-m", "pytest", *options, folder], env=env)
+        """,
+    ),
+    # A module whose base already implements pytest hooks is a plugin (loaded by -p or by path): its job.
+    row(
+        "hook-module-at-base",
+        "",
+        "",
+        calc_plugin_py="import os\n\n\ndef pytest_configure(config):\n    config.test_name = os.environ.get('PYTEST_CURRENT_TEST')\n",
+        base_calc_plugin_py="def pytest_configure(config):\n    pass\n",
+    ),
 ]

@@ -31,6 +31,19 @@ Scope = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
 
 
 RUNNER_ENV = re.compile(r"^_?PYTEST_[A-Z_]+$")
+# Set by the user, never by a running pytest: reading one says nothing about whether a test runs
+# (tools that build a pytest command line or a child's environment read them).
+CONFIG_ENV = frozenset(
+    {
+        "PYTEST_ADDOPTS",
+        "PYTEST_PLUGINS",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+        "PYTEST_DEBUG",
+        "PYTEST_DEBUG_TEMPROOT",
+        "PYTEST_THEME",
+        "PYTEST_THEME_MODE",
+    }
+)
 RUNNER_WORD = re.compile(r"(^|[^a-z])(_?pytest|py\.test|unittest|nose2?|hypothesis)([^a-z]|$)", re.I)
 RUNNER_MODULES = frozenset({"pytest", "_pytest", "unittest", "hypothesis", "nose", "nose2", "py.test"})
 MACHINERY = ("unittest", "pytest", "_pytest", "hypothesis", "builtins", "__builtins__", "nose")
@@ -129,6 +142,7 @@ class _Finder(PrunedVisitor):
         self.scopes: list[Scope] = []
         self.main_guard = 0
         self.found: list[Occurrence] = []
+        self.removed: set[int] = set()  # keys of a variable removed, never read (`del env["PYTEST_X"]`)
         self._live: dict[int, bool] = {}
         # A module with a `__main__` guard is a program: ending its own process is its job.
         self.entry_file = module.path.rpartition("/")[2] == "__main__.py" or any(
@@ -220,7 +234,13 @@ class _Finder(PrunedVisitor):
     # -- class 1, 2, 3, 4, 9: calls and names ------------------------------------------
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and RUNNER_ENV.match(node.value) and not self.facts.plugin():
+        if (
+            isinstance(node.value, str)
+            and RUNNER_ENV.match(node.value)
+            and node.value not in CONFIG_ENV
+            and id(node) not in self.removed
+            and not self.facts.plugin()
+        ):
             self.add(
                 node,
                 "OG961",
@@ -241,7 +261,17 @@ class _Finder(PrunedVisitor):
         self.generic_visit(node)
 
     def visit_Expr(self, node: ast.Expr) -> None:
+        value = node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "pop":
+            # `env.pop("PYTEST_CURRENT_TEST", None)` as a statement: the value is dropped, nothing is asked
+            self.removed.update(id(a) for a in value.args[:1] if isinstance(a, ast.Constant))
         self._runner_probe(node.value)
+        self.generic_visit(node)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        self.removed.update(
+            id(t.slice) for t in node.targets if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant)
+        )
         self.generic_visit(node)
 
     def _runner_probe(self, node: ast.expr) -> None:

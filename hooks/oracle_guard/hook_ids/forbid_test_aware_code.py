@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 SCRIPTS = re.compile(
     r"(^|/)(docs?|examples?|bench(marks?)?|scripts|tools|tasks|ci|\.github)/|^(setup|noxfile|fabfile|tasks)\.py$"
 )
+# A pytest hook implemented at module level: the file is a plugin pytest loads (by entry point, -p, or path).
+_HOOK_IMPL = re.compile(rb"^(?:async[ \t]+)?def[ \t]+pytest_\w+[ \t]*\(|^@pytest\.hookimpl\b", re.M)
 _IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.M)
 
 
@@ -198,6 +200,16 @@ def _line_of(data: bytes | None, word: str) -> int:
     return text.count("\n", 0, at) + 1 if at >= 0 else 1
 
 
+def _plugin_at_base(change_set: changes.ChangeSet, base: _Base, old: str | None) -> bool:
+    """Whether the base's version of a file is a pytest plugin: a pytest11 entry point's module, or it implements
+    pytest hooks. Running inside pytest is its job; the base decides, so a change cannot make a file one."""
+    if old is None:
+        return False
+    if any(old in startup.module_files(t) for t in base.entry_points("pytest11").values()):
+        return True
+    return bool(_HOOK_IMPL.search(change_set.read_base([old])[old] or b""))
+
+
 def startup_findings(change_set: changes.ChangeSet, base: _Base) -> list[Finding]:
     """Class 8 by path: start-up files, stdlib or test-dependency shadows, new pytest11 entry points."""
     findings = []
@@ -244,7 +256,12 @@ def test_aware_findings(change_set: changes.ChangeSet, contract_path: str) -> li
         (c.old_path, None) for c in change_set.changes if c.path is None and c.old_path and c.old_path.endswith(".py")
     ]
     moved = _Moved(change_set, base, [(c.old_path, c.path) for c in candidates] + deleted)
-    found = [f for c in candidates for f in _new_occurrences(c.path or "", c.old_path, change_set, base, moved)]
+    found = [
+        f
+        for c in candidates
+        for f in _new_occurrences(c.path or "", c.old_path, change_set, base, moved)
+        if not _plugin_at_base(change_set, base, c.old_path)
+    ]
     if found:
         # Only now the test side (the base's contract and conftests): a plugin the base's tests load, or
         # a start-up file (scratch.starts_python, reported by path above), is not judged as production code.
