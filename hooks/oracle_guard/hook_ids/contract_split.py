@@ -37,10 +37,12 @@ def _units(change_set: changes.ChangeSet) -> list[tuple[str, list[git.Change], t
     if change_set.base is None or (change_set.base_label == "HEAD" and change_set.target is None):
         return [("this commit", change_set.changes, (change_set.base, change_set.target))]
     tip = change_set.target or "HEAD"
-    out = git.run("rev-list", "--no-merges", "--reverse", f"{change_set.base}..{tip}").decode().split()
+    # --parents: each line is the commit and its parents, so no `rev-parse` per commit.
+    out = git.run("rev-list", "--no-merges", "--reverse", "--parents", f"{change_set.base}..{tip}").decode()
     units: list[tuple[str, list[git.Change], tuple[str | None, str | None]]] = []
-    for commit in out:
-        parent = git.commit_of(f"{commit}^") or git.empty_tree()
+    for line in out.splitlines():
+        commit, *parents = line.split()
+        parent = parents[0] if parents else git.empty_tree()
         units.append((f"commit {commit[:12]}", git.diff(parent, commit, cached=False), (parent, commit)))
     if change_set.target is None:
         pending = git.diff(git.head() or git.empty_tree(), None, cached=False)

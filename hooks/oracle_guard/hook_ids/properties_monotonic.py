@@ -58,9 +58,14 @@ class _Tree:
                     self.errors[path] = exc
             self.modules[path] = module
 
+    def prefetch(self, dotted_names: list[str]) -> None:
+        """Every file the properties may read (their modules, the conftests above), in one git process, not one
+        per property."""
+        wanted = [c for dotted in dotted_names for c in _candidates(dotted)]
+        self.load(list(dict.fromkeys(wanted + [conf for c in wanted for conf in conftests_above(c)])))
+
     def module_file(self, dotted: str) -> str | None:
-        stem = dotted.replace(".", "/")
-        candidates = [f"{stem}.py", f"{stem}/__init__.py", f"src/{stem}.py", f"src/{stem}/__init__.py"]
+        candidates = _candidates(dotted)
         self.load(candidates)
         for c in candidates:
             if self.modules.get(c) is not None or c in self.errors:
@@ -80,6 +85,11 @@ class _Tree:
                 profiles.update(found.profiles)
                 loaded = found.loaded or loaded
         return profiles, loaded
+
+
+def _candidates(dotted: str) -> list[str]:
+    stem = dotted.replace(".", "/")
+    return [f"{stem}.py", f"{stem}/__init__.py", f"src/{stem}.py", f"src/{stem}/__init__.py"]
 
 
 def _function(module: Module, name: str) -> FunctionNode | None:
@@ -253,6 +263,9 @@ def property_findings(change_set: changes.ChangeSet | None, contract_path: str) 
 
     new_tree = _Tree(reader.read_new)
     base_tree = _Tree(reader.read_base) if reader.base else None
+    new_tree.prefetch([p.module for p in new_props.values()])
+    if base_tree is not None:
+        base_tree.prefetch([p.module for p in base_props.values() if p.id in new_props])
     for pid, prop in new_props.items():
         problems, module, test = resolve(pid, prop, new_tree, contract_path)
         findings += problems
