@@ -627,3 +627,48 @@ def test_an_interpreter_without_pytest_is_called_so(
         {T: module("def test_mean():\n    assert mean([1, 2]) == 1.5\n")},
     )
     assert result.code == 2 and "pytest is not installed in " in result.err, result.said
+
+
+WINDOW = """\
+
+
+def window(values, back):
+    start = len(values) - back
+    return tail(values, start)
+
+
+def tail(values, start):
+    if start > len(values):
+        raise IndexError("start past the end")
+    return values[start:]
+"""
+ROBUST_TAIL = WINDOW.replace('    if start > len(values):\n        raise IndexError("start past the end")\n', "")
+WINDOW_TEST = "from shop.core import tail, window\n\n\ndef test_window_runs():\n    window([1, 2, 3], 1)\n"
+
+
+@pytest.mark.slow
+def test_a_mutant_the_production_edit_hides_from_the_base_tests_too_is_not_the_tests_loss(repo: Repo) -> None:
+    """boltons f1034b07: a fix made the code robust, so a mutant the base's tests caught only by a crash no
+    longer crashes; the base's tests on the new code miss it as well: the tests lost nothing."""
+    repo.change(
+        {**BASE, "src/shop/core.py": CORE + WINDOW, T: module(WINDOW_TEST)},
+        {
+            "src/shop/core.py": CORE + ROBUST_TAIL,
+            T: module(WINDOW_TEST + "\n\ndef test_tail_past_the_end():\n    assert tail([1, 2], 5) == []\n"),
+        },
+    )
+    result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
+    assert result.code == 0 and result.codes == [], result.said
+    assert "missed by the base's tests too once the change's production edits are in" in result.err
+
+
+@pytest.mark.slow
+def test_a_weakened_test_beside_a_production_edit_is_still_refused(repo: Repo) -> None:
+    before, after = UNKNOWN_TO_STATIC["a hand-rolled tolerance"]
+    repo.change(
+        {**BASE, "src/shop/core.py": CORE + WINDOW, T: module(WINDOW_TEST + "\n\n" + before)},
+        {"src/shop/core.py": CORE + ROBUST_TAIL, T: module(WINDOW_TEST + "\n\n" + after)},
+    )
+    result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
+    assert result.code == 1 and set(result.codes) == {"OG910"}, result.said
+    assert "in mean" in result.out

@@ -109,7 +109,9 @@ def run(args: argparse.Namespace, change_set: changes.ChangeSet, contract_path: 
     )
     sides = _Sides(change_set)
     try:
-        return _judge(args, change_set, contract_path, sides, production, base_selection, new_selection, deadline)
+        return _judge(
+            args, change_set, contract_path, sides, production, base_selection, new_selection, deadline, the_plan
+        )
     finally:
         sides.cleanup()
 
@@ -130,6 +132,7 @@ def _judge(
     base_selection: list[str],
     new_selection: list[str] | None,
     deadline: float,
+    the_plan: scratch.Plan,
 ) -> list[Finding]:
     python = _python(getattr(args, "python", None))
     tree, work = sides.scratch, sides.work
@@ -159,6 +162,10 @@ def _judge(
             candidates = _survivors(new, new_cover, candidates, deadline)
         if candidates:
             candidates = _confirm(base, base_cover, new, new_cover, candidates, deadline)
+        if candidates and the_plan.production:
+            candidates = _same_code(
+                python, change_set, the_plan, sides, production, base_selection, candidates, deadline
+            )
         fresh = [
             p
             for p in pairs
@@ -259,6 +266,47 @@ def _confirm(
         else:
             kept.append(pair)
     return kept
+
+
+def _same_code(
+    python: str,
+    change_set: changes.ChangeSet,
+    the_plan: scratch.Plan,
+    sides: _Sides,
+    production: list[str],
+    base_selection: list[str],
+    pairs: list[Pair],
+    deadline: float,
+) -> list[Pair]:
+    """The candidates the base's tests still catch on the NEW code: only those are the tests' loss.
+
+    The change also edits production code, so base and new differ in code as well as in tests. A mutant
+    the base's own tests miss on the new code (a fix made the code robust to it, say) is hidden by that
+    edit, not by the tests: oracle-replay judges production edits. The tree: the new code, the base's tests.
+    """
+    mixed = os.path.join(sides.scratch.root, "mixed")
+    scratch.export(change_set.base or "", mixed)
+    scratch.overlay(change_set, the_plan, mixed)
+    server = Server(python, mixed, production, base_selection, sides.work, "base-tests-new-code")
+    try:
+        cover = server.cover(deadline)
+        if not cover.covered:  # the base's tests do not run on the new code: the findings stand (replay says why)
+            notice(
+                f"mutation: the base's tests do not run on the new code (pytest exited {cover.exit_code}); "
+                "the mutants the new tests let live are reported as they are"
+            )
+            return pairs
+        hidden = _survivors(server, cover, pairs, deadline)
+    finally:
+        server.close()
+    if hidden:
+        notice(
+            f"mutation: {len(hidden)} mutant(s) the new tests let live are missed by the base's tests too once the "
+            "change's production edits are in (e.g. "
+            f"{hidden[0][0].description} at {hidden[0][0].path}:{hidden[0][0].line}): the code changed, not the "
+            "tests' strength; not reported (oracle-replay judges the production edits)"
+        )
+    return [p for p in pairs if p not in hidden]
 
 
 class _FreshSides(NamedTuple):
