@@ -26,18 +26,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from oracle_guard.analysis import neighbours
-from oracle_guard.repo.interpreters import child_env
+from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import Finding, notice
-
-GIT_REPO_VARS = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_PREFIX",
-)
 
 PROBES = True  # bench/probes.py turns them off in-process to price them
 TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
@@ -99,19 +89,12 @@ class _Probe:
         self.neighbours_out = os.path.join(work, f"{name}.neighbours.json") if calls else None
         self.log_path = os.path.join(work, f"{name}.log")
         plugins = [[os.path.abspath(_flips_plugin.__file__), self.flips_out]]
-        env = child_env(python)
+        env = tree_env(python, tree)
         if calls and self.neighbours_out:
             from oracle_guard.pytest_side import _neighbours_plugin
 
             plugins.append([os.path.abspath(_neighbours_plugin.__file__), self.neighbours_out])
             env["ORACLE_GUARD_NEIGHBOURS"] = calls
-        env["PYTHONHASHSEED"] = "0"
-        env.pop("PYTEST_ADDOPTS", None)
-        env.pop("PYTEST_PLUGINS", None)
-        for key in GIT_REPO_VARS:
-            env.pop(key, None)
-        front = [os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else []
-        env["PYTHONPATH"] = os.pathsep.join([tree, *front, *filter(None, [env.get("PYTHONPATH")])])
         cmd = [python, "-c", RUNNER, json.dumps({"plugins": plugins}), *args]
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(

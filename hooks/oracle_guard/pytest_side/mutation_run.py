@@ -17,18 +17,9 @@ import time
 from collections.abc import Sequence
 from typing import Any, Callable, NamedTuple
 
-from oracle_guard.repo.interpreters import child_env
+from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import UsageError
 
-GIT_REPO_VARS = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_PREFIX",
-)
 # No cache state from the user's runs, no random order (the same tests in the same order on both sides).
 PYTEST_ARGS = ("-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:random_order", "-q", "--tb=short")
 
@@ -120,14 +111,7 @@ class Server:
             # With MUTANT: a fresh process whose imports see the mutated source (code that runs at import).
             fresh = {"mutant": mutant._asdict()} if mutant is not None else {}
             json.dump({"root": tree, "production": list(production), **fresh}, f)
-        env = child_env(python)
-        env["PYTHONHASHSEED"] = "0"
-        env.pop("PYTEST_ADDOPTS", None)
-        env.pop("PYTEST_PLUGINS", None)
-        for key in GIT_REPO_VARS:
-            env.pop(key, None)
-        front = [os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else []
-        env["PYTHONPATH"] = os.pathsep.join([tree, *front, *filter(None, [env.get("PYTHONPATH")])])
+        env = tree_env(python, tree)
         env["PYTHONDONTWRITEBYTECODE"] = "1"  # a mutated module must never leave a .pyc behind
         cmd = [
             python,

@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 
 from oracle_guard.pytest_side import ledger
-from oracle_guard.repo.interpreters import candidate_interpreters, child_env, no_pytest
+from oracle_guard.repo.interpreters import candidate_interpreters, no_pytest, tree_env
 from oracle_guard.reporting.report import UsageError
 
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
@@ -34,15 +34,6 @@ PYTEST_ARGS = (
     "--maxfail=0",
     "-o",
     "console_output_style=classic",
-)
-GIT_REPO_VARS = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_PREFIX",
 )
 
 
@@ -67,15 +58,7 @@ class _Pytest:
         self.log_path = os.path.join(work, f"{name}.log")
         # One canary folder per process: each writes its own bytecode cache there.
         canaries = ledger.write_canaries(os.path.join(work, f"canary-{name}"), nonce) if nonce else ""
-        env = child_env(python)
-        env["PYTHONHASHSEED"] = "0"
-        env.pop("PYTEST_ADDOPTS", None)
-        env.pop("PYTEST_PLUGINS", None)  # plugins come from the tree's own configuration only
-        for key in GIT_REPO_VARS:  # set inside a git hook: a test running git must not reach the user's repository
-            env.pop(key, None)
-        # The tree's code before any installed copy (an editable install points at the user's work tree).
-        front = [os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else []
-        env["PYTHONPATH"] = os.pathsep.join([tree, *front, *filter(None, [env.get("PYTHONPATH")])])
+        env = tree_env(python, tree)
         plugin = os.path.abspath(_replay_plugin.__file__)
         cmd = [python, "-c", _replay_plugin.RUNNER, plugin, self.out_path, canaries, *args]
         self.no_pytest = _replay_plugin.NO_PYTEST_EXIT

@@ -122,6 +122,33 @@ def child_env(python: str) -> dict[str, str]:
     return env
 
 
+# Set inside a git hook: a test running git in a scratch tree must not reach the user's repository.
+GIT_REPO_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+)
+
+
+def tree_env(python: str, tree: str) -> dict[str, str]:
+    """The environment of a pytest run in a scratch TREE: the project's interpreter, fixed hash seed, no options
+    or plugins from the shell, no git repository of the user's, and the tree's code (and its ``src/``) before any
+    installed copy (an editable install points at the user's work tree)."""
+    env = child_env(python)
+    env["PYTHONHASHSEED"] = "0"
+    env.pop("PYTEST_ADDOPTS", None)
+    env.pop("PYTEST_PLUGINS", None)  # plugins come from the tree's own configuration only
+    for key in GIT_REPO_VARS:
+        env.pop(key, None)
+    front = [os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else []
+    env["PYTHONPATH"] = os.pathsep.join([tree, *front, *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
 def no_pytest(tried: list[tuple[str, str]]) -> str:
     """The error when no candidate's pytest imports: TRIED is (interpreter, why import pytest failed) pairs.
 
