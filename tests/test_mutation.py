@@ -672,3 +672,20 @@ def test_a_weakened_test_beside_a_production_edit_is_still_refused(repo: Repo) -
     result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
     assert result.code == 1 and set(result.codes) == {"OG910"}, result.said
     assert "in mean" in result.out
+
+
+@pytest.mark.slow
+def test_check_takes_the_project_interpreter_as_the_error_messages_say(repo: Repo, tmp_path: Path) -> None:
+    """`pass --python PATH` is the advice when pytest is missing: check must take it (for --mutate and --replay)."""
+    import venv
+
+    venv.create(tmp_path / "bare", with_pip=False)
+    bare = str(tmp_path / "bare" / "bin" / "python")
+    before = "def test_mean():\n    assert mean([1, 2, 3]) == 2\n"
+    missing = mutate(repo, before, {T: module("def test_mean():\n    assert mean([1, 2]) == 1.5\n")}, "--python", bare)
+    assert missing.code == 2 and f"pytest is not installed in {bare}" in missing.err, missing.said
+    repo.write("src/shop/core.py", CORE.replace("round(total, 2)", "round(total, 3)"))  # production: replay runs
+    replayed = repo.hook(check.main, "--replay", "--skip", STATIC, "--base", "HEAD", "--python", bare)
+    assert replayed.code == 2 and f"pytest is not installed in {bare}" in replayed.err, replayed.said
+    found = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD", "--python", sys.executable)
+    assert found.code == 0 and f"{sys.executable} ran " in found.err, found.said

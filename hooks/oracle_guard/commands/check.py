@@ -67,6 +67,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="also run oracle-replay: the base's tests against the new code (runs pytest twice)",
     )
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the project's interpreter for pytest (collection-snapshot, --replay, --mutate; default: active "
+        "virtualenv, ./.venv, ./venv, first python3 on PATH)",
+    )
     hook_args.add_mutate(parser)
     args = parser.parse_args(argv)
 
@@ -87,7 +93,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     outcome = runner.Outcome([], [], [])
     if wanted:
         outcome = runner.run(
-            runner.plans(base, wanted, skipped, tests, deleted_tests, started, write_snapshot=args.write_snapshot),
+            runner.plans(
+                base,
+                wanted,
+                skipped,
+                tests,
+                deleted_tests,
+                started,
+                write_snapshot=args.write_snapshot,
+                python=args.python,
+            ),
             started,
         )
     if replay and base.format in ONE_VERDICT:  # the replay's findings join the hooks' before anything is printed
@@ -116,6 +131,7 @@ def _replay_options(args: argparse.Namespace) -> argparse.Namespace:
 
     options = replay_hook.build_parser().parse_args([])
     options.base, options.contract, options.format = args.base, args.contract, args.format
+    options.python = args.python
     return options
 
 

@@ -67,6 +67,7 @@ def plans(
     started: list[tuple[PytestRun, object]],
     gate: bool = True,
     write_snapshot: bool = False,
+    python: str | None = None,
 ) -> list[Plan]:
     """One context per hook that has something to look at."""
     result = []
@@ -79,6 +80,8 @@ def plans(
             # The gate never writes a first snapshot: pytest runs only where one is committed.
             # and, unless told to, never writes one at all: an out-of-date snapshot fails it.
             options = {"if_snapshot": gate, "no_write": gate and not write_snapshot, "started": started}
+            if python:
+                options["python"] = python
         if hook_id in skipped:
             if hook.id != "collection-snapshot":
                 continue
