@@ -34,6 +34,7 @@ def main() -> int:
     parser.add_argument("count", type=int, nargs="?", default=20)
     parser.add_argument("--mutate-max", default="40")
     parser.add_argument("--mutate-timeout", default="300")
+    parser.add_argument("--commits", help="a file of commit ids: judge only those of the last COUNT (a rerun)")
     parser.add_argument(
         "--fallback-python",
         help="an interpreter whose pytest fits older checkouts: a commit where pytest does not import is judged again there",
@@ -46,6 +47,10 @@ def main() -> int:
         text=True,
         check=True,
     ).stdout.splitlines()
+    if args.commits:
+        with open(args.commits, encoding="utf-8") as f:
+            wanted = {word[:10] for word in f.read().split()}
+        log = [line for line in log if line[:10] in wanted]
     env = {**os.environ, "VIRTUAL_ENV": sys.prefix, "PYTHONHASHSEED": "0"}
     exits: collections.Counter[int] = collections.Counter()
     totals = collections.Counter[str]()

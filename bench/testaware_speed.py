@@ -1,0 +1,99 @@
+"""What forbid-test-aware-code costs a commit: `check --skip collection-snapshot` paired three ways.
+
+    python bench/testaware_speed.py --before /path/to/old-venv/bin/oracle-guard [--runs 21] [--keep DIR]
+
+A throwaway clone of this repository's HEAD gets three commits, each judged
+against its parent: a test-only change (a helper added to one test module),
+one production file changed (about 300 lines), three production files
+changed (about 1,150 lines).  For each, `farm-bench` pairs (medians of the
+pairwise CPU and wall ratios):
+
+  hook   this install's `check`       vs the same skipping forbid-test-aware-code
+  before this install's `check`       vs BEFORE's `check` (an install of the code before the hook)
+
+Use non-editable installs (an editable install's import finder costs ~1.9x
+CPU here), and a quiet machine: the effects are tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "b",
+    "GIT_AUTHOR_EMAIL": "b@b",
+    "GIT_COMMITTER_NAME": "b",
+    "GIT_COMMITTER_EMAIL": "b@b",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+HELPER = "\n\ndef _extra_helper(value: int) -> int:\n    return value + 1\n"
+SCENARIOS = {
+    "test-only": ["tests/test_contract.py"],
+    "one production file": ["hooks/oracle_guard/repo/changes.py"],
+    "three production files": [
+        "hooks/oracle_guard/repo/changes.py",
+        "hooks/oracle_guard/analysis/reach.py",
+        "hooks/oracle_guard/contract/contract.py",
+    ],
+}
+RATIO = re.compile(r"^A/B (cpu|wall)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", re.M)
+
+
+def git(cwd: str, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **GIT_ENV}, check=True, capture_output=True)
+
+
+def pair(cwd: str, a: list[str], b: list[str], runs: int) -> str:
+    proc = subprocess.run(
+        ["farm-bench", "-n", str(runs), "--timeout", "900", "--vs", " ".join(b), "--", *a],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+    )
+    found = {kind: (low, mid, high) for kind, low, mid, high in RATIO.findall(proc.stdout)}
+    if not found:
+        return f"farm-bench said: {(proc.stdout + proc.stderr).strip().splitlines()[-1:]}"
+    return ", ".join(f"{k} {mid}x (min {low}, max {high})" for k, (low, mid, high) in found.items())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", required=True, help="the oracle-guard script of an install of the code before")
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--keep", help="use (and keep) this folder for the clone")
+    args = parser.parse_args()
+    now = shutil.which("oracle-guard", path=os.path.dirname(sys.executable)) or "oracle-guard"
+    root = args.keep or tempfile.mkdtemp(prefix="testaware-speed-")
+    clone = os.path.join(root, "repo")
+    if not os.path.isdir(clone):
+        subprocess.run(["git", "clone", "-q", HERE, clone], check=True)
+    try:
+        for name, files in SCENARIOS.items():
+            git(clone, "checkout", "-q", "--detach", "origin/HEAD")
+            for path in files:
+                with open(os.path.join(clone, path), "a", encoding="utf-8") as f:
+                    f.write(HELPER)
+            git(clone, "commit", "-q", "-am", name)
+            check = ["check", "--base", "HEAD~1", "--skip", "collection-snapshot"]
+            print(f"{name}:", flush=True)
+            hook = pair(
+                clone, [now, *check], [now, *check[:-1], "collection-snapshot,forbid-test-aware-code"], args.runs
+            )
+            print(f"  hook   (with / skipping it):   {hook}", flush=True)
+            before = pair(clone, [now, *check], [args.before, *check], args.runs)
+            print(f"  before (this code / BEFORE):  {before}", flush=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
