@@ -35,14 +35,9 @@ import sys
 import tempfile
 import time
 
+from bench_git import GIT_ENV  # bench/ is the script's folder: first on sys.path
+
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "b",
-    "GIT_AUTHOR_EMAIL": "b@b",
-    "GIT_COMMITTER_NAME": "b",
-    "GIT_COMMITTER_EMAIL": "b@b",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 
 def sh(cwd: str, *cmd: str, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:

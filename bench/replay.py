@@ -41,13 +41,7 @@ import sys
 import tempfile
 import time
 
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "b",
-    "GIT_AUTHOR_EMAIL": "b@b",
-    "GIT_COMMITTER_NAME": "b",
-    "GIT_COMMITTER_EMAIL": "b@b",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
+from bench_git import GIT_ENV  # bench/ is the script's folder: first on sys.path
 
 
 def git(root: str, *args: str) -> str:

@@ -25,14 +25,9 @@ import subprocess
 import sys
 import tempfile
 
+from bench_git import GIT_ENV  # bench/ is the script's folder: first on sys.path
+
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "b",
-    "GIT_AUTHOR_EMAIL": "b@b",
-    "GIT_COMMITTER_NAME": "b",
-    "GIT_COMMITTER_EMAIL": "b@b",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 HELPER = "\n\ndef _extra_helper(value: int) -> int:\n    return value + 1\n"
 SCENARIOS = {
     "test-only": ["tests/test_contract.py"],
