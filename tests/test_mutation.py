@@ -689,3 +689,28 @@ def test_check_takes_the_project_interpreter_as_the_error_messages_say(repo: Rep
     assert replayed.code == 2 and f"pytest is not installed in {bare}" in replayed.err, replayed.said
     found = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD", "--python", sys.executable)
     assert found.code == 0 and f"{sys.executable} ran " in found.err, found.said
+
+
+RENAMED_HEAD = HEAD.replace("from shop.core import", "from shop._core import")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("weakened", [False, True])
+def test_a_production_module_renamed_with_its_tests_following_is_judged_in_its_new_file(
+    repo: Repo, weakened: bool
+) -> None:
+    """pluggy 60f0fd6f (`hooks.py` -> `_hooks.py`): the new tree's files are traced too, or every twin mutant
+    finds no test that ran it there and passes for one the new tests let live."""
+    before = "def test_mean():\n    assert mean([1, 2, 3]) == 2\n"
+    after = "def test_mean():\n    assert abs(mean([1, 2, 3]) - 2) < 1000\n" if weakened else before
+    repo.change(
+        {**BASE, T: module(before)},
+        {"src/shop/core.py": None, "src/shop/_core.py": CORE, T: RENAMED_HEAD + after},
+    )
+    result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
+    if weakened:
+        assert result.code == 1 and set(result.codes) == {"OG910"}, result.said
+        assert "in mean" in result.out
+    else:
+        assert result.code == 0 and result.codes == [], result.said
+        assert "the new tests let 0 of those live" in result.err

@@ -99,6 +99,11 @@ def run(args: argparse.Namespace, change_set: changes.ChangeSet, contract_path: 
     if not production:
         notice("mutation: nothing to mutate: the base has no production Python files")
         return []
+    # Traced on every tree: the new tree's production files too (a module renamed or added by the change),
+    # or a twin mutant in `_hooks.py` would find no test that ran it there and pass for one the tests let live.
+    production = sorted(
+        set(production) | {c.path for c in change_set.changes if c.path and c.path.endswith(".py") and not side(c.path)}
+    )
     base_selection = [] if the_plan.everything else the_plan.modules
     # The new side: [] is the whole suite (a conftest, helper or configuration changed); None: no test
     # module is left in the change (all deleted), so only the rest of the suite can still catch anything.
