@@ -37,7 +37,7 @@ def main() -> int:
     parser.add_argument("--commits", help="a file of commit ids: judge only those of the last COUNT (a rerun)")
     parser.add_argument(
         "--fallback-python",
-        help="an interpreter whose pytest fits older checkouts: a commit where pytest does not import is judged again there",
+        help="an interpreter whose pytest fits older checkouts: a commit whose tests do not run is judged again there",
     )
     args = parser.parse_args()
     gate = shutil.which("oracle-guard", path=os.path.dirname(sys.executable)) or "oracle-guard"
@@ -68,7 +68,8 @@ def main() -> int:
                 capture_output=True,
                 text=True,
             )
-            if proc.returncode == 2 and args.fallback_python and "pytest does not import" in proc.stderr:
+            older = ("pytest does not import", "do not run in", "no selected test passes")
+            if proc.returncode == 2 and args.fallback_python and any(why in proc.stderr for why in older):
                 proc = subprocess.run(
                     proc.args + ["--python", args.fallback_python],
                     cwd=args.repo,
