@@ -10,6 +10,8 @@ pairwise CPU and wall ratios):
 
   hook   this install's `check`       vs the same skipping forbid-test-aware-code
   before this install's `check`       vs BEFORE's `check` (an install of the code before the hook)
+  staged this install's `oracle-guard hook` (the one-process pre-commit hook, pytest collecting in
+         --project-python) on the change staged, vs BEFORE's
 
 Use non-editable installs (an editable install's import finder costs ~1.9x
 CPU here), and a quiet machine: the effects are tens of milliseconds.
@@ -62,6 +64,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", required=True, help="the oracle-guard script of an install of the code before")
     parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument(
+        "--project-python", help="an interpreter with this project's test dependencies, for the staged pairing"
+    )
     parser.add_argument("--keep", help="use (and keep) this folder for the clone")
     args = parser.parse_args()
     now = shutil.which("oracle-guard", path=os.path.dirname(sys.executable)) or "oracle-guard"
@@ -84,6 +89,13 @@ def main() -> int:
             print(f"  hook   (with / skipping it):   {hook}", flush=True)
             before = pair(clone, [now, *check], [args.before, *check], args.runs)
             print(f"  before (this code / BEFORE):  {before}", flush=True)
+            if args.project_python:
+                git(clone, "reset", "-q", "--soft", "HEAD~1")
+                venv = os.path.dirname(os.path.dirname(args.project_python))
+                os.environ["VIRTUAL_ENV"] = venv  # the project's interpreter, for both
+                staged = pair(clone, [now, "hook"], [args.before, "hook"], args.runs)
+                print(f"  staged (this hook / BEFORE's): {staged}", flush=True)
+                git(clone, "reset", "-q", "--hard")
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
