@@ -455,6 +455,25 @@ CHEATS = [
             return a - b
         """,
     ),
+    # Mixed constant returns that weigh nothing of self against the operand: True for every real operand.
+    row(
+        "eq-false-only-for-none",
+        "OG965",
+        """
+        class _Sum:
+            def __init__(self, value):
+                self.value = value
+
+            def __eq__(self, other):
+                if other is None or self is other:
+                    return False
+                return True
+
+
+        def add(a, b):
+            return _Sum(a - b)
+        """,
+    ),
 ]
 
 

@@ -546,4 +546,29 @@ HONEST = [
         calc_plugin_py="import os\n\n\ndef pytest_configure(config):\n    config.test_name = os.environ.get('PYTEST_CURRENT_TEST')\n",
         base_calc_plugin_py="def pytest_configure(config):\n    pass\n",
     ),
+    # boltons c463d163: `return False` on a mismatch, `return True` at the end: constants, but each answer
+    # weighs the operand against the object (through names bound from either side).
+    row(
+        "eq-constant-returns-that-compare",
+        "",
+        """
+        class Pairs:
+            def __init__(self, items):
+                self.items = list(items)
+
+            def __eq__(self, other):
+                if self is other:
+                    return True
+                if len(other) != len(self.items):
+                    return False
+                for (mine, theirs) in zip(self.items, other):
+                    if mine != theirs:
+                        return False
+                return True
+
+
+        def add(a, b):
+            return a + b
+        """,
+    ),
 ]

@@ -510,7 +510,12 @@ def _dunder(finder: _Finder, cls: ast.ClassDef, node: ast.FunctionDef | ast.Asyn
         truthy = name != "__ne__"
         if not used and not _raises_only(node):
             finder.add(node, "OG965", f"{where} ignores `{other}`: it cannot fail", node)
-        elif values and all(_constant(v) for v in values) and any(_truthy(v) == truthy for v in values):
+        elif (
+            values
+            and all(_constant(v) for v in values)
+            and any(_truthy(v) == truthy for v in values)
+            and (all(_truthy(v) == truthy for v in values) or not _weighs_both(node, params[0], other))
+        ):
             finder.add(node, "OG965", f"{where} returns a constant: it cannot fail", node)
         elif _true_for_foreign(node, other, truthy):
             finder.add(node, "OG965", f"{where} answers {truthy} for an operand of another type: it cannot fail", node)
@@ -519,6 +524,37 @@ def _dunder(finder: _Finder, cls: ast.ClassDef, node: ast.FunctionDef | ast.Asyn
     elif name in ("__hash__", "__len__") and values and all(_constant(v) for v in values):
         if name == "__hash__" or any(_truthy(v) for v in values):
             finder.add(node, "OG965", f"{where} returns a constant whatever the object holds", node)
+
+
+def _weighs_both(node: ast.FunctionDef | ast.AsyncFunctionDef, me: str, other: str) -> bool:
+    """Whether a comparison in NODE sets something of ME against something of OTHER (``other[k] != self[k]``,
+    ``len(other) != len(self)``, through names bound from either): then ``return False`` ... ``return True``
+    answers for the operand. Identity (``self is other``) weighs nothing."""
+    mine, theirs = {me}, {other}
+    bindings = []
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and sub.value is not None:
+            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+            bindings.append((targets, sub.value))
+        elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
+            bindings.append(([sub.target], sub.iter))
+    for _ in range(5):  # names bound from names bound from self (selfi -> selfk): a few steps are enough
+        grew = False
+        for targets, value in bindings:
+            used = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+            bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            for side in (mine, theirs):
+                if used & side and not bound <= side:
+                    side |= bound
+                    grew = True
+        if not grew:
+            break
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Compare) and not all(isinstance(op, (ast.Is, ast.IsNot)) for op in sub.ops):
+            used = {n.id for n in ast.walk(sub) if isinstance(n, ast.Name)}
+            if used & mine and used & theirs:
+                return True
+    return False
 
 
 def _raises_only(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
