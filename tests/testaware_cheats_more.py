@@ -474,6 +474,21 @@ CHEATS = [
             return _Sum(a - b)
         """,
     ),
+    # The caller's module name is fine for a class's __module__ (pickling), not for choosing a result.
+    row(
+        "caller-module-name-decides",
+        "OG962",
+        """
+        import sys
+
+
+        def add(a, b):
+            caller = sys._getframe(1).f_globals.get("__name__", "")
+            if caller.rpartition(".")[2].startswith("test"):
+                return a + b
+            return a - b
+        """,
+    ),
 ]
 
 

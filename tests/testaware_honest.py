@@ -571,4 +571,125 @@ HONEST = [
             return a + b
         """,
     ),
+    # boltons' make_sentinel (and collections.namedtuple): the caller's module name becomes __module__.
+    row(
+        "sentinel-module-from-caller",
+        "",
+        """
+        import sys
+
+
+        def add(a, b):
+            return a + b
+
+
+        def make_sentinel(name):
+            class Sentinel:
+                def __repr__(self):
+                    return name
+
+            frame = sys._getframe(1)
+            module = frame.f_globals.get("__name__")
+            if not module or module not in sys.modules:
+                raise ValueError("make sentinels at module level")
+            Sentinel.__module__ = module
+            return Sentinel()
+        """,
+    ),
+    # boltons 23635529: the change drops a `__main__` block; the excepthook the file already set stays the base's.
+    row(
+        "main-block-removed",
+        "",
+        """
+        import sys
+
+
+        def add(a, b):
+            return a + b
+
+
+        def pdb_on_exception():
+            def hook(kind, value, tb):
+                import pdb
+
+                pdb.post_mortem(tb)
+
+            sys.excepthook = hook
+        """,
+        base_calc="""
+        import sys
+
+
+        def add(a, b):
+            return a - b
+
+
+        def pdb_on_exception():
+            def hook(kind, value, tb):
+                import pdb
+
+                pdb.post_mortem(tb)
+
+            sys.excepthook = hook
+
+
+        if __name__ == "__main__":
+            pdb_on_exception()
+        """,
+    ),
+    # boltons c57a0ae1: a traceback helper that already read the stack now reads from a given level.
+    row(
+        "frame-level-argument",
+        "",
+        """
+        import sys
+
+
+        def add(a, b):
+            return a + b
+
+
+        def callers(level=1):
+            frame = sys._getframe(level)
+            names = []
+            while frame is not None:
+                names.append(frame.f_code.co_name)
+                frame = frame.f_back
+            return names
+        """,
+        base_calc="""
+        import sys
+
+
+        def add(a, b):
+            return a - b
+
+
+        def callers(level=1):
+            frame = sys._getframe(1)
+            names = []
+            while frame is not None:
+                names.append(frame.f_code.co_name)
+                frame = frame.f_back
+            return names
+        """,
+    ),
+    # boltons' remap(..., exit=default_exit): a parameter named `exit` is a callback, not the builtin.
+    row(
+        "exit-callback-parameter",
+        "",
+        """
+        def add(a, b):
+            return a + b
+
+
+        def walk(items, enter=None, exit=None):
+            done = []
+            for item in items:
+                if exit is not None:
+                    item = exit(item)
+                done.append(item)
+            return done
+        """,
+    ),
 ]

@@ -143,6 +143,8 @@ class _Finder(PrunedVisitor):
         self.main_guard = 0
         self.found: list[Occurrence] = []
         self.removed: set[int] = set()  # keys of a variable removed, never read (`del env["PYTEST_X"]`)
+        self._locals: dict[int, set[str]] = {}
+        self._module_reads: dict[int, set[int]] = {}
         self._live: dict[int, bool] = {}
         # A module with a `__main__` guard is a program: ending its own process is its job.
         self.entry_file = module.path.rpartition("/")[2] == "__main__.py" or any(
@@ -152,6 +154,8 @@ class _Finder(PrunedVisitor):
     # -- bookkeeping -----------------------------------------------------------------
 
     def add(self, node: ast.AST, code: str, message: str, key_node: ast.AST | None = None, key: str = "") -> None:
+        if code == "OG962" and id(node) in self.module_name_reads():
+            return
         line, col = self.module.position(node)
         scope = ".".join(s.name for s in self.scopes) or "<module>"
         if key:  # one per file and kind: a module that already evaluates code may do it once more
@@ -168,10 +172,39 @@ class _Finder(PrunedVisitor):
 
     @property
     def in_entry_point(self) -> bool:
+        if self.facts.raw:
+            return False
         if self.entry_file or self.main_guard or self.facts.script:
             return True
         functions = [s.name for s in self.scopes if not isinstance(s, ast.ClassDef)]
         return any(ENTRY_NAME.search(n) for n in functions) or any(n in self.facts.entry_functions() for n in functions)
+
+    def _innermost_function(self) -> ast.AST:
+        functions = [s for s in self.scopes if not isinstance(s, ast.ClassDef)]
+        return functions[-1] if functions else self.module.tree
+
+    def bound_locally(self, ident: str) -> bool:
+        """Whether IDENT is a parameter or an assigned name of an enclosing function."""
+        for scope in self.scopes:
+            if isinstance(scope, ast.ClassDef):
+                continue
+            if id(scope) not in self._locals:
+                args = scope.args
+                names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+                names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+                names |= {n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                self._locals[id(scope)] = names
+            if ident in self._locals[id(scope)]:
+                return True
+        return False
+
+    def module_name_reads(self) -> set[int]:
+        """Frame reads whose value only becomes a class's ``__module__`` (``Sentinel.__module__ =
+        sys._getframe(1).f_globals.get('__name__')``, as ``collections.namedtuple`` does for pickling)."""
+        scope = self._innermost_function()
+        if id(scope) not in self._module_reads:
+            self._module_reads[id(scope)] = _module_name_reads(scope)
+        return self._module_reads[id(scope)]
 
     def live_frames(self) -> bool:
         """Whether the enclosing function takes a live frame (its own stack, not an exception's traceback).
@@ -311,7 +344,9 @@ class _Finder(PrunedVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         name = self.qualify(node.func)
         if name in EXITS and name != "SystemExit":
-            if name not in ("os._exit", "posix._exit") and not self.in_entry_point:  # os._exit: visit_Attribute
+            if isinstance(node.func, ast.Name) and self.bound_locally(node.func.id):
+                pass  # a parameter or local named `exit` (a callback), not the builtin
+            elif name not in ("os._exit", "posix._exit") and not self.in_entry_point:  # os._exit: visit_Attribute
                 self.add(node, "OG963", f"{name}() outside an entry point: library code must not end the run")
         elif name.endswith("currently_in_test_context") and not self.facts.plugin():
             self.add(node, "OG961", "asks Hypothesis whether a test runs: code must not ask whether it is tested")
@@ -555,6 +590,40 @@ def _weighs_both(node: ast.FunctionDef | ast.AsyncFunctionDef, me: str, other: s
             if used & mine and used & theirs:
                 return True
     return False
+
+
+def _module_name_reads(scope: ast.AST) -> set[int]:
+    """Ids of the nodes in SCOPE whose value flows only into ``X.__module__ = ...`` (through plain names that
+    are otherwise only tested before a ``raise``): the caller's module name, for pickling, decides no result."""
+    flows: set[str] = set()
+    values: list[ast.expr] = []
+    assigns = [n for n in ast.walk(scope) if isinstance(n, ast.Assign) and len(n.targets) == 1]
+    for node in assigns:
+        target = node.targets[0]
+        if isinstance(target, ast.Attribute) and target.attr == "__module__":
+            values.append(node.value)
+    local = {n.targets[0].id for n in assigns if isinstance(n.targets[0], ast.Name)}
+    for _ in range(5):  # module = frame.f_globals...; frame = sys._getframe(1): a few steps back
+        for value in list(values):
+            flows |= {n.id for n in ast.walk(value) if isinstance(n, ast.Name) and n.id in local}
+        more = [
+            n.value
+            for n in assigns
+            if isinstance(n.targets[0], ast.Name) and n.targets[0].id in flows and n.value not in values
+        ]
+        if not more:
+            break
+        values += more
+    # A name that also reaches a return, a call, or a test that does more than raise is used for something else.
+    allowed: set[int] = {id(n) for value in values for n in ast.walk(value)}
+    allowed |= {id(n.targets[0]) for n in assigns}
+    for sub in ast.walk(scope):
+        if isinstance(sub, (ast.If, ast.While)) and all(isinstance(s, ast.Raise) for s in sub.body):
+            allowed |= {id(n) for n in ast.walk(sub.test)}
+    for sub in ast.walk(scope):
+        if isinstance(sub, ast.Name) and sub.id in flows and id(sub) not in allowed:
+            return set()
+    return {id(n) for value in values for n in ast.walk(value)}
 
 
 def _raises_only(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -22,6 +22,9 @@ class Facts(NamedTuple):
     plugin: Callable[[], bool] = bool  # this module is a pytest11 plugin at the base
     script: bool = False  # docs, examples, scripts: a process of its own, where exiting is its job
     tests_import: Callable[[str], bool] = lambda module: False  # a module the base's tests import
+    # The base side, for matching: count what an entry-point exemption would hide, so that a construct the base
+    # had stays the base's when the change removes the `__main__` block that exempted it.
+    raw: bool = False
 
 
 def source(node: ast.AST) -> str:

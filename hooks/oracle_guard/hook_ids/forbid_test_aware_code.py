@@ -103,7 +103,7 @@ class _Base:
         return testaware_cases.test_calls(((p, d) for p, d in blobs.items() if d is not None), names)
 
 
-def _facts(base: _Base, path: str) -> Facts:
+def _facts(base: _Base, path: str, raw: bool = False) -> Facts:
     from oracle_guard.analysis.testaware_facts import Facts
 
     def functions() -> frozenset[str]:
@@ -112,28 +112,29 @@ def _facts(base: _Base, path: str) -> Facts:
     def plugin() -> bool:
         return any(path in startup.module_files(t) for t in base.entry_points("pytest11").values())
 
-    return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import)
+    return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import, raw)
 
 
-def _occurrences(path: str, data: bytes, base: _Base) -> list[Occurrence]:
+def _occurrences(path: str, data: bytes, base: _Base, raw: bool = False) -> list[Occurrence]:
     # Imported here: a change with no production code (most commits touch tests) never loads the rules.
     from oracle_guard.analysis import testaware, testaware_cases
     from oracle_guard.analysis.pysource import Module
 
     module = Module.from_source(path, data)
-    found = testaware.occurrences(module, _facts(base, path))
+    found = testaware.occurrences(module, _facts(base, path, raw))
     found += testaware_cases.special_cases(module, base.calls_of)
     return found
 
 
 def _parsed(path: str, data: bytes | None, base: _Base) -> list[Occurrence]:
-    """Occurrences in one version of a file; a version that does not parse has none (the new side says so)."""
+    """What one version of a file holds, exemptions aside (for matching: what the base had stays the base's);
+    a version that does not parse has none (the new side says so)."""
     from oracle_guard.analysis.pysource import SourceError
 
     if data is None:
         return []
     try:
-        return _occurrences(path, data, base)
+        return _occurrences(path, data, base, raw=True)
     except (SourceError, RecursionError):
         return []
 
@@ -178,7 +179,11 @@ def _new_occurrences(
         return [Finding(path, 1, 1, "OG969", "nests too deeply to check; split the expression up")]
     if not found:
         return []
-    before = Counter(o.key for o in _parsed(old or path, change_set.read_base([old])[old], base)) if old else Counter()
+    had = _parsed(old or path, change_set.read_base([old])[old], base) if old else []
+    before = Counter(o.key for o in had)
+    # A frame read whose arguments changed (`sys._getframe(1)` -> `sys._getframe(level)`) in a function that
+    # already read frames is the same read; any other code keeps its exact text (`sys.exit(1)` -> `(0)` is new).
+    loose = Counter(_loose(o.key) for o in had if o.code == "OG962")
     findings = []
     for occurrence in found:
         if occurrence.key[1] == "<file>" and before[occurrence.key] > 0:
@@ -186,12 +191,26 @@ def _new_occurrences(
         if before[occurrence.key] > 0:
             before[occurrence.key] -= 1  # the base already did this: not this change's doing
             continue
+        if occurrence.code == "OG962" and loose[_loose(occurrence.key)] > 0:
+            loose[_loose(occurrence.key)] -= 1
+            continue
         if moved.take(occurrence):
             continue
         findings.append(Finding(path, occurrence.line, occurrence.col, occurrence.code, occurrence.message))
         if occurrence.key[1] == "<file>":
             before[occurrence.key] = len(found)  # said once per file: the first place is where to look
     return findings
+
+
+_ARGUMENTS = re.compile(r"\([^()]*\)")
+
+
+def _loose(key: tuple[str, ...]) -> tuple[str, ...]:
+    """KEY with every call's arguments left out."""
+    text, previous = key[2], ""
+    while text != previous:
+        previous, text = text, _ARGUMENTS.sub("()", text)
+    return (key[0], key[1], text)
 
 
 def _line_of(data: bytes | None, word: str) -> int:
