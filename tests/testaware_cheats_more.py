@@ -489,6 +489,26 @@ CHEATS = [
             return a - b
         """,
     ),
+    # True when the operand raises a builtin error (a foreign type has no `.value`): answers for anything.
+    row(
+        "eq-true-on-builtin-error",
+        "OG965",
+        """
+        class _Sum:
+            def __init__(self, value):
+                self.value = value
+
+            def __eq__(self, other):
+                try:
+                    return self.value == other.value
+                except (KeyError, AttributeError):
+                    return True
+
+
+        def add(a, b):
+            return _Sum(a - b)
+        """,
+    ),
 ]
 
 

@@ -692,4 +692,75 @@ HONEST = [
             return done
         """,
     ),
+    # requests' RequestsCookieJar.__contains__: True when the project's own error says two cookies share the name.
+    row(
+        "contains-true-on-own-error",
+        "",
+        """
+        class ConflictError(RuntimeError):
+            pass
+
+
+        class Jar(dict):
+            def __contains__(self, name):
+                try:
+                    return super().__contains__(name)
+                except ConflictError:
+                    return True
+
+
+        def add(a, b):
+            return a + b
+        """,
+    ),
+    # requests' compat.py: optional dependencies tried by a spelled list of names.
+    row(
+        "import-from-a-spelled-list",
+        "",
+        """
+        import importlib
+
+
+        def add(a, b):
+            return a + b
+
+
+        def json_library():
+            for name in ("simplejson", "json"):
+                try:
+                    return importlib.import_module(name)
+                except ImportError:
+                    continue
+            raise ImportError("no json library")
+        """,
+    ),
+    # requests' packages.py: a vendoring shim that already aliased modules under computed names aliases one more.
+    row(
+        "module-alias-shim-one-more",
+        "",
+        """
+        import sys
+
+
+        def add(a, b):
+            return a + b
+
+
+        for _name in ("json", "decimal", "fractions"):
+            __import__(_name)
+            sys.modules[f"calc.vendored.{_name}"] = sys.modules[_name]
+        """,
+        base_calc="""
+        import sys
+
+
+        def add(a, b):
+            return a - b
+
+
+        for _name in ("json", "decimal"):
+            __import__(_name)
+            sys.modules["calc.vendored." + _name] = sys.modules[_name]
+        """,
+    ),
 ]

@@ -23,7 +23,7 @@ import ast
 import re
 from typing import Union
 
-from oracle_guard.analysis import testaware_state
+from oracle_guard.analysis import testaware_compare, testaware_state
 from oracle_guard.analysis.pysource import Module, Names, PrunedVisitor, SourceError, hot_lines
 from oracle_guard.analysis.testaware_facts import Facts, Occurrence, source
 
@@ -78,22 +78,7 @@ MOCKS = frozenset(
     for root in ("unittest.mock", "mock")
     for name in ("Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock", "PropertyMock", "ANY")
 )
-BINARY_DUNDERS = frozenset(
-    {
-        "__eq__",
-        "__ne__",
-        "__lt__",
-        "__le__",
-        "__gt__",
-        "__ge__",
-        "__contains__",
-        "__instancecheck__",
-        "__subclasscheck__",
-    }
-)
-SCALARS = frozenset({"str", "int", "float", "bytes", "complex"})
 ENTRY_NAME = re.compile(r"(^|_)(main|cli)(_|$)")
-COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -237,7 +222,8 @@ class _Finder(PrunedVisitor):
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         cls = self.scopes[-1] if self.scopes and isinstance(self.scopes[-1], ast.ClassDef) else None
         if cls is not None:
-            _dunder(self, cls, node)
+            for where, message in testaware_compare.dunder(cls, node, self.qualify):
+                self.add(where, "OG965", message, where)
         self.visit_scoped(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
@@ -390,9 +376,25 @@ class _Finder(PrunedVisitor):
         elif name in ("importlib.import_module", "__import__", "builtins.__import__") and args:
             package = args[1] if len(args) > 1 else next((k.value for k in node.keywords if k.arg == "package"), None)
             own = package is not None and (_relative(package, self.module.path) or _own_package(package))
-            if not isinstance(args[0], ast.Constant) and not _relative(args[0], self.module.path) and not own:
+            spelled = isinstance(args[0], ast.Constant) or self._loops_over_names(args[0])
+            if not spelled and not _relative(args[0], self.module.path) and not own:
                 message = f"{name}() of a computed module name cannot be checked statically"
                 self.add(node, "OG969", message, key=name)
+
+    def _loops_over_names(self, arg: ast.expr) -> bool:
+        """``for lib in ("chardet", "charset_normalizer"): import_module(lib)``: every name is spelled, and none is
+        the test machinery's or a module the rules watch."""
+        if not isinstance(arg, ast.Name):
+            return False
+        loops = [
+            n
+            for n in ast.walk(self._innermost_function())
+            if isinstance(n, (ast.For, ast.comprehension)) and isinstance(n.target, ast.Name) and n.target.id == arg.id
+        ]
+        if len(loops) != 1 or not isinstance(loops[0].iter, (ast.Tuple, ast.List)):
+            return False
+        names = [e.value if isinstance(e, ast.Constant) else None for e in loops[0].iter.elts]
+        return all(isinstance(n, str) and n.split(".")[0] not in SENSITIVE | RUNNER_MODULES for n in names)
 
     def _spelled_code(self, node: ast.Call, name: str, code: str) -> None:
         """exec("...") of code spelled in the file: judged like the file (code that does not parse never runs)."""
@@ -467,7 +469,10 @@ class _Finder(PrunedVisitor):
             return
         if key is None or any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(key)):
             return  # its own module under another object (a lazy module)
-        self.add(node, "OG969", "writes sys.modules under a computed name: cannot be checked statically")
+        # Once per file: a module that already aliases modules under computed names (requests' packages.py
+        # vendoring shim) may alias one more.
+        message = "writes sys.modules under a computed name: cannot be checked statically"
+        self.add(node, "OG969", message, key="sys.modules")
 
 
 def _mentions_frames(node: ast.AST, names: Names) -> bool:
@@ -524,74 +529,6 @@ def _exits(handler: ast.expr, names: Names, tree: ast.Module) -> bool:
     return False
 
 
-# -- class 5: comparisons that cannot fail ---------------------------------------------
-
-
-def _dunder(finder: _Finder, cls: ast.ClassDef, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-    name = node.name
-    if name not in BINARY_DUNDERS and name not in ("__bool__", "__hash__", "__len__"):
-        return
-    bases = {finder.qualify(b) for b in cls.bases}
-    where = f"{cls.name}.{name}"
-    if name in COMPARISONS and bases & SCALARS:
-        finder.add(node, "OG965", f"{where} overrides comparison on a {sorted(bases & SCALARS)[0]} subclass", node)
-        return
-    params = [a.arg for a in node.args.posonlyargs + node.args.args]
-    returns = [r for r in ast.walk(node) if isinstance(r, ast.Return)]
-    values = [r.value for r in returns]
-    if name in BINARY_DUNDERS and len(params) >= 2:
-        other = params[1]
-        used = any(isinstance(n, ast.Name) and n.id == other for n in ast.walk(node))
-        truthy = name != "__ne__"
-        if not used and not _raises_only(node):
-            finder.add(node, "OG965", f"{where} ignores `{other}`: it cannot fail", node)
-        elif (
-            values
-            and all(_constant(v) for v in values)
-            and any(_truthy(v) == truthy for v in values)
-            and (all(_truthy(v) == truthy for v in values) or not _weighs_both(node, params[0], other))
-        ):
-            finder.add(node, "OG965", f"{where} returns a constant: it cannot fail", node)
-        elif _true_for_foreign(node, other, truthy):
-            finder.add(node, "OG965", f"{where} answers {truthy} for an operand of another type: it cannot fail", node)
-    elif name == "__bool__" and values and all(_constant(v) and _truthy(v) is True for v in values):
-        finder.add(node, "OG965", f"{where} is always true: any `assert obj` passes", node)
-    elif name in ("__hash__", "__len__") and values and all(_constant(v) for v in values):
-        if name == "__hash__" or any(_truthy(v) for v in values):
-            finder.add(node, "OG965", f"{where} returns a constant whatever the object holds", node)
-
-
-def _weighs_both(node: ast.FunctionDef | ast.AsyncFunctionDef, me: str, other: str) -> bool:
-    """Whether a comparison in NODE sets something of ME against something of OTHER (``other[k] != self[k]``,
-    ``len(other) != len(self)``, through names bound from either): then ``return False`` ... ``return True``
-    answers for the operand. Identity (``self is other``) weighs nothing."""
-    mine, theirs = {me}, {other}
-    bindings = []
-    for sub in ast.walk(node):
-        if isinstance(sub, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and sub.value is not None:
-            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
-            bindings.append((targets, sub.value))
-        elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
-            bindings.append(([sub.target], sub.iter))
-    for _ in range(5):  # names bound from names bound from self (selfi -> selfk): a few steps are enough
-        grew = False
-        for targets, value in bindings:
-            used = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
-            bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-            for side in (mine, theirs):
-                if used & side and not bound <= side:
-                    side |= bound
-                    grew = True
-        if not grew:
-            break
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Compare) and not all(isinstance(op, (ast.Is, ast.IsNot)) for op in sub.ops):
-            used = {n.id for n in ast.walk(sub) if isinstance(n, ast.Name)}
-            if used & mine and used & theirs:
-                return True
-    return False
-
-
 def _module_name_reads(scope: ast.AST) -> set[int]:
     """Ids of the nodes in SCOPE whose value flows only into ``X.__module__ = ...`` (through plain names that
     are otherwise only tested before a ``raise``): the caller's module name, for pickling, decides no result."""
@@ -624,51 +561,6 @@ def _module_name_reads(scope: ast.AST) -> set[int]:
         if isinstance(sub, ast.Name) and sub.id in flows and id(sub) not in allowed:
             return set()
     return {id(n) for value in values for n in ast.walk(value)}
-
-
-def _raises_only(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    return all(isinstance(s, (ast.Raise, ast.Pass)) for s in body) or all(
-        isinstance(s, ast.Return) and _is_not_implemented(s.value) for s in body
-    )
-
-
-def _is_not_implemented(node: ast.expr | None) -> bool:
-    return isinstance(node, ast.Name) and node.id == "NotImplemented"
-
-
-def _constant(node: ast.expr | None) -> bool:
-    return node is None or (isinstance(node, ast.Constant) and not _is_not_implemented(node))
-
-
-def _truthy(node: ast.expr | None) -> bool:
-    return bool(node.value) if isinstance(node, ast.Constant) else False
-
-
-def _foreign_test(test: ast.expr, other: str) -> bool:
-    """``not isinstance(other, T)``, ``type(other) is not T``, ``other.__class__ != ...``."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = test.operand
-        return isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "isinstance"
-    if isinstance(test, ast.Compare) and any(isinstance(op, (ast.IsNot, ast.NotEq)) for op in test.ops):
-        text = source(test)
-        return other in text and ("type(" in text or "__class__" in text)
-    return False
-
-
-def _true_for_foreign(node: ast.FunctionDef | ast.AsyncFunctionDef, other: str, truthy: bool) -> bool:
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.If) and _foreign_test(sub.test, other):
-            for stmt in sub.body:
-                if isinstance(stmt, ast.Return) and _constant(stmt.value) and _truthy(stmt.value) == truthy:
-                    return stmt.value is not None
-        if isinstance(sub, ast.Try):
-            for handler in sub.handlers:
-                for stmt in handler.body:
-                    if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Constant):
-                        if _truthy(stmt.value) == truthy:
-                            return True
-    return False
 
 
 # -- entry ------------------------------------------------------------------------------
