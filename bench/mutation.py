@@ -31,10 +31,9 @@ import shutil
 import subprocess
 import sys
 
-STATIC = (
-    "forbid-skip-marks,forbid-runtime-skip,oracle-shrink,fixture-lock-verify,"
-    "properties-monotonic,quarantine-untouched,contract-split,collection-snapshot"
-)
+from oracle_guard.hook_ids import registry
+
+STATIC = ",".join(h.id for h in registry.HOOKS if not h.opt_in)  # every static hook: --mutate alone judges
 
 
 def git(root: str, *args: str) -> None:

@@ -21,10 +21,9 @@ import subprocess
 import sys
 import time
 
-STATIC = (
-    "forbid-skip-marks,forbid-runtime-skip,oracle-shrink,fixture-lock-verify,"
-    "properties-monotonic,quarantine-untouched,contract-split,collection-snapshot"
-)
+from oracle_guard.hook_ids import registry
+
+STATIC = ",".join(h.id for h in registry.HOOKS if not h.opt_in)  # every static hook: --mutate alone judges
 RAN = re.compile(r"ran (\d+) mutant\(s\) .* the base's tests caught (\d+), the new tests let (\d+)")
 
 
