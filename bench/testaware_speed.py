@@ -75,8 +75,23 @@ def main() -> int:
     if not os.path.isdir(clone):
         subprocess.run(["git", "clone", "-q", HERE, clone], check=True)
     try:
-        for name, files in SCENARIOS.items():
+        if args.project_python:
+            # A snapshot that matches what pytest collects here, as in a healthy repository (one out of date makes
+            # every commit collect twice, to tell unstable ids from lost tests: not this hook's cost).
+            from oracle_guard.contract.snapshot import format_snapshot
+            from oracle_guard.hook_ids.collection_snapshot import collect
+
             git(clone, "checkout", "-q", "--detach", "origin/HEAD")
+            os.environ["VIRTUAL_ENV"] = os.path.dirname(os.path.dirname(args.project_python))
+            os.chdir(clone)
+            found = collect(args.project_python)
+            assert found is not None, "pytest does not run in --project-python"
+            with open(os.path.join(clone, "tests", "collection_snapshot.txt"), "wb") as f:
+                f.write(format_snapshot(found.items))
+            git(clone, "commit", "-q", "-am", "the snapshot as collected here")
+            git(clone, "branch", "-f", "bench-base")
+        for name, files in SCENARIOS.items():
+            git(clone, "checkout", "-q", "--detach", "bench-base" if args.project_python else "origin/HEAD")
             for path in files:
                 with open(os.path.join(clone, path), "a", encoding="utf-8") as f:
                     f.write(HELPER)
