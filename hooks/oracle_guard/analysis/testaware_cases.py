@@ -253,7 +253,7 @@ def candidates(module: Module) -> list[Candidate]:
                         found.append(Candidate(func.name, qual, node, tuple(conditions), returned, ()))
             tables = _tables(module.tree, func)
             seen: set[str] = set()
-            for node, table, indexes in _lookups(func, tables, params):
+            for node, table, indexes in _lookups(func, tables, params) if tables else ():
                 if table in seen or not _other_exit(func, node):
                     continue
                 seen.add(table)

@@ -28,7 +28,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from oracle_guard.contract import unstable_ids
 from oracle_guard.contract.snapshot import WEAKER, format_snapshot, parse_snapshot
 from oracle_guard.pytest_side import pytest_config
 from oracle_guard.pytest_side.partial_collection import PYTEST_CONFIGS, relevant
@@ -307,6 +306,8 @@ def compare(
     SAME(vanished, appeared) names the vanished ids whose test lives on
     (moved, renamed, merged or split with its checks: oracle_guard/analysis/sametest.py).
     """
+    from oracle_guard.contract import unstable_ids  # only where pytest ran
+
     counted = {n: v for n, v in base.items() if unstable_ids.parse_key(n) is not None}
     base = {n: v for n, v in base.items() if n not in counted}
     # A test moved to another file keeps its class, name and parameters: pair
@@ -548,6 +549,8 @@ def _compare(
     base: dict[str, tuple[str, int]],
     now: datetime,
 ) -> list[Finding]:
+    from oracle_guard.contract import unstable_ids  # only where pytest ran
+
     if change_set.target is not None:
         notice(
             f"pytest collects the work tree, not {os.environ.get('PRE_COMMIT_TO_REF') or change_set.target[:12]}; check that commit out to compare it"
@@ -625,6 +628,8 @@ def _compare(
 
 def _stale(snapshot: str, found: Collection, current: bytes | None) -> str:
     """Why an out-of-date snapshot fails `check`, and what to run."""
+    from oracle_guard.contract import unstable_ids  # only where pytest ran
+
     old = set(parse_snapshot(current, snapshot)) if current is not None else set()
     new, gone = len(set(found.items) - old), len(old - set(found.items))
     return (
