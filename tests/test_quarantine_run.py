@@ -93,6 +93,17 @@ def test_failure_with_another_signature_is_a_new_regression(proj: Path, capsys) 
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("form", ["json", "sarif"])
+def test_a_document_format_prints_one_document(proj: Path, capsys, form: str) -> None:
+    """Each entry's progress line goes to stderr: stdout is the document alone."""
+    code, entry, _ = run(proj, contract("2"), "--format", form)
+    out, err = capsys.readouterr()
+    assert code == 1 and entry["verdict"] == "new-failure"
+    json.loads(out)
+    assert "quarantine test_stream: new-failure" in err
+
+
+@pytest.mark.slow
 def test_failure_without_a_recorded_signature_is_not_trusted(proj: Path) -> None:
     code, entry, message = run(proj, contract("1", signature=None))
     assert code == 1 and entry["verdict"] == "unverified" and RECORDED in message

@@ -18,6 +18,7 @@ import json
 import os
 import shlex
 import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from typing import Any
@@ -246,7 +247,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             verdict, passes, message = classify(entry, runs, previous.get(entry.id, 0))
             record.update(verdict=verdict, runs=runs, consecutive_passes=passes, message=message)
             results.append(record)
-            print(f"quarantine {entry.id}: {verdict}: {message}")
+            # Progress on stdout in text; a json/sarif/agent run prints one document there, so it goes to stderr.
+            progress = sys.stdout if args.format in ("text", "github") else sys.stderr
+            print(f"quarantine {entry.id}: {verdict}: {message}", file=progress)
             if verdict in FAILING:
                 findings.append(
                     Finding(args.contract, entry.line, 1, FAILING[verdict], f"freeze {entry.id}: {message}")
