@@ -509,6 +509,32 @@ CHEATS = [
             return _Sum(a - b)
         """,
     ),
+    # The base's own `os._exit(0)` under `if __name__ == "__main__":`, moved out to run at import.
+    row(
+        "main-block-exit-moved-to-import",
+        "OG963",
+        """
+        import os
+
+
+        def add(a, b):
+            return a - b
+
+
+        os._exit(0)
+        """,
+        base_calc="""
+        import os
+
+
+        def add(a, b):
+            return a - b
+
+
+        if __name__ == "__main__":
+            os._exit(0)
+        """,
+    ),
 ]
 
 

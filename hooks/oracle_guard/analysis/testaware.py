@@ -144,6 +144,8 @@ class _Finder(PrunedVisitor):
             return
         line, col = self.module.position(node)
         scope = ".".join(s.name for s in self.scopes) or "<module>"
+        if self.main_guard:
+            scope += " <__main__>"  # runs only as a program: out from under the guard it runs at import
         if key:  # one per file and kind: a module that already evaluates code may do it once more
             self.found.append(Occurrence((code, "<file>", key), line, col, code, message))
             return

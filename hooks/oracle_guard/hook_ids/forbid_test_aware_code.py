@@ -145,7 +145,7 @@ class _Moved:
 
     def __init__(self, change_set: changes.ChangeSet, base: _Base, paths: list[tuple[str | None, str | None]]) -> None:
         self.change_set, self.base, self.paths = change_set, base, paths
-        self._pool: Counter[tuple[str, str]] | None = None
+        self._pool: Counter[tuple[str, str, str]] | None = None
 
     def take(self, occurrence: Occurrence) -> bool:
         if self._pool is None:
@@ -155,12 +155,18 @@ class _Moved:
                 after = _parsed(new, self.change_set.read_new([new])[new], self.base) if new else []
                 left = Counter(o.key for o in before) - Counter(o.key for o in after)
                 for key, count in left.items():
-                    self._pool[(key[0], key[2])] += count
-        short = (occurrence.key[0], occurrence.key[2])
+                    self._pool[(key[0], key[2], _when(key[1]))] += count
+        # Moved between functions or files, yes; out of a `__main__` block or into import time, no.
+        short = (occurrence.key[0], occurrence.key[2], _when(occurrence.key[1]))
         if self._pool[short] > 0:
             self._pool[short] -= 1
             return True
         return False
+
+
+def _when(scope: str) -> str:
+    """When code in SCOPE runs: only as a program, at import, or when called."""
+    return "program" if scope.endswith(" <__main__>") else "import" if scope == "<module>" else "call"
 
 
 def _new_occurrences(
