@@ -114,3 +114,34 @@ def test_range_mode_sees_untracked_files_in_the_work_tree(repo, monkeypatch) -> 
     change_set = changes.resolve(argparse.Namespace(base=base))
     assert "tests/test_new.py" in change_set.changed_paths
     assert change_set.old_path("tests/test_new.py") is None
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        ("x = os._ｅｘｉｔ\n", "a non-ASCII identifier is read NFKC-normalised"),
+        ('x = "\\x50YTEST_"\n', "an escape spells any letter"),
+        ('x = "\\120YTEST_"\n', "an octal escape too"),
+        ('x = "PY\\\nTEST_"\n', "a backslash-newline in a string joins the lines"),
+        ('x = ("PY"  # c\n     "TEST_")\n', "adjacent literals are one string"),
+        ('x = "PY""TEST_"\n', "adjacent with nothing between"),
+        ('x = """PY""""""TEST_"""\n', "adjacent triple-quoted"),
+        ('x = "PY" + "TEST_"\n', "literals joined by +"),
+        ("x = f\"PY{'TEST_'}\"\n", "a literal inside an f-string"),
+        ("# coding: utf-7\nx = 1\n", "an encoding that does not read ASCII as itself"),
+    ],
+)
+def test_lines_a_text_search_cannot_read_are_always_hot(source: str, why: str) -> None:
+    from oracle_guard.analysis.pysource import hot_lines, opaque_lines, spells
+
+    data = source.encode("utf-8")
+    assert opaque_lines(data), why
+    assert hot_lines(data, (b"PYTEST_", b"_exit")) != [] and spells(data, b"PYTEST_"), why
+
+
+def test_plain_code_has_no_opaque_lines() -> None:
+    from oracle_guard.analysis.pysource import hot_lines, opaque_lines, spells
+
+    data = b'x = ""\ny = "".join(a)\nz = {"a": 1}\nopen(p, "rb")\nprint("a", "b")\n"""Doc."""\nw = {"k": f"{v}"}\n'
+    assert opaque_lines(data) == () and hot_lines(data, (b"PYTEST_",)) == [] and not spells(data, b"PYTEST_")
+    assert opaque_lines(b"# -*- coding: latin-1 -*-\nx = 1\n") == ()

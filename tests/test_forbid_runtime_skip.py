@@ -50,6 +50,7 @@ def in_test_c(*lines: str) -> str:
 
 # (id, new source of T, expected finding text) -- the base is BASE.
 REJECTED = [
+    ("pytest-skip-spelled-in-fullwidth", in_test_a('pytest.ｓｋｉｐ("flaky")'), "OG201 new runtime skip"),
     (
         "pytest-skip",
         in_test_a('pytest.skip("flaky")'),
@@ -255,6 +256,11 @@ def test_existing_skip_kept_and_new_one_beside_it_is_reported(repo: Repo) -> Non
 
 # (id, base files, new files) -- nothing here weakens a test.
 ACCEPTED = [
+    (
+        "new-test-with-non-ascii-names-and-escapes",
+        {T: BASE},
+        {T: BASE + '\n\ndef test_grüße():\n    assert "\\u00df".upper() == "S" "S"\n'},
+    ),
     (
         "brand-new-test-that-skips-on-one-platform",
         {T: BASE},

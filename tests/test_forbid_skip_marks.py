@@ -50,6 +50,13 @@ REJECTED = [
         "OG101 new skipif mark (sys.platform == 'win32') on test_a",
     ),
     ("xfail-bare", with_mark("@pytest.mark.xfail"), "OG101 new xfail mark on test_a"),
+    # A non-ASCII name is read NFKC-normalised: `ｓｋｉｐ` is `skip` (test_skips_spelled_... shows pytest agrees).
+    ("skip-spelled-in-fullwidth", with_mark("@pytest.mark.ｓｋｉｐ"), "OG101 new skip mark on test_a"),
+    (
+        "skip-under-a-utf-7-declaration",
+        "# coding: utf-7\n" + with_mark("@pytest.mark.+AHMAawBpAHA-"),
+        "OG101 new skip mark on test_a",
+    ),
     (
         "xfail-args",
         with_mark("@pytest.mark.xfail(strict=False, raises=ValueError)"),
@@ -281,6 +288,11 @@ def test_mark_that_was_already_there_is_not_reported_but_a_second_one_is(repo: R
 
 # (id, base files, new files) -- nothing here weakens a test.
 ACCEPTED = [
+    (
+        "new-test-with-non-ascii-names-and-text",
+        {T: BASE},
+        {T: BASE + '\n\ndef test_grüße():\n    größe = "straße"  # ß\n    assert größe.upper() == "STRASSE"\n'},
+    ),
     (
         "brand-new-test-with-its-own-platform-skip",
         {T: BASE},
@@ -808,3 +820,21 @@ def test_filterwarnings_honest_neighbours(repo: Repo) -> None:
     new += "\n\n" + IGNORE_MARK + "def test_new():\n    assert 3\n"
     code, out, _, _ = repo.judge_change(main, {**config, T: old}, {T: new}, suffix=".py")
     assert code == 0, out
+
+
+def test_skips_spelled_in_fullwidth_are_skips_to_pytest(tmp_path: Path) -> None:
+    """The rows above are real: pytest reads `ｓｋｉｐ` as `skip`, so a failing test turns green."""
+    (tmp_path / "test_spelled.py").write_text(
+        "import pytest\n\n\n@pytest.mark.ｓｋｉｐ\ndef test_a():\n    assert False\n\n\n"
+        "def test_b():\n    pytest.ｓｋｉｐ('later')\n    assert False\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTEST_ADDOPTS": ""},
+        timeout=120,
+    )
+    assert proc.returncode == 0 and "2 skipped" in proc.stdout, proc.stdout + proc.stderr

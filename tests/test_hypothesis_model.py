@@ -214,3 +214,18 @@ def test_vacuous_means_nothing_in_the_body_can_fail(body: str, expected: bool) -
     module = Module.from_source("tests/test_p.py", source.encode())
     fn = module.tree.body[-1]
     assert hm.vacuous(fn, module.names) is expected
+
+
+def test_names_the_bytes_do_not_spell_are_found_as_the_parser_reads_them() -> None:
+    # `ｈｙｐｏｔｈｅｓｉｓ` is `hypothesis` to Python (NFKC): a text shortcut must not hide the property
+    source = (
+        "from ｈｙｐｏｔｈｅｓｉｓ import given, settings, strategies as st\n\n"
+        'settings.ｒｅｇｉｓｔｅｒ_profile("ci", max_examples=7)\n'
+        'settings.load_ｐｒｏｆｉｌｅ("ci")\n\n\n'
+        "@given(st.integers())\ndef test_x(x):\n    assert x == x\n"
+    ).encode()
+    found = hm.model(Module.from_source("tests/test_x.py", source))
+    assert list(found.tests) == ["test_x"] and found.tests["test_x"].given
+    assert found.profiles["ci"].max_examples == 7 and found.loaded == "ci"
+    # the nearest honest module: no Hypothesis anywhere, nothing found (and nothing walked)
+    assert hm.model(Module.from_source("tests/test_y.py", "def test_ü():\n    assert 1\n".encode())).tests == {}

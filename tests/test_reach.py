@@ -102,6 +102,23 @@ def test_a_dynamic_import_is_undecided_and_selected_whatever_changed() -> None:
     assert selected(files, ["src/shop/report.py"]).modules == ("tests/test_loader.py", "tests/test_report.py")
 
 
+def test_imports_the_bytes_do_not_spell_are_read_as_the_parser_reads_them() -> None:
+    # `ｒeport` is `report` to Python (NFKC), and so is `+AHI-eport` under a utf-7 declaration
+    files = {**SHOP, "tests/test_report.py": "from shop import ｒeport\n\ndef test_render():\n    assert ｒeport\n"}
+    assert selected(files, ["src/shop/report.py"]).modules == ("tests/test_report.py",)
+    files["tests/test_report.py"] = "# coding: utf-7\nfrom shop import +AHI-eport\n"
+    assert selected(files, ["src/shop/report.py"]).modules == ("tests/test_report.py",)
+    # a name spelled in pieces or with an escape is a computed one: undecided, so selected whatever changed
+    for spelled in ('"shop." "report"', '"shop.\\x72eport"'):
+        files["tests/test_report.py"] = f"import importlib\n\nm = importlib.import_module({spelled})\n"
+        found = selected(files, ["src/tools/cli.py"])
+        assert found.modules == ("tests/test_report.py",), spelled
+        assert found.reasons == ("tests/test_report.py: import_module() with a computed name",)
+    # the nearest honest spelling: a plain ASCII import is still a precise edge
+    files["tests/test_report.py"] = "from shop import report  # für\n"
+    assert selected(files, ["src/tools/cli.py"]).modules == ()
+
+
 def test_a_file_that_does_not_parse_still_has_its_imports_read() -> None:
     files = {**SHOP, "src/shop/broken.py": "def (:\nimport shop.labels\n", "tests/test_b.py": "import shop.broken\n"}
     assert selected(files, ["src/shop/labels.py"]).modules == (

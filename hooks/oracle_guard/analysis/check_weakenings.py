@@ -23,7 +23,7 @@ from typing import cast
 from oracle_guard.analysis import checknames, expectations, meaning
 from oracle_guard.analysis.checkfacts import Facts, RaiseSite, Side, builtin_exception, finding_at, who_of
 from oracle_guard.analysis.hypothesis_weakenings import compare_hypothesis_test
-from oracle_guard.analysis.pysource import TRY_NODES, FunctionNode
+from oracle_guard.analysis.pysource import TRY_NODES, FunctionNode, spells
 from oracle_guard.repo import changes, git
 from oracle_guard.reporting.report import Finding
 
@@ -390,7 +390,7 @@ def matches_any_message(pattern: str) -> bool:
 
 def compare_globs(base: Side, new: Side, change_set: changes.ChangeSet) -> list[Finding]:
     """A glob over test data (parametrize over goldens) whose pattern now matches fewer of the base's files."""
-    if b"glob" not in new.module.source:
+    if not spells(new.module.source, b"glob"):
         return []
     old_sites, new_sites = (
         meaning.glob_sites(base.module.tree, base.module.names),

@@ -25,7 +25,7 @@ from oracle_guard.analysis.hypothesis_strategies import narrower as narrower
 from oracle_guard.analysis.hypothesis_strategies import number as number
 from oracle_guard.analysis.hypothesis_strategies import weaker_settings as weaker_settings
 from oracle_guard.analysis.hypothesis_vacuity import vacuous as vacuous
-from oracle_guard.analysis.pysource import FunctionNode, Module, Names
+from oracle_guard.analysis.pysource import FunctionNode, Module, Names, spells
 
 DEFAULT_MAX_EXAMPLES = 100  # Hypothesis' default profile
 
@@ -136,7 +136,7 @@ def _constant_str(node: ast.AST) -> str | None:
 
 def model(module: Module) -> HypothesisModule:
     """Every Hypothesis test (a function with @given, @settings or @example) and profile in MODULE."""
-    if b"hypothesis" not in module.source:  # every name below qualifies to hypothesis.*: an import must spell it
+    if not spells(module.source, b"hypothesis"):  # every name below qualifies to hypothesis.*: an import spells it
         return HypothesisModule(module, {}, {}, None)
     names = module.names
     constants = module_constants(module.tree)
@@ -144,7 +144,7 @@ def model(module: Module) -> HypothesisModule:
     loaded: str | None = None
     loaded_line = 0
     # Both calls spell their attribute (an alias is bound by an import or an assignment that spells it too).
-    spelled = b"register_profile" in module.source or b"load_profile" in module.source
+    spelled = spells(module.source, b"register_profile", b"load_profile")
     for node in ast.walk(module.tree) if spelled else ():
         if not isinstance(node, ast.Call):
             continue

@@ -32,6 +32,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
+from oracle_guard.analysis.pysource import opaque_lines, text_of
+
 UNKNOWN = "<dynamic import>"  # an edge to anything
 # Calls whose first argument names what gets imported or executed.
 IMPORTING_CALLS = {"__import__", "import_module", "importorskip", "run_module"}
@@ -56,13 +58,19 @@ _FROM = re.compile(_STATEMENT + r"from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]
 _CALL = re.compile(
     r"(?<!def )(?<![\w])("
     + "|".join(sorted(IMPORTING_CALLS | DYNAMIC_CALLS | ENTRY_POINT_CALLS))
-    + r")\s*\(\s*(?:[rRuU]?(['\"])([^'\"\n]*)\2)?"
+    + r")\s*\(\s*(?:[rRuU]?(['\"])([^'\"\n\\]*)\2(?=\s*[,)]))?"  # a name spelled whole, else computed
 )
 _STRING = re.compile(r"""(?<![\w])[rRbBuU]?(['"])([^'"\\\n]{1,200})\1""")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _SYS_PATH_EDIT = re.compile(rb"sys\.path\s*(\.\s*(insert|append|extend)\b|\[[^]]*\]\s*=|\+?=)|addsitedir|PYTHONPATH")
 DEFAULT_TEST_FILES = ("test_*.py", "*_test.py")
 NEVER_COLLECTED = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}")
+
+
+def _edits_sys_path(data: bytes) -> bool:
+    if _SYS_PATH_EDIT.search(data):
+        return True
+    return bool(opaque_lines(data)) and _SYS_PATH_EDIT.search((text_of(data) or "sys.path=").encode()) is not None
 
 
 def _ancestors(path: str) -> Iterable[str]:
@@ -92,7 +100,7 @@ class Project:
         self.dirs = {folder for p in self.paths for folder in _ancestors(p)}
         self.roots = sorted({r.strip("/") for r in roots} | {self._basedir(p) for p in self.paths})
         self.entry_points = entry_points
-        self.path_edits = any(d is not None and _SYS_PATH_EDIT.search(d) for d in self.files.values())
+        self.path_edits = any(d is not None and _edits_sys_path(d) for d in self.files.values())
         self.undecided: dict[str, str] = {}  # path -> why its imports cannot be decided
         self._edges: dict[str, set[str]] = {}
         self._by_tail: dict[str, list[str]] | None = None
@@ -193,7 +201,11 @@ class Project:
             return found
         # Read by pattern, not parsed: several times faster on big test modules, and a match in a
         # comment or docstring only adds a test to the selection, never drops one.
-        text = data.decode("utf-8", "replace").replace("\\\n", " ")
+        decoded = text_of(data)
+        if decoded is None:
+            self.undecided.setdefault(path, "it does not decode")
+            return found | {UNKNOWN}
+        text = decoded.replace("\\\n", " ")
         for match in _IMPORT.finditer(text):
             for part in match.group(1).split(","):
                 words = part.split()

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NoReturn
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from oracle_guard.analysis.pysource import Module, SourceError
+from oracle_guard.analysis.pysource import Module, SourceError, spells
 from oracle_guard.contract import contract
 from oracle_guard.contract.digests import Escape, digest_of
 from oracle_guard.repo import changes, git
@@ -183,7 +183,7 @@ def find_properties(files: Sequence[str]) -> tuple[list[contract.Property], bool
             continue
         with open(path, "rb") as f:
             data = f.read()
-        if b"given" not in data:
+        if not spells(data, b"given"):
             continue
         try:
             module = Module.from_source(path, data)

@@ -25,7 +25,7 @@ from oracle_guard.analysis.check_weakenings import compare_function, compare_glo
 from oracle_guard.analysis.checkfacts import Facts, Side, finding_at, parse_side, who_of
 from oracle_guard.analysis.checksites import HelperIndex
 from oracle_guard.analysis.hypothesis_weakenings import compare_module_strategies, compare_profiles
-from oracle_guard.analysis.pysource import DEEP, Module, SourceError, body_fingerprint
+from oracle_guard.analysis.pysource import DEEP, Module, SourceError, body_fingerprint, opaque_lines
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.filepairs import FilePairs, pair_files
@@ -33,7 +33,13 @@ from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
 from oracle_guard.reporting.report import Finding, guarded, notice
 from oracle_guard.rules import args as hook_args
 
-TRIGGER = re.compile(rb"def |assert|raises|warns|given|settings|parametrize|hypothesis")
+TRIGGER = re.compile(rb"def[ \t]|assert|raises|warns|given|settings|parametrize|hypothesis")
+_TEST_DEF = re.compile(rb"def[ \t]+test")
+
+
+def _may_hold(data: bytes | None, pattern: re.Pattern[bytes]) -> bool:
+    """Whether DATA may hold what PATTERN finds (a file a text search cannot be trusted on may)."""
+    return data is not None and (pattern.search(data) is not None or bool(opaque_lines(data)))
 
 
 def _facts_needed(side: Side | None, other: Side | None) -> dict[str, Facts]:
@@ -118,7 +124,7 @@ def _without_base(paths: Sequence[str], change_set: changes.ChangeSet | None) ->
     blobs = reader.read_new(list(paths))
     for path in paths:
         data = blobs.get(path)
-        if data is None or not TRIGGER.search(data):
+        if data is None or not _may_hold(data, TRIGGER):
             continue
         try:
             side = parse_side(path, data, None)
@@ -152,9 +158,9 @@ def _parse_pairs(
         if data is None or data == old_data:
             continue
         reported = path in wanted
-        if not reported and b"def test" not in data and (old_data is None or b"def test" not in old_data):
+        if not reported and not _may_hold(data, _TEST_DEF) and not _may_hold(old_data, _TEST_DEF):
             continue
-        if not TRIGGER.search(data) and (old_data is None or not TRIGGER.search(old_data)):
+        if not _may_hold(data, TRIGGER) and not _may_hold(old_data, TRIGGER):
             continue
         try:
             new_side = parse_side(path, data, new_helpers)
@@ -171,7 +177,7 @@ def _parse_pairs(
         pairs.append((path, base_side, new_side, reported))
     for path in files.deleted:
         data = files.base.get(path)
-        if data is None or b"def test" not in data:
+        if data is None or not _may_hold(data, _TEST_DEF):
             continue
         try:
             pairs.append((path, parse_side(path, data, base_helpers), None, bool(TEST_FILES.search(path))))

@@ -190,7 +190,7 @@ def layer_findings(c: contract.Contract, target: str | None, base: contract.Cont
     found = []
     folders = tuple(dict.fromkeys(c.layers.quarantine + (base.layers.quarantine if base else ())))
     for path, data in _layer_files(folders, target).items():
-        if data is None or not SKIP_RULE.could_match(data):
+        if data is None or not SKIP_RULE.may_match(data):
             continue
         try:
             module = Module.from_source(path, data)

@@ -27,7 +27,7 @@ import posixpath
 from typing import NamedTuple
 
 from oracle_guard.analysis.checksites import HelperIndex
-from oracle_guard.analysis.pysource import Module, Names, SourceError
+from oracle_guard.analysis.pysource import Module, Names, SourceError, spells
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.paths import TEST_FILES
 from oracle_guard.reporting.report import Finding
@@ -136,7 +136,7 @@ def _checked_by(
     blobs = change_set.read_new(paths)
     for path in paths:
         data = blobs.get(path)
-        if data is None or function.encode() not in data:
+        if data is None or not spells(data, function.encode()):
             continue
         try:
             module = Module.from_source(path, data)
@@ -149,7 +149,7 @@ def _checked_by(
 
 def compare(path: str, base: bytes | None, new: bytes, change_set: changes.ChangeSet) -> list[Finding]:
     """OG877 for each new autouse patch in the conftest PATH of a function the tests below it check."""
-    if b"autouse" not in new:
+    if not spells(new, b"autouse"):
         return []
     try:
         module = Module.from_source(path, new)

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from oracle_guard.analysis.pysource import DEEP, Module, SourceError, definitions, statements
+from oracle_guard.analysis.pysource import DEEP, Module, SourceError, definitions, opaque_lines, statements
 from oracle_guard.repo import changes
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.filepairs import pair_files
@@ -51,6 +51,10 @@ class Rule:
 
     def could_match(self, source: bytes) -> bool:
         return self.TRIGGER.search(source) is not None
+
+    def may_match(self, source: bytes) -> bool:
+        """could_match, unless a text search cannot be trusted on SOURCE (`pytest.ｓｋｉｐ` is `pytest.skip`)."""
+        return self.could_match(source) or bool(opaque_lines(source))
 
     def occurrences(self, module: Module) -> list[Occurrence]:
         raise NotImplementedError
@@ -119,7 +123,7 @@ class _Side:
         if path not in self._cache:
             data = self.blobs.get(path)
             found: list[Occurrence] = []
-            if data is not None and self.rule.could_match(data):
+            if data is not None and self.rule.may_match(data):
                 try:
                     module = self.parsed.get(path) or Module.from_source(path, data)
                     module.reader = self.reader

@@ -17,7 +17,7 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from oracle_guard.analysis.pysource import DYNAMIC, Module, PrunedVisitor, ScopeNode, hot_lines
+from oracle_guard.analysis.pysource import DYNAMIC, Module, PrunedVisitor, ScopeNode, hot_lines, opaque_lines, text_of
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
 from oracle_guard.reporting.report import notice
 from oracle_guard.rules.pydiff import LazyLedger, Occurrence, Rule
@@ -89,6 +89,8 @@ _THIRD_PARTY = ("pytest", "_pytest", "unittest", "hypothesis", "nose", "__future
 def imported_decorators(source: bytes) -> list[bytes]:
     """Names imported from project modules and used as a decorator or marker in SOURCE."""
     found = []
+    if opaque_lines(source):  # `from .helpers import ｎeeds_db` binds `needs_db`
+        source = (text_of(source) or "").encode("utf-8")
     for match in _FROM_IMPORT.finditer(source):
         module = match.group(1)
         if module.split(b".")[0].decode() in _THIRD_PARTY:
