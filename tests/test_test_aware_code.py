@@ -19,12 +19,12 @@ import pytest
 
 from oracle_guard.commands import check, one_hook
 from oracle_guard.hook_ids import forbid_test_aware_code
-from tests import testaware_cheats, testaware_cheats_more
+from tests import testaware_cheats, testaware_cheats_more, testaware_cheats_spelled
 from tests.helpers import GIT_ENV, Repo
 from tests.testaware_honest import HONEST
 from tests.testaware_rows import ADD_TEST, BUGGY, CALC, TEST, Row, project
 
-CHEATS = testaware_cheats.CHEATS + testaware_cheats_more.CHEATS
+CHEATS = testaware_cheats.CHEATS + testaware_cheats_more.CHEATS + testaware_cheats_spelled.CHEATS
 STATIC_ONLY = testaware_cheats_more.STATIC_ONLY
 
 

@@ -24,7 +24,8 @@ import re
 from typing import Union
 
 from oracle_guard.analysis import testaware_compare, testaware_state
-from oracle_guard.analysis.pysource import Module, Names, PrunedVisitor, SourceError, hot_lines
+from oracle_guard.analysis import testaware_exprs as exprs
+from oracle_guard.analysis.pysource import Module, PrunedVisitor, SourceError, hot_lines
 from oracle_guard.analysis.testaware_facts import Facts, Occurrence, source
 
 Scope = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
@@ -51,7 +52,7 @@ MACHINERY = ("unittest", "pytest", "_pytest", "hypothesis", "builtins", "__built
 RIGGED = ("random", "time", "datetime")  # rigged RNG, frozen clock
 HOOK_SLOTS = frozenset({"sys.excepthook", "threading.excepthook", "sys.unraisablehook", "sys.breakpointhook"})
 IMPORT_TIME_CALLS = frozenset({"signal.signal", "sys.settrace", "sys.setprofile", "threading.settrace"})
-EXITS = frozenset({"os._exit", "sys.exit", "exit", "quit", "SystemExit", "builtins.exit", "posix._exit"})
+EXITS = exprs.EXITS
 STACK_CALLS = frozenset(
     {
         "inspect.stack",
@@ -68,7 +69,7 @@ LIVE_FRAMES = frozenset(
     {"inspect.currentframe", "sys._getframe", "inspect.stack", "inspect.getouterframes", "traceback.extract_stack"}
     | {"traceback.walk_stack", "traceback.format_stack", "traceback.print_stack"}
 )
-FRAME_ATTRS = frozenset({"f_back", "f_locals", "f_globals", "f_code", "f_lineno", "tb_frame"})
+FRAME_ATTRS = exprs.FRAME_ATTRS
 SENSITIVE = frozenset(
     {"sys", "os", "builtins", "__builtins__", "inspect", "traceback", "atexit", "signal", "threading", "gc"}
     | set(MACHINERY)
@@ -79,6 +80,8 @@ MOCKS = frozenset(
     for root in ("unittest.mock", "mock")
     for name in ("Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock", "PropertyMock", "ANY")
 )
+ENVIRON = frozenset({"os.environ", "os.environb", "posix.environ"})
+ENV_READS = frozenset({"os.getenv", "os.getenvb"} | {f"{e}.{m}" for e in ENVIRON for m in ("get", "pop", "setdefault")})
 ENTRY_NAME = re.compile(r"(^|_)(main|cli)(_|$)")
 
 
@@ -106,7 +109,7 @@ HOT_WORDS = tuple(
         "unraisablehook breakpointhook signal settrace setprofile setattr delattr getattr hasattr builtins "
         "AssertionError meta_path path_hooks random time datetime __eq__ __ne__ __lt__ __le__ __gt__ __ge__ "
         "__hash__ __bool__ __len__ __contains__ __instancecheck__ __subclasscheck__ Mock ANY eval exec "
-        "import_module __import__ pytest_plugins TestCase"
+        "import_module __import__ pytest_plugins TestCase environ getenv"
     ).split()
 )
 INTERESTING_ROOTS = SENSITIVE | {"unittest", "mock", "weakref", "posix", "importlib", "linecache"}
@@ -191,7 +194,7 @@ class _Finder(PrunedVisitor):
         sys._getframe(1).f_globals.get('__name__')``, as ``collections.namedtuple`` does for pickling)."""
         scope = self._innermost_function()
         if id(scope) not in self._module_reads:
-            self._module_reads[id(scope)] = _module_name_reads(scope)
+            self._module_reads[id(scope)] = exprs.module_name_reads(scope)
         return self._module_reads[id(scope)]
 
     def live_frames(self) -> bool:
@@ -256,18 +259,47 @@ class _Finder(PrunedVisitor):
     # -- class 1, 2, 3, 4, 9: calls and names ------------------------------------------
 
     def visit_Constant(self, node: ast.Constant) -> None:
+        self._runner_variable(node, node.value)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        self._runner_variable(node, exprs.folded(node))  # `"PY" + "TEST_CURRENT_TEST"`
+        self.generic_visit(node)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        self._runner_variable(node, exprs.folded(node))  # `f"PY{'TEST'}_CURRENT_TEST"`
+        self.generic_visit(node)
+
+    def _runner_variable(self, node: ast.expr, value: object) -> None:
         if (
-            isinstance(node.value, str)
-            and RUNNER_ENV.match(node.value)
-            and node.value not in CONFIG_ENV
+            isinstance(value, str)
+            and RUNNER_ENV.match(value)
+            and value not in CONFIG_ENV
             and id(node) not in self.removed
             and not self.facts.plugin()
         ):
             self.add(
-                node,
-                "OG961",
-                f"reads the test runner's variable {node.value!r}: code must not ask whether it is tested",
+                node, "OG961", f"reads the test runner's variable {value!r}: code must not ask whether it is tested"
             )
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if self.qualify(node.value) in ENVIRON:
+            self._hidden_variable(node, node.slice)
+        self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        for op, right in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.In, ast.NotIn)) and self.qualify(right) in ENVIRON:
+                self._hidden_variable(node, node.left)
+        self.generic_visit(node)
+
+    def _hidden_variable(self, node: ast.AST, key: ast.expr) -> None:
+        """An environment variable whose name is computed from literals alone (`chr(80) + "YTEST_..."`): honest
+        code spells the name it reads; only hiding it has a reason to build it."""
+        if isinstance(key, ast.Constant) or not exprs.from_literals(key) or self.facts.plugin():
+            return
+        shown = exprs.folded(key)
+        what = f"{shown!r}" if shown is not None else f"`{self.module.segment(key)}`"
+        self.add(node, "OG961", f"reads an environment variable whose name is built from literals ({what}): spell it")
 
     def visit_While(self, node: ast.While) -> None:
         self._runner_probe(node.test)
@@ -300,6 +332,9 @@ class _Finder(PrunedVisitor):
         """``"pytest" in sys.modules``, ``sys.modules["pytest"]``, ``"pytest" in sys.argv[0]``."""
         refs = {self.qualify(n) for n in ast.walk(node) if isinstance(n, (ast.Attribute, ast.Name))}
         words = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        words += [
+            w for n in ast.walk(node) if isinstance(n, (ast.BinOp, ast.JoinedStr)) for w in [exprs.folded(n)] if w
+        ]
         if (refs & {"sys.modules", "sys.argv", "sys.orig_argv", "__main__.__file__"}) and self.facts.plugin():
             return
         if "sys.modules" in refs and any(w in RUNNER_MODULES or w.startswith("_pytest.") for w in words):
@@ -347,9 +382,9 @@ class _Finder(PrunedVisitor):
             depth = node.args[0] if node.args else None
             if depth is not None and not (isinstance(depth, ast.Constant) and depth.value == 0):
                 self.add(node, "OG962", "sys._getframe(n) reads a caller's frame: code must not read its caller")
-        elif name in ("inspect.getsource", "inspect.getsourcelines") and _mentions_frames(node, self.names):
+        elif name in ("inspect.getsource", "inspect.getsourcelines") and exprs.mentions_frames(node, self.names):
             self.add(node, "OG962", f"{name}() of a frame reads the caller's source")
-        elif name == "atexit.register" and node.args and _exits(node.args[0], self.names, self.module.tree):
+        elif name == "atexit.register" and node.args and exprs.exits(node.args[0], self.names, self.module.tree):
             self.add(node, "OG963", "registers an exit at interpreter shutdown: it overrides the test run's status")
         elif name in IMPORT_TIME_CALLS and self.import_time and not self.in_entry_point:
             self.add(node, "OG963", f"{name}() at import time changes how the test process runs")
@@ -363,6 +398,8 @@ class _Finder(PrunedVisitor):
             self.add(node, "OG964", "seeds the shared random generator at import: a rigged RNG")
         elif name.startswith("sys.modules.") and name.rpartition(".")[2] in ("update", "setdefault", "__setitem__"):
             self._module_entry(node, node.args[0] if node.args else None)
+        elif name in ENV_READS and node.args:
+            self._hidden_variable(node, node.args[0])
         self._unverifiable(node, name)
         self.generic_visit(node)
 
@@ -380,9 +417,11 @@ class _Finder(PrunedVisitor):
                 self.add(node, "OG969", f"{name}() of computed code cannot be checked statically", key=name)
         elif name in ("importlib.import_module", "__import__", "builtins.__import__") and args:
             package = args[1] if len(args) > 1 else next((k.value for k in node.keywords if k.arg == "package"), None)
-            own = package is not None and (_relative(package, self.module.path) or _own_package(package))
+            own = package is not None and (
+                exprs.relative_import(package, self.module.path) or exprs.own_package(package)
+            )
             spelled = isinstance(args[0], ast.Constant) or self._loops_over_names(args[0])
-            if not spelled and not _relative(args[0], self.module.path) and not own:
+            if not spelled and not exprs.relative_import(args[0], self.module.path) and not own:
                 message = f"{name}() of a computed module name cannot be checked statically"
                 self.add(node, "OG969", message, key=name)
 
@@ -478,94 +517,6 @@ class _Finder(PrunedVisitor):
         # vendoring shim) may alias one more.
         message = "writes sys.modules under a computed name: cannot be checked statically"
         self.add(node, "OG969", message, key="sys.modules")
-
-
-def _mentions_frames(node: ast.AST, names: Names) -> bool:
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Attribute) and sub.attr in FRAME_ATTRS:
-            return True
-        if isinstance(sub, ast.Call) and (names.qualify(sub.func) or "") in (
-            "inspect.currentframe",
-            "sys._getframe",
-            "inspect.stack",
-        ):
-            return True
-    return False
-
-
-def _relative(node: ast.expr, path: str) -> bool:
-    """``f".{name}"``, ``"." + name``, ``f"pkg.sub.{name}"`` in pkg: a submodule of the project's own package."""
-    first = node.values[0] if isinstance(node, ast.JoinedStr) and node.values else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        first = node.left
-    if isinstance(node, ast.Constant):  # the package argument, spelled
-        first = node
-    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
-        return False
-    parts = path.removeprefix("src/").split("/")
-    own = parts[0] if len(parts) > 1 else "\0"
-    return first.value.startswith((".", own + ".")) or first.value == own
-
-
-def _own_package(node: ast.expr) -> bool:
-    """``package=__name__`` or ``__package__``: a relative import inside the module's own package."""
-    return isinstance(node, ast.Name) and node.id in ("__name__", "__package__", "__spec__.parent")
-
-
-def _exits(handler: ast.expr, names: Names, tree: ast.Module) -> bool:
-    """Whether an atexit handler ends the process: os._exit itself, a lambda or a function of this module that does."""
-    if (names.qualify(handler) or "") in EXITS:
-        return True
-    body: list[ast.AST] = []
-    if isinstance(handler, ast.Lambda):
-        body = [handler.body]
-    elif isinstance(handler, ast.Name):
-        body = [
-            n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == handler.id
-        ]
-    for part in body:
-        for sub in ast.walk(part):
-            if isinstance(sub, ast.Call) and (names.qualify(sub.func) or "") in EXITS:
-                return True
-            if isinstance(sub, ast.Raise) and sub.exc is not None:
-                exc = sub.exc.func if isinstance(sub.exc, ast.Call) else sub.exc
-                if names.qualify(exc) == "SystemExit":
-                    return True
-    return False
-
-
-def _module_name_reads(scope: ast.AST) -> set[int]:
-    """Ids of the nodes in SCOPE whose value flows only into ``X.__module__ = ...`` (through plain names that
-    are otherwise only tested before a ``raise``): the caller's module name, for pickling, decides no result."""
-    flows: set[str] = set()
-    values: list[ast.expr] = []
-    assigns = [n for n in ast.walk(scope) if isinstance(n, ast.Assign) and len(n.targets) == 1]
-    for node in assigns:
-        target = node.targets[0]
-        if isinstance(target, ast.Attribute) and target.attr == "__module__":
-            values.append(node.value)
-    local = {n.targets[0].id for n in assigns if isinstance(n.targets[0], ast.Name)}
-    for _ in range(5):  # module = frame.f_globals...; frame = sys._getframe(1): a few steps back
-        for value in list(values):
-            flows |= {n.id for n in ast.walk(value) if isinstance(n, ast.Name) and n.id in local}
-        more = [
-            n.value
-            for n in assigns
-            if isinstance(n.targets[0], ast.Name) and n.targets[0].id in flows and n.value not in values
-        ]
-        if not more:
-            break
-        values += more
-    # A name that also reaches a return, a call, or a test that does more than raise is used for something else.
-    allowed: set[int] = {id(n) for value in values for n in ast.walk(value)}
-    allowed |= {id(n.targets[0]) for n in assigns}
-    for sub in ast.walk(scope):
-        if isinstance(sub, (ast.If, ast.While)) and all(isinstance(s, ast.Raise) for s in sub.body):
-            allowed |= {id(n) for n in ast.walk(sub.test)}
-    for sub in ast.walk(scope):
-        if isinstance(sub, ast.Name) and sub.id in flows and id(sub) not in allowed:
-            return set()
-    return {id(n) for value in values for n in ast.walk(value)}
 
 
 # -- entry ------------------------------------------------------------------------------

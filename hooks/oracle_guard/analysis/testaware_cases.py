@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Callable, NamedTuple
 
-from oracle_guard.analysis.pysource import Module, SourceError, hot_lines
+from oracle_guard.analysis.pysource import Module, SourceError, hot_lines, statements
 from oracle_guard.analysis.testaware_facts import Occurrence, source
 
 MISSING = object()
@@ -209,12 +208,17 @@ def _lookups(
             yield node, table, [params.index(k.id) for k in keys if isinstance(k, ast.Name)]
 
 
-_BRANCH = re.compile(rb"^[ \t]*(el)?if\b[^\n]*(==|\bin\b)[ \t]*[(\[{]?[ \t]*(-?\d|[rbuf]?['\"])", re.M)
+def _compares(test: ast.expr) -> bool:
+    """The shape `_condition` reads: a comparison with ==, is or in, alone or joined by `and`."""
+    if isinstance(test, ast.BoolOp):
+        return isinstance(test.op, ast.And) and any(_compares(v) for v in test.values)
+    return isinstance(test, ast.Compare) and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.In))
 
 
 def _hot(module: Module) -> list[int]:
-    """Lines of a literal branch or of a dict table's name: only functions holding one are walked."""
-    lines = [module.source.count(b"\n", 0, m.start()) + 1 for m in _BRANCH.finditer(module.source)]
+    """Lines of a branch on a comparison or of a dict table's name: only functions holding one are walked
+    (found in the tree, not the text: `if 3 == b`, a condition over two lines, `+5`, `rb"x"`)."""
+    lines = [n.lineno for n in statements(module.tree.body) if isinstance(n, ast.If) and _compares(n.test)]
     tables = [
         t.id.encode()
         for node in module.tree.body

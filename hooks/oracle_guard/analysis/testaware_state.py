@@ -16,20 +16,26 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 from typing import Callable
 
-from oracle_guard.analysis.pysource import Module, hot_lines
+from oracle_guard.analysis.pysource import Module, statements
 from oracle_guard.analysis.testaware_facts import Occurrence, source
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
-# `Klass.calls += 1`, `_STATE["n"] += 1`, `cls.flag = True`: state on something other than `self` or a local
-# (a local counts only under `global`/`nonlocal`, whose line is hot by itself).
-_KEPT = re.compile(
-    rb"^[ \t]*(?!self\b(?!\.__class__))[A-Za-z_]\w*(?:\(\w*\))?(?:\.[\w.]+|\[[^\]\n]*\])[ \t]*"
-    rb"(?:\+=|-=|\^=|=[ \t]*(?:True|False|not\b|-?\d))",
-    re.M,
-)
+
+
+def _keeps(node: ast.AST) -> bool:
+    """A statement that may keep state outside the call: `global`/`nonlocal`, or an assignment to an attribute
+    or item of something other than `self` (`Klass.calls += 1`, `_STATE["n"] = _STATE["n"] + 1`)."""
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return True
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+    for target in targets:
+        if isinstance(target, (ast.Attribute, ast.Subscript)):
+            owner = target.value
+            if not (isinstance(owner, ast.Name) and owner.id == "self"):
+                return True
+    return False
 
 
 def _is_flag_value(value: ast.expr, name: str, source: Callable[[ast.AST], str]) -> bool:
@@ -100,8 +106,7 @@ def _returns_value(body: list[ast.stmt]) -> bool:
 def toggles(module: Module) -> list[Occurrence]:
     """OG967 occurrences in MODULE."""
     # Only functions with a line that could keep state are walked.
-    hot = hot_lines(module.source, (b"global ", b"nonlocal "))
-    hot = sorted(set(hot) | {module.source.count(b"\n", 0, m.start()) + 1 for m in _KEPT.finditer(module.source)})
+    hot = sorted({n.lineno for n in statements(module.tree.body) if isinstance(n, ast.stmt) and _keeps(n)})
     if not hot:
         return []
     # Module-level names, classes and functions: what a function may keep state on.
