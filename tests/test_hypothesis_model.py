@@ -229,3 +229,17 @@ def test_names_the_bytes_do_not_spell_are_found_as_the_parser_reads_them() -> No
     assert found.profiles["ci"].max_examples == 7 and found.loaded == "ci"
     # the nearest honest module: no Hypothesis anywhere, nothing found (and nothing walked)
     assert hm.model(Module.from_source("tests/test_y.py", "def test_ü():\n    assert 1\n".encode())).tests == {}
+
+
+def test_tests_are_read_on_demand_and_a_later_definition_wins() -> None:
+    source = (
+        b"from hypothesis import given, settings, strategies as st\n\n\n"
+        b"@given(st.integers())\ndef test_a(x):\n    assert x == x\n\n\n"
+        b"def test_plain():\n    assert 1\n\n\n"
+        b"@settings(max_examples=5)\n@given(st.text())\ndef test_a(s):\n    assert s == s\n\n\n"
+        b"class TestK:\n    @given(st.booleans())\n    def test_b(self, b):\n        assert b in (True, False)\n"
+    )
+    found = hm.model(Module.from_source("tests/test_m.py", source))
+    assert found.tests["test_a"].max_examples == 5  # the later definition is the one pytest runs
+    assert "test_plain" not in found.tests and found.tests.get("test_plain") is None
+    assert list(found.tests) == ["test_a", "TestK.test_b"] and len(found.tests) == 2

@@ -17,7 +17,9 @@ hypothesis_strategies.py, whether a body can fail at all is hypothesis_vacuity.p
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Callable
 
 from oracle_guard.analysis.hypothesis_strategies import ST as ST
 from oracle_guard.analysis.hypothesis_strategies import drawn_strategy as drawn_strategy
@@ -57,10 +59,42 @@ class Profile:
     max_examples: int | None
 
 
+class Tests(Mapping[str, HypothesisTest]):
+    """qualname -> the Hypothesis test it names, each read when first asked for: properties-monotonic asks
+    for the few the contract names, not for every test of a large module."""
+
+    def __init__(
+        self, functions: dict[str, list[FunctionNode]], read: Callable[[str, FunctionNode], HypothesisTest | None]
+    ) -> None:
+        self._functions = functions  # qualname -> its definitions, in source order (a later one wins)
+        self._read = read
+        self._done: dict[str, HypothesisTest | None] = {}
+
+    def _test(self, qualname: str) -> HypothesisTest | None:
+        if qualname not in self._done:
+            found = None
+            for node in self._functions.get(qualname, ()):
+                found = self._read(qualname, node) or found
+            self._done[qualname] = found
+        return self._done[qualname]
+
+    def __getitem__(self, qualname: str) -> HypothesisTest:
+        test = self._test(qualname)
+        if test is None:
+            raise KeyError(qualname)
+        return test
+
+    def __iter__(self) -> Iterator[str]:
+        return (q for q in self._functions if self._test(q) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 @dataclass
 class HypothesisModule:
     module: Module
-    tests: dict[str, HypothesisTest]
+    tests: Mapping[str, HypothesisTest]
     profiles: dict[str, Profile]
     loaded: str | None  # the profile loaded at import time, when it can be told
     loaded_line: int = 0
@@ -137,7 +171,7 @@ def _constant_str(node: ast.AST) -> str | None:
 def model(module: Module) -> HypothesisModule:
     """Every Hypothesis test (a function with @given, @settings or @example) and profile in MODULE."""
     if not spells(module.source, b"hypothesis"):  # every name below qualifies to hypothesis.*: an import spells it
-        return HypothesisModule(module, {}, {}, None)
+        return HypothesisModule(module, Tests({}, lambda q, n: None), {}, None)
     names = module.names
     constants = module_constants(module.tree)
     profiles: dict[str, Profile] = {}
@@ -164,19 +198,21 @@ def model(module: Module) -> HypothesisModule:
             loaded = _constant_str(node.args[0])
             loaded_line = node.lineno
 
-    tests: dict[str, HypothesisTest] = {}
+    functions: dict[str, list[FunctionNode]] = {}
 
     def visit(body: list[ast.stmt], prefix: str) -> None:
         for node in body:
             if isinstance(node, ast.ClassDef):
                 visit(node.body, f"{prefix}{node.name}.")
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                test = _test_of(module, node, prefix + node.name, profiles, constants)
-                if test is not None:
-                    tests[test.qualname] = test
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
+                functions.setdefault(prefix + node.name, []).append(node)
 
     visit(module.tree.body, "")
-    return HypothesisModule(module, tests, profiles, loaded, loaded_line)
+
+    def read(qualname: str, node: FunctionNode) -> HypothesisTest | None:
+        return _test_of(module, node, qualname, profiles, constants)
+
+    return HypothesisModule(module, Tests(functions, read), profiles, loaded, loaded_line)
 
 
 def _test_of(

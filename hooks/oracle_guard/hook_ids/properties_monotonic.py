@@ -33,17 +33,23 @@ from oracle_guard.rules import args as hook_args
 class _Tree:
     """Parsed Python files of one side of the change, read in batches and cached."""
 
-    def __init__(self, read: Callable[[list[str]], dict[str, bytes | None]]) -> None:
+    def __init__(
+        self,
+        read: Callable[[list[str]], dict[str, bytes | None]],
+        models: dict[tuple[str, bytes], hm.HypothesisModule] | None = None,
+    ) -> None:
         self.read = read
         self.modules: dict[str, Module | None] = {}
         self.errors: dict[str, SourceError] = {}
-        self._models: dict[str, hm.HypothesisModule] = {}
+        # Shared by both sides: a module the change leaves alone is modelled once, not once a side.
+        self._models = models if models is not None else {}
 
     def model(self, module: Module) -> hm.HypothesisModule:
-        """The Hypothesis model of a module of this side, built once (every property of a module asks)."""
-        if module.path not in self._models:
-            self._models[module.path] = hm.model(module)
-        return self._models[module.path]
+        """The Hypothesis model of a module, built once (every property of a module asks, and both sides)."""
+        key = (module.path, module.source)
+        if key not in self._models:
+            self._models[key] = hm.model(module)
+        return self._models[key]
 
     def load(self, paths: list[str]) -> None:
         missing = [p for p in paths if p not in self.modules]
@@ -261,8 +267,9 @@ def property_findings(change_set: changes.ChangeSet | None, contract_path: str) 
                 )
             )
 
-    new_tree = _Tree(reader.read_new)
-    base_tree = _Tree(reader.read_base) if reader.base else None
+    models: dict[tuple[str, bytes], hm.HypothesisModule] = {}
+    new_tree = _Tree(reader.read_new, models)
+    base_tree = _Tree(reader.read_base, models) if reader.base else None
     new_tree.prefetch([p.module for p in new_props.values()])
     if base_tree is not None:
         base_tree.prefetch([p.module for p in base_props.values() if p.id in new_props])
