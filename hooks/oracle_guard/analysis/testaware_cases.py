@@ -208,33 +208,27 @@ def _lookups(
             yield node, table, [params.index(k.id) for k in keys if isinstance(k, ast.Name)]
 
 
-def _compares(test: ast.expr) -> bool:
-    """The shape `_condition` reads: a comparison with ==, is or in, alone or joined by `and`."""
-    if isinstance(test, ast.BoolOp):
-        return isinstance(test.op, ast.And) and any(_compares(v) for v in test.values)
-    return isinstance(test, ast.Compare) and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.In))
-
-
-def _hot(module: Module) -> list[int]:
-    """Lines of a branch on a comparison or of a dict table's name: only functions holding one are walked
-    (found in the tree, not the text: `if 3 == b`, a condition over two lines, `+5`, `rb"x"`)."""
-    lines = [n.lineno for n in statements(module.tree.body) if isinstance(n, ast.If) and _compares(n.test)]
-    tables = [
+def _table_lines(module: Module) -> list[int]:
+    """Lines spelling a module-level dict table's name (and every opaque line): only functions holding one
+    can look a module table up."""
+    names = [
         t.id.encode()
         for node in module.tree.body
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict)
         for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
         if isinstance(t, ast.Name)
     ]
-    return sorted(set(lines) | set(hot_lines(module.source, tables)))
+    return hot_lines(module.source, names) if names else []
 
 
 def candidates(module: Module) -> list[Candidate]:
-    """Literal branches and table lookups on parameters, in every function of MODULE."""
+    """Literal branches and table lookups on parameters, in every function of MODULE.
+
+    Branches are found among each function's statements (the tree, never the text: `if 3 == b`, a
+    condition over two lines, `+5`); only a function with a table in reach walks its expressions.
+    """
     found: list[Candidate] = []
-    hot = _hot(module)
-    if not hot:
-        return found
+    table_lines = _table_lines(module)
     stack: list[tuple[ast.AST, str, bool]] = [(module.tree, "", False)]
     while stack:
         parent, prefix, in_class = stack.pop()
@@ -244,17 +238,23 @@ def candidates(module: Module) -> list[Candidate]:
             if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             stack.append((func, f"{prefix}{func.name}.", False))
-            at = bisect.bisect_left(hot, func.lineno)
-            if at == len(hot) or hot[at] > (func.end_lineno or func.lineno):
-                continue
             params = _params(func, in_class)
+            if not params:
+                continue  # nothing the tests pass can pick a branch or a row
             qual = prefix + func.name
-            for node in ast.walk(func):
+            local_table = False
+            for node in statements(func.body):
                 if isinstance(node, ast.If):
                     conditions = _condition(node.test, params)
-                    returned = _returned(node.body)
-                    if conditions and returned is not MISSING and _other_exit(func, node):
-                        found.append(Candidate(func.name, qual, node, tuple(conditions), returned, ()))
+                    if conditions and not all(all(trivial(v) for v in values) for _, _, values in conditions):
+                        returned = _returned(node.body)
+                        if returned is not MISSING and _other_exit(func, node):
+                            found.append(Candidate(func.name, qual, node, tuple(conditions), returned, ()))
+                elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
+                    local_table = True
+            at = bisect.bisect_left(table_lines, func.lineno)
+            if not local_table and (at == len(table_lines) or table_lines[at] > (func.end_lineno or func.lineno)):
+                continue
             tables = _tables(module.tree, func)
             seen: set[str] = set()
             for node, table, indexes in _lookups(func, tables, params) if tables else ():
