@@ -243,3 +243,12 @@ def test_tests_are_read_on_demand_and_a_later_definition_wins() -> None:
     assert found.tests["test_a"].max_examples == 5  # the later definition is the one pytest runs
     assert "test_plain" not in found.tests and found.tests.get("test_plain") is None
     assert list(found.tests) == ["test_a", "TestK.test_b"] and len(found.tests) == 2
+
+
+def test_a_profile_registered_through_a_bound_name_inside_a_function_is_found() -> None:
+    source = (
+        b"from hypothesis import settings\n\nregister = settings.register_profile\n\n\n"
+        b'def setup():\n    register("ci", max_examples=9)\n\n\nsettings.load_profile("ci")\n'
+    )
+    found = hm.model(Module.from_source("tests/conftest.py", source))
+    assert found.profiles["ci"].max_examples == 9 and found.loaded == "ci"

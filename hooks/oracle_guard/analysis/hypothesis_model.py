@@ -17,6 +17,7 @@ hypothesis_strategies.py, whether a body can fail at all is hypothesis_vacuity.p
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Callable
@@ -27,7 +28,7 @@ from oracle_guard.analysis.hypothesis_strategies import narrower as narrower
 from oracle_guard.analysis.hypothesis_strategies import number as number
 from oracle_guard.analysis.hypothesis_strategies import weaker_settings as weaker_settings
 from oracle_guard.analysis.hypothesis_vacuity import vacuous as vacuous
-from oracle_guard.analysis.pysource import FunctionNode, Module, Names, spells
+from oracle_guard.analysis.pysource import FunctionNode, Module, Names, hot_lines, spells
 
 DEFAULT_MAX_EXAMPLES = 100  # Hypothesis' default profile
 
@@ -177,11 +178,19 @@ def model(module: Module) -> HypothesisModule:
     profiles: dict[str, Profile] = {}
     loaded: str | None = None
     loaded_line = 0
-    # Both calls spell their attribute (an alias is bound by an import or an assignment that spells it too).
-    spelled = spells(module.source, b"register_profile", b"load_profile")
-    for node in ast.walk(module.tree) if spelled else ():
-        if not isinstance(node, ast.Call):
-            continue
+    # Both calls spell their attribute, or a name bound to it (`register = settings.register_profile`): only
+    # the top-level statements whose lines spell one (or cannot be read as text) are walked.
+    words = [b"register_profile", b"load_profile"]
+    words += [local.encode() for local, target in names.aliases.items() if target.endswith("_profile")]
+    hot = hot_lines(module.source, words)
+    calls = [
+        node
+        for stmt in module.tree.body
+        if _holds(hot, stmt.lineno, stmt.end_lineno or stmt.lineno)
+        for node in ast.walk(stmt)
+        if isinstance(node, ast.Call)
+    ]
+    for node in calls:
         callee = names.qualify(node.func) or ""
         if callee.endswith("settings.register_profile") and callee.startswith("hypothesis") and node.args:
             name = _constant_str(node.args[0])
@@ -213,6 +222,11 @@ def model(module: Module) -> HypothesisModule:
         return _test_of(module, node, qualname, profiles, constants)
 
     return HypothesisModule(module, Tests(functions, read), profiles, loaded, loaded_line)
+
+
+def _holds(lines: list[int], first: int, last: int) -> bool:
+    at = bisect.bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= last
 
 
 def _test_of(
