@@ -132,7 +132,7 @@ def test_range_mode_sees_untracked_files_in_the_work_tree(repo, monkeypatch) -> 
     ],
 )
 def test_lines_a_text_search_cannot_read_are_always_hot(source: str, why: str) -> None:
-    from oracle_guard.analysis.pysource import hot_lines, opaque_lines, spells
+    from oracle_guard.analysis.sourcetext import hot_lines, opaque_lines, spells
 
     data = source.encode("utf-8")
     assert opaque_lines(data), why
@@ -140,8 +140,48 @@ def test_lines_a_text_search_cannot_read_are_always_hot(source: str, why: str) -
 
 
 def test_plain_code_has_no_opaque_lines() -> None:
-    from oracle_guard.analysis.pysource import hot_lines, opaque_lines, spells
+    from oracle_guard.analysis.sourcetext import hot_lines, opaque_lines, spells
 
     data = b'x = ""\ny = "".join(a)\nz = {"a": 1}\nopen(p, "rb")\nprint("a", "b")\n"""Doc."""\nw = {"k": f"{v}"}\n'
     assert opaque_lines(data) == () and hot_lines(data, (b"PYTEST_",)) == [] and not spells(data, b"PYTEST_")
     assert opaque_lines(b"# -*- coding: latin-1 -*-\nx = 1\n") == ()
+
+
+# The shapes as one alternation (the first form, slower): every line it finds must stay hot.
+_ONE_ALTERNATION = (
+    rb"[\x80-\xff]|\\(?:[0-7xuUN]|\r?\n)"
+    rb"|[\w\\][\"']+(?:[ \t\f+]|\\?\r?\n|#[^\n]*)*[rRbBuUfF]{0,2}[\"']+[\w\\]"
+    rb"|[\w\"']\{[ \t]*[rRbBuUfF]{0,2}[\"']"
+)
+
+
+def _lines_of(pattern: bytes, source: bytes) -> set[int]:
+    import re
+
+    return {source.count(b"\n", 0, m.start()) + 1 for m in re.finditer(pattern, source)}
+
+
+def test_the_split_opaque_search_finds_every_line_one_alternation_finds() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from oracle_guard.analysis.sourcetext import opaque_lines
+
+    pieces = ['"', "'", '"""', " ", "\t", "+", "\n", "\\\n", "\\x", "\\1", "#c", "a", "b", "f", "{", "é", "_", "\r\n"]
+
+    @settings(max_examples=400, deadline=None, database=None)
+    @given(st.lists(st.sampled_from(pieces), max_size=30))
+    def run(parts: list[str]) -> None:
+        source = "".join(parts).encode("utf-8")
+        assert _lines_of(_ONE_ALTERNATION, source) <= set(opaque_lines.__wrapped__(source))
+
+    run()
+    # and on real code, the same lines exactly (the split search is no coarser)
+    import glob
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for path in sorted(glob.glob(os.path.join(root, "hooks", "oracle_guard", "**", "*.py"), recursive=True))[:80]:
+        with open(path, "rb") as f:
+            data = f.read()
+        assert _lines_of(_ONE_ALTERNATION, data) == set(opaque_lines.__wrapped__(data)), path

@@ -1,6 +1,6 @@
 """Cheats that hide their words from a text search: the parser reads a name or a string the bytes do not spell.
 
-A rule that walks only the lines spelling its words (pysource.hot_lines) must
+A rule that walks only the lines spelling its words (sourcetext.hot_lines) must
 still see a non-ASCII identifier (NFKC-normalised: `os._ｅｘｉｔ` is
 `os._exit`), an escape or a continued line in a string, adjacent literals,
 literals joined by `+` or inside an f-string, a file under `# coding: utf-7`;

@@ -23,7 +23,8 @@ from typing import cast
 from oracle_guard.analysis import checknames, expectations, meaning
 from oracle_guard.analysis.checkfacts import Facts, RaiseSite, Side, builtin_exception, finding_at, who_of
 from oracle_guard.analysis.hypothesis_weakenings import compare_hypothesis_test
-from oracle_guard.analysis.pysource import TRY_NODES, FunctionNode, spells
+from oracle_guard.analysis.pysource import TRY_NODES, FunctionNode
+from oracle_guard.analysis.sourcetext import spells
 from oracle_guard.repo import changes, git
 from oracle_guard.reporting.report import Finding
 

@@ -28,7 +28,8 @@ from oracle_guard.analysis.hypothesis_strategies import narrower as narrower
 from oracle_guard.analysis.hypothesis_strategies import number as number
 from oracle_guard.analysis.hypothesis_strategies import weaker_settings as weaker_settings
 from oracle_guard.analysis.hypothesis_vacuity import vacuous as vacuous
-from oracle_guard.analysis.pysource import FunctionNode, Module, Names, hot_lines, spells
+from oracle_guard.analysis.pysource import FunctionNode, Module, Names
+from oracle_guard.analysis.sourcetext import hot_lines, spells
 
 DEFAULT_MAX_EXAMPLES = 100  # Hypothesis' default profile
 

@@ -16,12 +16,8 @@ from __future__ import annotations
 
 import ast
 import bisect
-import codecs
-import functools
-import re
 import sys
-import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Callable, Union
 
 from oracle_guard.reporting.report import Finding
@@ -385,90 +381,6 @@ class Module:
         """The source text of NODE on one line, shortened for messages."""
         text = " ".join(ast.unparse(node).split())
         return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-# Where a file's bytes are not what the parser reads, so a search for a name or a string can miss it:
-# a non-ASCII identifier is read NFKC-normalised (`os._ｅｘｉｔ` is `os._exit`); an escape or a
-# backslash-newline spells any letter in a string; adjacent literals, or literals joined by `+`, are one
-# string (`"PY" "TEST_"`), and so is an f-string around a literal (`f"PY{'TEST_'}"`).  Lines holding one
-# are hot for every rule: what they spell is found by parsing, never by text.
-_OPAQUE = re.compile(
-    rb"[\x80-\xff]|\\(?:[0-7xuUN]|\r?\n)"
-    rb"|[\w\\][\"']+(?:[ \t\f+]|\\?\r?\n|#[^\n]*)*[rRbBuUfF]{0,2}[\"']+[\w\\]"
-    rb"|[\w\"']\{[ \t]*[rRbBuUfF]{0,2}[\"']"
-)
-# PEP 263: a coding declaration on line 1, or on line 2 below a comment or blank line.
-_COOKIE = re.compile(rb"\A(?:[ \t\f]*(?:#[^\r\n]*)?\r?\n)?[ \t\f]*#[^\r\n]*?coding[:=][ \t]*([-\w.]+)")
-# Encodings that read every ASCII byte as itself (utf-7 does not: `+AF8-` is `_`).
-_ASCII_SAFE = frozenset({"utf-8", "ascii", "iso8859-1"})
-
-
-def declared_encoding(source: bytes) -> str | None:
-    """The encoding SOURCE declares when it is not an ASCII-safe one (`# coding: utf-7`), else None."""
-    match = _COOKIE.match(source)
-    if match is None:
-        return None
-    name = match.group(1).decode("ascii", "replace")
-    try:
-        canonical = codecs.lookup(name).name
-    except LookupError:
-        return name  # the parser refuses it: nothing is read as plain text either
-    return None if canonical in _ASCII_SAFE or canonical.startswith("utf-8") else canonical
-
-
-@functools.lru_cache(maxsize=128)
-def opaque_lines(source: bytes) -> tuple[int, ...]:
-    """Lines of SOURCE a text search cannot be trusted on (every line under a non-ASCII-safe encoding)."""
-    if declared_encoding(source) is not None:
-        return tuple(range(1, source.count(b"\n") + 2))
-    lines: list[int] = []
-    line, prev = 1, 0
-    for match in _OPAQUE.finditer(source):
-        line += source.count(b"\n", prev, match.start())
-        prev = match.start()
-        if not lines or lines[-1] != line:
-            lines.append(line)
-    return tuple(lines)
-
-
-def text_of(source: bytes) -> str | None:
-    """SOURCE as the parser reads its names: decoded by its declaration, identifiers NFKC-normalised (a text
-    search then finds `ｃalc` as `calc`); None when it does not decode."""
-    try:
-        text = source.decode(declared_encoding(source) or "utf-8")
-    except (LookupError, UnicodeDecodeError):
-        return None
-    return unicodedata.normalize("NFKC", text) if not text.isascii() else text
-
-
-def spells(source: bytes, *words: bytes) -> bool:
-    """Whether SOURCE may spell one of WORDS where the parser reads it: a text shortcut that says no is sound."""
-    return any(w in source for w in words) or bool(opaque_lines(source))
-
-
-def hot_lines(source: bytes, tokens: Iterable[bytes]) -> list[int]:
-    """Sorted 1-based numbers of the lines where any of TOKENS occurs, and every opaque line.
-
-    bytes.find per token is far faster than one regex alternation; newlines
-    are counted once, between consecutive occurrences, so it stays linear.
-    """
-    positions: list[int] = []
-    for token in tokens:
-        if not token:
-            continue
-        pos = source.find(token)
-        while pos != -1:
-            positions.append(pos)
-            pos = source.find(token, pos + len(token))
-    lines: list[int] = []
-    line, prev = 1, 0
-    for pos in sorted(positions):
-        line += source.count(b"\n", prev, pos)
-        prev = pos
-        if not lines or lines[-1] != line:
-            lines.append(line)
-    opaque = opaque_lines(source)
-    return sorted(set(lines).union(opaque)) if opaque else lines
 
 
 class PrunedVisitor(ast.NodeVisitor):

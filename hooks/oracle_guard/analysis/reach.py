@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from oracle_guard.analysis.pysource import opaque_lines, text_of
+from oracle_guard.analysis.sourcetext import opaque_lines, text_of
 
 UNKNOWN = "<dynamic import>"  # an edge to anything
 # Calls whose first argument names what gets imported or executed.

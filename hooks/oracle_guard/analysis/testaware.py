@@ -25,7 +25,8 @@ from typing import Union
 
 from oracle_guard.analysis import testaware_compare, testaware_state
 from oracle_guard.analysis import testaware_exprs as exprs
-from oracle_guard.analysis.pysource import Module, PrunedVisitor, SourceError, hot_lines
+from oracle_guard.analysis.pysource import Module, PrunedVisitor, SourceError
+from oracle_guard.analysis.sourcetext import hot_lines
 from oracle_guard.analysis.testaware_facts import Facts, Occurrence, source
 
 Scope = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]

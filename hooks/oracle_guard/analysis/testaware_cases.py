@@ -23,7 +23,8 @@ import bisect
 from collections.abc import Iterable, Iterator
 from typing import Any, Callable, NamedTuple
 
-from oracle_guard.analysis.pysource import Module, SourceError, hot_lines, statements
+from oracle_guard.analysis.pysource import Module, SourceError, statements
+from oracle_guard.analysis.sourcetext import hot_lines
 from oracle_guard.analysis.testaware_facts import Occurrence, source
 
 MISSING = object()

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, NoReturn
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from oracle_guard.analysis.pysource import Module, SourceError, spells
+from oracle_guard.analysis.pysource import Module, SourceError
+from oracle_guard.analysis.sourcetext import spells
 from oracle_guard.contract import contract
 from oracle_guard.contract.digests import Escape, digest_of
 from oracle_guard.repo import changes, git

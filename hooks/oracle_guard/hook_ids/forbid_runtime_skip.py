@@ -24,10 +24,10 @@ from oracle_guard.analysis.pysource import (
     Module,
     PrunedVisitor,
     ScopeNode,
-    hot_lines,
     is_test_name,
     statements,
 )
+from oracle_guard.analysis.sourcetext import hot_lines
 from oracle_guard.repo.context import HookContext
 from oracle_guard.reporting.report import Finding, guarded
 from oracle_guard.rules.pydiff import Occurrence, Rule, check_context, run

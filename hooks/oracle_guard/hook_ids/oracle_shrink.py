@@ -25,7 +25,8 @@ from oracle_guard.analysis.check_weakenings import compare_function, compare_glo
 from oracle_guard.analysis.checkfacts import Facts, Side, finding_at, parse_side, who_of
 from oracle_guard.analysis.checksites import HelperIndex
 from oracle_guard.analysis.hypothesis_weakenings import compare_module_strategies, compare_profiles
-from oracle_guard.analysis.pysource import DEEP, Module, SourceError, body_fingerprint, opaque_lines
+from oracle_guard.analysis.pysource import DEEP, Module, SourceError, body_fingerprint
+from oracle_guard.analysis.sourcetext import opaque_lines
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.filepairs import FilePairs, pair_files

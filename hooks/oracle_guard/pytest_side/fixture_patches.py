@@ -27,7 +27,8 @@ import posixpath
 from typing import NamedTuple
 
 from oracle_guard.analysis.checksites import HelperIndex
-from oracle_guard.analysis.pysource import Module, Names, SourceError, spells
+from oracle_guard.analysis.pysource import Module, Names, SourceError
+from oracle_guard.analysis.sourcetext import spells
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.paths import TEST_FILES
 from oracle_guard.reporting.report import Finding

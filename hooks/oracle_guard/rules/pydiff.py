@@ -20,7 +20,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from oracle_guard.analysis.pysource import DEEP, Module, SourceError, definitions, opaque_lines, statements
+from oracle_guard.analysis.pysource import DEEP, Module, SourceError, definitions, statements
+from oracle_guard.analysis.sourcetext import opaque_lines
 from oracle_guard.repo import changes
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.filepairs import pair_files

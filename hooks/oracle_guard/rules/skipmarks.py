@@ -17,7 +17,8 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from oracle_guard.analysis.pysource import DYNAMIC, Module, PrunedVisitor, ScopeNode, hot_lines, opaque_lines, text_of
+from oracle_guard.analysis.pysource import DYNAMIC, Module, PrunedVisitor, ScopeNode
+from oracle_guard.analysis.sourcetext import hot_lines, opaque_lines, text_of
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
 from oracle_guard.reporting.report import notice
 from oracle_guard.rules.pydiff import LazyLedger, Occurrence, Rule
