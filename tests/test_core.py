@@ -44,6 +44,20 @@ def test_read_blobs_batches_and_reports_missing(repo, monkeypatch) -> None:
     assert blobs == {"a.txt": b"alpha\n", "dir/b.txt": b"\x00\x01beta", "missing.txt": None, "dir": None}
 
 
+def test_read_blobs_keeps_what_a_commit_id_names_and_rereads_a_moving_name(repo, monkeypatch) -> None:
+    repo.write("a.txt", "one\n")
+    first = repo.commit()
+    monkeypatch.chdir(repo.path)
+    first_id = git.commit_of(first) or ""
+    assert git.read_blobs(first_id, ["a.txt", "b.txt"]) == {"a.txt": b"one\n", "b.txt": None}
+    repo.write("a.txt", "two\n")
+    repo.write("b.txt", "new\n")
+    repo.commit()
+    # HEAD moved: a name is asked again; the first commit's id still names the first bytes, in the order asked.
+    assert git.read_blobs("HEAD", ["b.txt", "a.txt"]) == {"b.txt": b"new\n", "a.txt": b"two\n"}
+    assert list(git.read_blobs(first_id, ["b.txt", "a.txt"]).items()) == [("b.txt", None), ("a.txt", b"one\n")]
+
+
 def test_staged_mode_without_head_treats_everything_as_new(repo, capsys) -> None:
     repo.write("tests/test_a.py", SKIPPED)
     repo.stage()

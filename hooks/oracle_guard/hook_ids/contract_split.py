@@ -45,9 +45,10 @@ def _units(change_set: changes.ChangeSet) -> list[tuple[str, list[git.Change], t
         parent = parents[0] if parents else git.empty_tree()
         units.append((f"commit {commit[:12]}", git.diff(parent, commit, cached=False), (parent, commit)))
     if change_set.target is None:
-        pending = git.diff(git.head() or git.empty_tree(), None, cached=False)
+        head = change_set.head()
+        pending = git.diff(head or git.empty_tree(), None, cached=False)
         if pending:
-            units.append(("the uncommitted change", pending, (git.head(), None)))
+            units.append(("the uncommitted change", pending, (head, None)))
     return units
 
 

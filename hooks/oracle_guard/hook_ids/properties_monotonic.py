@@ -43,6 +43,7 @@ class _Tree:
         self.errors: dict[str, SourceError] = {}
         # Shared by both sides: a module the change leaves alone is modelled once, not once a side.
         self._models = models if models is not None else {}
+        self._parsed: dict[tuple[str, bytes], Module] = {}
 
     def model(self, module: Module) -> hm.HypothesisModule:
         """The Hypothesis model of a module, built once (every property of a module asks, and both sides)."""
@@ -51,6 +52,10 @@ class _Tree:
             self._models[key] = hm.model(module)
         return self._models[key]
 
+    def share(self, other: _Tree) -> None:
+        """Parse a file both sides hold alike once (its names too), not once a side."""
+        self._parsed = other._parsed
+
     def load(self, paths: list[str]) -> None:
         missing = [p for p in paths if p not in self.modules]
         if not missing:
@@ -58,10 +63,12 @@ class _Tree:
         for path, data in self.read(missing).items():
             module = None
             if data is not None:
-                try:
-                    module = Module.from_source(path, data)
-                except SourceError as exc:
-                    self.errors[path] = exc
+                module = self._parsed.get((path, data))
+                if module is None:
+                    try:
+                        module = self._parsed[(path, data)] = Module.from_source(path, data)
+                    except SourceError as exc:
+                        self.errors[path] = exc
             self.modules[path] = module
 
     def prefetch(self, dotted_names: list[str]) -> None:
@@ -270,6 +277,8 @@ def property_findings(change_set: changes.ChangeSet | None, contract_path: str) 
     models: dict[tuple[str, bytes], hm.HypothesisModule] = {}
     new_tree = _Tree(reader.read_new, models)
     base_tree = _Tree(reader.read_base, models) if reader.base else None
+    if base_tree is not None:
+        base_tree.share(new_tree)
     new_tree.prefetch([p.module for p in new_props.values()])
     if base_tree is not None:
         base_tree.prefetch([p.module for p in base_props.values() if p.id in new_props])

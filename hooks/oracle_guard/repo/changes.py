@@ -50,6 +50,13 @@ class ChangeSet:
         self._by_new = {c.path: c for c in self.changes if c.path}
         self._base_blobs: dict[str, bytes | None] = {}
         self._new_blobs: dict[str, bytes | None] = {}
+        self._head: tuple[str | None] | None = None  # (HEAD's commit,) once known
+
+    def head(self) -> str | None:
+        """The commit HEAD named when this change set was resolved (git is asked once, not per hook)."""
+        if self._head is None:
+            self._head = (git.head(),)
+        return self._head[0]
 
     @property
     def deleted(self) -> list[str]:
@@ -294,7 +301,9 @@ def _resolve(args: argparse.Namespace, env: dict[str, str] | None = None) -> Cha
         # pre-commit's range (pre-push) is about commits: files git does not track are not pushed.
         if target is None and explicit:
             changes += [git.Change("A", p, None) for p in git.untracked()]
-        return ChangeSet(base, label, target, *_regular_only(changes, target))
+        resolved = ChangeSet(base, label, target, *_regular_only(changes, target))
+        resolved._head = (head,)
+        return resolved
 
     if head is None:  # first commit: compare with nothing
         changes = git.diff(git.empty_tree(), None, cached=True)

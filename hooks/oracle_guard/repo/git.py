@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -137,10 +138,30 @@ def untracked() -> list[str]:
     return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
+# Blobs read at a commit named by its full id never change: a second reader (the contract's
+# fail-closed reader after the prefetch, say) costs no git process.  Small files, a bounded few.
+_READ: dict[tuple[str, str], bytes | None] = {}
+_READ_MAX, _READ_MAX_BYTES = 512, 1 << 20
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?\Z")
+
+
 def read_blobs(rev: str, paths: Iterable[str]) -> dict[str, bytes | None]:
     """Contents of PATHS at REV in one git process; None where a path is absent."""
-    wanted = [p for p in dict.fromkeys(paths) if p]
+    requested = [p for p in dict.fromkeys(paths) if p]
+    immutable = bool(_OBJECT_ID.match(rev))
+    known = {p: _READ[(rev, p)] for p in requested if (rev, p) in _READ} if immutable else {}
+    read = _read_blobs(rev, [p for p in requested if p not in known])
+    if immutable:
+        for path, data in read.items():
+            if len(_READ) < _READ_MAX and (data is None or len(data) <= _READ_MAX_BYTES):
+                _READ[(rev, path)] = data
+    return {p: known[p] if p in known else read[p] for p in requested}
+
+
+def _read_blobs(rev: str, wanted: list[str]) -> dict[str, bytes | None]:
     result: dict[str, bytes | None] = {p: None for p in wanted}
+    if not wanted:
+        return result
     # `rev:path` lines cannot carry a newline: such paths are asked by object id.
     ids = _blob_ids(rev, [p for p in wanted if "\n" in p])
     safe = [p for p in wanted if "\n" not in p or p in ids]
