@@ -62,14 +62,19 @@ def opaque_lines(source: bytes) -> tuple[int, ...]:
     _after(_ADJACENT, _WORD, source, starts)
     if b"{" in source:
         _after(_IN_FSTRING, _WORD_OR_QUOTE, source, starts)
+    return tuple(_lines_at(source, starts))
+
+
+def _lines_at(source: bytes, offsets: list[int]) -> list[int]:
+    """The sorted 1-based lines holding OFFSETS; newlines are counted once, between consecutive offsets."""
     lines: list[int] = []
     line, prev = 1, 0
-    for start in sorted(starts):
-        line += source.count(b"\n", prev, start)
-        prev = start
+    for offset in sorted(offsets):
+        line += source.count(b"\n", prev, offset)
+        prev = offset
         if not lines or lines[-1] != line:
             lines.append(line)
-    return tuple(lines)
+    return lines
 
 
 def _after(pattern: re.Pattern[bytes], before: re.Pattern[bytes], source: bytes, starts: list[int]) -> None:
@@ -106,8 +111,7 @@ def spells(source: bytes, *words: bytes) -> bool:
 def hot_lines(source: bytes, tokens: Iterable[bytes]) -> list[int]:
     """Sorted 1-based numbers of the lines where any of TOKENS occurs, and every opaque line.
 
-    bytes.find per token is far faster than one regex alternation; newlines
-    are counted once, between consecutive occurrences, so it stays linear.
+    bytes.find per token is far faster than one regex alternation.
     """
     positions: list[int] = []
     for token in tokens:
@@ -117,12 +121,6 @@ def hot_lines(source: bytes, tokens: Iterable[bytes]) -> list[int]:
         while pos != -1:
             positions.append(pos)
             pos = source.find(token, pos + len(token))
-    lines: list[int] = []
-    line, prev = 1, 0
-    for pos in sorted(positions):
-        line += source.count(b"\n", prev, pos)
-        prev = pos
-        if not lines or lines[-1] != line:
-            lines.append(line)
+    lines = _lines_at(source, positions)
     opaque = opaque_lines(source)
     return sorted(set(lines).union(opaque)) if opaque else lines
