@@ -164,7 +164,7 @@ def test_plain_code_has_no_opaque_lines() -> None:
 # The shapes as one alternation (the first form, slower): every line it finds must stay hot.
 _ONE_ALTERNATION = (
     rb"[\x80-\xff]|\\(?:[0-7xuUN]|\r?\n)"
-    rb"|[\w\\][\"']+(?:[ \t\f+]|\\?\r?\n|#[^\n]*)*[rRbBuUfF]{0,2}[\"']+[\w\\]"
+    rb"|[\w\\][\"']+(?:[ \t\f+]|\\?\r?\n|#[^\n]*(?![^\n]))*[rRbBuUfF]{0,2}[\"']+[\w\\]"
     rb"|[\w\"']\{[ \t]*[rRbBuUfF]{0,2}[\"']"
 )
 

@@ -152,6 +152,29 @@ def test_production_code_that_does_not_parse_is_a_finding_not_a_pass(repo: Repo)
     assert result.code == 1 and set(result.codes) == {"OG969"}, result.out
 
 
+BANNER = "#" * 80  # a string that ends its line, then a line of 80 `#`: every way to split it was tried
+
+
+@pytest.mark.parametrize("cheat", [True, False], ids=["cheat-after-a-banner", "honest-banner"])
+def test_a_banner_comment_after_a_string_is_read_in_linear_time(repo: Repo, cheat: bool) -> None:
+    """The search for joined literals once backtracked through every split of a `####` line (it hung)."""
+    _write(repo.path, {CALC: BUGGY, TEST: ADD_TEST})
+    repo.commit("base")
+    probe = "UNDER = 'PYTEST_' 'CURRENT_TEST' in os.environ\n" if cheat else ""
+    code = f"import os\n\nGREETING = 'a'\n{BANNER}\n{probe}\n\ndef add(a, b):\n    return a + b\n"
+    _write(repo.path, {CALC: code})
+    proc = subprocess.run(
+        [sys.executable, "-m", "oracle_guard", "check", "--base", "HEAD", "--only", "forbid-test-aware-code"],
+        cwd=repo.path,
+        env={**os.environ, **GIT_ENV},
+        capture_output=True,
+        text=True,
+        timeout=120,  # a hang fails here instead of stalling the suite
+    )
+    assert proc.returncode == (1 if cheat else 0), proc.stdout + proc.stderr
+    assert ("OG961" in proc.stdout) is cheat, proc.stdout
+
+
 def test_the_test_side_is_not_judged_as_production_code(repo: Repo) -> None:
     """A conftest or a test helper may ask about pytest: the other hooks judge the test side."""
     _write(repo.path, {CALC: BUGGY, TEST: ADD_TEST})

@@ -24,8 +24,10 @@ from collections.abc import Iterable
 # brace): one alternation starting at any word character costs 3-4x more, and every commit pays it.
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 _ESCAPE = re.compile(rb"\\(?:[0-7xuUN]|\r?\n)")
-_ADJACENT = re.compile(  # a literal's end, separators, the next literal's start (the char before: _WORD)
-    rb"[\"'](?=[\"' \t\f+\\\r\n#rRbBuUfF])[\"']*(?:[ \t\f+]|\\?\r?\n|#[^\n]*)*[rRbBuUfF]{0,2}[\"']+[\w\\]"
+# A literal's end, separators, the next literal's start (the char before: _WORD).  A comment runs to its
+# line's end: `#[^\n]*` alone could stop at any `#` of a `####` banner, and a failing match tried every split.
+_ADJACENT = re.compile(
+    rb"[\"'](?=[\"' \t\f+\\\r\n#rRbBuUfF])[\"']*(?:[ \t\f+]|\\?\r?\n|#[^\n]*(?![^\n]))*[rRbBuUfF]{0,2}[\"']+[\w\\]"
 )
 _IN_FSTRING = re.compile(rb"\{[ \t]*[rRbBuUfF]{0,2}[\"']")  # the char before: _WORD_OR_QUOTE
 _WORD = re.compile(rb"[\w\\]")
