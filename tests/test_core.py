@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import subprocess
+import sys
 
 import pytest
 
@@ -175,13 +176,50 @@ def _lines_of(pattern: bytes, source: bytes) -> set[int]:
     return {source.count(b"\n", 0, m.start()) + 1 for m in re.finditer(pattern, source)}
 
 
+@pytest.mark.parametrize(
+    "unit", ['"', "'", '"""', "a'\n#", "a'#", "# '", "a' ", "a'\n", 'a"\n\n', "(", "{", "\\x", "é", "a'\n#a"]
+)
+def test_no_file_makes_the_opaque_search_backtrack_without_end(unit: str) -> None:
+    """20,000 bytes of one shape: each search is linear (a run of quotes, banners, comments full of quotes
+    once took seconds to minutes); in a child with a timeout, so a regression fails instead of hanging."""
+    code = (
+        "import sys\n"
+        "from oracle_guard.analysis.sourcetext import opaque_lines\n"
+        "unit = sys.argv[1].encode('utf-8')\n"
+        "opaque_lines(unit * (20000 // len(unit)) + b'\\nfoo()\\n')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, unit], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_the_split_opaque_search_finds_every_line_one_alternation_finds() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
     from oracle_guard.analysis.sourcetext import opaque_lines
 
-    pieces = ['"', "'", '"""', " ", "\t", "+", "\n", "\\\n", "\\x", "\\1", "#c", "a", "b", "f", "{", "é", "_", "\r\n"]
+    pieces = [
+        '"',
+        "'",
+        '"""',
+        " ",
+        "  ",
+        "\t",
+        "+",
+        "\n",
+        "\\\n",
+        "\\x",
+        "\\1",
+        "#c",
+        "##",
+        "a",
+        "b",
+        "f",
+        "{",
+        "é",
+        "_",
+        "\r\n",
+    ]
 
     @settings(max_examples=400, deadline=None, database=None)
     @given(st.lists(st.sampled_from(pieces), max_size=30))

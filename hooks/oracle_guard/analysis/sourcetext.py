@@ -20,18 +20,27 @@ from collections.abc import Iterable
 # backslash-newline spells any letter in a string; adjacent literals, or literals joined by `+`, are one
 # string (`"PY" "TEST_"`), and so is an f-string around a literal (`f"PY{'TEST_'}"`).  Lines holding one
 # are hot for every rule: what they spell is found by parsing, never by text.
-# One search per shape, each starting at a rare byte (a quote that a separator follows, a backslash, a
-# brace): one alternation starting at any word character costs 3-4x more, and every commit pays it.
+# One search per shape, each starting at a rare byte (a quote, a backslash, a brace) and checking the byte
+# before it at once: one alternation starting at any word character costs 3-4x more, every commit pays it.
+# Every repetition is unambiguous (a quote run or a blank run is taken whole, a comment to its line's end)
+# and the separators one join may span are bounded, so no file makes a search backtrack without end: a
+# string's end followed by 40 separators (or a comment over 200 bytes) is taken as a join, never skipped.
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 _ESCAPE = re.compile(rb"\\(?:[0-7xuUN]|\r?\n)")
-# A literal's end, separators, the next literal's start (the char before: _WORD).  A comment runs to its
-# line's end: `#[^\n]*` alone could stop at any `#` of a `####` banner, and a failing match tried every split.
-_ADJACENT = re.compile(
-    rb"[\"'](?=[\"' \t\f+\\\r\n#rRbBuUfF])[\"']*(?:[ \t\f+]|\\?\r?\n|#[^\n]*(?![^\n]))*[rRbBuUfF]{0,2}[\"']+[\w\\]"
+
+
+def _separator(group: int) -> bytes:
+    return rb"(?:(?=([ \t\f+]+))\%d|\\?\r?\n|#[^\n]{0,200}(?![^\n]))" % group
+
+
+_ADJACENT = re.compile(  # a literal's end after a word byte, separators or a prefix, the next literal's start
+    rb"[\"'](?<=[\w\\][\"'])(?=[\"' \t\f+\\\r\n#rRbBuUfF])(?=([\"']*))\1"
+    rb"(?:(?<=[\"'][\"'])[\w\\]"  # `"PY""TEST_"`: nothing between
+    rb"|" + _separator(2) + rb"{1,40}[rRbBuUfF]{0,2}(?=([\"']+))\3[\w\\]"
+    rb"|[rRbBuUfF]{1,2}(?=([\"']+))\4[\w\\]"
+    rb"|" + _separator(5) + rb"{40}|" + _separator(6) + rb"{0,39}#[^\n]{201})"
 )
-_IN_FSTRING = re.compile(rb"\{[ \t]*[rRbBuUfF]{0,2}[\"']")  # the char before: _WORD_OR_QUOTE
-_WORD = re.compile(rb"[\w\\]")
-_WORD_OR_QUOTE = re.compile(rb"[\w\"']")
+_IN_FSTRING = re.compile(rb"\{(?<=[\w\"']\{)[ \t]*[rRbBuUfF]{0,2}[\"']")
 # PEP 263: a coding declaration on line 1, or on line 2 below a comment or blank line.
 _COOKIE = re.compile(rb"\A(?:[ \t\f]*(?:#[^\r\n]*)?\r?\n)?[ \t\f]*#[^\r\n]*?coding[:=][ \t]*([-\w.]+)")
 # Encodings that read every ASCII byte as itself (utf-7 does not: `+AF8-` is `_`).
@@ -61,9 +70,9 @@ def opaque_lines(source: bytes) -> tuple[int, ...]:
         starts += [m.start() for m in _NON_ASCII.finditer(source)]
     if b"\\" in source:
         starts += [m.start() for m in _ESCAPE.finditer(source)]
-    _after(_ADJACENT, _WORD, source, starts)
+    _overlapping(_ADJACENT, source, starts)
     if b"{" in source:
-        _after(_IN_FSTRING, _WORD_OR_QUOTE, source, starts)
+        _overlapping(_IN_FSTRING, source, starts)
     return tuple(_lines_at(source, starts))
 
 
@@ -79,20 +88,13 @@ def _lines_at(source: bytes, offsets: list[int]) -> list[int]:
     return lines
 
 
-def _after(pattern: re.Pattern[bytes], before: re.Pattern[bytes], source: bytes, starts: list[int]) -> None:
-    """Append to STARTS where PATTERN matches just after a byte BEFORE matches (a look-behind, done by hand:
-    a pattern that starts with one is tried at every byte)."""
-    pos = 0
-    while True:
-        match = pattern.search(source, pos)
-        if match is None:
-            return
-        start = match.start()
-        if start and before.match(source, start - 1):
-            starts.append(start)
-            pos = match.end()
-        else:
-            pos = start + 1
+def _overlapping(pattern: re.Pattern[bytes], source: bytes, starts: list[int]) -> None:
+    """Append to STARTS where PATTERN matches, a match inside another's span included (a join can start in
+    what the previous one took as separators)."""
+    match = pattern.search(source)
+    while match is not None:
+        starts.append(match.start())
+        match = pattern.search(source, match.start() + 1)
 
 
 def text_of(source: bytes) -> str | None:
