@@ -301,3 +301,28 @@ def test_type_alias_with_a_parenthesised_value_keeps_it() -> None:
         if sys.version_info >= (3, 12)
         else ["Pair: tuple[K, K]", "Alias: int"]
     )
+
+
+@pytest.mark.parametrize(
+    ("path", "code"),
+    [("calc/__init__.py", "OG969"), (T, "OG001")],
+    ids=["production", "test"],
+)
+def test_a_file_that_crashes_libcst_is_a_finding_not_a_crash(repo: Repo, path: str, code: str) -> None:
+    """libcst's parser overflows the machine stack on 20,000 open brackets inside an f-string (a segfault
+    in the hook's own process, once): it now parses in a child, and the file is one no grammar reads."""
+    repo.write("calc/__init__.py", "def add(a, b):\n    return a + b\n")
+    repo.write(T, "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n")
+    repo.commit()
+    repo.write(path, "x = f'{" + "(" * 20000 + "\n", dedent=False)
+    result = repo.hook(check.main, "--base", "HEAD", "--skip", "collection-snapshot")
+    assert result.code == 1 and code in result.codes, result.out
+    assert f"{path}:1:" in result.out and "could not parse" in result.out, result.out
+
+
+def test_newer_syntax_is_still_lowered_through_the_child() -> None:
+    from oracle_guard.analysis import newsyntax
+
+    verdict = newsyntax.verdict(b"def first[T](items: list[T]) -> T:\n    return items[0]\n")
+    assert verdict.parses and verdict.lowered is not None and "def first" in verdict.lowered[0]
+    assert newsyntax.verdict(b"def (:\n") == (False, None)

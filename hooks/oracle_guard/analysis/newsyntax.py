@@ -24,17 +24,34 @@ cannot be lowered leaves the file unparsable (OG001), as before.
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
+import subprocess
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _NEUTRAL = str.maketrans({'"': " ", "'": " ", "\\": " "})
-# Lowered text of recent files: `oracle-guard check` runs several hooks in one process.
-_CACHE: dict[bytes, tuple[str, list[tuple[int, int, int]], dict[tuple[int, int], int]] | None] = {}
+_Lowered = tuple[str, list[tuple[int, int, int]], dict[tuple[int, int], int]]
+
+
+class Verdict(NamedTuple):
+    parses: bool  # libcst accepts the file (a grammar up to 3.14)
+    lowered: _Lowered | None  # its text with the newer syntax rewritten; None when it cannot be
+
+
+# Verdicts on recent files: `oracle-guard check` runs several hooks in one process.
+_CACHE: dict[bytes, Verdict] = {}
+# libcst's native parser recurses on the machine stack: a file nested deep enough (20,000 brackets, a
+# long chain of unary operators) kills the process parsing it with a segfault, no exception to catch.
+# So it parses in a child, judged from outside: killed, stopped by the clock or silent, the file is
+# one that no grammar reads (a finding), never a crash of the hook.
+CHILD_SECONDS = 10  # libcst reads a 10,000-line file in about a second
+_CHILD = "import json, sys; sys.path[:] = json.loads(sys.argv[1]); from oracle_guard.analysis import newsyntax; newsyntax.child()"
 
 
 class _Cannot(Exception):
@@ -43,14 +60,7 @@ class _Cannot(Exception):
 
 def lower(source: bytes) -> ast.Module | None:
     """The ast of SOURCE with newer syntax lowered; None when libcst refuses it too or it cannot be lowered."""
-    if source not in _CACHE:
-        if len(_CACHE) > 64:
-            _CACHE.clear()
-        try:
-            _CACHE[source] = _lowered_text(source)
-        except _Cannot:
-            _CACHE[source] = None
-    done = _CACHE[source]
+    done = verdict(source).lowered
     if done is None:
         return None
     text, inserts, moved = done
@@ -68,11 +78,54 @@ def lower(source: bytes) -> ast.Module | None:
     return tree
 
 
-def _lowered_text(source: bytes) -> tuple[str, list[tuple[int, int, int]], dict[tuple[int, int], int]]:
+def verdict(source: bytes) -> Verdict:
+    """What libcst makes of SOURCE (asked once per file and process, in a child)."""
+    if source not in _CACHE:
+        if len(_CACHE) > 64:
+            _CACHE.clear()
+        _CACHE[source] = _ask_child(source)
+    return _CACHE[source]
+
+
+def _ask_child(source: bytes) -> Verdict:
+    here = os.getcwd()
+    paths = [p for p in sys.path if p and os.path.abspath(p) != here]  # never the checked repository
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-I", "-c", _CHILD, json.dumps(paths)],
+            input=source,
+            capture_output=True,
+            timeout=CHILD_SECONDS,
+        )
+        said = json.loads(proc.stdout) if proc.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        said = None
+    if not isinstance(said, dict) or not said.get("parses"):
+        return Verdict(False, None)
+    lowered = said.get("lowered")
+    if lowered is None:
+        return Verdict(True, None)
+    text, inserts, moved = lowered
+    return Verdict(True, (text, [tuple(i) for i in inserts], {(line, col): at for line, col, at in moved}))
+
+
+def child() -> None:
+    """The child's side: SOURCE on standard input, libcst's verdict as JSON on standard output."""
+    source = sys.stdin.buffer.read()
     try:
         module = cst.parse_module(source)
-    except Exception:
-        raise _Cannot from None
+    except Exception:  # ParserSyntaxError is not a SyntaxError; any failure means no
+        print(json.dumps({"parses": False}))
+        return
+    try:
+        text, inserts, moved = _lowered_text(source, module)
+        lowered: object = [text, inserts, [[line, col, at] for (line, col), at in moved.items()]]
+    except _Cannot:
+        lowered = None
+    print(json.dumps({"parses": True, "lowered": lowered}))
+
+
+def _lowered_text(source: bytes, module: cst.Module) -> _Lowered:
     text = module.code
     # libcst regenerates the source (positions are computed on that text); it
     # normalises a few spellings in place (`f"{x!r  }"`), never a line break.

@@ -96,14 +96,10 @@ class SourceError(Exception):
 def _newer_syntax(source: bytes) -> bool:
     """True when libcst (which always parses up to 3.14) accepts what ast refused."""
     try:
-        import libcst  # heavy: only reached for files ast cannot parse
+        from oracle_guard.analysis import newsyntax  # imports libcst: only reached for files ast cannot parse
     except ImportError:  # pragma: no cover - a dependency, but be clear if missing
         return False
-    try:
-        libcst.parse_module(source)
-    except Exception:  # ParserSyntaxError is not a SyntaxError; any failure means no
-        return False
-    return True
+    return newsyntax.verdict(source).parses
 
 
 def _first_bad_byte(source: bytes) -> tuple[int, int] | None:
@@ -163,6 +159,8 @@ def _parse(source: bytes, path: str) -> ast.Module:
         if "decode" in text or "unicode error" in text or "encoding" in text:
             line, col = _first_bad_byte(source) or (exc.lineno or 1, exc.offset or 1)
             raise SourceError(line, col, "not valid UTF-8 (or its declared encoding); cannot check it") from None
+        if "too many nested" in text:  # a limit every newer Python keeps too: no grammar reads it
+            raise SourceError(exc.lineno or 1, exc.offset or 1, f"could not parse: {text}") from None
         lowered = _lowered(source)
         if lowered is not None:
             return lowered
