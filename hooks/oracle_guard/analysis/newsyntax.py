@@ -24,9 +24,11 @@ cannot be lowered leaves the file unparsable (OG001), as before.
 from __future__ import annotations
 
 import ast
+import atexit
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 from typing import Any, NamedTuple
@@ -48,8 +50,9 @@ class Verdict(NamedTuple):
 _CACHE: dict[bytes, Verdict] = {}
 # libcst's native parser recurses on the machine stack: a file nested deep enough (20,000 brackets, a
 # long chain of unary operators) kills the process parsing it with a segfault, no exception to catch.
-# So it parses in a child, judged from outside: killed, stopped by the clock or silent, the file is
-# one that no grammar reads (a finding), never a crash of the hook.
+# So it parses in a child process (one per hook process, started again if a file kills it), judged
+# from outside: killed, stopped by the clock or silent, the file is one that no grammar reads (a
+# finding), never a crash of the hook.
 CHILD_SECONDS = 10  # libcst reads a 10,000-line file in about a second
 _CHILD = "import json, sys; sys.path[:] = json.loads(sys.argv[1]); from oracle_guard.analysis import newsyntax; newsyntax.child()"
 
@@ -87,19 +90,30 @@ def verdict(source: bytes) -> Verdict:
     return _CACHE[source]
 
 
+_child_process: subprocess.Popen[bytes] | None = None
+
+
 def _ask_child(source: bytes) -> Verdict:
-    here = os.getcwd()
-    paths = [p for p in sys.path if p and os.path.abspath(p) != here]  # never the checked repository
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-I", "-c", _CHILD, json.dumps(paths)],
-            input=source,
-            capture_output=True,
-            timeout=CHILD_SECONDS,
-        )
-        said = json.loads(proc.stdout) if proc.returncode == 0 else None
-    except (OSError, subprocess.TimeoutExpired, ValueError):
-        said = None
+    """The verdict from the child, started once per process (its start and libcst's import cost ~170 ms)
+    and started again after a file killed it; a file that kills it or outlasts CHILD_SECONDS reads as no."""
+    said = None
+    for _ in range(2):  # the child may have died since it last answered: one fresh start
+        proc, fresh = _running_child()
+        if proc is None:
+            break
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(len(source).to_bytes(8, "big") + source)
+            proc.stdin.flush()
+        except OSError:
+            _stop_child()
+            if fresh:
+                break
+            continue
+        said = _answer(proc)
+        if said is None:
+            _stop_child()  # killed by this file, or stopped by the clock: this file's verdict is no
+        break
     if not isinstance(said, dict) or not said.get("parses"):
         return Verdict(False, None)
     lowered = said.get("lowered")
@@ -109,20 +123,69 @@ def _ask_child(source: bytes) -> Verdict:
     return Verdict(True, (text, [tuple(i) for i in inserts], {(line, col): at for line, col, at in moved}))
 
 
+def _running_child() -> tuple[subprocess.Popen[bytes] | None, bool]:
+    global _child_process
+    if _child_process is not None and _child_process.poll() is None:
+        return _child_process, False
+    here = os.getcwd()
+    paths = [p for p in sys.path if p and os.path.abspath(p) != here]  # never the checked repository
+    try:
+        _child_process = subprocess.Popen(
+            [sys.executable, "-I", "-c", _CHILD, json.dumps(paths)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        _child_process = None
+    return _child_process, True
+
+
+def _answer(proc: subprocess.Popen[bytes]) -> object:
+    """The child's one-line JSON answer, or None when it dies or outlasts CHILD_SECONDS."""
+    assert proc.stdout is not None
+    if os.name != "nt":  # select() waits on pipes only on POSIX; elsewhere the read itself waits
+        ready, _, _ = select.select([proc.stdout], [], [], CHILD_SECONDS)
+        if not ready:
+            return None
+    line = proc.stdout.readline()
+    try:
+        return json.loads(line) if line.endswith(b"\n") else None
+    except ValueError:
+        return None
+
+
+@atexit.register
+def _stop_child() -> None:
+    global _child_process
+    proc, _child_process = _child_process, None
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
 def child() -> None:
-    """The child's side: SOURCE on standard input, libcst's verdict as JSON on standard output."""
-    source = sys.stdin.buffer.read()
+    """The child's side: files as (8-byte length, bytes) on standard input, one JSON verdict a line out."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout
+    while True:
+        head = stdin.read(8)
+        if len(head) < 8:
+            return
+        source = stdin.read(int.from_bytes(head, "big"))
+        stdout.write(json.dumps(_judge(source)) + "\n")
+        stdout.flush()
+
+
+def _judge(source: bytes) -> dict[str, object]:
     try:
         module = cst.parse_module(source)
     except Exception:  # ParserSyntaxError is not a SyntaxError; any failure means no
-        print(json.dumps({"parses": False}))
-        return
+        return {"parses": False}
     try:
         text, inserts, moved = _lowered_text(source, module)
-        lowered: object = [text, inserts, [[line, col, at] for (line, col), at in moved.items()]]
     except _Cannot:
-        lowered = None
-    print(json.dumps({"parses": True, "lowered": lowered}))
+        return {"parses": True, "lowered": None}
+    return {"parses": True, "lowered": [text, inserts, [[line, col, at] for (line, col), at in moved.items()]]}
 
 
 def _lowered_text(source: bytes, module: cst.Module) -> _Lowered:
