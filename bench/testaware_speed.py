@@ -88,7 +88,7 @@ def main() -> int:
             assert found is not None, "pytest does not run in --project-python"
             with open(os.path.join(clone, "tests", "collection_snapshot.txt"), "wb") as f:
                 f.write(format_snapshot(found.items))
-            git(clone, "commit", "-q", "-am", "the snapshot as collected here")
+            git(clone, "commit", "-q", "--allow-empty", "-am", "the snapshot as collected here")
             git(clone, "branch", "-f", "bench-base")
         for name, files in SCENARIOS.items():
             git(clone, "checkout", "-q", "--detach", "bench-base" if args.project_python else "origin/HEAD")
