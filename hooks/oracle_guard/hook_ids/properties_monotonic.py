@@ -37,13 +37,14 @@ class _Tree:
         self,
         read: Callable[[list[str]], dict[str, bytes | None]],
         models: dict[tuple[str, bytes], hm.HypothesisModule] | None = None,
+        parsed: dict[tuple[str, bytes], Module] | None = None,
     ) -> None:
         self.read = read
         self.modules: dict[str, Module | None] = {}
         self.errors: dict[str, SourceError] = {}
-        # Shared by both sides: a module the change leaves alone is modelled once, not once a side.
+        # Shared by both sides: a module the change leaves alone is parsed and modelled once, not once a side.
         self._models = models if models is not None else {}
-        self._parsed: dict[tuple[str, bytes], Module] = {}
+        self._parsed = parsed if parsed is not None else {}
 
     def model(self, module: Module) -> hm.HypothesisModule:
         """The Hypothesis model of a module, built once (every property of a module asks, and both sides)."""
@@ -51,10 +52,6 @@ class _Tree:
         if key not in self._models:
             self._models[key] = hm.model(module)
         return self._models[key]
-
-    def share(self, other: _Tree) -> None:
-        """Parse a file both sides hold alike once (its names too), not once a side."""
-        self._parsed = other._parsed
 
     def load(self, paths: list[str]) -> None:
         missing = [p for p in paths if p not in self.modules]
@@ -275,10 +272,9 @@ def property_findings(change_set: changes.ChangeSet | None, contract_path: str) 
             )
 
     models: dict[tuple[str, bytes], hm.HypothesisModule] = {}
-    new_tree = _Tree(reader.read_new, models)
-    base_tree = _Tree(reader.read_base, models) if reader.base else None
-    if base_tree is not None:
-        base_tree.share(new_tree)
+    parsed: dict[tuple[str, bytes], Module] = {}
+    new_tree = _Tree(reader.read_new, models, parsed)
+    base_tree = _Tree(reader.read_base, models, parsed) if reader.base else None
     new_tree.prefetch([p.module for p in new_props.values()])
     if base_tree is not None:
         base_tree.prefetch([p.module for p in base_props.values() if p.id in new_props])
