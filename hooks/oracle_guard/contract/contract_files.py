@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 import stat
 
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
@@ -59,7 +58,6 @@ def read_file(path: str, what: str = "contract file") -> bytes | None:
 
 _KINDS = {"120000": "symlink", "160000": "submodule", "040000": "directory"}
 _COMMITTED: dict[tuple[str, str], bytes | None] = {}  # (commit id, path): commits never change
-_COMMIT_ID = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?\Z")
 
 
 def bytes_at(rev: str, path: str) -> bytes | None:
@@ -84,7 +82,7 @@ def bytes_at(rev: str, path: str) -> bytes | None:
         raise ContractError(f"{path}: is not a file at {rev[:12]}, not a contract file")
     if data is None:
         _no_folder_in_the_way(rev, wanted)
-    if _COMMIT_ID.match(rev):
+    if git.OBJECT_ID.match(rev):  # a full object id names bytes that never change
         _COMMITTED[key] = data
     return data
 

@@ -142,13 +142,13 @@ def untracked() -> list[str]:
 # fail-closed reader after the prefetch, say) costs no git process.  Small files, a bounded few.
 _READ: dict[tuple[str, str], bytes | None] = {}
 _READ_MAX, _READ_MAX_BYTES = 512, 1 << 20
-_OBJECT_ID = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?\Z")
+OBJECT_ID = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?\Z")
 
 
 def read_blobs(rev: str, paths: Iterable[str]) -> dict[str, bytes | None]:
     """Contents of PATHS at REV in one git process; None where a path is absent."""
     requested = [p for p in dict.fromkeys(paths) if p]
-    immutable = bool(_OBJECT_ID.match(rev))
+    immutable = bool(OBJECT_ID.match(rev))
     known = {p: _READ[(rev, p)] for p in requested if (rev, p) in _READ} if immutable else {}
     read = _read_blobs(rev, [p for p in requested if p not in known])
     if immutable:
