@@ -8,7 +8,7 @@ calls, or adds a start-up file (``sitecustomize.py``, a ``pytest11`` entry
 point, a module shadowing the standard library).  Every changed file that is
 not on the test side (decided from the base) is judged; only what the change
 adds or alters counts, never what the base already had.  Rules:
-oracle_guard/analysis/testaware*.py and startup.py; docs/forbid-test-aware-code.md.
+oracle_guard/analysis/testaware/ (one module per class of cheat); docs/forbid-test-aware-code.md.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from oracle_guard.analysis import startup
+from oracle_guard.analysis.testaware import startup
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import TEST_FILES
@@ -27,8 +27,8 @@ from oracle_guard.reporting.report import Finding, UsageError, guarded
 from oracle_guard.rules import args as hook_args
 
 if TYPE_CHECKING:
-    from oracle_guard.analysis.testaware_cases import SeenCall
-    from oracle_guard.analysis.testaware_facts import Facts, Occurrence
+    from oracle_guard.analysis.testaware.cases import SeenCall
+    from oracle_guard.analysis.testaware.facts import Facts, Occurrence
 
 # Folders and files that are processes of their own (a CLI script may exit), not library code.
 SCRIPTS = re.compile(
@@ -98,13 +98,13 @@ class _Base:
         paths = [os.fsdecode(p).removeprefix(prefix) for p in out.split(b"\0") if p]
         tests = [p for p in paths if TEST_FILES.search(p)]
         blobs = self.change_set.read_base(tests)
-        from oracle_guard.analysis import testaware_cases
+        from oracle_guard.analysis.testaware import cases as testaware_cases
 
         return testaware_cases.test_calls(((p, d) for p, d in blobs.items() if d is not None), names)
 
 
 def _facts(base: _Base, path: str, raw: bool = False) -> Facts:
-    from oracle_guard.analysis.testaware_facts import Facts
+    from oracle_guard.analysis.testaware.facts import Facts
 
     def functions() -> frozenset[str]:
         return frozenset(t.rpartition(":")[2].rpartition(".")[2] for t in base.entry_points("console_scripts").values())
@@ -117,8 +117,9 @@ def _facts(base: _Base, path: str, raw: bool = False) -> Facts:
 
 def _occurrences(path: str, data: bytes, base: _Base, raw: bool = False) -> list[Occurrence]:
     # Imported here: a change with no production code (most commits touch tests) never loads the rules.
-    from oracle_guard.analysis import testaware, testaware_cases
     from oracle_guard.analysis.pysource import Module
+    from oracle_guard.analysis.testaware import cases as testaware_cases
+    from oracle_guard.analysis.testaware import finder as testaware
 
     module = Module.from_source(path, data)
     found = testaware.occurrences(module, _facts(base, path, raw))

@@ -115,7 +115,7 @@ class TestSide:
 def starts_python(path: str) -> bool:
     """A start-up file (sitecustomize.py, usercustomize.py, a .pth file, a module shadowing the standard
     library): it changes how Python starts, not what the code computes, so the base's version is used."""
-    from oracle_guard.analysis import startup
+    from oracle_guard.analysis.testaware import startup
 
     return startup.startup_file(path) is not None
 

@@ -25,7 +25,7 @@ from typing import Any, Callable, NamedTuple
 
 from oracle_guard.analysis.pysource import Module, SourceError, statements
 from oracle_guard.analysis.sourcetext import hot_lines
-from oracle_guard.analysis.testaware_facts import Occurrence, source
+from oracle_guard.analysis.testaware.facts import Occurrence, source
 
 MISSING = object()
 

@@ -14,7 +14,7 @@ alters is judged.  The classes (docs/forbid-test-aware-code.md):
 - OG968 ``pytest_plugins`` in a production module (the start-up files are judged by path)
 - OG969 dynamic code no rule can see through (``getattr(sys, name)``, ``eval``, ``exec``)
 
-OG966 (special-cased test inputs) needs the base's tests: oracle_guard/analysis/testaware_cases.py.
+OG966 (special-cased test inputs) needs the base's tests: oracle_guard/analysis/testaware/cases.py.
 """
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ import ast
 import re
 from typing import Union
 
-from oracle_guard.analysis import testaware_compare, testaware_state
-from oracle_guard.analysis import testaware_exprs as exprs
 from oracle_guard.analysis.pysource import Module, PrunedVisitor, SourceError
 from oracle_guard.analysis.sourcetext import hot_lines
-from oracle_guard.analysis.testaware_facts import Facts, Occurrence, source
+from oracle_guard.analysis.testaware import compare as testaware_compare
+from oracle_guard.analysis.testaware import exprs
+from oracle_guard.analysis.testaware import state as testaware_state
+from oracle_guard.analysis.testaware.facts import Facts, Occurrence, source
 
 Scope = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
 

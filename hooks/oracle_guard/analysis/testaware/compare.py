@@ -1,13 +1,13 @@
 """OG965, comparisons that cannot fail: an ``__eq__`` returning True or ignoring its operand, one answering
 True for an operand of another type, a constant ``__hash__``/``__len__``, an always-true ``__bool__``.
-oracle_guard/analysis/testaware.py calls it for every method of a class."""
+oracle_guard/analysis/testaware/finder.py calls it for every method of a class."""
 
 from __future__ import annotations
 
 import ast
 from typing import Callable
 
-from oracle_guard.analysis.testaware_facts import source
+from oracle_guard.analysis.testaware.facts import source
 
 BINARY_DUNDERS = frozenset(
     {

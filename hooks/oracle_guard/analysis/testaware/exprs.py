@@ -1,6 +1,6 @@
 """What an expression in production code spells: folded literals, frames, exits, relative imports.
 
-The expression-level helpers of oracle_guard/analysis/testaware.py, which walks the module and decides.
+The expression-level helpers of oracle_guard/analysis/testaware/finder.py, which walks the module and decides.
 """
 
 from __future__ import annotations

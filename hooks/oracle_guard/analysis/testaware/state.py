@@ -19,7 +19,7 @@ import bisect
 from typing import Callable
 
 from oracle_guard.analysis.pysource import Module, statements
-from oracle_guard.analysis.testaware_facts import Occurrence, source
+from oracle_guard.analysis.testaware.facts import Occurrence, source
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 
