@@ -58,7 +58,7 @@ def bare(root: str, selection: list[str]) -> float:
 
 def replay(root: str, probes: bool, jobs: str) -> tuple[float, str]:
     from oracle_guard.hook_ids import replay as replay_hook
-    from oracle_guard.pytest_side import flips
+    from oracle_guard.probes.flips import gate as flips
 
     flips.PROBES = probes
     argv = ["--base", "HEAD", "--python", sys.executable, *(["--jobs", jobs] if jobs else [])]

@@ -9,7 +9,7 @@ With an empty TEST_MODULE (`NAME=CLONE:PRODUCTION_FILE:`) the change is
 production code only: the replay runs the base test modules that reach the
 file (pytest_side/selection.py, printed), the bare run is plain pytest of
 those modules, and a third command replays with the canaries off
-(`replay.CANARIES = False`, in-process) to price canaries and the ledger's
+(`gate.CANARIES = False`, in-process) to price canaries and the ledger's
 completeness checks; targets: replay <= 2.5x bare, canaries <= 3%.  Notices
 of a flaky canary verdict or an unjudged property are counted.
 
@@ -79,7 +79,7 @@ def suite(name: str, root: str, production: str, module: str, runs: int, jobs: s
     options = ["--base", "HEAD", "--python", sys.executable, *(["--jobs", jobs] if jobs else [])]
     replay = [sys.executable, "-m", "oracle_guard", "replay", *options]
     quiet = (
-        "import sys; from oracle_guard.hook_ids import replay; replay.CANARIES = False; "
+        "import sys; from oracle_guard.probes.replay import gate; gate.CANARIES = False; "
         f"sys.exit(replay.main({options!r}))"
     )
     commands = {"bare": bare, "replay": replay}
@@ -192,7 +192,7 @@ def synthetic(files: int, runs: int) -> None:
 
 def canary_cost(rounds: int) -> None:
     """The canaries' absolute CPU: one pytest run of a one-test tree with them and without, paired."""
-    from oracle_guard.pytest_side import replay_run
+    from oracle_guard.probes.replay import run as replay_run
 
     root = tempfile.mkdtemp(prefix="canary-cost-")
     try:

@@ -9,6 +9,8 @@ subpackages are layers, lowest first:
 - analysis: reading test code (parsing, check sites, meaning, same-test pairing, models);
 - pytest_side: pytest itself (the plugin, its configuration and CI readers, collection, scratch runs);
 - rules: the rule engines and arguments the hook ids share;
+- probes: the run-time probes, one package each (replay with its canaries and ledger, flips, neighbours,
+  mutation): its gate, its pytest-side runner and the plugin it loads into the project's pytest;
 - hook_ids: one module per pre-commit hook id (registry.py lists them);
 - commands: the `oracle-guard` subcommands.
 
@@ -35,7 +37,7 @@ from oracle_guard.repo import paths
 
 PROJECT = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = PROJECT / "hooks" / "oracle_guard"
-LAYERS = ("reporting", "repo", "contract", "analysis", "pytest_side", "rules", "hook_ids", "commands")
+LAYERS = ("reporting", "repo", "contract", "analysis", "pytest_side", "rules", "probes", "hook_ids", "commands")
 
 HOOKS = {
     "hook_ids.collection_snapshot",

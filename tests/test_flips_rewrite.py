@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from oracle_guard.analysis import neighbours
-from oracle_guard.pytest_side import _flip_rewrite as flips
-from oracle_guard.pytest_side import _flips_plugin as plugin
-from oracle_guard.pytest_side import _neighbours_plugin as probe
+from oracle_guard.probes.flips import plugin as plugin
+from oracle_guard.probes.flips import rewrite as flips
+from oracle_guard.probes.neighbours import calls as neighbours
+from oracle_guard.probes.neighbours import plugin as probe
 
 
 def run_flipped(source: str, code_under_test: dict[str, Any]) -> dict[str, tuple[int, int]]:

@@ -1,10 +1,10 @@
-"""analysis/mutants.py: which mutants a function gets, and that each is a small edit that compiles."""
+"""probes/mutation/mutants.py: which mutants a function gets, and that each is a small edit that compiles."""
 
 from __future__ import annotations
 
 import pytest
 
-from oracle_guard.analysis import mutants
+from oracle_guard.probes.mutation import mutants
 
 SOURCE = b'''\
 import os

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from oracle_guard.commands import check
-from oracle_guard.pytest_side import ledger, replay_run
+from oracle_guard.probes.replay import ledger
+from oracle_guard.probes.replay import run as replay_run
 from tests.helpers import Repo
 
 CALC = """\

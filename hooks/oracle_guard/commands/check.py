@@ -118,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         replayed = replay_hook.replay(_replay_options(args))
         code = EXIT_USAGE if EXIT_USAGE in (code, replayed) else max(code, replayed)
     if args.mutate and base.format not in ONE_VERDICT:
-        from oracle_guard.rules import mutation_gate  # the engine loads only when asked for
+        from oracle_guard.probes.mutation import gate as mutation_gate  # the engine loads only when asked for
 
         sys.stdout.flush()
         mutated = report.emit(mutation_gate.run(args, change_set, args.contract), args.format, hook="oracle-mutate")
@@ -146,7 +146,7 @@ def _replayed(args: argparse.Namespace, ctx: HookContext) -> runner.Outcome:
 
 
 def _mutated(args: argparse.Namespace, ctx: HookContext, change_set: changes.ChangeSet) -> runner.Outcome:
-    from oracle_guard.rules import mutation_gate
+    from oracle_guard.probes.mutation import gate as mutation_gate
 
     try:
         found = [("oracle-mutate", f) for f in sorted(set(mutation_gate.run(args, change_set, args.contract)))]

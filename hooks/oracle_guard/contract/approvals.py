@@ -73,7 +73,7 @@ VERBS = {
     "check-removed": 1,
     "expected-change": 1,
     "behavior-change": 1,
-    "mutants-released": 1,  # the base's test caught mutants the new tests let live (rules/mutation_gate.py)
+    "mutants-released": 1,  # the base's test caught mutants the new tests let live (probes/mutation/gate.py)
 }
 
 

@@ -101,7 +101,7 @@ def finish(ctx: HookContext, findings: list[report.Finding], hook: str = "") -> 
     return report.emit(findings, ctx.format, hook=hook, written=ctx.written)
 
 
-# Here, not in rules/mutation_gate.py: parsing --mutate must not import the mutation engine.
+# Here, not in probes/mutation/gate.py: parsing --mutate must not import the mutation engine.
 MUTATE_MAX = 200
 MUTATE_TIMEOUT = 900
 

@@ -4,7 +4,7 @@
 
 When a change edits or deletes test code, the base versions of the test
 modules it touched run on the base tree with a line tracer; every statement
-they run in a production function is mutated (analysis/mutants.py).  Each
+they run in a production function is mutated (probes/mutation/mutants.py).  Each
 mutant runs against the base's tests and, if they catch it, against the new
 tests (the new versions of the touched modules and the test modules the
 change adds, in the new tree); a mutant they let live is looked for once more
@@ -27,9 +27,10 @@ import time
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from oracle_guard.analysis import mutants as mutant_gen
-from oracle_guard.pytest_side import mutation_run, scratch
-from oracle_guard.pytest_side.mutation_run import Cover, Job, Server, Verdict
+from oracle_guard.probes.mutation import mutants as mutant_gen
+from oracle_guard.probes.mutation import run as mutation_run
+from oracle_guard.probes.mutation.run import Cover, Job, Server, Verdict
+from oracle_guard.pytest_side import scratch
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.interpreters import candidate_interpreters, no_pytest
 from oracle_guard.reporting.report import Finding, UsageError, notice
@@ -436,7 +437,7 @@ def _ran(cover: Cover, what: str, python: str) -> Cover:
 
 
 def _no_pytest() -> int:
-    from oracle_guard.pytest_side import _mutation_server
+    from oracle_guard.probes.mutation import server as _mutation_server
 
     return _mutation_server.NO_PYTEST_EXIT
 

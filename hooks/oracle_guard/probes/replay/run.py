@@ -17,7 +17,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 
-from oracle_guard.pytest_side import ledger
+from oracle_guard.probes.replay import ledger
 from oracle_guard.repo.interpreters import candidate_interpreters, no_pytest, tree_env
 from oracle_guard.reporting.report import UsageError
 
@@ -50,7 +50,7 @@ class _Pytest:
     """One pytest process in a scratch tree, in its own process group so a timeout ends all of it."""
 
     def __init__(self, python: str, tree: str, args: Sequence[str], work: str, name: str, nonce: str) -> None:
-        from oracle_guard.pytest_side import _replay_plugin
+        from oracle_guard.probes.replay import plugin as _replay_plugin
 
         self.tree = tree
         self.nonce = nonce
@@ -205,6 +205,6 @@ def run_somewhere(
 
 
 def _no_pytest() -> int:
-    from oracle_guard.pytest_side import _replay_plugin
+    from oracle_guard.probes.replay import plugin as _replay_plugin
 
     return _replay_plugin.NO_PYTEST_EXIT

@@ -102,7 +102,7 @@ class Server:
         name: str,
         mutant: Job | None = None,
     ) -> None:
-        from oracle_guard.pytest_side import _mutation_server
+        from oracle_guard.probes.mutation import server as _mutation_server
 
         self.out_path = os.path.join(work, f"{name}.jsonl")
         self.log_path = os.path.join(work, f"{name}.log")

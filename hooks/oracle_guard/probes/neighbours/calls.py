@@ -1,6 +1,6 @@
 """Differential neighbours: the tested inputs, and the verdict on how the new code behaves around them.
 
-The replay's probe run (pytest_side/_neighbours_plugin.py) calls each function
+The replay's probe run (probes/neighbours/plugin.py) calls each function
 the selected base tests call with literal scalar, str or bytes arguments, on
 both trees: at the tested input and on neighbouring inputs (one argument
 varied).  This module finds those call sites in the base's test source, and

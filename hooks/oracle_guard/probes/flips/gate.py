@@ -25,7 +25,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from oracle_guard.analysis import neighbours
+from oracle_guard.probes.neighbours import calls as neighbours
 from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import Finding, notice
 
@@ -83,7 +83,7 @@ class _Probe:
     """One probe pytest process in a scratch tree, in its own process group."""
 
     def __init__(self, python: str, tree: str, args: Sequence[str], work: str, name: str, calls: str | None) -> None:
-        from oracle_guard.pytest_side import _flips_plugin
+        from oracle_guard.probes.flips import plugin as _flips_plugin
 
         self.flips_out = os.path.join(work, f"{name}.flips.json")
         self.neighbours_out = os.path.join(work, f"{name}.neighbours.json") if calls else None
@@ -91,7 +91,7 @@ class _Probe:
         plugins = [[os.path.abspath(_flips_plugin.__file__), self.flips_out]]
         env = tree_env(python, tree)
         if calls and self.neighbours_out:
-            from oracle_guard.pytest_side import _neighbours_plugin
+            from oracle_guard.probes.neighbours import plugin as _neighbours_plugin
 
             plugins.append([os.path.abspath(_neighbours_plugin.__file__), self.neighbours_out])
             env["ORACLE_GUARD_NEIGHBOURS"] = calls

@@ -51,7 +51,7 @@ TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 def _sibling(name: str) -> Any:
     """A module beside this file, by path: the project's interpreter may hold another oracle_guard, or none."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
-    spec = importlib.util.spec_from_file_location(f"_oracle_guard{name}", path)
+    spec = importlib.util.spec_from_file_location(f"_oracle_guard_flips_{name}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -59,7 +59,7 @@ def _sibling(name: str) -> Any:
     return module
 
 
-flip = _sibling("_flip_rewrite")
+flip = _sibling("rewrite")
 NAME: str = flip.NAME
 
 

@@ -1,0 +1,299 @@
+"""The replay's gate: run the base's tests on the base and on the new code, and judge the two runs.
+
+The hook id (hook_ids/replay.py) and `oracle-guard check --replay` call ``findings_of``.  The
+scratch trees come from pytest_side/scratch.py, the selection from pytest_side/selection.py, the
+pytest processes from run.py (with the plugin.py each loads by path), and each run is judged from
+outside its process by ledger.py.  The probes run after it: flips (and neighbours) on the tests
+that passed on both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+
+from oracle_guard.contract import unstable_ids
+from oracle_guard.probes.flips import gate as flips
+from oracle_guard.probes.replay import ledger
+from oracle_guard.probes.replay import run as replay_run
+from oracle_guard.pytest_side import scratch, selection
+from oracle_guard.repo import changes
+from oracle_guard.reporting.report import Finding, UsageError, notice
+
+TIMEOUT_SECONDS = 900
+CANARIES = True  # plant the canaries (bench/replay.py turns them off to measure what they cost)
+WEAKER = {
+    "failed": "fails",
+    "error": "errors",
+    "skipped": "is now skipped",
+    "xfailed": "now xfails",
+    "xpassed": "now xpasses (was a plain pass)",
+}
+IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError")
+
+
+def _statement(node: str) -> str:
+    return f"behavior-change {node}"
+
+
+def judge(
+    base: ledger.Result,
+    new: ledger.Result,
+    base_label: str,
+    cut_short: bool = False,
+    counted: frozenset[str] = frozenset(),
+) -> list[tuple[str, Finding]]:
+    """(node id, finding) for every test that passed at the base and does not pass on the new code.
+
+    CUT_SHORT: the new side's run ended early (its own finding): a test it never reached is not one.
+    COUNTED: tests whose ids change between runs; their cases pair by position.
+    """
+    found = []
+    moved = unstable_ids.paired(base.items, new.items, set(counted))
+    for node, before in base.items.items():
+        if before.outcome != "passed":
+            continue  # a base failure or skip was never an oracle
+        after = new.items.get(moved.get(node, node))
+        if after is not None and after.outcome == "passed":
+            continue
+        if after is None and cut_short and before.path not in new.errors:
+            continue
+        command = f"`oracle-guard approve {_statement(unstable_ids.approvable(node, counted))}`"
+        if after is None:
+            error = new.errors.get(before.path)
+            if error is not None and error.split(":", 1)[0].strip().rsplit(".", 1)[-1] in IMPORT_ERRORS:
+                text = f"the base's test cannot import the new code: `{error}` ({node}); restore the name, or approve the change: {command}"
+                code = "OG903"
+            elif error is not None:
+                text = f"the base's test no longer collects against the new code: `{error}` ({node}); fix the code, or approve the change: {command}"
+                code = "OG903"
+            else:
+                text = f"{node} passed at {base_label} and is not collected against the new code (an id built from production values?); restore it, or approve the change: {command}"
+                code = "OG905"
+        else:
+            code = "OG901" if after.outcome in ("failed", "error") else "OG902"
+            why = f": {after.message}" if after.message else ""
+            text = f"{node} passed at {base_label} and {WEAKER.get(after.outcome, after.outcome)} against the new code{why}; the change alters behaviour the base's test pins: fix the code, or approve the change: {command}"
+        found.append((node, Finding(before.path, before.line, 1, code, text)))
+    return found
+
+
+def _few(paths: Sequence[str]) -> str:
+    shown = ", ".join(paths[:3])
+    return shown + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+
+
+def _scope(chosen: selection.Selection) -> str:
+    if chosen.everything:
+        return f"every test ({_few(chosen.reasons)})"
+    reaching = len(chosen.modules) - len(chosen.changed)
+    if chosen.reasons:  # some modules run because their imports cannot be decided: say which files
+        return f"{_scope(chosen._replace(reasons=()))}, imports undecided in {_few(chosen.reasons)}"
+    if not reaching:
+        return f"{len(chosen.modules)} changed test module(s)"
+    if not chosen.changed:
+        return f"{reaching} test module(s) reaching the changed code"
+    return f"{len(chosen.modules)} test module(s) ({len(chosen.changed)} changed, {reaching} reaching the changed code)"
+
+
+def findings_of(args: argparse.Namespace) -> list[Finding]:
+    """The replay's findings, printing nothing but notices (`check --replay` prints them in its one document)."""
+    started = time.monotonic()
+    deadline = started + args.timeout
+    changes.enter_repo([])
+    change_set = changes.resolve(args)
+    if change_set.base is None:
+        notice("oracle-replay: nothing to replay: there is no base revision yet")
+        return []
+    from oracle_guard.contract import contract
+
+    base_contract = contract.at_base(change_set.base, args.contract)
+    side = scratch.TestSide(change_set.base, args.contract, base_contract)
+    the_plan = scratch.plan(change_set, side)
+    if not the_plan.production:
+        what = "only the test side" if the_plan.test_side else "nothing pytest reads"
+        notice(f"oracle-replay: nothing to replay: the change touches {what}")
+        return []
+    chosen = selection.select(change_set, the_plan, side)
+    if chosen.empty:
+        notice(
+            "oracle-replay: nothing to replay: no base test reaches the changed code"
+            f" ({_few([*the_plan.write, *the_plan.remove])})"
+        )
+        return []
+    try:
+        return _replay(args, change_set, the_plan, chosen, deadline, started)
+    except subprocess.TimeoutExpired:
+        raise UsageError(
+            f"the replay took over {args.timeout:g} s (--timeout) and was stopped; nothing was judged"
+        ) from None
+
+
+def _replay(
+    args: argparse.Namespace,
+    change_set: changes.ChangeSet,
+    the_plan: scratch.Plan,
+    chosen: selection.Selection,
+    deadline: float,
+    started: float,
+) -> list[Finding]:
+    tree = scratch.Scratch()
+    runs = replay_run.Runs(
+        tempfile.mkdtemp(prefix="logs-", dir=tree.root), deadline, replay_run.jobs(args.jobs), CANARIES
+    )
+    try:
+        tree.build(change_set, the_plan)
+        trees = {"base": tree.base, "new": tree.new}
+        replay_run.seed_hypothesis_cache(list(trees.values()))
+        chosen_args = list(chosen.modules)
+        python, origin, results, fixed = replay_run.run_somewhere(args.python, trees, chosen_args, runs)
+        replay_run.keep_hypothesis_cache(tree.base)
+        base, new = results["base"], results["new"]
+        passed = sum(1 for o in base.items.values() if o.outcome == "passed")
+        notice(
+            f"oracle-replay: {python} ({origin}) ran {_scope(chosen)}: {passed} passed at {change_set.base_label}, in {time.monotonic() - started:.1f} s"
+        )
+        if not passed and (
+            base.exit_code not in (0, 1, 5)
+            or base.errors
+            or any(o.outcome in ("failed", "error") for o in base.items.values())
+        ):
+            # Nothing passed at the base: there is no oracle to compare with, and a silent pass would lie.
+            first = (
+                next(iter(base.errors.values()), "")
+                or next((o.message for o in base.items.values() if o.message), "")
+                or base.tail
+                or "no output"
+            )
+            raise UsageError(
+                f"no selected test passes at {change_set.base_label} in {python} (pytest exited {base.exit_code}: {first}); is the project installed in that interpreter?"
+            )
+        if new.exit_code not in (0, 1, 2, 5) and passed and not new.items:
+            where = chosen_args[0] if chosen_args else "."
+            why = f"pytest cannot run the base's tests against the new code (exit {new.exit_code}): {new.tail or 'no output'}; fix the change"
+            return [Finding(where, 1, 1, "OG904", why)]
+        where = _production_file(the_plan)
+        tampering, new = _soundness(
+            python, trees, [*fixed, *chosen_args], runs, base, new, where, change_set.base_label
+        )
+        cut_short = new.finished is None or bool(set(new.collected) - set(new.items))
+        counted = frozenset(unstable_ids.counted_at_base(change_set, args.contract))
+        findings: list[tuple[str, Finding]] = []
+        suspects = judge(base, new, change_set.base_label, cut_short, counted)
+        lost = [n for n, f in suspects if f.code == "OG905"]  # ids that change on every run look uncollected
+        moving = unstable_ids.recheck(
+            base.items,
+            lost,
+            counted,
+            lambda t: runs.run(python, {"base": tree.base}, [*fixed, *t], "rerun")["base"].items,
+        )
+        if moving:
+            counted |= moving
+            suspects = judge(base, new, change_set.base_label, cut_short, counted)
+        if suspects:
+            # A counted test's cases have other ids on every run: rerun the whole test, pair by position.
+            tests = sorted({unstable_ids.approvable(n, counted) for n, _ in suspects})
+            again = runs.run(python, trees, [*fixed, *tests], "rerun")
+            sound = not set(ledger.broken(again["new"])) - set(ledger.broken(again["base"]))
+            for node, finding in suspects:
+                twice = [
+                    again[s].items.get(unstable_ids.same_case(node, base.items, again[s].items, counted))
+                    for s in ("base", "new")
+                ]
+                if sound and all(o is not None and o.outcome == "passed" for o in twice):
+                    notice(
+                        f"oracle-replay: flaky on replay: {node} failed against the new code once, then passed on both sides"
+                    )
+                    continue
+                findings.append((node, finding))
+        # The probes: flipped checks (and neighbouring inputs) on both sides, for tests that passed on both.
+        passed_both = {
+            n
+            for n, o in base.items.items()
+            if o.outcome == "passed" and (after := new.items.get(n)) is not None and after.outcome == "passed"
+        }
+        findings += flips.judge(
+            python,
+            trees,
+            fixed,
+            chosen_args,
+            runs.jobs,
+            runs.deadline,
+            runs.work,
+            passed_both,
+            change_set.base_label,
+            the_plan.write,
+        )
+        findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
+        return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
+    finally:
+        tree.cleanup()
+
+
+def _production_file(the_plan: scratch.Plan) -> str:
+    """Where a finding about the new code as a whole points: its first changed Python file."""
+    python = sorted(p for p in the_plan.write if p.endswith(".py"))
+    return (python or sorted(the_plan.write) or sorted(the_plan.remove) or ["."])[0]
+
+
+def _soundness(
+    python: str,
+    trees: dict[str, str],
+    args: list[str],
+    runs: replay_run.Runs,
+    base: ledger.Result,
+    new: ledger.Result,
+    where: str,
+    base_label: str,
+) -> tuple[list[Finding], ledger.Result]:
+    """OG906 when the new side's run breaks what the base side's run holds (ledger.broken); the result to judge.
+
+    What breaks on the base side too is this project's way of running (a
+    notice, not judged).  A new side that breaks once and is sound on a
+    second run is a flake: a notice, and the second run is judged.
+    """
+    held = ledger.broken(base)
+    for why in held.values():
+        notice(f"oracle-replay: not judged: at {base_label} too, {why}")
+    own = {k: v for k, v in ledger.broken(new).items() if k not in held}
+    if not own:
+        return [], new
+    again = runs.run(python, {"new": trees["new"]}, args, "again")["new"]
+    if not set(ledger.broken(again)) - set(held):
+        notice(f"oracle-replay: flaky run on the new code ({'; '.join(own.values())}), sound on a second run")
+        return [], again
+    what = "; ".join(own.values())
+    if "finished" in own and new.exit_code < 0:
+        text = f"pytest cannot run the base's tests against the new code: {what}; fix the change"
+        return [Finding(where, 1, 1, "OG904", text)], new
+    text = (
+        f"the new code tampers with the test run: {what}, twice, while the same run at {base_label} holds;"
+        " pytest's verdict on this code cannot be trusted: remove the code that exits the process,"
+        " patches the test machinery or hides outcomes"
+    )
+    return [Finding(where, 1, 1, "OG906", text)], new
+
+
+def _unapproved(
+    change_set: changes.ChangeSet, contract_path: str, findings: list[tuple[str, Finding]]
+) -> list[Finding]:
+    from oracle_guard.contract import contract
+    from oracle_guard.contract.approvals import Approvals, canonical
+
+    approvals = Approvals.load(
+        change_set,
+        contract.at_base(change_set.base, contract_path),
+        contract.at_new(change_set.target, contract_path),
+    )
+    kept = []
+    for node, finding in findings:
+        if approvals.covers(_statement(node)):
+            notice(f"oracle-replay: approved behaviour change: {node}")
+            continue
+        if approvals.allowed_signers is None or canonical(_statement(node)) in approvals.candidates:
+            finding = finding._replace(message=f"{finding.message} ({approvals.explain(_statement(node))})")
+        kept.append(finding)
+    return kept
