@@ -21,6 +21,7 @@ from oracle_guard.repo import changes
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
 from oracle_guard.reporting import report
+from oracle_guard.reporting.findings import combined
 from oracle_guard.reporting.report import EXIT_CLEAN, EXIT_USAGE, UsageError, guarded
 from oracle_guard.rules import args as hook_args
 
@@ -115,14 +116,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         from oracle_guard.hook_ids import replay as replay_hook
 
         sys.stdout.flush()
-        replayed = replay_hook.replay(_replay_options(args))
-        code = EXIT_USAGE if EXIT_USAGE in (code, replayed) else max(code, replayed)
+        try:
+            replayed = replay_hook.replay(_replay_options(args))
+        except UsageError as exc:  # printed once, as the one-document path does; a finding above still wins
+            print(f"oracle-guard: error: {exc}", file=sys.stderr)
+            replayed = EXIT_USAGE
+        code = combined(code, replayed)
     if args.mutate and base.format not in ONE_VERDICT:
         from oracle_guard.probes.mutation import gate as mutation_gate  # the engine loads only when asked for
 
         sys.stdout.flush()
-        mutated = report.emit(mutation_gate.run(args, change_set, args.contract), args.format, hook="oracle-mutate")
-        code = EXIT_USAGE if EXIT_USAGE in (code, mutated) else max(code, mutated)
+        try:
+            mutated = report.emit(mutation_gate.run(args, change_set, args.contract), args.format, hook="oracle-mutate")
+        except UsageError as exc:
+            print(f"oracle-guard: error: {exc}", file=sys.stderr)
+            mutated = EXIT_USAGE
+        code = combined(code, mutated)
     return code
 
 

@@ -7,7 +7,7 @@ base's tests run against the new code.  Same shape and same test as explain_exam
 
 from __future__ import annotations
 
-from oracle_guard.commands.explain_examples import BASE, CONFIG_WHY, REPLAY_WHY, SHOP, TEST, Example, Files, edit
+from oracle_guard.commands.explain_examples import BASE, CONFIG_WHY, REPLAY_WHY, SHOP, TEST, Example, Files, T, edit
 
 INI = "pytest.ini"
 WF = ".github/workflows/ci.yml"
@@ -269,6 +269,15 @@ EXAMPLES: dict[str, Example] = {
             "tests/test_price.py": edit("price(2) == 4", "price(2) == 5"),
         },
         {"shop.py": edit("return 2 * quantity", "total = 2 * quantity\n    return total", SHOP)},
+        needs="replay",
+    ),
+    "OG907": Example(
+        "A test that fails at the base whose base version still fails against the new code, while the change's"
+        " own version of it passes, skips or is gone: the test was rewritten instead of the code.",
+        "On a red base the failing tests are the task: a change that edits them until they pass has not done it.",
+        {"shop.py": "def price(quantity):\n    return 3 * quantity\n", T: edit("price(2) == 4", "price(2) == 6")},
+        {"shop.py": SHOP},
+        base={**BASE, "shop.py": "def price(quantity):\n    raise NotImplementedError\n"},
         needs="replay",
     ),
     "OG903": Example(

@@ -205,10 +205,11 @@ def prefetch(ctx: HookContext) -> None:
 
 
 def emit(fmt: str, outcome: Outcome) -> int:
-    """Print the outcome in FMT; the exit code (2 for any error, else 1 for any finding or rewritten file)."""
+    """Print the outcome in FMT; the exit code (1 for any finding or rewritten file, else 2 for any error)."""
     for error in outcome.errors:
         print(f"oracle-guard: error: {error}", file=sys.stderr)
-    code = EXIT_USAGE if outcome.errors else EXIT_FINDINGS if outcome.results or outcome.written else EXIT_CLEAN
+    # A finding (or a rewritten file) is 1 even beside a part that could not run: its error is printed all the same.
+    code = EXIT_FINDINGS if outcome.results or outcome.written else EXIT_USAGE if outcome.errors else EXIT_CLEAN
     if fmt in report.DOCUMENT_FORMATS:
         from oracle_guard.reporting import output
 

@@ -249,12 +249,23 @@ def _git_ok(args: tuple[str, ...], env: dict[str, str], rev: str) -> None:
 
 def overlay(change_set: changes.ChangeSet, the_plan: Plan, dest: str) -> None:
     """Lay the change's production files over the base export in DEST."""
-    for path in the_plan.remove:
+    _lay(change_set, the_plan.write, the_plan.remove, dest)
+
+
+def overlay_all(change_set: changes.ChangeSet, dest: str) -> None:
+    """Lay the whole change, test side included, over the base export in DEST: the change as committed."""
+    write = [c.path for c in change_set.changes if c.path]
+    remove = [c.old_path for c in change_set.changes if c.old_path and c.old_path not in write]
+    _lay(change_set, write, remove, dest)
+
+
+def _lay(change_set: changes.ChangeSet, write: list[str], remove: list[str], dest: str) -> None:
+    for path in remove:
         target = os.path.join(dest, path)
         if os.path.lexists(target) and not os.path.isdir(target):
             os.unlink(target)
-    blobs = change_set.read_new(the_plan.write) if change_set.target else {}
-    for path in the_plan.write:
+    blobs = change_set.read_new(write) if change_set.target else {}
+    for path in write:
         target = os.path.join(dest, path)
         if os.path.lexists(target) and not os.path.isdir(target):
             os.unlink(target)  # never write through a link into the user's files
@@ -306,12 +317,23 @@ def _noexec(mount_point: str) -> bool:
 
 
 class Scratch:
-    """A temporary folder holding the base tree and the new-code-with-base-tests tree."""
+    """A temporary folder holding the base tree and the new-code-with-base-tests tree.
+
+    A third tree, ``target``, holds the change as committed (its own tests too): built only when
+    a test that fails at the base must be run in the version the change left behind.
+    """
 
     def __init__(self) -> None:
         self.root = tempfile.mkdtemp(prefix="oracle-guard-replay-", dir=scratch_home())
         self.base = os.path.join(self.root, "base")
         self.new = os.path.join(self.root, "new")
+        self.target = os.path.join(self.root, "target")
+
+    def build_target(self, change_set: changes.ChangeSet) -> str:
+        assert change_set.base is not None
+        export(change_set.base, self.target)
+        overlay_all(change_set, self.target)
+        return self.target
 
     def build(self, change_set: changes.ChangeSet, the_plan: Plan, sides: Iterable[str] = ("base", "new")) -> None:
         assert change_set.base is not None

@@ -13,6 +13,13 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
 
+def combined(*codes: int) -> int:
+    """One exit code for parts of one run: a finding from any part is 1, even where another part could not run."""
+    if EXIT_FINDINGS in codes:
+        return EXIT_FINDINGS
+    return EXIT_USAGE if EXIT_USAGE in codes else max(codes, default=EXIT_CLEAN)
+
+
 class UsageError(Exception):
     """Bad input or configuration: reported as one line, exit code 2."""
 

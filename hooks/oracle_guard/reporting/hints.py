@@ -315,6 +315,11 @@ CODES: dict[str, tuple[str, str, str]] = {
         "a base test is no longer collected against the new code",
         "restore what the test collects, or approve `behavior-change NODEID`",
     ),
+    "OG907": (
+        "oracle-replay",
+        "a failing base test rewritten instead of the code",
+        "fix the code so the base's test passes, or approve `behavior-change NODEID` if the test was wrong",
+    ),
     "OG961": (
         "forbid-test-aware-code",
         "production code asks whether a test runs",

@@ -153,10 +153,19 @@ def _judge(
         if base_cover.exit_code == _no_pytest():
             raise UsageError(no_pytest([(python, base_cover.tail)]))
         _ran(base_cover, f"the base's tests at {change_set.base_label}", python)
-        if not any(t.ok for t in base_cover.tests):
+        if not base_cover.tests:
             raise UsageError(
-                f"no selected test passes at {change_set.base_label} in {python} (pytest exited {base_cover.exit_code}: {base_cover.tail or 'no output'}); is the project installed in that interpreter?"
+                f"no selected test runs at {change_set.base_label} in {python} (pytest exited {base_cover.exit_code}: {base_cover.tail or 'no output'}); is the project installed in that interpreter?"
             )
+        if not any(t.ok for t in base_cover.tests):
+            # A red base: a test that fails there catches no mutant, so there is nothing to compare.
+            notice(
+                f"oracle-mutate: no selected test passes at {change_set.base_label}: the {len(base_cover.tests)} red there are left out"
+            )
+            return []
+        red_at_base = sum(1 for t in base_cover.tests if not t.ok)
+        if red_at_base:
+            notice(f"oracle-mutate: {red_at_base} test(s) red at {change_set.base_label} are left out")
         new_cover = _ran(new.cover(deadline), "the new tests", python) if new is not None else None
         pairs, only_at_import = _pairs(args, change_set, base_cover)
         base_verdicts, candidates = _pipeline(base, base_cover, new, new_cover, pairs, deadline)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from oracle_guard.contract import unstable_ids
 from oracle_guard.probes.flips import gate as flips
-from oracle_guard.probes.replay import ledger
+from oracle_guard.probes.replay import ledger, red
 from oracle_guard.probes.replay import run as replay_run
 from oracle_guard.pytest_side import scratch, selection
 from oracle_guard.repo import changes
@@ -33,6 +33,7 @@ WEAKER = {
     "xpassed": "now xpasses (was a plain pass)",
 }
 IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError")
+NOTHING_RAN = ledger.Result({}, {}, 5, "")
 
 
 def _statement(node: str) -> str:
@@ -113,16 +114,16 @@ def findings_of(args: argparse.Namespace) -> list[Finding]:
     base_contract = contract.at_base(change_set.base, args.contract)
     side = scratch.TestSide(change_set.base, args.contract, base_contract)
     the_plan = scratch.plan(change_set, side)
-    if not the_plan.production:
-        what = "only the test side" if the_plan.test_side else "nothing pytest reads"
-        notice(f"oracle-replay: nothing to replay: the change touches {what}")
+    if not the_plan.production and not the_plan.test_side:
+        notice("oracle-replay: nothing to replay: the change touches nothing pytest reads")
         return []
     chosen = selection.select(change_set, the_plan, side)
     if chosen.empty:
-        notice(
-            "oracle-replay: nothing to replay: no base test reaches the changed code"
-            f" ({_few([*the_plan.write, *the_plan.remove])})"
-        )
+        if the_plan.production:
+            why = f"no base test reaches the changed code ({_few([*the_plan.write, *the_plan.remove])})"
+        else:
+            why = "the change edits no base test (it adds tests, or touches what pytest does not run)"
+        notice(f"oracle-replay: nothing to replay: {why}")
         return []
     try:
         return _replay(args, change_set, the_plan, chosen, deadline, started)
@@ -145,32 +146,27 @@ def _replay(
         tempfile.mkdtemp(prefix="logs-", dir=tree.root), deadline, replay_run.jobs(args.jobs), CANARIES
     )
     try:
-        tree.build(change_set, the_plan)
-        trees = {"base": tree.base, "new": tree.new}
+        # A change to the test side alone has no new code to lay over the base: the base run is both sides.
+        sides = ("base", "new") if the_plan.production else ("base",)
+        tree.build(change_set, the_plan, sides)
+        trees = {s: getattr(tree, s) for s in sides}
         replay_run.seed_hypothesis_cache(list(trees.values()))
         chosen_args = list(chosen.modules)
         python, origin, results, fixed = replay_run.run_somewhere(args.python, trees, chosen_args, runs)
         replay_run.keep_hypothesis_cache(tree.base)
-        base, new = results["base"], results["new"]
+        base = results["base"]
+        new = results.get("new", base)
         passed = sum(1 for o in base.items.values() if o.outcome == "passed")
+        failing = sum(1 for o in base.items.values() if o.outcome in red.RED)
         notice(
-            f"oracle-replay: {python} ({origin}) ran {_scope(chosen)}: {passed} passed at {change_set.base_label}, in {time.monotonic() - started:.1f} s"
+            f"oracle-replay: {python} ({origin}) ran {_scope(chosen)}: {passed} passed"
+            f"{f', {failing} failed' if failing else ''} at {change_set.base_label}, in {time.monotonic() - started:.1f} s"
         )
-        if not passed and (
-            base.exit_code not in (0, 1, 5)
-            or base.errors
-            or any(o.outcome in ("failed", "error") for o in base.items.values())
-        ):
-            # Nothing passed at the base: there is no oracle to compare with, and a silent pass would lie.
-            first = (
-                next(iter(base.errors.values()), "")
-                or next((o.message for o in base.items.values() if o.message), "")
-                or base.tail
-                or "no output"
-            )
-            raise UsageError(
-                f"no selected test passes at {change_set.base_label} in {python} (pytest exited {base.exit_code}: {first}); is the project installed in that interpreter?"
-            )
+        if not base.items and base.exit_code not in (0, 1, 2, 5):
+            raise UsageError(_not_judged(change_set.base_label, python, base))
+        if not the_plan.production:
+            found = _red_base(python, tree, fixed, runs, change_set, the_plan, base, base)
+            return _unapproved(change_set, args.contract, found) if found else []
         if new.exit_code not in (0, 1, 2, 5) and passed and not new.items:
             where = chosen_args[0] if chosen_args else "."
             why = f"pytest cannot run the base's tests against the new code (exit {new.exit_code}): {new.tail or 'no output'}; fix the change"
@@ -209,6 +205,8 @@ def _replay(
                     )
                     continue
                 findings.append((node, finding))
+        # A red base: the base's failing tests are the task (red.py).
+        findings += _red_base(python, tree, fixed, runs, change_set, the_plan, base, new)
         # The probes: flipped checks (and neighbouring inputs) on both sides, for tests that passed on both.
         passed_both = {
             n
@@ -231,6 +229,49 @@ def _replay(
         return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
     finally:
         tree.cleanup()
+
+
+def _not_judged(base_label: str, python: str, result: ledger.Result) -> str:
+    first = (
+        next(iter(result.errors.values()), "")
+        or next((o.message for o in result.items.values() if o.message), "")
+        or result.tail
+        or "no output"
+    )
+    return (
+        f"nothing can be judged: no selected base test collects at {base_label} nor against the new code in"
+        f" {python} (pytest exited {result.exit_code}: {first}); is the project installed in that interpreter?"
+    )
+
+
+def _red_base(
+    python: str,
+    tree: scratch.Scratch,
+    fixed: list[str],
+    runs: replay_run.Runs,
+    change_set: changes.ChangeSet,
+    the_plan: scratch.Plan,
+    base: ledger.Result,
+    new: ledger.Result,
+) -> list[tuple[str, Finding]]:
+    """The base's failing tests: silenced by the code (OG902), rewritten by the change (OG907), or still open."""
+    found = red.silenced(base, new, change_set.base_label)
+    still = red.still_red(base, new)
+    open_ids = sorted([*still.tests, *still.modules])
+    if not still.empty and the_plan.test_side:
+        # The change touched the test side: run its own version of the still-red tests (the change as committed).
+        target = tree.build_target(change_set)
+        exists = red.exists_in(target)
+        moved = red.renames((c.old_path, c.path) for c in change_set.changes)
+        paths = red.target_paths(still, moved, exists)
+        ran = runs.run(python, {"target": target}, [*fixed, *paths], "target")["target"] if paths else NOTHING_RAN
+        rewritten, open_ids = red.rewritten(still, ran, moved, exists, change_set.base_label)
+        found += rewritten
+    if open_ids:
+        notice(red.notice_text(open_ids, change_set.base_label))
+    if not found and not base.items and not new.items and (base.errors or new.errors):
+        raise UsageError(_not_judged(change_set.base_label, python, base))
+    return found
 
 
 def _production_file(the_plan: scratch.Plan) -> str:
