@@ -90,10 +90,26 @@ def test_a_replay_error_is_inside_the_one_document(repo: Repo, monkeypatch: pyte
     repo.commit("agent")
     result = repo.hook(check.main, "--base", base, "--replay", "--format", "json", "--skip", "collection-snapshot")
     doc = json.loads(result.out)
-    assert result.code == 2 and doc["summary"]["exit_code"] == 2 and "nothing was judged" in doc["errors"][0]
+    # The hooks' finding makes the exit 1 although the replay could not run; its error is in the document.
+    assert result.code == 1 and doc["summary"]["exit_code"] == 1 and "nothing was judged" in doc["errors"][0]
     assert [f["code"] for f in doc["findings"]] == ["OG101"]  # the hooks' findings are not lost
     assert result.err.count("\n") == 1
 
+
+
+def test_a_replay_error_alone_is_exit_2_in_the_one_document(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(args: object) -> list[Finding]:
+        raise UsageError("the replay took over 1 s (--timeout) and was stopped; nothing was judged")
+
+    monkeypatch.setattr(replay, "findings_of", broken)
+    repo.write("tests/test_calc.py", TESTS)
+    base = repo.commit("base")
+    repo.write("tests/test_calc.py", "# the same tests\n" + TESTS)
+    repo.commit("agent")
+    result = repo.hook(check.main, "--base", base, "--replay", "--format", "json", "--skip", "collection-snapshot")
+    doc = json.loads(result.out)
+    assert result.code == 2 and doc["summary"]["exit_code"] == 2 and "nothing was judged" in doc["errors"][0]
+    assert doc["findings"] == []
 
 @pytest.mark.slow
 @pytest.mark.parametrize("main", [snapshot_main, one_hook.main], ids=["collection-snapshot", "oracle-guard"])

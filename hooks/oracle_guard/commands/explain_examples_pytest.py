@@ -273,7 +273,7 @@ EXAMPLES: dict[str, Example] = {
     ),
     "OG907": Example(
         "A test that fails at the base whose base version still fails against the new code, while the change's"
-        " own version of it passes, skips or is gone: the test was rewritten instead of the code.",
+        " own version of it passes, skips, xfails, lost the failing case or is gone.",
         "On a red base the failing tests are the task: a change that edits them until they pass has not done it.",
         {"shop.py": "def price(quantity):\n    return 3 * quantity\n", T: edit("price(2) == 4", "price(2) == 6")},
         {"shop.py": SHOP},
