@@ -96,7 +96,6 @@ def test_a_replay_error_is_inside_the_one_document(repo: Repo, monkeypatch: pyte
     assert result.err.count("\n") == 1
 
 
-
 def test_a_replay_error_alone_is_exit_2_in_the_one_document(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(args: object) -> list[Finding]:
         raise UsageError("the replay took over 1 s (--timeout) and was stopped; nothing was judged")
@@ -110,6 +109,7 @@ def test_a_replay_error_alone_is_exit_2_in_the_one_document(repo: Repo, monkeypa
     doc = json.loads(result.out)
     assert result.code == 2 and doc["summary"]["exit_code"] == 2 and "nothing was judged" in doc["errors"][0]
     assert doc["findings"] == []
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("main", [snapshot_main, one_hook.main], ids=["collection-snapshot", "oracle-guard"])

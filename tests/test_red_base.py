@@ -367,3 +367,46 @@ def test_a_module_that_collects_nowhere_but_in_the_change_is_og907() -> None:
     still_failing = run({}, {"tests/test_c.py": "ImportError: cannot import name 'slugify'"})
     found, open_ids = red.rewritten(still, still_failing, {}, lambda p: True, "main")
     assert not found and open_ids == ["tests/test_c.py"]
+
+
+# -- adopting on a red base -------------------------------------------------------------------
+
+NOT_YET = "from slug import not_there\n\n\ndef test_later():\n    assert not_there() == 1\n"
+
+
+@pytest.mark.slow
+def test_init_on_a_red_base_records_the_modules_that_do_not_collect(repo: Repo) -> None:
+    from oracle_guard.commands import cli
+    from oracle_guard.contract import snapshot
+
+    repo.change({**SLUG, "tests/test_later.py": NOT_YET}, {})
+    result = repo.hook(cli.main, "init")
+    assert result.code == 0, result.said
+    assert "1 module(s) do not collect (tests/test_later.py): recorded" in result.out
+    recorded = (repo.path / "tests" / "collection_snapshot.txt").read_bytes()
+    assert snapshot.recorded_errors(recorded) == {"tests/test_later.py"}
+    assert set(snapshot.parse_snapshot(recorded, "s")) == {
+        f"tests/test_slug.py::{n}" for n in ("test_words", "test_spaces", "test_digits")
+    }
+    repo.git("add", "-A")
+    adopted = repo.commit("adopt")
+    # The next honest commit (implement the stub; the other module is still red) is green on the first try.
+    repo.write("slug.py", IMPLEMENTED, dedent=False)
+    repo.stage()
+    hook = repo.hook(check.main, "--base", adopted)
+    assert hook.code == 0, hook.said
+    assert "collection error in tests/test_later.py, as at" in hook.err
+
+
+@pytest.mark.slow
+def test_a_module_that_collected_at_the_base_and_no_longer_does_is_still_og803(repo: Repo) -> None:
+    from oracle_guard.commands import cli
+
+    repo.change({**SLUG, "tests/test_later.py": NOT_YET}, {})
+    assert repo.hook(cli.main, "init").code == 0
+    repo.git("add", "-A")
+    adopted = repo.commit("adopt")
+    repo.write("slug.py", "from nowhere_at_all import x\n" + IMPLEMENTED, dedent=False)  # test_slug.py stops collecting
+    repo.stage()
+    hook = repo.hook(check.main, "--base", adopted)
+    assert hook.code == 1 and "OG803" in hook.codes, hook.said

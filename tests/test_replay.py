@@ -348,13 +348,15 @@ def test_a_production_change_no_base_test_reaches_is_not_replayed(repo: Repo) ->
 
 
 @pytest.mark.slow
-def test_test_only_refactor_needs_no_replay(repo: Repo) -> None:
+def test_test_only_refactor_on_a_green_base_passes(repo: Repo) -> None:
     moved = edit_tests(
         'def test_price():\n    assert price(150) == "$1.50"',
         'import pytest\n\n\n@pytest.mark.parametrize("cents, text", [(150, "$1.50"), (5, "$0.05")])\ndef test_price(cents, text):\n    assert price(cents) == text',
     )
     code, out, err, _ = weaken(repo, {"tests/test_shop.py": None, "tests/test_store.py": moved})
-    assert (code, out) == (0, "") and "nothing to replay: the change touches only the test side" in err
+    # A test-side change is replayed at the base (a red base would be the task); every base test passes there.
+    assert (code, out) == (0, "") and "ran 1 changed test module(s): 4 passed at" in err, err
+    assert "still fail" not in err
 
 
 @pytest.mark.slow
@@ -614,7 +616,7 @@ def test_a_project_module_that_breaks_pytests_import_is_named_not_called_missing
 
 @pytest.mark.slow
 def test_base_tests_that_do_not_run_at_all_are_exit_2_not_a_pass(repo: Repo, capsys) -> None:
-    # the interpreter lacks what the base's tests import: nothing passes at the base, so nothing could be judged
+    # the interpreter lacks what the base's tests import: nothing collects on either side, so nothing could be judged
     broken = {"tests/test_shop.py": "import shop_dependency_not_installed\n\n" + TESTS}
     repo.change(
         {**BASE, **broken},
@@ -624,7 +626,8 @@ def test_base_tests_that_do_not_run_at_all_are_exit_2_not_a_pass(repo: Repo, cap
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert (
-        "oracle-guard: error: no selected test passes at HEAD in " in err
+        "oracle-guard: error: nothing can be judged: no selected base test collects at HEAD nor against the new code in "
+        in err
         and "ModuleNotFoundError: No module named 'shop_dependency_not_installed'" in err
     )
 

@@ -86,17 +86,23 @@ def record_snapshot(c: contract.Contract, force: bool) -> None:
     except UsageError as exc:
         print(f"not recorded: {path} ({exc}); run `collection-snapshot --always --python PATH` to record it")
         return
-    if found.errors or found.exit_code not in (0, 5):
+    # A red base is where agents start: modules that do not collect are recorded, not fatal. A session-wide
+    # error or another exit status (a usage or internal error) leaves nothing to record.
+    modules = [where for where, _ in found.errors if where]
+    if len(modules) != len(found.errors) or (found.exit_code not in (0, 5) and not modules):
         what = f"{len(found.errors)} collection error(s)" if found.errors else f"pytest exited {found.exit_code}"
         print(
             f"not recorded: {path} ({what} in {found.python}: {found.tail or (found.errors[0][1] if found.errors else '')}); fix them, then run `collection-snapshot --always`"
         )
         return
-    items, unstable = steady_items(found)
+    items, unstable = steady_items(found) if not modules else (found.items, [])
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "wb") as f:
-        f.write(snapshot.format_snapshot(items))
+        f.write(snapshot.format_snapshot(items, modules))
     print(f"recorded {path}: {len(found.items)} tests collected by {found.python}; commit it with the contract")
+    if modules:
+        shown = ", ".join(sorted(modules)[:3]) + (f" and {len(modules) - 3} more" if len(modules) > 3 else "")
+        print(f"  {len(modules)} module(s) do not collect ({shown}): recorded as the red base they are, not fatal")
     for line in unstable:
         print(f"  counted, not named: {line}")
 

@@ -6,6 +6,8 @@ pytest plugin reads the statuses the base knew, `init` records the first one.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from oracle_guard.reporting.report import UsageError
 
 HEADER = "# oracle-guard collection snapshot: <status> <pytest node id>, sorted by id. Written by collection-snapshot; stage it.\n"
@@ -42,6 +44,20 @@ def parse_snapshot(data: bytes | None, path: str) -> dict[str, tuple[str, int]]:
     return result
 
 
-def format_snapshot(items: dict[str, str]) -> bytes:
+# A module that does not collect (a red base: a stub's name not there yet) is recorded on a comment line,
+# which every reader of the ids passes over; only the base's own lines ever excuse an error (recorded_errors).
+ERROR_LINE = "# collection error: "
+
+
+def format_snapshot(items: dict[str, str], errors: Iterable[str] = ()) -> bytes:
+    recorded = "".join(f"{ERROR_LINE}{path}\n" for path in sorted(set(errors)) if path and "\n" not in path)
     body = "".join(f"{status:<5} {node_id}\n" for node_id, status in sorted(items.items()))
-    return (HEADER + body).encode("utf-8")
+    return (HEADER + recorded + body).encode("utf-8")
+
+
+def recorded_errors(data: bytes | None) -> set[str]:
+    """The modules a snapshot records as not collecting (read from the BASE's snapshot only)."""
+    if data is None:
+        return set()
+    text = data.decode("utf-8", "replace")
+    return {line[len(ERROR_LINE) :].rstrip("\r") for line in text.split("\n") if line.startswith(ERROR_LINE)}

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from oracle_guard.contract.snapshot import WEAKER, format_snapshot, parse_snapshot
+from oracle_guard.contract.snapshot import WEAKER, format_snapshot, parse_snapshot, recorded_errors
 from oracle_guard.pytest_side import pytest_config
 from oracle_guard.pytest_side.partial_collection import PYTEST_CONFIGS, relevant
 from oracle_guard.repo import changes, git
@@ -562,11 +562,20 @@ def _compare(
             f"pytest in {found.python} cannot import '{missing}', which is not part of this repository: "
             "install the project's test dependencies there, or pass --python PATH to the interpreter that has them"
         )
-    findings = [
-        Finding(_where(where, snapshot), 1, 1, "OG803", f"collection error in {where or 'the session'}: {message}")
-        for where, message in found.errors
-    ]
-    if found.exit_code not in (0, 5) and not findings:
+    red_at_base = recorded_errors(base_bytes)  # a red base's modules that did not collect there either
+    findings = []
+    for where, message in found.errors:
+        if where and where in red_at_base:
+            notice(f"collection error in {where}, as at {change_set.base_label} (recorded in its snapshot): {message}")
+        else:
+            findings.append(
+                Finding(
+                    _where(where, snapshot), 1, 1, "OG803", f"collection error in {where or 'the session'}: {message}"
+                )
+            )
+    # pytest exits 2 when a module does not collect; the red base's recorded ones are no other failure.
+    only_red = bool(found.errors) and not findings and found.exit_code in (1, 2)
+    if found.exit_code not in (0, 5) and not findings and not only_red:
         findings.append(
             Finding(
                 snapshot,
@@ -605,7 +614,8 @@ def _compare(
     # Tests whose ids change between collections: counted by function (a second collection tells).
     base = unstable_ids.steady(found, base, parse_snapshot(current, snapshot), lambda: _Run(found.python).result())
     findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed, same)
-    wanted = changes.same_line_endings(format_snapshot(found.items).decode("utf-8"), current).encode("utf-8")
+    errors = [where for where, _ in found.errors if where]
+    wanted = changes.same_line_endings(format_snapshot(found.items, errors).decode("utf-8"), current).encode("utf-8")
     if current != wanted:
         ctx.written.append(snapshot)  # out of date: the run fails until it is staged
         if findings:  # a snapshot records a clean state
