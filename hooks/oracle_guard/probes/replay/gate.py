@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from oracle_guard.contract import unstable_ids
 from oracle_guard.probes.flips import gate as flips
-from oracle_guard.probes.replay import ledger, red
+from oracle_guard.probes.replay import doctests, ledger, red
 from oracle_guard.probes.replay import run as replay_run
 from oracle_guard.pytest_side import scratch, selection
 from oracle_guard.repo import changes
@@ -175,6 +175,7 @@ def _replay(
         tampering, new = _soundness(
             python, trees, [*fixed, *chosen_args], runs, base, new, where, change_set.base_label
         )
+        new, examples = _base_examples(python, tree, fixed, runs, change_set, the_plan, base, new)
         cut_short = new.finished is None or bool(set(new.collected) - set(new.items))
         counted = frozenset(unstable_ids.counted_at_base(change_set, args.contract))
         findings: list[tuple[str, Finding]] = []
@@ -192,7 +193,9 @@ def _replay(
         if suspects:
             # A counted test's cases have other ids on every run: rerun the whole test, pair by position.
             tests = sorted({unstable_ids.approvable(n, counted) for n, _ in suspects})
-            again = runs.run(python, trees, [*fixed, *tests], "rerun")
+            extra = doctests.args(examples) if examples else []
+            again = runs.run(python, trees, [*fixed, *tests, *extra], "rerun")
+            again = {s: doctests.standing_in(r, r, examples) for s, r in again.items()} if examples else again
             sound = not set(ledger.broken(again["new"])) - set(ledger.broken(again["base"]))
             for node, finding in suspects:
                 twice = [
@@ -229,6 +232,33 @@ def _replay(
         return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
     finally:
         tree.cleanup()
+
+
+def _base_examples(
+    python: str,
+    tree: scratch.Scratch,
+    fixed: list[str],
+    runs: replay_run.Runs,
+    change_set: changes.ChangeSet,
+    the_plan: scratch.Plan,
+    base: ledger.Result,
+    new: ledger.Result,
+) -> tuple[ledger.Result, dict[str, str]]:
+    """NEW, with the doctests whose examples the change edited judged by the base's examples (doctests.py).
+
+    Also the generated file -> base node ids, written into both trees so a rerun judges them alike.
+    """
+    modules = [p for p in the_plan.write if p.endswith(".py")]
+    if not modules or not any(n.partition("::")[0] in modules for n in base.items):
+        return new, {}
+    edited = doctests.rewritten(base.items, change_set.read_base(modules), change_set.read_new(modules))
+    if not edited:
+        return new, {}
+    ids = doctests.write(tree.new, edited)
+    doctests.write(tree.base, edited)
+    ran = runs.run(python, {"new": tree.new}, [*fixed, *doctests.args(ids)], "doctests")["new"]
+    notice(f"oracle-replay: ran the base's examples of {len(edited)} edited docstring(s) against the new code")
+    return doctests.standing_in(new, ran, ids), ids
 
 
 def _not_judged(base_label: str, python: str, result: ledger.Result) -> str:
