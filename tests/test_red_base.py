@@ -410,3 +410,22 @@ def test_a_module_that_collected_at_the_base_and_no_longer_does_is_still_og803(r
     repo.stage()
     hook = repo.hook(check.main, "--base", adopted)
     assert hook.code == 1 and "OG803" in hook.codes, hook.said
+
+
+def test_an_id_the_new_code_no_longer_produces_is_not_called_rewritten() -> None:
+    # A failing test parametrized over production values: the new code renamed its cases.
+    base = run({A + "[1]": outcome("failed")})
+    still = red.still_red(base, run({A + "[2]": outcome("failed")}))
+    assert still.vanished == {A + "[1]"}
+    found, open_ids = red.rewritten(still, run({A + "[2]": outcome("failed")}), {}, lambda p: True, "main")
+    assert not found and open_ids == [A + "[1]"]
+    # the same id gone from the change's version while the new code still produced it is a rewrite
+    kept = red.still_red(base, run({A + "[1]": outcome("failed")}))
+    found, _ = red.rewritten(kept, run({A + "[2]": outcome("passed")}), {}, lambda p: True, "main")
+    assert [f.code for _, f in found] == ["OG907"]
+
+
+def test_a_change_whose_own_tests_do_not_run_leaves_the_task_open() -> None:
+    still = red.still_red(run({A: outcome("failed")}), run({A: outcome("failed")}))
+    found, open_ids = red.rewritten(still, ledger.Result({}, {}, 4, "usage error"), {}, lambda p: True, "main")
+    assert not found and open_ids == [A]
