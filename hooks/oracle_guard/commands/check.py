@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import Callable
 
 from oracle_guard.commands import runner
 from oracle_guard.hook_ids import registry
@@ -50,6 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook_args.add_contract(parser)
     hook_args.add_now(parser)
     hook_args.add_format(parser)
+    hook_args.add_quiet(parser)
     parser.add_argument(
         "--skip",
         default="",
@@ -91,20 +93,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     base = hook_args.context(args, change_set)
     started: list[tuple[runner.PytestRun, object]] = []
     outcome = runner.Outcome([], [], [])
+    planned = runner.plans(
+        base, wanted, skipped, tests, deleted_tests, started, write_snapshot=args.write_snapshot, python=args.python
+    )
     if wanted:
-        outcome = runner.run(
-            runner.plans(
-                base,
-                wanted,
-                skipped,
-                tests,
-                deleted_tests,
-                started,
-                write_snapshot=args.write_snapshot,
-                python=args.python,
-            ),
-            started,
-        )
+        outcome = runner.run(planned, started)
     if replay and base.format in ONE_VERDICT:  # the replay's findings join the hooks' before anything is printed
         outcome = runner.merged(outcome, _replayed(args, base))
     if args.mutate and base.format in ONE_VERDICT:  # so do the mutation differential's
@@ -115,15 +108,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         from oracle_guard.hook_ids import replay as replay_hook
 
         sys.stdout.flush()
-        replayed = replay_hook.replay(_replay_options(args))
+        replayed = _once(
+            outcome,
+            lambda: report.emit(replay_hook.findings_of(_replay_options(args)), args.format, hook="oracle-replay"),
+        )
         code = EXIT_USAGE if EXIT_USAGE in (code, replayed) else max(code, replayed)
     if args.mutate and base.format not in ONE_VERDICT:
         from oracle_guard.rules import mutation_gate  # the engine loads only when asked for
 
         sys.stdout.flush()
-        mutated = report.emit(mutation_gate.run(args, change_set, args.contract), args.format, hook="oracle-mutate")
+        mutated = _once(
+            outcome,
+            lambda: report.emit(mutation_gate.run(args, change_set, args.contract), args.format, hook="oracle-mutate"),
+        )
         code = EXIT_USAGE if EXIT_USAGE in (code, mutated) else max(code, mutated)
+    if code == EXIT_CLEAN:
+        also = " and the replay" if replay else ""
+        also += " and the mutation differential" if args.mutate else ""
+        runner.success(base.format, args.quiet, len(planned), f"{also} against {change_set.base_label}")
     return code
+
+
+def _once(hooks: runner.Outcome, stage: Callable[[], int]) -> int:
+    """STAGE's exit code; an error the hooks already printed (pytest missing, say) is not printed again."""
+    try:
+        return stage()
+    except UsageError as exc:
+        if str(exc) in hooks.errors:
+            return EXIT_USAGE
+        raise
 
 
 def _replay_options(args: argparse.Namespace) -> argparse.Namespace:

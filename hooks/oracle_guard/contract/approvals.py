@@ -44,7 +44,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from oracle_guard.repo import git
-from oracle_guard.reporting import hints
 from oracle_guard.reporting.report import UsageError, notice
 
 if TYPE_CHECKING:
@@ -55,6 +54,7 @@ NAMESPACE = "oracle-guard"
 SUFFIX = ".approval"
 NONCE = "nonce="
 MAX_APPROVAL_BYTES = 64 * 1024
+SIGNERS_DOCS = "docs/approvals.md#no-signers-at-the-base-yet"  # the long answer, out of the finding's line
 # verb -> number of arguments after it
 VERBS = {
     "fixture-rotate": 3,
@@ -210,7 +210,7 @@ class Approvals:
         default_factory=dict
     )  # statement -> [(file, signature, signed line)]
     allowed_signers: bytes | None = None
-    why_none: str = "no allowed-signers file is configured at the base revision; " + hints.create_signers(None)
+    why_none: str = f"no allowed-signers file is configured at the base revision yet (see {SIGNERS_DOCS})"
     _checked: dict[str, bool] = field(default_factory=dict)
     base: str | None = None  # the base revision: approvals committed there are spent
     folders: tuple[str, ...] = ()
@@ -232,8 +232,7 @@ class Approvals:
         blob = git.read_blobs(base, [signers_path]).get(signers_path)
         if not blob or not blob.strip():
             result.why_none = (
-                f"the allowed-signers file {signers_path} does not exist at the base revision; "
-                + hints.create_signers(signers_path)
+                f"the allowed-signers file {signers_path} does not exist at the base revision (see {SIGNERS_DOCS})"
             )
             return result
         result.allowed_signers = blob

@@ -67,6 +67,12 @@ def add_now(
     parser.add_argument("--now", metavar="TIME", help=help)
 
 
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print nothing when nothing is found (no one-line success summary)"
+    )
+
+
 def add_format(parser: argparse.ArgumentParser) -> None:
     report.add_format_arg(parser)
 
