@@ -41,6 +41,8 @@ def _config(name: str) -> str:
 def setup_command() -> str:
     """The one command that lets git (and `oracle-guard approve`) sign with an SSH key."""
     make = "" if os.path.exists(os.path.expanduser(DEFAULT_KEY)) else f"ssh-keygen -t ed25519 -f {DEFAULT_KEY} && "
+    if make and not os.path.isdir(os.path.expanduser("~/.ssh")):
+        make = "mkdir -p ~/.ssh && " + make  # ssh-keygen -f makes no folder
     return f"{make}git config gpg.format ssh && git config user.signingkey {DEFAULT_KEY}"
 
 
