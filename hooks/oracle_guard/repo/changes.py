@@ -19,7 +19,8 @@ from oracle_guard.repo import git
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
 from oracle_guard.reporting.report import UsageError
 
-MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_FILE_BYTES = 16 * 1024 * 1024  # a checked file's limit, unless the base contract's max_file_bytes raises it
+MAX_FILE_BYTES_SETTING = 1024 * 1024 * 1024  # the most max_file_bytes may say: a hook holds the file in memory
 
 
 def add_base_args(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +52,8 @@ class ChangeSet:
         self._base_blobs: dict[str, bytes | None] = {}
         self._new_blobs: dict[str, bytes | None] = {}
         self._head: tuple[str | None] | None = None  # (HEAD's commit,) once known
+        # The base contract's max_file_bytes (rules/args.py sets the reader); asked only for a file over the default.
+        self.file_limit: Callable[[], int] = lambda: MAX_FILE_BYTES
 
     def head(self) -> str | None:
         """The commit HEAD named when this change set was resolved (git is asked once, not per hook)."""
@@ -96,7 +99,7 @@ class ChangeSet:
         if self.target:
             target = self.target
             return self._cached(self._new_blobs, paths, lambda missing: git.read_blobs(target, missing))
-        return {p: read_worktree_file(p) for p in paths}  # the work tree can change under us (the snapshot)
+        return {p: read_worktree_file(p, self.file_limit) for p in paths}  # the work tree can change (the snapshot)
 
     def _cached(
         self, cache: dict[str, bytes | None], paths: Sequence[str], read: Callable[[list[str]], dict[str, bytes | None]]
@@ -125,11 +128,12 @@ def worktree_kind(path: str) -> str | None:
     return "FIFO" if stat.S_ISFIFO(mode) else "special file"
 
 
-def read_worktree_file(path: str) -> bytes | None:
+def read_worktree_file(path: str, file_limit: Callable[[], int] | None = None) -> bytes | None:
     """Bytes of a regular file in the work tree; None if absent or anything else.
 
     Only lstat and an O_NONBLOCK|O_NOFOLLOW open: a symlink is never followed
-    and a FIFO or device never blocks the hook.
+    and a FIFO or device never blocks the hook.  A file over MAX_FILE_BYTES is
+    read only up to FILE_LIMIT() (the base contract's max_file_bytes), else exit 2.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     try:
@@ -141,13 +145,35 @@ def read_worktree_file(path: str) -> bytes | None:
             return None
         raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
     info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+    regular = stat.S_ISREG(info.st_mode)
+    limit = MAX_FILE_BYTES
+    if regular and info.st_size > limit and file_limit is not None:
+        try:
+            limit = file_limit()
+        except BaseException:
+            os.close(fd)
+            raise
+    if not regular or info.st_size > limit:
         os.close(fd)
-        if stat.S_ISREG(info.st_mode):
-            raise UsageError(f"{path}: {info.st_size} bytes is over the {MAX_FILE_BYTES}-byte limit for a checked file")
+        if regular:
+            raise UsageError(too_big(path, info.st_size, limit))
         return None
     with os.fdopen(fd, "rb") as f:
         return f.read()
+
+
+def too_big(path: str, size: int, limit: int) -> str:
+    """The one line for a file over the limit, with both ways on (docs/contract.md#checked-file-size)."""
+    raise_it = (
+        f"raise `max_file_bytes` in the contract (up to {MAX_FILE_BYTES_SETTING}; the base's value counts, "
+        "so land the raise first), or "
+        if limit < MAX_FILE_BYTES_SETTING
+        else ""
+    )
+    return (
+        f"{path}: {size} bytes is over the {limit}-byte limit for a checked file; {raise_it}"
+        "build the generated file instead of committing it (docs/contract.md#checked-file-size)"
+    )
 
 
 def _regular_only(changes: list[git.Change], target: str | None) -> tuple[list[git.Change], dict[str, str]]:

@@ -360,6 +360,11 @@ CODES: dict[str, tuple[str, str, str]] = {
         "code that cannot be checked statically",
         "spell the name or code statically (no computed getattr/eval/exec/import)",
     ),
+    "OG970": (
+        "forbid-test-aware-code",
+        "a binary file in a Python path",
+        "give a data or compiled file its own suffix; source in another encoding declares it (`# coding: latin-1`)",
+    ),
     "OG906": (
         "docs/replay.md#og906-the-new-code-tampers-with-the-test-run",
         "the new code tampers with the test run",

@@ -8,6 +8,7 @@ finds nothing never pays for the contract loader.
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -91,6 +92,9 @@ def context(
     fmt = getattr(args, "format", "text")
     if report.current_format() != fmt:  # a Namespace built by hand; parse_args already set it otherwise
         report.use_format(fmt)
+    contract_path = getattr(args, "contract", DEFAULT_CONTRACT)
+    if change_set is not None:
+        change_set.file_limit = functools.partial(base_file_limit, change_set, contract_path)
     return HookContext(
         change_set=change_set,
         filenames=tuple(filenames),
@@ -100,6 +104,14 @@ def context(
         written=[],
         options=options,
     )
+
+
+def base_file_limit(change_set: ChangeSet, contract_path: str) -> int:
+    """The base contract's max_file_bytes: asked only when a file is over the default, so no run pays for it."""
+    from oracle_guard.contract import contract  # PyYAML: only for a file that large
+
+    base = contract.base_from(change_set.read_contract_base(contract_path, contract.bytes_at_base), contract_path)
+    return base.max_file_bytes if base is not None else contract.Contract().max_file_bytes
 
 
 def finish(ctx: HookContext, findings: list[report.Finding], hook: str = "") -> int:
