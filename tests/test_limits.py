@@ -38,7 +38,7 @@ def read_new(repo: Repo, path: str, limit_asked: bool = True) -> bytes | None:
         change_set = changes.resolve(argparse.Namespace(base=None))
         hook_args.context(argparse.Namespace(contract=CONTRACT), change_set)
         if not limit_asked:
-            change_set.file_limit = lambda: pytest.fail("the limit was asked for a small file")
+            changes.use_file_limit(lambda: pytest.fail("the limit was asked for a small file"))
         return change_set.read_new([path])[path]
 
 
@@ -85,6 +85,21 @@ def test_a_file_over_the_raised_limit_is_still_refused(repo: Repo) -> None:
     repo.stage()
     with pytest.raises(UsageError, match=f"over the {changes.MAX_FILE_BYTES + 10}-byte limit"):
         read_new(repo, "src/shop/generated.py")
+
+
+def test_a_file_read_outside_the_change_set_gets_the_raised_limit_too(repo: Repo) -> None:
+    repo.write(CONTRACT, f"version: 1\nmax_file_bytes: {RAISED}\n")
+    repo.commit("raised in its own reviewed commit")
+    big(repo, "tests/golden/report.bin")  # goldens and the snapshot are read without the change set
+    repo.stage()
+    with repo.cwd():
+        change_set = changes.resolve(argparse.Namespace(base=None))
+        hook_args.context(argparse.Namespace(contract=CONTRACT), change_set)
+        data = changes.read_worktree_file("tests/golden/report.bin")
+        assert data is not None and len(data) == OVER
+        changes.enter_repo([])  # the next run starts from the default until its context reads its base
+        with pytest.raises(UsageError, match="over the 16777216-byte limit"):
+            changes.read_worktree_file("tests/golden/report.bin")
 
 
 def test_files_under_the_default_never_read_the_contract(repo: Repo) -> None:

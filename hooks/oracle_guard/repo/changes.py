@@ -52,8 +52,6 @@ class ChangeSet:
         self._base_blobs: dict[str, bytes | None] = {}
         self._new_blobs: dict[str, bytes | None] = {}
         self._head: tuple[str | None] | None = None  # (HEAD's commit,) once known
-        # The base contract's max_file_bytes (rules/args.py sets the reader); asked only for a file over the default.
-        self.file_limit: Callable[[], int] = lambda: MAX_FILE_BYTES
 
     def head(self) -> str | None:
         """The commit HEAD named when this change set was resolved (git is asked once, not per hook)."""
@@ -99,7 +97,7 @@ class ChangeSet:
         if self.target:
             target = self.target
             return self._cached(self._new_blobs, paths, lambda missing: git.read_blobs(target, missing))
-        return {p: read_worktree_file(p, self.file_limit) for p in paths}  # the work tree can change (the snapshot)
+        return {p: read_worktree_file(p) for p in paths}  # the work tree can change under us (the snapshot)
 
     def _cached(
         self, cache: dict[str, bytes | None], paths: Sequence[str], read: Callable[[list[str]], dict[str, bytes | None]]
@@ -128,12 +126,21 @@ def worktree_kind(path: str) -> str | None:
     return "FIFO" if stat.S_ISFIFO(mode) else "special file"
 
 
-def read_worktree_file(path: str, file_limit: Callable[[], int] | None = None) -> bytes | None:
+# The run's reader of the base contract's max_file_bytes (rules/args.py `context` sets it, enter_repo clears it):
+# asked only for a file over the default, so no run pays for it otherwise.
+_file_limit: list[Callable[[], int]] = []
+
+
+def use_file_limit(reader: Callable[[], int] | None) -> None:
+    _file_limit[:] = [reader] if reader is not None else []
+
+
+def read_worktree_file(path: str) -> bytes | None:
     """Bytes of a regular file in the work tree; None if absent or anything else.
 
     Only lstat and an O_NONBLOCK|O_NOFOLLOW open: a symlink is never followed
     and a FIFO or device never blocks the hook.  A file over MAX_FILE_BYTES is
-    read only up to FILE_LIMIT() (the base contract's max_file_bytes), else exit 2.
+    read only when the base contract's max_file_bytes allows it, else exit 2.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     try:
@@ -147,9 +154,9 @@ def read_worktree_file(path: str, file_limit: Callable[[], int] | None = None) -
     info = os.fstat(fd)
     regular = stat.S_ISREG(info.st_mode)
     limit = MAX_FILE_BYTES
-    if regular and info.st_size > limit and file_limit is not None:
+    if regular and info.st_size > limit and _file_limit:
         try:
-            limit = file_limit()
+            limit = _file_limit[0]()
         except BaseException:
             os.close(fd)
             raise
@@ -205,6 +212,7 @@ def enter_repo(filenames: list[str]) -> list[str]:
 
     Paths that leave the repository (``..``, absolute elsewhere) are refused.
     """
+    use_file_limit(None)  # a new run: its context names its own base
     top = git.toplevel()
     here = os.getcwd()
     result = []

@@ -94,7 +94,11 @@ def context(
         report.use_format(fmt)
     contract_path = getattr(args, "contract", DEFAULT_CONTRACT)
     if change_set is not None:
-        change_set.file_limit = functools.partial(base_file_limit, change_set, contract_path)
+        from oracle_guard.repo import changes
+
+        changes.use_file_limit(
+            functools.lru_cache(maxsize=1)(functools.partial(base_file_limit, change_set, contract_path))
+        )
     return HookContext(
         change_set=change_set,
         filenames=tuple(filenames),
