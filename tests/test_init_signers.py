@@ -170,6 +170,20 @@ def test_a_signers_path_outside_the_repository_is_one_line_and_writes_nothing(
     assert not (repo.path / ".git/allowed_signers").exists()
 
 
+@pytest.mark.parametrize("what", ["folder", "symlink"])
+def test_a_signers_path_that_is_no_regular_file_is_one_line(repo: Repo, tmp_path: Path, what: str) -> None:
+    project(repo)
+    signing_with(repo, str(make_key(tmp_path)))
+    target = repo.path / SIGNERS
+    if what == "folder":
+        target.mkdir()
+    else:
+        target.symlink_to(tmp_path / "elsewhere")
+    code, _, err = init(repo)
+    assert code == 2 and err.count("\n") == 1 and "must be a regular file" in err, err
+    assert not (tmp_path / "elsewhere").exists()
+
+
 def test_an_existing_signers_file_is_kept_and_extended_once(repo: Repo, tmp_path: Path) -> None:
     project(repo)
     bob = make_key(tmp_path, "bob")

@@ -93,7 +93,7 @@ def test_collects_writes_the_first_snapshot_and_then_passes(repo: Repo, monkeypa
     repo.commit("base with its snapshot")
     repo.write("tests/test_price.py", TEST.replace("2 + 2 == 4", "2 + 2 == 4\n    assert 3 * 3 == 9"))
     repo.stage()
-    assert repo.hook(one_hook.main, "--python", sys.executable, "tests/test_price.py") == (0, "", "", [])
+    assert repo.hook(one_hook.main, "--python", sys.executable, "-q", "tests/test_price.py") == (0, "", "", [])
     repo.write("tests/test_price.py", TEST.replace("def test_other", "def _test_other"))  # no longer collected
     repo.stage()
     code, out, _, _ = repo.hook(one_hook.main, "--python", sys.executable, "tests/test_price.py")

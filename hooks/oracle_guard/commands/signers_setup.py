@@ -93,8 +93,10 @@ def from_git(key: str | None = None) -> tuple[Signer | None, str]:
 
 def write(path: str, signer: Signer) -> str:
     """Write (or extend) the allowed-signers file at PATH with SIGNER; what was done, for init's report."""
-    if os.path.islink(path):
-        raise UsageError(f"{path}: is a symlink; the allowed-signers file must be a regular file in the repository")
+    if os.path.islink(path) or os.path.isdir(path):
+        raise UsageError(
+            f"{path}: is a symlink or a folder; the allowed-signers file must be a regular file in the repository"
+        )
     old = _read(path) if os.path.exists(path) else None
     if old is not None and signer.public_key in old:
         return f"kept {path}: it already trusts {signer.principal}'s key"
@@ -102,8 +104,11 @@ def write(path: str, signer: Signer) -> str:
         text = HEADER + signer.line()
     else:
         text = old + ("\n" if old and not old.endswith("\n") else "") + signer.line()
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write the allowed-signers file ({exc.strerror})") from None
     verb = "added" if old is not None else "wrote"
     return f"{verb} {path}: {signer.principal} may sign approvals (the key git signs with); commit it with the contract"
