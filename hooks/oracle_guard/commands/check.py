@@ -123,9 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         code = EXIT_USAGE if EXIT_USAGE in (code, mutated) else max(code, mutated)
     if code == EXIT_CLEAN:
-        also = " and the replay" if replay else ""
-        also += " and the mutation differential" if args.mutate else ""
-        runner.success(base.format, args.quiet, len(planned), f"{also} against {change_set.base_label}")
+        also = [what for what, ran in (("the replay", replay), ("the mutation differential", args.mutate)) if ran]
+        runner.success(base.format, args.quiet, len(planned), also, f" against {change_set.base_label}")
     return code
 
 

@@ -228,12 +228,13 @@ def emit(fmt: str, outcome: Outcome) -> int:
 SUCCESS_FORMATS = ("text", "github")  # json and sarif are one document on stdout; agent says it in its own words
 
 
-def success(fmt: str, quiet: bool, hooks: int, where: str = "") -> None:
+def success(fmt: str, quiet: bool, hooks: int, also: Sequence[str] = (), where: str = "") -> None:
     """The one line that says a clean run was a run (like ruff's "All checks passed!"); -q silences it."""
     if quiet or fmt not in SUCCESS_FORMATS:
         return
-    ran = f"{hooks} hook{'s' if hooks != 1 else ''}" if hooks else "no hook had anything to check"
-    print(f"oracle-guard: all checks passed ({ran}{where})")
+    ran = [f"{hooks} hook{'s' if hooks != 1 else ''}"] if hooks else []
+    what = " and ".join([*ran, *also]) or "no hook had anything to check"
+    print(f"oracle-guard: all checks passed ({what}{where})")
 
 
 def merged(first: Outcome, second: Outcome) -> Outcome:
