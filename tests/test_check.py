@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -49,7 +50,11 @@ def test_honest_branch_passes(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST + '\n\ndef test_zero():\n    assert parse("0") == 0\n')
     repo.write("src/prices.py", "def parse(text):\n    return round(float(text) * 100)\n")
     repo.commit("honest: a new test and the code")
-    assert repo.hook(check.main, "--base", base) == (0, "", "", [])
+    code, out, err, found = repo.hook(check.main, "--base", base)
+    assert (code, err, found) == (0, "", []) and re.fullmatch(
+        rf"oracle-guard: all checks passed \(\d+ hooks against {base}\)\n", out
+    ), out
+    assert repo.hook(check.main, "--base", base, "--quiet") == (0, "", "", [])  # -q: a clean run prints nothing
 
 
 def test_a_change_that_only_deletes_a_test_file_is_judged(repo: Repo) -> None:
@@ -123,4 +128,4 @@ def test_skipping_the_meta_hook_still_compares_pytest_configuration(repo: Repo) 
     code, out, _, _ = repo.hook(check.main, "--base", base, "--skip", "collection-snapshot")
     assert code == 1 and "pytest.ini:2:1: OG851 addopts now deselects" in out
     code, out, _, _ = repo.hook(check.main, "--base", base, "--only", "forbid-skip-marks")
-    assert (code, out) == (0, "")
+    assert (code, out) == (0, f"oracle-guard: all checks passed (no hook had anything to check against {base})\n")

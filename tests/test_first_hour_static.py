@@ -17,13 +17,14 @@ import pytest
 
 from oracle_guard.commands import one_hook
 from oracle_guard.commands.approve import main as approve_main
+from oracle_guard.commands.explain import main as explain_main
 from oracle_guard.contract.approvals import Approvals
 from oracle_guard.hook_ids.fixture_lock_verify import main as lock_main
 from oracle_guard.hook_ids.properties_monotonic import main as props_main
 from oracle_guard.hook_ids.quarantine_untouched import main as quarantine_main
 from oracle_guard.reporting import hints
 from tests.contract_helpers import CONTRACT, approve, contract_text, fixture_entry, make_key, sha, signers_line
-from tests.helpers import Repo, Result
+from tests.helpers import Repo, Result, hook
 from tests.test_approvals import STATEMENT, load, signed_repo
 
 STATIC = ("--skip", "collection-snapshot")  # the static hooks and the configuration checks; pytest not run
@@ -282,19 +283,25 @@ def weakened(repo: Repo) -> Result:
     )
 
 
-def test_without_signers_at_the_base_the_approval_hint_says_how_to_create_them(repo: Repo) -> None:
+def test_without_signers_at_the_base_the_approval_hint_says_where_the_answer_is(repo: Repo) -> None:
     result = weakened(repo)
     assert codes(result) == ["OG301"]
-    step = "`oracle-guard approve check-removed tests/test_models.py::test_user`; " + hints.create_signers(None)
+    step = "`oracle-guard approve check-removed tests/test_models.py::test_user`; no signers at the base yet: see `oracle-guard explain OG301`"
     assert f"    next: restore the removed check, or {step}\n" in result.out
-    assert "allowed_signers: tests/allowed_signers" in step and "land it on the base branch" in step
+    assert max(len(line) for line in result.out.splitlines()) < 200  # issue 30: the long text was 780-830 characters
+    # ...and that page says how to create them (issue 21, item 4: the information is one command away).
+    page = hook(explain_main, "OG301").out
+    assert hints.create_signers(None)[1:].replace("\n", " ") in " ".join(page.split())
+    assert "allowed_signers: tests/allowed_signers" in hints.create_signers(None)
+    assert "land it on the base branch" in hints.create_signers(None)
 
 
 def test_a_signers_file_the_contract_names_but_the_base_lacks_is_named(repo: Repo) -> None:
     repo.write(CONTRACT, contract_text(extra="allowed_signers: keys/allowed_signers\n"))
     result = weakened(repo)
-    assert hints.create_signers("keys/allowed_signers") in result.out
-    assert ">> keys/allowed_signers`)" in result.out and "in the contract" not in result.out
+    assert "; keys/allowed_signers is not at the base: see `oracle-guard explain OG301`\n" in result.out
+    assert ">> keys/allowed_signers`)" in hints.create_signers("keys/allowed_signers")
+    assert "in the contract" not in hints.create_signers("keys/allowed_signers")
 
 
 def test_with_signers_at_the_base_the_hint_is_only_the_approval(repo: Repo, tmp_path: Path) -> None:
@@ -311,7 +318,10 @@ def test_approval_messages_and_the_approve_command_say_how_to_get_signers(repo: 
     repo.write(CONTRACT, contract_text())
     repo.commit("no signers")
     explained = Approvals().explain(STATEMENT)
-    assert "no allowed-signers file is configured at the base revision; " + hints.create_signers(None) in explained
+    assert (
+        "no allowed-signers file is configured at the base revision yet (see docs/approvals.md#no-signers-at-the-base-yet)"
+        in explained
+    )
     key = make_key(tmp_path)
     assert repo.run(approve_main, "--key", str(key), *STATEMENT.split()) == 0
     err = capsys.readouterr().err

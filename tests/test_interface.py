@@ -18,7 +18,6 @@ from oracle_guard.contract import contract
 from oracle_guard.hook_ids import registry
 from oracle_guard.repo import changes
 from oracle_guard.repo.context import HookContext
-from oracle_guard.reporting import hints
 from oracle_guard.reporting.report import Finding
 from oracle_guard.rules import args
 from tests.helpers import Repo
@@ -189,7 +188,7 @@ def test_many_alike_findings_in_one_file_are_grouped_with_a_count(repo: Repo, ca
     assert len(shown) == 2 * len(few) + 1  # below the threshold: each one shown, with its next step
     assert shown[1] == (
         "    next: restore the test, or `oracle-guard approve test-retire tests/test_a.py::test_1`; "
-        + hints.create_signers(None)  # the repository has no allowed-signers file: how to get one
+        + "no signers at the base yet: see `oracle-guard explain OG801`"  # the long answer is on that page
     )
 
 

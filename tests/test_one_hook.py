@@ -32,13 +32,15 @@ def test_staged_weakening_is_rejected_by_every_hook_in_one_run(repo: Repo) -> No
     assert out.splitlines()[-1] == "oracle-guard: 3 findings (OG101 x1, OG202 x1, OG301 x1)"
 
 
-def test_staged_honest_change_passes_silently(repo: Repo) -> None:
+def test_staged_honest_change_passes_with_one_line_or_silently_with_q(repo: Repo) -> None:
     repo.write("tests/test_price.py", TEST)
     repo.commit("base")
     repo.write("tests/test_price.py", TEST.replace("2 + 2 == 4", "2 + 2 == 4\n    assert 3 * 3 == 9"))
     repo.write("src/price.py", "VALUE = 4\n")
     repo.stage()
-    assert repo.hook(one_hook.main, *STATIC, "tests/test_price.py") == (0, "", "", [])
+    passed = repo.hook(one_hook.main, *STATIC, "tests/test_price.py")
+    assert passed.code == 0 and passed.out == "oracle-guard: all checks passed (9 hooks)\n" and not passed.err
+    assert repo.hook(one_hook.main, *STATIC, "-q", "tests/test_price.py") == (0, "", "", [])
 
 
 def test_pre_push_range_from_pre_commit_s_environment(repo: Repo, monkeypatch) -> None:
@@ -70,7 +72,12 @@ def test_only_and_skip_choose_hooks_and_unknown_ids_are_one_line(repo: Repo) -> 
     repo.commit("base")
     repo.write("tests/test_price.py", SKIPPED)
     repo.stage()
-    assert repo.hook(one_hook.main, "--only", "forbid-runtime-skip", "tests/test_price.py") == (0, "", "", [])
+    assert repo.hook(one_hook.main, "--only", "forbid-runtime-skip", "tests/test_price.py") == (
+        0,
+        "oracle-guard: all checks passed (1 hook)\n",
+        "",
+        [],
+    )
     code, out, err, _ = repo.hook(one_hook.main, "--only", "forbid-everything")
     assert code == 2 and out == "" and err.count("\n") == 1 and "unknown hook id forbid-everything" in err
 
@@ -86,7 +93,7 @@ def test_collects_writes_the_first_snapshot_and_then_passes(repo: Repo, monkeypa
     repo.commit("base with its snapshot")
     repo.write("tests/test_price.py", TEST.replace("2 + 2 == 4", "2 + 2 == 4\n    assert 3 * 3 == 9"))
     repo.stage()
-    assert repo.hook(one_hook.main, "--python", sys.executable, "tests/test_price.py") == (0, "", "", [])
+    assert repo.hook(one_hook.main, "--python", sys.executable, "-q", "tests/test_price.py") == (0, "", "", [])
     repo.write("tests/test_price.py", TEST.replace("def test_other", "def _test_other"))  # no longer collected
     repo.stage()
     code, out, _, _ = repo.hook(one_hook.main, "--python", sys.executable, "tests/test_price.py")

@@ -55,7 +55,7 @@ def test_json_lists_each_finding_with_its_hook_fix_and_a_summary(repo: Repo, cap
     assert (
         skip["fix"]
         == "remove the mark, or add a freeze entry, or `oracle-guard approve skip-add tests/test_price.py::test_price`; "
-        + hints.create_signers(None)  # no allowed-signers file at the base: how to get one
+        + "no signers at the base yet: see `oracle-guard explain OG101`"  # the long answer is on that page
     )
     assert skip["help_uri"] == hints.DOCS + "/forbid-skip-marks.md#og101-new-skip-or-xfail-mark"
     assert by_code["OG202"]["hook"] == "forbid-runtime-skip"
@@ -182,7 +182,7 @@ def test_agent_format_says_why_and_what_to_do_and_clean_says_so(repo: Repo, caps
     assert "   why: new skip or xfail mark (forbid-skip-marks)\n" in out
     assert (
         "   do: remove the mark, or add a freeze entry, or `oracle-guard approve skip-add tests/test_price.py::test_price`; "
-        + hints.create_signers(None)
+        + hints.no_signers_yet("OG101", None)
         + "\n"
         in out
     )

@@ -20,6 +20,7 @@ import pytest
 
 from oracle_guard.commands import cli, init_contract
 from oracle_guard.reporting import hints
+from tests.contract_helpers import make_key
 from tests.helpers import Repo
 from tests.test_e2e_precommit import hook_repo  # noqa: F401  (a committed copy of this checkout)
 
@@ -54,7 +55,7 @@ def test_the_readme_is_short_and_its_first_steps_are_numbered_commands() -> None
     assert commands[2:] == [
         "oracle-guard init",
         "pre-commit install && pre-commit install --hook-type pre-push",
-        "git add .pre-commit-config.yaml tests/agent_contract.yaml tests/collection_snapshot.txt",
+        "git add .gitignore .pre-commit-config.yaml tests/agent_contract.yaml tests/collection_snapshot.txt tests/allowed_signers",
         'git commit -m "Adopt oracle-guard"',
         "oracle-guard check --replay --base origin/main",
     ]
@@ -80,7 +81,6 @@ def test_every_docs_link_of_the_readme_and_the_docs_resolves() -> None:
 
 
 PROJECT_FILES = {
-    ".gitignore": ".venv/\n__pycache__/\n",
     "shop.py": "def price(quantity):\n    return 2 * quantity\n",
     "tests/test_shop.py": (
         "import time\n\nimport pytest\n\nfrom shop import price\n\n"
@@ -90,10 +90,13 @@ PROJECT_FILES = {
         "@pytest.mark.parametrize('when', [STAMP])\ndef test_price_at(when):\n    assert price(0) == 0\n"
     ),
 }
+# What the README's first lines ask of the reader, not yet committed: the virtualenv listed in .gitignore.
+GITIGNORE = ".venv/\n__pycache__/\n"
+APPROVE = re.compile(r"`(oracle-guard approve [^`]+)`")
 
 
 @pytest.mark.slow
-def test_the_first_steps_run_verbatim_in_a_fresh_project(
+def test_the_first_steps_run_verbatim_in_a_fresh_project_and_a_change_is_approved_in_its_own_pull_request(
     repo: Repo,
     tmp_path: Path,
     hook_repo: tuple[str, str],
@@ -107,16 +110,24 @@ def test_the_first_steps_run_verbatim_in_a_fresh_project(
     repo.git("remote", "add", "origin", str(origin))
     repo.git("push", "-q", "origin", "main")
     repo.git("fetch", "-q", "origin")
-    # The project's own virtualenv, where its tests run (what the README assumes exists).
+    # The project's own virtualenv, where its tests run, listed in .gitignore (what the README assumes exists),
     subprocess.run([sys.executable, "-m", "venv", str(repo.path / ".venv")], check=True)
     venv_python = str(repo.path / ".venv" / "bin" / "python")
     subprocess.run([venv_python, "-m", "pip", "install", "-q", "pytest"], check=True, capture_output=True)
+    repo.write(".gitignore", GITIGNORE)
+    # ...and git signing with an SSH key (a throwaway one), as `git config gpg.format ssh` users have.
+    key = make_key(tmp_path)
+    repo.git("config", "user.email", "alice@example.com")
+    repo.git("config", "gpg.format", "ssh")
+    repo.git("config", "user.signingkey", str(key))
 
     commands, config = first_steps()
     script = ["set -u"]
     for command in commands:
         # pip's requirement URLs need a host: file://localhost/PATH is the local copy
         command = command.replace(URL, f"file://localhost{copy}").replace("COMMIT", sha)
+        if command.startswith("oracle-guard check"):
+            continue  # step 6 is CI's, run below on the pull request
         script.append(f"{command} || {{ echo {shlex.quote('first step failed: ' + command)} >&2; exit 1; }}")
         if command.startswith("oracle-guard init"):  # step 3: save the config init printed
             script.append(
@@ -125,26 +136,70 @@ def test_the_first_steps_run_verbatim_in_a_fresh_project(
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTEST_ADDOPTS")}
     env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
     env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not p.startswith(sys.prefix))
+
+    def sh(command: str) -> subprocess.CompletedProcess[str]:
+        """COMMAND in the project's activated virtualenv, as its developer types it."""
+        return subprocess.run(
+            ["bash", "-c", f". .venv/bin/activate && {command}"],
+            cwd=repo.path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1200,
+        )
+
     proc = subprocess.run(
         ["bash", "-c", "\n".join(script)], cwd=repo.path, env=env, capture_output=True, text=True, timeout=1200
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert "wrote tests/allowed_signers: alice@example.com may sign approvals" in proc.stdout
     assert repo.git("status", "--porcelain").strip() == "", "the first commit left something to stage"
+    adopted = set(repo.git("show", "--name-only", "--format=", "HEAD").split())
+    assert {".gitignore", "tests/allowed_signers", "tests/agent_contract.yaml", ".pre-commit-config.yaml"} <= adopted
+    adoption = repo.git("rev-parse", "HEAD").strip()
 
     # The adopted project is guarded: a weakening is refused at the commit.
     repo.write(
         "tests/test_shop.py",
         PROJECT_FILES["tests/test_shop.py"].replace("def test_price():", "@pytest.mark.skip\ndef test_price():"),
     )
-    weak = subprocess.run(
-        ["bash", "-c", '. .venv/bin/activate && git commit -qam "skip the price test"'],
-        cwd=repo.path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    weak = sh('git commit -qam "skip the price test"')
     assert weak.returncode == 1 and "OG101" in weak.stdout + weak.stderr, weak.stdout + weak.stderr
+    repo.git("checkout", "--", "tests/test_shop.py")
+
+    # A pull request: a new test, then a deliberate change of the price rule, approved in the same pull request.
+    repo.git("checkout", "-q", "-b", "three-per-item")
+    tests = PROJECT_FILES["tests/test_shop.py"] + "\n\ndef test_price_of_three():\n    assert price(3) == 6\n"
+    repo.write("tests/test_shop.py", tests)
+    new_test = sh(
+        'git add tests/test_shop.py && { git commit -qm "a test for three" '
+        '|| { git add tests/collection_snapshot.txt && git commit -qm "a test for three"; }; }'
+    )  # a commit that adds a test may record it in the snapshot first (docs/collection-snapshot.md)
+    assert new_test.returncode == 0, new_test.stdout + new_test.stderr
+    repo.write("shop.py", "def price(quantity):\n    return 3 * quantity\n")
+    repo.write(
+        "tests/test_shop.py", tests.replace("price(3) == 6", "price(3) == 9").replace("price(2) == 4", "price(2) == 6")
+    )
+    refused = sh('git add shop.py tests/test_shop.py && git commit -qm "price: three per item"')
+    said = refused.stdout + refused.stderr
+    assert refused.returncode == 1 and "OG314" in said, said
+    assert "no signers at the base yet" not in said  # the adoption committed them
+    for command in dict.fromkeys(APPROVE.findall(said)):  # each approval as the finding printed it
+        assert sh(command).returncode == 0, command
+    committed = sh('git commit -qm "price: three per item"')
+    assert committed.returncode == 0, committed.stdout + committed.stderr
+
+    # The merge gate on the pull request: the replay finds the behaviour change; approved as printed, it passes.
+    gate = sh(f"oracle-guard check --replay --base {adoption}")
+    said = gate.stdout + gate.stderr
+    assert gate.returncode == 1 and "OG901" in said, said
+    printed = list(dict.fromkeys(APPROVE.findall(said)))
+    assert printed and all("behavior-change tests/test_shop.py::test_price" in c for c in printed), said
+    for command in printed:
+        assert sh(command).returncode == 0, command
+    assert sh('git commit -qm "approve the new price"').returncode == 0
+    gate = sh(f"oracle-guard check --replay --base {adoption}")
+    assert gate.returncode == 0 and "oracle-guard: all checks passed" in gate.stdout, gate.stdout + gate.stderr
 
 
 def console_commands() -> list[tuple[str, str]]:

@@ -628,7 +628,7 @@ def judge(project: Project, recipe: Recipe, capsys: pytest.CaptureFixture[str]) 
     here = os.getcwd()
     os.chdir(project.root)
     try:
-        code = check.main(["--base", project.base])
+        code = check.main(["--base", project.base, "-q"])  # findings only: no success line
     finally:
         os.chdir(here)
     out = capsys.readouterr()

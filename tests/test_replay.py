@@ -459,7 +459,7 @@ def test_behaviour_change_needs_a_behavior_change_approval(repo: Repo, tmp_path:
     assert code == 1 and "OG901 tests/test_shop.py::test_price" in out
     approve(repo, key, "behavior-change tests/test_shop.py::test_price")
     repo.stage()
-    code, out, err, _ = repo.hook(check.main, *REPLAY, base)
+    code, out, err, _ = repo.hook(check.main, *REPLAY, base, "-q")
     assert (code, out) == (0, "") and "approved behaviour change: tests/test_shop.py::test_price" in err
 
 

@@ -226,7 +226,7 @@ def test_an_honest_production_change_passes_with_its_flips_run(repo: Repo, name:
 def test_a_bug_fix_with_a_regression_test_passes(repo: Repo) -> None:
     regression = TESTS + '\n\ndef test_label_apostrophe():\n    assert label("don\'t stop") == "Don\'t Stop"\n'
     repo.change(BASE, {"src/shop/__init__.py": HONEST["bug fix"], "tests/test_shop.py": regression})
-    result = repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+    result = repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip(), "-q")
     assert (result.code, result.out) == (0, ""), result
     assert "ran on both sides" in result.err
 

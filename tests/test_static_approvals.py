@@ -44,7 +44,7 @@ def signed(repo: Repo, tmp_path: Path) -> Path:
 
 
 def gate(repo: Repo, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = repo.run(check.main, "--skip", "collection-snapshot")
+    code = repo.run(check.main, "--skip", "collection-snapshot", "-q")  # findings only: no success line
     return code, capsys.readouterr().out
 
 

@@ -55,7 +55,7 @@ def _judge(repo: Repo, r: Row) -> tuple[int, str, list[str]]:
     _write(repo.path, project(r))
     repo.commit("base")
     _write(repo.path, r.cheat)
-    result = repo.hook(check.main, "--base", "HEAD", "--only", "forbid-test-aware-code")
+    result = repo.hook(check.main, "--base", "HEAD", "--only", "forbid-test-aware-code", "-q")  # findings only
     return result.code, result.out + result.err, result.codes
 
 
@@ -78,7 +78,7 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
         repo.commit("base")
         for r in rows:
             _write(repo.path / "rows" / r.id, r.cheat)
-        result = repo.hook(check.main, "--base", "HEAD", "--only", "forbid-test-aware-code")
+        result = repo.hook(check.main, "--base", "HEAD", "--only", "forbid-test-aware-code", "-q")  # findings only
     assert result.code in (0, 1), result.err
     found: dict[str, list[str]] = {r.id: [] for r in rows}
     for line in result.out.splitlines():
@@ -148,7 +148,7 @@ def test_production_code_that_does_not_parse_is_a_finding_not_a_pass(repo: Repo)
     _write(repo.path, {CALC: BUGGY, TEST: ADD_TEST})
     repo.commit("base")
     _write(repo.path, {CALC: "def add(a, b)\n    return a + b\n"})
-    result = repo.hook(check.main, "--base", "HEAD", "--only", "forbid-test-aware-code")
+    result = repo.hook(check.main, "--base", "HEAD", "--only", "forbid-test-aware-code", "-q")  # findings only
     assert result.code == 1 and set(result.codes) == {"OG969"}, result.out
 
 
@@ -181,5 +181,5 @@ def test_the_test_side_is_not_judged_as_production_code(repo: Repo) -> None:
     repo.commit("base")
     runner_check = "import os\n\nUNDER_TEST = 'PYTEST_CURRENT_TEST' in os.environ\n"
     _write(repo.path, {"tests/conftest.py": runner_check, "tests/helpers.py": runner_check})
-    result = repo.hook(check.main, "--base", "HEAD", "--only", "forbid-test-aware-code")
+    result = repo.hook(check.main, "--base", "HEAD", "--only", "forbid-test-aware-code", "-q")  # findings only
     assert result.code == 0 and result.codes == [], result.out

@@ -170,7 +170,7 @@ def test_a_project_with_unstable_ids_adopts_in_one_commit_and_later_commits_beha
         assert repo.hook(snapshot_main).code == 0
     assert repo.git("status", "--porcelain", "tests/collection_snapshot.txt") == ""
     repo.commit("honest")
-    assert repo.hook(check.main, "--base", adopted).said == (0, "")
+    assert repo.hook(check.main, "--base", adopted, "-q").said == (0, "")
     # A new stable case: stage the snapshot once, as on any project.
     repo.write("tests/test_ids.py", honest.replace("[1, 2]", "[1, 2, 3]"))
     repo.stage()
@@ -234,7 +234,7 @@ def test_check_reports_an_out_of_date_snapshot_as_og805_in_every_format(repo: Re
     assert doc["summary"]["exit_code"] == 1 and [f["code"] for f in doc["findings"]] == ["OG805"]
     assert repo.hook(snapshot_main, "--base", adopted).code == 1  # the hook writes it
     repo.commit("snapshot staged")
-    assert repo.hook(check.main, "--base", adopted).said == (0, "")
+    assert repo.hook(check.main, "--base", adopted, "-q").said == (0, "")
 
 
 CALC = "def double(x):\n    return 2 * x\n"

@@ -85,9 +85,10 @@ DEEP = "nests expressions too deeply to check (Python's recursion limit); split 
 
 
 class SourceError(Exception):
-    def __init__(self, line: int, col: int, message: str) -> None:
+    def __init__(self, line: int, col: int, message: str, binary: bool = False) -> None:
         super().__init__(message)
         self.line, self.col, self.message = line, col, message
+        self.binary = binary  # not text at all (NUL bytes, undecodable): no Python, whatever its name
 
     def finding(self, path: str, code: str = "OG001") -> Finding:
         return Finding(path, max(self.line, 1), max(self.col, 1), code, self.message)
@@ -151,14 +152,16 @@ def parse(source: bytes, path: str) -> ast.Module:
 
 def _parse(source: bytes, path: str) -> ast.Module:
     if b"\0" in source:
-        raise SourceError(1, 1, "not a text file (it contains NUL bytes); cannot check it")
+        raise SourceError(1, 1, "not a text file (it contains NUL bytes); cannot check it", binary=True)
     try:
         return ast.parse(source, filename=path)
     except SyntaxError as exc:
         text = str(exc.msg)
         if "decode" in text or "unicode error" in text or "encoding" in text:
             line, col = _first_bad_byte(source) or (exc.lineno or 1, exc.offset or 1)
-            raise SourceError(line, col, "not valid UTF-8 (or its declared encoding); cannot check it") from None
+            raise SourceError(
+                line, col, "not valid UTF-8 (or its declared encoding); cannot check it", binary=True
+            ) from None
         if "too many nested" in text:  # a limit every newer Python keeps too: no grammar reads it
             raise SourceError(exc.lineno or 1, exc.offset or 1, f"could not parse: {text}") from None
         lowered = _lowered(source)

@@ -47,7 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     changes.enter_repo([])
     if not key:
-        raise UsageError("no signing key: pass --key ~/.ssh/id_ed25519 or set `git config user.signingkey`")
+        from oracle_guard.commands.signers_setup import setup_command
+
+        raise UsageError(f"no signing key: pass --key ~/.ssh/id_ed25519, or set one up: `{setup_command()}`")
     import secrets
 
     signed = f"{statement} {approvals.NONCE}{secrets.token_hex(8)}"  # a fresh approval, never a copy of a spent one

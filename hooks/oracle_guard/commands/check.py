@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import Callable
 
 from oracle_guard.commands import runner
 from oracle_guard.hook_ids import registry
@@ -51,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook_args.add_contract(parser)
     hook_args.add_now(parser)
     hook_args.add_format(parser)
+    hook_args.add_quiet(parser)
     parser.add_argument(
         "--skip",
         default="",
@@ -92,20 +94,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     base = hook_args.context(args, change_set)
     started: list[tuple[runner.PytestRun, object]] = []
     outcome = runner.Outcome([], [], [])
+    planned = runner.plans(
+        base, wanted, skipped, tests, deleted_tests, started, write_snapshot=args.write_snapshot, python=args.python
+    )
     if wanted:
-        outcome = runner.run(
-            runner.plans(
-                base,
-                wanted,
-                skipped,
-                tests,
-                deleted_tests,
-                started,
-                write_snapshot=args.write_snapshot,
-                python=args.python,
-            ),
-            started,
-        )
+        outcome = runner.run(planned, started)
     if replay and base.format in ONE_VERDICT:  # the replay's findings join the hooks' before anything is printed
         outcome = runner.merged(outcome, _replayed(args, base))
     if args.mutate and base.format in ONE_VERDICT:  # so do the mutation differential's
@@ -116,23 +109,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         from oracle_guard.hook_ids import replay as replay_hook
 
         sys.stdout.flush()
-        try:
-            replayed = replay_hook.replay(_replay_options(args))
-        except UsageError as exc:  # printed once, as the one-document path does; a finding above still wins
-            print(f"oracle-guard: error: {exc}", file=sys.stderr)
-            replayed = EXIT_USAGE
+        replayed = _once(
+            outcome,
+            lambda: report.emit(replay_hook.findings_of(_replay_options(args)), args.format, hook="oracle-replay"),
+        )
         code = combined(code, replayed)
     if args.mutate and base.format not in ONE_VERDICT:
         from oracle_guard.probes.mutation import gate as mutation_gate  # the engine loads only when asked for
 
         sys.stdout.flush()
-        try:
-            mutated = report.emit(mutation_gate.run(args, change_set, args.contract), args.format, hook="oracle-mutate")
-        except UsageError as exc:
-            print(f"oracle-guard: error: {exc}", file=sys.stderr)
-            mutated = EXIT_USAGE
+        mutated = _once(
+            outcome,
+            lambda: report.emit(mutation_gate.run(args, change_set, args.contract), args.format, hook="oracle-mutate"),
+        )
         code = combined(code, mutated)
+    if code == EXIT_CLEAN:
+        also = [what for what, ran in (("the replay", replay), ("the mutation differential", args.mutate)) if ran]
+        runner.success(base.format, args.quiet, len(planned), also, f" against {change_set.base_label}")
     return code
+
+
+def _once(hooks: runner.Outcome, stage: Callable[[], int]) -> int:
+    """STAGE's exit code; its error printed once (not again when the hooks printed it: pytest missing, say)."""
+    try:
+        return stage()
+    except UsageError as exc:  # a finding above still wins (combined): print the error once, and go on
+        if str(exc) not in hooks.errors:
+            print(f"oracle-guard: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 def _replay_options(args: argparse.Namespace) -> argparse.Namespace:

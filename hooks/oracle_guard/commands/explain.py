@@ -11,6 +11,7 @@ import argparse
 import difflib
 import json
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,17 @@ EXAMPLES: dict[str, Example] = {
     **explain_examples_testaware.EXAMPLES,
 }
 WITHOUT_EXAMPLE: dict[str, str] = {**explain_examples.WITHOUT_EXAMPLE, **explain_examples_pytest.WITHOUT_EXAMPLE}
+
+
+APPROVALS = textwrap.fill(
+    "A signed approval (`oracle-guard approve STATEMENT`, run as the finding prints it) counts only when it verifies "
+    "against the allowed-signers file as it stands at the base revision, so a patch cannot approve itself. "
+    + hints.create_signers(None)[0].upper()
+    + hints.create_signers(None)[1:]
+    + ". Then the approval can be committed in the same pull request as the change it approves. "
+    "More: docs/approvals.md.",
+    width=96,
+)
 
 
 def diff(base: Files, change: Files) -> str:
@@ -54,6 +66,8 @@ def page(code: str) -> dict[str, Any]:
         "help_uri": hints.help_uri(code),
         "next_step": hints.next_step(code),
     }
+    if hints.needs_approval(hints.next_step(code)):  # where a finding's short "no signers at the base yet" leads
+        entry["approvals"] = APPROVALS
     ex = EXAMPLES.get(code)
     if ex is None:
         entry.update(what=hints.title(code), why="", weakening=None, honest=None, needs="")
@@ -87,6 +101,8 @@ def text_page(code: str) -> str:
         lines += [f"A weakening it refuses{how}", indent(p["weakening"]["diff"]).rstrip("\n"), ""]
         lines += ["The nearest honest change, which passes", indent(p["honest"]["diff"]).rstrip("\n"), ""]
     lines += ["Next step", indent(p["next_step"])]
+    if p.get("approvals"):
+        lines += ["", "Approvals", indent(p["approvals"])]
     return "\n".join(lines) + "\n"
 
 

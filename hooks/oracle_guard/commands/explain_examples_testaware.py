@@ -108,4 +108,10 @@ EXAMPLES: dict[str, Example] = {
         ),
         base=BUGGY_BASE,
     ),
+    "OG970": Example(
+        "A changed production file under a Python name that is not text: NUL bytes, or bytes its encoding cannot decode.",
+        "No rule can read it, so nothing in it is checked; Python would not import it either, but a zip named .py still runs.",
+        {"shop_rates.py": "PK\x03\x04\x00\x00rates\x00\x01\x02"},
+        {"shop_rates.py": "RATES = {'standard': 2}\n"},
+    ),
 }

@@ -11,6 +11,7 @@ every Hypothesis property in the tests with its effective ``max_examples`` as
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import os
 import re
@@ -22,9 +23,11 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from oracle_guard.analysis.pysource import Module, SourceError
 from oracle_guard.analysis.sourcetext import spells
+from oracle_guard.commands import signers_setup
 from oracle_guard.contract import contract
 from oracle_guard.contract.digests import Escape, digest_of
 from oracle_guard.repo import changes, git
+from oracle_guard.reporting import hints
 from oracle_guard.reporting.report import UsageError, guarded
 from oracle_guard.rules.args import summary
 
@@ -220,6 +223,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--no-snapshot", action="store_true", help="do not run pytest to record the first collection snapshot"
     )
+    signers = parser.add_mutually_exclusive_group()
+    signers.add_argument(
+        "--signers",
+        metavar="PATH",
+        default=hints.DEFAULT_SIGNERS,
+        help="the allowed-signers file to write from git's SSH signing key (default: %(default)s)",
+    )
+    signers.add_argument(
+        "--no-signers", action="store_true", help="write no allowed-signers file: no approval verifies until one lands"
+    )
+    parser.add_argument(
+        "--key", metavar="KEY", help="the SSH key to trust (default: git config user.signingkey, with gpg.format ssh)"
+    )
     args = parser.parse_args(argv)
     changes.enter_repo([])
     if os.path.lexists(args.contract) and not args.force:
@@ -262,15 +278,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if existing is not None:
         c = merged(existing, c)
+    signer, why_not = (None, "") if args.no_signers or c.allowed_signers else signers_setup.from_git(args.key)
+    if signer is not None:
+        c = dataclasses.replace(c, allowed_signers=args.signers)
     header = "# oracle-guard contract: it may only stay the same or get stronger.\n"
     if not modelled:
         header += "# TODO: register Hypothesis properties (id, module, name, min_examples); this install has no property model.\n"
     text = header + contract.dumps(c)
-    contract.loads(text, args.contract)  # never write what the loader would refuse
+    contract.loads(text, args.contract)  # never write what the loader would refuse (a signers path outside, say)
+    wrote_signers = signers_setup.write(args.signers, signer) if signer is not None else ""
     changes.write_atomic(args.contract, changes.same_line_endings(text, old_raw).encode("utf-8"))
     print(
         f"wrote {args.contract}: {len(fixtures)} fixture lock(s), {len(properties)} propert{'y' if len(properties) == 1 else 'ies'}, empty freeze ledger"
     )
+    if wrote_signers:
+        print(wrote_signers)
+    elif why_not:
+        print(
+            f"no allowed-signers file: {why_not}. To approve a deliberate change in the pull request that makes it, "
+            f"set up a key (`{signers_setup.setup_command()}`) and run `oracle-guard init --force --no-snapshot` "
+            "before the first commit; `--no-signers` goes without (docs/approvals.md)"
+        )
     if not args.no_snapshot:
         record_snapshot(c, args.force)
     print(config_advice(), end="")

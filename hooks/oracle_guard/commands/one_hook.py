@@ -25,7 +25,7 @@ from oracle_guard.commands import runner
 from oracle_guard.commands.check import is_python
 from oracle_guard.repo import changes
 from oracle_guard.repo.paths import TEST_FILES
-from oracle_guard.reporting.report import guarded
+from oracle_guard.reporting.report import EXIT_CLEAN, guarded
 from oracle_guard.rules import args as hook_args
 
 
@@ -37,6 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook_args.add_contract(parser)
     hook_args.add_now(parser)
     hook_args.add_format(parser)
+    hook_args.add_quiet(parser)
     parser.add_argument(
         "--python",
         metavar="PATH",
@@ -76,7 +77,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         p._replace(ctx=p.ctx._replace(options={**p.ctx.options, **extra})) if p.hook.id == "collection-snapshot" else p
         for p in planned
     ]
-    return runner.emit(base.format, runner.run(planned, started))
+    code = runner.emit(base.format, runner.run(planned, started))
+    if code == EXIT_CLEAN:
+        runner.success(base.format, args.quiet, len(planned))
+    return code
 
 
 if __name__ == "__main__":

@@ -163,7 +163,7 @@ def next_steps(ctx: HookContext, results: Sequence[tuple[str, Finding]]) -> dict
         missing = _signers_missing(ctx)
         if missing is not None:
             for finding in offered:
-                steps[finding] = f"{steps[finding]}; {hints.create_signers(missing or None)}"
+                steps[finding] = f"{steps[finding]}; {hints.no_signers_yet(finding.code, missing or None)}"
     return steps
 
 
@@ -224,6 +224,18 @@ def emit(fmt: str, outcome: Outcome) -> int:
     else:
         print_text(outcome.results, outcome.steps)
     return code
+
+
+SUCCESS_FORMATS = ("text", "github")  # json and sarif are one document on stdout; agent says it in its own words
+
+
+def success(fmt: str, quiet: bool, hooks: int, also: Sequence[str] = (), where: str = "") -> None:
+    """The one line that says a clean run was a run (like ruff's "All checks passed!"); -q silences it."""
+    if quiet or fmt not in SUCCESS_FORMATS:
+        return
+    ran = [f"{hooks} hook{'s' if hooks != 1 else ''}"] if hooks else []
+    what = " and ".join([*ran, *also]) or "no hook had anything to check"
+    print(f"oracle-guard: all checks passed ({what}{where})")
 
 
 def merged(first: Outcome, second: Outcome) -> Outcome:

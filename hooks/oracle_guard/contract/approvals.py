@@ -44,7 +44,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from oracle_guard.repo import git
-from oracle_guard.reporting import hints
 from oracle_guard.reporting.report import UsageError, notice
 
 if TYPE_CHECKING:
@@ -55,6 +54,7 @@ NAMESPACE = "oracle-guard"
 SUFFIX = ".approval"
 NONCE = "nonce="
 MAX_APPROVAL_BYTES = 64 * 1024
+SIGNERS_DOCS = "docs/approvals.md#no-signers-at-the-base-yet"  # the long answer, out of the finding's line
 # verb -> number of arguments after it
 VERBS = {
     "fixture-rotate": 3,
@@ -122,16 +122,27 @@ def _signature_of(text: str) -> tuple[str, str, str] | None:
     The signed line may end in ``nonce=<hex>`` (``oracle-guard approve`` adds
     one): it is signed with the statement, so approving the same statement
     again gives a new signature, and a copy of a spent approval stays spent.
-    The statement line is read canonically (whitespace runs, tabs, CRLF, a
-    byte-order mark): the canonical line is what ``oracle-guard approve`` signs.
+    The statement line is read canonically (the first line that is not blank;
+    whitespace runs, tabs, any line end, a byte-order mark): the canonical line is
+    what ``oracle-guard approve`` signs, so an editor's re-spacing changes nothing
+    that was signed, and any other change to the line fails the signature.
     """
-    line, _, rest = text.lstrip("\ufeff").partition("\n")
+    lines = [_unmarked(line) for line in text.splitlines()]  # any line end: LF, CRLF, a lone CR, U+2028
+    first = next((i for i, line in enumerate(lines) if line), len(lines))
+    if first == len(lines):
+        return None
+    line, rest = lines[first], "\n".join(lines[first + 1 :])
     if not rest.lstrip().startswith("-----BEGIN SSH SIGNATURE-----"):
         return None
     signed = canonical(line)
     words = signed.split(" ")
     statement = " ".join(words[:-1]) if len(words) > 1 and words[-1].startswith(NONCE) else signed
     return statement, canonical_armor(rest), signed
+
+
+def _unmarked(line: str) -> str:
+    """LINE without the whitespace and byte-order marks (U+FEFF) an editor may put around it."""
+    return line.strip().lstrip("\ufeff").strip()
 
 
 def verify(statement: str, signature: str, allowed_signers: bytes) -> str | None:
@@ -199,7 +210,7 @@ class Approvals:
         default_factory=dict
     )  # statement -> [(file, signature, signed line)]
     allowed_signers: bytes | None = None
-    why_none: str = "no allowed-signers file is configured at the base revision; " + hints.create_signers(None)
+    why_none: str = f"no allowed-signers file is configured at the base revision yet (see {SIGNERS_DOCS})"
     _checked: dict[str, bool] = field(default_factory=dict)
     base: str | None = None  # the base revision: approvals committed there are spent
     folders: tuple[str, ...] = ()
@@ -221,8 +232,7 @@ class Approvals:
         blob = git.read_blobs(base, [signers_path]).get(signers_path)
         if not blob or not blob.strip():
             result.why_none = (
-                f"the allowed-signers file {signers_path} does not exist at the base revision; "
-                + hints.create_signers(signers_path)
+                f"the allowed-signers file {signers_path} does not exist at the base revision (see {SIGNERS_DOCS})"
             )
             return result
         result.allowed_signers = blob
@@ -300,6 +310,7 @@ def sign(statement: str, key: str) -> str:
 
 
 def parse_statement(words: Sequence[str]) -> str:
+    words = " ".join(words).split()  # a statement pasted as one quoted word, in any spacing, is the same statement
     if not words:
         raise UsageError(f"say what to approve: one of {', '.join(VERBS)}")
     verb, args = words[0], list(words[1:])

@@ -51,6 +51,7 @@ from oracle_guard.contract.contract_scalars import (
     _string,
 )
 from oracle_guard.contract.contract_scalars import parse_time as parse_time
+from oracle_guard.repo.changes import MAX_FILE_BYTES, MAX_FILE_BYTES_SETTING
 from oracle_guard.reporting.report import UsageError
 
 
@@ -198,6 +199,7 @@ class Contract:
     max_freeze_days: int = 7
     max_reruns: int = 2
     allowed_signers: str | None = None
+    max_file_bytes: int = MAX_FILE_BYTES  # a checked file's largest size; read from the base (repo/changes.py)
     approvals: str = "tests/approvals"
     snapshot: str | None = None
     fixture_roots: tuple[str, ...] = ("tests/fixtures", "tests/data")
@@ -337,6 +339,7 @@ _TOP_OPTIONAL: dict[str, Callable[..., Any]] = {
     "max_freeze_days": lambda n, k: _count(n, k, 1),
     "max_reruns": lambda n, k: _count(n, k, 1),
     "allowed_signers": _opt_repo_path,
+    "max_file_bytes": lambda n, k: _count(n, k, MAX_FILE_BYTES, MAX_FILE_BYTES_SETTING),
     "approvals": _repo_path,
     "snapshot": _repo_path,
     "fixture_roots": _repo_paths,
@@ -430,7 +433,7 @@ def dumps(c: Contract) -> str:
     lines += _entries("freezes", c.freezes, freeze_fields)
     lines.append(f"max_active_freezes: {c.max_active_freezes}")
     default = Contract()
-    for name in ("max_freeze_days", "max_reruns", "allowed_signers", "approvals", "snapshot"):
+    for name in ("max_freeze_days", "max_reruns", "allowed_signers", "max_file_bytes", "approvals", "snapshot"):
         if getattr(c, name) != getattr(default, name):
             lines.append(f"{name}: {scalar(getattr(c, name))}")
     if c.fixture_roots != default.fixture_roots:

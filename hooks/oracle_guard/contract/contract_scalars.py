@@ -92,7 +92,7 @@ def _opt_string(node: Node, key: str) -> str | None:
     return _string(node, key)
 
 
-def _count(node: Node, key: str, minimum: int = 0) -> int:
+def _count(node: Node, key: str, minimum: int = 0, maximum: int | None = None) -> int:
     value = _plain_value(node) if isinstance(node, ScalarNode) else node
     if isinstance(value, bool) or not isinstance(value, int):
         shown = (
@@ -101,6 +101,8 @@ def _count(node: Node, key: str, minimum: int = 0) -> int:
         raise _error(node.start_mark, f"'{key}' must be a whole number, not {shown}")
     if value < minimum:
         raise _error(node.start_mark, f"'{key}' must be at least {minimum}, not {value}")
+    if maximum is not None and value > maximum:
+        raise _error(node.start_mark, f"'{key}' must be at most {maximum}, not {value}")
     return value
 
 

@@ -181,7 +181,7 @@ def _new_occurrences(
     try:
         found = _occurrences(path, data, base)
     except SourceError as exc:
-        return [exc.finding(path, "OG969")]
+        return [exc.finding(path, "OG970" if exc.binary else "OG969")]  # a binary file is no spelling to fix
     except RecursionError:
         return [Finding(path, 1, 1, "OG969", "nests too deeply to check; split the expression up")]
     if not found:

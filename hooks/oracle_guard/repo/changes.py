@@ -19,7 +19,8 @@ from oracle_guard.repo import git
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
 from oracle_guard.reporting.report import UsageError
 
-MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_FILE_BYTES = 16 * 1024 * 1024  # a checked file's limit, unless the base contract's max_file_bytes raises it
+MAX_FILE_BYTES_SETTING = 1024 * 1024 * 1024  # the most max_file_bytes may say: a hook holds the file in memory
 
 
 def add_base_args(parser: argparse.ArgumentParser) -> None:
@@ -125,11 +126,21 @@ def worktree_kind(path: str) -> str | None:
     return "FIFO" if stat.S_ISFIFO(mode) else "special file"
 
 
+# The run's reader of the base contract's max_file_bytes (rules/args.py `context` sets it, enter_repo clears it):
+# asked only for a file over the default, so no run pays for it otherwise.
+_file_limit: list[Callable[[], int]] = []
+
+
+def use_file_limit(reader: Callable[[], int] | None) -> None:
+    _file_limit[:] = [reader] if reader is not None else []
+
+
 def read_worktree_file(path: str) -> bytes | None:
     """Bytes of a regular file in the work tree; None if absent or anything else.
 
     Only lstat and an O_NONBLOCK|O_NOFOLLOW open: a symlink is never followed
-    and a FIFO or device never blocks the hook.
+    and a FIFO or device never blocks the hook.  A file over MAX_FILE_BYTES is
+    read only when the base contract's max_file_bytes allows it, else exit 2.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     try:
@@ -141,13 +152,35 @@ def read_worktree_file(path: str) -> bytes | None:
             return None
         raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
     info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+    regular = stat.S_ISREG(info.st_mode)
+    limit = MAX_FILE_BYTES
+    if regular and info.st_size > limit and _file_limit:
+        try:
+            limit = _file_limit[0]()
+        except BaseException:
+            os.close(fd)
+            raise
+    if not regular or info.st_size > limit:
         os.close(fd)
-        if stat.S_ISREG(info.st_mode):
-            raise UsageError(f"{path}: {info.st_size} bytes is over the {MAX_FILE_BYTES}-byte limit for a checked file")
+        if regular:
+            raise UsageError(too_big(path, info.st_size, limit))
         return None
     with os.fdopen(fd, "rb") as f:
         return f.read()
+
+
+def too_big(path: str, size: int, limit: int) -> str:
+    """The one line for a file over the limit, with both ways on (docs/contract.md#checked-file-size)."""
+    raise_it = (
+        f"raise `max_file_bytes` in the contract (up to {MAX_FILE_BYTES_SETTING}; the base's value counts, "
+        "so land the raise first), or "
+        if limit < MAX_FILE_BYTES_SETTING
+        else ""
+    )
+    return (
+        f"{path}: {size} bytes is over the {limit}-byte limit for a checked file; {raise_it}"
+        "build the generated file instead of committing it (docs/contract.md#checked-file-size)"
+    )
 
 
 def _regular_only(changes: list[git.Change], target: str | None) -> tuple[list[git.Change], dict[str, str]]:
@@ -179,6 +212,7 @@ def enter_repo(filenames: list[str]) -> list[str]:
 
     Paths that leave the repository (``..``, absolute elsewhere) are refused.
     """
+    use_file_limit(None)  # a new run: its context names its own base
     top = git.toplevel()
     here = os.getcwd()
     result = []

@@ -365,6 +365,11 @@ CODES: dict[str, tuple[str, str, str]] = {
         "code that cannot be checked statically",
         "spell the name or code statically (no computed getattr/eval/exec/import)",
     ),
+    "OG970": (
+        "forbid-test-aware-code",
+        "a binary file in a Python path",
+        "give a data or compiled file its own suffix; source in another encoding declares it (`# coding: latin-1`)",
+    ),
     "OG906": (
         "docs/replay.md#og906-the-new-code-tampers-with-the-test-run",
         "the new code tampers with the test run",
@@ -399,14 +404,25 @@ DEFAULT_SIGNERS = "tests/allowed_signers"
 
 
 def create_signers(named: str | None) -> str:
-    """What to do when the base has no allowed-signers file: every approval is verified against the base's."""
+    """The long answer when the base has no allowed-signers file (`oracle-guard explain`, `approve`, docs/approvals.md).
+
+    Every approval is verified against the base's signers, so the file must be committed before the
+    change it approves; `oracle-guard init` writes it from git's SSH signing key at adoption.
+    """
     where = named or DEFAULT_SIGNERS
     name_it = "" if named else f", `allowed_signers: {where}` in the contract"
     return (
-        "no approval verifies without an allowed-signers file at the base: add one "
-        f'(`echo "you@example.com $(cat ~/.ssh/id_ed25519.pub)" >> {where}`{name_it}) '
-        "and land it on the base branch first, in its own reviewed commit"
+        "no approval verifies without an allowed-signers file at the base: with git signing with an SSH key "
+        "(`git config gpg.format ssh`, `user.signingkey`), `oracle-guard init --force --no-snapshot` adds one; "
+        f'or add it by hand (`echo "you@example.com $(cat ~/.ssh/id_ed25519.pub)" >> {where}`{name_it}); '
+        "land it on the base branch first, in its own reviewed commit"
     )
+
+
+def no_signers_yet(code: str, named: str | None) -> str:
+    """The short clause a finding's next step ends with when the base has no signers: where the long answer is."""
+    what = f"{named} is not at the base" if named else "no signers at the base yet"
+    return f"{what}: see `oracle-guard explain {code}`"
 
 
 def needs_approval(step: str) -> bool:

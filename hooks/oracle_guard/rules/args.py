@@ -8,6 +8,7 @@ finds nothing never pays for the contract loader.
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -67,6 +68,12 @@ def add_now(
     parser.add_argument("--now", metavar="TIME", help=help)
 
 
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print nothing when nothing is found (no one-line success summary)"
+    )
+
+
 def add_format(parser: argparse.ArgumentParser) -> None:
     report.add_format_arg(parser)
 
@@ -85,6 +92,13 @@ def context(
     fmt = getattr(args, "format", "text")
     if report.current_format() != fmt:  # a Namespace built by hand; parse_args already set it otherwise
         report.use_format(fmt)
+    contract_path = getattr(args, "contract", DEFAULT_CONTRACT)
+    if change_set is not None:
+        from oracle_guard.repo import changes
+
+        changes.use_file_limit(
+            functools.lru_cache(maxsize=1)(functools.partial(base_file_limit, change_set, contract_path))
+        )
     return HookContext(
         change_set=change_set,
         filenames=tuple(filenames),
@@ -94,6 +108,14 @@ def context(
         written=[],
         options=options,
     )
+
+
+def base_file_limit(change_set: ChangeSet, contract_path: str) -> int:
+    """The base contract's max_file_bytes: asked only when a file is over the default, so no run pays for it."""
+    from oracle_guard.contract import contract  # PyYAML: only for a file that large
+
+    base = contract.base_from(change_set.read_contract_base(contract_path, contract.bytes_at_base), contract_path)
+    return base.max_file_bytes if base is not None else contract.Contract().max_file_bytes
 
 
 def finish(ctx: HookContext, findings: list[report.Finding], hook: str = "") -> int:
