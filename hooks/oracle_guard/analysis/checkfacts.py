@@ -137,7 +137,12 @@ def _subject_key(node: ast.AST) -> str | None:
 
 def _type_of(node: ast.AST) -> ast.expr | None:
     """X of ``type(X)``, else None."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" and len(node.args) == 1:
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "type"
+        and len(node.args) == 1
+    ):
         return node.args[0]
     return None
 

@@ -28,6 +28,7 @@ class Demand(NamedTuple):
     shown: str  # the call as written
     node: ast.AST  # the check site
     raises: str  # the expected exception for a raises demand, "" for a value demand
+    callnode: ast.Call
 
 
 def _resolve(node: ast.expr, env: dict[str, ast.expr]) -> ast.expr:
@@ -54,13 +55,13 @@ def demands(fn: FunctionNode, scope: meaning.Scope, cls: ast.ClassDef | None) ->
         for side in (cmp.left, cmp.right):
             side = _resolve(side, env)
             if isinstance(side, ast.Call) and not _raises_kind(side, scope):
-                out.append(Demand(ast.dump(side), ast.unparse(side), cmp.node, ""))
+                out.append(Demand(ast.dump(side), ast.unparse(side), cmp.node, "", side))
     for node in ast.walk(fn):
         if isinstance(node, ast.Assert):
             test = node.test.operand if isinstance(node.test, ast.UnaryOp) else node.test
             test = _resolve(test, env)
             if isinstance(test, ast.Call):  # `assert ok(x)`: the truth of its value
-                out.append(Demand(ast.dump(test), ast.unparse(test), node, ""))
+                out.append(Demand(ast.dump(test), ast.unparse(test), node, "", test))
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 expr = item.context_expr
@@ -68,12 +69,12 @@ def demands(fn: FunctionNode, scope: meaning.Scope, cls: ast.ClassDef | None) ->
                     expected = ast.unparse(expr.args[0])
                     for inner in node.body:
                         for call in _calls_of(inner):
-                            out.append(Demand(ast.dump(call), ast.unparse(call), expr, expected))
+                            out.append(Demand(ast.dump(call), ast.unparse(call), expr, expected, call))
         elif isinstance(node, ast.Call) and _raises_kind(node, scope) and len(node.args) >= 2:
             # pytest.raises(E, f, *args) / self.assertRaises(E, f, *args): the call is f(*args)
             keywords = [k for k in node.keywords if k.arg not in ("match", "msg")]
             call = ast.Call(func=node.args[1], args=list(node.args[2:]), keywords=keywords)
-            out.append(Demand(ast.dump(call), ast.unparse(call), node, ast.unparse(node.args[0])))
+            out.append(Demand(ast.dump(call), ast.unparse(call), node, ast.unparse(node.args[0]), call))
     return out
 
 
