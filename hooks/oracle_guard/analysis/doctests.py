@@ -53,19 +53,24 @@ def _parse(text: str, owner: str, first_line: int) -> list[Example]:
     return out
 
 
-def of_text(text: str) -> list[Example]:
+def of_text(text: str) -> Doctests:
     """The examples of a text file pytest collects with ``--doctest-glob``."""
-    return _parse(text, "", 1)
+    return Doctests(_parse(text, "", 1), [], {""})
 
 
-def of_module(data: bytes, path: str) -> tuple[list[Example], list[tuple[int, str]]]:
-    """(examples of every docstring, (line, what) of each run-time docstring rewrite) of a Python module."""
-    if b">>>" not in data and b"__doc__" not in data:
-        return [], []
+class Doctests(NamedTuple):
+    examples: list[Example]
+    rewrites: list[tuple[int, str]]  # (line, what) of each run-time docstring rewrite
+    owners: set[str]  # every module, class and function defined: "" for the module
+
+
+def of_module(data: bytes, path: str) -> Doctests:
+    """The examples of every docstring of a Python module, and its run-time docstring rewrites."""
     try:
         module = Module.from_source(path, data)
     except SourceError:
-        return [], []  # another rule (or pytest) reports a module that does not parse
+        return Doctests([], [], set())  # another rule (or pytest) reports a module that does not parse
+    owners = {""}
     examples: list[Example] = []
     rewrites: list[tuple[int, str]] = []
     setters = _doc_setters(module.tree)
@@ -86,6 +91,7 @@ def of_module(data: bytes, path: str) -> tuple[list[Example], list[tuple[int, st
                 examples.extend(_parse(first.value.value, prefix, first.lineno))
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                owners.add(f"{prefix}.{child.name}" if prefix else child.name)
                 visit(child, f"{prefix}.{child.name}" if prefix else child.name)
             elif isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 targets = child.targets if isinstance(child, ast.Assign) else [child.target]
@@ -106,7 +112,7 @@ def of_module(data: bytes, path: str) -> tuple[list[Example], list[tuple[int, st
                         rewrites.append((deco.lineno, f"@{ast.unparse(name)} on {child.name}"))
 
     visit(module.tree, "")
-    return examples, rewrites
+    return Doctests(examples, rewrites, owners)
 
 
 def _doc_setters(tree: ast.Module) -> set[str]:
@@ -134,16 +140,14 @@ def _sets_doc(call: ast.Call) -> bool:
     )
 
 
-def compare(
-    base: list[Example], new: list[Example], base_rewrites: list[tuple[int, str]], new_rewrites: list[tuple[int, str]]
-) -> list[tuple[int, str]]:
-    """(line, message) for each example weakened from BASE to NEW, and each new run-time docstring rewrite."""
+def compare(base: Doctests, after: Doctests) -> list[tuple[int, str]]:
+    """(line, message) for each example weakened from BASE to AFTER, and each new run-time docstring rewrite."""
     out: list[tuple[int, str]] = []
-    owners = {e.owner for e in new}
+    new, owners = after.examples, after.owners
     new_by: dict[tuple[str, str], list[Example]] = {}
     for e in new:
         new_by.setdefault((e.owner, e.source), []).append(e)
-    for old in base:
+    for old in base.examples:
         same = new_by.get((old.owner, old.source))
         shown = old.source.splitlines()[0][:60]
         if same:
@@ -161,12 +165,12 @@ def compare(
                 out.append(
                     (now.line, f"doctest `>>> {shown}` gained {added}: it compares less than the base's example")
                 )
-        elif old.owner in owners or old.owner == "":
+        elif old.owner in owners:
             where = f"`{old.owner}`" if old.owner else "the file"
             line = min((e.line for e in new if e.owner == old.owner), default=1)
             out.append((line, f"doctest `>>> {shown}` was removed from {where}'s examples"))
-    was = Counter(text for _, text in base_rewrites)
-    for line, text in new_rewrites:
+    was = Counter(text for _, text in base.rewrites)
+    for line, text in after.rewrites:
         if was[text]:
             was[text] -= 1
             continue

@@ -444,9 +444,10 @@ def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list[_R
 def check(ctx: HookContext) -> list[Finding]:
     if ctx.change_set is not None and ctx.change_set.base is None:
         notice("no commits yet: only tautologies and swallowed failures can be checked")
-    from oracle_guard.rules import static_approvals
+    from oracle_guard.rules import lastfailed, static_approvals
 
-    return static_approvals.unapproved(ctx, shrink_findings(ctx.filenames, ctx.change_set)) + not_a_file(ctx.change_set)
+    found = static_approvals.unapproved(ctx, shrink_findings(ctx.filenames, ctx.change_set))
+    return lastfailed.mark(ctx, found) + not_a_file(ctx.change_set)
 
 
 @guarded

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 
 from oracle_guard.analysis import doctests
 from oracle_guard.pytest_side.settings import Settings
-from oracle_guard.repo import changes
+from oracle_guard.repo import changes, lastfailed
 from oracle_guard.reporting.report import Finding
 
 DEFAULT_GLOB = "test*.txt"  # pytest's own default for --doctest-glob
@@ -79,18 +79,18 @@ def check(
     for path in wanted:
         data = new.get(path)
         old = base.get(change_set.old_path(path) or path)
-        if data is None:
-            continue
+        if data is None or not any(b">>>" in d or b"__doc__" in d for d in (data, old or b"")):
+            continue  # neither side has an example or touches a docstring
         if path.endswith(".py"):
-            new_examples, new_rewrites = doctests.of_module(data, path)
-            base_examples, base_rewrites = doctests.of_module(old, path) if old is not None else ([], [])
+            after, before = doctests.of_module(data, path), doctests.of_module(old or b"", path)
         else:
-            new_examples, new_rewrites = doctests.of_text(data.decode("utf-8", "replace")), []
-            base_examples, base_rewrites = (
-                (doctests.of_text(old.decode("utf-8", "replace")) if old is not None else []),
-                [],
+            after, before = (
+                doctests.of_text(data.decode("utf-8", "replace")),
+                doctests.of_text((old or b"").decode("utf-8", "replace")),
             )
-        for line, message in doctests.compare(base_examples, new_examples, base_rewrites, new_rewrites):
+        for line, message in doctests.compare(before, after):
+            if any(node_id.startswith(path + "::") for node_id in lastfailed.failing()):
+                message = lastfailed.FAILING + message  # one of this file's doctests was failing
             findings.append(
                 Finding(
                     path,
