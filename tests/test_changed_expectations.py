@@ -226,6 +226,27 @@ CHEATS: dict[str, tuple[str, str, dict[str, str], str]] = {
         "OG315",
     ),
     "a conftest autouse fixture (the test unchanged)": (PRICE, PRICE, {CONFTEST: AUTOUSE}, "OG877"),
+    "a plain assignment at the top of the test module": (
+        PRICE,
+        HEAD + "calc.price = lambda q: 4\n\n\ndef test_it():\n    assert calc.price(2) == 4\n",
+        {},
+        "OG315",
+    ),
+    "mock.patch as a decorator": (
+        PRICE,
+        HEAD.replace("import pytest\n", "from unittest import mock\n\nimport pytest\n")
+        + "@mock.patch('calc.price', return_value=4)\ndef test_it(stand_in):\n    assert calc.price(2) == 4\n",
+        {},
+        "OG315",
+    ),
+    "the test module's own binding patched": (
+        HEAD + "from calc import price\n\n\ndef test_it():\n    assert price(2) == 4\n",
+        HEAD.replace("import pytest\n", "from unittest import mock\n\nimport pytest\n")
+        + "from calc import price\n\n\ndef test_it():\n"
+        + "    with mock.patch('tests.test_calc.price', return_value=4):\n        assert price(2) == 4\n",
+        {},
+        "OG315",
+    ),
 }
 # name -> (changed calc module, code): the base's doctests of DOUBLE fail, the cheat's pass.
 DOCTEST_CHEATS: dict[str, str] = {

@@ -114,6 +114,7 @@ class Fixtures:
         self.module = module
         self.read = read
         self._layers: list[tuple[Module, dict[str, tuple[FunctionNode, bool]]]] | None = None
+        self._tops: dict[int, list[Patch]] = {}
 
     @property
     def layers(self) -> list[tuple[Module, dict[str, tuple[FunctionNode, bool]]]]:
@@ -149,12 +150,28 @@ class Fixtures:
                 out.setdefault(named[0], (node, named[1]))  # type: ignore[arg-type]  # fixture_name: a function
         return out
 
+    def _top_level(self, module: Module) -> list[Patch]:
+        """Replacements a module makes when it is imported (``calc.price = lambda q: 4`` at the top)."""
+        key = id(module)
+        if key not in self._tops:
+            where = f"the module ({module.path})"
+            self._tops[key] = [
+                p
+                for stmt in module.tree.body
+                if not isinstance(
+                    stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+                )
+                for p in patches(stmt, module.names, where)  # type: ignore[arg-type]  # any node is walked alike
+            ]
+        return self._tops[key]
+
     def arranged(self, test: FunctionNode, names: Names) -> list[Patch]:
         """Every replacement in force while TEST runs: its body, the fixtures it requests, autouse ones."""
         found = patches(test, names, "the test")
         wanted = [a.arg for a in test.args.args + test.args.kwonlyargs]
-        for _, table in self.layers:
+        for module, table in self.layers:
             wanted += [name for name, (_, autouse) in table.items() if autouse]
+            found += self._top_level(module)
         seen: set[str] = set()
         for _ in range(_MAX_FIXTURE_DEPTH):
             more: list[str] = []
@@ -172,8 +189,9 @@ class Fixtures:
         return found
 
 
-def hits(target: str, call: ast.Call, names: Names) -> bool:
-    """Whether CALL calls what TARGET names: the same dotted function, or a method of that name on an object."""
+def hits(target: str, call: ast.Call, names: Names, path: str = "") -> bool:
+    """Whether CALL (in the module at PATH) calls what TARGET names: the same dotted function, the name as
+    the test module itself binds it (``patch("tests.test_calc.price")``), or a method of that name on an object."""
     func = call.func
     last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
     if not last or target.rsplit(".", 1)[-1] != last:
@@ -181,6 +199,10 @@ def hits(target: str, call: ast.Call, names: Names) -> bool:
     qualified = names.qualify(func)
     if qualified == target:
         return True
+    owner = target.rsplit(".", 1)[0]
+    own = path[: -len(".py")].replace("/", ".") if path.endswith(".py") else ""
+    if isinstance(func, ast.Name) and own and (own == owner or own.endswith("." + owner)):
+        return True  # the test module's own binding of the name, replaced where the test looks it up
     root = func
     while isinstance(root, ast.Attribute):
         root = root.value
@@ -207,7 +229,7 @@ def findings(
     hit: list[tuple[Patch, outcomes.Demand]] = []
     for patch in arranged:
         for d in calls.values():
-            if hits(patch.target, d.callnode, names):
+            if hits(patch.target, d.callnode, names, fixtures.module.path):
                 if patch.where != "the test" or getattr(patch.node, "lineno", 0) <= getattr(d.node, "lineno", 0):
                     hit.append((patch, d))
     if not hit:

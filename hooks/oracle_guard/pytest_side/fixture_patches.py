@@ -124,7 +124,9 @@ def _requested_by(folder: str, patch: Patch, change_set: changes.ChangeSet) -> s
         for qualname, (fn, cls, is_test) in analyzer.index().items():
             if not is_test or patch.fixture not in {a.arg for a in fn.args.args + fn.args.kwonlyargs}:
                 continue
-            if any(arranged.hits(patch.target, d.callnode, module.names) for d in outcomes.demands(fn, scope, cls)):
+            if any(
+                arranged.hits(patch.target, d.callnode, module.names, path) for d in outcomes.demands(fn, scope, cls)
+            ):
                 return f"{path}::{qualname.replace('.', '::')}"
     return None
 
