@@ -92,6 +92,12 @@ CHEATS: dict[str, tuple[str, str, dict[str, str], str]] = {
         {},
         "OG314",
     ),
+    "value check turned into a raises check, a line added beside it": (
+        body_of("    assert sign(-1) == 'neg'\n"),
+        body_of("    unused = 1\n    with pytest.raises(ValueError):\n        sign(-1)\n"),
+        {},
+        "OG314",
+    ),
     "raises check turned into a value check": (
         body_of("    with pytest.raises(ValueError):\n        parse('x')\n"),
         body_of("    assert parse('x') == 0\n"),
@@ -319,6 +325,19 @@ HONEST: dict[str, tuple[str, str, dict[str, str]]] = {
         {},
     ),
     "a conftest fixture nobody requests": (PRICE, PRICE, {CONFTEST: STAND_IN}),
+    "a module's function named like the checked method replaced": (
+        body_of("    assert calc.Cart().total() == 4\n"),
+        body_of(
+            "    monkeypatch.setattr(shipping, 'total', lambda: 0)\n    assert calc.Cart().total() == 4\n",
+            "monkeypatch",
+        ).replace("import calc\n", "import calc\nimport shipping\n"),
+        {},
+    ),
+    "what the test arranges changed, and with it the outcome": (
+        body_of("    cart = []\n    cart.append(1)\n    assert cart.pop() == 1\n"),
+        body_of("    cart = []\n    with pytest.raises(IndexError):\n        cart.pop()\n"),
+        {},
+    ),
 }
 
 

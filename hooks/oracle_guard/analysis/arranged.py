@@ -210,7 +210,15 @@ def hits(target: str, call: ast.Call, names: Names, path: str = "") -> bool:
         # a function imported by name, or reached through an imported module or class: the same
         # one only when the names agree (`from app import parse` is not `app.other.parse`)
         return qualified is not None and (qualified.endswith("." + target) or target.endswith("." + qualified))
-    return True  # a method on an object the test made: `Parser().parse` is `app.Parser.parse`
+    # A method on an object: `Parser().parse` is `app.Parser.parse`; so is `parser.parse` when the
+    # replaced owner is a class.  A module's function of the same name (`requests.get` beside
+    # `client.get`) is another function.
+    receiver = func.value if isinstance(func, ast.Attribute) else None
+    if isinstance(receiver, ast.Call):
+        made = names.qualify(receiver.func)
+        if made is not None:
+            return made == owner or owner.endswith("." + made) or made.endswith("." + owner)
+    return owner.rsplit(".", 1)[-1][:1].isupper()
 
 
 def findings(

@@ -78,6 +78,40 @@ def demands(fn: FunctionNode, scope: meaning.Scope, cls: ast.ClassDef | None) ->
     return out
 
 
+def _locals(fn: FunctionNode) -> set[str]:
+    """The names FN binds: its parameters and what it assigns."""
+    found = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+    found |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return found
+
+
+def _arrangement(fn: FunctionNode, checked: set[str], scope: meaning.Scope, used: set[str]) -> list[str]:
+    """FN's statements that touch the names USED, but its checks: asserts, check calls, raises blocks
+    and the bare or assigned calls a check demands (``r = f(x)`` before ``assert r == 1``) left out."""
+    out: list[str] = []
+    stack = list(reversed(fn.body))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, ast.Assert):
+            continue
+        if isinstance(stmt, (ast.With, ast.AsyncWith)) and any(
+            isinstance(i.context_expr, ast.Call) and _raises_kind(i.context_expr, scope) for i in stmt.items
+        ):
+            continue
+        value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+        if isinstance(value, ast.Call):
+            func = value.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name.startswith("assert") or _raises_kind(value, scope) or ast.dump(value) in checked:
+                continue
+        if isinstance(stmt, (ast.With, ast.AsyncWith, ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try)):
+            stack += list(reversed(stmt.body))
+            continue
+        if any(isinstance(n, ast.Name) and n.id in used for n in ast.walk(stmt)):
+            out.append(ast.dump(stmt))
+    return out
+
+
 def _calls_of(stmt: ast.stmt) -> list[ast.Call]:
     """The calls a statement inside a raises block makes at its top (``f(x)``, ``r = f(x)``)."""
     value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)) else None
@@ -107,6 +141,17 @@ def changed(
         return []  # neither side expects an exception: nothing can have flipped
     base = demands(base_fn, base_scope, base_cls)
     new = demands(new_fn, new_scope, new_cls)
+    checked = {d.call for d in base} | {d.call for d in new}
+    local = _locals(base_fn) | _locals(new_fn)
+
+    def same_question(call: ast.Call) -> bool:
+        # What the test arranged for the call (the statements on the locals it uses) is unchanged:
+        # with other arrangements (`s.push(1)` gone before `s.pop()`) it asks another question.
+        used = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} & local
+        return not used or _arrangement(base_fn, checked, base_scope, used) == _arrangement(
+            new_fn, checked, new_scope, used
+        )
+
     base_value = {d.call: d for d in base if not d.raises}
     base_raises = {d.call: d for d in base if d.raises}
     new_value = {d.call for d in new if not d.raises}
@@ -115,6 +160,8 @@ def changed(
     seen: set[str] = set()
     for d in new:
         if d.call in seen:
+            continue
+        if not same_question(d.callnode):
             continue
         if d.raises and d.call in base_value and d.call not in base_raises and d.call not in new_value:
             seen.add(d.call)
