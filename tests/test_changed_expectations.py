@@ -399,6 +399,7 @@ def test_a_doctest_cheat_is_refused_where_doctests_are_collected_and_free_where_
         DOUBLE.replace("Twice n.", "Two times n, for any number."),  # the prose
         DOUBLE.replace('    0\n    """', '    0\n    >>> double(3)\n    6\n    """'),  # an example added
         DOUBLE.replace("return 5 if n else 0  # bug: 2 * n", "return 2 * n"),  # the code fixed
+        DOUBLE.replace(">>> double(2)", ">>> double(1 + 1)"),  # an example respelled, the same answer
     ],
 )
 def test_an_honest_docstring_change_passes_where_doctests_are_collected(after: str) -> None:

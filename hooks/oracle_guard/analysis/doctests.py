@@ -140,30 +140,54 @@ def _sets_doc(call: ast.Call) -> bool:
     )
 
 
+def _flat(want: str) -> str:
+    return " ".join(want.split())
+
+
 def compare(base: Doctests, after: Doctests) -> list[tuple[int, str]]:
-    """(line, message) for each example weakened from BASE to AFTER, and each new run-time docstring rewrite."""
+    """(line, message) for each example weakened from BASE to AFTER, and each new run-time docstring rewrite.
+
+    Examples pair by owner and source first; those left pair in order within their owner (an example
+    respelled, `Unit.DAYS` -> `_Unit.DAYS`), and such a pair is judged by its expected output alone."""
     out: list[tuple[int, str]] = []
     new, owners = after.examples, after.owners
     new_by: dict[tuple[str, str], list[Example]] = {}
     for e in new:
         new_by.setdefault((e.owner, e.source), []).append(e)
+    unmatched: list[Example] = []
     for old in base.examples:
         same = new_by.get((old.owner, old.source))
         shown = old.source.splitlines()[0][:60]
-        if same:
-            now = same.pop(0)
-            if now.want.strip() != old.want.strip() and " ".join(now.want.split()) != " ".join(old.want.split()):
-                before = " ".join(old.want.split())[:40] or "no output"
+        if not same:
+            unmatched.append(old)
+            continue
+        now = same.pop(0)
+        if _flat(now.want) != _flat(old.want):
+            before = _flat(old.want)[:40] or "no output"
+            out.append(
+                (now.line, f"doctest `>>> {shown}` expects other output ({before!r} -> {_flat(now.want)[:40]!r})")
+            )
+        elif now.loosened - old.loosened:
+            added = ", ".join(f"+{d}" for d in sorted(now.loosened - old.loosened))
+            out.append((now.line, f"doctest `>>> {shown}` gained {added}: it compares less than the base's example"))
+    left: dict[str, list[Example]] = {}
+    for examples in new_by.values():
+        for e in examples:
+            left.setdefault(e.owner, []).append(e)
+    for examples in left.values():
+        examples.sort(key=lambda e: e.line)
+    for old in unmatched:
+        shown = old.source.splitlines()[0][:60]
+        respelled = left.get(old.owner)
+        if respelled:
+            now = respelled.pop(0)
+            if _flat(now.want) != _flat(old.want):
                 out.append(
                     (
                         now.line,
-                        f"doctest `>>> {shown}` expects other output ({before!r} -> {' '.join(now.want.split())[:40]!r})",
+                        f"doctest `>>> {shown}` became `>>> {now.source.splitlines()[0][:60]}` and expects other output "
+                        f"({_flat(old.want)[:40] or 'no output'!r} -> {_flat(now.want)[:40]!r})",
                     )
-                )
-            elif now.loosened - old.loosened:
-                added = ", ".join(f"+{d}" for d in sorted(now.loosened - old.loosened))
-                out.append(
-                    (now.line, f"doctest `>>> {shown}` gained {added}: it compares less than the base's example")
                 )
         elif old.owner in owners:
             where = f"`{old.owner}`" if old.owner else "the file"
