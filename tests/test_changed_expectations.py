@@ -533,3 +533,24 @@ def test_pytest_s_own_last_failed_record_leads_the_message(tmp_path: Path) -> No
     finally:
         lastfailed.forget()
     assert result.code == 1 and f"OG314 {lastfailed.FAILING}" in result.out, result.out
+
+
+def test_a_deliberate_doctest_change_is_approved_like_an_expected_value(tmp_path: Path, capsys) -> None:
+    from tests.contract_helpers import CONTRACT, approve, contract_text, make_key, signers_line
+
+    repo = Repo(tmp_path)
+    repo.git("init", "-q", "-b", "main")
+    key = make_key(tmp_path)
+    repo.write("tests/allowed_signers", signers_line(key))
+    repo.write(CONTRACT, contract_text(extra="allowed_signers: tests/allowed_signers\n"))
+    repo.write("pytest.ini", DOCTEST_INI, dedent=False)
+    repo.write("calc.py", DOUBLE, dedent=False)
+    repo.commit("base")
+    repo.write("calc.py", DOUBLE.replace("    4\n", "    5\n"), dedent=False)
+    repo.stage()
+    code = repo.run(check.main, "--skip", "collection-snapshot")
+    out = capsys.readouterr().out
+    assert code == 1 and "OG316" in out and "`oracle-guard approve expected-change calc.py::double`" in out, out
+    approve(repo, key, "expected-change calc.py::double")
+    repo.stage()
+    assert repo.run(check.main, "--skip", "collection-snapshot") == 0, capsys.readouterr().out

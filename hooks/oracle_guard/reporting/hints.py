@@ -96,7 +96,7 @@ CODES: dict[str, tuple[str, str, str]] = {
     "OG316": (
         "collection-snapshot",
         "a doctest example weakened",
-        "restore the base's example, or land the new one on the base branch through review",
+        "restore the base's example, or approve `expected-change NODEID` for a deliberate behaviour change",
     ),
     "OG401": (
         "fixture-lock-verify",
