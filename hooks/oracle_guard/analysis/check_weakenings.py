@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import cast
 
-from oracle_guard.analysis import checknames, expectations, meaning
+from oracle_guard.analysis import checknames, expectations, meaning, outcomes
 from oracle_guard.analysis.checkfacts import Facts, RaiseSite, Side, builtin_exception, finding_at, who_of
 from oracle_guard.analysis.hypothesis_weakenings import compare_hypothesis_test
 from oracle_guard.analysis.pysource import TRY_NODES, FunctionNode
@@ -28,7 +28,7 @@ from oracle_guard.analysis.sourcetext import spells
 from oracle_guard.repo import changes, git
 from oracle_guard.reporting.report import Finding
 
-STRENGTH = {3: "exact comparison", 2: "ordering or membership check", 1: "truthiness or type check"}
+STRENGTH = {3: "exact comparison", 2: "ordering or membership check", 1: "truthiness or type check", 0: "type check"}
 
 
 def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -> list[Finding]:
@@ -145,6 +145,19 @@ def compare_function(base: Facts, new: Facts, base_side: Side, new_side: Side) -
                     new_check.node,
                     "OG314",
                     f"{who}: {expectations.describe(old_check, new_check)} in `{shown}`; restore the base's expected value, or change it in its own reviewed commit",
+                )
+            )
+        # the same call now expected to raise where the base checked its value, or the reverse
+        for node, message in outcomes.changed(
+            base.node, new.node, base_side.analyzer.scope, new_side.analyzer.scope, base.cls, new.cls
+        ):
+            out.append(
+                finding_at(
+                    new_side,
+                    node,
+                    "OG314",
+                    f"{who}: {message}; fix the code so the base's check passes, or change the expectation in its "
+                    "own reviewed commit",
                 )
             )
     out += _meaning_findings(base, new, base_side, new_side, who, out)

@@ -135,6 +135,24 @@ def _subject_key(node: ast.AST) -> str | None:
     return ast.dump(node)
 
 
+def _type_of(node: ast.AST) -> ast.expr | None:
+    """X of ``type(X)``, else None."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "type"
+        and len(node.args) == 1
+    ):
+        return node.args[0]
+    return None
+
+
+def _type_rank(kind: ast.AST) -> int:
+    """A type check's rank: 0 for ``bool``, whose truth is the whole value (checking only that it is a
+    bool demands less than ``assert ok(x)`` did), else 1 (beside truthiness)."""
+    return 0 if isinstance(kind, ast.Name) and kind.id == "bool" else 1
+
+
 def _assert_strength(test: ast.expr) -> list[tuple[str, int]]:
     """(subject, rank) pairs an assert expression checks."""
     if isinstance(test, ast.BoolOp):
@@ -145,6 +163,11 @@ def _assert_strength(test: ast.expr) -> list[tuple[str, int]]:
         return [(key, 1)] if key else []
     if isinstance(test, ast.Compare):
         sides = [test.left] + list(test.comparators)
+        typed = _type_of(test.left)
+        if typed is not None and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq)):
+            # `type(x) is str` asks only what kind of value x is: a type check, whatever the operator
+            key = _subject_key(typed)
+            return [(key, _type_rank(test.comparators[0]))] if key else []
         ranks = []
         for op, right in zip(test.ops, test.comparators):
             none_right = isinstance(right, ast.Constant) and right.value is None
@@ -169,7 +192,8 @@ def _assert_strength(test: ast.expr) -> list[tuple[str, int]]:
         and test.args
     ):
         key = _subject_key(test.args[0])
-        return [(key, 1)] if key else []
+        rank = _type_rank(test.args[1]) if test.func.id == "isinstance" and len(test.args) > 1 else 1
+        return [(key, rank)] if key else []
     key = _subject_key(test)
     return [(key, 1)] if key else []
 

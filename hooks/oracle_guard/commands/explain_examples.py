@@ -298,6 +298,31 @@ EXAMPLES: dict[str, Example] = {
         {T: edit("assert price(2) == 4", "assert price(2) == 5")},
         {T: edit("assert price(2) == 4", "assert price(3) == 6")},  # a new input with its own answer
     ),
+    "OG315": Example(
+        "A test (or a fixture it requests, autouse or not, in its module or a conftest) that replaces the very "
+        "function or method whose result it checks (mock.patch, patch.object, monkeypatch.setattr, an assignment).",
+        "The check then compares the stand-in with the answer the test wrote: it passes whatever the code does.",
+        {
+            T: edit(
+                "import pytest\n",
+                "import pytest\n\nimport shop\n",
+                edit(
+                    "def test_price():\n    assert price(2) == 4",
+                    "def test_price(monkeypatch):\n    monkeypatch.setattr(shop, 'price', lambda quantity: 4)\n    assert shop.price(2) == 4",
+                ),
+            )
+        },
+        {
+            T: edit(
+                "import pytest\n",
+                "import pytest\n\nimport time\n",
+                edit(
+                    "def test_price():\n    assert price(2) == 4",
+                    "def test_price(monkeypatch):\n    monkeypatch.setattr(time, 'time', lambda: 0.0)\n    assert price(2) == 4",
+                ),
+            )
+        },
+    ),
     "OG401": Example(
         "A locked fixture whose bytes no longer match the sha256 in the contract.",
         "Re-recording the data the tests compare with makes wrong output the new expectation.",

@@ -27,6 +27,9 @@ RATED_TEST = (
     "import pytest\n\nfrom shop import RATES, price\n\n\n"
     "@pytest.mark.parametrize('rate', RATES)\ndef test_rate(rate):\n    assert price(rate) == 2 * rate\n"
 )
+DOCTESTED = (
+    'def price(quantity):\n    """Twice the quantity.\n\n    >>> price(2)\n    4\n    """\n    return 2 * quantity\n'
+)
 TAMPER_WHY = "Code the patch controls must not decide how its own tests are judged."
 
 
@@ -199,6 +202,14 @@ EXAMPLES: dict[str, Example] = {
             "def pytest_sessionfinish(session):\n    session.config.cache = None if False else session.config.cache\n"
         ),
         base={**BASE, CONFTEST: "import pytest\n"},
+    ),
+    "OG316": Example(
+        "In a project whose pytest collects doctests (--doctest-modules, --doctest-glob): an example's expected "
+        "output changed, a new +SKIP/+ELLIPSIS/+NORMALIZE_WHITESPACE, a removed example, a docstring rewritten at run time.",
+        "A collected doctest is a check: rewriting it to what the code prints makes any behaviour change pass.",
+        {"shop.py": DOCTESTED.replace("    4\n", "    5\n")},
+        {"shop.py": DOCTESTED.replace("Twice the quantity.", "Two per item.")},  # prose, same examples
+        base={**BASE, INI: "[pytest]\naddopts = --doctest-modules\n", "shop.py": DOCTESTED},
     ),
     "OG877": Example(
         "An autouse fixture in a conftest that replaces a function the tests below it check "

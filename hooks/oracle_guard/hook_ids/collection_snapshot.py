@@ -390,7 +390,7 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
         started = []
     try:
         if ctx.option("static_only"):
-            static = pytest_config.check(change_set, ctx.contract)
+            static = _configuration(ctx, change_set)
             return lambda: static
         if (
             not started
@@ -402,13 +402,20 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
         # Configuration that hides tests is caught without pytest, so it runs everywhere
         # (partial: after the plan has started pytest, or found it need not run).
         if ctx.option("partial"):
-            return _prepare(ctx, change_set, started, lambda: pytest_config.check(change_set, ctx.contract))
-        static = pytest_config.check(change_set, ctx.contract)
+            return _prepare(ctx, change_set, started, lambda: _configuration(ctx, change_set))
+        static = _configuration(ctx, change_set)
         return _prepare(ctx, change_set, started, lambda: static)
     except BaseException:
         for run, _ in started:
             run.abandon()
         raise
+
+
+def _configuration(ctx: HookContext, change_set: changes.ChangeSet) -> list[Finding]:
+    """The configuration's findings (pytest_config.check) less those a signed approval covers (OG316)."""
+    from oracle_guard.rules import static_approvals
+
+    return static_approvals.unapproved(ctx, pytest_config.check(change_set, ctx.contract))
 
 
 @guarded

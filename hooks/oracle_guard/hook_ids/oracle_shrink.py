@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from oracle_guard.analysis import arranged
 from oracle_guard.analysis.check_weakenings import compare_function, compare_globs, new_tautologies, repeat_after_action
 from oracle_guard.analysis.checkfacts import Facts, Side, finding_at, parse_side, who_of
 from oracle_guard.analysis.checksites import HelperIndex
@@ -104,6 +105,7 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
     functions = _pair_functions(pairs, change_set, findings)
     fresh, still_removed = _follow_moves(functions, wanted)
     lost, pool = _compare_matched(fresh, functions.matched, wanted, findings)
+    findings += _arranged(pairs, functions.matched, change_set)
     # A removed test lives on when oracle_guard/analysis/sametest.py finds it in the change (the notion
     # collection-snapshot shares): never paid for by the check pool below.
     gone = [
@@ -281,6 +283,16 @@ def _compare_matched(
     return lost, pool
 
 
+def _arranged(pairs: list[_Pair], matched: list[_Matched], change_set: changes.ChangeSet) -> list[Finding]:
+    """OG315 for each reported file: checks of a function its test's own setup newly replaced."""
+    renamed = {id(n.node): (b.node, bs) for b, n, bs, _, _ in matched if b.qualname != n.qualname}
+    out: list[Finding] = []
+    for _, base_side, new_side, reported in pairs:
+        if reported and new_side is not None:
+            out += arranged.module_findings(base_side, new_side, renamed, change_set.read_base, change_set.read_new)
+    return out
+
+
 def _lost_checks(base_f: Facts, new_f: Facts, base_side: Side, new_side: Side, unmatched: int) -> _Lost | None:
     """The checks NEW_F makes fewer of than BASE_F (parametrized cases and imported helpers counted)."""
     if not (
@@ -432,9 +444,10 @@ def _twin_elsewhere(change_set: changes.ChangeSet, item: _Lost, removed: list[_R
 def check(ctx: HookContext) -> list[Finding]:
     if ctx.change_set is not None and ctx.change_set.base is None:
         notice("no commits yet: only tautologies and swallowed failures can be checked")
-    from oracle_guard.rules import static_approvals
+    from oracle_guard.rules import lastfailed, static_approvals
 
-    return static_approvals.unapproved(ctx, shrink_findings(ctx.filenames, ctx.change_set)) + not_a_file(ctx.change_set)
+    found = static_approvals.unapproved(ctx, shrink_findings(ctx.filenames, ctx.change_set))
+    return lastfailed.mark(ctx, found) + not_a_file(ctx.change_set)
 
 
 @guarded

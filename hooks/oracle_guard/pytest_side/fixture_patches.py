@@ -1,4 +1,4 @@
-"""OG877: an autouse fixture in a conftest.py that replaces the code the tests check.
+"""OG877: a fixture in a conftest.py that replaces the code the tests check.
 
 ``@pytest.fixture(autouse=True)`` runs around every test below its conftest, so
 ``monkeypatch.setattr(app, "parse", lambda x: 1)`` there makes each test that
@@ -13,6 +13,11 @@ only when all of these hold:
 - a test module under the conftest's folder names that function (imports or
   calls it): the tests check it.
 
+A fixture that is not autouse is judged by what requests it: a new patch there
+is a finding when a test below the conftest requests the fixture and checks the
+result of the very function it replaces (oracle_guard.analysis.arranged, which
+judges the same in test modules as OG315).
+
 Spellings: ``monkeypatch.setattr(obj, "name", ...)`` and ``("pkg.mod.name", ...)``,
 ``mocker.patch("pkg.mod.name")``, ``mock.patch(...)``/``patch.object(obj, "name")``
 (started, or as a context manager), ``setattr(obj, "name", ...)`` and
@@ -26,16 +31,14 @@ import os
 import posixpath
 from typing import NamedTuple
 
-from oracle_guard.analysis.checksites import HelperIndex
-from oracle_guard.analysis.pysource import Module, Names, SourceError
+from oracle_guard.analysis import arranged, meaning, outcomes
+from oracle_guard.analysis.checksites import CheckSites, HelperIndex
+from oracle_guard.analysis.pysource import Module, SourceError
 from oracle_guard.analysis.sourcetext import spells
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.paths import TEST_FILES
 from oracle_guard.reporting.report import Finding
 
-FIXTURE_DECORATORS = {"pytest.fixture", "pytest_asyncio.fixture"}
-PATCH_CALLS = {"unittest.mock.patch", "mock.patch", "mocker.patch", "pytest_mock.MockerFixture.patch"}
-PATCH_OBJECT_CALLS = {f"{p}.object" for p in PATCH_CALLS}
 MAX_TEST_FILES = 2000  # more test modules under one conftest than a commit hook should read
 
 
@@ -43,62 +46,18 @@ class Patch(NamedTuple):
     fixture: str
     target: str  # dotted: module path then the attribute
     node: ast.AST
-
-
-def _autouse(func: ast.FunctionDef | ast.AsyncFunctionDef, names: Names) -> bool:
-    for decorator in func.decorator_list:
-        if isinstance(decorator, ast.Call) and (names.qualify(decorator.func) or "") in FIXTURE_DECORATORS:
-            for keyword in decorator.keywords:
-                if keyword.arg == "autouse":
-                    return not (isinstance(keyword.value, ast.Constant) and not keyword.value.value)
-    return False
-
-
-def _text(node: ast.expr | None) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
-
-
-def _joined(owner: ast.expr, attr: ast.expr | None, names: Names) -> str | None:
-    name, base = _text(attr), names.qualify(owner)
-    return f"{base}.{name}" if name and base else None
-
-
-def _call_target(call: ast.Call, names: Names) -> str | None:
-    """The dotted target CALL patches, if it is a patch call."""
-    func = call.func
-    qualified = names.qualify(func) or ""
-    args = call.args
-    if isinstance(func, ast.Attribute) and func.attr == "setattr" and args:
-        if len(args) == 2 and _text(args[0]):  # monkeypatch.setattr("pkg.mod.name", value)
-            return _text(args[0])
-        return _joined(args[0], args[1], names) if len(args) >= 2 else None
-    if isinstance(func, ast.Name) and func.id == "setattr" and len(args) >= 2:
-        return _joined(args[0], args[1], names)
-    last = ".".join(qualified.split(".")[-2:])
-    if qualified in PATCH_CALLS or last == "mocker.patch" or (isinstance(func, ast.Attribute) and last == "mock.patch"):
-        return _text(args[0]) if args else None
-    if qualified in PATCH_OBJECT_CALLS or qualified.endswith("mocker.patch.object"):
-        return _joined(args[0], args[1], names) if len(args) >= 2 else None
-    return None
+    autouse: bool
 
 
 def patches(module: Module) -> list[Patch]:
-    """Every patch an autouse fixture of MODULE makes."""
+    """Every patch a fixture of MODULE makes."""
     found: list[Patch] = []
     for node in ast.walk(module.tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not _autouse(node, module.names):
+        named = arranged.fixture_name(node, module.names)
+        if named is None:
             continue
-        for inner in ast.walk(node):
-            target = None
-            if isinstance(inner, ast.Call):
-                target = _call_target(inner, module.names)
-            elif isinstance(inner, ast.Assign):
-                for t in inner.targets:
-                    if isinstance(t, ast.Attribute):
-                        base = module.names.qualify(t.value)
-                        target = f"{base}.{t.attr}" if base else None
-            if target and "." in target:
-                found.append(Patch(node.name, target, inner))
+        for patch in arranged.patches(node, module.names, ""):  # type: ignore[arg-type]  # a fixture is a function
+            found.append(Patch(named[0], patch.target, patch.node, named[1]))
     return found
 
 
@@ -148,9 +107,33 @@ def _checked_by(
     return None
 
 
+def _requested_by(folder: str, patch: Patch, change_set: changes.ChangeSet) -> str | None:
+    """The node id of a test under FOLDER that requests PATCH's fixture and checks the patched function."""
+    paths = _test_files(folder, change_set)
+    blobs = change_set.read_new(paths)
+    for path in paths:
+        data = blobs.get(path)
+        if data is None or not spells(data, patch.fixture.encode()):
+            continue
+        try:
+            module = Module.from_source(path, data)
+        except SourceError:
+            continue  # another rule reports a test module that does not parse
+        analyzer = CheckSites(module, None)
+        scope = meaning.Scope(analyzer.names, analyzer.constants, analyzer.functions)
+        for qualname, (fn, cls, is_test) in analyzer.index().items():
+            if not is_test or patch.fixture not in {a.arg for a in fn.args.args + fn.args.kwonlyargs}:
+                continue
+            if any(
+                arranged.hits(patch.target, d.callnode, module.names, path) for d in outcomes.demands(fn, scope, cls)
+            ):
+                return f"{path}::{qualname.replace('.', '::')}"
+    return None
+
+
 def compare(path: str, base: bytes | None, new: bytes, change_set: changes.ChangeSet) -> list[Finding]:
-    """OG877 for each new autouse patch in the conftest PATH of a function the tests below it check."""
-    if not spells(new, b"autouse"):
+    """OG877 for each new fixture patch in the conftest PATH of a function the tests below it check."""
+    if not spells(new, b"fixture"):
         return []
     try:
         module = Module.from_source(path, new)
@@ -160,7 +143,7 @@ def compare(path: str, base: bytes | None, new: bytes, change_set: changes.Chang
     if not fresh:
         return []
     known: dict[tuple[str, str], int] = {}
-    if base is not None and b"autouse" in base:
+    if base is not None and b"fixture" in base:
         try:
             for old in patches(Module.from_source(path, base)):
                 known[(old.fixture, old.target)] = known.get((old.fixture, old.target), 0) + 1
@@ -178,6 +161,18 @@ def compare(path: str, base: bytes | None, new: bytes, change_set: changes.Chang
         if resolved is None or TEST_FILES.search(resolved[0].path):
             continue  # not the repository's production code: the clock, the network, a library
         function = patch.target.rsplit(".", 1)[-1]
+        if not patch.autouse:
+            user = _requested_by(folder, patch, change_set)
+            if user is not None:
+                findings.append(
+                    module.finding(
+                        patch.node,
+                        "OG877",
+                        f"fixture `{patch.fixture}` replaces `{patch.target}` ({resolved[0].path}), whose result "
+                        f"{user}, which requests it, checks: the check compares the stand-in, not the code",
+                    )
+                )
+            continue
         checked = _checked_by(folder, function, resolved[0].path, change_set, helpers)
         if checked is None:
             continue  # no test below this conftest checks it: a stand-in for what the code uses

@@ -451,7 +451,10 @@ def check(change_set: changes.ChangeSet, contract_path: str = DEFAULT_CONTRACT) 
     coverage_changed = ".coveragerc" in touched or ".coveragerc" in change_set.deleted
     conftests = [p for p in touched if p.rsplit("/", 1)[-1] == "conftest.py"]
     runners = [p for p in touched if RUNNER_FILES.match(p)]
+    from oracle_guard.pytest_side import doctest_changes
+
     findings: list[Finding] = switches.pragmas(change_set, change_set.read_new, change_set.read_base)
+    findings += doctest_changes.check(change_set, settings_of, CONFIG_FILES)  # OG316
     findings += switches.code_switches(change_set, change_set.read_new, change_set.read_base)
     if not (config_changed or conftests or runners or coverage_changed):
         return findings + pytest_tamper.check(change_set, _file_addopts, _file_settings)  # OG870-OG876

@@ -88,6 +88,16 @@ CODES: dict[str, tuple[str, str, str]] = {
         "an expected value rewritten in place",
         "restore the expected value, or approve `expected-change NODEID` for a deliberate behaviour change",
     ),
+    "OG315": (
+        "oracle-shrink",
+        "a check compares what the test replaced",
+        "check the real function: drop its stand-in, or patch only what it uses (clock, network, environment)",
+    ),
+    "OG316": (
+        "collection-snapshot",
+        "a doctest example weakened",
+        "restore the base's example, or approve `expected-change NODEID` for a deliberate behaviour change",
+    ),
     "OG401": (
         "fixture-lock-verify",
         "bytes do not match the lock",

@@ -439,8 +439,7 @@ def check_context(rule: Rule, ctx: HookContext) -> list[Finding]:
     """check() for a hook's context: the changed files, or every occurrence without a change set."""
     if ctx.change_set is not None and ctx.change_set.base is None:
         notice("no commits yet: everything counts as new")
-    from oracle_guard.rules import static_approvals
+    from oracle_guard.rules import lastfailed, static_approvals
 
-    return static_approvals.unapproved(
-        ctx, check(rule, list(ctx.filenames), ctx.change_set, LazyLedger(ctx.contract), ctx.now)
-    )
+    found = check(rule, list(ctx.filenames), ctx.change_set, LazyLedger(ctx.contract), ctx.now)
+    return lastfailed.mark(ctx, static_approvals.unapproved(ctx, found))

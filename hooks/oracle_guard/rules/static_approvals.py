@@ -2,7 +2,7 @@
 
     skip-add <node id>         a new skip, xfail or early return (OG101, OG201, OG202)
     check-removed <node id>    fewer checks, lost cases, @given or @example removed (OG301, OG307, OG310, OG311)
-    expected-change <node id>  an expectation changed on purpose (OG303, OG304, OG306, OG309, OG312-OG314)
+    expected-change <node id>  an expectation changed on purpose (OG303, OG304, OG306, OG309, OG312-OG314, OG316)
     test-retire <node id>      a test removed (OG302; the same statement collection-snapshot takes for OG801)
 
 The node id is the test the finding sits in, as pytest names it without
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 KIND = {
     **dict.fromkeys(("OG101", "OG201", "OG202"), "skip-add"),
     **dict.fromkeys(("OG301", "OG307", "OG310", "OG311"), "check-removed"),
-    **dict.fromkeys(("OG303", "OG304", "OG306", "OG309", "OG312", "OG313", "OG314"), "expected-change"),
+    **dict.fromkeys(("OG303", "OG304", "OG306", "OG309", "OG312", "OG313", "OG314", "OG316"), "expected-change"),
 }
 
 
