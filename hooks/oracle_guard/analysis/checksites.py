@@ -18,7 +18,7 @@ from typing import Callable
 
 from oracle_guard.analysis import hypothesis_model as hm
 from oracle_guard.analysis.pysource import FunctionNode, Module, SourceError, test_functions
-from oracle_guard.repo.paths import conftests_above
+from oracle_guard.repo.paths import conftests_above, folders_above
 
 Lengths = tuple[tuple[str, int], ...]  # (parameter, items passed for it), sorted: a cache key
 
@@ -456,10 +456,7 @@ class HelperIndex:
             roots = [""]
             if not module_parts or module_parts[0] != "src":
                 roots.append("src")
-            d = here
-            while d:
-                roots.append(d)
-                d = posixpath.dirname(d)
+            roots += folders_above(from_path)
         candidates = []
         for root in roots:
             rel = "/".join(module_parts)

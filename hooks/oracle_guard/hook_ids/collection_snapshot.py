@@ -710,8 +710,7 @@ def _base_contract(change_set: changes.ChangeSet, path: str) -> Contract | None:
 
     if change_set.base is None:
         return None
-    data = change_set.read_base([path])[path]
-    return contract.loads(data, path) if data is not None else None
+    return contract.base_from(change_set.read_base([path])[path], path)  # the other hooks' words for a broken one
 
 
 def _start_somewhere(explicit: str | None) -> tuple[_Run | _PartialRun, list[tuple[str, str]]]:
