@@ -6,8 +6,11 @@ small exporter plugin (oracle_guard/pytest_side/_collector.py, which needs only 
 compares every collected node id and its skip/xfail status with the
 snapshot committed at the base revision.  A test that vanished (deleted,
 renamed, deselected, ignored by config or conftest) or became skipped or
-xfailed is a finding; new ids are written into the snapshot and the hook
-exits 1 once, like a formatter, so the user stages the file.
+xfailed is a finding.  When nothing the base lists is lost, a commit records
+the new ids itself: the snapshot is written and staged with it (only growth,
+renames and approved retirements, so only what makes it stronger or the same);
+elsewhere (a push, a range, no snapshot in the index yet) it is written and the
+hook exits 1 once, like a formatter, so the user stages the file.
 
 Why one module: it owns one pytest run from start to verdict (start the
 project's interpreter early, feed it what to collect, read the ids back,
@@ -620,10 +623,45 @@ def _compare(
         if change_set.base is not None and base_bytes is None:
             notice(f"no {base_snapshot_path} at {change_set.base_label}: recording the first snapshot")
         changes.write_atomic(snapshot, wanted)
+        if not ctx.option("if_snapshot") and _records_in_the_commit(
+            change_set, snapshot, base_bytes, base_snapshot_path
+        ):
+            ctx.written.remove(snapshot)
+            git.run("add", "--", snapshot)
+            notice(f"{snapshot}: {_growth(snapshot, found, current)}; recorded and staged with this commit")
+            return findings
         say(
             f"{snapshot}: updated with what pytest collects now ({unstable_ids.cases(found.items)} tests); review and stage it (collected by {found.python})"
         )
     return findings
+
+
+def _records_in_the_commit(
+    change_set: changes.ChangeSet, snapshot: str, base_bytes: bytes | None, base_snapshot_path: str
+) -> bool:
+    """Whether the rewritten snapshot goes into the commit being made, rather than failing the run once.
+
+    The comparison with the base found nothing, so every id the base lists is still collected, paired
+    with its new id, or retired with an approval: what the rewrite adds is new tests, which only make
+    the snapshot stronger.  Only when the change judged is the index (a commit, not a push or a range)
+    and the snapshot staged there is tracked and lists every id of the base's (not an older copy left
+    in the index by `git commit PATH`, which pre-commit's stash of the newer one would conflict with).
+    pre-commit fails a hook that leaves the work tree different from the index, so the file is staged
+    as it is written; git reads the index again after the pre-commit hook.
+    """
+    if change_set.target is not None or change_set.base is None:
+        return False
+    staged = git.read_blobs("", [snapshot]).get(snapshot)
+    if staged is None:
+        return False  # the first snapshot is added by hand, with the adoption
+    base_ids = set(parse_snapshot(base_bytes, base_snapshot_path)) if base_bytes is not None else set()
+    return base_ids <= set(parse_snapshot(staged, snapshot))
+
+
+def _growth(snapshot: str, found: Collection, current: bytes | None) -> str:
+    old = set(parse_snapshot(current, snapshot)) if current is not None else set()
+    new, gone = len(set(found.items) - old), len(old - set(found.items))
+    return f"{new} new id{'' if new == 1 else 's'}" + (f", {gone} renamed or retired" if gone else "")
 
 
 def _stale(snapshot: str, found: Collection, current: bytes | None) -> str:
