@@ -628,7 +628,10 @@ def _compare(
         ):
             ctx.written.remove(snapshot)
             git.run("add", "--", snapshot)
-            notice(f"{snapshot}: {_growth(snapshot, found, current)}; recorded and staged with this commit")
+            say(
+                f"{snapshot}: recorded what pytest collects now ({unstable_ids.cases(found.items)} tests; "
+                f"{_growth(snapshot, found, current)}) and staged it with this commit"
+            )
             return findings
         say(
             f"{snapshot}: updated with what pytest collects now ({unstable_ids.cases(found.items)} tests); review and stage it (collected by {found.python})"
@@ -649,7 +652,7 @@ def _records_in_the_commit(
     pre-commit fails a hook that leaves the work tree different from the index, so the file is staged
     as it is written; git reads the index again after the pre-commit hook.
     """
-    if change_set.target is not None or change_set.base is None:
+    if not change_set.staged or change_set.base is None:
         return False
     staged = git.read_blobs("", [snapshot]).get(snapshot)
     if staged is None:
@@ -661,7 +664,9 @@ def _records_in_the_commit(
 def _growth(snapshot: str, found: Collection, current: bytes | None) -> str:
     old = set(parse_snapshot(current, snapshot)) if current is not None else set()
     new, gone = len(set(found.items) - old), len(old - set(found.items))
-    return f"{new} new id{'' if new == 1 else 's'}" + (f", {gone} renamed or retired" if gone else "")
+    said = [f"{new} new id{'' if new == 1 else 's'}"] if new else []
+    said += [f"{gone} renamed or retired"] if gone else []
+    return ", ".join(said) or "statuses brought up to date"
 
 
 def _stale(snapshot: str, found: Collection, current: bytes | None) -> str:
