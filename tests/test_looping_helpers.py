@@ -10,8 +10,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import Repo
-from tests.test_first_hour_static import codes, judged
+from oracle_guard.hook_ids import oracle_shrink
+from tests.helpers import Result, memory_check
+from tests.test_first_hour_static import codes
+
+
+def judged(base: str, new: str) -> Result:
+    """oracle-shrink on the change of tests/test_same.py from BASE to NEW (held in memory: no history needed)."""
+    return memory_check(oracle_shrink.check, {"tests/test_same.py": base}, {"tests/test_same.py": new})
+
 
 MAKE = "from types import SimpleNamespace\n\n\ndef make():\n    return SimpleNamespace(a=1, b=2)\n\n\n"
 BASE = (
@@ -63,34 +70,34 @@ PLACES = [
 
 
 @pytest.mark.parametrize("base, new", [p[1:] for p in PLACES], ids=[p[0] for p in PLACES])
-def test_the_same_names_in_a_loop_keep_the_count(repo: Repo, base: str, new: str) -> None:
-    result = judged(repo, {"tests/test_same.py": base}, {"tests/test_same.py": new.replace("{tuple}", '("a", "b")')})
+def test_the_same_names_in_a_loop_keep_the_count(base: str, new: str) -> None:
+    result = judged(base, new.replace("{tuple}", '("a", "b")'))
     assert codes(result) == [], result.out
 
 
 @pytest.mark.parametrize("base, new", [p[1:] for p in PLACES], ids=[p[0] for p in PLACES])
-def test_the_tuple_shrunk_to_one_name_is_a_check_lost(repo: Repo, base: str, new: str) -> None:
-    result = judged(repo, {"tests/test_same.py": base}, {"tests/test_same.py": new.replace("{tuple}", '("a",)')})
+def test_the_tuple_shrunk_to_one_name_is_a_check_lost(base: str, new: str) -> None:
+    result = judged(base, new.replace("{tuple}", '("a",)'))
     assert set(codes(result)) == {"OG301"}, result.out  # the helper, and the test where it is inlined too
     assert "has 1 check, base had 2" in result.out or "no longer checks `b`" in result.out, result.out
 
 
 @pytest.mark.parametrize("base, new", [p[1:] for p in PLACES[:2]], ids=[p[0] for p in PLACES[:2]])
-def test_a_name_swapped_for_another_is_a_check_lost(repo: Repo, base: str, new: str) -> None:
+def test_a_name_swapped_for_another_is_a_check_lost(base: str, new: str) -> None:
     """As many names, not the same ones: `b` is no longer compared."""
-    result = judged(repo, {"tests/test_same.py": base}, {"tests/test_same.py": new.replace("{tuple}", '("a", "a")')})
+    result = judged(base, new.replace("{tuple}", '("a", "a")'))
     assert codes(result) == ["OG301"], result.out
 
 
-def test_a_caller_that_passes_fewer_names_than_the_default_loses_a_check(repo: Repo) -> None:
+def test_a_caller_that_passes_fewer_names_than_the_default_loses_a_check() -> None:
     new = function("names", 'x, y, names=("a", "b")').replace("same(make(), make())", 'same(make(), make(), ("a",))')
-    assert codes(judged(repo, {"tests/test_same.py": BASE}, {"tests/test_same.py": new})) == ["OG301"]
+    assert codes(judged(BASE, new)) == ["OG301"]
 
 
-def test_a_default_the_loop_rebinds_first_is_not_trusted(repo: Repo) -> None:
+def test_a_default_the_loop_rebinds_first_is_not_trusted() -> None:
     """`names = names[:1]` before the loop: the default no longer says what the loop runs over."""
     new = function("names", 'x, y, names=("a", "b")').replace("    for name", "    names = names[:1]\n    for name")
-    assert codes(judged(repo, {"tests/test_same.py": BASE}, {"tests/test_same.py": new})) == ["OG301"]
+    assert codes(judged(BASE, new)) == ["OG301"]
 
 
 SPELLED_BUT_CHANGED = [
@@ -131,25 +138,25 @@ SPELLED_BUT_CHANGED = [
 
 
 @pytest.mark.parametrize("base, new", [c[1:] for c in SPELLED_BUT_CHANGED], ids=[c[0] for c in SPELLED_BUT_CHANGED])
-def test_names_spelled_but_changed_before_the_loop_runs_are_not_trusted(repo: Repo, base: str, new: str) -> None:
-    result = judged(repo, {"tests/test_same.py": base}, {"tests/test_same.py": new.replace("{tuple}", '("a", "b")')})
+def test_names_spelled_but_changed_before_the_loop_runs_are_not_trusted(base: str, new: str) -> None:
+    result = judged(base, new.replace("{tuple}", '("a", "b")'))
     assert "OG301" in codes(result), result.out
 
 
-def test_a_subclass_that_keeps_the_names_passes(repo: Repo) -> None:
+def test_a_subclass_that_keeps_the_names_passes() -> None:
     new = SPELLED_BUT_CHANGED[4][2].replace("    NAMES = ('a',)\n\n", "")
     assert "('a',)" not in new
-    assert codes(judged(repo, {"tests/test_same.py": CLASS_BASE}, {"tests/test_same.py": new})) == []
+    assert codes(judged(CLASS_BASE, new)) == []
 
 
-def test_a_class_attribute_grown_under_an_unchanged_loop_passes(repo: Repo) -> None:
+def test_a_class_attribute_grown_under_an_unchanged_loop_passes() -> None:
     base = method("self.NAMES").replace("{tuple}", '("a", "b")')
     new = method("self.NAMES").replace("{tuple}", '("a", "b", "c")')
-    assert codes(judged(repo, {"tests/test_same.py": base}, {"tests/test_same.py": new})) == []
+    assert codes(judged(base, new)) == []
 
 
 @pytest.mark.parametrize("base, new", [p[1:] for p in PLACES], ids=[p[0] for p in PLACES])
-def test_as_many_names_but_another_one_is_named_as_left_out(repo: Repo, base: str, new: str) -> None:
-    result = judged(repo, {"tests/test_same.py": base}, {"tests/test_same.py": new.replace("{tuple}", '("a", "c")')})
+def test_as_many_names_but_another_one_is_named_as_left_out(base: str, new: str) -> None:
+    result = judged(base, new.replace("{tuple}", '("a", "c")'))
     assert codes(result) == ["OG301"], result.out
     assert "no longer checks `b`: the base compared it, and the names it loops over leave it out" in result.out

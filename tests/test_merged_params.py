@@ -15,8 +15,9 @@ import sys
 import pytest
 
 from oracle_guard.commands import one_hook
-from tests.helpers import Repo
-from tests.test_first_hour_static import codes, judged
+from oracle_guard.hook_ids import oracle_shrink
+from tests.helpers import Repo, Result, memory_check
+from tests.test_first_hour_static import codes
 
 T = "tests/test_parse.py"
 CODE = 'def parse(s):\n    return (int(s), "int") if s.isdigit() else (float(s), "float")\n'
@@ -54,6 +55,11 @@ MERGED = {
 FORMS = sorted(MERGED)
 
 
+def judged(base: str, new: str) -> Result:
+    """oracle-shrink on T changed from BASE to NEW (held in memory: a rule table needs no history)."""
+    return memory_check(oracle_shrink.check, {"calc.py": CODE, T: base}, {T: new})
+
+
 def weakened(merged: str, how: str) -> str:
     if how == "an expected value changed":
         out = merged.replace('1.5, "float"', '1.5, "int"')
@@ -65,27 +71,27 @@ def weakened(merged: str, how: str) -> str:
 
 
 @pytest.mark.parametrize("form", FORMS)
-def test_two_tests_merged_into_one_parametrized_test_pass(repo: Repo, form: str) -> None:
-    result = judged(repo, {"calc.py": CODE, T: SINGLE}, {T: MERGED[form]})
+def test_two_tests_merged_into_one_parametrized_test_pass(form: str) -> None:
+    result = judged(SINGLE, MERGED[form])
     assert codes(result) == [], result.out
 
 
 @pytest.mark.parametrize("form", FORMS)
-def test_the_parametrized_test_split_back_passes(repo: Repo, form: str) -> None:
-    result = judged(repo, {"calc.py": CODE, T: MERGED[form]}, {T: SINGLE})
+def test_the_parametrized_test_split_back_passes(form: str) -> None:
+    result = judged(MERGED[form], SINGLE)
     assert codes(result) == [], result.out
 
 
 @pytest.mark.parametrize("how", ["an expected value changed", "a case missing"])
 @pytest.mark.parametrize("form", FORMS)
-def test_a_merge_that_changes_or_drops_a_case_is_refused(repo: Repo, form: str, how: str) -> None:
-    result = judged(repo, {"calc.py": CODE, T: SINGLE}, {T: weakened(MERGED[form], how)})
+def test_a_merge_that_changes_or_drops_a_case_is_refused(form: str, how: str) -> None:
+    result = judged(SINGLE, weakened(MERGED[form], how))
     assert "OG302" in codes(result) and "test_parse_float was removed" in result.out, result.out
 
 
-def test_a_split_that_changes_an_expected_value_is_refused(repo: Repo) -> None:
+def test_a_split_that_changes_an_expected_value_is_refused() -> None:
     split = SINGLE.replace('assert kind == "float"', 'assert kind == "int"')
-    result = judged(repo, {"calc.py": CODE, T: MERGED["the tuples compared"]}, {T: split})
+    result = judged(MERGED["the tuples compared"], split)
     assert codes(result), result.out
 
 
