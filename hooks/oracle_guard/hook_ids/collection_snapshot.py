@@ -629,8 +629,8 @@ def _compare(
             ctx.written.remove(snapshot)
             git.run("add", "--", snapshot)
             say(
-                f"{snapshot}: recorded what pytest collects now ({unstable_ids.cases(found.items)} tests; "
-                f"{_growth(snapshot, found, current)}) and staged it with this commit"
+                f"{snapshot}: recorded what pytest collects now ({unstable_ids.cases(found.items)} tests) "
+                f"and staged it with this commit: {_growth(snapshot, found, current)}"
             )
             return findings
         say(
