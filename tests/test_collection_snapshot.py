@@ -203,7 +203,7 @@ def test_retire_and_skip_ask_approvals_for_the_exact_statements(project: Repo, m
     project.remove("tests/test_b.py")
     project.write("tests/conftest.py", CONFTEST_MARK.format(mark="skip").replace("test_other", "test_plain"))
     code, out = project.staged_hook(main, *PY).said
-    assert code == 1 and "OG80" not in out and "updated" in out
+    assert code == 0 and "OG80" not in out and "staged it with this commit" in out  # approved: recorded
     assert sorted(asked) == ["test-retire tests/test_b.py::test_other", "test-skip tests/test_a.py::test_plain"]
 
 
@@ -267,8 +267,8 @@ def test_newly_skipped_with_a_valid_freeze_is_accepted(project: Repo) -> None:
     project.write("tests/agent_contract.yaml", FREEZE.format(id="test_other"))
     project.write("tests/conftest.py", CONFTEST_MARK.format(mark="skip"))
     code, out = project.staged_hook(main, *PY, "--now", "2026-12-02T00:00:00Z").said
-    assert code == 1 and "OG802" not in out and "updated" in out  # the status change is recorded
-    assert project.staged_hook(main, *PY, "--now", "2026-12-02T00:00:00Z").said == (0, "")
+    assert code == 0 and "OG802" not in out and "staged it with this commit" in out  # the status change is recorded
+    assert project.hook(main, *PY, "--now", "2026-12-02T00:00:00Z").said == (0, "")
 
 
 @pytest.mark.slow
@@ -329,9 +329,11 @@ def test_broken_pytest_config_is_a_finding(project: Repo) -> None:
 
 
 def accept_after_staging(repo: Repo) -> dict[str, str]:
+    """The commit records the new ids itself: written, staged, and clean on the next run without a `git add`."""
     code, out = repo.staged_hook(main, *PY).said
-    assert code == 1 and "OG8" not in out and "updated" in out, out
-    assert repo.staged_hook(main, *PY).said == (0, "")  # staged now: clean
+    assert code == 0 and "OG8" not in out and "and staged it with this commit" in out, out
+    assert "tests/collection_snapshot.txt" in repo.git("diff", "--cached", "--name-only")
+    assert repo.hook(main, *PY).said == (0, "")  # staged by the hook: clean
     return snapshot_of(repo)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import keyword
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -133,6 +134,41 @@ REFUSALS = [
     ("broken YAML", "version: 1\nfixtures: [\n", "invalid YAML"),
     ("control character", "version: 1\nmax_reruns: 1\x07\n", "2:14: invalid YAML: character U+0007 is not allowed"),
     (
+        "module as dots",
+        'version: 1\nproperties:\n  - {id: p, module: "....", name: t, min_examples: 1}\n',
+        "3:21: 'module' must be a dotted Python name like tests.test_parse (identifiers joined by dots), not '....'",
+    ),
+    (
+        "module as a path out of the repository",
+        "version: 1\nproperties:\n  - id: p\n    module: ../../etc/passwd\n    name: t\n    min_examples: 1\n",
+        "4:13: 'module' must be a dotted Python name",
+    ),
+    (
+        "module as an absolute path",
+        "version: 1\nproperties:\n  - {id: p, module: /etc/passwd, name: t, min_examples: 1}\n",
+        "'module' must be a dotted Python name",
+    ),
+    (
+        "module with an empty part",
+        "version: 1\nproperties:\n  - {id: p, module: tests..test_x, name: t, min_examples: 1}\n",
+        "'module' must be a dotted Python name",
+    ),
+    (
+        "module part a keyword",
+        "version: 1\nproperties:\n  - {id: p, module: tests.class.test_x, name: t, min_examples: 1}\n",
+        "'module' must be a dotted Python name",
+    ),
+    (
+        "module over the length bound",
+        "version: 1\nproperties:\n  - {id: p, module: " + ".".join(["a" * 60] * 20) + ", name: t, min_examples: 1}\n",
+        "'module' must be a dotted Python name",
+    ),
+    (
+        "name with a parameter id",
+        "version: 1\nproperties:\n  - {id: p, module: tests.test_x, name: 'test_x[1]', min_examples: 1}\n",
+        "3:41: 'name' must be a dotted Python name like TestParse.test_empty",
+    ),
+    (
         "backslash path",
         "version: 1\nfixtures:\n  - {id: a, path: 'a\\b', sha256: " + SHA + "}\n",
         "'path' must use forward slashes",
@@ -174,6 +210,11 @@ SCHEMA_ALSO_REFUSES = [
     "version 2",
     "version missing",
     "time zone missing",
+    "module as dots",
+    "module as a path out of the repository",
+    "module with an empty part",
+    "module over the length bound",
+    "name with a parameter id",
 ]
 
 
@@ -182,6 +223,24 @@ def test_schema_refuses_what_the_loader_refuses(why: str) -> None:
     text = next(r[1] for r in REFUSALS if r[0] == why)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(yaml.safe_load(text), SCHEMA)
+
+
+def test_dotted_names_are_accepted_as_python_spells_them() -> None:
+    c = contract.loads(
+        "version: 1\nproperties:\n"
+        "  - {id: a, module: tests.properties.test_parse, name: TestParse.test_empty, min_examples: 1}\n"
+        "  - {id: b, module: src.pkg.tests.test_ünï, name: test_match, min_examples: 2}\n"
+        "  - {id: c, module: _private, name: _t, min_examples: 3}\n"
+    )
+    assert [(p.module, p.name) for p in c.properties] == [
+        ("tests.properties.test_parse", "TestParse.test_empty"),
+        ("src.pkg.tests.test_ünï", "test_match"),
+        ("_private", "_t"),
+    ]
+    for p in c.properties:
+        jsonschema.validate(
+            {"version": 1, "properties": [{"id": p.id, "module": "tests.x", "name": p.name, "min_examples": 1}]}, SCHEMA
+        )
 
 
 def test_honest_spellings_are_accepted() -> None:
@@ -219,6 +278,11 @@ text = st.one_of(
     st.sampled_from(TRICKY),
     st.text(st.characters(blacklist_categories=("Cs", "Cc", "Cn", "Zl", "Zp")), min_size=1, max_size=12),
 ).filter(lambda s: s.strip() != "")
+identifiers = st.one_of(
+    st.sampled_from(["ünï", "_", "match", "Test_x", "case"]),
+    st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True).filter(lambda s: not keyword.iskeyword(s)),
+)
+dotted = st.lists(identifiers, min_size=1, max_size=3).map(".".join)
 paths = st.from_regex(r"tests/(fixtures|data)/[a-z0-9_]{1,8}(/[a-z0-9_]{1,6})?\.(json|bin|ambr)", fullmatch=True)
 digests = st.from_regex(r"[0-9a-f]{64}", fullmatch=True)
 instants = st.integers(1, 30 * 24).map(lambda h: (NOW + timedelta(hours=h)).strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -231,7 +295,9 @@ def contracts(draw: st.DrawFn) -> contract.Contract:
     freeze_ids = draw(st.lists(text, max_size=3, unique=True))
     fixture_paths = draw(st.lists(paths, min_size=len(fixture_ids), max_size=len(fixture_ids), unique=True))
     return contract.Contract(
-        properties=tuple(contract.Property(i, draw(text), draw(text), draw(st.integers(1, 10_000))) for i in prop_ids),
+        properties=tuple(
+            contract.Property(i, draw(dotted), draw(dotted), draw(st.integers(1, 10_000))) for i in prop_ids
+        ),
         fixtures=tuple(
             contract.Fixture(i, p, draw(digests), draw(st.none() | text)) for i, p in zip(fixture_ids, fixture_paths)
         ),

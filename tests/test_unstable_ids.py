@@ -171,12 +171,12 @@ def test_a_project_with_unstable_ids_adopts_in_one_commit_and_later_commits_beha
     assert repo.git("status", "--porcelain", "tests/collection_snapshot.txt") == ""
     repo.commit("honest")
     assert repo.hook(check.main, "--base", adopted, "-q").said == (0, "")
-    # A new stable case: stage the snapshot once, as on any project.
+    # A new stable case: the commit records it in the snapshot and stages it, as on any project.
     repo.write("tests/test_ids.py", honest.replace("[1, 2]", "[1, 2, 3]"))
     repo.stage()
-    assert repo.hook(one_hook.main).code == 1
-    repo.stage()
     assert repo.hook(one_hook.main).code == 0
+    assert "tests/collection_snapshot.txt" in repo.git("diff", "--cached", "--name-only")
+    assert repo.hook(one_hook.main, "-q").said == (0, "")
     assert "tests/test_ids.py::test_plain[3]" in snapshot_ids(repo) and KEYS <= snapshot_ids(repo)
 
 
@@ -209,8 +209,9 @@ def test_a_snapshot_recorded_before_counting_converges_after_one_stage(repo: Rep
     repo.write("tests/collection_snapshot.txt", format_snapshot(found.items))
     adopted = repo.commit("adopted with named unstable ids")
     repo.write("tests/test_ids.py", UNSTABLE + "\n\ndef test_more():\n    assert 3 > 2\n")
-    first = repo.staged_hook(snapshot_main)
-    assert first.code == 1 and first.codes == [] and "test_time: the ids of parameter `when`" in first.err
+    first = repo.staged_hook(snapshot_main)  # recorded and staged with the commit
+    assert first.code == 0 and first.codes == [] and "test_time: the ids of parameter `when`" in first.err
+    assert "staged it with this commit" in first.out
     second = repo.staged_hook(snapshot_main)
     assert second.said == (0, "")  # converged, and said once
     assert KEYS <= snapshot_ids(repo)

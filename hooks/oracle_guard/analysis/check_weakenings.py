@@ -220,8 +220,10 @@ def _now_conditional(base: Facts, new: Facts, new_side: Side, who: str) -> list[
 
 
 def _names_left_out(base: Facts, new: Facts, base_side: Side, new_side: Side, who: str) -> list[Finding]:
-    """OG301 when a test now passes names to a looping helper and leaves out one its base version compared."""
-    if not new.is_test or not checknames.passes_names(new_side.analyzer, new.node):
+    """OG301 when a test now passes names to a looping helper, or a function loops over names it spells, and
+    leaves out one its base version compared."""
+    passes = new.is_test and checknames.passes_names(new_side.analyzer, new.node)
+    if not (passes or checknames.loops_over_names(new_side.analyzer, new.node, new.cls)):
         return []
     now, via_loop = checknames.compared_names(new_side.analyzer, new.node, new.cls)
     if not via_loop:
@@ -237,7 +239,7 @@ def _names_left_out(base: Facts, new: Facts, base_side: Side, new_side: Side, wh
             new.node,
             "OG301",
             f"{who} no longer checks {shown}: the base compared {'it' if len(lost) == 1 else 'them'}, "
-            "and the names passed to the shared helper leave "
+            f"and the names {'passed to the shared helper' if passes else 'it loops over'} leave "
             f"{'it' if len(lost) == 1 else 'them'} out",
         )
     ]

@@ -231,7 +231,7 @@ class Analyzer(CheckSites):
         self, qualname: str, fn: FunctionNode, cls: ast.ClassDef | None, is_test: bool, resolve_imports: bool
     ) -> Facts:
         f = Facts(qualname, fn, is_test, cls=cls)
-        for weight, node, text in self._check_sites(fn.body, cls, resolve_imports):
+        for weight, node, text in self._check_sites(fn.body, cls, resolve_imports, fn=fn):
             f.checks += weight
             key = " ".join(text.split())
             f.texts[key] += 1

@@ -41,6 +41,24 @@ def passes_names(sites: CheckSites, fn: FunctionNode) -> bool:
     return False
 
 
+def _spelled_loops(sites: CheckSites, fn: FunctionNode, cls: ast.ClassDef | None) -> dict[str, NameSet]:
+    """Loop variable -> the strings FN's own source says its loop runs over (a literal, a default, a module
+    constant, a class attribute: oracle_guard.analysis.loopitems)."""
+    found: dict[str, NameSet] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name):
+            items = sites.loops.items(node.iter, fn, cls) or []
+            strings = frozenset(e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str))
+            if strings:
+                found[node.target.id] = strings
+    return found
+
+
+def loops_over_names(sites: CheckSites, fn: FunctionNode, cls: ast.ClassDef | None) -> bool:
+    """Whether FN itself loops over names its source spells (then what it compares can be named)."""
+    return bool(_spelled_loops(sites, fn, cls))
+
+
 def compared_names(sites: CheckSites, fn: FunctionNode, cls: ast.ClassDef | None) -> tuple[NameSet, bool]:
     """(attribute names FN's checks compare, whether any came from names passed to a looping helper)."""
     return _names(sites, fn, cls, {}, 0)
@@ -49,7 +67,7 @@ def compared_names(sites: CheckSites, fn: FunctionNode, cls: ast.ClassDef | None
 def _names(
     sites: CheckSites, fn: FunctionNode, cls: ast.ClassDef | None, passed: dict[str, NameSet], depth: int
 ) -> tuple[NameSet, bool]:
-    loops: dict[str, NameSet] = {}  # loop variable -> the strings its loop runs over
+    loops = dict(_spelled_loops(sites, fn, cls))  # loop variable -> the strings its loop runs over
     for node in ast.walk(fn):
         if (
             isinstance(node, (ast.For, ast.AsyncFor))

@@ -17,8 +17,9 @@ from collections.abc import Iterable
 from typing import Callable
 
 from oracle_guard.analysis import hypothesis_model as hm
+from oracle_guard.analysis.loopitems import LoopItems, distinct
 from oracle_guard.analysis.pysource import FunctionNode, Module, SourceError, test_functions
-from oracle_guard.repo.paths import conftests_above
+from oracle_guard.repo.paths import conftests_above, folders_above
 
 Lengths = tuple[tuple[str, int], ...]  # (parameter, items passed for it), sorted: a cache key
 
@@ -80,7 +81,15 @@ class CheckSites:
         self.constants = hm.module_constants(module.tree)
         self.classes = {n.name: n for n in module.tree.body if isinstance(n, ast.ClassDef)}
         self.functions = {n.name: n for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        self._weights: dict[tuple[int, bool, Lengths], int] = {}
+        self._weights: dict[tuple[int, int, bool, Lengths], int] = {}
+        self._loops: LoopItems | None = None
+
+    @property
+    def loops(self) -> LoopItems:
+        """What this module's loops run over (built on the first loop that asks: most tests have none)."""
+        if self._loops is None:
+            self._loops = LoopItems(self.module.tree, self.constants, self.classes)
+        return self._loops
 
     def index(self) -> dict[str, tuple[FunctionNode, ast.ClassDef | None, bool]]:
         """Every function and method: qualname -> (node, enclosing class, collected as a test)."""
@@ -114,12 +123,15 @@ class CheckSites:
         return self._split
 
     def context(self) -> bytes:
-        """Module-level statements other than functions and classes (constants, settings, profiles)."""
-        return b"\n".join(
-            self.text_of(n)
-            for n in self.module.tree.body
-            if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        )
+        """Module-level statements other than functions (constants, settings, profiles), and of each class its
+        header and attributes: a method's checks may loop over a class attribute, or come from a base class."""
+        parts = []
+        for n in self.module.tree.body:
+            if isinstance(n, ast.ClassDef):
+                parts.append(_class_context(n).encode())
+            elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                parts.append(self.text_of(n))
+        return b"\n".join(parts)
 
     # -- checks ----------------------------------------------------------------
 
@@ -233,13 +245,7 @@ class CheckSites:
 
     def _literal_items(self, node: ast.expr) -> list[ast.expr]:
         """The items of a literal list/tuple/set, the keys of a dict (or a module constant bound to one); [] if unknown."""
-        if isinstance(node, ast.Name) and node.id in self.constants:
-            node = self.constants[node.id]
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
-            return list(node.elts)
-        if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
-            return [k for k in node.keys if k is not None]
-        return []
+        return self.loops.items(node, None, None) or []
 
     def _weight_of(
         self,
@@ -252,12 +258,12 @@ class CheckSites:
     ) -> int:
         if depth > 4:
             return 1 if is_check_name(fn.name) else 0
-        key = (id(fn), resolve_imports, passed)
+        key = (id(fn), id(cls), resolve_imports, passed)  # a class attribute is read from the class the test runs in
         if key in self._weights:
             return self._weights[key]
         self._weights[key] = 0  # recursion guard
         analyzer = self if module is self.module else CheckSites(module, self.helpers)
-        weight = sum(w for w, _, _ in analyzer._check_sites(fn.body, cls, resolve_imports, depth, dict(passed)))
+        weight = sum(w for w, _, _ in analyzer._check_sites(fn.body, cls, resolve_imports, depth, dict(passed), fn))
         self._weights[key] = weight
         return weight
 
@@ -268,8 +274,9 @@ class CheckSites:
         resolve_imports: bool,
         depth: int = 0,
         passed: dict[str, int] | None = None,
+        fn: FunctionNode | None = None,
     ) -> Iterable[tuple[int, ast.AST, str]]:
-        """Each check site of BODY with its weight; PASSED: how many items each looped-over parameter holds."""
+        """Each check site of BODY (of FN) with its weight; PASSED: how many items each looped-over parameter holds."""
         repeat: dict[int, int] = {}  # node -> times a loop over a literal runs it
         for node in live_nodes(body):
             times = repeat.get(id(node), 1)
@@ -277,7 +284,7 @@ class CheckSites:
                 n = (
                     passed[node.iter.id]
                     if passed and isinstance(node.iter, ast.Name) and node.iter.id in passed
-                    else self._literal_length(node.iter)
+                    else distinct(self.loops.items(node.iter, fn, cls))
                 )
                 if n:
                     for stmt in node.body:
@@ -320,17 +327,19 @@ class CheckSites:
                 return max(_conjuncts(body[0].value), 1)
         return _conjuncts(test)
 
-    def _literal_length(self, node: ast.expr) -> int:
-        if isinstance(node, ast.Name) and node.id in self.constants:
-            node = self.constants[node.id]
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
-            return len(node.elts)
-        if isinstance(node, ast.Dict):
-            return len(node.keys)
-        return 0
-
     def _has_checks(self, body: list[ast.stmt], cls: ast.ClassDef | None) -> bool:
         return any(w > 0 for w, _, _ in self._check_sites(body, cls, False))
+
+
+def _class_context(cls: ast.ClassDef, depth: int = 0) -> str:
+    """A class without its methods: name, bases, decorators, attributes (nested classes likewise)."""
+    body = [
+        ast.dump(n) if not isinstance(n, ast.ClassDef) else _class_context(n, depth + 1) if depth < 5 else n.name
+        for n in cls.body
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    header = [cls.name, *map(ast.dump, cls.bases), *map(ast.dump, cls.keywords), *map(ast.dump, cls.decorator_list)]
+    return repr((header, body))
 
 
 def _pairs(left: ast.AST, right: ast.AST) -> int:
@@ -456,10 +465,7 @@ class HelperIndex:
             roots = [""]
             if not module_parts or module_parts[0] != "src":
                 roots.append("src")
-            d = here
-            while d:
-                roots.append(d)
-                d = posixpath.dirname(d)
+            roots += folders_above(from_path)
         candidates = []
         for root in roots:
             rel = "/".join(module_parts)

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from oracle_guard.analysis.sourcetext import opaque_lines, text_of
+from oracle_guard.repo.paths import folders_above
 
 UNKNOWN = "<dynamic import>"  # an edge to anything
 # Calls whose first argument names what gets imported or executed.
@@ -74,10 +75,7 @@ def _edits_sys_path(data: bytes) -> bool:
 
 
 def _ancestors(path: str) -> Iterable[str]:
-    folder = posixpath.dirname(path)
-    while folder:
-        yield folder
-        folder = posixpath.dirname(folder)
+    yield from folders_above(path)
 
 
 class Reach(NamedTuple):

@@ -16,8 +16,12 @@ for it when that can be told statically.  A case of the base lives on when
    a loop over literal values turned into ``parametrize``, checks folded into
    a grown test.  A check is compared as written with the parameters and the
    loop values put in, or with single-assignment locals inlined too
-   (``r = f(1); assert r == 2`` is ``assert f(1) == 2``); each new check
-   pays for one lost check only.  A case without checks lives on only by (1).
+   (``r = f(1); assert r == 2`` is ``assert f(1) == 2``, ``v, k = f(1)``
+   makes ``v`` ``f(1)[0]``), a tuple parameter's items indexed in
+   (``expected[0]``), and a check of a tuple as one check per item
+   (``assert f(1) == (1, "int")`` is ``f(1)[0] == 1`` and ``f(1)[1] == "int"``);
+   each new check pays for one lost check only.  A case without checks lives
+   on only by (1).
 
 Nothing is imported: only the changed files are parsed, and only when a test
 went missing.
@@ -38,7 +42,7 @@ from typing import Callable, NamedTuple, cast
 from oracle_guard.analysis.pysource import FunctionNode, Module, SourceError
 from oracle_guard.analysis.sametest_checks import _Checks, _looked_at, _module_helpers, _opaque, _pinned, _text
 from oracle_guard.analysis.sametest_params import MAX_CASES, _constants, _Param, _parameter_sets
-from oracle_guard.analysis.sametest_spelling import _body, _Inline, _locals, _put
+from oracle_guard.analysis.sametest_spelling import _body, _Inline, _locals, _put, split_equality
 from oracle_guard.repo.paths import PYTHON_SUFFIXES
 
 
@@ -136,10 +140,12 @@ def cases(
         checks = []
         opaque: set[str] = set()
         subjects: set[str] = set()
-        for node, env in finder.sites(body, param.values, [MAX_CASES]):
-            plain = _text(_put(node, env))
-            inlined = _text(_put(inline.visit(copy.deepcopy(node)), env)) if local_values or attributes else plain
-            checks.append(frozenset((plain, inlined, *_pinned(_put(inline.visit(copy.deepcopy(node)), env)))))
+        for site, env in finder.sites(body, param.values, [MAX_CASES]):
+            for node in _each_item(site, inline, env):
+                plain = _text(_put(node, env))
+                inlined = _text(_put(inline.visit(copy.deepcopy(node)), env)) if local_values or attributes else plain
+                checks.append(frozenset((plain, inlined, *_pinned(_put(inline.visit(copy.deepcopy(node)), env)))))
+            node = site
             seen = _looked_at(_put(node, env), own)
             subjects |= seen
             if _opaque(node, module):
@@ -157,6 +163,16 @@ def cases(
             )
         )
     return out
+
+
+def _each_item(site: ast.AST, inline: _Inline, env: dict[str, ast.expr]) -> list[ast.AST]:
+    """A check of a tuple, one check per item (with its locals and parameters written in, as the tuple
+    may only show then): `assert parse(s) == (1, "int")` is the two checks `value == 1`, `kind == "int"`."""
+    split = split_equality(site)
+    if len(split) == 1:
+        written = split_equality(_put(inline.visit(copy.deepcopy(site)), env))
+        return written if len(written) > 1 else [site]
+    return split
 
 
 def _simple_helpers(module: Module) -> dict[str, list[ast.stmt]]:

@@ -43,6 +43,22 @@ def _elements(node: ast.expr, constants: dict[str, ast.expr], depth: int = 0) ->
         return list(node.elts)
     if isinstance(node, ast.Dict) and None not in node.keys:
         return [k for k in node.keys if k is not None]
+    if (  # `{"1": 1, "2": 2}.items()`, `.keys()`, `.values()` of a literal dict (or a constant bound to one)
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("items", "keys", "values")
+        and not node.args
+        and not node.keywords
+        and depth < 5
+    ):
+        table = constants.get(node.func.value.id) if isinstance(node.func.value, ast.Name) else node.func.value
+        if isinstance(table, ast.Dict) and None not in table.keys:
+            keys = [k for k in table.keys if k is not None]
+            if node.func.attr == "keys":
+                return keys
+            if node.func.attr == "values":
+                return list(table.values)
+            return [ast.Tuple([k, v], ast.Load()) for k, v in zip(keys, table.values)]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" and not node.keywords:
         try:
             bounds = [ast.literal_eval(a) for a in node.args]

@@ -81,6 +81,32 @@ class _Normalise(ast.NodeTransformer):
             node.args = args
         return node
 
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        """`(1, "int")[0]` is `1`: a parameter that holds a tuple, indexed in the body, written in."""
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load):
+            return node
+        key = node.slice
+        if not isinstance(key, ast.Constant) or isinstance(key.value, bool):
+            return node
+        value = node.value
+        if (
+            isinstance(value, (ast.Tuple, ast.List))
+            and isinstance(key.value, int)
+            and not any(isinstance(e, ast.Starred) for e in value.elts)
+            and -len(value.elts) <= key.value < len(value.elts)
+        ):
+            return value.elts[key.value]
+        if isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) for k in value.keys):
+            found = [
+                v for k, v in zip(value.keys, value.values) if isinstance(k, ast.Constant) and k.value == key.value
+            ]
+            if len(found) == 1 and type(key.value) in {
+                type(k.value) for k in value.keys if isinstance(k, ast.Constant)
+            }:
+                return found[0]
+        return node
+
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         self.generic_visit(node)
         if node.attr == "__name__" and isinstance(node.value, ast.Name):
@@ -160,7 +186,46 @@ def _locals(fn: FunctionNode) -> dict[str, ast.expr]:
     for node in statements(fn.body):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             values[node.targets[0].id] = node.value
+        elif (  # `value, kind = parse(s)`: each name is one item of the value
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], (ast.Tuple, ast.List))
+            and all(isinstance(t, ast.Name) for t in node.targets[0].elts)
+        ):
+            for index, target in enumerate(node.targets[0].elts):
+                assert isinstance(target, ast.Name)
+                values[target.id] = ast.Subscript(node.value, ast.Constant(index), ast.Load())
     return {name: value for name, value in values.items() if bound.get(name) == 1}
+
+
+def split_equality(check: ast.AST) -> list[ast.AST]:
+    """`assert x == (1, "int")` as `assert x[0] == 1` and `assert x[1] == "int"`: one check per item, so a
+    test that compared the items one by one and one that compares the tuple are the same test."""
+    if not (isinstance(check, ast.Assert) and isinstance(check.test, ast.Compare) and len(check.test.ops) == 1):
+        return [check]
+    left, right = check.test.left, check.test.comparators[0]
+    if not isinstance(check.test.ops[0], ast.Eq):
+        return [check]
+
+    def items(side: ast.expr) -> list[ast.expr] | None:
+        if isinstance(side, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in side.elts):
+            return list(side.elts)
+        return None
+
+    lefts, rights = items(left), items(right)
+    if lefts is None and rights is None:
+        return [check]
+    n = len(lefts if lefts is not None else rights or [])
+    if lefts is not None and rights is not None and len(lefts) != len(rights) or not 1 < n <= 16:
+        return [check]
+    pairs = [
+        (
+            lefts[i] if lefts is not None else ast.Subscript(left, ast.Constant(i), ast.Load()),
+            rights[i] if rights is not None else ast.Subscript(right, ast.Constant(i), ast.Load()),
+        )
+        for i in range(n)
+    ]
+    return [ast.Assert(ast.Compare(a, [ast.Eq()], [b]), None) for a, b in pairs]
 
 
 class _Inline(ast.NodeTransformer):

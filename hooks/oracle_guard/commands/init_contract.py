@@ -203,6 +203,8 @@ def find_properties(files: Sequence[str]) -> tuple[list[contract.Property], bool
         if props is None:
             return [], False
         dotted = path[:-3].replace("/", ".")
+        if not contract.dotted_name(dotted):  # `tests/my-suite/test_x.py`: no module name the loader takes
+            continue
         for qualname, max_examples, _line in props:
             ident = _fixture_id(f"{dotted.rpartition('.')[2]}.{qualname}", taken)
             found.append(contract.Property(ident, dotted, qualname, max(1, int(max_examples))))

@@ -13,6 +13,7 @@ file's bytes from the work tree or a commit is contract_files.py (re-exported he
 
 from __future__ import annotations
 
+import keyword
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -272,12 +273,30 @@ def _fields(
     return values
 
 
+def dotted_name(text: str) -> bool:
+    """Whether TEXT is a dotted Python name (``tests.test_parse``, ``TestX.test_y``), no longer than a path may be."""
+    parts = text.split(".")
+    return len(text) <= 1024 and all(p.isidentifier() and not keyword.iskeyword(p) for p in parts)
+
+
+def _dotted(node: Node, key: str) -> str:
+    """A property's module or function: a dotted Python name, so resolving it to a file stays in the repository."""
+    value = _string(node, key)
+    if not dotted_name(value):
+        raise _error(
+            node.start_mark,
+            f"'{key}' must be a dotted Python name like {'tests.test_parse' if key == 'module' else 'TestParse.test_empty'}"
+            f" (identifiers joined by dots), not {value[:80]!r}",
+        )
+    return value
+
+
 def _property(entry: dict[str, tuple[Node, Node]], node: Node) -> Property:
     return Property(
         **_fields(
             entry,
             "a property",
-            {"id": _string, "module": _string, "name": _string, "min_examples": lambda n, k: _count(n, k, 1)},
+            {"id": _string, "module": _dotted, "name": _dotted, "min_examples": lambda n, k: _count(n, k, 1)},
             {},
             node,
         )

@@ -13,7 +13,7 @@ import os
 import posixpath
 import stat
 
-from oracle_guard.repo.paths import DEFAULT_CONTRACT
+from oracle_guard.repo.paths import DEFAULT_CONTRACT, folders_above
 from oracle_guard.reporting.report import UsageError
 
 DEFAULT_PATH = DEFAULT_CONTRACT
@@ -95,11 +95,7 @@ def _no_folder_in_the_way(rev: str, path: str) -> None:
     """
     from oracle_guard.repo import git
 
-    folders = []
-    folder = posixpath.dirname(path)
-    while folder:
-        folders.append(folder)
-        folder = posixpath.dirname(folder)
+    folders = folders_above(path)
     if not folders:
         return
     out = git.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", *folders)

@@ -6,8 +6,11 @@ small exporter plugin (oracle_guard/pytest_side/_collector.py, which needs only 
 compares every collected node id and its skip/xfail status with the
 snapshot committed at the base revision.  A test that vanished (deleted,
 renamed, deselected, ignored by config or conftest) or became skipped or
-xfailed is a finding; new ids are written into the snapshot and the hook
-exits 1 once, like a formatter, so the user stages the file.
+xfailed is a finding.  When nothing the base lists is lost, a commit records
+the new ids itself: the snapshot is written and staged with it (only growth,
+renames and approved retirements, so only what makes it stronger or the same);
+elsewhere (a push, a range, no snapshot in the index yet) it is written and the
+hook exits 1 once, like a formatter, so the user stages the file.
 
 Why one module: it owns one pytest run from start to verdict (start the
 project's interpreter early, feed it what to collect, read the ids back,
@@ -637,10 +640,50 @@ def _compare(
         if change_set.base is not None and base_bytes is None:
             notice(f"no {base_snapshot_path} at {change_set.base_label}: recording the first snapshot")
         changes.write_atomic(snapshot, wanted)
+        if not ctx.option("if_snapshot") and _records_in_the_commit(
+            change_set, snapshot, base_bytes, base_snapshot_path
+        ):
+            ctx.written.remove(snapshot)
+            git.run("add", "--", snapshot)
+            say(
+                f"{snapshot}: recorded what pytest collects now ({unstable_ids.cases(found.items)} tests) "
+                f"and staged it with this commit: {_growth(snapshot, found, current)}"
+            )
+            return findings
         say(
             f"{snapshot}: updated with what pytest collects now ({unstable_ids.cases(found.items)} tests); review and stage it (collected by {found.python})"
         )
     return findings
+
+
+def _records_in_the_commit(
+    change_set: changes.ChangeSet, snapshot: str, base_bytes: bytes | None, base_snapshot_path: str
+) -> bool:
+    """Whether the rewritten snapshot goes into the commit being made, rather than failing the run once.
+
+    The comparison with the base found nothing, so every id the base lists is still collected, paired
+    with its new id, or retired with an approval: what the rewrite adds is new tests, which only make
+    the snapshot stronger.  Only when the change judged is the index (a commit, not a push or a range)
+    and the snapshot staged there is tracked and lists every id of the base's (not an older copy left
+    in the index by `git commit PATH`, which pre-commit's stash of the newer one would conflict with).
+    pre-commit fails a hook that leaves the work tree different from the index, so the file is staged
+    as it is written; git reads the index again after the pre-commit hook.
+    """
+    if not change_set.staged or change_set.base is None:
+        return False
+    staged = git.read_blobs("", [snapshot]).get(snapshot)
+    if staged is None:
+        return False  # the first snapshot is added by hand, with the adoption
+    base_ids = set(parse_snapshot(base_bytes, base_snapshot_path)) if base_bytes is not None else set()
+    return base_ids <= set(parse_snapshot(staged, snapshot))
+
+
+def _growth(snapshot: str, found: Collection, current: bytes | None) -> str:
+    old = set(parse_snapshot(current, snapshot)) if current is not None else set()
+    new, gone = len(set(found.items) - old), len(old - set(found.items))
+    said = [f"{new} new id{'' if new == 1 else 's'}"] if new else []
+    said += [f"{gone} renamed or retired"] if gone else []
+    return ", ".join(said) or "statuses brought up to date"
 
 
 def _stale(snapshot: str, found: Collection, current: bytes | None) -> str:
@@ -727,8 +770,7 @@ def _base_contract(change_set: changes.ChangeSet, path: str) -> Contract | None:
 
     if change_set.base is None:
         return None
-    data = change_set.read_base([path])[path]
-    return contract.loads(data, path) if data is not None else None
+    return contract.base_from(change_set.read_base([path])[path], path)  # the other hooks' words for a broken one
 
 
 def _start_somewhere(explicit: str | None) -> tuple[_Run | _PartialRun, list[tuple[str, str]]]:

@@ -20,6 +20,7 @@ from typing import NamedTuple
 from oracle_guard.analysis import reach
 from oracle_guard.pytest_side import pytest_config, scratch
 from oracle_guard.repo import changes, git
+from oracle_guard.repo.paths import folders_above
 from oracle_guard.reporting.report import UsageError
 
 PACKAGING = ("pyproject.toml", "setup.cfg", "setup.py")
@@ -114,12 +115,7 @@ def _tooling(path: str) -> bool:
 
 
 def _in_package(path: str, names: set[str]) -> bool:
-    folder = posixpath.dirname(path)
-    while folder:
-        if posixpath.join(folder, "__init__.py") in names:
-            return True
-        folder = posixpath.dirname(folder)
-    return False
+    return any(posixpath.join(folder, "__init__.py") in names for folder in folders_above(path))
 
 
 def _named(path: str, texts: list[bytes]) -> bool:

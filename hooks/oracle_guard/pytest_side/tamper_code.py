@@ -19,6 +19,7 @@ from typing import NamedTuple
 from oracle_guard.analysis import deferred
 from oracle_guard.analysis.pysource import Module
 from oracle_guard.pytest_side.tamper_scan import GATE
+from oracle_guard.repo.paths import folders_above
 
 REPORT_ATTRS = {"outcome", "longrepr", "wasxfail", "passed", "failed", "skipped"}
 SESSION_ATTRS = {"exitstatus", "testsfailed", "testscollected"}
@@ -354,11 +355,7 @@ def plugin_names(module: Module) -> list[tuple[str, ast.AST]]:
 def _module_candidates(name: str, near: str) -> list[str]:
     """Repository paths a plugin module NAME may be imported from."""
     rel = name.replace(".", "/")
-    folders = ["", "src", "tests", "testing"]
-    folder = posixpath.dirname(near)
-    while folder:
-        folders.append(folder)
-        folder = posixpath.dirname(folder)
+    folders = ["", "src", "tests", "testing", *folders_above(near)]
     out = []
     for base in dict.fromkeys(folders):
         for tail in (f"{rel}.py", f"{rel}/__init__.py"):

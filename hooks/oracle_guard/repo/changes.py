@@ -52,6 +52,7 @@ class ChangeSet:
         self._base_blobs: dict[str, bytes | None] = {}
         self._new_blobs: dict[str, bytes | None] = {}
         self._head: tuple[str | None] | None = None  # (HEAD's commit,) once known
+        self.staged = False  # the index against HEAD: what `git commit` is about to record
 
     def head(self) -> str | None:
         """The commit HEAD named when this change set was resolved (git is asked once, not per hook)."""
@@ -342,7 +343,9 @@ def _resolve(args: argparse.Namespace, env: dict[str, str] | None = None) -> Cha
     if head is None:  # first commit: compare with nothing
         changes = git.diff(git.empty_tree(), None, cached=True)
         return ChangeSet(None, "(no commits yet)", None, *_regular_only(changes, None))
-    return ChangeSet(head, "HEAD", None, *_regular_only(git.diff(head, None, cached=True), None))
+    staged = ChangeSet(head, "HEAD", None, *_regular_only(git.diff(head, None, cached=True), None))
+    staged.staged = True
+    return staged
 
 
 def write_atomic(path: str, data: bytes) -> None:

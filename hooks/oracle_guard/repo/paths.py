@@ -21,12 +21,17 @@ TEST_FILES = re.compile(TEST_FILES_PATTERN)
 PYTHON_SUFFIXES = (".py", ".pyi")
 
 
+def folders_above(path: str) -> list[str]:
+    """The folders holding PATH, nearest first: ``a/b/c.py`` -> ``["a/b", "a"]``.
+
+    One step per component of PATH, so it ends on any input: a ``dirname`` loop
+    never leaves ``/`` or ``//`` (an absolute path from a malformed contract).
+    """
+    parts = path.split("/")[:-1]
+    folders = ("/".join(parts[:i]).rstrip("/") for i in range(len(parts), 0, -1))
+    return list(dict.fromkeys(folder for folder in folders if folder))
+
+
 def conftests_above(path: str) -> list[str]:
     """The conftest.py files that apply to PATH (a repository-relative file), nearest first."""
-    found = []
-    folder = posixpath.dirname(path)
-    while True:
-        found.append(posixpath.join(folder, "conftest.py") if folder else "conftest.py")
-        if not folder:
-            return found
-        folder = posixpath.dirname(folder)
+    return [posixpath.join(folder, "conftest.py") for folder in folders_above(path)] + ["conftest.py"]
