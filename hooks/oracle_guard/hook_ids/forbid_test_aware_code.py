@@ -27,7 +27,7 @@ from oracle_guard.reporting.report import Finding, UsageError, guarded
 from oracle_guard.rules import args as hook_args
 
 if TYPE_CHECKING:
-    from oracle_guard.analysis.testaware.cases import SeenCall
+    from oracle_guard.analysis.testaware.evidence import SeenCall
     from oracle_guard.analysis.testaware.facts import Facts, Occurrence
 
 # Folders and files that are processes of their own (a CLI script may exit), not library code.
@@ -36,6 +36,7 @@ SCRIPTS = re.compile(
 )
 # A pytest hook implemented at module level: the file is a plugin pytest loads (by entry point, -p, or path).
 _HOOK_IMPL = re.compile(rb"^(?:async[ \t]+)?def[ \t]+pytest_\w+[ \t]*\(|^@pytest\.hookimpl\b", re.M)
+_DOCTEST_FILES = 20
 _IMPORT = re.compile(r"^[ \t]*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.M)
 
 
@@ -48,6 +49,7 @@ class _Base:
         self._files: list[str] | None = None
         self._imports: set[str] | None = None
         self._entry: dict[str, dict[str, str]] = {}
+        self._changed: set[str] | None = None
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -86,6 +88,12 @@ class _Base:
                         self._imports.update(".".join(parts[: i + 1]) for i in range(len(parts)))
         return module in self._imports
 
+    def changed_file(self, path: str) -> bytes | None:
+        """A file of the change, new side (a table split into another module, a data file beside the code)."""
+        if self._changed is None:
+            self._changed = {c.path for c in self.change_set.changes if c.path}
+        return self.change_set.read_new([path])[path] if path in self._changed else None
+
     def calls_of(self, names: set[str]) -> dict[str, list[SeenCall]]:
         """The base tests' calls of NAMES (only the test files that spell one of them are read)."""
         if not self.rev or not names:
@@ -97,10 +105,13 @@ class _Base:
         prefix = f"{self.rev}:"
         paths = [os.fsdecode(p).removeprefix(prefix) for p in out.split(b"\0") if p]
         tests = [p for p in paths if TEST_FILES.search(p)]
-        blobs = self.change_set.read_base(tests)
-        from oracle_guard.analysis.testaware import cases as testaware_cases
+        others = [p for p in paths if not TEST_FILES.search(p)]
+        # Doctests are tests too: a production module's examples, read when few files spell the names.
+        blobs = self.change_set.read_base(tests + (others if len(others) <= _DOCTEST_FILES else []))
+        from oracle_guard.analysis.testaware import evidence
 
-        return testaware_cases.test_calls(((p, d) for p, d in blobs.items() if d is not None), names)
+        sources = ((p, d) for p, d in blobs.items() if d is not None and (p in tests or b">>>" in d))
+        return evidence.test_calls(sources, names, lambda p: bool(TEST_FILES.search(p)))
 
 
 def _facts(base: _Base, path: str, raw: bool = False) -> Facts:
@@ -123,7 +134,7 @@ def _occurrences(path: str, data: bytes, base: _Base, raw: bool = False) -> list
 
     module = Module.from_source(path, data)
     found = testaware.occurrences(module, _facts(base, path, raw))
-    found += testaware_cases.special_cases(module, base.calls_of)
+    found += testaware_cases.special_cases(module, base.calls_of, base.changed_file)
     return found
 
 
