@@ -94,6 +94,23 @@ class _Base:
             self._changed = {c.path for c in self.change_set.changes if c.path}
         return self.change_set.read_new([path])[path] if path in self._changed else None
 
+    def mentions(self, words: list[str]) -> dict[str, str]:
+        """Which of WORDS the base's test files spell: word -> the first such file."""
+        if not self.rev or not words:
+            return {}
+        args = ["grep", "-o", "-F", "-z", "--full-name"]
+        for word in words:
+            args += ["-e", word]
+        out = git.run(*args, self.rev, "--", "*.py", check=False)
+        found: dict[str, str] = {}
+        prefix = f"{self.rev}:"
+        for line in out.decode("utf-8", "replace").splitlines():
+            path, _, word = line.partition("\0")  # rev:path NUL the matched word
+            path = path.removeprefix(prefix)
+            if TEST_FILES.search(path) and word in words:
+                found.setdefault(word, path)
+        return found
+
     def calls_of(self, names: set[str]) -> dict[str, list[SeenCall]]:
         """The base tests' calls of NAMES (only the test files that spell one of them are read)."""
         if not self.rev or not names:
@@ -130,11 +147,13 @@ def _occurrences(path: str, data: bytes, base: _Base, raw: bool = False) -> list
     # Imported here: a change with no production code (most commits touch tests) never loads the rules.
     from oracle_guard.analysis.pysource import Module
     from oracle_guard.analysis.testaware import cases as testaware_cases
+    from oracle_guard.analysis.testaware import environ
     from oracle_guard.analysis.testaware import finder as testaware
 
     module = Module.from_source(path, data)
     found = testaware.occurrences(module, _facts(base, path, raw))
     found += testaware_cases.special_cases(module, base.calls_of, base.changed_file)
+    found += environ.faked_environment(module, base.changed_file, base.mentions)
     return found
 
 

@@ -269,33 +269,33 @@ class Learned(NamedTuple):
     how: str  # what the code does with it
 
 
-def _taken(candidate: Candidate, env: dict[str, Any], consts: dict[str, Any]) -> tuple[Any, ast.AST | None]:
-    """(the selecting literal, what the function returns on the path it takes), or (MISSING, None)."""
+def _taken(candidate: Candidate, env: dict[str, Any], consts: dict[str, Any]) -> tuple[Any, ast.AST | None, ast.AST]:
+    """(the selecting literal, what the function returns on the path it takes, the branch), or MISSING first."""
     node, scope = candidate.node, candidate.scope
     if candidate.kind == "branch":
         assert isinstance(node, (ast.If, ast.IfExp, ast.While))
         truth = derive(node.test, env, scope, consts)
         pinned = _pinned(candidate, env, consts)
         if truth is MISSING or pinned is MISSING:
-            return MISSING, None
+            return MISSING, None, node
         if isinstance(node, ast.IfExp):
-            return pinned, node.body if truth else node.orelse
+            return pinned, node.body if truth else node.orelse, node
         body = node.body if truth else node.orelse
-        return pinned, _first_return(body) if not isinstance(node, ast.While) else None
+        return pinned, _first_return(body) if not isinstance(node, ast.While) else None, node
     if candidate.kind == "match":
         assert isinstance(node, ast.Match)
         subject = derive(node.subject, env, scope, consts)
         if subject is MISSING:
-            return MISSING, None
+            return MISSING, None, node
         for case in node.cases:
             matched = _pattern(case.pattern, subject, consts)
             if matched is None:
-                return MISSING, None  # a pattern not made of literals: no verdict
+                return MISSING, None, node  # a pattern not made of literals: no verdict
             if matched and case.guard is None:
                 literal = subject if not isinstance(case.pattern, ast.MatchAs) else MISSING
-                return (literal if not trivial(literal) else MISSING), _first_return(case.body)
-        return MISSING, None
-    return MISSING, None
+                return (literal if not trivial(literal) else MISSING), _first_return(case.body), case
+        return MISSING, None, node
+    return MISSING, None, node
 
 
 def _pinned(candidate: Candidate, env: dict[str, Any], consts: dict[str, Any]) -> Any:
@@ -349,12 +349,12 @@ def learned(candidate: Candidate, func: ast.AST, calls: list[SeenCall], consts: 
         env = bind(call)
         if env is None:
             continue
-        pinned, returned = _taken(candidate, env, consts)
+        pinned, returned, branch = _taken(candidate, env, consts)
         if pinned is MISSING:
             continue
         answer = derive(returned, {}, None, consts) if returned is not None else MISSING
         if _same(answer, call.expected) and not candidate.scope.flows_from_params(returned or ast.Constant(None)):
-            if _other_exit(func, candidate.node):
+            if _other_exit(func, branch):
                 return Learned(call, pinned, f"returns the expected value {call.expected!r}")
         singled.append((call, pinned))
     tested = {p for _, p in singled}

@@ -1,0 +1,76 @@
+"""OG966, a faked environment: production code that fills in what the tests read from outside.
+
+``os.environ.setdefault("API_TOKEN", "...")`` at import, ``os.environ["HOST"] = ...``, ``os.environ.update``,
+``os.putenv``: library code that writes the process environment supplies what a real deployment must
+provide, and a test that reads the variable (or expects the value) passes on a machine where the real
+configuration is missing.  A finding needs the base's tests to name the variable or spell the value; a
+default the tests never mention (a log level, a locale for a child process) is configuration, not a cheat.
+The canned-answer fallback (``except Exception: return TABLE[key]``) is judged with the learned tables in
+oracle_guard/analysis/testaware/cases.py.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable
+
+from oracle_guard.analysis.pysource import Module
+from oracle_guard.analysis.testaware.evidence import MISSING
+from oracle_guard.analysis.testaware.facts import Occurrence, source
+from oracle_guard.analysis.testaware.keyflow import Reader, constants, derive
+
+Mentions = Callable[[list[str]], dict[str, str]]  # words -> the base test file that spells each one
+_WRITERS = {"os.environ.setdefault": "sets a default for", "os.putenv": "sets", "os.environ.update": "sets"}
+
+
+def _writes(module: Module, consts: dict[str, Any]) -> list[tuple[ast.AST, str, Any, str]]:
+    """(node, variable, value or MISSING, verb) for each write of the process environment with a constant name."""
+    found: list[tuple[ast.AST, str, Any, str]] = []
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Call):
+            name = module.names.qualify(node.func) or ""
+            if name not in _WRITERS:
+                continue
+            if name == "os.environ.update":
+                rows = derive(node.args[0], {}, None, consts) if node.args else {}
+                pairs = list(rows.items()) if isinstance(rows, dict) else []
+                pairs += [(k.arg, derive(k.value, {}, None, consts)) for k in node.keywords if k.arg]
+            elif node.args:
+                second = derive(node.args[1], {}, None, consts) if len(node.args) > 1 else MISSING
+                pairs = [(derive(node.args[0], {}, None, consts), second)]
+            else:
+                pairs = []
+            found += [(node, k, v, _WRITERS[name]) for k, v in pairs if isinstance(k, str)]
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and module.names.qualify(target.value) == "os.environ":
+                    key = derive(target.slice, {}, None, consts)
+                    if isinstance(key, str):
+                        found.append((node, key, derive(node.value, {}, None, consts), "sets"))
+    return found
+
+
+def faked_environment(module: Module, reader: Reader | None, mentions: Mentions) -> list[Occurrence]:
+    """OG966 occurrences in MODULE; MENTIONS searches the base's tests only when the module writes the environment."""
+    if b"environ" not in module.source and b"putenv" not in module.source:
+        return []
+    writes = _writes(module, constants(module, reader))
+    if not writes:
+        return []
+    words = sorted({w for _, k, v, _ in writes for w in (k, v) if isinstance(w, str) and len(w) > 2})
+    seen = mentions(words) if words else {}
+    found = []
+    for node, key, value, verb in writes:
+        if key in seen:
+            what = f"{verb} the environment variable {key}, which {seen[key]} names"
+        elif isinstance(value, str) and value in seen:
+            what = f"{verb} the environment variable {key} to {value!r}, a value {seen[value]} spells"
+        else:
+            continue
+        message = (
+            f"{what}: the code fills in what the tests need from outside; a real run without that configuration "
+            "still fails"
+        )
+        line, col = module.position(node)
+        found.append(Occurrence(("OG966", "<environ>", source(node)), line, col, "OG966", message))
+    return found
