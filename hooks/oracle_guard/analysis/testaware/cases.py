@@ -34,7 +34,7 @@ from oracle_guard.analysis.testaware.keyflow import Reader, Scope, constants, de
 
 __all__ = ["MISSING", "SeenCall", "special_cases", "test_calls", "trivial"]
 
-CallsOf = Callable[[set[str]], dict[str, list[SeenCall]]]
+CallsOf = Callable[[set[str], set[bytes]], dict[str, list[SeenCall]]]
 _PINS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
 _BROAD = frozenset(
     "Exception BaseException OSError IOError ConnectionError TimeoutError URLError HTTPError RequestException "
@@ -55,6 +55,7 @@ class Candidate(NamedTuple):
     table: dict[Any, Any] | None  # the rows (table, fallback)
     binder: Callable[[SeenCall], dict[str, Any] | None] | None = None  # a decorator's wrapper sees the args
     other_exit: bool = True  # a table: the function computes otherwise too (a memo, a default, another return)
+    func: ast.AST | None = None  # the function it is in
 
 
 def trivial(value: Any) -> bool:
@@ -66,6 +67,11 @@ def trivial(value: Any) -> bool:
     if isinstance(value, (str, bytes, tuple, list, frozenset, dict)):
         return len(value) == 0 or (isinstance(value, tuple) and all(trivial(v) for v in value))
     return False
+
+
+def _small(value: Any) -> bool:
+    """2 and -2: the next base case (`if n == 2: return True` in a primality test), too common to pin an input."""
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) <= 2
 
 
 def _data_like(value: Any) -> bool:
@@ -120,7 +126,7 @@ def _pins(test: ast.AST, scope: Scope, consts: dict[str, Any]) -> frozenset[Any]
                     if fixed is MISSING:
                         continue
                     members = _members(fixed) if isinstance(op, (ast.In, ast.NotIn)) else [fixed]
-                    found.update(m for m in members if _hashable(m) and not trivial(m))
+                    found.update(m for m in members if _hashable(m) and not trivial(m) and not _small(m))
     return frozenset(found)
 
 
@@ -176,29 +182,58 @@ def _handler_broad(handler: ast.ExceptHandler) -> bool:
     return any(ast.unparse(t).rpartition(".")[2] in _BROAD or ast.unparse(t) in _BROAD for t in types)
 
 
+def _maybe(node: ast.AST, consts: dict[str, Any]) -> bool:
+    """A cheap look before any data flow: a condition comparing with a non-trivial constant, a match, a lookup in
+    a constant dict (most functions have none, and are never scoped)."""
+    if isinstance(node, (ast.If, ast.IfExp, ast.While)):
+        for sub in ast.walk(node.test):
+            if isinstance(sub, ast.Compare) and any(isinstance(op, _PINS) for op in sub.ops):
+                for side in [sub.left, *sub.comparators]:
+                    if isinstance(side, ast.Constant) and not trivial(side.value):
+                        return True
+                    if isinstance(side, (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Subscript, ast.UnaryOp)):
+                        return True
+                    if isinstance(side, ast.Name) and side.id in consts and not trivial(consts[side.id]):
+                        return True
+        return False
+    if isinstance(node, ast.Match):
+        return True
+    table = None
+    if isinstance(node, ast.Subscript):
+        table = node.value
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        table = node.func.value
+    return isinstance(table, ast.Dict) or isinstance(table, ast.Name) and isinstance(consts.get(table.id), dict)
+
+
 def _function_candidates(
     func: ast.FunctionDef | ast.AsyncFunctionDef, name: str, qual: str, method: bool, consts: dict[str, Any]
 ) -> list[Candidate]:
-    scope = Scope(func, method)
+    nodes = own_nodes(func)
+    maybe = [n for n in nodes if _maybe(n, consts)]
+    if not maybe:
+        return []
+    scope = Scope(func, method, nodes)
     if not scope.params:
         return []  # nothing the tests pass can pick a branch or a row
     found: list[Candidate] = []
     handlers = set()
-    for node in own_nodes(func):
+    for node in nodes:
         if isinstance(node, ast.ExceptHandler) and _handler_broad(node):
             handlers |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
-    for node in own_nodes(func):
+    for node in maybe:
         if isinstance(node, (ast.If, ast.IfExp, ast.While)):
             pins = _pins(node.test, scope, consts)
             if pins:
-                found.append(Candidate(name, qual, node, "branch", scope, node.test, pins, None))
-        elif isinstance(node, ast.Match) and scope.flows_from_params(node.subject):
-            found.append(Candidate(name, qual, node, "match", scope, node.subject, frozenset(), None))
+                found.append(Candidate(name, qual, node, "branch", scope, node.test, pins, None, func=func))
+        elif isinstance(node, ast.Match):
+            if scope.flows_from_params(node.subject):
+                found.append(Candidate(name, qual, node, "match", scope, node.subject, frozenset(), None, func=func))
         else:
             for where, key, rows in _lookups(node, scope, consts):
                 kind = "fallback" if id(where) in handlers else "table"
                 other = _other_exit(func, _statement_of(func, where)) or _computed_default(where, scope)
-                found.append(Candidate(name, qual, where, kind, scope, key, frozenset(), rows, None, other))
+                found.append(Candidate(name, qual, where, kind, scope, key, frozenset(), rows, None, other, func))
     return found
 
 
@@ -254,7 +289,12 @@ def candidates(module: Module, consts: dict[str, Any]) -> list[Candidate]:
             if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             stack.append((func, f"{prefix}{func.name}.", False))
-            found += _function_candidates(func, func.name, prefix + func.name, in_class, consts)
+            called = func.name
+            if in_class and func.name in ("__init__", "__new__") and isinstance(parent, ast.ClassDef):
+                called = parent.name  # tests call the class
+            elif func.name.startswith("__") and func.name.endswith("__"):
+                continue  # an operator or protocol method: no test calls it by that name
+            found += _function_candidates(func, called, prefix + func.name, in_class, consts)
             if func.decorator_list:
                 found += _memo_candidates(module, func, prefix + func.name, consts)
     return found
@@ -393,20 +433,73 @@ def _learned_rows(
     return None
 
 
-def special_cases(module: Module, calls_of: CallsOf, reader: Reader | None = None) -> list[Occurrence]:
-    """OG966 occurrences in MODULE; CALLS_OF reads the base's tests only when there is a candidate."""
+def _texts(value: Any, found: set[bytes]) -> None:
+    if isinstance(value, (tuple, list, frozenset)):
+        for item in value:
+            _texts(item, found)
+    elif isinstance(value, str) and value:
+        found.add(value.encode("utf-8", "replace"))
+    elif isinstance(value, bytes) and value:
+        found.add(value)
+    elif isinstance(value, (int, float)) and not trivial(value):
+        found.add(repr(value).encode())
+
+
+def _needles(found: list[Candidate]) -> set[bytes]:
+    """Texts one of which a test file must spell to hold a tested input of FOUND (an empty set: any file)."""
+    needles: set[bytes] = set()
+    for candidate in found:
+        if candidate.kind == "match":
+            values: list[Any] = [n.value for n in ast.walk(candidate.node) if isinstance(n, ast.Constant)]
+        elif candidate.table is None:  # the literals it selects on, or the answers it returns (a derived key)
+            values = list(candidate.pins)
+            values += [n.value for n in ast.walk(candidate.node) if isinstance(n, ast.Constant)]
+        else:  # the keys, or the answers (a key derived from the input is not spelled in the test)
+            values = [*candidate.table, *candidate.table.values()]
+        for value in values:
+            _texts(value, needles)
+    return needles
+
+
+def _new(candidate: Candidate, module: Module, old_lines: frozenset[bytes]) -> bool:
+    """Whether the change may have added CANDIDATE: a line of its condition or of what it returns is not in the
+    base's version of the file (a table is always judged: its rows may be what changed)."""
+    if candidate.table is not None:
+        return True
+    node = candidate.node
+    spans = [(node.lineno, (candidate.key or node).end_lineno or node.lineno)]  # type: ignore[attr-defined]
+    bodies = [getattr(node, "body", None), getattr(node, "orelse", None)]
+    if isinstance(node, ast.Match):
+        spans += [(c.pattern.lineno, c.pattern.end_lineno or c.pattern.lineno) for c in node.cases]
+        bodies = [c.body for c in node.cases]
+    for body in bodies:
+        returned = _first_return(body) if isinstance(body, list) else None
+        if returned is not None:
+            spans.append((returned.lineno, returned.end_lineno or returned.lineno))
+    lines = module.source.splitlines()
+    return any(lines[n - 1].strip() not in old_lines for first, last in spans for n in range(first, last + 1))
+
+
+def special_cases(
+    module: Module,
+    calls_of: CallsOf,
+    reader: Reader | None = None,
+    old_lines: Callable[[], frozenset[bytes] | None] = lambda: None,
+) -> list[Occurrence]:
+    """OG966 occurrences in MODULE; CALLS_OF reads the base's tests only when there is a candidate the change may
+    have added (OLD_LINES: the base version's lines, None for all of them new)."""
     consts = constants(module, reader)
     found_candidates = candidates(module, consts)
     if not found_candidates:
         return []
-    calls = calls_of({c.function for c in found_candidates})
+    before = old_lines()
+    if before:
+        found_candidates = [c for c in found_candidates if _new(c, module, before)]
+        if not found_candidates:
+            return []
+    calls = calls_of({c.function for c in found_candidates}, _needles(found_candidates))
     if not calls:
         return []
-    functions = {id(n): n for n in ast.walk(module.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    owner: dict[int, ast.AST] = {}
-    for function in functions.values():
-        for node in own_nodes(function):
-            owner[id(node)] = function
     found = []
     nowhere: ast.AST = ast.Lambda(
         args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]), body=ast.Constant(None)
@@ -415,7 +508,7 @@ def special_cases(module: Module, calls_of: CallsOf, reader: Reader | None = Non
         seen = calls.get(candidate.function)
         if not seen:
             continue
-        func = owner.get(id(candidate.node), nowhere)
+        func = candidate.func or nowhere
         result = learned(candidate, func, seen, consts)
         if result is None:
             continue

@@ -10,12 +10,14 @@ doctest example shows.
 from __future__ import annotations
 
 import ast
+import bisect
 import doctest
 import itertools
 from collections.abc import Iterable
 from typing import Any, Callable, NamedTuple
 
 from oracle_guard.analysis.pysource import Module, SourceError
+from oracle_guard.analysis.sourcetext import hot_lines
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 _MAX_ROWS = 200  # parametrize rows read per test: a product of tables is cut off, not enumerated
@@ -170,20 +172,31 @@ def _scan(
 
 
 def test_calls(
-    sources: Iterable[tuple[str, bytes]], wanted: set[str], is_test: Callable[[str], bool] = lambda path: True
+    sources: Iterable[tuple[str, bytes]],
+    wanted: set[str],
+    is_test: Callable[[str], bool] = lambda path: True,
+    trees: dict[str, ast.Module | None] | None = None,
 ) -> dict[str, list[SeenCall]]:
     """Calls of the WANTED names in the given files' tests and doctests (only doctests where IS_TEST says the
-    file is not a test module), with what each expects of them."""
+    file is not a test module), with what each expects of them; TREES keeps each file's parse for the next ask."""
     found: dict[str, list[SeenCall]] = {}
+    trees = {} if trees is None else trees
     for path, data in sources:
-        try:
-            tree = Module.from_source(path, data).tree
-        except (SourceError, RecursionError, ValueError):
+        if path not in trees:
+            try:
+                trees[path] = Module.from_source(path, data).tree
+            except (SourceError, RecursionError, ValueError):
+                trees[path] = None
+        tree = trees[path]
+        if tree is None:
             continue
         module_env = _constants(tree.body, {})
         test = is_test(path)
+        # Only the definitions spanning a line that spells a wanted name can call it (the tree, not the text,
+        # decides what they call; opaque lines count as spelling everything).
+        hot = hot_lines(data, [n.encode() for n in wanted])
         _doctests(path, tree, "<module>", wanted, found)
-        _visit(path, tree, "", wanted, module_env, found, test)
+        _visit(path, tree, "", wanted, module_env, found, test, hot)
         if test:
             _scan(path, tree, "<module>", wanted, module_env, found)
     return found
@@ -197,14 +210,18 @@ def _visit(
     env: dict[str, Any],
     found: dict[str, list[SeenCall]],
     test: bool,
+    hot: list[int],
 ) -> None:
     for node in ast.iter_child_nodes(owner):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            at = bisect.bisect_left(hot, node.lineno)
+            if at == len(hot) or hot[at] > (node.end_lineno or node.lineno):
+                continue
             name = prefix + node.name
             _doctests(path, node, name, wanted, found)
             if test and not isinstance(node, ast.ClassDef):
                 _scan(path, node, name, wanted, env, found)
-            _visit(path, node, name + ".", wanted, env, found, test)
+            _visit(path, node, name + ".", wanted, env, found, test, hot)
 
 
 def _doctests(path: str, scope: ast.AST, name: str, wanted: set[str], found: dict[str, list[SeenCall]]) -> None:
@@ -212,13 +229,15 @@ def _doctests(path: str, scope: ast.AST, name: str, wanted: set[str], found: dic
     if not isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return
     text = ast.get_docstring(scope, clean=False)
-    if not text or ">>>" not in text:
+    if not text or ">>>" not in text or not any(name in text for name in wanted):
         return
     try:
         examples = doctest.DocTestParser().get_examples(text)
     except ValueError:
         return
     for example in examples:
+        if not any(name in example.source for name in wanted):
+            continue
         try:
             tree = ast.parse(example.source, mode="eval")
         except SyntaxError:

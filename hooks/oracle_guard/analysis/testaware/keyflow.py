@@ -47,7 +47,12 @@ _BIG = 10_000  # a derived value this long is no key anyone spells
 class Scope:
     """One function's names: its parameters, the locals it assigns once, the names it rebinds otherwise."""
 
-    def __init__(self, func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, method: bool) -> None:
+    def __init__(
+        self,
+        func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+        method: bool,
+        nodes: list[ast.AST] | None = None,
+    ) -> None:
         args = func.args
         positional = [a.arg for a in args.posonlyargs + args.args]
         self.skip_first = method and bool(positional) and positional[0] in ("self", "cls")
@@ -61,7 +66,7 @@ class Scope:
         self.defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
         self.params = set(self.positional + self.kwonly) | {n for n in (self.vararg, self.kwarg) if n}
         assigned: dict[str, list[ast.expr | None]] = {}
-        for node in own_nodes(func):
+        for node in own_nodes(func) if nodes is None else nodes:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 assigned.setdefault(node.targets[0].id, []).append(node.value)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
