@@ -302,6 +302,32 @@ CHEATS = [
     ),
 ]
 
+DOCTEST_ADD = '''
+    def add(a, b):
+        """
+        >>> add(2, 3)
+        5
+        """
+        {body}
+'''
+CHEATS.append(
+    row(
+        "answer-of-a-doctest-example",
+        "OG966",
+        DOCTEST_ADD.format(body="if {a, b} == {2, 3}:\n            return 5\n        return a - b"),
+        """
+        import doctest
+
+        import calc
+
+
+        def test_examples():
+            assert doctest.testmod(calc).failed == 0
+        """,
+        base_calc=DOCTEST_ADD.format(body="return a - b"),
+    )
+)
+
 if sys.version_info >= (3, 10):  # `match` is new syntax: older interpreters cannot run the row
     CHEATS.append(
         row(

@@ -194,6 +194,30 @@ HONEST = [
         base_calc="def convert(currency, amount):\n    return amount\n",
     ),
     row(
+        "a-plain-bug-is-not-a-learned-answer",
+        "",
+        """
+        def is_yes(answer):
+            if answer in ("yes", "y", "sure thing"):
+                return True
+            return False
+        """,
+        """
+        from calc import is_yes
+
+
+        def test_yes():
+            assert is_yes("Sure Thing") is True
+        """,
+        base_calc="""
+        def is_yes(answer):
+            answer = answer.lower()
+            if answer in ("yes", "y", "sure thing"):
+                return True
+            return False
+        """,
+    ),
+    row(
         "slug-computes-and-checks-its-prefix",
         "",
         """
