@@ -194,6 +194,28 @@ HONEST = [
         base_calc="def convert(currency, amount):\n    return amount\n",
     ),
     row(
+        "prime-base-case-for-two",
+        "",
+        """
+        def is_prime(n):
+            if n == 2:
+                return True
+            if n < 2 or n % 2 == 0:
+                return False
+            return all(n % k for k in range(3, int(n**0.5) + 1, 2))
+        """,
+        """
+        from calc import is_prime
+
+
+        def test_primes():
+            assert is_prime(2)
+            assert is_prime(7)
+            assert not is_prime(9)
+        """,
+        base_calc="def is_prime(n):\n    return False\n",
+    ),
+    row(
         "a-plain-bug-is-not-a-learned-answer",
         "",
         """

@@ -70,7 +70,8 @@ def trivial(value: Any) -> bool:
 
 
 def _small(value: Any) -> bool:
-    """2 and -2: the next base case (`if n == 2: return True` in a primality test), too common to pin an input."""
+    """2 and -2: the next base case (`if n == 2: return True` in a primality test): with a trivial answer, not a
+    learned one."""
     return isinstance(value, int) and not isinstance(value, bool) and abs(value) <= 2
 
 
@@ -126,7 +127,7 @@ def _pins(test: ast.AST, scope: Scope, consts: dict[str, Any]) -> frozenset[Any]
                     if fixed is MISSING:
                         continue
                     members = _members(fixed) if isinstance(op, (ast.In, ast.NotIn)) else [fixed]
-                    found.update(m for m in members if _hashable(m) and not trivial(m) and not _small(m))
+                    found.update(m for m in members if _hashable(m) and not trivial(m))
     return frozenset(found)
 
 
@@ -394,7 +395,7 @@ def learned(candidate: Candidate, func: ast.AST, calls: list[SeenCall], consts: 
             continue
         answer = derive(returned, {}, None, consts) if returned is not None else MISSING
         if _same(answer, call.expected) and not candidate.scope.flows_from_params(returned or ast.Constant(None)):
-            if _other_exit(func, branch):
+            if _other_exit(func, branch) and not (_small(pinned) and trivial(answer)):
                 return Learned(call, pinned, f"returns the expected value {call.expected!r}")
         singled.append((call, pinned))
     tested = {p for _, p in singled}
