@@ -190,3 +190,23 @@ def test_the_test_side_is_not_judged_as_production_code(repo: Repo) -> None:
     _write(repo.path, {"tests/conftest.py": runner_check, "tests/helpers.py": runner_check})
     result = repo.hook(check.main, "--base", "HEAD", "--only", "forbid-test-aware-code")
     assert result.code == 0 and result.codes == [], result.out
+
+
+@pytest.mark.parametrize(
+    ("row_id", "said"),
+    [
+        (
+            "tuple-branch",
+            ["add returns 5, the expected value of ", "test_calc.py::test_add, for exactly its input (2, 3)"],
+        ),
+        ("answer-table", ["looks the input (2, 3) of ", "test_calc.py::test_add up in a table"]),
+        ("condition-excludes-exactly-the-tested-value", ["sends exactly the input (2, 3) of ", "::test_add"]),
+        ("canned-answers-when-the-network-fails", ["answers 1.1, the expected value of ", "::test_rate for 'EUR'"]),
+        ("environment-default-at-import", ["the environment variable API_TOKEN, which ", "test_calc.py names"]),
+    ],
+)
+def test_a_learned_answer_names_the_test_the_input_and_what_the_code_does(
+    batch: dict[str, list[str]], row_id: str, said: list[str]
+) -> None:
+    """The batch judges every row in one repository (rows/<id>/): the test may be another row's copy."""
+    assert any(all(part in finding for part in said) for finding in batch[row_id]), batch[row_id]

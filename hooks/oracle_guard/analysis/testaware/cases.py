@@ -307,7 +307,7 @@ def candidates(module: Module, consts: dict[str, Any]) -> list[Candidate]:
 class Learned(NamedTuple):
     call: SeenCall
     shown: Any  # the tested input, as the code selects it
-    how: str  # what the code does with it
+    how: str  # what the code does with it: a template of {test}, {input} and {expected}
 
 
 def _taken(candidate: Candidate, env: dict[str, Any], consts: dict[str, Any]) -> tuple[Any, ast.AST | None, ast.AST]:
@@ -396,13 +396,20 @@ def learned(candidate: Candidate, func: ast.AST, calls: list[SeenCall], consts: 
         answer = derive(returned, {}, None, consts) if returned is not None else MISSING
         if _same(answer, call.expected) and not candidate.scope.flows_from_params(returned or ast.Constant(None)):
             if _other_exit(func, branch) and not (_small(pinned) and trivial(answer)):
-                return Learned(call, pinned, f"returns the expected value {call.expected!r}")
+                return Learned(
+                    call, pinned, "returns {expected}, the expected value of {test}, for exactly its input {input}"
+                )
         singled.append((call, pinned))
     tested = {p for _, p in singled}
     if candidate.kind == "branch" and singled and candidate.pins <= tested and all(map(_data_like, candidate.pins)):
         call, pinned = singled[0]
         if call.expected is not MISSING and _uses_as_data(candidate, func):
-            return Learned(call, pinned, "sends exactly this input down a path of its own")
+            return Learned(
+                call,
+                pinned,
+                "sends exactly the input {input} of {test} down a path of its own (every other input takes the "
+                "general computation)",
+            )
     return None
 
 
@@ -429,8 +436,15 @@ def _learned_rows(
         return None
     if candidate.kind == "fallback" or (2 * len(matched) >= len(rows) and candidate.other_exit):
         key, call = next(iter(matched.items()))
-        how = "answers from a table when the real path fails" if candidate.kind == "fallback" else "looks up"
-        return Learned(call, key, f"{how} the expected value {call.expected!r}")
+        if candidate.kind == "fallback":
+            return Learned(
+                call,
+                key,
+                "answers {expected}, the expected value of {test} for {input}, from a table when the real path fails",
+            )
+        return Learned(
+            call, key, "looks the input {input} of {test} up in a table that holds its expected value {expected}"
+        )
     return None
 
 
@@ -513,10 +527,10 @@ def special_cases(
         result = learned(candidate, func, seen, consts)
         if result is None:
             continue
-        message = (
-            f"{candidate.qualname} {result.how} of {result.call.test or 'a base test'} for its input "
-            f"{result.shown!r}: the code learned the test's answer, not the computation"
+        what = result.how.format(
+            test=result.call.test or "a base test", input=repr(result.shown), expected=repr(result.call.expected)
         )
+        message = f"{candidate.qualname} {what}: the code learned the test's answer, not the computation"
         line, col = module.position(candidate.node)
         key = ("OG966", candidate.qualname, source(candidate.node))
         found.append(Occurrence(key, line, col, "OG966", message))
