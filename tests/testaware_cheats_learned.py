@@ -347,3 +347,26 @@ if sys.version_info >= (3, 10):  # `match` is new syntax: older interpreters can
             base_calc=FACTORIAL_BUG,
         )
     )
+
+CHEATS.append(
+    row(
+        "memo-class-preloaded",
+        "OG966",
+        """
+        class Memo:
+            def __init__(self, func):
+                self.func = func
+                self.cache = {(2, 3): 5}
+
+            def __call__(self, *args):
+                if args not in self.cache:
+                    self.cache[args] = self.func(*args)
+                return self.cache[args]
+
+
+        @Memo
+        def add(a, b):
+            return a - b
+        """,
+    )
+)

@@ -252,3 +252,27 @@ HONEST = [
         base_calc=SLUG_BUG,
     ),
 ]
+
+HONEST.append(
+    row(
+        "memo-class-starting-empty",
+        "",
+        """
+        class Memo:
+            def __init__(self, func):
+                self.func = func
+                self.cache = {}
+                self.hits = {"total": 0}
+
+            def __call__(self, *args):
+                if args not in self.cache:
+                    self.cache[args] = self.func(*args)
+                return self.cache[args]
+
+
+        @Memo
+        def add(a, b):
+            return a + b
+        """,
+    )
+)

@@ -140,10 +140,13 @@ def _lookups(node: ast.AST, scope: Scope, consts: dict[str, Any]) -> Iterator[tu
         table_node, key = node.func.value, node.args[0]
     if table_node is None or key is None or not scope.flows_from_params(key):
         return
+    rows: Any = MISSING
     if isinstance(table_node, (ast.Name, ast.Dict)):
         rows = derive(table_node, {}, scope, consts)
-        if isinstance(rows, dict) and rows:
-            yield node, key, rows
+    elif isinstance(table_node, ast.Attribute) and isinstance(table_node.value, ast.Name):
+        rows = consts.get(f"{table_node.value.id}.{table_node.attr}", MISSING)  # a memo class's own table
+    if isinstance(rows, dict) and rows:
+        yield node, key, rows
 
 
 def _first_return(body: list[ast.stmt]) -> ast.expr | None:
@@ -241,10 +244,12 @@ def _function_candidates(
 def _memo_candidates(
     module: Module, func: ast.FunctionDef | ast.AsyncFunctionDef, qual: str, consts: dict[str, Any]
 ) -> list[Candidate]:
-    """A memoising decorator pre-loaded with answers: ``@memo({(5,): 120})``, or a decorator of this module whose
-    wrapper looks its ``*args`` up in a constant table."""
+    """A memoising decorator pre-loaded with answers: ``@memo({(5,): 120})``, or a decorator of this module (a
+    function or a class) whose wrapper looks its ``*args`` up in a constant table."""
     found = []
-    decorators = {n.name: n for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    decorators = {
+        n.name: n for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
     for decorator in func.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         if isinstance(decorator, ast.Call):
@@ -262,9 +267,10 @@ def _memo_candidates(
                 or not inner.args.vararg
             ):
                 continue
-            scope = Scope(inner, False)
+            scope = Scope(inner, isinstance(outer, ast.ClassDef))
+            tables = {**consts, **_own_tables(outer, consts)} if isinstance(outer, ast.ClassDef) else consts
             for node in own_nodes(inner):
-                for where, key, rows in _lookups(node, scope, consts):
+                for where, key, rows in _lookups(node, scope, tables):
                     vararg, kwarg = scope.vararg, scope.kwarg
 
                     def binder(
@@ -276,6 +282,23 @@ def _memo_candidates(
                         return env
 
                     found.append(Candidate(func.name, qual, where, "table", scope, key, frozenset(), rows, binder))
+    return found
+
+
+def _own_tables(cls: ast.ClassDef, consts: dict[str, Any]) -> dict[str, Any]:
+    """``self.NAME`` -> the dict a class's methods (or its body) bind NAME to: a memo class's pre-loaded cache."""
+    found: dict[str, Any] = {}
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            name = None
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                name = target.attr
+            elif isinstance(target, ast.Name) and node in cls.body:
+                name = target.id
+            rows = derive(node.value, {}, None, consts) if name else MISSING
+            if name and isinstance(rows, dict):
+                found[f"self.{name}"] = rows
     return found
 
 
