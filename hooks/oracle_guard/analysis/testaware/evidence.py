@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import doctest
 import itertools
 from collections.abc import Iterable
 from typing import Any, Callable, NamedTuple
@@ -231,6 +230,8 @@ def _doctests(path: str, scope: ast.AST, name: str, wanted: set[str], found: dic
     text = ast.get_docstring(scope, clean=False)
     if not text or ">>>" not in text or not any(name in text for name in wanted):
         return
+    import doctest  # imported by the rare module with examples that call a candidate: it pulls in pdb, unittest
+
     try:
         examples = doctest.DocTestParser().get_examples(text)
     except ValueError:

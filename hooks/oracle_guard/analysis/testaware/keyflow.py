@@ -11,9 +11,6 @@ is MISSING, and a MISSING key selects nothing.
 from __future__ import annotations
 
 import ast
-import csv
-import io
-import json
 import operator
 from typing import Any, Callable, Optional
 
@@ -321,6 +318,12 @@ def _data_file(expr: ast.expr, importer: str, reader: Reader) -> Any:
         for n in ast.walk(expr)
         if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.endswith((".json", ".csv"))
     ]
+    if not names:
+        return MISSING
+    import csv  # only a module that names a data file pays for the parsers
+    import io
+    import json
+
     folder = importer.rsplit("/", 1)[0] + "/" if "/" in importer else ""
     for name in names:
         for path in dict.fromkeys([folder + name.lstrip("./"), name.lstrip("./")]):
