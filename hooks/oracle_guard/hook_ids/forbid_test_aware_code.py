@@ -53,6 +53,7 @@ class _Base:
         self._entry: dict[str, dict[str, str]] = {}
         self._changed: set[str] | None = None
         self._trees: dict[str, ast.Module | None] = {}  # base files parsed for their tests' calls
+        self.production: list[str] = []  # the base paths of the changed production files
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -99,7 +100,10 @@ class _Base:
 
     def lines(self, path: str | None) -> frozenset[bytes] | None:
         """The stripped lines of PATH's base version (None: no base version, every line is new)."""
-        data = self.change_set.read_base([path])[path] if path else None
+        if not path:
+            return None
+        # One git process for every changed production file's base (the hook asks for each in turn).
+        data = self.change_set.read_base([path, *self.production])[path]
         return frozenset(line.strip() for line in data.splitlines()) if data is not None else None
 
     def mentions(self, words: list[str]) -> dict[str, str]:
@@ -334,6 +338,7 @@ def test_aware_findings(change_set: changes.ChangeSet, contract_path: str) -> li
         (c.old_path, None) for c in change_set.changes if c.path is None and c.old_path and c.old_path.endswith(".py")
     ]
     moved = _Moved(change_set, base, [(c.old_path, c.path) for c in candidates] + deleted)
+    base.production = [c.old_path for c in candidates if c.old_path]
     found = [
         f
         for c in candidates

@@ -24,6 +24,7 @@ a base case (``None``, booleans, 0, 1, -1, empty values as the selected input) i
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterator
 from typing import Any, Callable, NamedTuple
 
@@ -302,7 +303,36 @@ def _own_tables(cls: ast.ClassDef, consts: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-def candidates(module: Module, consts: dict[str, Any]) -> list[Candidate]:
+def _changed_lines(module: Module, before: frozenset[bytes] | None) -> list[int] | None:
+    """The sorted lines of MODULE not in its base version, or None when every function must be judged: a new file,
+    or a changed module-level statement that may hold a table (imports, definitions and docstrings hold none)."""
+    if before is None:
+        return None
+    lines = module.source.splitlines()
+    changed = [n for n, line in enumerate(lines, 1) if line.strip() and line.strip() not in before]
+    for stmt in module.tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue
+        at = bisect.bisect_left(changed, stmt.lineno)
+        if at < len(changed) and changed[at] <= (stmt.end_lineno or stmt.lineno):
+            return None
+    return changed
+
+
+def _touched(func: ast.FunctionDef | ast.AsyncFunctionDef, changed: list[int] | None) -> bool:
+    """Whether the change may have added something to FUNC (a decorated function is always judged: its decorator
+    may be what changed)."""
+    if changed is None or func.decorator_list:
+        return True
+    at = bisect.bisect_left(changed, func.lineno)
+    return at < len(changed) and changed[at] <= (func.end_lineno or func.lineno)
+
+
+def candidates(module: Module, consts: dict[str, Any], changed: list[int] | None = None) -> list[Candidate]:
+    """The places in MODULE's functions (those holding a CHANGED line, when given) where a tested input could
+    pick the result."""
     found: list[Candidate] = []
     stack: list[tuple[ast.AST, str, bool]] = [(module.tree, "", False)]
     while stack:
@@ -318,6 +348,8 @@ def candidates(module: Module, consts: dict[str, Any]) -> list[Candidate]:
                 called = parent.name  # tests call the class
             elif func.name.startswith("__") and func.name.endswith("__"):
                 continue  # an operator or protocol method: no test calls it by that name
+            if not _touched(func, changed):
+                continue
             found += _function_candidates(func, called, prefix + func.name, in_class, consts)
             if func.decorator_list:
                 found += _memo_candidates(module, func, prefix + func.name, consts)
@@ -526,11 +558,11 @@ def special_cases(
 ) -> list[Occurrence]:
     """OG966 occurrences in MODULE; CALLS_OF reads the base's tests only when there is a candidate the change may
     have added (OLD_LINES: the base version's lines, None for all of them new)."""
+    before = old_lines()
     consts = constants(module, reader)
-    found_candidates = candidates(module, consts)
+    found_candidates = candidates(module, consts, _changed_lines(module, before))
     if not found_candidates:
         return []
-    before = old_lines()
     if before:
         found_candidates = [c for c in found_candidates if _new(c, module, before)]
         if not found_candidates:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable
 
-from oracle_guard.analysis.pysource import Module
+from oracle_guard.analysis.pysource import Module, statements
 from oracle_guard.analysis.testaware.evidence import MISSING
 from oracle_guard.analysis.testaware.facts import Occurrence, source
 from oracle_guard.analysis.testaware.keyflow import Reader, constants, derive
@@ -24,30 +24,37 @@ _WRITERS = {"os.environ.setdefault": "sets a default for", "os.putenv": "sets", 
 
 
 def _writes(module: Module, consts: dict[str, Any]) -> list[tuple[ast.AST, str, Any, str]]:
-    """(node, variable, value or MISSING, verb) for each write of the process environment with a constant name."""
+    """(node, variable, value or MISSING, verb) for each write of the process environment with a constant name.
+
+    A write is a statement (`os.environ[k] = v`, `os.environ.setdefault(k, v)`, `x = os.environ.setdefault(...)`):
+    only statements are visited, never every expression."""
     found: list[tuple[ast.AST, str, Any, str]] = []
-    for node in ast.walk(module.tree):
-        if isinstance(node, ast.Call):
-            name = module.names.qualify(node.func) or ""
-            if name not in _WRITERS:
-                continue
-            if name == "os.environ.update":
-                rows = derive(node.args[0], {}, None, consts) if node.args else {}
-                pairs = list(rows.items()) if isinstance(rows, dict) else []
-                pairs += [(k.arg, derive(k.value, {}, None, consts)) for k in node.keywords if k.arg]
-            elif node.args:
-                second = derive(node.args[1], {}, None, consts) if len(node.args) > 1 else MISSING
-                pairs = [(derive(node.args[0], {}, None, consts), second)]
-            else:
-                pairs = []
-            found += [(node, k, v, _WRITERS[name]) for k, v in pairs if isinstance(k, str)]
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
+    for stmt in statements(module.tree.body):
+        if isinstance(stmt, (ast.Expr, ast.Assign)) and isinstance(stmt.value, ast.Call):
+            found += _call_writes(stmt.value, module, consts)
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
                 if isinstance(target, ast.Subscript) and module.names.qualify(target.value) == "os.environ":
                     key = derive(target.slice, {}, None, consts)
                     if isinstance(key, str):
-                        found.append((node, key, derive(node.value, {}, None, consts), "sets"))
+                        found.append((stmt, key, derive(stmt.value, {}, None, consts), "sets"))
     return found
+
+
+def _call_writes(node: ast.Call, module: Module, consts: dict[str, Any]) -> list[tuple[ast.AST, str, Any, str]]:
+    name = module.names.qualify(node.func) or ""
+    if name not in _WRITERS:
+        return []
+    if name == "os.environ.update":
+        rows = derive(node.args[0], {}, None, consts) if node.args else {}
+        pairs = list(rows.items()) if isinstance(rows, dict) else []
+        pairs += [(k.arg, derive(k.value, {}, None, consts)) for k in node.keywords if k.arg]
+    elif node.args:
+        second = derive(node.args[1], {}, None, consts) if len(node.args) > 1 else MISSING
+        pairs = [(derive(node.args[0], {}, None, consts), second)]
+    else:
+        pairs = []
+    return [(node, k, v, _WRITERS[name]) for k, v in pairs if isinstance(k, str)]
 
 
 def faked_environment(module: Module, reader: Reader | None, mentions: Mentions) -> list[Occurrence]:
