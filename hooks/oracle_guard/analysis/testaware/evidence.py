@@ -99,10 +99,17 @@ def _parametrize(func: ast.FunctionDef | ast.AsyncFunctionDef, env: dict[str, An
         if isinstance(names, str):
             names = [n.strip() for n in names.split(",") if n.strip()]
         rows_node = decorator.args[1] if len(decorator.args) > 1 else None
-        if not isinstance(names, (list, tuple)) or not isinstance(rows_node, (ast.List, ast.Tuple)):
+        if not isinstance(names, (list, tuple)):
             continue
         rows = []
-        for item in rows_node.elts:
+        if not isinstance(rows_node, (ast.List, ast.Tuple)):  # a table bound to a name: CASES = [(2, 3, 5), ...]
+            table = value(rows_node, env)
+            for item in table if isinstance(table, (list, tuple)) else []:
+                if len(names) == 1:
+                    rows.append({names[0]: item})
+                elif isinstance(item, (tuple, list)) and len(item) == len(names):
+                    rows.append(dict(zip(names, item)))
+        for item in rows_node.elts if isinstance(rows_node, (ast.List, ast.Tuple)) else []:
             if isinstance(item, ast.Call) and called_name(item) == "param":
                 item = ast.Tuple(elts=list(item.args), ctx=ast.Load()) if len(names) > 1 else item.args[0]
             if len(names) == 1:
