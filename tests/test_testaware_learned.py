@@ -78,10 +78,17 @@ def test_a_doctest_example_is_a_call_with_its_expected_value_and_unittest_assert
             def test_add(self):
                 self.assertEqual(add(4, 4), 8)
                 self.assertTrue(add(1, 0))
+
+
+        def test_more():
+            assert add(0.1, 0.2) == pytest.approx(0.3)
+            assert list(add([1], [2])) == [1, 2]
         ''',
         "add",
     )["add"]
-    assert {(c.args, c.expected) for c in found} == {((2, 3), 5), ((4, 4), 8), ((1, 0), True)}
+    assert sorted(repr((c.args, c.expected)) for c in found) == sorted(
+        repr(pair) for pair in [((2, 3), 5), ((4, 4), 8), ((1, 0), True), ((0.1, 0.2), 0.3), (([1], [2]), [1, 2])]
+    )
 
 
 def test_test_files_that_do_not_parse_or_decode_give_no_evidence_and_no_error() -> None:

@@ -20,6 +20,7 @@ from oracle_guard.analysis.sourcetext import hot_lines
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 _MAX_ROWS = 200  # parametrize rows read per test: a product of tables is cut off, not enumerated
+_SAME = frozenset({"list", "tuple"})  # what a test wraps a result in without changing it
 _EXPECTING = {"assertEqual": 1, "assertEquals": 1, "assertIs": 1, "assertTrue": True, "assertFalse": False}
 
 
@@ -58,6 +59,8 @@ def value(node: ast.AST | None, env: dict[str, Any], depth: int = 0) -> Any:
             return dict(zip(keys, values))
         except TypeError:
             return MISSING
+    if isinstance(node, ast.Call) and called_name(node) == "approx" and len(node.args) == 1 and not node.keywords:
+        return value(node.args[0], env, depth + 1)  # pytest.approx(0.3): the value, to the table's precision
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         operand = value(node.operand, env, depth + 1)
         if isinstance(operand, (int, float, complex)) and not isinstance(operand, bool):
@@ -157,6 +160,8 @@ def _expectations(scope: ast.AST, wanted: set[str], env: dict[str, Any]) -> tupl
                 elif len(node.args) > 1:
                     pairs = [(node.args[0], value(node.args[1], env)), (node.args[1], value(node.args[0], env))]
             for side, seen in pairs:
+                while isinstance(side, ast.Call) and called_name(side) in _SAME and len(side.args) == 1:
+                    side = side.args[0]  # list(f(x)) == [...]: f's result, as a sequence
                 call = results.get(side.id) if isinstance(side, ast.Name) else side
                 if isinstance(call, ast.Call) and seen is not MISSING:
                     expected.setdefault(id(call), seen)
