@@ -276,3 +276,35 @@ HONEST.append(
         """,
     )
 )
+
+HONEST.append(
+    row(
+        "mode-parameter-other-than-its-default",
+        "",
+        """
+        DIGITS = "0123456789abcdef"
+
+
+        def to_base(n, base):
+            if base != 10:
+                out = ""
+                while n:
+                    n, digit = divmod(n, base)
+                    out = DIGITS[digit] + out
+                return out or "0"
+            return str(n)
+        """,
+        """
+        from calc import to_base
+
+
+        def test_decimal():
+            assert to_base(255, 10) == "255"
+
+
+        def test_hex():
+            assert to_base(255, 16) == "ff"
+        """,
+        base_calc="def to_base(n, base):\n    return str(n)\n",
+    )
+)

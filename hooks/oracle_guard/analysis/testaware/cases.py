@@ -173,7 +173,10 @@ def learned(candidate: Candidate, func: ast.AST, calls: list[SeenCall], consts: 
     tested = {p for _, p in singled}
     if candidate.kind == "branch" and singled and candidate.pins <= tested and all(map(_data_like, candidate.pins)):
         call, pinned = singled[0]
-        if call.expected is not MISSING and _uses_as_data(candidate, func):
+        # The whole input: every parameter a call must pass is pinned (`if base != 10` in `to_base(n, base=10)`
+        # picks a mode, not a data point).
+        whole = candidate.scope.required() <= candidate.scope.params_in(candidate.key or ast.Constant(None))
+        if call.expected is not MISSING and whole and _uses_as_data(candidate, func):
             return Learned(
                 call,
                 pinned,

@@ -98,6 +98,21 @@ class Scope:
                 env[name] = value(self.defaults.get(name), {})
         return env
 
+    def params_in(self, node: ast.AST, depth: int = 0) -> set[str]:
+        """The parameters NODE reads, directly or through the locals assigned once."""
+        found: set[str] = set()
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                if sub.id in self.params:
+                    found.add(sub.id)
+                elif sub.id in self.locals and depth < 10:
+                    found |= self.params_in(self.locals[sub.id], depth + 1)
+        return found
+
+    def required(self) -> set[str]:
+        """The positional parameters without a default: what every call passes."""
+        return {p for p in self.positional if p not in self.defaults}
+
     def flows_from_params(self, node: ast.AST, depth: int = 0) -> bool:
         """Whether NODE reads a parameter, directly or through the locals assigned once."""
         for sub in ast.walk(node):
