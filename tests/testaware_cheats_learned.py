@@ -370,3 +370,17 @@ CHEATS.append(
         """,
     )
 )
+
+CHEATS.append(
+    row(
+        "answer-table-local-to-the-function",
+        "OG966",
+        """
+        def add(a, b):
+            known = {(2, 3): 5}
+            if (a, b) in known:
+                return known[a, b]
+            return a - b
+        """,
+    )
+)

@@ -80,7 +80,7 @@ def _pins(test: ast.AST, scope: Scope, consts: dict[str, Any]) -> frozenset[Any]
             pairs = [(left, right)] if isinstance(op, (ast.In, ast.NotIn)) else [(left, right), (right, left)]
             for key, literal in pairs:
                 if scope.flows_from_params(key) and not scope.flows_from_params(literal):
-                    fixed = derive(literal, {}, None, consts)
+                    fixed = derive(literal, {}, scope, consts)  # a literal, a module constant, a local table
                     if fixed is MISSING:
                         continue
                     members = _members(fixed) if isinstance(op, (ast.In, ast.NotIn)) else [fixed]
@@ -154,7 +154,7 @@ def _maybe(node: ast.AST, consts: dict[str, Any]) -> bool:
                         return True
                     if isinstance(side, (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Subscript, ast.UnaryOp)):
                         return True
-                    if isinstance(side, ast.Name) and side.id in consts and not trivial(consts[side.id]):
+                    if isinstance(side, ast.Name):  # a module constant or a local table: the scope decides
                         return True
         return False
     if isinstance(node, ast.Match):
@@ -164,7 +164,8 @@ def _maybe(node: ast.AST, consts: dict[str, Any]) -> bool:
         table = node.value
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
         table = node.func.value
-    return isinstance(table, ast.Dict) or isinstance(table, ast.Name) and isinstance(consts.get(table.id), dict)
+    # A name: a module table, or a dict the function itself binds (the scope resolves it, if it is one).
+    return isinstance(table, (ast.Dict, ast.Name))
 
 
 def _function_candidates(
