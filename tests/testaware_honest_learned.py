@@ -308,3 +308,29 @@ HONEST.append(
         base_calc="def to_base(n, base):\n    return str(n)\n",
     )
 )
+
+HONEST.append(
+    row(
+        "a-dropped-lower-in-the-bases-own-branch",
+        "",
+        """
+        def currency(code):
+            if code == "usd":
+                return "USD"
+            return code.upper()
+        """,
+        """
+        from calc import currency
+
+
+        def test_usd():
+            assert currency("usd") == "USD"
+        """,
+        base_calc="""
+        def currency(code):
+            if code.lower() == "usd":
+                return "USD"
+            return code.upper()
+        """,
+    )
+)

@@ -29,6 +29,7 @@ from oracle_guard.rules import args as hook_args
 if TYPE_CHECKING:
     import ast
 
+    from oracle_guard.analysis.pysource import Module
     from oracle_guard.analysis.testaware.evidence import SeenCall
     from oracle_guard.analysis.testaware.facts import Facts, Occurrence
 
@@ -106,6 +107,16 @@ class _Base:
         data = self.change_set.read_base([path, *self.production])[path]
         return frozenset(line.strip() for line in data.splitlines()) if data is not None else None
 
+    def module(self, path: str | None) -> Module | None:
+        """PATH's base version parsed (None: no base version, or one that does not parse)."""
+        from oracle_guard.analysis.pysource import Module, SourceError
+
+        data = self.change_set.read_base([path])[path] if path else None
+        try:
+            return Module.from_source(path or "", data) if data is not None else None
+        except (SourceError, RecursionError):
+            return None
+
     def mentions(self, words: list[str]) -> dict[str, str]:
         """Which of WORDS the base's test files spell: word -> the first such file."""
         if not self.rev or not words:
@@ -172,7 +183,9 @@ def _occurrences(
     module = Module.from_source(path, data)
     found = testaware.occurrences(module, _facts(base, path, raw))
     if cases:  # the base tests' answers: read only when a learned answer on the other side needs matching
-        found += testaware_cases.special_cases(module, base.calls_of, base.changed_file, lambda: base.lines(old))
+        found += testaware_cases.special_cases(
+            module, base.calls_of, base.changed_file, lambda: base.lines(old), lambda: base.module(old)
+        )
     found += environ.faked_environment(module, base.changed_file, base.mentions)
     return found
 

@@ -268,11 +268,36 @@ def _new(candidate: Candidate, module: Module, old_lines: frozenset[bytes]) -> b
     return any(lines[n - 1].strip() not in old_lines for first, last in spans for n in range(first, last + 1))
 
 
+def _base_answers(module: Module | None) -> set[tuple[str, str]]:
+    """(function, answer) of every branch or case of MODULE that returns a literal, whatever its condition."""
+    found: set[tuple[str, str]] = set()
+    stack: list[tuple[ast.AST, str]] = [(module.tree, "")] if module is not None else []
+    while stack:
+        parent, prefix = stack.pop()
+        for node in ast.iter_child_nodes(parent):
+            if not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            stack.append((node, f"{prefix}{node.name}."))
+            if isinstance(node, ast.ClassDef):
+                continue
+            for sub in own_nodes(node):
+                bodies = [sub.body, sub.orelse] if isinstance(sub, ast.If) else []
+                bodies += [case.body for case in sub.cases] if isinstance(sub, ast.Match) else []
+                returned = [first_return(b) for b in bodies]
+                returned += [sub.body, sub.orelse] if isinstance(sub, ast.IfExp) else []
+                for expr in returned:
+                    answer = derive(expr, {}, None, {}) if expr is not None else MISSING
+                    if answer is not MISSING:
+                        found.add((prefix + node.name, repr(answer)))
+    return found
+
+
 def special_cases(
     module: Module,
     calls_of: CallsOf,
     reader: Reader | None = None,
     old_lines: Callable[[], frozenset[bytes] | None] = lambda: None,
+    old_module: Callable[[], Module | None] = lambda: None,
 ) -> list[Occurrence]:
     """OG966 occurrences in MODULE; CALLS_OF reads the base's tests only when there is a candidate the change may
     have added (OLD_LINES: the base version's lines, None for all of them new)."""
@@ -292,6 +317,7 @@ def special_cases(
     nowhere: ast.AST = ast.Lambda(
         args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]), body=ast.Constant(None)
     )
+    had: set[tuple[str, str]] | None = None
     for candidate in found_candidates:
         seen = calls.get(candidate.function)
         if not seen:
@@ -300,6 +326,12 @@ def special_cases(
         result = learned(candidate, func, seen, consts)
         if result is None:
             continue
+        if candidate.table is None:
+            # The base already answered this in a branch of the same function (`if code.lower() == "usd": return
+            # "USD"`): the change edited its condition (a dropped `.lower()` is a plain bug), it did not learn it.
+            had = _base_answers(old_module()) if had is None else had
+            if (candidate.qualname, repr(result.call.expected)) in had:
+                continue
         what = result.how.format(
             test=result.call.test or "a base test", input=repr(result.shown), expected=repr(result.call.expected)
         )
