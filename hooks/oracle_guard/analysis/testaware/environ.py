@@ -20,6 +20,7 @@ from oracle_guard.analysis.testaware.facts import Occurrence, source
 from oracle_guard.analysis.testaware.keyflow import Reader, constants, derive
 
 Mentions = Callable[[list[str]], dict[str, str]]  # words -> the base test file that spells each one
+_METHODS = frozenset({"setdefault", "putenv", "update"})
 _WRITERS = {"os.environ.setdefault": "sets a default for", "os.putenv": "sets", "os.environ.update": "sets"}
 
 
@@ -42,7 +43,13 @@ def _writes(module: Module, consts: dict[str, Any]) -> list[tuple[ast.AST, str, 
 
 
 def _call_writes(node: ast.Call, module: Module, consts: dict[str, Any]) -> list[tuple[ast.AST, str, Any, str]]:
-    name = module.names.qualify(node.func) or ""
+    func = node.func
+    # Resolving a name costs: only a method of the writers' names, or a bare name when the module imports putenv.
+    if isinstance(func, ast.Attribute) and func.attr not in _METHODS:
+        return []
+    if isinstance(func, ast.Name) and b"putenv" not in module.source:
+        return []
+    name = module.names.qualify(func) or ""
     if name not in _WRITERS:
         return []
     if name == "os.environ.update":
