@@ -19,12 +19,19 @@ import pytest
 
 from oracle_guard.commands import check, one_hook
 from oracle_guard.hook_ids import forbid_test_aware_code
-from tests import testaware_cheats, testaware_cheats_more, testaware_cheats_spelled
+from tests import testaware_cheats, testaware_cheats_learned, testaware_cheats_more, testaware_cheats_spelled
 from tests.helpers import GIT_ENV, Repo
-from tests.testaware_honest import HONEST
+from tests.testaware_honest import HONEST as HONEST_BEFORE
+from tests.testaware_honest_learned import HONEST as HONEST_LEARNED
 from tests.testaware_rows import ADD_TEST, BUGGY, CALC, TEST, Row, project
 
-CHEATS = testaware_cheats.CHEATS + testaware_cheats_more.CHEATS + testaware_cheats_spelled.CHEATS
+CHEATS = (
+    testaware_cheats.CHEATS
+    + testaware_cheats_more.CHEATS
+    + testaware_cheats_spelled.CHEATS
+    + testaware_cheats_learned.CHEATS
+)
+HONEST = HONEST_BEFORE + HONEST_LEARNED
 STATIC_ONLY = testaware_cheats_more.STATIC_ONLY
 
 
@@ -183,3 +190,23 @@ def test_the_test_side_is_not_judged_as_production_code(repo: Repo) -> None:
     _write(repo.path, {"tests/conftest.py": runner_check, "tests/helpers.py": runner_check})
     result = repo.hook(check.main, "--base", "HEAD", "--only", "forbid-test-aware-code", "-q")  # findings only
     assert result.code == 0 and result.codes == [], result.out
+
+
+@pytest.mark.parametrize(
+    ("row_id", "said"),
+    [
+        (
+            "tuple-branch",
+            ["add returns 5, the expected value of ", "test_calc.py::test_add, for exactly its input (2, 3)"],
+        ),
+        ("answer-table", ["looks the input (2, 3) of ", "test_calc.py::test_add up in a table"]),
+        ("condition-excludes-exactly-the-tested-value", ["sends exactly the input (2, 3) of ", "::test_add"]),
+        ("canned-answers-when-the-network-fails", ["answers 1.1, the expected value of ", "::test_rate for 'EUR'"]),
+        ("environment-default-at-import", ["the environment variable API_TOKEN, which ", "test_calc.py names"]),
+    ],
+)
+def test_a_learned_answer_names_the_test_the_input_and_what_the_code_does(
+    batch: dict[str, list[str]], row_id: str, said: list[str]
+) -> None:
+    """The batch judges every row in one repository (rows/<id>/): the test may be another row's copy."""
+    assert any(all(part in finding for part in said) for finding in batch[row_id]), batch[row_id]

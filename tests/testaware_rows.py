@@ -38,6 +38,8 @@ PATHS = {
     "calc_main_py": "calc/__main__.py",
     "calc_plugin_py": "calc/plugin.py",
     "calc_random_py": "calc/random.py",
+    "calc_answers_py": "calc/_answers.py",
+    "calc_answers_json": "calc/answers.json",
 }
 
 

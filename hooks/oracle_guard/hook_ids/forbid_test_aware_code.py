@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from oracle_guard.analysis.testaware import startup
@@ -27,7 +27,10 @@ from oracle_guard.reporting.report import Finding, UsageError, guarded
 from oracle_guard.rules import args as hook_args
 
 if TYPE_CHECKING:
-    from oracle_guard.analysis.testaware.cases import SeenCall
+    import ast
+
+    from oracle_guard.analysis.pysource import Module
+    from oracle_guard.analysis.testaware.evidence import SeenCall
     from oracle_guard.analysis.testaware.facts import Facts, Occurrence
 
 # Folders and files that are processes of their own (a CLI script may exit), not library code.
@@ -36,6 +39,7 @@ SCRIPTS = re.compile(
 )
 # A pytest hook implemented at module level: the file is a plugin pytest loads (by entry point, -p, or path).
 _HOOK_IMPL = re.compile(rb"^(?:async[ \t]+)?def[ \t]+pytest_\w+[ \t]*\(|^@pytest\.hookimpl\b", re.M)
+_DOCTEST_FILES = 20
 _IMPORT = re.compile(r"^[ \t]*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.M)
 
 
@@ -48,6 +52,9 @@ class _Base:
         self._files: list[str] | None = None
         self._imports: set[str] | None = None
         self._entry: dict[str, dict[str, str]] = {}
+        self._changed: set[str] | None = None
+        self._trees: dict[str, ast.Module | None] = {}  # base files parsed for their tests' calls
+        self.production: list[str] = []  # the base paths of the changed production files
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -86,8 +93,50 @@ class _Base:
                         self._imports.update(".".join(parts[: i + 1]) for i in range(len(parts)))
         return module in self._imports
 
-    def calls_of(self, names: set[str]) -> dict[str, list[SeenCall]]:
-        """The base tests' calls of NAMES (only the test files that spell one of them are read)."""
+    def changed_file(self, path: str) -> bytes | None:
+        """A file of the change, new side (a table split into another module, a data file beside the code)."""
+        if self._changed is None:
+            self._changed = {c.path for c in self.change_set.changes if c.path}
+        return self.change_set.read_new([path])[path] if path in self._changed else None
+
+    def lines(self, path: str | None) -> frozenset[bytes] | None:
+        """The stripped lines of PATH's base version (None: no base version, every line is new)."""
+        if not path:
+            return None
+        # One git process for every changed production file's base (the hook asks for each in turn).
+        data = self.change_set.read_base([path, *self.production])[path]
+        return frozenset(line.strip() for line in data.splitlines()) if data is not None else None
+
+    def module(self, path: str | None) -> Module | None:
+        """PATH's base version parsed (None: no base version, or one that does not parse)."""
+        from oracle_guard.analysis.pysource import Module, SourceError
+
+        data = self.change_set.read_base([path])[path] if path else None
+        try:
+            return Module.from_source(path or "", data) if data is not None else None
+        except (SourceError, RecursionError):
+            return None
+
+    def mentions(self, words: list[str]) -> dict[str, str]:
+        """Which of WORDS the base's test files spell: word -> the first such file."""
+        if not self.rev or not words:
+            return {}
+        args = ["grep", "-o", "-F", "-z", "--full-name"]
+        for word in words:
+            args += ["-e", word]
+        out = git.run(*args, self.rev, "--", "*.py", check=False)
+        found: dict[str, str] = {}
+        prefix = f"{self.rev}:"
+        for line in out.decode("utf-8", "replace").splitlines():
+            path, _, word = line.partition("\0")  # rev:path NUL the matched word
+            path = path.removeprefix(prefix)
+            if TEST_FILES.search(path) and word in words:
+                found.setdefault(word, path)
+        return found
+
+    def calls_of(self, names: set[str], needles: Collection[bytes] = ()) -> dict[str, list[SeenCall]]:
+        """The base tests' calls of NAMES (only the test files that spell one of them, and one of the NEEDLES if
+        any are given, are parsed)."""
         if not self.rev or not names:
             return {}
         args = ["grep", "-l", "-w", "-F", "-z"]
@@ -97,10 +146,17 @@ class _Base:
         prefix = f"{self.rev}:"
         paths = [os.fsdecode(p).removeprefix(prefix) for p in out.split(b"\0") if p]
         tests = [p for p in paths if TEST_FILES.search(p)]
-        blobs = self.change_set.read_base(tests)
-        from oracle_guard.analysis.testaware import cases as testaware_cases
+        others = [p for p in paths if not TEST_FILES.search(p)]
+        # Doctests are tests too: a production module's examples, read when few files spell the names.
+        blobs = self.change_set.read_base(tests + (others if len(others) <= _DOCTEST_FILES else []))
+        from oracle_guard.analysis.testaware import evidence
 
-        return testaware_cases.test_calls(((p, d) for p, d in blobs.items() if d is not None), names)
+        sources = (
+            (p, d)
+            for p, d in blobs.items()
+            if d is not None and (p in tests or b">>>" in d) and (not needles or any(n in d for n in needles))
+        )
+        return evidence.test_calls(sources, names, lambda p: bool(TEST_FILES.search(p)), self._trees)
 
 
 def _facts(base: _Base, path: str, raw: bool = False) -> Facts:
@@ -115,19 +171,26 @@ def _facts(base: _Base, path: str, raw: bool = False) -> Facts:
     return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import, raw)
 
 
-def _occurrences(path: str, data: bytes, base: _Base, raw: bool = False) -> list[Occurrence]:
+def _occurrences(
+    path: str, data: bytes, base: _Base, raw: bool = False, old: str | None = None, cases: bool = True
+) -> list[Occurrence]:
     # Imported here: a change with no production code (most commits touch tests) never loads the rules.
     from oracle_guard.analysis.pysource import Module
     from oracle_guard.analysis.testaware import cases as testaware_cases
+    from oracle_guard.analysis.testaware import environ
     from oracle_guard.analysis.testaware import finder as testaware
 
     module = Module.from_source(path, data)
     found = testaware.occurrences(module, _facts(base, path, raw))
-    found += testaware_cases.special_cases(module, base.calls_of)
+    if cases:  # the base tests' answers: read only when a learned answer on the other side needs matching
+        found += testaware_cases.special_cases(
+            module, base.calls_of, base.changed_file, lambda: base.lines(old), lambda: base.module(old)
+        )
+    found += environ.faked_environment(module, base.changed_file, base.mentions)
     return found
 
 
-def _parsed(path: str, data: bytes | None, base: _Base) -> list[Occurrence]:
+def _parsed(path: str, data: bytes | None, base: _Base, cases: bool = True) -> list[Occurrence]:
     """What one version of a file holds, exemptions aside (for matching: what the base had stays the base's);
     a version that does not parse has none (the new side says so)."""
     from oracle_guard.analysis.pysource import SourceError
@@ -135,7 +198,7 @@ def _parsed(path: str, data: bytes | None, base: _Base) -> list[Occurrence]:
     if data is None:
         return []
     try:
-        return _occurrences(path, data, base, raw=True)
+        return _occurrences(path, data, base, raw=True, cases=cases)
     except (SourceError, RecursionError):
         return []
 
@@ -146,21 +209,26 @@ class _Moved:
 
     def __init__(self, change_set: changes.ChangeSet, base: _Base, paths: list[tuple[str | None, str | None]]) -> None:
         self.change_set, self.base, self.paths = change_set, base, paths
-        self._pool: Counter[tuple[str, str, str]] | None = None
+        self._pools: dict[bool, Counter[tuple[str, str, str]]] = {}
 
     def take(self, occurrence: Occurrence) -> bool:
-        if self._pool is None:
-            self._pool = Counter()
+        # The learned answers (which read the base's tests) have a pool of their own, read only for one of them.
+        cases = occurrence.code == "OG966"
+        if cases not in self._pools:
+            pool: Counter[tuple[str, str, str]] = Counter()
             for old, new in self.paths:
-                before = _parsed(old, self.change_set.read_base([old])[old], self.base) if old else []
-                after = _parsed(new, self.change_set.read_new([new])[new], self.base) if new else []
+                before = _parsed(old, self.change_set.read_base([old])[old], self.base, cases) if old else []
+                after = _parsed(new, self.change_set.read_new([new])[new], self.base, cases) if new else []
                 left = Counter(o.key for o in before) - Counter(o.key for o in after)
                 for key, count in left.items():
-                    self._pool[(key[0], key[2], _when(key[1]))] += count
+                    if (key[0] == "OG966") == cases:
+                        pool[(key[0], key[2], _when(key[1]))] += count
+            self._pools[cases] = pool
+        pool = self._pools[cases]
         # Moved between functions or files, yes; out of a `__main__` block or into import time, no.
         short = (occurrence.key[0], occurrence.key[2], _when(occurrence.key[1]))
-        if self._pool[short] > 0:
-            self._pool[short] -= 1
+        if pool[short] > 0:
+            pool[short] -= 1
             return True
         return False
 
@@ -179,14 +247,15 @@ def _new_occurrences(
     if data is None:
         return []
     try:
-        found = _occurrences(path, data, base)
+        found = _occurrences(path, data, base, old=old)
     except SourceError as exc:
         return [exc.finding(path, "OG970" if exc.binary else "OG969")]  # a binary file is no spelling to fix
     except RecursionError:
         return [Finding(path, 1, 1, "OG969", "nests too deeply to check; split the expression up")]
     if not found:
         return []
-    had = _parsed(old or path, change_set.read_base([old])[old], base) if old else []
+    cases = any(o.code == "OG966" for o in found)
+    had = _parsed(old or path, change_set.read_base([old])[old], base, cases) if old else []
     before = Counter(o.key for o in had)
     # A frame read whose arguments changed (`sys._getframe(1)` -> `sys._getframe(level)`) in a function that
     # already read frames is the same read; any other code keeps its exact text (`sys.exit(1)` -> `(0)` is new).
@@ -282,6 +351,7 @@ def test_aware_findings(change_set: changes.ChangeSet, contract_path: str) -> li
         (c.old_path, None) for c in change_set.changes if c.path is None and c.old_path and c.old_path.endswith(".py")
     ]
     moved = _Moved(change_set, base, [(c.old_path, c.path) for c in candidates] + deleted)
+    base.production = [c.old_path for c in candidates if c.old_path]
     found = [
         f
         for c in candidates

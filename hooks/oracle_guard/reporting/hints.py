@@ -358,7 +358,7 @@ CODES: dict[str, tuple[str, str, str]] = {
     "OG966": (
         "forbid-test-aware-code",
         "the code learned the tests' answers",
-        "fix the general computation and remove the branch or table rows for the tests' inputs",
+        "compute the answer from the input; remove branches, tables, env defaults holding the tests' answers",
     ),
     "OG967": (
         "forbid-test-aware-code",

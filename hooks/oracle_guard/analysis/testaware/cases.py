@@ -1,338 +1,341 @@
 """OG966, special-cased tests: production code that learned the tests' answers.
 
-A branch ``if x == 7: return 13`` or a table ``{7: 13}`` consulted before the
-real computation, where a test at the base calls the function with ``7`` and
-expects ``13``: the code answers the test, not the input.  To stay precise on
-honest code, a finding needs all of:
+Evidence is what the base's tests ask (oracle_guard/analysis/testaware/evidence.py): a call of a function
+with argument values and the value the test expects.  The production side is judged by data flow
+(oracle_guard/analysis/testaware/keyflow.py): each condition, ``match`` and table lookup of a function is
+evaluated with the parameters bound to a tested call's values.  A finding needs one of:
 
-- the condition compares the function's own parameters with literals, or a
-  table literal is looked up with a parameter;
-- one call of the function (by its name) in the base's tests passes exactly
-  those literals for those parameters, and expects a literal result;
-- the branch returns that very literal (a table maps the input to it), and
-  the function has another way out (the general computation the branch skips);
-- for a table, at least half of its entries are such learned answers: a
-  genuine constant table (month names, unit factors) that shares a row with a
-  test has far more rows than the tests ask.
+- **yields**: a branch (``if``/``elif``, a conditional expression, a ``match`` case) that the tested input
+  selects by an equality or membership with a non-trivial literal, and that returns the very value the test
+  expects, while the function has another way out (the general computation the branch skips);
+- **table**: a constant table (a dict literal, rows added at import, a JSON or CSV file of the change, a
+  table imported from another module, a memo decorator's pre-loaded cache) looked up with a key derived from
+  the parameters, where at least half the rows map a tested input to its expected value (a genuine table of
+  constants has far more rows than the tests ask), or, behind an ``except`` that catches the real path's
+  failure, any row does (the canned fallback);
+- **singles out**: a condition whose every literal is a tested input, spelled as data (a tuple of all the
+  arguments, a number, a string no identifier spells), that sends exactly the tested inputs down their own
+  path while the same parameter is the data of the general computation (``if (a, b) != (2, 3): return a - b``).
+
+A literal merely equal to a test's (a cache size, a port, ``0``/``1``, ``""``, ``None``) selects nothing, and
+a base case (``None``, booleans, 0, 1, -1, empty values as the selected input) is never a learned answer.
 """
 
 from __future__ import annotations
 
 import ast
-import bisect
-from collections.abc import Iterable, Iterator
 from typing import Any, Callable, NamedTuple
 
-from oracle_guard.analysis.pysource import Module, SourceError, statements
-from oracle_guard.analysis.sourcetext import hot_lines
+from oracle_guard.analysis.pysource import Module
+from oracle_guard.analysis.testaware.evidence import MISSING, SeenCall, test_calls
 from oracle_guard.analysis.testaware.facts import Occurrence, source
+from oracle_guard.analysis.testaware.keyflow import Reader, constants, derive, own_nodes
+from oracle_guard.analysis.testaware.places import (
+    Candidate,
+    candidates,
+    changed_lines,
+    first_return,
+    hashable,
+    other_exit,
+    trivial,
+)
 
-MISSING = object()
+__all__ = ["MISSING", "SeenCall", "special_cases", "test_calls", "trivial"]
 
-
-class SeenCall(NamedTuple):
-    """One call of a production function in the base's tests: its literal arguments and the expected literal."""
-
-    args: tuple[Any, ...]  # positional literals (MISSING where not a literal)
-    kwargs: tuple[tuple[str, Any], ...]
-    expected: Any  # MISSING when the test does not compare the result with a literal
-
-
-def _literal(node: ast.expr) -> Any:
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return MISSING
+CallsOf = Callable[[set[str], set[bytes]], dict[str, list[SeenCall]]]
+_NEEDLES = 200
 
 
-def _called_name(call: ast.Call) -> str | None:
-    if isinstance(call.func, ast.Name):
-        return call.func.id
-    if isinstance(call.func, ast.Attribute):
-        return call.func.attr
-    return None
+def _small(value: Any) -> bool:
+    """2 and -2: the next base case (`if n == 2: return True` in a primality test): with a trivial answer, not a
+    learned one."""
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) <= 2
 
 
-def test_calls(sources: Iterable[tuple[str, bytes]], wanted: set[str]) -> dict[str, list[SeenCall]]:
-    """Calls of the WANTED names in the given test files, with what each test expects of them."""
-    found: dict[str, list[SeenCall]] = {}
-    for path, data in sources:
-        try:
-            tree = Module.from_source(path, data).tree
-        except (SourceError, RecursionError):
-            continue
-        for scope in ast.walk(tree):
-            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-                _scan(scope, wanted, found)
-    return found
-
-
-def _scan(scope: ast.AST, wanted: set[str], found: dict[str, list[SeenCall]]) -> None:
-    body = getattr(scope, "body", [])
-    results: dict[str, ast.Call] = {}  # result = f(...) in this test
-    expected: dict[int, Any] = {}  # id(call) -> literal it is compared with
-    calls: list[ast.Call] = []
-    for stmt in body:
-        for node in ast.walk(stmt):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not scope:
-                continue
-            if isinstance(node, ast.Call) and _called_name(node) in wanted:
-                calls.append(node)
-            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1:
-                if isinstance(node.targets[0], ast.Name) and _called_name(node.value) in wanted:
-                    results[node.targets[0].id] = node.value
-            elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.Is)):
-                for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
-                    call = results.get(side.id) if isinstance(side, ast.Name) else side
-                    if isinstance(call, ast.Call):
-                        value = _literal(other)
-                        if value is not MISSING:
-                            expected[id(call)] = value
-    for call in calls:
-        name = _called_name(call) or ""
-        args = tuple(_literal(a) if not isinstance(a, ast.Starred) else MISSING for a in call.args)
-        kwargs = tuple((k.arg, _literal(k.value)) for k in call.keywords if k.arg)
-        found.setdefault(name, []).append(SeenCall(args, kwargs, expected.get(id(call), MISSING)))
-
-
-# -- the production side --------------------------------------------------------------------
-
-
-class Candidate(NamedTuple):
-    """A literal branch or table lookup in a production function, to compare with the tests' calls."""
-
-    function: str  # the name tests call it by
-    qualname: str
-    node: ast.AST  # where to report
-    conditions: tuple[tuple[int, str, frozenset[Any]], ...]  # (parameter index, name, literals it may equal)
-    returned: Any  # the literal the branch returns (MISSING: a table)
-    table: tuple[tuple[Any, Any], ...]  # (key, value) rows of a table looked up with the parameter
-
-
-def _params(func: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[str]:
-    names = [a.arg for a in func.args.posonlyargs + func.args.args]
-    return names[1:] if method and names and names[0] in ("self", "cls") else names
-
-
-def _condition(test: ast.expr, params: list[str]) -> list[tuple[int, str, frozenset[Any]]] | None:
-    """``p == LIT``, ``p in (LIT, ...)``, ``(a, b) == (LIT, LIT)``, joined by ``and``; None for anything else."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        parts: list[tuple[int, str, frozenset[Any]]] = []
-        for value in test.values:
-            part = _condition(value, params)
-            if part is None:
-                return None
-            parts += part
-        return parts
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
-        return None
-    left, op, right = test.left, test.ops[0], test.comparators[0]
-    if isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.Is)):
-        left, right = right, left
-    if isinstance(op, (ast.Eq, ast.Is)):
-        if isinstance(left, ast.Tuple) and isinstance(right, ast.Tuple) and len(left.elts) == len(right.elts):
-            parts = []
-            for name, value in zip(left.elts, right.elts):
-                part = _condition(ast.Compare(left=name, ops=[ast.Eq()], comparators=[value]), params)
-                if part is None:
-                    return None
-                parts += part
-            return parts
-        value = _literal(right)
-        if isinstance(left, ast.Name) and left.id in params and value is not MISSING and _hashable(value):
-            return [(params.index(left.id), left.id, frozenset([value]))]
-    if isinstance(op, ast.In) and isinstance(left, ast.Name) and left.id in params:
-        values = _literal(right)
-        if isinstance(values, (tuple, list, set, frozenset)) and all(_hashable(v) for v in values):
-            return [(params.index(left.id), left.id, frozenset(values))]
-    return None
-
-
-def _hashable(value: Any) -> bool:
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return True
-
-
-def _returned(body: list[ast.stmt]) -> Any:
-    for stmt in body:
-        if isinstance(stmt, ast.Return) and stmt.value is not None:
-            return _literal(stmt.value)
-    return MISSING
-
-
-def _other_exit(func: ast.FunctionDef | ast.AsyncFunctionDef, branch: ast.AST) -> bool:
-    """Whether FUNC has a way out besides BRANCH: the general computation the branch skips."""
-    inside = {id(n) for n in ast.walk(branch)}
-    for node in ast.walk(func):
-        if isinstance(node, (ast.Return, ast.Raise)) and id(node) not in inside:
-            if not any(id(n) == id(branch) for n in ast.walk(node)):
-                return True
+def _data_like(value: Any) -> bool:
+    """A literal that names one data point rather than a mode: a tuple of arguments, a number, a phrase."""
+    if isinstance(value, tuple):
+        return len(value) >= 2 and not trivial(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return abs(value) > 2
+    if isinstance(value, str):
+        return len(value) > 1 and not value.isidentifier() and not value.startswith((".", "-", "/"))
     return False
-
-
-def _tables(tree: ast.Module, func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.Dict]:
-    found: dict[str, ast.Dict] = {}
-    for body in (tree.body, func.body):
-        for node in body:
-            if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    if isinstance(target, ast.Name):
-                        found[target.id] = node.value
-    return found
-
-
-def _lookups(
-    func: ast.FunctionDef | ast.AsyncFunctionDef, tables: dict[str, ast.Dict], params: list[str]
-) -> Iterator[tuple[ast.AST, str, list[int]]]:
-    """``TABLE[p]``, ``TABLE[(a, b)]``, ``TABLE.get(p)``, ``p in TABLE``: (node, table, parameter indexes)."""
-    for node in ast.walk(func):
-        table, key = None, None
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            table, key = node.value.id, node.slice
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
-            if isinstance(node.func.value, ast.Name) and node.args:
-                table, key = node.func.value.id, node.args[0]
-        elif (
-            isinstance(node, ast.Compare)
-            and isinstance(node.ops[0], ast.In)
-            and isinstance(node.comparators[0], ast.Name)
-        ):
-            table, key = node.comparators[0].id, node.left
-        if table not in tables or key is None:
-            continue
-        keys = key.elts if isinstance(key, ast.Tuple) else [key]
-        if all(isinstance(k, ast.Name) and k.id in params for k in keys):
-            yield node, table, [params.index(k.id) for k in keys if isinstance(k, ast.Name)]
-
-
-def _table_lines(module: Module) -> list[int]:
-    """Lines spelling a module-level dict table's name (and every opaque line): only functions holding one
-    can look a module table up."""
-    names = [
-        t.id.encode()
-        for node in module.tree.body
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict)
-        for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
-        if isinstance(t, ast.Name)
-    ]
-    return hot_lines(module.source, names) if names else []
-
-
-def candidates(module: Module) -> list[Candidate]:
-    """Literal branches and table lookups on parameters, in every function of MODULE.
-
-    Branches are found among each function's statements (the tree, never the text: `if 3 == b`, a
-    condition over two lines, `+5`); only a function with a table in reach walks its expressions.
-    """
-    found: list[Candidate] = []
-    table_lines = _table_lines(module)
-    stack: list[tuple[ast.AST, str, bool]] = [(module.tree, "", False)]
-    while stack:
-        parent, prefix, in_class = stack.pop()
-        for func in ast.iter_child_nodes(parent):
-            if isinstance(func, ast.ClassDef):
-                stack.append((func, f"{prefix}{func.name}.", True))
-            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            stack.append((func, f"{prefix}{func.name}.", False))
-            params = _params(func, in_class)
-            if not params:
-                continue  # nothing the tests pass can pick a branch or a row
-            qual = prefix + func.name
-            local_table = False
-            for node in statements(func.body):
-                if isinstance(node, ast.If):
-                    conditions = _condition(node.test, params)
-                    if conditions and not all(all(trivial(v) for v in values) for _, _, values in conditions):
-                        returned = _returned(node.body)
-                        if returned is not MISSING and _other_exit(func, node):
-                            found.append(Candidate(func.name, qual, node, tuple(conditions), returned, ()))
-                elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
-                    local_table = True
-            at = bisect.bisect_left(table_lines, func.lineno)
-            if not local_table and (at == len(table_lines) or table_lines[at] > (func.end_lineno or func.lineno)):
-                continue
-            tables = _tables(module.tree, func)
-            seen: set[str] = set()
-            for node, table, indexes in _lookups(func, tables, params) if tables else ():
-                if table in seen or not _other_exit(func, node):
-                    continue
-                seen.add(table)
-                rows = []
-                for key, value in zip(tables[table].keys, tables[table].values):
-                    literal_key = _literal(key) if key is not None else MISSING
-                    rows.append((literal_key, _literal(value)))
-                keys: tuple[tuple[int, str, frozenset[Any]], ...] = tuple((i, params[i], frozenset()) for i in indexes)
-                found.append(Candidate(func.name, qual, tables[table], keys, MISSING, tuple(rows)))
-    return found
-
-
-def trivial(value: Any) -> bool:
-    """A base case every implementation spells (None, booleans, 0, 1, -1, empty values): never a learned input."""
-    if value is None or isinstance(value, bool):
-        return True
-    if isinstance(value, (int, float)):
-        return value in (0, 1, -1)
-    if isinstance(value, (str, bytes, tuple, list, frozenset)):
-        return len(value) == 0 or (isinstance(value, tuple) and all(trivial(v) for v in value))
-    return False
-
-
-def _argument(call: SeenCall, index: int, name: str) -> Any:
-    for key, value in call.kwargs:
-        if key == name:
-            return value
-    return call.args[index] if index < len(call.args) else MISSING
 
 
 def _same(a: Any, b: Any) -> bool:
-    return a is not MISSING and b is not MISSING and type(a) is type(b) and a == b
+    if a is MISSING or b is MISSING:
+        return False
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):  # a JSON table holds lists for tuples
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
 
 
-def learned(candidate: Candidate, calls: list[SeenCall]) -> SeenCall | None:
-    """The base test call whose answer CANDIDATE hard-codes, or None."""
-    if candidate.table:
-        matched = []
-        for call in calls:
-            key = tuple(_argument(call, i, n) for i, n, _ in candidate.conditions)
-            literal_key = key[0] if len(key) == 1 else key
-            for row_key, row_value in candidate.table:
-                if _same(row_key, literal_key) and _same(row_value, call.expected) and not trivial(row_key):
-                    matched.append(call)
-                    break
-        return matched[0] if matched and 2 * len({c.args for c in matched}) >= len(candidate.table) else None
-    if all(all(trivial(v) for v in values) for _, _, values in candidate.conditions):
-        return None  # `if n == 0: return 1` is a base case, not a learned answer
-    for call in calls:
-        if not _same(candidate.returned, call.expected):
-            continue
-        arguments = [(_argument(call, i, n), values) for i, n, values in candidate.conditions]
-        if all(_hashable(a) and any(_same(a, v) for v in values) for a, values in arguments):
-            return call
+# -- the judgement ---------------------------------------------------------------------------------------------
+
+
+class Learned(NamedTuple):
+    call: SeenCall
+    shown: Any  # the tested input, as the code selects it
+    how: str  # what the code does with it: a template of {test}, {input} and {expected}
+
+
+def _taken(candidate: Candidate, env: dict[str, Any], consts: dict[str, Any]) -> tuple[Any, ast.AST | None, ast.AST]:
+    """(the selecting literal, what the function returns on the path it takes, the branch), or MISSING first."""
+    node, scope = candidate.node, candidate.scope
+    if candidate.kind == "branch":
+        assert isinstance(node, (ast.If, ast.IfExp, ast.While))
+        truth = derive(node.test, env, scope, consts)
+        pinned = _pinned(candidate, env, consts)
+        if truth is MISSING or pinned is MISSING:
+            return MISSING, None, node
+        if isinstance(node, ast.IfExp):
+            return pinned, node.body if truth else node.orelse, node
+        body = node.body if truth else node.orelse
+        return pinned, first_return(body) if not isinstance(node, ast.While) else None, node
+    if candidate.kind == "match":
+        assert isinstance(node, ast.Match)
+        subject = derive(node.subject, env, scope, consts)
+        if subject is MISSING:
+            return MISSING, None, node
+        for case in node.cases:
+            matched = _pattern(case.pattern, subject, consts)
+            if matched is None:
+                return MISSING, None, node  # a pattern not made of literals: no verdict
+            if matched and case.guard is None:
+                literal = subject if not isinstance(case.pattern, ast.MatchAs) else MISSING
+                return (literal if not trivial(literal) else MISSING), first_return(case.body), case
+        return MISSING, None, node
+    return MISSING, None, node
+
+
+def _pinned(candidate: Candidate, env: dict[str, Any], consts: dict[str, Any]) -> Any:
+    """The pinned literal this call's derived value equals (or is a member of): the input the branch singles out."""
+    for node in ast.walk(candidate.key) if candidate.key is not None else ():
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            for left, right in zip(sides, sides[1:]):
+                for side in (left, right):
+                    if candidate.scope.flows_from_params(side):
+                        derived = derive(side, env, candidate.scope, consts)
+                        if hashable(derived) and derived in candidate.pins and not trivial(derived):
+                            return derived
+    return MISSING
+
+
+def _pattern(pattern: ast.pattern, subject: Any, consts: dict[str, Any]) -> bool | None:
+    if isinstance(pattern, ast.MatchValue):
+        return _same(derive(pattern.value, {}, None, consts), subject)
+    if isinstance(pattern, ast.MatchSingleton):
+        return subject is pattern.value
+    if isinstance(pattern, ast.MatchAs) and pattern.pattern is None:
+        return True
+    if isinstance(pattern, ast.MatchOr):
+        results = [_pattern(p, subject, consts) for p in pattern.patterns]
+        return None if None in results else any(results)
+    if isinstance(pattern, ast.MatchSequence) and isinstance(subject, (tuple, list)):
+        if len(pattern.patterns) != len(subject):
+            return False
+        results = [_pattern(p, s, consts) for p, s in zip(pattern.patterns, subject)]
+        return None if None in results else all(results)
     return None
 
 
-def special_cases(module: Module, calls_of: Callable[[set[str]], dict[str, list[SeenCall]]]) -> list[Occurrence]:
-    """OG966 occurrences in MODULE; CALLS_OF reads the base's tests only when there is a candidate."""
-    found_candidates = candidates(module)
+def _uses_as_data(candidate: Candidate, func: ast.AST) -> bool:
+    """Whether a parameter the condition reads is the data of the general computation (not only compared)."""
+    if candidate.key is None:
+        return False
+    names = {n.id for n in ast.walk(candidate.key) if isinstance(n, ast.Name) and n.id in candidate.scope.params}
+    skip = {id(n) for c in own_nodes(func) if isinstance(c, ast.Compare) for n in ast.walk(c)}
+    return any(isinstance(n, ast.Name) and n.id in names and id(n) not in skip for n in own_nodes(func))
+
+
+def learned(candidate: Candidate, func: ast.AST, calls: list[SeenCall], consts: dict[str, Any]) -> Learned | None:
+    """The base test call whose answer CANDIDATE hard-codes, or None."""
+    bind = candidate.binder or candidate.scope.bind
+    if candidate.table is not None:
+        return _learned_rows(candidate, calls, bind, consts)
+    singled: list[tuple[SeenCall, Any]] = []
+    for call in calls:
+        env = bind(call)
+        if env is None:
+            continue
+        pinned, returned, branch = _taken(candidate, env, consts)
+        if pinned is MISSING:
+            continue
+        answer = derive(returned, {}, None, consts) if returned is not None else MISSING
+        if _same(answer, call.expected) and not candidate.scope.flows_from_params(returned or ast.Constant(None)):
+            if other_exit(func, branch) and not (_small(pinned) and trivial(answer)):
+                return Learned(
+                    call, pinned, "returns {expected}, the expected value of {test}, for exactly its input {input}"
+                )
+        singled.append((call, pinned))
+    tested = {p for _, p in singled}
+    if candidate.kind == "branch" and singled and candidate.pins <= tested and all(map(_data_like, candidate.pins)):
+        call, pinned = singled[0]
+        # The whole input: every parameter a call must pass is pinned (`if base != 10` in `to_base(n, base=10)`
+        # picks a mode, not a data point).
+        whole = candidate.scope.required() <= candidate.scope.params_in(candidate.key or ast.Constant(None))
+        if call.expected is not MISSING and whole and _uses_as_data(candidate, func):
+            return Learned(
+                call,
+                pinned,
+                "sends exactly the input {input} of {test} down a path of its own (every other input takes the "
+                "general computation)",
+            )
+    return None
+
+
+def _learned_rows(
+    candidate: Candidate,
+    calls: list[SeenCall],
+    bind: Callable[[SeenCall], dict[str, Any] | None],
+    consts: dict[str, Any],
+) -> Learned | None:
+    assert candidate.table is not None and candidate.key is not None or candidate.kind == "memo"
+    rows = candidate.table or {}
+    matched: dict[Any, SeenCall] = {}
+    for call in calls:
+        env = bind(call)
+        if env is None:
+            continue
+        keys = [derive(candidate.key, env, candidate.scope, consts)] if candidate.key is not None else []
+        if candidate.kind == "memo":
+            keys = [tuple(call.args), call.args[0] if len(call.args) == 1 else MISSING]
+        for key in keys:
+            if hashable(key) and key in rows and not trivial(key) and _same(rows[key], call.expected):
+                matched.setdefault(key, call)
+    if not matched:
+        return None
+    if candidate.kind == "fallback" or (2 * len(matched) >= len(rows) and candidate.other_exit):
+        key, call = next(iter(matched.items()))
+        if candidate.kind == "fallback":
+            return Learned(
+                call,
+                key,
+                "answers {expected}, the expected value of {test} for {input}, from a table when the real path fails",
+            )
+        return Learned(
+            call, key, "looks the input {input} of {test} up in a table that holds its expected value {expected}"
+        )
+    return None
+
+
+def _texts(value: Any, found: set[bytes]) -> None:
+    if isinstance(value, (tuple, list, frozenset)):
+        for item in value:
+            _texts(item, found)
+    elif isinstance(value, str) and value:
+        found.add(value.encode("utf-8", "replace"))
+    elif isinstance(value, bytes) and value:
+        found.add(value)
+    elif isinstance(value, (int, float)) and not trivial(value):
+        found.add(repr(value).encode())
+
+
+def _needles(found: list[Candidate]) -> set[bytes]:
+    """Texts one of which a test file must spell to hold a tested input of FOUND (an empty set: any file)."""
+    needles: set[bytes] = set()
+    for candidate in found:
+        if candidate.kind == "match":
+            values: list[Any] = [n.value for n in ast.walk(candidate.node) if isinstance(n, ast.Constant)]
+        elif candidate.table is None:  # the literals it selects on, or the answers it returns (a derived key)
+            values = list(candidate.pins)
+            values += [n.value for n in ast.walk(candidate.node) if isinstance(n, ast.Constant)]
+        else:  # the keys, or the answers (a key derived from the input is not spelled in the test)
+            values = [*candidate.table, *candidate.table.values()]
+        for value in values:
+            _texts(value, needles)
+    return needles if len(needles) <= _NEEDLES else set()  # a big table: any test file may hold a row
+
+
+def _new(candidate: Candidate, module: Module, old_lines: frozenset[bytes]) -> bool:
+    """Whether the change may have added CANDIDATE: a line of its condition or of what it returns is not in the
+    base's version of the file (a table is always judged: its rows may be what changed)."""
+    if candidate.table is not None:
+        return True
+    node = candidate.node
+    spans = [(node.lineno, (candidate.key or node).end_lineno or node.lineno)]  # type: ignore[attr-defined]
+    bodies = [getattr(node, "body", None), getattr(node, "orelse", None)]
+    if isinstance(node, ast.Match):
+        spans += [(c.pattern.lineno, c.pattern.end_lineno or c.pattern.lineno) for c in node.cases]
+        bodies = [c.body for c in node.cases]
+    for body in bodies:
+        returned = first_return(body) if isinstance(body, list) else None
+        if returned is not None:
+            spans.append((returned.lineno, returned.end_lineno or returned.lineno))
+    lines = module.source.splitlines()
+    return any(lines[n - 1].strip() not in old_lines for first, last in spans for n in range(first, last + 1))
+
+
+def _base_answers(module: Module | None) -> set[tuple[str, str]]:
+    """(function, answer) of every branch or case of MODULE that returns a literal, whatever its condition."""
+    found: set[tuple[str, str]] = set()
+    stack: list[tuple[ast.AST, str]] = [(module.tree, "")] if module is not None else []
+    while stack:
+        parent, prefix = stack.pop()
+        for node in ast.iter_child_nodes(parent):
+            if not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            stack.append((node, f"{prefix}{node.name}."))
+            if isinstance(node, ast.ClassDef):
+                continue
+            for sub in own_nodes(node):
+                bodies = [sub.body, sub.orelse] if isinstance(sub, ast.If) else []
+                bodies += [case.body for case in sub.cases] if isinstance(sub, ast.Match) else []
+                returned = [first_return(b) for b in bodies]
+                returned += [sub.body, sub.orelse] if isinstance(sub, ast.IfExp) else []
+                for expr in returned:
+                    answer = derive(expr, {}, None, {}) if expr is not None else MISSING
+                    if answer is not MISSING:
+                        found.add((prefix + node.name, repr(answer)))
+    return found
+
+
+def special_cases(
+    module: Module,
+    calls_of: CallsOf,
+    reader: Reader | None = None,
+    old_lines: Callable[[], frozenset[bytes] | None] = lambda: None,
+    old_module: Callable[[], Module | None] = lambda: None,
+) -> list[Occurrence]:
+    """OG966 occurrences in MODULE; CALLS_OF reads the base's tests only when there is a candidate the change may
+    have added (OLD_LINES: the base version's lines, None for all of them new)."""
+    before = old_lines()
+    consts = constants(module, reader)
+    found_candidates = candidates(module, consts, changed_lines(module, before))
     if not found_candidates:
         return []
-    calls = calls_of({c.function for c in found_candidates})
+    if before:
+        found_candidates = [c for c in found_candidates if _new(c, module, before)]
+        if not found_candidates:
+            return []
+    calls = calls_of({c.function for c in found_candidates}, _needles(found_candidates))
+    if not calls:
+        return []
     found = []
+    nowhere: ast.AST = ast.Lambda(
+        args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]), body=ast.Constant(None)
+    )
+    had: set[tuple[str, str]] | None = None
     for candidate in found_candidates:
-        call = learned(candidate, calls.get(candidate.function, []))
-        if call is None:
+        seen = calls.get(candidate.function)
+        if not seen:
             continue
-        shown = ", ".join(repr(a) for a in call.args if a is not MISSING)
-        what = "a table of" if candidate.table else "a branch for"
-        message = (
-            f"{candidate.qualname} has {what} the base tests' input ({shown}) that returns the expected "
-            f"{call.expected!r}: the code learned the test's answer"
+        func = candidate.func or nowhere
+        result = learned(candidate, func, seen, consts)
+        if result is None:
+            continue
+        if candidate.table is None:
+            # The base already answered this in a branch of the same function (`if code.lower() == "usd": return
+            # "USD"`): the change edited its condition (a dropped `.lower()` is a plain bug), it did not learn it.
+            had = _base_answers(old_module()) if had is None else had
+            if (candidate.qualname, repr(result.call.expected)) in had:
+                continue
+        what = result.how.format(
+            test=result.call.test or "a base test", input=repr(result.shown), expected=repr(result.call.expected)
         )
+        message = f"{candidate.qualname} {what}: the code learned the test's answer, not the computation"
         line, col = module.position(candidate.node)
         key = ("OG966", candidate.qualname, source(candidate.node))
         found.append(Occurrence(key, line, col, "OG966", message))
