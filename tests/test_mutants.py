@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from oracle_guard.probes.mutation import mutants
+from oracle_guard.probes.mutation import mutants, touched
 
 SOURCE = b'''\
 import os
@@ -248,3 +248,72 @@ def test_a_string_inside_an_fstring_expression_is_mutated_where_it_is_on_every_p
     found = {m.operator: m for m in mutants.generate("m.py", source) if m.operator in ("string", "fstring")}
     assert found["string"].apply(source).decode().splitlines()[1] == "    return f\"[{'XX, XX'.join(tags)}] \" 'tail'"
     assert found["fstring"].apply(source).decode().splitlines()[1] == "    return f\"XX[{', '.join(tags)}] \" 'tail'"
+
+
+MODULE = b"""\
+import pytest
+
+from shop import price
+
+CASES = [(1, 1), (2, 2)]
+
+
+def test_one():
+    assert price(1) == 1
+
+
+@pytest.mark.parametrize("n, expected", CASES)
+def test_many(n, expected):
+    assert price(n) == expected
+
+
+class TestBox:
+    def helper(self):
+        return 3
+
+    def test_box(self):
+        assert price(self.helper()) == 3
+"""
+
+
+@pytest.mark.parametrize(
+    "old, new, expected",
+    [
+        # only test functions edited or deleted: those, and nothing else of the module
+        ("assert price(1) == 1", "assert price(1)", ["t.py::test_one"]),
+        ("    assert price(n) == expected\n", "    pass\n", ["t.py::test_many"]),
+        ("assert price(self.helper()) == 3", "assert price(self.helper())", ["t.py::TestBox::test_box"]),
+        (
+            '@pytest.mark.parametrize("n, expected", CASES)',
+            '@pytest.mark.parametrize("n, expected", CASES[:1])',
+            ["t.py::test_many"],
+        ),
+        ("def test_one():\n    assert price(1) == 1\n\n\n", "", ["t.py::test_one"]),
+        ("def test_one():", "def test_one_renamed():", ["t.py::test_one"]),
+        ("assert price(1) == 1", "assert price(1) == 1\n    assert price(0) == 0", ["t.py::test_one"]),
+        # anything else changed: every test may behave differently, so the whole module
+        ("CASES = [(1, 1), (2, 2)]", "CASES = [(1, 1)]", None),
+        ("return 3", "return 4", None),
+        ("import pytest\n", "import pytest\nimport os\n", None),
+        ("class TestBox:", "class TestCrate:", None),
+        ("def test_one():\n", "def test_one():\n    pass\n\n\ndef test_one():\n", None),
+        ("def test_one():", "def test_one(:", None),
+        # blank lines between tests change nothing: no test touched is the whole module, never nothing
+        ("\n\ndef test_one", "\n\n\ndef test_one", None),
+    ],
+)
+def test_the_base_side_runs_the_tests_the_change_touched(old: str, new: str, expected: list[str] | None) -> None:
+    assert MODULE.count(old.encode()) == 1
+    assert touched.touched_tests("t.py", MODULE, MODULE.replace(old.encode(), new.encode())) == expected
+
+
+def test_a_class_that_inherits_the_modules_tests_makes_it_the_whole_module() -> None:
+    source = MODULE + b"\n\nclass TestCrate(TestBox):\n    def helper(self):\n        return 4\n"
+    changed = source.replace(b"assert price(1) == 1", b"assert price(1)")
+    assert touched.touched_tests("t.py", source, changed) is None
+
+
+def test_a_unittest_case_is_a_test_class_by_its_base() -> None:
+    source = b"import unittest\n\n\nclass People(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(1, 1)\n"
+    changed = source.replace(b"self.assertEqual(1, 1)", b"self.assertTrue(1)")
+    assert touched.touched_tests("t.py", source, changed) == ["t.py::People::test_a"]

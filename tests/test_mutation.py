@@ -845,3 +845,46 @@ def test_a_value_weakening_is_refused_by_mutate_alone_and_its_honest_twin_passes
     else:
         assert result.code == 0 and result.codes == [], result.said
         assert "the new tests let 0 of those live" in result.err
+
+
+@pytest.mark.slow
+def test_sys_monitoring_records_the_lines_settrace_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """3.12+ measures coverage with sys.monitoring (each line once a test); the lines must be settrace's.
+
+    On 3.9-3.11 both runs use settrace. Tests that run different lines, a generator, a nested function,
+    a method, code run at import, and a test that fails."""
+    import time
+
+    from oracle_guard.probes.mutation.run import Server
+
+    files = {
+        **PEOPLE_BASE,
+        "src/people/more.py": "TABLE = {i: i * 2 for i in range(3)}\n\n\ndef evens(n):\n    for i in range(n):\n"
+        "        if i % 2 == 0:\n            yield i\n\n\nclass Box:\n    def __init__(self, v):\n        self.v = v\n\n"
+        "    def twice(self):\n        def inner():\n            return self.v * 2\n        return inner()\n",
+        PT: PEOPLE_TESTS
+        + "\n\ndef test_more():\n    from people.more import Box, evens\n    assert list(evens(5)) == [0, 2, 4]\n"
+        "    assert Box(2).twice() == 4\n\n\ndef test_red():\n    assert display_name('x') == 'y'\n",
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    production = ["src/people/__init__.py", "src/people/core.py", "src/people/more.py"]
+    covers = []
+    for settrace in ("1", ""):
+        monkeypatch.setenv("ORACLE_GUARD_MUTATION_SETTRACE", settrace)
+        work = tmp_path / f"work{settrace}"
+        work.mkdir()
+        server = Server(sys.executable, str(tmp_path), production, [PT], str(work), "side")
+        try:
+            covers.append(server.cover(time.monotonic() + 120))
+        finally:
+            server.close()
+    traced, monitored = ({t.node: (t.ok, t.lines) for t in c.tests} for c in covers)
+    assert len(traced) == 5 and traced["tests/test_people.py::test_red"][0] is False
+    more = {1, 4, 5, 6, 7, 10, 11, 12, 14, 15, 16, 17}  # imported by the test: its def and class lines too
+    assert traced["tests/test_people.py::test_more"][1]["src/people/more.py"] - {0} == more
+    assert monitored == traced
+    assert (
+        covers[1].import_lines == covers[0].import_lines and {1, 5, 9} <= covers[0].import_lines["src/people/core.py"]
+    )
