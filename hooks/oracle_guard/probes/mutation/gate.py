@@ -20,23 +20,22 @@ seconds; what was not run is a notice, never a pass.
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import shutil
 import time
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from oracle_guard.probes.mutation import mutants as mutant_gen
 from oracle_guard.probes.mutation import run as mutation_run
 from oracle_guard.probes.mutation import touched
+from oracle_guard.probes.mutation.fresh import FRESH_MAX, FreshSides, fresh
 from oracle_guard.probes.mutation.run import Cover, Job, Server, Verdict
+from oracle_guard.probes.mutation.run import job as _job
 from oracle_guard.pytest_side import scratch
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.interpreters import candidate_interpreters, no_pytest
 from oracle_guard.reporting.report import Finding, UsageError, notice
 
-FRESH_MAX = 10  # mutants in code that runs at import, each costing 2-4 pytest processes
 CODE = "OG910"
 VERB = "mutants-released"
 Pair = tuple[mutant_gen.Mutant, mutant_gen.Mutant]  # (base mutant, its twin in the new tree)
@@ -211,14 +210,14 @@ def _judge(
             candidates = _same_code(
                 python, change_set, the_plan, sides, production, base_selection, candidates, deadline
             )
-        fresh = [
+        at_import = [
             p
             for p in pairs
             if _runs_at_import(base_cover, p[0]) and base_verdicts[p[0].key].verdict in ("survived", "unreached")
         ] + only_at_import
-        if fresh:
-            sides_of = _FreshSides(python, tree, production, work, base_cover, new_cover, deadline)
-            candidates += _fresh(sides_of, fresh, base_verdicts)
+        if at_import:
+            sides_of = FreshSides(python, tree, production, work, base_cover, new_cover, deadline)
+            candidates += fresh(sides_of, at_import, base_verdicts)
     finally:
         for server in servers:
             server.close()
@@ -354,83 +353,6 @@ def _same_code(
     return [p for p in pairs if p not in hidden]
 
 
-class _FreshSides(NamedTuple):
-    python: str
-    tree: scratch.Scratch
-    production: list[str]
-    work: str
-    base_cover: Cover
-    new_cover: Cover | None
-    deadline: float
-
-
-def _fresh(sides: _FreshSides, pairs: Sequence[Pair], verdicts: dict[str, Verdict]) -> list[Pair]:
-    """Mutants in code that runs at import, judged in fresh processes (twice a side); the ones the new tests miss.
-
-    Each run is a pytest process whose imports load the mutated source, running the tests that passed
-    there unmutated; the mutant is caught when one of them fails or is no longer collected.
-    """
-    if len(pairs) > FRESH_MAX:
-        notice(
-            f"mutation: {len(pairs) - FRESH_MAX} mutant(s) in code that runs at import were not run in a fresh process (at most {FRESH_MAX}): not judged at import"
-        )
-    found = []
-    for number, (base_m, new_m) in enumerate(pairs[:FRESH_MAX]):
-        where = f"{base_m.description} at {base_m.path}:{base_m.line}"
-        run = functools.partial(_fresh_run, sides, sides.tree.base, sides.base_cover, base_m)
-        first = run(f"fresh-base-{number}")
-        if not first:  # lives at the base too (never reported), or not run
-            if first is None:
-                notice(f"mutation: {where} was not run in a fresh process within the budget: not judged at import")
-            continue
-        again = run(f"fresh-base-{number}-again")
-        if not again:
-            notice(
-                f"mutation: flaky verdict: {where} in a fresh process; not reported"
-                if again == ""
-                else f"mutation: {where} was not run twice within the budget: not judged"
-            )
-            continue
-        verdicts[base_m.key] = Verdict("killed", first, "in a fresh process")
-        if sides.new_cover is None:
-            found.append((base_m, new_m))
-            continue
-        run = functools.partial(_fresh_run, sides, sides.tree.new, sides.new_cover, new_m)
-        first = run(f"fresh-new-{number}")
-        if first == "":
-            again = run(f"fresh-new-{number}-again")
-            if again == "":
-                found.append((base_m, new_m))
-            elif again:
-                notice(f"mutation: flaky verdict: {where} in a fresh process; not reported")
-        if first is None or (first == "" and again is None):
-            notice(
-                f"mutation: {where} was not run against the new tests in a fresh process within the budget: not judged"
-            )
-    return found
-
-
-def _fresh_run(sides: _FreshSides, tree: str, cover: Cover, mutant: mutant_gen.Mutant, name: str) -> str | None:
-    """The node id of the first test the mutant fails in a fresh process; "" when none does; None: not run."""
-    passing = [t.node for t in cover.tests if t.ok]
-    if not passing:
-        return ""
-    if time.monotonic() >= sides.deadline:
-        return None
-    job = _job(mutant, cover, mutant)
-    server = Server(sides.python, tree, sides.production, passing, sides.work, name, mutant=job)
-    try:
-        ran = {t.node: t for t in server.cover(sides.deadline).tests}
-    except UsageError:  # out of time
-        return None
-    finally:
-        server.close()
-    for node in passing:
-        if node not in ran or not ran[node].ok:
-            return node
-    return ""
-
-
 def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover) -> tuple[list[Pair], list[Pair]]:
     """The sampled mutants of what the base's passing tests ran, and of code only run at import (for fresh
     processes), each with its twin in the new tree."""
@@ -537,32 +459,6 @@ def _offset_of(source: bytes, where: tuple[int, bytes]) -> int:
 def _runs_at_import(cover: Cover, mutant: mutant_gen.Mutant) -> bool:
     lines = cover.import_lines.get(mutant.path, frozenset())
     return any(n in lines for n in range(mutant.span[0], mutant.span[1] + 1))
-
-
-def _timeout(tests: Sequence[mutation_run.TestRun], generous: bool) -> float:
-    """A mutant's time limit from the durations its own tests took in the traced run (a hang counts as caught).
-
-    Tight in the first pass, where a timeout only ever removes a finding (a mutant caught at the base is
-    then looked for on the new side); generous when a catch at the base is confirmed, since there a
-    timeout on a loaded machine would stand for a real catch and make a finding.
-    """
-    spent = sum(t.seconds for t in tests)
-    return max(5.0, 10 * spent + 2.0) if generous else max(1.0, 5 * spent + 0.5)
-
-
-def _job(mutant: mutant_gen.Mutant, cover: Cover, key_of: mutant_gen.Mutant, generous: bool = False) -> Job:
-    tests = cover.reaching(mutant.path, mutant.span)
-    return Job(
-        key_of.key,
-        mutant.path,
-        mutant.function,
-        mutant.def_line,
-        mutant.start,
-        mutant.end,
-        mutant.replacement,
-        [t.node for t in tests],
-        _timeout(tests, generous),
-    )
 
 
 def _findings(
