@@ -7,8 +7,10 @@ the ones the static rules know and the ones they do not.  Each has an honest twi
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -717,3 +719,172 @@ def test_a_production_module_renamed_with_its_tests_following_is_judged_in_its_n
     else:
         assert result.code == 0 and result.codes == [], result.said
         assert "the new tests let 0 of those live" in result.err
+
+
+# Three functions and a unittest module (issue 31): the three weakenings below let through mutmut's operators alone
+# (4 mutants at 447f7ae, each still caught by another test: bench/mutation_values.py); each loses a bug only a value mutant expresses.
+PEOPLE = """\
+def display_name(name):
+    return name.strip().title()
+
+
+def tags_of(raw):
+    return sorted({tag.strip().lower() for tag in raw.split(",") if tag.strip()})
+
+
+def badge(name, raw_tags):
+    return f"{display_name(name)} [{', '.join(tags_of(raw_tags))}]"
+"""
+PEOPLE_TESTS = """\
+import unittest
+
+from people.core import badge, display_name, tags_of
+
+BADGES = [
+    ("ada", "math", "Ada [math]"),
+    ("grace hopper", "navy,code", "Grace Hopper [code, navy]"),
+]
+
+
+def assert_tags(case, raw, expected):
+    case.assertEqual(tags_of(raw), expected)
+
+
+class TestPeople(unittest.TestCase):
+    def test_display_name(self):
+        self.assertEqual(display_name("  ada LOVELACE "), "Ada Lovelace")
+
+    def test_tags(self):
+        assert_tags(self, "b, a,A, ,c", ["a", "b", "c"])
+
+    def test_badges(self):
+        for name, raw, expected in BADGES:
+            self.assertEqual(badge(name, raw), expected)
+"""
+PEOPLE_BASE = {"pytest.ini": "[pytest]\npythonpath = src\n", "src/people/__init__.py": "", "src/people/core.py": PEOPLE}
+PT = "tests/test_people.py"
+
+
+class ValueWeakening(NamedTuple):
+    old: str  # the base test's text the change edits
+    weakened: str  # ... and what the weakening makes of it
+    honest: str  # ... and what an honest refactor that keeps the checks makes of it
+    bug: tuple[str, str]  # a production bug the base test catches and the weakened one does not (old, new)
+    mutant: str  # the mutant the base test caught that the weakened module lets live, as OG910 names it
+
+
+VALUE_WEAKENINGS = {
+    "a unittest check replaced by a self-comparison": ValueWeakening(
+        'self.assertEqual(display_name("  ada LOVELACE "), "Ada Lovelace")',
+        'self.assertEqual(display_name("  ada LOVELACE "), display_name("  ada LOVELACE "))',
+        'name = display_name("  ada LOVELACE ")\n        self.assertEqual(name, "Ada Lovelace")',
+        ("name.strip().title()", "name.title()"),
+        "`.strip(...)` removed",
+    ),
+    "a helper that compares only the first element": ValueWeakening(
+        "case.assertEqual(tags_of(raw), expected)",
+        "case.assertEqual(tags_of(raw)[0], expected[0])",
+        "found = tags_of(raw)\n    case.assertEqual(len(found), len(expected))\n"
+        "    for got, want in zip(found, expected):\n        case.assertEqual(got, want)",
+        (
+            'sorted({tag.strip().lower() for tag in raw.split(",") if tag.strip()})',
+            'sorted([tag.strip().lower() for tag in raw.split(",") if tag.strip()])',
+        ),
+        "set comprehension -> list comprehension",
+    ),
+    "a loop that checks only the first item": ValueWeakening(
+        "for name, raw, expected in BADGES:",
+        "for name, raw, expected in BADGES[:1]:",
+        "for name, raw, expected in list(BADGES):",
+        ("', '.join", "'; '.join"),
+        "', ' -> 'XX, XX'",
+    ),
+}
+
+
+def people_tests(name: str, which: str) -> str:
+    row = VALUE_WEAKENINGS[name]
+    assert PEOPLE_TESTS.count(row.old) == 1
+    return PEOPLE_TESTS.replace(row.old, row.weakened if which == "weakened" else row.honest)
+
+
+def plain_pytest(root: Path, files: dict[str, str]) -> int:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:oracle_guard"],
+        cwd=root,
+        capture_output=True,
+    ).returncode
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(VALUE_WEAKENINGS))
+def test_a_value_weakening_turns_plain_pytest_green_with_its_bug(tmp_path: Path, name: str) -> None:
+    row = VALUE_WEAKENINGS[name]
+    assert PEOPLE.count(row.bug[0]) == 1
+    buggy = {**PEOPLE_BASE, "src/people/core.py": PEOPLE.replace(*row.bug)}
+    assert plain_pytest(tmp_path / "base", {**PEOPLE_BASE, PT: PEOPLE_TESTS}) == 0  # the base is green
+    assert plain_pytest(tmp_path / "caught", {**buggy, PT: PEOPLE_TESTS}) == 1  # the base's tests catch the bug
+    assert plain_pytest(tmp_path / "cheat", {**buggy, PT: people_tests(name, "weakened")}) == 0  # the weakened do not
+    assert plain_pytest(tmp_path / "honest", {**buggy, PT: people_tests(name, "honest")}) == 1  # the honest twin does
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(VALUE_WEAKENINGS))
+@pytest.mark.parametrize("which", ["weakened", "honest"])
+def test_a_value_weakening_is_refused_by_mutate_alone_and_its_honest_twin_passes(
+    repo: Repo, name: str, which: str
+) -> None:
+    repo.change({**PEOPLE_BASE, PT: PEOPLE_TESTS}, {PT: people_tests(name, which)})
+    result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
+    if which == "weakened":
+        assert result.code == 1 and set(result.codes) == {"OG910"}, result.said
+        assert VALUE_WEAKENINGS[name].mutant in result.out, result.said
+    else:
+        assert result.code == 0 and result.codes == [], result.said
+        assert "the new tests let 0 of those live" in result.err
+
+
+@pytest.mark.slow
+def test_sys_monitoring_records_the_lines_settrace_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """3.12+ measures coverage with sys.monitoring (each line once a test); the lines must be settrace's.
+
+    On 3.9-3.11 both runs use settrace. Tests that run different lines, a generator, a nested function,
+    a method, code run at import, and a test that fails."""
+    import time
+
+    from oracle_guard.probes.mutation.run import Server
+
+    files = {
+        **PEOPLE_BASE,
+        "src/people/more.py": "TABLE = {i: i * 2 for i in range(3)}\n\n\ndef evens(n):\n    for i in range(n):\n"
+        "        if i % 2 == 0:\n            yield i\n\n\nclass Box:\n    def __init__(self, v):\n        self.v = v\n\n"
+        "    def twice(self):\n        def inner():\n            return self.v * 2\n        return inner()\n",
+        PT: PEOPLE_TESTS
+        + "\n\ndef test_more():\n    from people.more import Box, evens\n    assert list(evens(5)) == [0, 2, 4]\n"
+        "    assert Box(2).twice() == 4\n\n\ndef test_red():\n    assert display_name('x') == 'y'\n",
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    production = ["src/people/__init__.py", "src/people/core.py", "src/people/more.py"]
+    covers = []
+    for settrace in ("1", ""):
+        monkeypatch.setenv("ORACLE_GUARD_MUTATION_SETTRACE", settrace)
+        work = tmp_path / f"work{settrace}"
+        work.mkdir()
+        server = Server(sys.executable, str(tmp_path), production, [PT], str(work), "side")
+        try:
+            covers.append(server.cover(time.monotonic() + 120))
+        finally:
+            server.close()
+    traced, monitored = ({t.node: (t.ok, t.lines) for t in c.tests} for c in covers)
+    assert len(traced) == 5 and traced["tests/test_people.py::test_red"][0] is False
+    more = {1, 4, 5, 6, 7, 10, 11, 12, 14, 15, 16, 17}  # imported by the test: its def and class lines too
+    assert traced["tests/test_people.py::test_more"][1]["src/people/more.py"] - {0} == more
+    assert monitored == traced
+    assert (
+        covers[1].import_lines == covers[0].import_lines and {1, 5, 9} <= covers[0].import_lines["src/people/core.py"]
+    )

@@ -20,22 +20,22 @@ seconds; what was not run is a notice, never a pass.
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import shutil
 import time
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from oracle_guard.probes.mutation import mutants as mutant_gen
 from oracle_guard.probes.mutation import run as mutation_run
+from oracle_guard.probes.mutation import touched
+from oracle_guard.probes.mutation.fresh import FRESH_MAX, FreshSides, fresh
 from oracle_guard.probes.mutation.run import Cover, Job, Server, Verdict
+from oracle_guard.probes.mutation.run import job as _job
 from oracle_guard.pytest_side import scratch
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.interpreters import candidate_interpreters, no_pytest
 from oracle_guard.reporting.report import Finding, UsageError, notice
 
-FRESH_MAX = 10  # mutants in code that runs at import, each costing 2-4 pytest processes
 CODE = "OG910"
 VERB = "mutants-released"
 Pair = tuple[mutant_gen.Mutant, mutant_gen.Mutant]  # (base mutant, its twin in the new tree)
@@ -105,7 +105,8 @@ def run(args: argparse.Namespace, change_set: changes.ChangeSet, contract_path: 
     production = sorted(
         set(production) | {c.path for c in change_set.changes if c.path and c.path.endswith(".py") and not side(c.path)}
     )
-    base_selection = [] if the_plan.everything else the_plan.modules
+    base_modules = [] if the_plan.everything else the_plan.modules
+    base_selection = [] if the_plan.everything else _touched_tests(change_set, the_plan.modules)
     # The new side: [] is the whole suite (a conftest, helper or configuration changed); None: no test
     # module is left in the change (all deleted), so only the rest of the suite can still catch anything.
     new_selection: list[str] | None = (
@@ -116,10 +117,31 @@ def run(args: argparse.Namespace, change_set: changes.ChangeSet, contract_path: 
     sides = _Sides(change_set)
     try:
         return _judge(
-            args, change_set, contract_path, sides, production, base_selection, new_selection, deadline, the_plan
+            args,
+            change_set,
+            contract_path,
+            sides,
+            production,
+            (base_selection, base_modules),
+            new_selection,
+            deadline,
+            the_plan,
         )
     finally:
         sides.cleanup()
+
+
+def _touched_tests(change_set: changes.ChangeSet, modules: list[str]) -> list[str]:
+    """The base side's selection: of each module edited in place, the tests the change edited or deleted
+    when that is all it changed there (touched.py); the whole module otherwise (moved, deleted, anything else)."""
+    in_place = [m for m in modules if any(c.old_path == m and c.path == m for c in change_set.changes)]
+    base, new = change_set.read_base(in_place), change_set.read_new(in_place)
+    selection: list[str] = []
+    for module in modules:
+        before, after = base.get(module), new.get(module)
+        tests = touched.touched_tests(module, before, after) if before is not None and after is not None else None
+        selection.extend(tests if tests is not None else [module])
+    return selection
 
 
 def _python(explicit: str | None) -> str:
@@ -135,7 +157,7 @@ def _judge(
     contract_path: str,
     sides: _Sides,
     production: list[str],
-    base_selection: list[str],
+    base_selections: tuple[list[str], list[str]],
     new_selection: list[str] | None,
     deadline: float,
     the_plan: scratch.Plan,
@@ -143,6 +165,7 @@ def _judge(
     python = _python(getattr(args, "python", None))
     tree, work = sides.scratch, sides.work
     servers: list[Server] = []
+    base_selection, base_modules = base_selections
     try:
         base = Server(python, tree.base, production, base_selection, work, "base")
         servers.append(base)
@@ -150,6 +173,12 @@ def _judge(
         if new is not None:
             servers.append(new)
         base_cover = base.cover(deadline)
+        if base_selection != base_modules and (not base_cover.covered or not base_cover.tests):
+            # pytest did not take the touched tests by node id (a class it does not collect, say): the whole modules
+            base_selection = base_modules
+            base = Server(python, tree.base, production, base_selection, work, "base-modules")
+            servers.append(base)
+            base_cover = base.cover(deadline)
         if base_cover.exit_code == _no_pytest():
             raise UsageError(no_pytest([(python, base_cover.tail)]))
         _ran(base_cover, f"the base's tests at {change_set.base_label}", python)
@@ -181,14 +210,14 @@ def _judge(
             candidates = _same_code(
                 python, change_set, the_plan, sides, production, base_selection, candidates, deadline
             )
-        fresh = [
+        at_import = [
             p
             for p in pairs
             if _runs_at_import(base_cover, p[0]) and base_verdicts[p[0].key].verdict in ("survived", "unreached")
         ] + only_at_import
-        if fresh:
-            sides_of = _FreshSides(python, tree, production, work, base_cover, new_cover, deadline)
-            candidates += _fresh(sides_of, fresh, base_verdicts)
+        if at_import:
+            sides_of = FreshSides(python, tree, production, work, base_cover, new_cover, deadline)
+            candidates += fresh(sides_of, at_import, base_verdicts)
     finally:
         for server in servers:
             server.close()
@@ -266,7 +295,7 @@ def _confirm(
     base: Server, base_cover: Cover, new: Server | None, new_cover: Cover | None, pairs: list[Pair], deadline: float
 ) -> list[Pair]:
     """Each candidate once more on both sides; a verdict that changed is a notice, not a finding."""
-    jobs = [_job(b, base_cover, b) for b, _ in pairs]
+    jobs = [_job(b, base_cover, b, generous=True) for b, _ in pairs]
     again = base.verdicts(base.submit(jobs, deadline), jobs, deadline)
     still = _survivors(new, new_cover, pairs, deadline) if new is not None and new_cover is not None else pairs
     kept = []
@@ -322,83 +351,6 @@ def _same_code(
             "tests' strength; not reported (oracle-replay judges the production edits)"
         )
     return [p for p in pairs if p not in hidden]
-
-
-class _FreshSides(NamedTuple):
-    python: str
-    tree: scratch.Scratch
-    production: list[str]
-    work: str
-    base_cover: Cover
-    new_cover: Cover | None
-    deadline: float
-
-
-def _fresh(sides: _FreshSides, pairs: Sequence[Pair], verdicts: dict[str, Verdict]) -> list[Pair]:
-    """Mutants in code that runs at import, judged in fresh processes (twice a side); the ones the new tests miss.
-
-    Each run is a pytest process whose imports load the mutated source, running the tests that passed
-    there unmutated; the mutant is caught when one of them fails or is no longer collected.
-    """
-    if len(pairs) > FRESH_MAX:
-        notice(
-            f"mutation: {len(pairs) - FRESH_MAX} mutant(s) in code that runs at import were not run in a fresh process (at most {FRESH_MAX}): not judged at import"
-        )
-    found = []
-    for number, (base_m, new_m) in enumerate(pairs[:FRESH_MAX]):
-        where = f"{base_m.description} at {base_m.path}:{base_m.line}"
-        run = functools.partial(_fresh_run, sides, sides.tree.base, sides.base_cover, base_m)
-        first = run(f"fresh-base-{number}")
-        if not first:  # lives at the base too (never reported), or not run
-            if first is None:
-                notice(f"mutation: {where} was not run in a fresh process within the budget: not judged at import")
-            continue
-        again = run(f"fresh-base-{number}-again")
-        if not again:
-            notice(
-                f"mutation: flaky verdict: {where} in a fresh process; not reported"
-                if again == ""
-                else f"mutation: {where} was not run twice within the budget: not judged"
-            )
-            continue
-        verdicts[base_m.key] = Verdict("killed", first, "in a fresh process")
-        if sides.new_cover is None:
-            found.append((base_m, new_m))
-            continue
-        run = functools.partial(_fresh_run, sides, sides.tree.new, sides.new_cover, new_m)
-        first = run(f"fresh-new-{number}")
-        if first == "":
-            again = run(f"fresh-new-{number}-again")
-            if again == "":
-                found.append((base_m, new_m))
-            elif again:
-                notice(f"mutation: flaky verdict: {where} in a fresh process; not reported")
-        if first is None or (first == "" and again is None):
-            notice(
-                f"mutation: {where} was not run against the new tests in a fresh process within the budget: not judged"
-            )
-    return found
-
-
-def _fresh_run(sides: _FreshSides, tree: str, cover: Cover, mutant: mutant_gen.Mutant, name: str) -> str | None:
-    """The node id of the first test the mutant fails in a fresh process; "" when none does; None: not run."""
-    passing = [t.node for t in cover.tests if t.ok]
-    if not passing:
-        return ""
-    if time.monotonic() >= sides.deadline:
-        return None
-    job = _job(mutant, cover, mutant)
-    server = Server(sides.python, tree, sides.production, passing, sides.work, name, mutant=job)
-    try:
-        ran = {t.node: t for t in server.cover(sides.deadline).tests}
-    except UsageError:  # out of time
-        return None
-    finally:
-        server.close()
-    for node in passing:
-        if node not in ran or not ran[node].ok:
-            return node
-    return ""
 
 
 def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover) -> tuple[list[Pair], list[Pair]]:
@@ -507,21 +459,6 @@ def _offset_of(source: bytes, where: tuple[int, bytes]) -> int:
 def _runs_at_import(cover: Cover, mutant: mutant_gen.Mutant) -> bool:
     lines = cover.import_lines.get(mutant.path, frozenset())
     return any(n in lines for n in range(mutant.span[0], mutant.span[1] + 1))
-
-
-def _job(mutant: mutant_gen.Mutant, cover: Cover, key_of: mutant_gen.Mutant) -> Job:
-    tests = cover.reaching(mutant.path, mutant.span)
-    return Job(
-        key_of.key,
-        mutant.path,
-        mutant.function,
-        mutant.def_line,
-        mutant.start,
-        mutant.end,
-        mutant.replacement,
-        [t.node for t in tests],
-        max(5.0, 10 * sum(t.seconds for t in tests) + 2.0),
-    )
 
 
 def _findings(

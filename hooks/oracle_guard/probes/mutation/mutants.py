@@ -6,7 +6,9 @@ keyword table (``is`` <-> ``is not``, ``in`` <-> ``not in``, ``break`` ->
 ``return``, ``continue`` -> ``break``), numbers plus one, strings wrapped in
 ``XX``, ``True`` <-> ``False``, a dropped ``not``/``~``, and an assigned or
 returned value replaced by ``None``; plus the removed call (an expression
-statement that is a call becomes ``pass``) the issue asks for.  mutmut itself
+statement that is a call becomes ``pass``), and the value mutants of
+value_mutants.py (a type kept, its content changed: what a weakened test
+stops seeing).  mutmut itself
 is not a dependency: it needs Python 3.10+ and libcst, and it runs mutants
 through a trampoline written into a copy of the project; here the same
 operators are spelled over the standard ``ast``, so a mutant is an edit of a
@@ -24,6 +26,8 @@ import hashlib
 import re
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, Protocol, Union
+
+from oracle_guard.probes.mutation import value_mutants
 
 # mutmut's _operator_mapping, keyed by the ast operator class name.
 BINARY = {
@@ -139,20 +143,22 @@ def generate(path: str, source: bytes, lines: set[int] | None = None) -> list[Mu
     except (SyntaxError, ValueError):
         return []
     offsets = _Offsets(source)
-    found: list[Mutant] = []
+    bound = value_mutants.bound_builtins(tree)
+    found: dict[str, Mutant] = {}
     for function, node in _functions(tree):
         docstring = ast.get_docstring(node, clean=False) is not None
         body = node.body[1:] if docstring else node.body
         for stmt in body:
-            for mutant in _in_statement(path, function, stmt, offsets):
+            for mutant in _in_statement(path, function, stmt, offsets, bound, node.returns):
                 first, last = mutant.span
                 if lines is None or any(n in lines for n in range(first, last + 1)):
-                    found.append(mutant)
-    return found
+                    found.setdefault(mutant.key, mutant)  # one mutant per key: the key is what is sampled and approved
+    return list(found.values())
 
 
-def _statements(stmt: ast.stmt) -> Iterator[tuple[ast.stmt, list[ast.AST]]]:
-    """Each statement under STMT with the expressions that belong to it alone (not its nested body)."""
+def _statements(stmt: ast.stmt, returns: ast.expr | None) -> Iterator[tuple[ast.stmt, list[ast.AST], ast.expr | None]]:
+    """Each statement under STMT with the expressions that belong to it alone (not its nested body), and the
+    return annotation of the function it is in (RETURNS: the one around STMT)."""
     own: list[ast.AST] = []
     nested: list[ast.stmt] = []
     for name, value in ast.iter_fields(stmt):
@@ -168,15 +174,26 @@ def _statements(stmt: ast.stmt) -> Iterator[tuple[ast.stmt, list[ast.AST]]]:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and name == "args":
                     continue  # defaults run when the def runs: the outer function's statement
                 own.append(item)
-    yield stmt, own
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and ast.get_docstring(stmt, clean=False) is not None:
-        nested = nested[1:]
+    yield stmt, own, returns
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        returns = stmt.returns
+        if ast.get_docstring(stmt, clean=False) is not None:
+            nested = nested[1:]
+    elif isinstance(stmt, ast.ClassDef):
+        returns = None
     for child in nested:
-        yield from _statements(child)
+        yield from _statements(child, returns)
 
 
-def _in_statement(path: str, function: _Function, top: ast.stmt, offsets: _Offsets) -> Iterator[Mutant]:
-    for stmt, own in _statements(top):
+def _in_statement(
+    path: str,
+    function: _Function,
+    top: ast.stmt,
+    offsets: _Offsets,
+    bound: frozenset[str] = frozenset(),
+    returns: ast.expr | None = None,
+) -> Iterator[Mutant]:
+    for stmt, own, annotation in _statements(top, returns):
         if isinstance(stmt, (ast.ClassDef,)):
             continue
         header_end = stmt.end_lineno or stmt.lineno
@@ -202,11 +219,15 @@ def _in_statement(path: str, function: _Function, top: ast.stmt, offsets: _Offse
             )
 
         yield from _statement_mutants(stmt, offsets, make)
+        if isinstance(stmt, ast.Return):
+            yield from value_mutants.returned(stmt, annotation, offsets, make, bound)
+        discarded = stmt.value if isinstance(stmt, ast.Expr) else None
         for expr in own:
             for node in ast.walk(expr):
                 if isinstance(node, ast.Lambda):
                     continue  # its body is walked as part of the expression anyway
                 yield from _expression_mutants(node, offsets, make)
+                yield from value_mutants.expression(node, offsets, make, bound, node is discarded)
 
 
 def _statement_mutants(stmt: ast.stmt, offsets: _Offsets, make: _Make) -> Iterator[Mutant]:
@@ -298,7 +319,9 @@ def _expression_mutants(node: ast.AST, offsets: _Offsets, make: _Make) -> Iterat
             if bumped != value and repr(bumped) not in ("inf", "nan"):
                 text = source[start:end].decode("utf-8", "replace")
                 yield make(start, end, repr(bumped), "number", f"`{text}` -> `{bumped!r}`", node)
-        elif isinstance(value, (str, bytes)) and b"\n" not in source[start:end] and not _in_fstring(source, start):
+        elif (
+            isinstance(value, (str, bytes)) and b"\n" not in source[start:end] and _is_literal(source[start:end], value)
+        ):
             wrapped = "XX" + value + "XX" if isinstance(value, str) else b"XX" + value + b"XX"
             shown = repr(value) if len(repr(value)) <= 30 else repr(value)[:27] + "..."
             yield make(start, end, repr(wrapped), "string", f"{shown} -> {_short(repr(wrapped))}", node)
@@ -308,11 +331,14 @@ def _short(text: str) -> str:
     return text if len(text) <= 30 else text[:27] + "..."
 
 
-def _in_fstring(source: bytes, start: int) -> bool:
-    # A constant part of an f-string has the f-string's position (3.8-3.11) or one inside it (3.12+).
-    line_start = source.rfind(b"\n", 0, start) + 1
-    head = source[line_start : start + 2].lower()
-    return bool(re.search(rb"(^|[^\w])[rbu]*f[rb]*['\"]", head))
+def _is_literal(text: bytes, value: str | bytes) -> bool:
+    """TEXT spells the constant VALUE. A constant part of an f-string has the whole f-string's position (3.8-3.11)
+    or its bare text (3.12+): neither is; a string inside an f-string's expression part is (`f"{', '.join(x)}"`)."""
+    try:
+        found = ast.literal_eval(text.decode("utf-8"))
+    except (ValueError, SyntaxError, UnicodeDecodeError, MemoryError, RecursionError):
+        return False
+    return type(found) is type(value) and found == value
 
 
 class _Make(Protocol):

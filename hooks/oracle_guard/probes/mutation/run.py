@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, Callable, NamedTuple
 
+from oracle_guard.probes.mutation.mutants import Mutant
 from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import UsageError
 
@@ -64,6 +65,32 @@ class Job(NamedTuple):
     replacement: str
     tests: list[str]  # node ids relative to the repository
     timeout: float
+
+
+def timeout(tests: Sequence[TestRun], generous: bool) -> float:
+    """A mutant's time limit from the durations its own tests took in the traced run (a hang counts as caught).
+
+    Tight in the first pass, where a timeout only ever removes a finding (a mutant caught at the base is
+    then looked for on the new side); generous when a catch at the base is confirmed, since there a
+    timeout on a loaded machine would stand for a real catch and make a finding.
+    """
+    spent = sum(t.seconds for t in tests)
+    return max(5.0, 10 * spent + 2.0) if generous else max(1.0, 5 * spent + 0.5)
+
+
+def job(mutant: Mutant, cover: Cover, key_of: Mutant, generous: bool = False) -> Job:
+    tests = cover.reaching(mutant.path, mutant.span)
+    return Job(
+        key_of.key,
+        mutant.path,
+        mutant.function,
+        mutant.def_line,
+        mutant.start,
+        mutant.end,
+        mutant.replacement,
+        [t.node for t in tests],
+        timeout(tests, generous),
+    )
 
 
 def _join(root: str, path: str) -> str:
