@@ -160,3 +160,32 @@ def _broad(kind: ast.expr | None) -> bool:
 
 def _dotted_tail(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+
+
+# -- mocks: objects built to equal anything ------------------------------------------------------
+
+MOCKS = frozenset(
+    f"{root}.{name}"
+    for root in ("unittest.mock", "mock")
+    for name in ("Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock", "PropertyMock", "ANY")
+)
+ANY = ("unittest.mock.ANY", "mock.ANY")
+
+
+def mock_bases(node: ast.ClassDef, qualify: Callable[[ast.AST], str]) -> list[tuple[ast.AST, str]]:
+    """A class that subclasses a mock: (where, message)."""
+    return [
+        (base, f"class {node.name} subclasses {qualify(base)}: it compares equal to anything")
+        for base in node.bases
+        if qualify(base) in MOCKS
+    ]
+
+
+def mock_built(name: str) -> str | None:
+    """The message for a call building a mock, else None."""
+    if name in MOCKS and name.rpartition(".")[2] != "ANY":
+        return f"production code builds a {name}, which accepts and equals anything"
+    return None
+
+
+ANY_MESSAGE = "production code uses mock.ANY, which compares equal to anything"
