@@ -708,20 +708,26 @@ def test_conftest_helper_golden_or_plugin_widens_to_every_test(repo: Repo) -> No
         p = plan_of(repo, BASE, {path: "x = 1\n", "src/shop/__init__.py": BROKEN_PRICE})
         assert p.everything and p.widening == [path], path
         repo.git("reset", "-q", "--hard")
-    # a plugin the base's conftest names by module, outside any tests folder
+    # a plugin the base's conftest names by module, inside a tests folder: a test helper
+    before = {**BASE, "conftest.py": "pytest_plugins = ['tests.shop_plugin']\n", "tests/shop_plugin.py": "X = 1\n"}
+    p = plan_of(repo, before, {"tests/shop_plugin.py": "X = 2\n", "src/shop/__init__.py": BROKEN_PRICE})
+    assert p.everything and p.widening == ["tests/shop_plugin.py"]
+
+
+def test_a_plugin_the_conftest_loads_from_outside_the_test_folders_is_production(repo: Repo) -> None:
+    """A plugin project's own package, loaded by its suite through `pytest_plugins` or `-p`: the code under test.
+    The base's tests run against its new version (never "nothing to replay: only the test side")."""
     before = {**BASE, "conftest.py": "pytest_plugins = ['shop_plugin']\n", "shop_plugin.py": "X = 1\n"}
-    p = plan_of(repo, before, {"shop_plugin.py": "X = 2\n", "src/shop/__init__.py": BROKEN_PRICE})
-    assert p.everything and p.widening == ["shop_plugin.py"]
-
-
-def test_plugin_named_by_p_in_addopts_is_test_side(repo: Repo) -> None:
+    p = plan_of(repo, before, {"shop_plugin.py": "X = 2\n"})
+    assert p.production and p.write == ["shop_plugin.py"] and not p.test_side and not p.widening
+    repo.git("reset", "-q", "--hard")
     before = {
         **BASE,
         "pytest.ini": "[pytest]\npythonpath = src\naddopts = -p shop.testing_plugin\n",
         "src/shop/testing_plugin.py": "X = 1\n",
     }
     p = plan_of(repo, before, {"src/shop/testing_plugin.py": "X = 2\n", "src/shop/__init__.py": BROKEN_PRICE})
-    assert p.everything and p.widening == ["src/shop/testing_plugin.py"] and p.write == ["src/shop/__init__.py"]
+    assert sorted(p.write) == ["src/shop/__init__.py", "src/shop/testing_plugin.py"] and not p.test_side
 
 
 def test_pyproject_is_test_side_only_when_its_pytest_section_changed(repo: Repo) -> None:

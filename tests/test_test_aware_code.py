@@ -19,13 +19,19 @@ import pytest
 
 from oracle_guard.commands import check, one_hook
 from oracle_guard.hook_ids import forbid_test_aware_code
-from tests import testaware_cheats, testaware_cheats_more, testaware_cheats_spelled
+from tests import testaware_cheats, testaware_cheats_more, testaware_cheats_plugin, testaware_cheats_spelled
 from tests.helpers import GIT_ENV, Repo
-from tests.testaware_honest import HONEST
+from tests.testaware_honest import HONEST as HONEST_ROWS
 from tests.testaware_rows import ADD_TEST, BUGGY, CALC, TEST, Row, project
 
-CHEATS = testaware_cheats.CHEATS + testaware_cheats_more.CHEATS + testaware_cheats_spelled.CHEATS
+CHEATS = (
+    testaware_cheats.CHEATS
+    + testaware_cheats_more.CHEATS
+    + testaware_cheats_spelled.CHEATS
+    + testaware_cheats_plugin.CHEATS
+)
 STATIC_ONLY = testaware_cheats_more.STATIC_ONLY
+HONEST = HONEST_ROWS + testaware_cheats_plugin.HONEST
 
 
 def _ids(rows: list[Row]) -> list[str]:

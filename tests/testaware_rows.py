@@ -37,6 +37,7 @@ PATHS = {
     "setup_py": "setup.py",
     "calc_main_py": "calc/__main__.py",
     "calc_plugin_py": "calc/plugin.py",
+    "conftest_py": "conftest.py",
     "calc_random_py": "calc/random.py",
 }
 

@@ -27,6 +27,7 @@ from oracle_guard.reporting.report import Finding, UsageError, guarded
 from oracle_guard.rules import args as hook_args
 
 if TYPE_CHECKING:
+    from oracle_guard.analysis.pysource import Module
     from oracle_guard.analysis.testaware.cases import SeenCall
     from oracle_guard.analysis.testaware.facts import Facts, Occurrence
 
@@ -48,6 +49,8 @@ class _Base:
         self._files: list[str] | None = None
         self._imports: set[str] | None = None
         self._entry: dict[str, dict[str, str]] = {}
+        self._plugins: dict[str, bool] = {}
+        self._loaded: set[str] | None = None
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -71,6 +74,27 @@ class _Base:
             for root in startup.IMPORT_ROOTS
             for f in self.files()
         )
+
+    def plugin(self, old: str | None) -> bool:
+        """Whether the base's version of a file is a pytest plugin: a pytest11 entry point's module, a module the
+        base's conftests or pytest configuration load (``pytest_plugins``, ``-p``), or one implementing pytest
+        hooks. Asking pytest about the run is its job; the base decides, so a change cannot make a file one."""
+        if old is None:
+            return False
+        if old not in self._plugins:
+            self._plugins[old] = (
+                any(old in startup.module_files(t) for t in self.entry_points("pytest11").values())
+                or bool(_HOOK_IMPL.search(self.change_set.read_base([old])[old] or b""))
+                or old in self.loaded_plugins()
+            )
+        return self._plugins[old]
+
+    def loaded_plugins(self) -> set[str]:
+        if self._loaded is None:
+            from oracle_guard.pytest_side.scratch import TestSide
+
+            self._loaded = TestSide(self.rev or "", "", None).plugins() if self.rev else set()
+        return self._loaded
 
     def tests(self) -> list[str]:
         return [p for p in self.files() if p.endswith(".py") and TEST_FILES.search(p)]
@@ -103,27 +127,47 @@ class _Base:
         return testaware_cases.test_calls(((p, d) for p, d in blobs.items() if d is not None), names)
 
 
-def _facts(base: _Base, path: str, raw: bool = False) -> Facts:
+def _facts(base: _Base, path: str, old: str | None, raw: bool = False) -> Facts:
     from oracle_guard.analysis.testaware.facts import Facts
 
     def functions() -> frozenset[str]:
         return frozenset(t.rpartition(":")[2].rpartition(".")[2] for t in base.entry_points("console_scripts").values())
 
     def plugin() -> bool:
-        return any(path in startup.module_files(t) for t in base.entry_points("pytest11").values())
+        return base.plugin(old)
 
     return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import, raw)
 
 
-def _occurrences(path: str, data: bytes, base: _Base, raw: bool = False) -> list[Occurrence]:
+def _occurrences(path: str, data: bytes, base: _Base, old: str | None, raw: bool = False) -> list[Occurrence]:
     # Imported here: a change with no production code (most commits touch tests) never loads the rules.
-    from oracle_guard.analysis.pysource import Module
+    from oracle_guard.analysis.pysource import Module as Parsed
     from oracle_guard.analysis.testaware import cases as testaware_cases
     from oracle_guard.analysis.testaware import finder as testaware
 
-    module = Module.from_source(path, data)
-    found = testaware.occurrences(module, _facts(base, path, raw))
+    module = Parsed.from_source(path, data)
+    facts = _facts(base, path, old, raw)
+    found = testaware.occurrences(module, facts)
     found += testaware_cases.special_cases(module, base.calls_of)
+    if b"pytest_" in data and facts.plugin():
+        found += _outcome_rewrites(module)
+    return found
+
+
+def _outcome_rewrites(module: Module) -> list[Occurrence]:
+    """A plugin's hook implementations that decide outcomes (tamper_code's OG875/OG876, as for a conftest): a
+    report turned passed, a swallowed failure, ``session.exitstatus`` written, items replaced, a passing exit.
+    A plugin project's plugin is its production code: the base's tests must not be judged by a rewritten run."""
+    from oracle_guard.analysis.testaware.facts import Occurrence
+    from oracle_guard.pytest_side import tamper_code
+
+    found = []
+    for fact in tamper_code.code_facts(module):
+        if fact.code in ("OG875", "OG876"):
+            line, col = module.position(fact.node)
+            where = f" in `{fact.key[1]}`" if fact.key[1] else ""
+            message = f"the plugin's code{where} {fact.message}: the run's outcome no longer comes from the tests"
+            found.append(Occurrence(("OG963", fact.key[1], fact.key[2]), line, col, "OG963", message))
     return found
 
 
@@ -135,7 +179,7 @@ def _parsed(path: str, data: bytes | None, base: _Base) -> list[Occurrence]:
     if data is None:
         return []
     try:
-        return _occurrences(path, data, base, raw=True)
+        return _occurrences(path, data, base, path, raw=True)
     except (SourceError, RecursionError):
         return []
 
@@ -179,7 +223,7 @@ def _new_occurrences(
     if data is None:
         return []
     try:
-        found = _occurrences(path, data, base)
+        found = _occurrences(path, data, base, old)
     except SourceError as exc:
         return [exc.finding(path, "OG969")]
     except RecursionError:
@@ -224,16 +268,6 @@ def _line_of(data: bytes | None, word: str) -> int:
     text = (data or b"").decode("utf-8", "replace")
     at = text.find(word)
     return text.count("\n", 0, at) + 1 if at >= 0 else 1
-
-
-def _plugin_at_base(change_set: changes.ChangeSet, base: _Base, old: str | None) -> bool:
-    """Whether the base's version of a file is a pytest plugin: a pytest11 entry point's module, or it implements
-    pytest hooks. Running inside pytest is its job; the base decides, so a change cannot make a file one."""
-    if old is None:
-        return False
-    if any(old in startup.module_files(t) for t in base.entry_points("pytest11").values()):
-        return True
-    return bool(_HOOK_IMPL.search(change_set.read_base([old])[old] or b""))
 
 
 def startup_findings(change_set: changes.ChangeSet, base: _Base) -> list[Finding]:
@@ -282,15 +316,11 @@ def test_aware_findings(change_set: changes.ChangeSet, contract_path: str) -> li
         (c.old_path, None) for c in change_set.changes if c.path is None and c.old_path and c.old_path.endswith(".py")
     ]
     moved = _Moved(change_set, base, [(c.old_path, c.path) for c in candidates] + deleted)
-    found = [
-        f
-        for c in candidates
-        for f in _new_occurrences(c.path or "", c.old_path, change_set, base, moved)
-        if not _plugin_at_base(change_set, base, c.old_path)
-    ]
+    found = [f for c in candidates for f in _new_occurrences(c.path or "", c.old_path, change_set, base, moved)]
     if found:
-        # Only now the test side (the base's contract and conftests): a plugin the base's tests load, or
-        # a start-up file (scratch.starts_python, reported by path above), is not judged as production code.
+        # Only now the test side (the base's contract and its fixtures): a start-up file (scratch.starts_python,
+        # reported by path above) is not judged as production code; a plugin the tests load is, outside the
+        # test folders (a pytest plugin project's package).
         from oracle_guard.contract import contract
         from oracle_guard.pytest_side.scratch import TestSide
 
