@@ -19,7 +19,13 @@ import pytest
 
 from oracle_guard.commands import check, one_hook
 from oracle_guard.hook_ids import forbid_test_aware_code
-from tests import testaware_cheats, testaware_cheats_more, testaware_cheats_plugin, testaware_cheats_spelled
+from tests import (
+    testaware_cheats,
+    testaware_cheats_detect,
+    testaware_cheats_more,
+    testaware_cheats_plugin,
+    testaware_cheats_spelled,
+)
 from tests.helpers import GIT_ENV, Repo
 from tests.testaware_honest import HONEST as HONEST_ROWS
 from tests.testaware_rows import ADD_TEST, BUGGY, CALC, TEST, Row, project
@@ -29,9 +35,10 @@ CHEATS = (
     + testaware_cheats_more.CHEATS
     + testaware_cheats_spelled.CHEATS
     + testaware_cheats_plugin.CHEATS
+    + testaware_cheats_detect.CHEATS
 )
 STATIC_ONLY = testaware_cheats_more.STATIC_ONLY
-HONEST = HONEST_ROWS + testaware_cheats_plugin.HONEST
+HONEST = HONEST_ROWS + testaware_cheats_plugin.HONEST + testaware_cheats_detect.HONEST
 
 
 def _ids(rows: list[Row]) -> list[str]:

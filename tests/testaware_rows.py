@@ -38,6 +38,7 @@ PATHS = {
     "calc_main_py": "calc/__main__.py",
     "calc_plugin_py": "calc/plugin.py",
     "conftest_py": "conftest.py",
+    "tests_conftest_py": "tests/conftest.py",
     "calc_random_py": "calc/random.py",
 }
 

@@ -37,6 +37,7 @@ SCRIPTS = re.compile(
 )
 # A pytest hook implemented at module level: the file is a plugin pytest loads (by entry point, -p, or path).
 _HOOK_IMPL = re.compile(rb"^(?:async[ \t]+)?def[ \t]+pytest_\w+[ \t]*\(|^@pytest\.hookimpl\b", re.M)
+_CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"})
 _IMPORT = re.compile(r"^[ \t]*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.M)
 
 
@@ -51,6 +52,7 @@ class _Base:
         self._entry: dict[str, dict[str, str]] = {}
         self._plugins: dict[str, bool] = {}
         self._loaded: set[str] | None = None
+        self._marks: frozenset[str] | None = None
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -96,6 +98,26 @@ class _Base:
             self._loaded = TestSide(self.rev or "", "", None).plugins() if self.rev else set()
         return self._loaded
 
+    def test_marks(self) -> frozenset[str]:
+        """What the test side sets for the whole run, at the base or in the change (testaware/marks.py): read
+        only when production code branches on a variable or a ``sys`` attribute."""
+        if self._marks is None:
+            from oracle_guard.analysis.testaware import marks
+
+            def wanted(path: str) -> bool:
+                name = path.rpartition("/")[2]
+                return (
+                    name == "conftest.py"
+                    or name in _CONFIGS
+                    or (name == "__init__.py" and bool(TEST_FILES.search(path)))
+                )
+
+            old = [p for p in self.files() if wanted(p)]
+            new = [c.path for c in self.change_set.changes if c.path and wanted(c.path)]
+            blobs = [*self.change_set.read_base(old).items(), *self.change_set.read_new(new).items()]
+            self._marks = marks.of_files((p, d) for p, d in blobs if d is not None)
+        return self._marks
+
     def tests(self) -> list[str]:
         return [p for p in self.files() if p.endswith(".py") and TEST_FILES.search(p)]
 
@@ -136,7 +158,7 @@ def _facts(base: _Base, path: str, old: str | None, raw: bool = False) -> Facts:
     def plugin() -> bool:
         return base.plugin(old)
 
-    return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import, raw)
+    return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import, raw, base.test_marks)
 
 
 def _occurrences(path: str, data: bytes, base: _Base, old: str | None, raw: bool = False) -> list[Occurrence]:

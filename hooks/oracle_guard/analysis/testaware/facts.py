@@ -25,6 +25,10 @@ class Facts(NamedTuple):
     # The base side, for matching: count what an entry-point exemption would hide, so that a construct the base
     # had stays the base's when the change removes the `__main__` block that exempted it.
     raw: bool = False
+    # What the test side sets for the whole run (conftest at import or in autouse fixtures and start-up hooks,
+    # the pytest configuration's `env`, tox's `setenv`): `env:NAME`, `sys:NAME`, `builtins:NAME`. True only
+    # while tests run, so a branch on one is a branch on whether tests run, whatever it is called.
+    test_marks: Callable[[], frozenset[str]] = frozenset
 
 
 def source(node: ast.AST) -> str:

@@ -70,7 +70,7 @@ class _Finder(Walker):
             for child in node.orelse:
                 self.visit(child)
             return
-        runner.probe(self, node.test)
+        runner.probe(self, node.test, decision=True)
         self.generic_visit(node)
 
     # -- expressions -----------------------------------------------------------------
@@ -95,11 +95,11 @@ class _Finder(Walker):
         self.generic_visit(node)
 
     def visit_While(self, node: ast.While) -> None:
-        runner.probe(self, node.test)
+        runner.probe(self, node.test, decision=True)
         self.generic_visit(node)
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
-        runner.probe(self, node.test)
+        runner.probe(self, node.test, decision=True)
         self.generic_visit(node)
 
     def visit_Return(self, node: ast.Return) -> None:

@@ -9,35 +9,38 @@ import re
 from oracle_guard.analysis.testaware import exprs
 from oracle_guard.analysis.testaware.walker import Walker
 
-RUNNER_ENV = re.compile(r"^_?PYTEST_[A-Z_]+$")
-# Set by the user, never by a running pytest: reading one says nothing about whether a test runs
-# (tools that build a pytest command line or a child's environment read them).
-CONFIG_ENV = frozenset(
+# Set by a running test process and by nothing else: reading one asks whether a test runs, whatever the code
+# does with it. Any other name (`PYTEST_ADDOPTS`, a plugin's own `PYTEST_MOCK_USE_STANDALONE`, `CALC_TESTING`) is
+# a setting, unless the project's test side sets it for the whole run (Facts.test_marks): then it is a probe too.
+RUNNER_SET = frozenset(
     {
-        "PYTEST_ADDOPTS",
-        "PYTEST_PLUGINS",
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
-        "PYTEST_DEBUG",
-        "PYTEST_DEBUG_TEMPROOT",
-        "PYTEST_THEME",
-        "PYTEST_THEME_MODE",
+        "PYTEST_CURRENT_TEST",
+        "PYTEST_VERSION",
+        "PYTEST_XDIST_WORKER",
+        "PYTEST_XDIST_WORKER_COUNT",
+        "PYTEST_XDIST_TESTRUNUID",
     }
 )
 # Matched against the lowered word (re.I costs ~4x the compile, paid by every commit's process).
 RUNNER_WORD = re.compile(r"(^|[^a-z])(_?pytest|py\.test|unittest|nose2?|hypothesis)([^a-z]|$)")
 RUNNER_MODULES = frozenset({"pytest", "_pytest", "unittest", "hypothesis", "nose", "nose2", "py.test"})
+# What a test run's modules, paths and folders are called: `test_calc`, `tests.test_calc`, `calc_test`,
+# `conftest`, `tests/`, `test_calc.py`; a prefix tested with startswith (`"test"`, `"test_"`). A bare `"test"`
+# looked up in sys.argv is Django's `manage.py test`, a command: not this.
+TEST_NAME = re.compile(r"^(tests?|testing)([./\\]|$)|(^|[./\\])(test_|conftest\b)|_tests?(\.py)?$|^test_?$")
+TEST_PATH = re.compile(r"(^|[/\\])(tests?|testing)([/\\]|$)|(^|[/\\])(test_[^/\\]*|conftest)\.py$|^pytest-of-")
+ARGV = frozenset({"sys.argv", "sys.orig_argv", "__main__.__file__", "__main__.__spec__"})
+CWD = frozenset({"os.getcwd", "os.getcwdb", "pathlib.Path.cwd", "os.curdir"})
+FILE_TESTS = frozenset(
+    {"os.path.exists", "os.path.isfile", "os.path.isdir", "os.path.lexists", "os.listdir", "os.scandir", "glob.glob"}
+    | {"pathlib.Path", "pathlib.PurePath", "os.access", "os.stat"}
+)
 ENVIRON = frozenset({"os.environ", "os.environb", "posix.environ"})
 ENV_READS = frozenset({"os.getenv", "os.getenvb"} | {f"{e}.{m}" for e in ENVIRON for m in ("get", "pop", "setdefault")})
 
 
 def runner_variable(w: Walker, node: ast.expr, value: object) -> None:
-    if (
-        isinstance(value, str)
-        and RUNNER_ENV.match(value)
-        and value not in CONFIG_ENV
-        and id(node) not in w.removed
-        and not w.facts.plugin()
-    ):
+    if isinstance(value, str) and value in RUNNER_SET and id(node) not in w.removed and not w.facts.plugin():
         w.add(node, "OG961", f"reads the test runner's variable {value!r}: code must not ask whether it is tested")
 
 
@@ -75,19 +78,114 @@ def deleted(w: Walker, node: ast.Delete) -> None:
     )
 
 
-def probe(w: Walker, node: ast.expr) -> None:
-    """``"pytest" in sys.modules``, ``sys.modules["pytest"]``, ``"pytest" in sys.argv[0]``."""
-    refs = {w.qualify(n) for n in ast.walk(node) if isinstance(n, (ast.Attribute, ast.Name))}
-    words = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-    words += [x for n in ast.walk(node) if isinstance(n, (ast.BinOp, ast.JoinedStr)) for x in [exprs.folded(n)] if x]
-    if (refs & {"sys.modules", "sys.argv", "sys.orig_argv", "__main__.__file__"}) and w.facts.plugin():
-        return
+def probe(w: Walker, node: ast.expr, decision: bool = False) -> None:
+    """A condition on whether tests run, by what it observes: the runner in ``sys.modules`` or ``sys.argv``, the
+    project's test modules in ``sys.modules``, the test folders on disk or as the working directory, a variable
+    or ``sys`` attribute the test side sets for the whole run.  DECISION: NODE is a branch's test (an ``if``,
+    ``while`` or conditional expression), not a value stored or returned."""
+    nodes = list(ast.walk(node))
+    refs = {w.qualify(n) for n in nodes if isinstance(n, (ast.Attribute, ast.Name))}
+    words = [n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    words += [x for n in nodes if isinstance(n, (ast.BinOp, ast.JoinedStr)) for x in [exprs.folded(n)] if x]
+    # Asking pytest about the run is a plugin's job (Facts.plugin, read only on a hit); asking about the tests is not.
     if "sys.modules" in refs and any(x in RUNNER_MODULES or x.startswith("_pytest.") for x in words):
-        w.add(node, "OG961", "looks for the test runner in sys.modules: code must not ask whether it is tested")
-    elif refs & {"sys.argv", "sys.orig_argv", "__main__.__file__"} and any(
-        RUNNER_WORD.search(x.lower()) for x in words
-    ):
-        w.add(node, "OG961", "looks for the test runner in sys.argv: code must not ask whether it is tested")
+        if not w.facts.plugin():
+            w.add(node, "OG961", "looks for the test runner in sys.modules: code must not ask whether it is tested")
+    elif "sys.modules" in refs and any(_test_name(w, x) for x in words):
+        w.add(node, "OG961", "looks for the tests' modules in sys.modules: code must not ask whether it is tested")
+    elif refs & ARGV and any(RUNNER_WORD.search(x.lower()) for x in words):
+        if not w.facts.plugin():
+            w.add(node, "OG961", "looks for the test runner in sys.argv: code must not ask whether it is tested")
+    elif refs & ARGV and any(x != "test" and _test_name(w, x) for x in words):
+        w.add(node, "OG961", "looks for the tests in sys.argv: code must not ask whether it is tested")
+    elif refs & (CWD | FILE_TESTS) and any(TEST_PATH.search(x) or x in ("tests", "testing") for x in words):
+        w.add(node, "OG961", "looks for the test folders on disk: code must not ask whether it is tested")
+    else:
+        _marked(w, node, nodes, decision)
+
+
+def _test_name(w: Walker, word: str) -> bool:
+    """A test module's or folder's name, not one of the project's own packages (`testfixtures`)."""
+    if not TEST_NAME.search(word):
+        return False
+    own = w.module.path.removeprefix("src/").split("/")[0].removesuffix(".py")
+    return word.split(".")[0] != own
+
+
+def _marked(w: Walker, node: ast.expr, nodes: list[ast.AST], decision: bool) -> None:
+    """A variable or ``sys`` attribute that the test side sets for the whole run, read as a truth value."""
+    if decision:  # `TESTING = os.environ.get("CALC_ENV")` at module level, then `if TESTING:`
+        for name in [n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]:
+            value = w.module_values().get(name)
+            if value is not None and not w.bound_locally(name):
+                nodes = nodes + list(ast.walk(value))
+    reads = {r: n for n in nodes for r in [_mark_read(w, n)] if r}
+    if not reads:
+        return
+    if not decision and not any(isinstance(n, (ast.Compare, ast.BoolOp, ast.UnaryOp)) for n in nodes):
+        if not (isinstance(node, ast.Call) and w.qualify(node.func) in ("bool", "hasattr")):
+            return  # a value read (a path, a host): configuration the tests point somewhere, not a switch
+    marks = w.facts.test_marks()
+    for mark in reads:
+        if mark in marks and mark not in _value_reads(w):
+            kind, _, name = mark.partition(":")
+            what = f"the variable {name!r}" if kind == "env" else f"`{kind}.{name}`"
+            w.add(node, "OG961", f"branches on {what}, which the test side sets for every test: a test switch")
+            return
+
+
+def _value_reads(w: Walker) -> set[str]:
+    """Marks the module also reads as a value (``home = os.environ["CALC_HOME"]``): a setting the tests point
+    somewhere, whose presence may be tested honestly (``if "CALC_HOME" in os.environ``)."""
+    if w.value_reads is None:
+        w.value_reads = set()
+        truth: set[int] = set()
+        for sub in ast.walk(w.module.tree):
+            if isinstance(sub, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+                truth.add(id(sub.test))
+            elif isinstance(sub, ast.Compare):
+                truth.update(id(n) for n in [sub.left, *sub.comparators])
+            elif isinstance(sub, ast.BoolOp):
+                truth.update(id(n) for n in sub.values)
+            elif isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.Not):
+                truth.add(id(sub.operand))
+        loads: dict[str, list[int]] = {}
+        for sub in ast.walk(w.module.tree):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                loads.setdefault(sub.id, []).append(id(sub))
+        for name, value in w.module_values().items():  # `MODE = os.environ.get(...)`, then only `if MODE:`
+            if loads.get(name) and all(use in truth for use in loads[name]):
+                truth.add(id(value))
+        for sub in ast.walk(w.module.tree):
+            mark = _mark_read(w, sub) if isinstance(sub, (ast.Call, ast.Subscript)) else None
+            if mark and id(sub) not in truth:
+                w.value_reads.add(mark)
+    return w.value_reads
+
+
+def _mark_read(w: Walker, node: ast.AST) -> str | None:
+    """``env:NAME`` for an environment read of a spelled name, ``sys:NAME`` for an attribute of sys or builtins."""
+    key: ast.expr | None = None
+    if isinstance(node, ast.Call):
+        name = w.qualify(node.func)
+        if name in ENV_READS and node.args:
+            key = node.args[0]
+        elif name in ("hasattr", "getattr") and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
+            owner = w.qualify(node.args[0])
+            if owner in ("sys", "builtins") and isinstance(node.args[1].value, str):
+                return f"{owner}:{node.args[1].value}"
+    elif isinstance(node, ast.Subscript) and w.qualify(node.value) in ENVIRON:
+        key = node.slice
+    elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+        if w.qualify(node.comparators[0]) in ENVIRON:
+            key = node.left
+    elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+        owner = w.qualify(node.value)
+        if owner in ("sys", "builtins"):
+            return f"{owner}:{node.attr}"
+    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+        return f"env:{key.value}"
+    return None
 
 
 def attribute(w: Walker, node: ast.Attribute) -> bool:

@@ -35,7 +35,8 @@ HOT_WORDS = tuple(
         "unraisablehook breakpointhook signal settrace setprofile setattr delattr getattr hasattr builtins "
         "AssertionError meta_path path_hooks random time datetime __eq__ __ne__ __lt__ __le__ __gt__ __ge__ "
         "__hash__ __bool__ __len__ __contains__ __instancecheck__ __subclasscheck__ Mock ANY eval exec "
-        "import_module __import__ pytest_plugins TestCase environ getenv"
+        "import_module __import__ pytest_plugins TestCase environ getenv getcwd cwd exists isfile isdir listdir "
+        "scandir glob sys. builtins."
     ).split()
 )
 INTERESTING_ROOTS = SENSITIVE | {"unittest", "mock", "weakref", "posix", "importlib", "linecache"}
@@ -47,6 +48,14 @@ def hot_words(module: Module) -> list[bytes]:
     for local, target in module.names.aliases.items():
         if local != target and target.split(".")[0] in INTERESTING_ROOTS:
             words.append(local.encode())
+    for node in module.tree.body:  # `TESTING = os.environ.get(...)`: a line branching on TESTING is read too
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if any(
+                (isinstance(n, ast.Attribute) and n.attr in ("environ", "getenv"))
+                or (isinstance(n, ast.Name) and n.id in ("sys", "builtins"))
+                for n in ast.walk(node.value)
+            ):
+                words.append(node.targets[0].id.encode())
     return words
 
 
@@ -78,6 +87,8 @@ class Walker(PrunedVisitor):
         self._locals: dict[int, set[str]] = {}
         self._module_reads: dict[int, set[int]] = {}
         self.live: dict[int, bool] = {}  # caller.live_frames, per function
+        self.value_reads: set[str] | None = None  # runner: marks read as values
+        self._values: dict[str, ast.expr] | None = None
         # A module with a `__main__` guard is a program: ending its own process is its job.
         self.entry_file = module.path.rpartition("/")[2] == "__main__.py" or any(
             isinstance(n, ast.If) and is_main_guard(n.test) for n in module.tree.body
@@ -141,6 +152,16 @@ class Walker(PrunedVisitor):
         if id(scope) not in self._module_reads:
             self._module_reads[id(scope)] = exprs.module_name_reads(scope)
         return self._module_reads[id(scope)]
+
+    def module_values(self) -> dict[str, ast.expr]:
+        """Names bound once at module level, with their value (``TESTING = os.environ.get(...)``)."""
+        if self._values is None:
+            seen: dict[str, list[ast.expr]] = {}
+            for node in self.module.tree.body:
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    seen.setdefault(node.targets[0].id, []).append(node.value)
+            self._values = {name: values[0] for name, values in seen.items() if len(values) == 1}
+        return self._values
 
     def visit_scoped(self, node: Scope) -> None:
         self.scopes.append(node)
