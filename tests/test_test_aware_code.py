@@ -22,6 +22,7 @@ from oracle_guard.hook_ids import forbid_test_aware_code
 from tests import (
     testaware_cheats,
     testaware_cheats_detect,
+    testaware_cheats_meaning,
     testaware_cheats_more,
     testaware_cheats_plugin,
     testaware_cheats_spelled,
@@ -36,9 +37,10 @@ CHEATS = (
     + testaware_cheats_spelled.CHEATS
     + testaware_cheats_plugin.CHEATS
     + testaware_cheats_detect.CHEATS
+    + testaware_cheats_meaning.CHEATS
 )
 STATIC_ONLY = testaware_cheats_more.STATIC_ONLY
-HONEST = HONEST_ROWS + testaware_cheats_plugin.HONEST + testaware_cheats_detect.HONEST
+HONEST = HONEST_ROWS + testaware_cheats_plugin.HONEST + testaware_cheats_detect.HONEST + testaware_cheats_meaning.HONEST
 
 
 def _ids(rows: list[Row]) -> list[str]:

@@ -170,10 +170,21 @@ def _occurrences(path: str, data: bytes, base: _Base, old: str | None, raw: bool
     module = Parsed.from_source(path, data)
     facts = _facts(base, path, old, raw)
     found = testaware.occurrences(module, facts)
-    found += testaware_cases.special_cases(module, base.calls_of)
+    found += testaware_cases.special_cases(module, base.calls_of, lambda: _base_module(base, old))
     if b"pytest_" in data and facts.plugin():
         found += _outcome_rewrites(module)
     return found
+
+
+def _base_module(base: _Base, old: str | None) -> Module | None:
+    from oracle_guard.analysis.pysource import Module as Parsed
+    from oracle_guard.analysis.pysource import SourceError
+
+    data = base.change_set.read_base([old])[old] if old else None
+    try:
+        return Parsed.from_source(old, data) if old and data is not None else None
+    except (SourceError, RecursionError):
+        return None
 
 
 def _outcome_rewrites(module: Module) -> list[Occurrence]:
