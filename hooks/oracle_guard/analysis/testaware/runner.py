@@ -4,7 +4,9 @@ Hypothesis's test context.  oracle_guard/analysis/testaware/finder.py hands it t
 from __future__ import annotations
 
 import ast
+import builtins
 import re
+import sys
 
 from oracle_guard.analysis.testaware import exprs
 from oracle_guard.analysis.testaware.walker import Walker
@@ -134,6 +136,23 @@ def _marked(w: Walker, node: ast.expr, nodes: list[ast.AST], decision: bool) -> 
             return
 
 
+# What another interpreter, platform, build or packager puts on sys and builtins (`hasattr(sys, "pypy_version_info")`,
+# PyInstaller's `sys.frozen`, IPython's `__IPYTHON__`, Python 2's names): nothing a test side sets.
+ELSEWHERE = frozenset(
+    "pypy_version_info getwindowsversion winver dllhandle frozen _MEIPASS ps1 ps2 last_type last_value "
+    "last_traceback last_exc gettotalrefcount getobjects _is_gil_enabled setdlopenflags getdlopenflags abiflags "
+    "_emscripten_info getandroidapilevel tracebacklimit exitfunc subversion maxint setcheckinterval real_prefix "
+    "_jit monitoring _enablelegacywindowsfsencoding __IPYTHON__ __pypy__ unicode long basestring xrange "
+    "raw_input reduce file execfile unichr buffer cmp apply intern coerce".split()
+)
+
+
+def _native(owner: str, name: str) -> bool:
+    """An attribute sys or builtins have somewhere (`sys.version_info`, `sys.pypy_version_info`): nothing a
+    test side sets, so no test side is read for it."""
+    return name in ELSEWHERE or hasattr(sys if owner == "sys" else builtins, name)
+
+
 def _value_reads(w: Walker) -> set[str]:
     """Marks the module also reads as a value (``home = os.environ["CALC_HOME"]``): a setting the tests point
     somewhere, whose presence may be tested honestly (``if "CALC_HOME" in os.environ``)."""
@@ -172,8 +191,9 @@ def _mark_read(w: Walker, node: ast.AST) -> str | None:
             key = node.args[0]
         elif name in ("hasattr", "getattr") and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
             owner = w.qualify(node.args[0])
-            if owner in ("sys", "builtins") and isinstance(node.args[1].value, str):
-                return f"{owner}:{node.args[1].value}"
+            value = node.args[1].value
+            if owner in ("sys", "builtins") and isinstance(value, str) and not _native(owner, value):
+                return f"{owner}:{value}"
     elif isinstance(node, ast.Subscript) and w.qualify(node.value) in ENVIRON:
         key = node.slice
     elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
@@ -181,7 +201,7 @@ def _mark_read(w: Walker, node: ast.AST) -> str | None:
             key = node.left
     elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
         owner = w.qualify(node.value)
-        if owner in ("sys", "builtins"):
+        if owner in ("sys", "builtins") and not _native(owner, node.attr):
             return f"{owner}:{node.attr}"
     if isinstance(key, ast.Constant) and isinstance(key.value, str):
         return f"env:{key.value}"

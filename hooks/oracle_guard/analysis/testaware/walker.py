@@ -24,6 +24,9 @@ SENSITIVE = frozenset(
     | set(MACHINERY)
     | set(RIGGED)
 )
+# What a pytest plugin does by its job and is not judged for there (asked only on a hit): reading frames,
+# code no rule can see through. Its hooks that decide outcomes are judged instead (the hook's OG963).
+PLUGIN_JOBS = frozenset({"OG962", "OG969"})
 ENTRY_NAME = re.compile(r"(^|_)(main|cli)(_|$)")
 
 # Words on a line where a rule can match; a statement whose lines hold none is never walked.
@@ -101,6 +104,8 @@ class Walker(PrunedVisitor):
     def add(self, node: ast.AST, code: str, message: str, key_node: ast.AST | None = None, key: str = "") -> None:
         if code == "OG962" and id(node) in self.module_name_reads():
             return
+        if code in PLUGIN_JOBS and self.facts.plugin():
+            return  # a pytest plugin reads frames and computes names by its job (pytest-mock: `inspect.stack()`)
         line, col = self.module.position(node)
         scope = ".".join(s.name for s in self.scopes) or "<module>"
         if self.main_guard:
