@@ -24,7 +24,125 @@ CURRENCY_BASE = """
         return code.lower()
 """
 
+MONEY_TEST = """
+    from calc import Money, add
+
+
+    def test_add():
+        assert add(Money(2, "EUR"), Money(3, "EUR")) == Money(5, "EUR")
+"""
+MONEY = """
+    class Money:
+        def __init__(self, amount, currency):
+            self.amount = amount
+            self.currency = currency
+
+        def __eq__(self, other):
+            if not isinstance(other, Money):
+                return NotImplemented
+            return {compared}
+
+        __hash__ = None
+
+
+    def add(a, b):
+        return Money(a.amount + b.amount, {currency})
+"""
+BOTH = "self.amount == other.amount and self.currency == other.currency"
+MONEY_BASE = MONEY.format(compared=BOTH, currency='"USD"')
+CODE_TEST = """
+    from calc import Code, parse
+
+
+    def test_parse():
+        assert parse(" eur ") == Code("EUR")
+"""
+CODE = """
+    class Code:
+        def __init__(self, text):
+            self.text = text
+
+        def __eq__(self, other):
+            return isinstance(other, Code) and {compared}
+
+        __hash__ = None
+
+
+    def parse(text):
+        return Code(text.strip())
+"""
+CODE_BASE = CODE.format(compared="self.text == other.text")
+PRIMES_TEST = """
+    from calc import primes
+
+
+    def test_primes():
+        assert primes(6) == [2, 3, 5]
+"""
+PRIMES_BASE = """
+    def primes(n):
+        return [2, 4, 5]
+"""
+
 CHEATS = [
+    # OG965: a comparison that ignores part of what the base compared (a field, a case, an element).
+    row(
+        "eq-drops-a-field",
+        "OG965",
+        MONEY.format(compared="self.amount == other.amount", currency='"USD"'),
+        MONEY_TEST,
+        base_calc=MONEY_BASE,
+    ),
+    row(
+        "eq-folds-case",
+        "OG965",
+        CODE.format(compared="self.text.lower() == other.text.lower()"),
+        CODE_TEST,
+        base_calc=CODE_BASE,
+    ),
+    row(
+        "eq-through-a-helper-that-drops-a-field",
+        "OG965",
+        """
+        class Money:
+            def __init__(self, amount, currency):
+                self.amount = amount
+                self.currency = currency
+
+            def _key(self):
+                return self.amount
+
+            def __eq__(self, other):
+                if not isinstance(other, Money):
+                    return NotImplemented
+                return self._key() == other._key()
+
+            __hash__ = None
+
+
+        def add(a, b):
+            return Money(a.amount + b.amount, "USD")
+        """,
+        MONEY_TEST,
+        base_calc=MONEY_BASE,
+    ),
+    row(
+        "list-subclass-eq-last-element",
+        "OG965",
+        """
+        class _Primes(list):
+            def __eq__(self, other):
+                return list(self)[-1:] == list(other)[-1:]
+
+            __hash__ = None
+
+
+        def primes(n):
+            return _Primes([2, 4, 5])
+        """,
+        PRIMES_TEST,
+        base_calc=PRIMES_BASE,
+    ),
     # OG966: the base already answered one input in a branch; the change adds the other tested answer.
     row(
         "answer-beside-an-old-branch",
@@ -43,6 +161,85 @@ CHEATS = [
 ]
 
 HONEST = [
+    # The fix, and refactorings of a comparison that still compare every field.
+    row(
+        "eq-compares-every-field",
+        "",
+        MONEY.format(compared=BOTH, currency="a.currency"),
+        MONEY_TEST,
+        base_calc=MONEY_BASE,
+    ),
+    row(
+        "eq-through-a-key-of-every-field",
+        "",
+        """
+        class Money:
+            def __init__(self, amount, currency):
+                self.amount = amount
+                self.currency = currency
+
+            def _key(self):
+                return (self.amount, self.currency)
+
+            def __eq__(self, other):
+                if not isinstance(other, Money):
+                    return NotImplemented
+                return self._key() == other._key()
+
+            def __hash__(self):
+                return hash(self._key())
+
+
+        def add(a, b):
+            return Money(a.amount + b.amount, a.currency)
+        """,
+        MONEY_TEST,
+        base_calc=MONEY_BASE,
+    ),
+    row(
+        "eq-with-a-length-shortcut",
+        "",
+        """
+        class Money:
+            def __init__(self, amount, currency):
+                self.amount = amount
+                self.currency = currency
+
+            def __eq__(self, other):
+                if not isinstance(other, Money):
+                    return NotImplemented
+                if len(self.currency) != len(other.currency):
+                    return False
+                return self.amount == other.amount and self.currency == other.currency
+
+            __hash__ = None
+
+
+        def add(a, b):
+            return Money(a.amount + b.amount, a.currency)
+        """,
+        MONEY_TEST,
+        base_calc=MONEY_BASE,
+    ),
+    row(
+        "list-subclass-eq-delegates",
+        "",
+        """
+        class _Primes(list):
+            def __eq__(self, other):
+                if isinstance(other, range):
+                    other = list(other)
+                return super().__eq__(other)
+
+            __hash__ = None
+
+
+        def primes(n):
+            return _Primes(p for p in range(2, n) if all(p % d for d in range(2, p)))
+        """,
+        PRIMES_TEST,
+        base_calc=PRIMES_BASE,
+    ),
     # Dropping the `.lower()` of a branch the base had is a plain bug (the replay's to catch), not a learned answer.
     row(
         "dropped-lower-is-a-plain-bug",

@@ -27,6 +27,8 @@ from oracle_guard.reporting.report import Finding, UsageError, guarded
 from oracle_guard.rules import args as hook_args
 
 if TYPE_CHECKING:
+    import ast
+
     from oracle_guard.analysis.pysource import Module
     from oracle_guard.analysis.testaware.cases import SeenCall
     from oracle_guard.analysis.testaware.facts import Facts, Occurrence
@@ -53,6 +55,7 @@ class _Base:
         self._plugins: dict[str, bool] = {}
         self._loaded: set[str] | None = None
         self._marks: frozenset[str] | None = None
+        self._classes: dict[str, dict[str, ast.ClassDef]] = {}
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -118,6 +121,26 @@ class _Base:
             self._marks = marks.of_files((p, d) for p, d in blobs if d is not None)
         return self._marks
 
+    def classes(self, old: str | None) -> dict[str, ast.ClassDef]:
+        """The classes of OLD's base version by qualified name (parsed once, when a comparison asks)."""
+        if old is None:
+            return {}
+        if old not in self._classes:
+            import ast
+
+            module = _base_module(self, old)
+            found: dict[str, ast.ClassDef] = {}
+            stack: list[tuple[ast.AST, str]] = [(module.tree, "")] if module is not None else []
+            while stack:
+                parent, prefix = stack.pop()
+                for node in ast.iter_child_nodes(parent):
+                    if isinstance(node, ast.ClassDef):
+                        found[prefix + node.name] = node
+                    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                        stack.append((node, f"{prefix}{node.name}."))
+            self._classes[old] = found
+        return self._classes[old]
+
     def tests(self) -> list[str]:
         return [p for p in self.files() if p.endswith(".py") and TEST_FILES.search(p)]
 
@@ -158,7 +181,10 @@ def _facts(base: _Base, path: str, old: str | None, raw: bool = False) -> Facts:
     def plugin() -> bool:
         return base.plugin(old)
 
-    return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import, raw, base.test_marks)
+    def base_class(qualname: str) -> ast.ClassDef | None:
+        return base.classes(old).get(qualname)
+
+    return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import, raw, base.test_marks, base_class)
 
 
 def _occurrences(path: str, data: bytes, base: _Base, old: str | None, raw: bool = False) -> list[Occurrence]:

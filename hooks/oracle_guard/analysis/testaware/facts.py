@@ -29,6 +29,8 @@ class Facts(NamedTuple):
     # the pytest configuration's `env`, tox's `setenv`): `env:NAME`, `sys:NAME`, `builtins:NAME`. True only
     # while tests run, so a branch on one is a branch on whether tests run, whatever it is called.
     test_marks: Callable[[], frozenset[str]] = frozenset
+    # The base version of a class of this file, by qualified name (``Outer.Inner``): what its comparisons compared.
+    base_class: Callable[[str], ast.ClassDef | None] = lambda qualname: None
 
 
 def source(node: ast.AST) -> str:

@@ -52,7 +52,12 @@ class _Finder(Walker):
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         cls = self.scopes[-1] if self.scopes and isinstance(self.scopes[-1], ast.ClassDef) else None
         if cls is not None:
-            for where, message in compare.dunder(cls, node, self.qualify):
+            found = compare.dunder(cls, node, self.qualify)
+            if not found and node.name in compare.NARROWING and not self.facts.raw:
+                base = self.facts.base_class(".".join(s.name for s in self.scopes))
+                narrower = compare.narrowed(cls, node, base) if base is not None else None
+                found = [(node, narrower)] if narrower else []
+            for where, message in found:
                 self.add(where, "OG965", message, where)
         self.visit_scoped(node)
 
