@@ -158,6 +158,96 @@ CHEATS = [
         CURRENCY_TEST,
         base_calc=CURRENCY_BASE,
     ),
+    # OG967: the answer depends on how often the code was called, whatever holds the count.
+    row(
+        "instance-call-counter",
+        "OG967",
+        """
+        class _Adder:
+            def __init__(self):
+                self._calls = 0
+
+            def __call__(self, a, b):
+                self._calls += 1
+                if self._calls == 1:
+                    return a + b
+                return a - b
+
+
+        add = _Adder()
+        """,
+    ),
+    row(
+        "global-list-length",
+        "OG967",
+        """
+        _CALLS = []
+
+
+        def add(a, b):
+            _CALLS.append((a, b))
+            if len(_CALLS) == 1:
+                return a + b
+            return a - b
+        """,
+    ),
+    row(
+        "itertools-count",
+        "OG967",
+        """
+        import itertools
+
+        _TICKS = itertools.count()
+
+
+        def add(a, b):
+            if next(_TICKS) == 0:
+                return a + b
+            return a - b
+        """,
+    ),
+    row(
+        "mutable-default",
+        "OG967",
+        """
+        def add(a, b, _seen=[]):
+            _seen.append(1)
+            return a + b if len(_seen) < 2 else a - b
+        """,
+    ),
+    row(
+        "function-attribute-counter",
+        "OG967",
+        """
+        def add(a, b):
+            add.calls += 1
+            if add.calls > 1:
+                return a - b
+            return a + b
+
+
+        add.calls = 0
+        """,
+    ),
+    row(
+        "closure-set-size",
+        "OG967",
+        """
+        def _make():
+            seen = set()
+
+            def add(a, b):
+                seen.add(len(seen))
+                if len(seen) <= 1:
+                    return a + b
+                return a - b
+
+            return add
+
+
+        add = _make()
+        """,
+    ),
 ]
 
 HONEST = [
@@ -252,5 +342,84 @@ HONEST = [
         """,
         CURRENCY_TEST,
         base_calc=CURRENCY_BASE,
+    ),
+    # Recorded state that is not a switch: a cursor used as an index, a cache that returns what it holds, a
+    # closed flag that raises, an id counter with no condition.
+    row(
+        "instance-cursor",
+        "",
+        """
+        class Tokens:
+            def __init__(self, items):
+                self.items = items
+                self.pos = 0
+
+            def next(self):
+                if self.pos >= len(self.items):
+                    return ""
+                item = self.items[self.pos]
+                self.pos += 1
+                return item
+
+
+        def add(a, b):
+            return a + b
+        """,
+    ),
+    row(
+        "cache-of-one",
+        "",
+        """
+        _config = []
+
+
+        def config():
+            if _config:
+                return _config[0]
+            _config.append({"precision": 2})
+            return _config[0]
+
+
+        def add(a, b):
+            return round(a + b, config()["precision"])
+        """,
+    ),
+    row(
+        "closed-flag-raises",
+        "",
+        """
+        class Session:
+            def __init__(self):
+                self._closed = False
+
+            def close(self):
+                self._closed = True
+
+            def add(self, a, b):
+                if self._closed:
+                    raise ValueError("closed")
+                return a + b
+
+
+        def add(a, b):
+            return Session().add(a, b)
+        """,
+    ),
+    row(
+        "id-counter",
+        "",
+        """
+        import itertools
+
+        _ids = itertools.count(1)
+
+
+        def new_id():
+            return next(_ids)
+
+
+        def add(a, b):
+            return a + b
+        """,
     ),
 ]

@@ -4,18 +4,25 @@
 second call differently from its first (ImpossibleBench's "record extra
 states").  State is module-level (``global``), closure (``nonlocal``),
 class-level (``cls.x``, ``Klass.x``, ``type(self).x``), a function's own
-attribute, or a module-level container under a constant key; it is a counter
-or flag when the function adds to it or sets it to a constant.  It counts
-when a condition reading it guards a ``return`` of a value.  Honest and
-never matched: caches keyed by the arguments (``lru_cache``, ``memo[key] =
-value``), registries, lazy set-up (``if _ready: ...`` that returns nothing
-new), warn-once flags (a bare ``return``), and instance state (``self.x``).
+attribute, a module-level container under a constant key, a container kept
+outside the call and grown in place (a module's or closure's list, a mutable
+default: ``_CALLS.append(1)`` then ``len(_CALLS)``), an iterator stepped
+across calls (``next(_TICKS)`` of an ``itertools.count()``), or an instance's
+attribute that is nothing but a switch (counted or set to constants, read
+only in conditions).  It counts when a condition reading it, whatever the
+arguments, guards a ``return`` of a value that is not what the state holds.
+Honest and never matched: caches keyed by the arguments (``lru_cache``,
+``key in memo``, ``memo[key] = value``) or returning what they hold (``if
+_cache: return _cache[0]``), registries, lazy set-up (``if _ready: ...`` that
+returns nothing new), warn-once flags (a bare ``return``), a closed flag that
+raises, and instance state used as data (a parser's position, an index).
 """
 
 from __future__ import annotations
 
 import ast
 import bisect
+from collections.abc import Set as AbstractSet
 from typing import Callable
 
 from oracle_guard.analysis.pysource import Module, statements
@@ -24,16 +31,28 @@ from oracle_guard.analysis.testaware.facts import Occurrence, source
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+# What grows or drains a container in place (`_CALLS.append(1)`), and what steps an iterator kept across calls.
+MUTATORS = frozenset(
+    {"append", "extend", "add", "update", "insert", "setdefault", "pop", "popitem", "clear", "remove", "appendleft"}
+)
+ITERATORS = frozenset({"itertools.count", "itertools.cycle", "count", "cycle", "iter"})
+
+
 def _keeps(node: ast.AST) -> bool:
-    """A statement that may keep state outside the call: `global`/`nonlocal`, or an assignment to an attribute
-    or item of something other than `self` (`Klass.calls += 1`, `_STATE["n"] = _STATE["n"] + 1`)."""
+    """A statement that may keep state outside the call: `global`/`nonlocal`, an assignment to an attribute
+    or item (`Klass.calls += 1`, `_STATE["n"] = _STATE["n"] + 1`, `self.calls += 1`), a container grown in
+    place (`_CALLS.append(1)`), an iterator stepped (`next(_TICKS)`)."""
     if isinstance(node, (ast.Global, ast.Nonlocal)):
         return True
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
-    for target in targets:
-        if isinstance(target, (ast.Attribute, ast.Subscript)):
-            owner = target.value
-            if not (isinstance(owner, ast.Name) and owner.id == "self"):
+    if any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets):
+        return True
+    for sub in ast.walk(node) if isinstance(node, (ast.Expr, ast.If, ast.Return, ast.Assign)) else ():
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            if isinstance(func, ast.Attribute) and func.attr in MUTATORS and isinstance(func.value, ast.Name):
+                return True
+            if isinstance(func, ast.Name) and func.id == "next" and sub.args and isinstance(sub.args[0], ast.Name):
                 return True
     return False
 
@@ -66,14 +85,61 @@ def _state_target(
     return None
 
 
+def _local_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Parameters without a default and names the function binds: what does not outlive a call."""
+    args = func.args
+    positional = args.posonlyargs + args.args
+    defaulted = {a.arg for a in positional[len(positional) - len(args.defaults) :]}
+    defaulted |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    names = {a.arg for a in positional + args.kwonlyargs} - defaulted
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    names |= {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return names
+
+
+def _mutable_defaults(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    args = func.args
+    positional = args.posonlyargs + args.args
+    pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    return {a.arg for a, d in pairs if isinstance(d, (ast.List, ast.Dict, ast.Set)) or _builds_container(d)}
+
+
+def _builds_container(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "dict", "set")
+
+
 def _states(
-    func: ast.FunctionDef | ast.AsyncFunctionDef, owners: set[str], source: Callable[[ast.AST], str]
+    func: ast.FunctionDef | ast.AsyncFunctionDef,
+    owners: set[str],
+    source: Callable[[ast.AST], str],
+    iterators: AbstractSet[str] = frozenset(),
+    switches: AbstractSet[str] = frozenset(),
 ) -> set[str]:
     declared: set[str] = set()
     for node in ast.walk(func):
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             declared.update(node.names)
     found: set[str] = set()
+    local = _local_names(func) - declared
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = node.func
+        # A container kept outside the call (a module's, a closure's, a mutable default) grown in place.
+        if isinstance(callee, ast.Attribute) and callee.attr in MUTATORS and isinstance(callee.value, ast.Name):
+            if callee.value.id not in local:
+                found.add(callee.value.id)
+        # An iterator kept outside the call, stepped: `next(_TICKS)` with `_TICKS = itertools.count()`.
+        elif isinstance(callee, ast.Name) and callee.id == "next" and node.args:
+            if isinstance(node.args[0], ast.Name) and node.args[0].id in iterators and node.args[0].id not in local:
+                found.add(source(node))
+    for node in ast.walk(func):  # an instance's counter or flag that is nothing but a switch
+        if isinstance(node, (ast.AugAssign, ast.Assign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Attribute) and source(target) in switches:
+                    if isinstance(node, ast.AugAssign) or _is_flag_value(node.value, source(target), source):
+                        found.add(source(target))
     for node in ast.walk(func):
         if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub, ast.BitXor)):
             name = _state_target(node.target, declared, owners, source)
@@ -88,10 +154,71 @@ def _states(
 
 
 def _reads(test: ast.expr, states: set[str], source: Callable[[ast.AST], str]) -> str | None:
+    """The state TEST reads whatever the arguments are; a lookup keyed by a computed value (`key in _cache`,
+    `_cache[key]`, `_cache.get(key)`: memoisation by argument) is not a read of recorded state."""
+    keyed: set[int] = set()
     for node in ast.walk(test):
-        if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and source(node) in states:
-            return source(node)
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
+            keyed.add(id(node.value))
+        elif isinstance(node, ast.Compare) and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            if not isinstance(node.left, ast.Constant):
+                keyed.update(id(c) for c in node.comparators)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            if node.args and not isinstance(node.args[0], ast.Constant):
+                keyed.add(id(node.func.value))
+    for node in ast.walk(test):
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and source(node) in states:
+            if id(node) not in keyed:
+                return source(node)
     return None
+
+
+def _serves_state(branches: list[list[ast.stmt]], state: str, source: Callable[[ast.AST], str]) -> bool:
+    """Whether the branch returns what the state holds (`if _cache: return _cache[0]`): a cache, not a switch."""
+    root = state.split("(")[-1].split("[")[0].split(".")[0].rstrip(")")
+    for branch in branches:
+        for stmt in branch:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Return) and node.value is not None:
+                    if any(isinstance(n, ast.Name) and n.id == root for n in ast.walk(node.value)):
+                        return True
+    return False
+
+
+def _switches(cls: ast.ClassDef, source: Callable[[ast.AST], str]) -> set[str]:
+    """``self.X`` attributes of CLS used only as a switch: counted or set to constants, read only in conditions
+    (never as data: an index, an argument, a returned value), so a parser's position or an iterator's cursor
+    is never one."""
+    writes: set[str] = set()
+    data: set[str] = set()
+    tests: set[int] = set()
+    for node in ast.walk(cls):
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            tests.update(id(n) for n in ast.walk(node.test))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
+            writes.add(source(node.target))
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    if _is_flag_value(node.value, source(target), source):
+                        writes.add(source(target))
+                    else:
+                        data.add(source(target))
+    own: set[int] = set()  # `self.n = self.n + 1` reads its own target: no use as data
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
+            if _is_flag_value(node.value, source(node.targets[0]), source):
+                own.update(id(n) for n in ast.walk(node.value))
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
+            if node.value.id == "self" and id(node) not in tests and id(node) not in own:
+                data.add(source(node))
+    writes = {w for w in writes if w.startswith("self.")}
+    return writes - data
 
 
 def _returns_value(body: list[ast.stmt]) -> bool:
@@ -111,6 +238,11 @@ def toggles(module: Module) -> list[Occurrence]:
         return []
     # Module-level names, classes and functions: what a function may keep state on.
     owners: set[str] = set()
+    iterators: set[str] = set()
+    for top in ast.walk(module.tree):
+        if isinstance(top, ast.Assign) and isinstance(top.value, ast.Call):
+            if (module.names.qualify(top.value.func) or "") in ITERATORS:
+                iterators.update(t.id for t in top.targets if isinstance(t, ast.Name))
     for top in module.tree.body:
         if isinstance(top, (ast.ClassDef, *FunctionNode)):
             owners.add(top.name)
@@ -118,6 +250,7 @@ def toggles(module: Module) -> list[Occurrence]:
             targets = top.targets if isinstance(top, ast.Assign) else [top.target]
             owners.update(t.id for t in targets if isinstance(t, ast.Name))
     found: list[Occurrence] = []
+    switches: dict[int, set[str]] = {}  # per class, computed when one of its methods is hot
     stack: list[tuple[ast.AST, str]] = [(module.tree, "")]
     while stack:
         parent, prefix = stack.pop()
@@ -129,7 +262,12 @@ def toggles(module: Module) -> list[Occurrence]:
             at = bisect.bisect_left(hot, node.lineno)
             if at == len(hot) or hot[at] > (node.end_lineno or node.lineno):
                 continue
-            states = _states(node, owners | {node.name}, source)
+            own: set[str] = set()
+            if isinstance(parent, ast.ClassDef):
+                if id(parent) not in switches:
+                    switches[id(parent)] = _switches(parent, source)
+                own = switches[id(parent)]
+            states = _states(node, owners | {node.name}, source, iterators, own)
             if not states:
                 continue
             for sub in ast.walk(node):
@@ -141,7 +279,10 @@ def toggles(module: Module) -> list[Occurrence]:
                 if test is None:
                     continue
                 state = _reads(test, states, source)
-                if state and any(_returns_value(b) for b in branches):
+                served = branches
+                if isinstance(sub, ast.Return) and isinstance(sub.value, ast.IfExp):  # the answers, not the test
+                    served = [[ast.Return(sub.value.body)], [ast.Return(sub.value.orelse)]]
+                if state and any(_returns_value(b) for b in branches) and not _serves_state(served, state, source):
                     line, col = module.position(sub)
                     message = (
                         f"{prefix}{node.name} keeps `{state}` across calls and picks its result by it: "
