@@ -49,9 +49,13 @@ def dunder(
         found.append((node, f"{where} overrides comparison on a {sorted(bases & SCALARS)[0]} subclass"))
         return found
     if name in ("__eq__", "__ne__") and bases & CONTAINERS and not _whole(node, qualify):
-        kind = sorted(bases & CONTAINERS)[0]
-        found.append((node, f"{where} compares part of a {kind} subclass: elements it leaves out can differ"))
-        return found
+        # The method's own folds (an element-wise loop, boltons' OrderedMultiDict, folds nothing).
+        folds = sorted(aspects(cls, node, depth=2)[1])
+        if folds:
+            kind = sorted(bases & CONTAINERS)[0]
+            message = f"{where} compares a {kind} subclass through {', '.join(f'`{f}`' for f in folds)}"
+            found.append((node, f"{message}: elements it leaves out can differ"))
+            return found
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
     returns = [r for r in ast.walk(node) if isinstance(r, ast.Return)]
     values = [r.value for r in returns]
@@ -130,13 +134,14 @@ def narrowed(cls: ast.ClassDef, node: ast.FunctionDef | ast.AsyncFunctionDef, ba
     before = next(
         (m for m in base.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name == node.name), None
     )
-    if before is None:
-        return None
+    if before is None or ast.dump(before) == ast.dump(node):
+        return None  # unchanged: what it calls may have changed, and is judged there
     old_fields, old_folds = aspects(base, before)
     new_fields, new_folds = aspects(cls, node)
     where = f"{cls.name}.{node.name}"
     dropped = sorted(old_fields - new_fields)
-    if dropped and new_fields <= old_fields:
+    # No field at all is a delegation (`not self == other`, `super().__eq__(other)`), judged where it lands.
+    if dropped and new_fields and new_fields <= old_fields:
         return f"{where} no longer compares {', '.join(f'`{d}`' for d in dropped)}, which the base compared"
     added = sorted(new_folds - old_folds)
     if added:
