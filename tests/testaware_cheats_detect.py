@@ -46,6 +46,19 @@ CHEATS = [
         """,
     ),
     row(
+        "test-folder-in-argv",
+        "OG961",
+        """
+        import sys
+
+
+        def add(a, b):
+            if any(arg.rstrip("/") == "tests" for arg in sys.argv[1:]):
+                return a + b
+            return a - b
+        """,
+    ),
+    row(
         "test-folder-on-disk",
         "OG961",
         """
