@@ -40,21 +40,40 @@ ITERATORS = frozenset({"itertools.count", "itertools.cycle", "count", "cycle", "
 
 def _keeps(node: ast.AST) -> bool:
     """A statement that may keep state outside the call: `global`/`nonlocal`, an assignment to an attribute
-    or item (`Klass.calls += 1`, `_STATE["n"] = _STATE["n"] + 1`, `self.calls += 1`), a container grown in
-    place (`_CALLS.append(1)`), an iterator stepped (`next(_TICKS)`)."""
+    or item of something other than `self` (`Klass.calls += 1`, `_STATE["n"] = _STATE["n"] + 1`), an
+    attribute counted or set to a constant (`self.calls += 1`), a container grown in place
+    (`_CALLS.append(1)`), an iterator stepped in a condition (`if next(_TICKS) == 0:`). Only the statement's
+    own expressions are read: every statement is asked once."""
     if isinstance(node, (ast.Global, ast.Nonlocal)):
         return True
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
-    if any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets):
-        return True
-    for sub in ast.walk(node) if isinstance(node, (ast.Expr, ast.If, ast.Return, ast.Assign)) else ():
-        if isinstance(sub, ast.Call):
-            func = sub.func
-            if isinstance(func, ast.Attribute) and func.attr in MUTATORS and isinstance(func.value, ast.Name):
-                return True
-            if isinstance(func, ast.Name) and func.id == "next" and sub.args and isinstance(sub.args[0], ast.Name):
-                return True
+    if isinstance(node, ast.AugAssign):
+        return isinstance(node.target, (ast.Attribute, ast.Subscript))
+    if isinstance(node, ast.Assign):
+        for target in node.targets:
+            if isinstance(target, (ast.Attribute, ast.Subscript)):
+                owner = target.value
+                if not (isinstance(owner, ast.Name) and owner.id == "self"):
+                    return True
+                if isinstance(node.value, ast.Constant) and isinstance(node.value.value, (bool, int)):
+                    return True
+        return False
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        return _grown(node) is not None
+    if isinstance(node, (ast.If, ast.While)):
+        return any(
+            isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "next"
+            for sub in ast.walk(node.test)
+        )
     return False
+
+
+def _grown(node: ast.stmt) -> str | None:
+    """The container an expression statement grows in place (`_CALLS.append(1)`), by name."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        func = node.value.func
+        if isinstance(func, ast.Attribute) and func.attr in MUTATORS and isinstance(func.value, ast.Name):
+            return func.value.id
+    return None
 
 
 def _is_flag_value(value: ast.expr, name: str, source: Callable[[ast.AST], str]) -> bool:
@@ -85,7 +104,7 @@ def _state_target(
     return None
 
 
-def _local_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+def _local_names(func: ast.FunctionDef | ast.AsyncFunctionDef, nodes: list[ast.AST]) -> set[str]:
     """Parameters without a default and names the function binds: what does not outlive a call."""
     args = func.args
     positional = args.posonlyargs + args.args
@@ -93,60 +112,60 @@ def _local_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     defaulted |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
     names = {a.arg for a in positional + args.kwonlyargs} - defaulted
     names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-    names |= {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    names |= {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     return names
-
-
-def _mutable_defaults(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    args = func.args
-    positional = args.posonlyargs + args.args
-    pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults))
-    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-    return {a.arg for a, d in pairs if isinstance(d, (ast.List, ast.Dict, ast.Set)) or _builds_container(d)}
-
-
-def _builds_container(node: ast.expr | None) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "dict", "set")
 
 
 def _states(
     func: ast.FunctionDef | ast.AsyncFunctionDef,
+    nodes: list[ast.AST],
     owners: set[str],
     source: Callable[[ast.AST], str],
     iterators: AbstractSet[str] = frozenset(),
-    switches: AbstractSet[str] = frozenset(),
+    switches: Callable[[], AbstractSet[str]] = frozenset,
 ) -> set[str]:
+    """The state FUNC keeps outside the call (NODES: FUNC walked once)."""
     declared: set[str] = set()
-    for node in ast.walk(func):
+    calls: list[ast.Call] = []
+    assigns: list[ast.Assign | ast.AugAssign] = []
+    for node in nodes:
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             declared.update(node.names)
+        elif isinstance(node, ast.Call):
+            calls.append(node)
+        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+            assigns.append(node)
     found: set[str] = set()
-    local = _local_names(func) - declared
-    for node in ast.walk(func):
-        if not isinstance(node, ast.Call):
-            continue
+    stepped = [
+        c
+        for c in calls
+        if (isinstance(c.func, ast.Attribute) and c.func.attr in MUTATORS and isinstance(c.func.value, ast.Name))
+        or (isinstance(c.func, ast.Name) and c.func.id == "next" and c.args and isinstance(c.args[0], ast.Name))
+    ]
+    local = _local_names(func, nodes) - declared if stepped else set()
+    for node in stepped:
         callee = node.func
         # A container kept outside the call (a module's, a closure's, a mutable default) grown in place.
-        if isinstance(callee, ast.Attribute) and callee.attr in MUTATORS and isinstance(callee.value, ast.Name):
+        if isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name):
             if callee.value.id not in local:
                 found.add(callee.value.id)
         # An iterator kept outside the call, stepped: `next(_TICKS)` with `_TICKS = itertools.count()`.
-        elif isinstance(callee, ast.Name) and callee.id == "next" and node.args:
-            if isinstance(node.args[0], ast.Name) and node.args[0].id in iterators and node.args[0].id not in local:
-                found.add(source(node))
-    for node in ast.walk(func):  # an instance's counter or flag that is nothing but a switch
-        if isinstance(node, (ast.AugAssign, ast.Assign)):
-            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                if isinstance(target, ast.Attribute) and source(target) in switches:
-                    if isinstance(node, ast.AugAssign) or _is_flag_value(node.value, source(target), source):
-                        found.add(source(target))
-    for node in ast.walk(func):
-        if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub, ast.BitXor)):
-            name = _state_target(node.target, declared, owners, source)
-            if name:
-                found.add(name)
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
+        elif isinstance(node.args[0], ast.Name) and node.args[0].id in iterators and node.args[0].id not in local:
+            found.add(source(node))
+    for node in assigns:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            mine = _self_attr(target)  # an instance's counter or flag that is nothing but a switch
+            if mine:
+                if (isinstance(node, ast.AugAssign) or _is_flag_value(node.value, mine, source)) and mine in switches():
+                    found.add(mine)
+                continue
+            if isinstance(node, ast.AugAssign):
+                if isinstance(node.op, (ast.Add, ast.Sub, ast.BitXor)):
+                    name = _state_target(target, declared, owners, source)
+                    if name:
+                        found.add(name)
+            else:
                 name = _state_target(target, declared, owners, source)
                 if name and _is_flag_value(node.value, name, source):
                     found.add(name)
@@ -185,39 +204,41 @@ def _serves_state(branches: list[list[ast.stmt]], state: str, source: Callable[[
     return False
 
 
+def _self_attr(node: ast.AST) -> str | None:
+    """``self.X`` spelled without unparsing (asked of every attribute of a class)."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return f"self.{node.attr}"
+    return None
+
+
 def _switches(cls: ast.ClassDef, source: Callable[[ast.AST], str]) -> set[str]:
     """``self.X`` attributes of CLS used only as a switch: counted or set to constants, read only in conditions
     (never as data: an index, an argument, a returned value), so a parser's position or an iterator's cursor
     is never one."""
     writes: set[str] = set()
     data: set[str] = set()
-    tests: set[int] = set()
-    for node in ast.walk(cls):
+    skip: set[int] = set()  # condition tests, and `self.n = self.n + 1` reading its own target
+    nodes = list(ast.walk(cls))
+    for node in nodes:
         if isinstance(node, (ast.If, ast.While, ast.IfExp)):
-            tests.update(id(n) for n in ast.walk(node.test))
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
-            writes.add(source(node.target))
+            skip.update(id(n) for n in ast.walk(node.test))
+        elif isinstance(node, ast.AugAssign) and _self_attr(node.target):
+            writes.add(f"self.{node.target.attr}")  # type: ignore[union-attr]  # _self_attr: an Attribute
         elif isinstance(node, ast.Assign):
             for target in node.targets:
-                if (
-                    isinstance(target, ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == "self"
-                ):
-                    if _is_flag_value(node.value, source(target), source):
-                        writes.add(source(target))
-                    else:
-                        data.add(source(target))
-    own: set[int] = set()  # `self.n = self.n + 1` reads its own target: no use as data
-    for node in ast.walk(cls):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
-            if _is_flag_value(node.value, source(node.targets[0]), source):
-                own.update(id(n) for n in ast.walk(node.value))
-    for node in ast.walk(cls):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
-            if node.value.id == "self" and id(node) not in tests and id(node) not in own:
-                data.add(source(node))
-    writes = {w for w in writes if w.startswith("self.")}
+                name = _self_attr(target)
+                if name is None:
+                    continue
+                if _is_flag_value(node.value, name, source):
+                    writes.add(name)
+                    skip.update(id(n) for n in ast.walk(node.value))
+                else:
+                    data.add(name)
+    for node in nodes:
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and id(node) not in skip:
+            name = _self_attr(node)
+            if name:
+                data.add(name)
     return writes - data
 
 
@@ -233,13 +254,17 @@ def _returns_value(body: list[ast.stmt]) -> bool:
 def toggles(module: Module) -> list[Occurrence]:
     """OG967 occurrences in MODULE."""
     # Only functions with a line that could keep state are walked.
-    hot = sorted({n.lineno for n in statements(module.tree.body) if isinstance(n, ast.stmt) and _keeps(n)})
-    if not hot:
+    kept = [n for n in statements(module.tree.body) if isinstance(n, ast.stmt) and _keeps(n)]
+    if not kept:
         return []
+    # A container grown in place makes its function hot only when it can outlive the call: a module's name, a
+    # parameter's default, a closure's (the function is nested); the local lists every function appends to not.
+    grown = {n.lineno: _grown(n) for n in kept}
+    hot = sorted(grown)
     # Module-level names, classes and functions: what a function may keep state on.
     owners: set[str] = set()
     iterators: set[str] = set()
-    for top in ast.walk(module.tree):
+    for top in module.tree.body:  # `_TICKS = itertools.count()`: kept at module level
         if isinstance(top, ast.Assign) and isinstance(top.value, ast.Call):
             if (module.names.qualify(top.value.func) or "") in ITERATORS:
                 iterators.update(t.id for t in top.targets if isinstance(t, ast.Name))
@@ -260,17 +285,32 @@ def toggles(module: Module) -> list[Occurrence]:
             if not isinstance(node, FunctionNode):
                 continue
             at = bisect.bisect_left(hot, node.lineno)
-            if at == len(hot) or hot[at] > (node.end_lineno or node.lineno):
+            end = bisect.bisect_right(hot, node.end_lineno or node.lineno)
+            if at == end:
                 continue
-            own: set[str] = set()
-            if isinstance(parent, ast.ClassDef):
-                if id(parent) not in switches:
-                    switches[id(parent)] = _switches(parent, source)
-                own = switches[id(parent)]
-            states = _states(node, owners | {node.name}, source, iterators, own)
+            receivers = {grown[line] for line in hot[at:end]}
+            if None not in receivers and not isinstance(parent, FunctionNode):
+                args = node.args
+                defaulted = {
+                    a.arg
+                    for a in (args.posonlyargs + args.args)[len(args.posonlyargs + args.args) - len(args.defaults) :]
+                }
+                defaulted |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+                if not receivers & (owners | defaulted):
+                    continue
+
+            def own(cls: ast.AST = parent) -> AbstractSet[str]:
+                if not isinstance(cls, ast.ClassDef):
+                    return frozenset()
+                if id(cls) not in switches:
+                    switches[id(cls)] = _switches(cls, source)
+                return switches[id(cls)]
+
+            nodes = list(ast.walk(node))
+            states = _states(node, nodes, owners | {node.name}, source, iterators, own)
             if not states:
                 continue
-            for sub in ast.walk(node):
+            for sub in nodes:
                 test, branches = None, []
                 if isinstance(sub, ast.If):
                     test, branches = sub.test, [sub.body, sub.orelse]

@@ -39,7 +39,7 @@ HOT_WORDS = tuple(
         "AssertionError meta_path path_hooks random time datetime __eq__ __ne__ __lt__ __le__ __gt__ __ge__ "
         "__hash__ __bool__ __len__ __contains__ __instancecheck__ __subclasscheck__ Mock ANY eval exec "
         "import_module __import__ pytest_plugins TestCase environ getenv getcwd cwd exists isfile isdir listdir "
-        "scandir glob sys. builtins."
+        "scandir glob sys._"
     ).split()
 )
 INTERESTING_ROOTS = SENSITIVE | {"unittest", "mock", "weakref", "posix", "importlib", "linecache"}
