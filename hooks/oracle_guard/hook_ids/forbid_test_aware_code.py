@@ -56,6 +56,7 @@ class _Base:
         self._loaded: set[str] | None = None
         self._marks: frozenset[str] | None = None
         self._classes: dict[str, dict[str, ast.ClassDef]] = {}
+        self.olds: list[str] = []  # the changed production files' base paths, read together when one is needed
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -89,7 +90,7 @@ class _Base:
         if old not in self._plugins:
             self._plugins[old] = (
                 any(old in startup.module_files(t) for t in self.entry_points("pytest11").values())
-                or bool(_HOOK_IMPL.search(self.change_set.read_base([old])[old] or b""))
+                or bool(_HOOK_IMPL.search(self.read_base(old) or b""))
                 or old in self.loaded_plugins()
             )
         return self._plugins[old]
@@ -141,6 +142,13 @@ class _Base:
             self._classes[old] = found
         return self._classes[old]
 
+    def read_base(self, old: str) -> bytes | None:
+        """OLD's base bytes; the first read asks for every changed production file's at once (one git process)."""
+        if self.olds:
+            self.change_set.read_base(self.olds)
+            self.olds = []
+        return self.change_set.read_base([old])[old]
+
     def tests(self) -> list[str]:
         return [p for p in self.files() if p.endswith(".py") and TEST_FILES.search(p)]
 
@@ -184,7 +192,7 @@ def _facts(base: _Base, path: str, old: str | None, raw: bool = False) -> Facts:
     def base_class(qualname: str) -> ast.ClassDef | None:
         return base.classes(old).get(qualname)
 
-    return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import, raw, base.test_marks, base_class)
+    return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import, raw, base_class)
 
 
 def _occurrences(path: str, data: bytes, base: _Base, old: str | None, raw: bool = False) -> list[Occurrence]:
@@ -206,7 +214,7 @@ def _base_module(base: _Base, old: str | None) -> Module | None:
     from oracle_guard.analysis.pysource import Module as Parsed
     from oracle_guard.analysis.pysource import SourceError
 
-    data = base.change_set.read_base([old])[old] if old else None
+    data = base.read_base(old) if old else None
     try:
         return Parsed.from_source(old, data) if old and data is not None else None
     except (SourceError, RecursionError):
@@ -289,7 +297,7 @@ def _new_occurrences(
         return [Finding(path, 1, 1, "OG969", "nests too deeply to check; split the expression up")]
     if not found:
         return []
-    had = _parsed(old or path, change_set.read_base([old])[old], base) if old else []
+    had = _parsed(old or path, base.read_base(old), base) if old else []
     before = Counter(o.key for o in had)
     # A frame read whose arguments changed (`sys._getframe(1)` -> `sys._getframe(level)`) in a function that
     # already read frames is the same read; any other code keeps its exact text (`sys.exit(1)` -> `(0)` is new).
@@ -306,10 +314,25 @@ def _new_occurrences(
             continue
         if moved.take(occurrence):
             continue
-        findings.append(Finding(path, occurrence.line, occurrence.col, occurrence.code, occurrence.message))
+        message = _counts(occurrence, base, old)
+        if message is None:
+            continue
+        findings.append(Finding(path, occurrence.line, occurrence.col, occurrence.code, message))
         if occurrence.key[1] == "<file>":
             before[occurrence.key] = len(found)  # said once per file: the first place is where to look
     return findings
+
+
+def _counts(occurrence: Occurrence, base: _Base, old: str | None) -> str | None:
+    """The message of a new occurrence, or None where it is no finding: a pytest plugin's job in a plugin, a
+    condition on a name the test side does not set. Asked only here: the base's facts cost git processes."""
+    from oracle_guard.analysis.testaware import facts, runner
+
+    if occurrence.when == facts.PLUGIN and base.plugin(old):
+        return None
+    if occurrence.when.startswith(facts.MARKS):
+        return runner.switch_message(occurrence, base.test_marks())
+    return occurrence.message
 
 
 _ARGUMENTS = re.compile(r"\([^()]*\)")
@@ -375,6 +398,8 @@ def test_aware_findings(change_set: changes.ChangeSet, contract_path: str) -> li
         (c.old_path, None) for c in change_set.changes if c.path is None and c.old_path and c.old_path.endswith(".py")
     ]
     moved = _Moved(change_set, base, [(c.old_path, c.path) for c in candidates] + deleted)
+    change_set.read_new([c.path for c in candidates if c.path])  # one git process for every changed file
+    base.olds = [c.old_path for c in candidates if c.old_path]
     found = [f for c in candidates for f in _new_occurrences(c.path or "", c.old_path, change_set, base, moved)]
     if found:
         # Only now the test side (the base's contract and its fixtures): a start-up file (scratch.starts_python,

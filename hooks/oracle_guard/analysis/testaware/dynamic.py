@@ -56,4 +56,4 @@ def _spelled_code(w: Walker, node: ast.Call, name: str, code: str) -> None:
     except (SourceError, RecursionError):
         return
     for occurrence in w.nested(inner):
-        w.add(node, occurrence.code, f"in the code {name}() runs: {occurrence.message}")
+        w.add(node, occurrence.code, f"in the code {name}() runs: {occurrence.message}", when=occurrence.when)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from oracle_guard.analysis.testaware import exprs
+from oracle_guard.analysis.testaware.facts import PLUGIN
 from oracle_guard.analysis.testaware.walker import Walker
 
 EXITS = exprs.EXITS
@@ -15,40 +16,38 @@ IMPORT_TIME_CALLS = frozenset({"signal.signal", "sys.settrace", "sys.setprofile"
 
 
 def attribute(w: Walker, node: ast.Attribute) -> bool:
-    if node.attr == "_exit" and w.qualify(node) in ("os._exit", "posix._exit") and not w.facts.plugin():
-        w.add(node, "OG963", f"{w.qualify(node)} ends the process at once: library code must not end the run")
+    if node.attr == "_exit" and w.qualify(node) in ("os._exit", "posix._exit"):
+        message = f"{w.qualify(node)} ends the process at once: library code must not end the run"
+        w.add(node, "OG963", message, when=PLUGIN)  # in a plugin: the hook's outcome rules judge the status
         return True
     return False
 
 
 def raised(w: Walker, node: ast.Raise) -> None:
     exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-    if exc is not None and w.qualify(exc) in ("SystemExit", "builtins.SystemExit") and not _entry_or_plugin(w):
-        w.add(node, "OG963", "raises SystemExit outside an entry point: library code must not end the run")
+    if exc is not None and w.qualify(exc) in ("SystemExit", "builtins.SystemExit") and not w.in_entry_point:
+        message = "raises SystemExit outside an entry point: library code must not end the run"
+        w.add(node, "OG963", message, when=PLUGIN)
 
 
 def call(w: Walker, node: ast.Call, name: str) -> bool:
     if name in EXITS and name != "SystemExit":
         if isinstance(node.func, ast.Name) and w.bound_locally(node.func.id):
             pass  # a parameter or local named `exit` (a callback), not the builtin
-        elif name not in ("os._exit", "posix._exit") and not _entry_or_plugin(w):  # os._exit: attribute()
-            w.add(node, "OG963", f"{name}() outside an entry point: library code must not end the run")
+        elif name not in ("os._exit", "posix._exit") and not w.in_entry_point:  # os._exit: attribute()
+            message = f"{name}() outside an entry point: library code must not end the run"
+            w.add(node, "OG963", message, when=PLUGIN)
         return True
     if name == "atexit.register":
-        if node.args and exprs.exits(node.args[0], w.names, w.module.tree) and not w.facts.plugin():
-            w.add(node, "OG963", "registers an exit at interpreter shutdown: it overrides the test run's status")
+        if node.args and exprs.exits(node.args[0], w.names, w.module.tree):
+            message = "registers an exit at interpreter shutdown: it overrides the test run's status"
+            w.add(node, "OG963", message, when=PLUGIN)
         return True
     if name in IMPORT_TIME_CALLS:
         if w.import_time and not w.in_entry_point:
             w.add(node, "OG963", f"{name}() at import time changes how the test process runs")
         return True
     return False
-
-
-def _entry_or_plugin(w: Walker) -> bool:
-    """An entry point exits by its job; a pytest plugin's exits are judged by what status they leave
-    (the hook's outcome rules: an exit that can only fail the run passes, ``os._exit(0)`` does not)."""
-    return w.in_entry_point or (not w.facts.raw and w.facts.plugin())
 
 
 def hook_slot(w: Walker, node: ast.AST, slot: str) -> bool:

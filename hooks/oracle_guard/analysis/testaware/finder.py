@@ -25,7 +25,7 @@ import ast
 from oracle_guard.analysis.pysource import Module
 from oracle_guard.analysis.testaware import caller, compare, dynamic, exits, exprs, patches, runner
 from oracle_guard.analysis.testaware import state as testaware_state
-from oracle_guard.analysis.testaware.facts import Facts, Occurrence
+from oracle_guard.analysis.testaware.facts import PLUGIN, Facts, Occurrence
 from oracle_guard.analysis.testaware.walker import Walker, is_main_guard, is_type_checking
 
 
@@ -38,8 +38,7 @@ class _Finder(Walker):
 
     def _mock(self, node: ast.AST, message: str) -> None:
         """A mock in production code; in a pytest plugin (a mocking plugin: pytest-mock) building them is the job."""
-        if not self.facts.plugin():
-            self.add(node, "OG965", message)
+        self.add(node, "OG965", message, when=PLUGIN)
 
     # -- scopes ----------------------------------------------------------------------
 
@@ -182,7 +181,8 @@ def occurrences(module: Module, facts: Facts) -> list[Occurrence]:
     finder.found += testaware_state.toggles(module)
     seen: set[tuple[int, str]] = set()
     unique = []
-    for occurrence in finder.found:  # one construct, one finding (`atexit.register(os._exit, 0)`)
+    # One construct, one finding (`atexit.register(os._exit, 0)`): the one that counts everywhere first.
+    for occurrence in sorted(finder.found, key=lambda o: o.when != ""):
         if (occurrence.line, occurrence.code) not in seen:
             seen.add((occurrence.line, occurrence.code))
             unique.append(occurrence)

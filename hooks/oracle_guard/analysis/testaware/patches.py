@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from oracle_guard.analysis.testaware import exits
+from oracle_guard.analysis.testaware.facts import PLUGIN
 from oracle_guard.analysis.testaware.runner import RUNNER_MODULES
 from oracle_guard.analysis.testaware.walker import MACHINERY, RIGGED, Walker
 
@@ -22,8 +23,8 @@ def call(w: Walker, node: ast.Call, name: str) -> bool:
             patched(w, node, node.args[0], node.args[1] if len(node.args) > 1 else None)
         return True
     if name.startswith(("sys.meta_path.", "sys.path_hooks.")):
-        if not w.facts.plugin():  # a pytest plugin's job (assertion rewriting, type-checking imports)
-            w.add(node, "OG964", f"{name}() installs an import hook: code must not change how tests import")
+        # A pytest plugin's job (assertion rewriting, type-checking imports).
+        w.add(node, "OG964", f"{name}() installs an import hook: code must not change how tests import", when=PLUGIN)
         return True
     if name == "random.seed":
         if w.import_time:
@@ -63,10 +64,8 @@ def patched(w: Walker, node: ast.AST, owner_node: ast.expr, attr: ast.expr | Non
         w.add(node, "OG964", f"patches {slot or owner}: code must not change the test machinery or the language")
     elif root in RIGGED and w.import_time:
         w.add(node, "OG964", f"patches {slot or owner} at import: a rigged clock or RNG")
-    elif (owner in ("sys.meta_path", "sys.path_hooks") or slot in ("sys.meta_path", "sys.path_hooks")) and not (
-        w.facts.plugin()
-    ):
-        w.add(node, "OG964", "installs an import hook: code must not change how tests import")
+    elif owner in ("sys.meta_path", "sys.path_hooks") or slot in ("sys.meta_path", "sys.path_hooks"):
+        w.add(node, "OG964", "installs an import hook: code must not change how tests import", when=PLUGIN)
 
 
 def module_entry(w: Walker, node: ast.AST, key: ast.expr | None) -> None:

@@ -9,6 +9,7 @@ import re
 import sys
 
 from oracle_guard.analysis.testaware import exprs
+from oracle_guard.analysis.testaware.facts import MARKS, PLUGIN, Occurrence
 from oracle_guard.analysis.testaware.walker import Walker
 
 # Set by a running test process and by nothing else: reading one asks whether a test runs, whatever the code
@@ -42,18 +43,20 @@ ENV_READS = frozenset({"os.getenv", "os.getenvb"} | {f"{e}.{m}" for e in ENVIRON
 
 
 def runner_variable(w: Walker, node: ast.expr, value: object) -> None:
-    if isinstance(value, str) and value in RUNNER_SET and id(node) not in w.removed and not w.facts.plugin():
-        w.add(node, "OG961", f"reads the test runner's variable {value!r}: code must not ask whether it is tested")
+    if isinstance(value, str) and value in RUNNER_SET and id(node) not in w.removed:
+        message = f"reads the test runner's variable {value!r}: code must not ask whether it is tested"
+        w.add(node, "OG961", message, when=PLUGIN)
 
 
 def hidden_variable(w: Walker, node: ast.AST, key: ast.expr) -> None:
     """An environment variable whose name is computed from literals alone (`chr(80) + "YTEST_..."`): honest
     code spells the name it reads; only hiding it has a reason to build it."""
-    if isinstance(key, ast.Constant) or not exprs.from_literals(key) or w.facts.plugin():
+    if isinstance(key, ast.Constant) or not exprs.from_literals(key):
         return
     shown = exprs.folded(key)
     what = f"{shown!r}" if shown is not None else f"`{w.module.segment(key)}`"
-    w.add(node, "OG961", f"reads an environment variable whose name is built from literals ({what}): spell it")
+    message = f"reads an environment variable whose name is built from literals ({what}): spell it"
+    w.add(node, "OG961", message, when=PLUGIN)
 
 
 def subscript(w: Walker, node: ast.Subscript) -> None:
@@ -91,13 +94,13 @@ def probe(w: Walker, node: ast.expr, decision: bool = False) -> None:
     words += [x for n in nodes if isinstance(n, (ast.BinOp, ast.JoinedStr)) for x in [exprs.folded(n)] if x]
     # Asking pytest about the run is a plugin's job (Facts.plugin, read only on a hit); asking about the tests is not.
     if "sys.modules" in refs and any(x in RUNNER_MODULES or x.startswith("_pytest.") for x in words):
-        if not w.facts.plugin():
-            w.add(node, "OG961", "looks for the test runner in sys.modules: code must not ask whether it is tested")
+        message = "looks for the test runner in sys.modules: code must not ask whether it is tested"
+        w.add(node, "OG961", message, when=PLUGIN)
     elif "sys.modules" in refs and any(_test_name(w, x) for x in words):
         w.add(node, "OG961", "looks for the tests' modules in sys.modules: code must not ask whether it is tested")
     elif refs & ARGV and any(RUNNER_WORD.search(x.lower()) for x in words):
-        if not w.facts.plugin():
-            w.add(node, "OG961", "looks for the test runner in sys.argv: code must not ask whether it is tested")
+        message = "looks for the test runner in sys.argv: code must not ask whether it is tested"
+        w.add(node, "OG961", message, when=PLUGIN)
     elif refs & ARGV and any(x != "test" and _test_name(w, x) for x in words):
         w.add(node, "OG961", "looks for the tests in sys.argv: code must not ask whether it is tested")
     elif refs & (CWD | FILE_TESTS) and any(TEST_PATH.search(x) or x in ("tests", "testing") for x in words):
@@ -127,13 +130,20 @@ def _marked(w: Walker, node: ast.expr, nodes: list[ast.AST], decision: bool) -> 
     if not decision and not any(isinstance(n, (ast.Compare, ast.BoolOp, ast.UnaryOp)) for n in nodes):
         if not (isinstance(node, ast.Call) and w.qualify(node.func) in ("bool", "hasattr")):
             return  # a value read (a path, a host): configuration the tests point somewhere, not a switch
-    marks = w.facts.test_marks()
-    for mark in reads:
-        if mark in marks and mark not in _value_reads(w):
+    switches = sorted(mark for mark in reads if mark not in _value_reads(w) and mark[4:] not in RUNNER_SET)
+    if switches:  # the hook reads the test side (Facts.test_marks) only if the change adds this condition
+        message = "branches on {what}, which the test side sets for every test: a test switch"
+        w.add(node, "OG961", message, when=MARKS + "|".join(switches))
+
+
+def switch_message(occurrence: Occurrence, marks: frozenset[str]) -> str | None:
+    """The message of a MARKS occurrence whose name the test side sets, else None (a setting)."""
+    for mark in occurrence.when.removeprefix(MARKS).split("|"):
+        if mark in marks:
             kind, _, name = mark.partition(":")
             what = f"the variable {name!r}" if kind == "env" else f"`{kind}.{name}`"
-            w.add(node, "OG961", f"branches on {what}, which the test side sets for every test: a test switch")
-            return
+            return occurrence.message.format(what=what)
+    return None
 
 
 # What another interpreter, platform, build or packager puts on sys and builtins (`hasattr(sys, "pypy_version_info")`,
@@ -217,8 +227,8 @@ def attribute(w: Walker, node: ast.Attribute) -> bool:
 
 def call(w: Walker, node: ast.Call, name: str) -> bool:
     if name.endswith("currently_in_test_context"):
-        if not w.facts.plugin():
-            w.add(node, "OG961", "asks Hypothesis whether a test runs: code must not ask whether it is tested")
+        message = "asks Hypothesis whether a test runs: code must not ask whether it is tested"
+        w.add(node, "OG961", message, when=PLUGIN)
         return True
     if name in ENV_READS and node.args:
         hidden_variable(w, node, node.args[0])

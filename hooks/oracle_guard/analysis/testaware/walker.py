@@ -13,7 +13,7 @@ from typing import Union
 from oracle_guard.analysis.pysource import Module, PrunedVisitor
 from oracle_guard.analysis.sourcetext import hot_lines
 from oracle_guard.analysis.testaware import exprs
-from oracle_guard.analysis.testaware.facts import Facts, Occurrence, source
+from oracle_guard.analysis.testaware.facts import PLUGIN, Facts, Occurrence, source
 
 Scope = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]
 
@@ -101,19 +101,21 @@ class Walker(PrunedVisitor):
         """What the rules find in code this module runs from a string (the finder walks it)."""
         raise NotImplementedError
 
-    def add(self, node: ast.AST, code: str, message: str, key_node: ast.AST | None = None, key: str = "") -> None:
+    def add(
+        self, node: ast.AST, code: str, message: str, key_node: ast.AST | None = None, key: str = "", when: str = ""
+    ) -> None:
         if code == "OG962" and id(node) in self.module_name_reads():
             return
-        if code in PLUGIN_JOBS and self.facts.plugin():
-            return  # a pytest plugin reads frames and computes names by its job (pytest-mock: `inspect.stack()`)
+        if code in PLUGIN_JOBS:
+            when = PLUGIN  # a pytest plugin reads frames and computes names by its job (pytest-mock: `inspect.stack()`)
         line, col = self.module.position(node)
         scope = ".".join(s.name for s in self.scopes) or "<module>"
         if self.main_guard:
             scope += " <__main__>"  # runs only as a program: out from under the guard it runs at import
         if key:  # one per file and kind: a module that already evaluates code may do it once more
-            self.found.append(Occurrence((code, "<file>", key), line, col, code, message))
+            self.found.append(Occurrence((code, "<file>", key), line, col, code, message, when))
             return
-        self.found.append(Occurrence((code, scope, source(key_node or node)), line, col, code, message))
+        self.found.append(Occurrence((code, scope, source(key_node or node)), line, col, code, message, when))
 
     def qualify(self, node: ast.AST) -> str:
         return self.names.qualify(node) or ""
