@@ -59,6 +59,19 @@ CHEATS = [
         """,
     ),
     row(
+        "runner-as-the-main-module",
+        "OG961",
+        """
+        import __main__
+
+
+        def add(a, b):
+            if "pytest" in getattr(__main__, "__file__", ""):
+                return a + b
+            return a - b
+        """,
+    ),
+    row(
         "test-folder-on-disk",
         "OG961",
         """

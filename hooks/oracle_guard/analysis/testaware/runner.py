@@ -32,7 +32,7 @@ RUNNER_MODULES = frozenset({"pytest", "_pytest", "unittest", "hypothesis", "nose
 # looked up in sys.argv is Django's `manage.py test`, a command: not this.
 TEST_NAME = re.compile(r"^(tests?|testing)([./\\]|$)|(^|[./\\])(test_|conftest\b)|_tests?(\.py)?$|^test_?$")
 TEST_PATH = re.compile(r"(^|[/\\])(tests?|testing)([/\\]|$)|(^|[/\\])(test_[^/\\]*|conftest)\.py$|^pytest-of-")
-ARGV = frozenset({"sys.argv", "sys.orig_argv", "__main__.__file__", "__main__.__spec__"})
+ARGV = frozenset({"sys.argv", "sys.orig_argv", "__main__", "__main__.__file__", "__main__.__spec__"})
 CWD = frozenset({"os.getcwd", "os.getcwdb", "pathlib.Path.cwd", "os.curdir"})
 FILE_TESTS = frozenset(
     {"os.path.exists", "os.path.isfile", "os.path.isdir", "os.path.lexists", "os.listdir", "os.scandir", "glob.glob"}
