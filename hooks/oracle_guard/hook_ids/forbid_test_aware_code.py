@@ -39,6 +39,8 @@ SCRIPTS = re.compile(
 )
 # A pytest hook implemented at module level: the file is a plugin pytest loads (by entry point, -p, or path).
 _HOOK_IMPL = re.compile(rb"^(?:async[ \t]+)?def[ \t]+pytest_\w+[ \t]*\(|^@pytest\.hookimpl\b", re.M)
+# A pytest hook implemented anywhere in a file (a plugin class's method too): what the outcome rules read.
+_HOOK_DEF = re.compile(rb"def[ \t]+pytest_\w+[ \t]*\(")
 _CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"})
 _IMPORT = re.compile(r"^[ \t]*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.M)
 
@@ -205,7 +207,7 @@ def _occurrences(path: str, data: bytes, base: _Base, old: str | None, raw: bool
     facts = _facts(base, path, old, raw)
     found = testaware.occurrences(module, facts)
     found += testaware_cases.special_cases(module, base.calls_of, lambda: _base_module(base, old))
-    if b"pytest_" in data and facts.plugin():
+    if _HOOK_DEF.search(data) and facts.plugin():
         found += _outcome_rewrites(module)
     return found
 
