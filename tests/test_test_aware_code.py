@@ -198,3 +198,38 @@ def test_the_test_side_is_not_judged_as_production_code(repo: Repo) -> None:
     _write(repo.path, {"tests/conftest.py": runner_check, "tests/helpers.py": runner_check})
     result = repo.hook(check.main, "--base", "HEAD", "--only", "forbid-test-aware-code")
     assert result.code == 0 and result.codes == [], result.out
+
+
+def test_the_test_side_sets_for_the_whole_run_what_it_sets_at_import_in_autouse_fixtures_and_config() -> None:
+    """What a test switch reads: set for every test (import, autouse fixture, start-up hook, env/setenv), never
+    what one test sets for itself."""
+    from oracle_guard.analysis.testaware import marks
+
+    conftest = (
+        "import os\nimport sys\n\nimport pytest\n\nos.environ.setdefault('AT_IMPORT', '1')\n\n\n"
+        "@pytest.fixture(autouse=True)\ndef _mode(monkeypatch):\n    monkeypatch.setenv('AUTOUSE', 'test')\n\n\n"
+        "@pytest.fixture\ndef one(monkeypatch):\n    monkeypatch.setenv('ONE_FIXTURE', '1')\n\n\n"
+        "def test_config(monkeypatch):\n    monkeypatch.setenv('ONE_TEST', '1')\n\n\n"
+        "def pytest_configure(config):\n    sys._called_from_test = True\n    os.environ.update(UPDATED='1')\n"
+    )
+    ini = "[pytest]\nenv =\n    D:FROM_INI=1\n    R:OTHER=2\naddopts = -q\n"
+    tox = "[testenv]\nsetenv =\n    TOX_MODE = test\ncommands = pytest\n"
+    pyproject = '[tool.pytest.ini_options]\nenv = ["TOML_MODE=test"]\n'
+    found = marks.of_files(
+        [
+            ("tests/conftest.py", conftest.encode()),
+            ("pytest.ini", ini.encode()),
+            ("tox.ini", tox.encode()),
+            ("pyproject.toml", pyproject.encode()),
+        ]
+    )
+    assert found == {
+        "env:AT_IMPORT",
+        "env:AUTOUSE",
+        "sys:_called_from_test",
+        "env:UPDATED",
+        "env:FROM_INI",
+        "env:OTHER",
+        "env:TOX_MODE",
+        "env:TOML_MODE",
+    }
