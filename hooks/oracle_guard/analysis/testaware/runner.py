@@ -30,8 +30,9 @@ RUNNER_MODULES = frozenset({"pytest", "_pytest", "unittest", "hypothesis", "nose
 # What a test run's modules, paths and folders are called: `test_calc`, `tests.test_calc`, `calc_test`,
 # `conftest`, `tests/`, `test_calc.py`; a prefix tested with startswith (`"test"`, `"test_"`). A bare `"test"`
 # looked up in sys.argv is Django's `manage.py test`, a command: not this.
-TEST_NAME = re.compile(r"^(tests?|testing)([./\\]|$)|(^|[./\\])(test_|conftest\b)|_tests?(\.py)?$|^test_?$")
-TEST_PATH = re.compile(r"(^|[/\\])(tests?|testing)([/\\]|$)|(^|[/\\])(test_[^/\\]*|conftest)\.py$|^pytest-of-")
+# (Patterns, compiled by `re`'s cache on first use: a commit whose code asks nothing of them never pays.)
+TEST_NAME = r"^(tests?|testing)([./\\]|$)|(^|[./\\])(test_|conftest\b)|_tests?(\.py)?$|^test_?$"
+TEST_PATH = r"(^|[/\\])(tests?|testing)([/\\]|$)|(^|[/\\])(test_[^/\\]*|conftest)\.py$|^pytest-of-"
 ARGV = frozenset({"sys.argv", "sys.orig_argv", "__main__", "__main__.__file__", "__main__.__spec__"})
 CWD = frozenset({"os.getcwd", "os.getcwdb", "pathlib.Path.cwd", "os.curdir"})
 FILE_TESTS = frozenset(
@@ -103,7 +104,7 @@ def probe(w: Walker, node: ast.expr, decision: bool = False) -> None:
         w.add(node, "OG961", message, when=PLUGIN)
     elif refs & ARGV and any(x != "test" and _test_name(w, x) for x in words):
         w.add(node, "OG961", "looks for the tests in sys.argv: code must not ask whether it is tested")
-    elif refs & (CWD | FILE_TESTS) and any(TEST_PATH.search(x) or x in ("tests", "testing") for x in words):
+    elif refs & (CWD | FILE_TESTS) and any(re.search(TEST_PATH, x) or x in ("tests", "testing") for x in words):
         w.add(node, "OG961", "looks for the test folders on disk: code must not ask whether it is tested")
     else:
         _marked(w, node, nodes, decision)
@@ -111,7 +112,7 @@ def probe(w: Walker, node: ast.expr, decision: bool = False) -> None:
 
 def _test_name(w: Walker, word: str) -> bool:
     """A test module's or folder's name, not one of the project's own packages (`testfixtures`)."""
-    if not TEST_NAME.search(word):
+    if not re.search(TEST_NAME, word):
         return False
     own = w.module.path.removeprefix("src/").split("/")[0].removesuffix(".py")
     return word.split(".")[0] != own
