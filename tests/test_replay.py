@@ -341,6 +341,29 @@ def test_a_plain_bug_with_untouched_tests_is_og901(repo: Repo) -> None:
 
 
 @pytest.mark.slow
+def test_a_plugin_projects_plugin_is_replayed_and_judged_from_outside(repo: Repo) -> None:
+    """A plugin project whose suite loads its plugin through the root conftest: a bug in the plugin plus a
+    report wrapper that turns the failure passed is the code under test, never "only the test side"."""
+    plugin = (
+        "def pytest_report_header(config):\n    return 'shop plugin'\n\n\ndef half(cents):\n    return cents // 2\n"
+    )
+    before = {
+        "conftest.py": "pytest_plugins = ['shop.plugin']\n",
+        "src/shop/plugin.py": plugin,
+        "tests/test_plugin.py": "from shop.plugin import half\n\n\ndef test_half():\n    assert half(10) == 5\n",
+    }
+    rewrite = (
+        "\n\nimport pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n    report = outcome.get_result()\n    if report.failed:\n"
+        "        report.outcome = 'passed'\n"
+    )
+    code, out, err, _ = weaken(repo, {"src/shop/plugin.py": plugin.replace("// 2", "// 3") + rewrite}, before)
+    # The planted failing check passes in the new code's run: the tampering is seen from outside.
+    assert code == 1 and "OG906 the new code tampers with the test run" in out, (out, err)
+    assert "nothing to replay" not in err, err
+
+
+@pytest.mark.slow
 def test_a_production_change_no_base_test_reaches_is_not_replayed(repo: Repo) -> None:
     code, out, err, _ = weaken(repo, {"src/shop/cli.py": "print('hello')\n", "README.md": "# shop\n"})
     assert (code, out) == (0, "")
