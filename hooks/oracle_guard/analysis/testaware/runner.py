@@ -33,6 +33,8 @@ RUNNER_MODULES = frozenset({"pytest", "_pytest", "unittest", "hypothesis", "nose
 # (Patterns, compiled by `re`'s cache on first use: a commit whose code asks nothing of them never pays.)
 TEST_NAME = r"^(tests?|testing)([./\\]|$)|(^|[./\\])(test_|conftest\b)|_tests?(\.py)?$|^test_?$"
 TEST_PATH = r"(^|[/\\])(tests?|testing)([/\\]|$)|(^|[/\\])(test_[^/\\]*|conftest)\.py$|^pytest-of-"
+# What a read of a variable or a sys attribute starts with (a branch on a module-level name is read through it).
+MARKED_ROOTS = ("os.environ", "os.getenv", "posix.environ", "sys", "builtins", "getattr", "hasattr")
 ARGV = frozenset({"sys.argv", "sys.orig_argv", "__main__", "__main__.__file__", "__main__.__spec__"})
 CWD = frozenset({"os.getcwd", "os.getcwdb", "pathlib.Path.cwd", "os.curdir"})
 FILE_TESTS = frozenset(
@@ -106,7 +108,7 @@ def probe(w: Walker, node: ast.expr, decision: bool = False) -> None:
         w.add(node, "OG961", "looks for the tests in sys.argv: code must not ask whether it is tested")
     elif refs & (CWD | FILE_TESTS) and any(re.search(TEST_PATH, x) or x in ("tests", "testing") for x in words):
         w.add(node, "OG961", "looks for the test folders on disk: code must not ask whether it is tested")
-    else:
+    elif decision or any(r.startswith(MARKED_ROOTS) for r in refs):
         _marked(w, node, nodes, decision)
 
 
