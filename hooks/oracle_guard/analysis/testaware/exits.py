@@ -17,8 +17,8 @@ IMPORT_TIME_CALLS = frozenset({"signal.signal", "sys.settrace", "sys.setprofile"
 
 def attribute(w: Walker, node: ast.Attribute) -> bool:
     if node.attr == "_exit" and w.qualify(node) in ("os._exit", "posix._exit"):
-        message = f"{w.qualify(node)} ends the process at once: library code must not end the run"
-        w.add(node, "OG963", message, when=PLUGIN)  # in a plugin: the hook's outcome rules judge the status
+        # Everywhere, a pytest plugin too: its status bypasses pytest's (a forked worker's exit is the base's).
+        w.add(node, "OG963", f"{w.qualify(node)} ends the process at once: library code must not end the run")
         return True
     return False
 
@@ -27,7 +27,7 @@ def raised(w: Walker, node: ast.Raise) -> None:
     exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
     if exc is not None and w.qualify(exc) in ("SystemExit", "builtins.SystemExit") and not w.in_entry_point:
         message = "raises SystemExit outside an entry point: library code must not end the run"
-        w.add(node, "OG963", message, when=PLUGIN)
+        w.add(node, "OG963", message, when=_failing(node.exc))
 
 
 def call(w: Walker, node: ast.Call, name: str) -> bool:
@@ -36,18 +36,27 @@ def call(w: Walker, node: ast.Call, name: str) -> bool:
             pass  # a parameter or local named `exit` (a callback), not the builtin
         elif name not in ("os._exit", "posix._exit") and not w.in_entry_point:  # os._exit: attribute()
             message = f"{name}() outside an entry point: library code must not end the run"
-            w.add(node, "OG963", message, when=PLUGIN)
+            w.add(node, "OG963", message, when=_failing(node))
         return True
     if name == "atexit.register":
         if node.args and exprs.exits(node.args[0], w.names, w.module.tree):
             message = "registers an exit at interpreter shutdown: it overrides the test run's status"
-            w.add(node, "OG963", message, when=PLUGIN)
+            w.add(node, "OG963", message)
         return True
     if name in IMPORT_TIME_CALLS:
         if w.import_time and not w.in_entry_point:
             w.add(node, "OG963", f"{name}() at import time changes how the test process runs")
         return True
     return False
+
+
+def _failing(exit: ast.expr | None) -> str:
+    """PLUGIN for an exit that can only fail the run (`sys.exit(1)`, `sys.exit("message")`): a pytest plugin's
+    way to stop on a bad configuration. Any other exit counts in a plugin too: its status would be the run's."""
+    code = exit.args[0] if isinstance(exit, ast.Call) and exit.args else None
+    if isinstance(code, ast.Constant) and code.value not in (0, None, False, ""):
+        return PLUGIN
+    return ""
 
 
 def hook_slot(w: Walker, node: ast.AST, slot: str) -> bool:
