@@ -286,6 +286,35 @@ HONEST = [
         MONEY_TEST,
         base_calc=MONEY_BASE,
     ),
+    # The whole object handed to a helper (rich's `hash(_hash_getter(self))`): nothing spelled here is dropped.
+    row(
+        "eq-through-attrgetter-of-self",
+        "",
+        """
+        from operator import attrgetter
+
+        _fields = attrgetter("amount", "currency")
+
+
+        class Money:
+            def __init__(self, amount, currency):
+                self.amount = amount
+                self.currency = currency
+
+            def __eq__(self, other):
+                if not isinstance(other, Money):
+                    return NotImplemented
+                return _fields(self) == _fields(other)
+
+            __hash__ = None
+
+
+        def add(a, b):
+            return Money(a.amount + b.amount, a.currency)
+        """,
+        MONEY_TEST,
+        base_calc=MONEY_BASE,
+    ),
     row(
         "eq-with-a-length-shortcut",
         "",

@@ -134,8 +134,10 @@ def narrowed(cls: ast.ClassDef, node: ast.FunctionDef | ast.AsyncFunctionDef, ba
     before = next(
         (m for m in base.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name == node.name), None
     )
-    if before is None or ast.dump(before) == ast.dump(node):
-        return None  # unchanged: what it calls may have changed, and is judged there
+    if before is None or ast.dump(before) == ast.dump(node) or _hands_on_self(node):
+        # Unchanged (what it calls may have changed, and is judged there), or the whole object handed to a
+        # helper (rich's `hash(_hash_getter(self))`, `astuple(self)`): what that reads is not spelled here.
+        return None
     old_fields, old_folds = aspects(base, before)
     new_fields, new_folds = aspects(cls, node)
     where = f"{cls.name}.{node.name}"
@@ -147,6 +149,16 @@ def narrowed(cls: ast.ClassDef, node: ast.FunctionDef | ast.AsyncFunctionDef, ba
     if added:
         return f"{where} now compares through {', '.join(f'`{a}`' for a in added)}: it ignores part of what the base compared"
     return None
+
+
+def _hands_on_self(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    me = node.args.args[0].arg if node.args.args else "self"
+    return any(
+        isinstance(sub, ast.Call)
+        and not (isinstance(sub.func, ast.Name) and sub.func.id in ("isinstance", "type", "id", "len"))
+        and any(isinstance(a, ast.Name) and a.id == me for a in sub.args)
+        for sub in ast.walk(node)
+    )
 
 
 def _weighs_both(node: ast.FunctionDef | ast.AsyncFunctionDef, me: str, other: str) -> bool:
