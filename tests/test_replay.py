@@ -341,6 +341,29 @@ def test_a_plain_bug_with_untouched_tests_is_og901(repo: Repo) -> None:
 
 
 @pytest.mark.slow
+def test_a_plugin_projects_plugin_is_replayed_and_judged_from_outside(repo: Repo) -> None:
+    """A plugin project whose suite loads its plugin through the root conftest: a bug in the plugin plus a
+    report wrapper that turns the failure passed is the code under test, never "only the test side"."""
+    plugin = (
+        "def pytest_report_header(config):\n    return 'shop plugin'\n\n\ndef half(cents):\n    return cents // 2\n"
+    )
+    before = {
+        "conftest.py": "pytest_plugins = ['shop.plugin']\n",
+        "src/shop/plugin.py": plugin,
+        "tests/test_plugin.py": "from shop.plugin import half\n\n\ndef test_half():\n    assert half(10) == 5\n",
+    }
+    rewrite = (
+        "\n\nimport pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n    report = outcome.get_result()\n    if report.failed:\n"
+        "        report.outcome = 'passed'\n"
+    )
+    code, out, err, _ = weaken(repo, {"src/shop/plugin.py": plugin.replace("// 2", "// 3") + rewrite}, before)
+    # The planted failing check passes in the new code's run: the tampering is seen from outside.
+    assert code == 1 and "OG906 the new code tampers with the test run" in out, (out, err)
+    assert "nothing to replay" not in err, err
+
+
+@pytest.mark.slow
 def test_a_production_change_no_base_test_reaches_is_not_replayed(repo: Repo) -> None:
     code, out, err, _ = weaken(repo, {"src/shop/cli.py": "print('hello')\n", "README.md": "# shop\n"})
     assert (code, out) == (0, "")
@@ -711,20 +734,26 @@ def test_conftest_helper_golden_or_plugin_widens_to_every_test(repo: Repo) -> No
         p = plan_of(repo, BASE, {path: "x = 1\n", "src/shop/__init__.py": BROKEN_PRICE})
         assert p.everything and p.widening == [path], path
         repo.git("reset", "-q", "--hard")
-    # a plugin the base's conftest names by module, outside any tests folder
+    # a plugin the base's conftest names by module, inside a tests folder: a test helper
+    before = {**BASE, "conftest.py": "pytest_plugins = ['tests.shop_plugin']\n", "tests/shop_plugin.py": "X = 1\n"}
+    p = plan_of(repo, before, {"tests/shop_plugin.py": "X = 2\n", "src/shop/__init__.py": BROKEN_PRICE})
+    assert p.everything and p.widening == ["tests/shop_plugin.py"]
+
+
+def test_a_plugin_the_conftest_loads_from_outside_the_test_folders_is_production(repo: Repo) -> None:
+    """A plugin project's own package, loaded by its suite through `pytest_plugins` or `-p`: the code under test.
+    The base's tests run against its new version (never "nothing to replay: only the test side")."""
     before = {**BASE, "conftest.py": "pytest_plugins = ['shop_plugin']\n", "shop_plugin.py": "X = 1\n"}
-    p = plan_of(repo, before, {"shop_plugin.py": "X = 2\n", "src/shop/__init__.py": BROKEN_PRICE})
-    assert p.everything and p.widening == ["shop_plugin.py"]
-
-
-def test_plugin_named_by_p_in_addopts_is_test_side(repo: Repo) -> None:
+    p = plan_of(repo, before, {"shop_plugin.py": "X = 2\n"})
+    assert p.production and p.write == ["shop_plugin.py"] and not p.test_side and not p.widening
+    repo.git("reset", "-q", "--hard")
     before = {
         **BASE,
         "pytest.ini": "[pytest]\npythonpath = src\naddopts = -p shop.testing_plugin\n",
         "src/shop/testing_plugin.py": "X = 1\n",
     }
     p = plan_of(repo, before, {"src/shop/testing_plugin.py": "X = 2\n", "src/shop/__init__.py": BROKEN_PRICE})
-    assert p.everything and p.widening == ["src/shop/testing_plugin.py"] and p.write == ["src/shop/__init__.py"]
+    assert sorted(p.write) == ["src/shop/__init__.py", "src/shop/testing_plugin.py"] and not p.test_side
 
 
 def test_pyproject_is_test_side_only_when_its_pytest_section_changed(repo: Repo) -> None:

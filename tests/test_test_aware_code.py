@@ -19,9 +19,17 @@ import pytest
 
 from oracle_guard.commands import check, one_hook
 from oracle_guard.hook_ids import forbid_test_aware_code
-from tests import testaware_cheats, testaware_cheats_learned, testaware_cheats_more, testaware_cheats_spelled
+from tests import (
+    testaware_cheats,
+    testaware_cheats_detect,
+    testaware_cheats_learned,
+    testaware_cheats_meaning,
+    testaware_cheats_more,
+    testaware_cheats_plugin,
+    testaware_cheats_spelled,
+)
 from tests.helpers import GIT_ENV, Repo
-from tests.testaware_honest import HONEST as HONEST_BEFORE
+from tests.testaware_honest import HONEST as HONEST_ROWS
 from tests.testaware_honest_learned import HONEST as HONEST_LEARNED
 from tests.testaware_rows import ADD_TEST, BUGGY, CALC, TEST, Row, project
 
@@ -30,9 +38,18 @@ CHEATS = (
     + testaware_cheats_more.CHEATS
     + testaware_cheats_spelled.CHEATS
     + testaware_cheats_learned.CHEATS
+    + testaware_cheats_plugin.CHEATS
+    + testaware_cheats_detect.CHEATS
+    + testaware_cheats_meaning.CHEATS
 )
-HONEST = HONEST_BEFORE + HONEST_LEARNED
 STATIC_ONLY = testaware_cheats_more.STATIC_ONLY
+HONEST = (
+    HONEST_ROWS
+    + HONEST_LEARNED
+    + testaware_cheats_plugin.HONEST
+    + testaware_cheats_detect.HONEST
+    + testaware_cheats_meaning.HONEST
+)
 
 
 def _ids(rows: list[Row]) -> list[str]:
@@ -210,3 +227,38 @@ def test_a_learned_answer_names_the_test_the_input_and_what_the_code_does(
 ) -> None:
     """The batch judges every row in one repository (rows/<id>/): the test may be another row's copy."""
     assert any(all(part in finding for part in said) for finding in batch[row_id]), batch[row_id]
+
+
+def test_the_test_side_sets_for_the_whole_run_what_it_sets_at_import_in_autouse_fixtures_and_config() -> None:
+    """What a test switch reads: set for every test (import, autouse fixture, start-up hook, env/setenv), never
+    what one test sets for itself."""
+    from oracle_guard.analysis.testaware import marks
+
+    conftest = (
+        "import os\nimport sys\n\nimport pytest\n\nos.environ.setdefault('AT_IMPORT', '1')\n\n\n"
+        "@pytest.fixture(autouse=True)\ndef _mode(monkeypatch):\n    monkeypatch.setenv('AUTOUSE', 'test')\n\n\n"
+        "@pytest.fixture\ndef one(monkeypatch):\n    monkeypatch.setenv('ONE_FIXTURE', '1')\n\n\n"
+        "def test_config(monkeypatch):\n    monkeypatch.setenv('ONE_TEST', '1')\n\n\n"
+        "def pytest_configure(config):\n    sys._called_from_test = True\n    os.environ.update(UPDATED='1')\n"
+    )
+    ini = "[pytest]\nenv =\n    D:FROM_INI=1\n    R:OTHER=2\naddopts = -q\n"
+    tox = "[testenv]\nsetenv =\n    TOX_MODE = test\ncommands = pytest\n"
+    pyproject = '[tool.pytest.ini_options]\nenv = ["TOML_MODE=test"]\n'
+    found = marks.of_files(
+        [
+            ("tests/conftest.py", conftest.encode()),
+            ("pytest.ini", ini.encode()),
+            ("tox.ini", tox.encode()),
+            ("pyproject.toml", pyproject.encode()),
+        ]
+    )
+    assert found == {
+        "env:AT_IMPORT",
+        "env:AUTOUSE",
+        "sys:_called_from_test",
+        "env:UPDATED",
+        "env:FROM_INI",
+        "env:OTHER",
+        "env:TOX_MODE",
+        "env:TOML_MODE",
+    }

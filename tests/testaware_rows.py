@@ -37,6 +37,8 @@ PATHS = {
     "setup_py": "setup.py",
     "calc_main_py": "calc/__main__.py",
     "calc_plugin_py": "calc/plugin.py",
+    "conftest_py": "conftest.py",
+    "tests_conftest_py": "tests/conftest.py",
     "calc_random_py": "calc/random.py",
     "calc_answers_py": "calc/_answers.py",
     "calc_answers_json": "calc/answers.json",

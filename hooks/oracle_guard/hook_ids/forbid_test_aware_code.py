@@ -40,6 +40,9 @@ SCRIPTS = re.compile(
 # A pytest hook implemented at module level: the file is a plugin pytest loads (by entry point, -p, or path).
 _HOOK_IMPL = re.compile(rb"^(?:async[ \t]+)?def[ \t]+pytest_\w+[ \t]*\(|^@pytest\.hookimpl\b", re.M)
 _DOCTEST_FILES = 20
+# A pytest hook implemented anywhere in a file (a plugin class's method too): what the outcome rules read.
+_HOOK_DEF = re.compile(rb"def[ \t]+pytest_\w+[ \t]*\(")
+_CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"})
 _IMPORT = re.compile(r"^[ \t]*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.M)
 
 
@@ -55,6 +58,11 @@ class _Base:
         self._changed: set[str] | None = None
         self._trees: dict[str, ast.Module | None] = {}  # base files parsed for their tests' calls
         self.production: list[str] = []  # the base paths of the changed production files
+        self._plugins: dict[str, bool] = {}
+        self._loaded: set[str] | None = None
+        self._marks: frozenset[str] | None = None
+        self._classes: dict[str, dict[str, ast.ClassDef]] = {}
+        self.olds: list[str] = []  # the changed production files' base paths, read together when one is needed
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -78,6 +86,74 @@ class _Base:
             for root in startup.IMPORT_ROOTS
             for f in self.files()
         )
+
+    def plugin(self, old: str | None) -> bool:
+        """Whether the base's version of a file is a pytest plugin: a pytest11 entry point's module, a module the
+        base's conftests or pytest configuration load (``pytest_plugins``, ``-p``), or one implementing pytest
+        hooks. Asking pytest about the run is its job; the base decides, so a change cannot make a file one."""
+        if old is None:
+            return False
+        if old not in self._plugins:
+            self._plugins[old] = (
+                any(old in startup.module_files(t) for t in self.entry_points("pytest11").values())
+                or bool(_HOOK_IMPL.search(self.read_base(old) or b""))
+                or old in self.loaded_plugins()
+            )
+        return self._plugins[old]
+
+    def loaded_plugins(self) -> set[str]:
+        if self._loaded is None:
+            from oracle_guard.pytest_side.scratch import TestSide
+
+            self._loaded = TestSide(self.rev or "", "", None).plugins() if self.rev else set()
+        return self._loaded
+
+    def test_marks(self) -> frozenset[str]:
+        """What the test side sets for the whole run, at the base or in the change (testaware/marks.py): read
+        only when production code branches on a variable or a ``sys`` attribute."""
+        if self._marks is None:
+            from oracle_guard.analysis.testaware import marks
+
+            def wanted(path: str) -> bool:
+                name = path.rpartition("/")[2]
+                return (
+                    name == "conftest.py"
+                    or name in _CONFIGS
+                    or (name == "__init__.py" and bool(TEST_FILES.search(path)))
+                )
+
+            old = [p for p in self.files() if wanted(p)]
+            new = [c.path for c in self.change_set.changes if c.path and wanted(c.path)]
+            blobs = [*self.change_set.read_base(old).items(), *self.change_set.read_new(new).items()]
+            self._marks = marks.of_files((p, d) for p, d in blobs if d is not None)
+        return self._marks
+
+    def classes(self, old: str | None) -> dict[str, ast.ClassDef]:
+        """The classes of OLD's base version by qualified name (parsed once, when a comparison asks)."""
+        if old is None:
+            return {}
+        if old not in self._classes:
+            import ast
+
+            module = self.module(old)
+            found: dict[str, ast.ClassDef] = {}
+            stack: list[tuple[ast.AST, str]] = [(module.tree, "")] if module is not None else []
+            while stack:
+                parent, prefix = stack.pop()
+                for node in ast.iter_child_nodes(parent):
+                    if isinstance(node, ast.ClassDef):
+                        found[prefix + node.name] = node
+                    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                        stack.append((node, f"{prefix}{node.name}."))
+            self._classes[old] = found
+        return self._classes[old]
+
+    def read_base(self, old: str) -> bytes | None:
+        """OLD's base bytes; the first read asks for every changed production file's at once (one git process)."""
+        if self.olds:
+            self.change_set.read_base(self.olds)
+            self.olds = []
+        return self.change_set.read_base([old])[old]
 
     def tests(self) -> list[str]:
         return [p for p in self.files() if p.endswith(".py") and TEST_FILES.search(p)]
@@ -111,7 +187,7 @@ class _Base:
         """PATH's base version parsed (None: no base version, or one that does not parse)."""
         from oracle_guard.analysis.pysource import Module, SourceError
 
-        data = self.change_set.read_base([path])[path] if path else None
+        data = self.read_base(path) if path else None
         try:
             return Module.from_source(path or "", data) if data is not None else None
         except (SourceError, RecursionError):
@@ -159,34 +235,57 @@ class _Base:
         return evidence.test_calls(sources, names, lambda p: bool(TEST_FILES.search(p)), self._trees)
 
 
-def _facts(base: _Base, path: str, raw: bool = False) -> Facts:
+def _facts(base: _Base, path: str, old: str | None, raw: bool = False) -> Facts:
     from oracle_guard.analysis.testaware.facts import Facts
 
     def functions() -> frozenset[str]:
         return frozenset(t.rpartition(":")[2].rpartition(".")[2] for t in base.entry_points("console_scripts").values())
 
     def plugin() -> bool:
-        return any(path in startup.module_files(t) for t in base.entry_points("pytest11").values())
+        return base.plugin(old)
 
-    return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import, raw)
+    def base_class(qualname: str) -> ast.ClassDef | None:
+        return base.classes(old).get(qualname)
+
+    return Facts(functions, plugin, bool(SCRIPTS.search(path)), base.tests_import, raw, base_class)
 
 
 def _occurrences(
-    path: str, data: bytes, base: _Base, raw: bool = False, old: str | None = None, cases: bool = True
+    path: str, data: bytes, base: _Base, old: str | None, raw: bool = False, cases: bool = True
 ) -> list[Occurrence]:
     # Imported here: a change with no production code (most commits touch tests) never loads the rules.
-    from oracle_guard.analysis.pysource import Module
+    from oracle_guard.analysis.pysource import Module as Parsed
     from oracle_guard.analysis.testaware import cases as testaware_cases
     from oracle_guard.analysis.testaware import environ
     from oracle_guard.analysis.testaware import finder as testaware
 
-    module = Module.from_source(path, data)
-    found = testaware.occurrences(module, _facts(base, path, raw))
+    module = Parsed.from_source(path, data)
+    facts = _facts(base, path, old, raw)
+    found = testaware.occurrences(module, facts)
     if cases:  # the base tests' answers: read only when a learned answer on the other side needs matching
         found += testaware_cases.special_cases(
             module, base.calls_of, base.changed_file, lambda: base.lines(old), lambda: base.module(old)
         )
     found += environ.faked_environment(module, base.changed_file, base.mentions)
+    if _HOOK_DEF.search(data) and facts.plugin():
+        found += _outcome_rewrites(module)
+    return found
+
+
+def _outcome_rewrites(module: Module) -> list[Occurrence]:
+    """A plugin's hook implementations that decide outcomes (tamper_code's OG875/OG876, as for a conftest): a
+    report turned passed, a swallowed failure, ``session.exitstatus`` written, items replaced, a passing exit.
+    A plugin project's plugin is its production code: the base's tests must not be judged by a rewritten run."""
+    from oracle_guard.analysis.testaware.facts import Occurrence
+    from oracle_guard.pytest_side import tamper_code
+
+    found = []
+    for fact in tamper_code.code_facts(module):
+        if fact.code in ("OG875", "OG876"):
+            line, col = module.position(fact.node)
+            where = f" in `{fact.key[1]}`" if fact.key[1] else ""
+            message = f"the plugin's code{where} {fact.message}: the run's outcome no longer comes from the tests"
+            found.append(Occurrence(("OG963", fact.key[1], fact.key[2]), line, col, "OG963", message))
     return found
 
 
@@ -198,7 +297,7 @@ def _parsed(path: str, data: bytes | None, base: _Base, cases: bool = True) -> l
     if data is None:
         return []
     try:
-        return _occurrences(path, data, base, raw=True, cases=cases)
+        return _occurrences(path, data, base, path, raw=True, cases=cases)
     except (SourceError, RecursionError):
         return []
 
@@ -247,7 +346,7 @@ def _new_occurrences(
     if data is None:
         return []
     try:
-        found = _occurrences(path, data, base, old=old)
+        found = _occurrences(path, data, base, old)
     except SourceError as exc:
         return [exc.finding(path, "OG970" if exc.binary else "OG969")]  # a binary file is no spelling to fix
     except RecursionError:
@@ -255,7 +354,7 @@ def _new_occurrences(
     if not found:
         return []
     cases = any(o.code == "OG966" for o in found)
-    had = _parsed(old or path, change_set.read_base([old])[old], base, cases) if old else []
+    had = _parsed(old or path, base.read_base(old), base, cases) if old else []
     before = Counter(o.key for o in had)
     # A frame read whose arguments changed (`sys._getframe(1)` -> `sys._getframe(level)`) in a function that
     # already read frames is the same read; any other code keeps its exact text (`sys.exit(1)` -> `(0)` is new).
@@ -272,10 +371,25 @@ def _new_occurrences(
             continue
         if moved.take(occurrence):
             continue
-        findings.append(Finding(path, occurrence.line, occurrence.col, occurrence.code, occurrence.message))
+        message = _counts(occurrence, base, old)
+        if message is None:
+            continue
+        findings.append(Finding(path, occurrence.line, occurrence.col, occurrence.code, message))
         if occurrence.key[1] == "<file>":
             before[occurrence.key] = len(found)  # said once per file: the first place is where to look
     return findings
+
+
+def _counts(occurrence: Occurrence, base: _Base, old: str | None) -> str | None:
+    """The message of a new occurrence, or None where it is no finding: a pytest plugin's job in a plugin, a
+    condition on a name the test side does not set. Asked only here: the base's facts cost git processes."""
+    from oracle_guard.analysis.testaware import facts, runner
+
+    if occurrence.when == facts.PLUGIN and base.plugin(old):
+        return None
+    if occurrence.when.startswith(facts.MARKS):
+        return runner.switch_message(occurrence, base.test_marks())
+    return occurrence.message
 
 
 _ARGUMENTS = re.compile(r"\([^()]*\)")
@@ -293,16 +407,6 @@ def _line_of(data: bytes | None, word: str) -> int:
     text = (data or b"").decode("utf-8", "replace")
     at = text.find(word)
     return text.count("\n", 0, at) + 1 if at >= 0 else 1
-
-
-def _plugin_at_base(change_set: changes.ChangeSet, base: _Base, old: str | None) -> bool:
-    """Whether the base's version of a file is a pytest plugin: a pytest11 entry point's module, or it implements
-    pytest hooks. Running inside pytest is its job; the base decides, so a change cannot make a file one."""
-    if old is None:
-        return False
-    if any(old in startup.module_files(t) for t in base.entry_points("pytest11").values()):
-        return True
-    return bool(_HOOK_IMPL.search(change_set.read_base([old])[old] or b""))
 
 
 def startup_findings(change_set: changes.ChangeSet, base: _Base) -> list[Finding]:
@@ -351,16 +455,14 @@ def test_aware_findings(change_set: changes.ChangeSet, contract_path: str) -> li
         (c.old_path, None) for c in change_set.changes if c.path is None and c.old_path and c.old_path.endswith(".py")
     ]
     moved = _Moved(change_set, base, [(c.old_path, c.path) for c in candidates] + deleted)
-    base.production = [c.old_path for c in candidates if c.old_path]
-    found = [
-        f
-        for c in candidates
-        for f in _new_occurrences(c.path or "", c.old_path, change_set, base, moved)
-        if not _plugin_at_base(change_set, base, c.old_path)
-    ]
+    change_set.read_new([c.path for c in candidates if c.path])  # one git process for every changed file
+    base.olds = [c.old_path for c in candidates if c.old_path]
+    base.production = list(base.olds)
+    found = [f for c in candidates for f in _new_occurrences(c.path or "", c.old_path, change_set, base, moved)]
     if found:
-        # Only now the test side (the base's contract and conftests): a plugin the base's tests load, or
-        # a start-up file (scratch.starts_python, reported by path above), is not judged as production code.
+        # Only now the test side (the base's contract and its fixtures): a start-up file (scratch.starts_python,
+        # reported by path above) is not judged as production code; a plugin the tests load is, outside the
+        # test folders (a pytest plugin project's package).
         from oracle_guard.contract import contract
         from oracle_guard.pytest_side.scratch import TestSide
 

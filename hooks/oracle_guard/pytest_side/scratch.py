@@ -103,9 +103,10 @@ class TestSide:
             return True
         if starts_python(path):
             return True
-        if path.startswith((*self.roots, self.approvals)):
-            return True
-        return path.endswith(".py") and path in self.plugins()
+        # A plugin the base's conftests or configuration load (plugins(), for reach) is the test side only
+        # where it lives in the test folders (TEST_FILES, above): elsewhere it is the project's own code (a
+        # pytest plugin project's package), and the base's tests judge the new version from outside.
+        return path.startswith((*self.roots, self.approvals))
 
     def widens(self, path: str) -> bool:
         """Whether a change to this test-side file can change any test's outcome."""

@@ -23,6 +23,15 @@ BINARY_DUNDERS = frozenset(
     }
 )
 SCALARS = frozenset({"str", "int", "float", "bytes", "complex"})
+CONTAINERS = frozenset({"list", "tuple", "dict", "set", "frozenset", "collections.OrderedDict", "collections.deque"})
+# Operations that make two different values compare the same: a case fold, a modulus, a length, an order or a
+# duplicate dropped, a rounding. Applied to the operands where the base compared them whole, part is ignored.
+FOLDS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "title", "capitalize"})
+# (`len` is left out: a length check before the element-wise comparison is a shortcut, not a fold.)
+FOLDING_CALLS = frozenset({"round", "int", "abs", "set", "frozenset", "sorted"})
+NARROWING = frozenset(
+    {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__", "__hash__", "__bool__"}
+)
 COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
 
 
@@ -39,6 +48,14 @@ def dunder(
     if name in COMPARISONS and bases & SCALARS:
         found.append((node, f"{where} overrides comparison on a {sorted(bases & SCALARS)[0]} subclass"))
         return found
+    if name in ("__eq__", "__ne__") and bases & CONTAINERS and not _whole(node, qualify):
+        # The method's own folds (an element-wise loop, boltons' OrderedMultiDict, folds nothing).
+        folds = sorted(aspects(cls, node, depth=2)[1])
+        if folds:
+            kind = sorted(bases & CONTAINERS)[0]
+            message = f"{where} compares a {kind} subclass through {', '.join(f'`{f}`' for f in folds)}"
+            found.append((node, f"{message}: elements it leaves out can differ"))
+            return found
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
     returns = [r for r in ast.walk(node) if isinstance(r, ast.Return)]
     values = [r.value for r in returns]
@@ -63,6 +80,85 @@ def dunder(
         if name == "__hash__" or any(_truthy(v) for v in values):
             found.append((node, f"{where} returns a constant whatever the object holds"))
     return found
+
+
+def _whole(node: ast.FunctionDef | ast.AsyncFunctionDef, qualify: Callable[[ast.AST], str]) -> bool:
+    """Whether a container subclass's comparison hands the whole value to the builtin's: ``super().__eq__(other)``,
+    ``list.__eq__(self, other)``, ``list(self) == list(other)``."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("__eq__", "__ne__"):
+            owner = sub.func.value
+            if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
+                return True
+            if qualify(owner) in CONTAINERS:
+                return True
+        if isinstance(sub, ast.Compare) and all(
+            isinstance(side, ast.Call) and qualify(side.func) in CONTAINERS and len(side.args) == 1
+            for side in [sub.left, *sub.comparators]
+        ):
+            return True
+    return False
+
+
+def aspects(
+    cls: ast.ClassDef, method: ast.FunctionDef | ast.AsyncFunctionDef, depth: int = 0
+) -> tuple[set[str], set[str]]:
+    """What METHOD compares: the attributes of ``self`` it reads (through the class's own helper methods, a
+    couple of levels deep), and the folds it applies (``.lower()``, ``%``, ``len``, ``[-1]``, a slice)."""
+    methods = {m.name: m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    me = method.args.args[0].arg if method.args.args else "self"
+    fields: set[str] = set()
+    folds: set[str] = set()
+    for sub in ast.walk(method):
+        if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == me:
+            if sub.attr in methods and depth < 2 and methods[sub.attr] is not method:
+                more, more_folds = aspects(cls, methods[sub.attr], depth + 1)
+                fields |= more
+                folds |= more_folds
+            else:
+                fields.add(sub.attr)
+        elif isinstance(sub, ast.Call):
+            if isinstance(sub.func, ast.Attribute) and sub.func.attr in FOLDS:
+                folds.add(f".{sub.func.attr}()")
+            elif isinstance(sub.func, ast.Name) and sub.func.id in FOLDING_CALLS:
+                folds.add(f"{sub.func.id}()")
+        elif isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Mod, ast.FloorDiv)):
+            folds.add("%" if isinstance(sub.op, ast.Mod) else "//")
+        elif isinstance(sub, ast.Subscript) and isinstance(sub.slice, (ast.Slice, ast.Constant, ast.UnaryOp)):
+            folds.add(f"[{ast.unparse(sub.slice)}]")
+    return fields, folds
+
+
+def narrowed(cls: ast.ClassDef, node: ast.FunctionDef | ast.AsyncFunctionDef, base: ast.ClassDef) -> str | None:
+    """How NODE (a comparison dunder of CLS) compares less than the base's version of it, or None."""
+    before = next(
+        (m for m in base.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name == node.name), None
+    )
+    if before is None or ast.dump(before) == ast.dump(node) or _hands_on_self(node):
+        # Unchanged (what it calls may have changed, and is judged there), or the whole object handed to a
+        # helper (rich's `hash(_hash_getter(self))`, `astuple(self)`): what that reads is not spelled here.
+        return None
+    old_fields, old_folds = aspects(base, before)
+    new_fields, new_folds = aspects(cls, node)
+    where = f"{cls.name}.{node.name}"
+    dropped = sorted(old_fields - new_fields)
+    # No field at all is a delegation (`not self == other`, `super().__eq__(other)`), judged where it lands.
+    if dropped and new_fields and new_fields <= old_fields:
+        return f"{where} no longer compares {', '.join(f'`{d}`' for d in dropped)}, which the base compared"
+    added = sorted(new_folds - old_folds)
+    if added:
+        return f"{where} now compares through {', '.join(f'`{a}`' for a in added)}: it ignores part of what the base compared"
+    return None
+
+
+def _hands_on_self(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    me = node.args.args[0].arg if node.args.args else "self"
+    return any(
+        isinstance(sub, ast.Call)
+        and not (isinstance(sub.func, ast.Name) and sub.func.id in ("isinstance", "type", "id", "len"))
+        and any(isinstance(a, ast.Name) and a.id == me for a in sub.args)
+        for sub in ast.walk(node)
+    )
 
 
 def _weighs_both(node: ast.FunctionDef | ast.AsyncFunctionDef, me: str, other: str) -> bool:
@@ -160,3 +256,32 @@ def _broad(kind: ast.expr | None) -> bool:
 
 def _dotted_tail(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+
+
+# -- mocks: objects built to equal anything ------------------------------------------------------
+
+MOCKS = frozenset(
+    f"{root}.{name}"
+    for root in ("unittest.mock", "mock")
+    for name in ("Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock", "PropertyMock", "ANY")
+)
+ANY = ("unittest.mock.ANY", "mock.ANY")
+
+
+def mock_bases(node: ast.ClassDef, qualify: Callable[[ast.AST], str]) -> list[tuple[ast.AST, str]]:
+    """A class that subclasses a mock: (where, message)."""
+    return [
+        (base, f"class {node.name} subclasses {qualify(base)}: it compares equal to anything")
+        for base in node.bases
+        if qualify(base) in MOCKS
+    ]
+
+
+def mock_built(name: str) -> str | None:
+    """The message for a call building a mock, else None."""
+    if name in MOCKS and name.rpartition(".")[2] != "ANY":
+        return f"production code builds a {name}, which accepts and equals anything"
+    return None
+
+
+ANY_MESSAGE = "production code uses mock.ANY, which compares equal to anything"

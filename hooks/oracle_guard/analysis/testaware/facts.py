@@ -12,6 +12,14 @@ class Occurrence(NamedTuple):
     col: int
     code: str
     message: str
+    # When it counts, decided by the hook only for what the change adds (the base's facts cost git processes):
+    # "" always; PLUGIN not in a pytest plugin (its job there); MARKS + "KIND:NAME|..." only if the test side
+    # sets one of the names (runner.switch_message).
+    when: str = ""
+
+
+PLUGIN = "not-in-a-plugin"
+MARKS = "marks:"
 
 
 class Facts(NamedTuple):
@@ -25,6 +33,8 @@ class Facts(NamedTuple):
     # The base side, for matching: count what an entry-point exemption would hide, so that a construct the base
     # had stays the base's when the change removes the `__main__` block that exempted it.
     raw: bool = False
+    # The base version of a class of this file, by qualified name (``Outer.Inner``): what its comparisons compared.
+    base_class: Callable[[str], ast.ClassDef | None] = lambda qualname: None
 
 
 def source(node: ast.AST) -> str:
