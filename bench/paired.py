@@ -19,7 +19,7 @@ how noisy the machine was):
     A: python -c pass
     B: python -c 'sum(range(10**7))'
     5 pairs after 1 warm-up each (A then B), min median max
-    peak floor MiB 14.9 (this process's own peak: a child's peak cannot read below it)
+    peak floor MiB 15.1 (this process's resident size: a small command's peak reads as this)
     A wall s         0.0278     0.0284     0.0398
     A cpu s          0.0114     0.0118     0.0151
     A user s         0.0039     0.0076     0.0118
@@ -31,8 +31,10 @@ how noisy the machine was):
     A/B wall         0.0830     0.0902     0.1138
     A/B cpu          0.0870     0.0904     0.1080
 
-The peak floor: Linux carries the forking process's peak into the child's
-accounting (fork, then exec), so a small command reads as this script's size.
+The peak floor: Linux carries the forking process's resident size into the
+child's accounting (fork, then exec), so a small command's peak reads as about
+this script's size when it started the child (the largest such size is
+printed; where /proc is missing, this process's own peak).
 Without --vs only A's lines are printed.  Exit status: 0 every run was started
 and reaped (the commands' own exit codes are printed, not acted on); 2 unusable
 arguments or a command that cannot be started (one line on stderr); 3 the
@@ -89,7 +91,7 @@ class Result:
     a: list[Run] = field(default_factory=list)
     b: list[Run] = field(default_factory=list)  # empty without B; else as long as a (whole pairs only)
     timed_out: bool = False
-    floor: float = 0.0  # MiB: this process's own peak when the runs ended (see the module docstring)
+    floor: float = 0.0  # MiB: this process's largest resident size at a start (see the module docstring)
 
 
 def _check_startable(command: Sequence[str], cwd: str | None) -> None:
@@ -100,6 +102,16 @@ def _check_startable(command: Sequence[str], cwd: str | None) -> None:
         program = os.path.join(cwd, program)
     if shutil.which(program) is None:
         raise PairedError(f"cannot start {shlex.join(command)}: {command[0]} is not an executable file or on PATH")
+
+
+def _resident_mib() -> float:
+    """This process's resident size now: what a child it starts inherits in its peak (not our own peak, which
+    carries the size of whatever started us)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * resource.getpagesize() / (1024 * 1024)
+    except (OSError, IndexError, ValueError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * MAXRSS_TO_MIB
 
 
 def _kill_group(pid: int) -> None:
@@ -176,6 +188,7 @@ def pair_runs(
         for index in range(warmup + runs):
             done: list[Run] = []
             for command in commands:
+                result.floor = max(result.floor, _resident_mib())
                 run = _run_once(command, cwd, env, sink, deadline - time.monotonic())
                 if run is None:
                     result.timed_out = True
@@ -188,7 +201,6 @@ def pair_runs(
     finally:
         if not isinstance(sink, int):
             sink.close()
-        result.floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * MAXRSS_TO_MIB
     return result
 
 
@@ -223,7 +235,9 @@ def report(result: Result, a: Sequence[str], b: Sequence[str] | None, warmup: in
     lines = [f"A: {shlex.join(a)}"] + ([f"B: {shlex.join(b)}"] if b is not None else [])
     kind = "pairs" if b is not None else "runs"
     lines.append(f"{len(result.a)} {kind} after {warmup} warm-up each{' (A then B)' if b else ''}, min median max")
-    lines.append(f"peak floor MiB {result.floor:.1f} (this process's own peak: a child's peak cannot read below it)")
+    lines.append(
+        f"peak floor MiB {result.floor:.1f} (this process's resident size: a small command's peak reads as this)"
+    )
     table = summarize(result)
     for side, found in (("A", result.a), ("B", result.b)):
         if not found:
