@@ -12,13 +12,13 @@ working copy you care about, nor at a clone another bench uses).  Per suite:
   five-test change); `oracle-guard check --mutate` with every static hook
   skipped judges it once verbosely (mutants, caught, lived, seconds: the
   mutants per second are end to end, pytest start-ups included), then
-  `farm-bench` pairs it with one plain `python -m pytest -q MODULE` (A/B per
-  pair, medians of --runs);
+  paired runs (bench/paired.py) pair it with one plain `python -m pytest -q
+  MODULE` (A/B per pair, medians of --runs);
 - weakened: the same five tests' bodies become `pass`; one verbose run says
   how many OG910 findings the differential gives on a real suite.
 
 Needs: pytest and the suites' test dependencies in this interpreter, oracle-guard
-installed in it, and farm-bench on PATH.
+installed in it.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ import re
 import shutil
 import subprocess
 import sys
+
+from paired import PairedError, pair_runs, summarize  # bench/ is the script's folder: first on sys.path
 
 from oracle_guard.hook_ids import registry
 
@@ -91,22 +93,19 @@ def figures(err: str) -> dict[str, float]:
 
 
 def paired(root: str, module: str, env: dict[str, str], runs: int) -> dict[str, str]:
-    a = f"{oracle_guard()} check --mutate --skip {STATIC} --base HEAD"
-    b = f"{sys.executable} -m pytest -q -p no:cacheprovider {module}"
-    proc = subprocess.run(
-        ("farm-bench", "-n", str(runs), "--warmup", "0", "--timeout", "3000", "--vs", b, "--", *a.split()),
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    medians = {}
-    for line in proc.stdout.splitlines():
-        parts = line.split()  # "A wall s  min median max", "A/B wall  min median max"
-        if len(parts) >= 5 and parts[0] in ("A", "B", "A/B") and parts[1] in ("wall", "cpu"):
-            medians[f"{parts[0]} {parts[1]}"] = parts[-2]
-    if not medians:
-        medians["farm-bench"] = (proc.stdout + proc.stderr).strip()[-400:]
+    a = [oracle_guard(), "check", "--mutate", "--skip", STATIC, "--base", "HEAD"]
+    b = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", module]
+    try:
+        result = pair_runs(a, b, runs=runs, warmup=0, timeout=3000, cwd=root, env=env)
+    except PairedError as error:
+        return {"paired": str(error)}
+    medians = {
+        name: f"{mid:.2f}"
+        for name, (_, mid, _) in summarize(result).items()
+        if name.split()[0] in ("A", "B", "A/B") and name.split()[1] in ("wall", "cpu")
+    }
+    if result.timed_out:
+        medians["paired"] = f"{len(result.a)} whole pair(s) within the 3000 s bound"
     return medians
 
 
@@ -137,7 +136,7 @@ def suite(name: str, root: str, module: str, runs: int, only: str | None = None)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", action="append", default=[], metavar="NAME=ROOT:MODULE")
-    parser.add_argument("--runs", type=int, default=3, help="paired runs for farm-bench (0: none)")
+    parser.add_argument("--runs", type=int, default=3, help="paired runs of check --mutate and pytest (0: none)")
     parser.add_argument("--only", choices=("honest", "weakened"), help="run one of the two changes")
     args = parser.parse_args()
     for spec in args.suite:

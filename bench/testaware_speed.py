@@ -5,8 +5,8 @@
 A throwaway clone of this repository's HEAD gets three commits, each judged
 against its parent: a test-only change (a helper added to one test module),
 one production file changed (about 300 lines), three production files
-changed (about 1,150 lines).  For each, `farm-bench` pairs (medians of the
-pairwise CPU and wall ratios):
+changed (about 1,150 lines).  For each, paired runs (bench/paired.py: medians
+of the pairwise CPU and wall ratios):
 
   hook   this install's `check`       vs the same skipping forbid-test-aware-code
   before this install's `check`       vs BEFORE's `check` (an install of the code before the hook)
@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
 from bench_git import GIT_ENV  # bench/ is the script's folder: first on sys.path
+from paired import PairedError, pair_runs, summarize
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HELPER = "\n\ndef _extra_helper(value: int) -> int:\n    return value + 1\n"
@@ -40,7 +40,6 @@ SCENARIOS = {
         "hooks/oracle_guard/contract/contract.py",
     ],
 }
-RATIO = re.compile(r"^A/B (cpu|wall)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", re.M)
 
 
 def git(cwd: str, *args: str) -> None:
@@ -48,16 +47,16 @@ def git(cwd: str, *args: str) -> None:
 
 
 def pair(cwd: str, a: list[str], b: list[str], runs: int) -> str:
-    proc = subprocess.run(
-        ["farm-bench", "-n", str(runs), "--timeout", "900", "--vs", " ".join(b), "--", *a],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-    )
-    found = {kind: (low, mid, high) for kind, low, mid, high in RATIO.findall(proc.stdout)}
-    if not found:
-        return f"farm-bench said: {(proc.stdout + proc.stderr).strip().splitlines()[-1:]}"
-    return ", ".join(f"{k} {mid}x (min {low}, max {high})" for k, (low, mid, high) in found.items())
+    try:
+        result = pair_runs(a, b, runs=runs, timeout=900, cwd=cwd)
+    except PairedError as error:
+        return f"paired runs failed: {error}"
+    table = summarize(result)
+    if "A/B cpu" not in table:
+        return "paired runs: no whole pair within the 900 s bound"
+    late = f" ({len(result.a)} pairs: the 900 s bound ended it)" if result.timed_out else ""
+    found = {kind: table[f"A/B {kind}"] for kind in ("cpu", "wall")}
+    return ", ".join(f"{k} {mid:.2f}x (min {low:.2f}, max {high:.2f})" for k, (low, mid, high) in found.items()) + late
 
 
 def main() -> int:
