@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from oracle_guard.contract import unstable_ids
 from oracle_guard.probes.flips import gate as flips
-from oracle_guard.probes.replay import doctests, ledger, red
+from oracle_guard.probes.replay import base_cache, doctests, ledger, red
 from oracle_guard.probes.replay import run as replay_run
 from oracle_guard.pytest_side import scratch, selection
 from oracle_guard.repo import changes
@@ -145,6 +145,8 @@ def _replay(
     runs = replay_run.Runs(
         tempfile.mkdtemp(prefix="logs-", dir=tree.root), deadline, replay_run.jobs(args.jobs), CANARIES
     )
+    # The interpreter's fingerprint (the cache's key) is asked while the trees are built.
+    cache = base_cache.start(args.python, change_set.base or "", change_set.base_label, CANARIES, tree.root)
     try:
         # A change to the test side alone has no new code to lay over the base: the base run is both sides.
         sides = ("base", "new") if the_plan.production else ("base",)
@@ -152,7 +154,7 @@ def _replay(
         trees = {s: getattr(tree, s) for s in sides}
         replay_run.seed_hypothesis_cache(list(trees.values()))
         chosen_args = list(chosen.modules)
-        python, origin, results, fixed = replay_run.run_somewhere(args.python, trees, chosen_args, runs)
+        python, origin, results, fixed = base_cache.main_run(cache, args.python, trees, chosen_args, runs)
         replay_run.keep_hypothesis_cache(tree.base)
         base = results["base"]
         new = results.get("new", base)
@@ -231,6 +233,8 @@ def _replay(
         findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
         return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
     finally:
+        if cache is not None:
+            cache.close()
         tree.cleanup()
 
 
