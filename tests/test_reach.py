@@ -231,9 +231,7 @@ def test_a_changelog_only_a_release_script_names_replays_nothing(repo: Repo) -> 
         ("tests/conftest.py", ("tests/test_notes.py", "tests/test_other.py", "tests/test_shop.py")),
     ],
 )
-def test_a_changelog_a_test_could_read_selects_those_tests(
-    repo: Repo, reader: str, selected: tuple[str, ...]
-) -> None:
+def test_a_changelog_a_test_could_read_selects_those_tests(repo: Repo, reader: str, selected: tuple[str, ...]) -> None:
     test = "import notes\n\ndef test_notes():\n    assert notes.NOTES\n" if reader == "src/notes.py" else ""
     test = test or "def test_notes():\n    assert open('CHANGELOG.md').read()\n"
     before = {

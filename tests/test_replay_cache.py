@@ -16,7 +16,9 @@ from tests.test_replay_canaries import BASE as CALC_BASE
 from tests.test_replay_canaries import CHEATS, plain_pytest
 
 WARM = "the base side's outcomes from the cache"
-HONEST = {"src/shop/__init__.py": shop("return name.title()", "return ' '.join(w.capitalize() for w in name.split(' '))")}
+HONEST = {
+    "src/shop/__init__.py": shop("return name.title()", "return ' '.join(w.capitalize() for w in name.split(' '))")
+}
 CHEAT = WEAKENINGS["expected value through .lower()"]
 
 
@@ -131,9 +133,7 @@ def test_a_cache_folder_inside_the_work_tree_is_refused(
 
 def test_an_entry_is_read_only_in_its_exact_format(tmp_path: Path) -> None:
     fixed = [["-q"], ["-q", "-p", "no:randomly"]]
-    sound = ledger.Result(
-        {"t.py::a": ledger.Outcome("passed", "t.py", 1, "")}, {}, 1, "", ("t.py::a",), 1, {}, False
-    )
+    sound = ledger.Result({"t.py::a": ledger.Outcome("passed", "t.py", 1, "")}, {}, 1, "", ("t.py::a",), 1, {}, False)
     base_cache.write(str(tmp_path), "k", ["-q"], sound)
     assert base_cache.read(str(tmp_path), "k", fixed) == base_cache.Entry(("-q",), dict(sound.items))
     assert base_cache.read(str(tmp_path), "other", fixed) is None  # missing

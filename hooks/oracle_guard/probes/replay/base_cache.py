@@ -342,5 +342,7 @@ def _warm_base(
         notice("oracle-replay: the cached base side disagrees with the base's own run; the base side runs whole")
         return None
     again = f", {len(verify)} run again at the base" if verify else ""
-    notice(f"oracle-replay: the base side's outcomes from the cache ({len(base.items) - len(verify)} cached passes{again})")
+    notice(
+        f"oracle-replay: the base side's outcomes from the cache ({len(base.items) - len(verify)} cached passes{again})"
+    )
     return base
