@@ -197,7 +197,7 @@ def _prune(where: str) -> None:
                 os.remove(entry.path)
 
 
-def to_verify(collection: ledger.Result, entry: Entry, new: ledger.Result | None) -> list[str] | None:
+def to_verify(collection: ledger.Result, entry: Entry, new: ledger.Result) -> list[str] | None:
     """The collected base tests whose cached outcome cannot be taken on the entry's word; None: no usable collection.
 
     A cached pass is taken only where the new side passes the same test (it can then only add
@@ -209,12 +209,13 @@ def to_verify(collection: ledger.Result, entry: Entry, new: ledger.Result | None
     verify = []
     for node in collection.collected:
         cached = entry.items.get(node)
-        after = new.items.get(node) if new is not None else None
+        after = new.items.get(node)
         trusted = (
             cached is not None
             and cached.outcome == "passed"
             and cached.path == node.partition("::")[0]
-            and (new is None or (after is not None and after.outcome == "passed"))
+            and after is not None
+            and after.outcome == "passed"
         )
         if not trusted:
             verify.append(node)
@@ -301,24 +302,27 @@ def main_run(
     cache: Cache | None, explicit: str | None, trees: dict[str, str], args: list[str], runs: replay_run.Runs
 ) -> tuple[str, str, dict[str, ledger.Result], list[str]]:
     """The replay's main run, (python, origin, results, fixed options): from the cache where it holds, else cold."""
-    entry = cache.entry_for([*replay_run.PYTEST_ARGS, *replay_run.NO_RANDOM_ORDER, *args]) if cache else None
-    if cache is None or entry is None:
+    # With no new side (a change to the test side alone) a cached pass could hide an OG907: no cache.
+    usable = cache if cache is not None and "new" in trees else None
+    entry = usable.entry_for([*replay_run.PYTEST_ARGS, *replay_run.NO_RANDOM_ORDER, *args]) if usable else None
+    if usable is None or entry is None:
         python, origin, results, fixed = replay_run.run_somewhere(explicit, trees, args, runs)
-        if cache is not None:
-            cache.keep(python, fixed, results["base"])
+        if usable is not None:
+            usable.keep(python, fixed, results["base"])
         return python, origin, results, fixed
-    python, fixed = cache.python, list(entry.fixed)
-    plan = {"base": (trees["base"], [*fixed, "--collect-only", *args], False)}
-    if "new" in trees:
-        plan["new"] = (trees["new"], [*fixed, *args], True)
+    python, fixed = usable.python, list(entry.fixed)
+    plan = {
+        "base": (trees["base"], [*fixed, "--collect-only", *args], False),
+        "new": (trees["new"], [*fixed, *args], True),
+    }
     got = runs.run_each(python, plan, "run")
-    new = got.get("new")
-    base = _warm_base(python, trees["base"], fixed, runs, got["base"], entry, new, cache.canaries)
+    new = got["new"]
+    base = _warm_base(python, trees["base"], fixed, runs, got["base"], entry, new, usable.canaries)
     if base is None:
         # The base side whole, as without a cache (the new side's run is the one a cold replay makes).
         base = runs.run(python, {"base": trees["base"]}, [*fixed, *args], "run")["base"]
-        cache.keep(python, fixed, base)
-    return python, cache.origin, {"base": base, **({"new": new} if new is not None else {})}, fixed
+        usable.keep(python, fixed, base)
+    return python, usable.origin, {"base": base, "new": new}, fixed
 
 
 def _warm_base(
@@ -328,13 +332,18 @@ def _warm_base(
     runs: replay_run.Runs,
     collection: ledger.Result,
     entry: Entry,
-    new: ledger.Result | None,
+    new: ledger.Result,
     canaries: bool,
 ) -> ledger.Result | None:
-    if new is not None and ledger.broken(new):
+    if ledger.broken(new):
         return None  # OG904/OG906 are judged against a base side that really ran
     verify = to_verify(collection, entry, new)
     if verify is None or len(verify) * 2 > len(collection.collected):
+        return None
+    if _still_red(verify, entry, new):
+        notice(
+            "oracle-replay: the cache says base tests failed that fail against the new code too; the base side runs whole"
+        )
         return None
     ran = runs.run(python, {"base": tree}, [*fixed, *verify], "verify")["base"] if verify else None
     base = assemble(collection, entry, verify, ran, canaries)
@@ -346,3 +355,21 @@ def _warm_base(
         f"oracle-replay: the base side's outcomes from the cache ({len(base.items) - len(verify)} cached passes{again})"
     )
     return base
+
+
+def _still_red(verify: list[str], entry: Entry, new: ledger.Result) -> bool:
+    """Whether the entry says a test failed at the base that the new side does not pass either.
+
+    That claim would turn an OG901 into a "still red" notice, and a test can fail by itself yet pass
+    after the tests before it: only a whole base run settles it.
+    """
+    for node in verify:
+        cached = entry.items.get(node)
+        after = new.items.get(node) if new is not None else None
+        if (
+            cached is not None
+            and cached.outcome in ("failed", "error")
+            and (after is None or after.outcome != "passed")
+        ):
+            return True
+    return False
