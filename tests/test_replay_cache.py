@@ -65,6 +65,16 @@ def test_a_warm_replay_gives_the_cold_verdict(repo: Repo, tmp_path: Path, change
 
 
 @pytest.mark.slow
+def test_a_red_base_test_the_change_fixes_is_run_again_at_the_base(repo: Repo, tmp_path: Path) -> None:
+    repo.change({**BASE, "src/shop/__init__.py": BROKEN_PRICE}, {"src/shop/__init__.py": BASE["src/shop/__init__.py"]})
+    cold = replay(repo)
+    assert (cold.code, cold.out) == (0, "") and "3 passed, 1 failed at" in cold.err, cold
+    warm = replay(repo)
+    assert f"{WARM} (3 cached passes, 1 run again at the base)" in warm.err, warm.err
+    assert (warm.code, warm.out) == (cold.code, cold.out) and "3 passed, 1 failed at" in warm.err
+
+
+@pytest.mark.slow
 def test_a_base_pass_rewritten_as_failed_cannot_hide_og901(repo: Repo, tmp_path: Path) -> None:
     repo.change(BASE, {"src/shop/__init__.py": BROKEN_PRICE})
     cold = replay(repo)
