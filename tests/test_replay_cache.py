@@ -157,3 +157,28 @@ def test_an_entry_is_read_only_in_its_exact_format(tmp_path: Path) -> None:
     broken = sound._replace(exit_code=0)  # a base run that is not sound is never kept
     base_cache.write(str(tmp_path), "b", ["-q"], broken)
     assert not (tmp_path / "b.json").exists()
+
+
+def test_the_cache_folder_comes_from_the_environment_and_never_from_the_work_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    top = tmp_path / "repo"
+    top.mkdir()
+    monkeypatch.setenv("ORACLE_GUARD_CACHE", str(tmp_path / "ci"))
+    assert base_cache.folder(str(top)) == str(tmp_path / "ci" / "replay")
+    monkeypatch.delenv("ORACLE_GUARD_CACHE")
+    assert base_cache.folder(str(top)) == str(tmp_path / "xdg" / "oracle-guard" / "replay")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert base_cache.folder(str(top)) == str(tmp_path / "home" / ".cache" / "oracle-guard" / "replay")
+    assert capsys.readouterr().err == ""
+    (top / "link").symlink_to(tmp_path / "elsewhere")
+    for inside in (top, top / "sub", top / ".git"):
+        monkeypatch.setenv("ORACLE_GUARD_CACHE", str(inside))
+        assert base_cache.folder(str(top)) is None
+        assert "lies inside the repository's work tree" in capsys.readouterr().err
+    monkeypatch.setenv("XDG_CACHE_HOME", str(top / ".cache"))  # a work tree that holds the XDG cache
+    monkeypatch.delenv("ORACLE_GUARD_CACHE")
+    assert base_cache.folder(str(top)) is None
+    monkeypatch.setenv("ORACLE_GUARD_CACHE", str(top / "link"))  # a link out of the tree is outside it
+    assert base_cache.folder(str(top)) == str(top / "link" / "replay")
