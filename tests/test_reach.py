@@ -218,9 +218,30 @@ def test_a_data_file_the_code_names_selects_the_tests_reaching_that_code(repo: R
 RELEASE = "import re\n\nNOTES = open('CHANGELOG.md').read()\nprint(re.findall('## (.*)', NOTES)[0])\n"
 
 
-def test_a_changelog_only_a_release_script_names_replays_nothing(repo: Repo) -> None:
-    before = {"scripts/release.py": RELEASE, "CHANGELOG.md": "## 1.0\n"}
-    assert select(repo, {"CHANGELOG.md": "## 1.1\n\n## 1.0\n"}, before).empty
+UNDECIDED = "import importlib\n\ndef price(c):\n    return c\n\nimportlib.import_module(NAME)\n"
+
+
+@pytest.mark.parametrize(
+    "named, undecided, selected",
+    [
+        (True, False, ()),  # only a release script reads it, and no test imports that script
+        (False, True, ()),  # nothing names it: a computed import (which can load any module) loads no reader
+        (True, True, ("tests/test_shop.py",)),  # a computed import could load the release script
+    ],
+)
+def test_a_changelog_no_test_reaches_a_reader_of_replays_nothing(
+    repo: Repo, named: bool, undecided: bool, selected: tuple[str, ...]
+) -> None:
+    before = {"CHANGELOG.md": "## 1.0\n"}
+    if named:
+        before["scripts/release.py"] = RELEASE
+    if undecided:  # every shop test imports a module whose imports cannot be decided
+        before["src/shop/__init__.py"] = UNDECIDED
+    assert select(repo, {"CHANGELOG.md": "## 1.1\n\n## 1.0\n"}, before).modules == selected
+    repo.git("reset", "-q", "--hard")
+    found = select(repo, {"src/other.py": "X = 2\n", "CHANGELOG.md": "## 1.2\n"}, before)
+    reaching = ("tests/test_other.py", "tests/test_shop.py") if undecided else ("tests/test_other.py",)
+    assert found.modules == reaching
 
 
 @pytest.mark.parametrize(

@@ -89,6 +89,9 @@ def select(change_set: changes.ChangeSet, the_plan: scratch.Plan, side: scratch.
     ]
     readers = _readers([p for p in production if not p.endswith(".py")], python, set(names))
     targets = [*[p for p in production if p.endswith(".py")], *readers]
+    if not targets:
+        # No Python file could read what changed: a computed import (which can load any module) loads no reader.
+        return Selection(changed, False, changed, ())
     found = reach.tests_reaching(project, targets, tests, [*side.plugins(), *plugins])
     if found.everything:
         return Selection((), True, changed, found.reasons)
