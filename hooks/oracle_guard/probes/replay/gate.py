@@ -3,7 +3,8 @@
 The hook id (hook_ids/replay.py) and `oracle-guard check --replay` call ``findings_of``.  The
 scratch trees come from pytest_side/scratch.py, the selection from pytest_side/selection.py, the
 pytest processes from run.py (with the plugin.py each loads by path), and each run is judged from
-outside its process by ledger.py.  The probes run after it: flips (and neighbours) on the tests
+outside its process by ledger.py.  The main run's base side may come from base_cache.py (a real
+collection of the base, cached passes the new side confirms, everything else run again there).  The probes run after it: flips (and neighbours) on the tests
 that passed on both sides.
 """
 
