@@ -250,12 +250,11 @@ def assemble(
 class Cache:
     """One replay's use of the cache: where, for which interpreter, the fingerprint being asked."""
 
-    def __init__(self, where: str, python: str, origin: str, tree: str, label: str, canaries: bool, cwd: str) -> None:
+    def __init__(self, where: str, python: str, origin: str, tree: str, canaries: bool, cwd: str) -> None:
         self.where = where
         self.python = python
         self.origin = origin
         self.tree = tree
-        self.label = label
         self.canaries = canaries
         self.probe = Probe(python, cwd)
         self.name: str | None = None
@@ -278,7 +277,7 @@ class Cache:
             write(self.where, self.name, fixed, base)
 
 
-def start(explicit: str | None, base: str, label: str, canaries: bool, cwd: str) -> Cache | None:
+def start(explicit: str | None, base: str, canaries: bool, cwd: str) -> Cache | None:
     """The cache for this replay (its fingerprint process started), or None when there is none to use."""
     from oracle_guard.repo import git
     from oracle_guard.repo.interpreters import candidate_interpreters
@@ -295,7 +294,7 @@ def start(explicit: str | None, base: str, label: str, canaries: bool, cwd: str)
     if where is None or not candidates:
         return None
     python, origin = candidates[0]
-    return Cache(where, python, origin, tree, label, canaries, cwd)
+    return Cache(where, python, origin, tree, canaries, cwd)
 
 
 def main_run(

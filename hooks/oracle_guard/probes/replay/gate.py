@@ -148,11 +148,7 @@ def _replay(
     )
     # The interpreter's fingerprint (the cache's key) is asked while the trees are built; a change to
     # the test side alone has no new side to check a cached pass against, so no cache (base_cache.py).
-    cache = (
-        base_cache.start(args.python, change_set.base or "", change_set.base_label, CANARIES, tree.root)
-        if the_plan.production
-        else None
-    )
+    cache = base_cache.start(args.python, change_set.base or "", CANARIES, tree.root) if the_plan.production else None
     try:
         # A change to the test side alone has no new code to lay over the base: the base run is both sides.
         sides = ("base", "new") if the_plan.production else ("base",)
