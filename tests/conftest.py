@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -11,8 +12,16 @@ from tests.helpers import GIT_ENV, Repo
 
 
 @pytest.fixture(autouse=True)
-def _clean_git_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests may run inside a git hook; never let its GIT_* variables leak in."""
+def _clean_git_env(
+    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Tests may run inside a git hook; never let its GIT_* variables leak in.
+
+    Each test has its own replay cache (created only when a replay writes to it): one test's entries,
+    or the user's, never make another test's replay warm.
+    """
+    tag = hashlib.sha256(request.node.nodeid.encode("utf-8")).hexdigest()[:16]
+    monkeypatch.setenv("ORACLE_GUARD_CACHE", str(tmp_path_factory.getbasetemp() / "og-cache" / tag))
     for key in list(os.environ):
         if key.startswith(("GIT_", "PRE_COMMIT")) or key in (
             "ORACLE_GUARD_BASE",

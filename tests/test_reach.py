@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
+import pytest
+
 from oracle_guard.analysis import reach
 from oracle_guard.pytest_side import scratch, selection
 from oracle_guard.repo import changes
@@ -198,17 +200,91 @@ def test_changed_test_modules_and_reaching_ones_together(repo: Repo) -> None:
     assert found.modules == ("tests/test_other.py", "tests/test_shop.py") and found.changed == ("tests/test_shop.py",)
 
 
-def test_documentation_outside_packages_selects_nothing_and_package_data_everything(repo: Repo) -> None:
+def test_documentation_outside_packages_selects_nothing_and_package_data_the_tests_reaching_its_package(
+    repo: Repo,
+) -> None:
     assert select(repo, {"README.md": "# shop!\n"}).empty
     repo.git("reset", "-q", "--hard")
-    found = select(repo, {"src/shop/prices.csv": "a,1\n"})
-    assert found.everything and found.reasons == ("src/shop/prices.csv is package data",)
+    found = select(repo, {"src/shop/prices.csv": "a,1\n"})  # the package's code may read it: its tests run
+    assert found == selection.Selection(("tests/test_shop.py",), False, (), ())
 
 
-def test_a_data_file_the_code_names_runs_everything(repo: Repo) -> None:
+def test_a_data_file_the_code_names_selects_the_tests_reaching_that_code(repo: Repo) -> None:
     before = {"src/other.py": "import os\nX = open(os.path.join('data', 'x.txt')).read()\n", "data/x.txt": "1"}
     found = select(repo, {"data/x.txt": "2"}, before)
-    assert found.everything and found.reasons == ("data/x.txt is named by the project's Python code",)
+    assert found == selection.Selection(("tests/test_other.py",), False, (), ())
+
+
+RELEASE = "import re\n\nNOTES = open('CHANGELOG.md').read()\nprint(re.findall('## (.*)', NOTES)[0])\n"
+
+
+UNDECIDED = "import importlib\n\ndef price(c):\n    return c\n\nimportlib.import_module(NAME)\n"
+
+
+@pytest.mark.parametrize(
+    "named, undecided, selected",
+    [
+        (True, False, ()),  # only a release script reads it, and no test imports that script
+        (False, True, ()),  # nothing names it: a computed import (which can load any module) loads no reader
+        (True, True, ("tests/test_shop.py",)),  # a computed import could load the release script
+    ],
+)
+def test_a_changelog_no_test_reaches_a_reader_of_replays_nothing(
+    repo: Repo, named: bool, undecided: bool, selected: tuple[str, ...]
+) -> None:
+    before = {"CHANGELOG.md": "## 1.0\n"}
+    if named:
+        before["scripts/release.py"] = RELEASE
+    if undecided:  # every shop test imports a module whose imports cannot be decided
+        before["src/shop/__init__.py"] = UNDECIDED
+    assert select(repo, {"CHANGELOG.md": "## 1.1\n\n## 1.0\n"}, before).modules == selected
+    repo.git("reset", "-q", "--hard")
+    found = select(repo, {"src/other.py": "X = 2\n", "CHANGELOG.md": "## 1.2\n"}, before)
+    reaching = ("tests/test_other.py", "tests/test_shop.py") if undecided else ("tests/test_other.py",)
+    assert found.modules == reaching
+
+
+@pytest.mark.parametrize(
+    "reader, selected",
+    [
+        ("tests/test_notes.py", ("tests/test_notes.py",)),  # a test opens it itself
+        ("src/notes.py", ("tests/test_notes.py",)),  # code a test imports opens it
+        ("tests/conftest.py", ("tests/test_notes.py", "tests/test_other.py", "tests/test_shop.py")),
+    ],
+)
+def test_a_changelog_a_test_could_read_selects_those_tests(repo: Repo, reader: str, selected: tuple[str, ...]) -> None:
+    test = "import notes\n\ndef test_notes():\n    assert notes.NOTES\n" if reader == "src/notes.py" else ""
+    test = test or "def test_notes():\n    assert open('CHANGELOG.md').read()\n"
+    before = {
+        "scripts/release.py": RELEASE,
+        "CHANGELOG.md": "## 1.0\n",
+        "tests/test_notes.py": test,
+        reader: test if reader == "tests/test_notes.py" else "NOTES = open('CHANGELOG.md').read()\n",
+    }
+    found = select(repo, {"CHANGELOG.md": "## 1.1\n\n## 1.0\n"}, before)
+    assert found == selection.Selection(selected, False, (), ())
+
+
+PLUGIN = {
+    "pyproject.toml": '[project]\nname = "shop"\n\n[project.entry-points.pytest11]\nshop = "shop.plugin"\n',
+    "src/shop/plugin.py": "from shop import price\n\ndef pytest_report_header():\n    return f'shop {price(1)}'\n",
+}
+
+
+def test_a_plugin_project_replays_what_a_change_outside_the_plugin_reaches(repo: Repo) -> None:
+    found = select(repo, {"src/other.py": "X = 2\n"}, PLUGIN)
+    assert found == selection.Selection(("tests/test_other.py",), False, (), ())
+
+
+def test_a_change_the_plugin_loads_runs_every_test(repo: Repo) -> None:
+    found = select(repo, {"src/shop/__init__.py": "def price(c):\n    return c + 0\n"}, PLUGIN)
+    assert found.modules == ("tests/test_other.py", "tests/test_shop.py") and not found.everything
+
+
+def test_a_plugin_entry_point_that_does_not_resolve_runs_everything(repo: Repo) -> None:
+    before = {"setup.cfg": "[options.entry_points]\npytest11 =\n    shop = shop.gone\n"}
+    found = select(repo, {"src/other.py": "X = 2\n"}, before)
+    assert found.everything and "pytest11" in found.reasons[0], found
 
 
 def test_doctest_modules_or_a_pth_file_run_everything(repo: Repo) -> None:

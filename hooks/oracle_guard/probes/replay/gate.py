@@ -3,7 +3,8 @@
 The hook id (hook_ids/replay.py) and `oracle-guard check --replay` call ``findings_of``.  The
 scratch trees come from pytest_side/scratch.py, the selection from pytest_side/selection.py, the
 pytest processes from run.py (with the plugin.py each loads by path), and each run is judged from
-outside its process by ledger.py.  The probes run after it: flips (and neighbours) on the tests
+outside its process by ledger.py.  The main run's base side may come from base_cache.py (a real
+collection of the base, cached passes the new side confirms, everything else run again there).  The probes run after it: flips (and neighbours) on the tests
 that passed on both sides.
 """
 
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 
 from oracle_guard.contract import unstable_ids
 from oracle_guard.probes.flips import gate as flips
-from oracle_guard.probes.replay import doctests, ledger, red
+from oracle_guard.probes.replay import base_cache, doctests, ledger, red
 from oracle_guard.probes.replay import run as replay_run
 from oracle_guard.pytest_side import scratch, selection
 from oracle_guard.repo import changes
@@ -145,6 +146,9 @@ def _replay(
     runs = replay_run.Runs(
         tempfile.mkdtemp(prefix="logs-", dir=tree.root), deadline, replay_run.jobs(args.jobs), CANARIES
     )
+    # The interpreter's fingerprint (the cache's key) is asked while the trees are built; a change to
+    # the test side alone has no new side to check a cached pass against, so no cache (base_cache.py).
+    cache = base_cache.start(args.python, change_set.base or "", CANARIES, tree.root) if the_plan.production else None
     try:
         # A change to the test side alone has no new code to lay over the base: the base run is both sides.
         sides = ("base", "new") if the_plan.production else ("base",)
@@ -152,7 +156,7 @@ def _replay(
         trees = {s: getattr(tree, s) for s in sides}
         replay_run.seed_hypothesis_cache(list(trees.values()))
         chosen_args = list(chosen.modules)
-        python, origin, results, fixed = replay_run.run_somewhere(args.python, trees, chosen_args, runs)
+        python, origin, results, fixed = base_cache.main_run(cache, args.python, trees, chosen_args, runs)
         replay_run.keep_hypothesis_cache(tree.base)
         base = results["base"]
         new = results.get("new", base)
@@ -231,6 +235,8 @@ def _replay(
         findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
         return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
     finally:
+        if cache is not None:
+            cache.close()
         tree.cleanup()
 
 

@@ -15,7 +15,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from oracle_guard.probes.replay import ledger
 from oracle_guard.repo.interpreters import candidate_interpreters, no_pytest, tree_env
@@ -110,15 +110,22 @@ class Runs:
 
     def run(self, python: str, trees: dict[str, str], args: Sequence[str], tag: str) -> dict[str, ledger.Result]:
         """The same pytest ARGS in each tree; two at once when jobs allows."""
+        return self.run_each(python, {name: (tree, args, True) for name, tree in trees.items()}, tag)
+
+    def run_each(
+        self, python: str, plan: Mapping[str, tuple[str, Sequence[str], bool]], tag: str
+    ) -> dict[str, ledger.Result]:
+        """Name -> (tree, pytest args, with canaries) each; two at once when jobs allows."""
         results: dict[str, ledger.Result] = {}
         pending: list[tuple[str, _Pytest]] = []
         try:
-            for name, tree in trees.items():
+            for name, (tree, args, canaries) in plan.items():
                 if len(pending) >= self.jobs:
                     done_name, done = pending.pop(0)
                     done.wait(self.deadline)
                     results[done_name] = done.result()
-                pending.append((name, _Pytest(python, tree, args, self.work, f"{tag}-{name}", self.nonce)))
+                nonce = self.nonce if canaries else ""
+                pending.append((name, _Pytest(python, tree, args, self.work, f"{tag}-{name}", nonce)))
             for name, run in pending:
                 run.wait(self.deadline)
                 results[name] = run.result()
