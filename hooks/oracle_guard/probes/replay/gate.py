@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from oracle_guard.contract import unstable_ids
 from oracle_guard.probes.flips import gate as flips
@@ -169,7 +170,7 @@ def _replay(
         if not base.items and base.exit_code not in (0, 1, 2, 5):
             raise UsageError(_not_judged(change_set.base_label, python, base))
         if not the_plan.production:
-            found = _red_base(python, tree, fixed, runs, change_set, the_plan, base, base)
+            found = _red_base(_Context(python, tree, fixed, runs, change_set, the_plan), base, base)
             return _unapproved(change_set, args.contract, found) if found else []
         if new.exit_code not in (0, 1, 2, 5) and passed and not new.items:
             where = chosen_args[0] if chosen_args else "."
@@ -179,7 +180,7 @@ def _replay(
         tampering, new = _soundness(
             python, trees, [*fixed, *chosen_args], runs, base, new, where, change_set.base_label
         )
-        new, examples = _base_examples(python, tree, fixed, runs, change_set, the_plan, base, new)
+        new, examples = _base_examples(_Context(python, tree, fixed, runs, change_set, the_plan), base, new)
         cut_short = new.finished is None or bool(set(new.collected) - set(new.items))
         counted = frozenset(unstable_ids.counted_at_base(change_set, args.contract))
         findings: list[tuple[str, Finding]] = []
@@ -213,7 +214,7 @@ def _replay(
                     continue
                 findings.append((node, finding))
         # A red base: the base's failing tests are the task (red.py).
-        findings += _red_base(python, tree, fixed, runs, change_set, the_plan, base, new)
+        findings += _red_base(_Context(python, tree, fixed, runs, change_set, the_plan), base, new)
         # The probes: flipped checks (and neighbouring inputs) on both sides, for tests that passed on both.
         passed_both = {
             n
@@ -240,20 +241,23 @@ def _replay(
         tree.cleanup()
 
 
-def _base_examples(
-    python: str,
-    tree: scratch.Scratch,
-    fixed: list[str],
-    runs: replay_run.Runs,
-    change_set: changes.ChangeSet,
-    the_plan: scratch.Plan,
-    base: ledger.Result,
-    new: ledger.Result,
-) -> tuple[ledger.Result, dict[str, str]]:
+class _Context(NamedTuple):
+    """What the steps after the main run share: the interpreter, the trees, the fixed options, the processes."""
+
+    python: str
+    tree: scratch.Scratch
+    fixed: list[str]
+    runs: replay_run.Runs
+    change_set: changes.ChangeSet
+    the_plan: scratch.Plan
+
+
+def _base_examples(ctx: _Context, base: ledger.Result, new: ledger.Result) -> tuple[ledger.Result, dict[str, str]]:
     """NEW, with the doctests whose examples the change edited judged by the base's examples (doctests.py).
 
     Also the generated file -> base node ids, written into both trees so a rerun judges them alike.
     """
+    python, tree, fixed, runs, change_set, the_plan = ctx
     modules = [p for p in the_plan.write if p.endswith(".py")]
     if not modules or not any(n.partition("::")[0] in modules for n in base.items):
         return new, {}
@@ -280,17 +284,9 @@ def _not_judged(base_label: str, python: str, result: ledger.Result) -> str:
     )
 
 
-def _red_base(
-    python: str,
-    tree: scratch.Scratch,
-    fixed: list[str],
-    runs: replay_run.Runs,
-    change_set: changes.ChangeSet,
-    the_plan: scratch.Plan,
-    base: ledger.Result,
-    new: ledger.Result,
-) -> list[tuple[str, Finding]]:
+def _red_base(ctx: _Context, base: ledger.Result, new: ledger.Result) -> list[tuple[str, Finding]]:
     """The base's failing tests: silenced by the code (OG902), rewritten by the change (OG907), or still open."""
+    python, tree, fixed, runs, change_set, the_plan = ctx
     found = red.silenced(base, new, change_set.base_label)
     still = red.still_red(base, new)
     open_ids = sorted([*still.tests, *still.modules])
