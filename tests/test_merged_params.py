@@ -116,7 +116,7 @@ def collected(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> Repo:
 def _hook_after(repo: Repo, text: str) -> tuple[int, str]:
     repo.write(T, text)
     repo.stage()
-    code, out, err, _ = repo.hook(one_hook.main, "--python", sys.executable)
+    code, out, err, _ = repo.hook(one_hook.main, "-q", "--python", sys.executable)  # -q: no success line
     return code, out + err
 
 
