@@ -109,10 +109,6 @@ UNKNOWN_TO_STATIC = {
         "def test_bulk_discount():\n    assert price(10, 1.0) == 9.0\n",
         "def test_bulk_discount():\n    assert price(20, 1.0) == 18.0\n",
     ),
-    "the code under test stubbed by the test": (
-        "from shop import core\n\n\ndef test_mean():\n    assert core.mean([1, 2, 3]) == 2\n",
-        "from shop import core\n\n\ndef test_mean(monkeypatch):\n    monkeypatch.setattr(core, 'mean', lambda values: 2)\n    assert core.mean([1, 2, 3]) == 2\n",
-    ),
     "an expected value a fixture computes with the code under test": (
         "def test_slug():\n    assert slug('Hello World') == 'hello-world'\n",
         "@pytest.fixture\ndef expected():\n    return slug('Hello World')\n\n\ndef test_slug(expected):\n    assert slug('Hello World') == expected\n",
@@ -133,6 +129,15 @@ UNKNOWN_TO_STATIC = {
 
 # name -> ((the base's body, the weakened body), the static hooks' code for it): refused here without them too.
 KNOWN_TO_STATIC = {
+    # Static since OG315 (issue 28): a check of the very function the test replaced; the mutation
+    # differential still refuses it alone (test_a_weakening_is_refused_by_the_mutation_differential_alone).
+    "the code under test stubbed by the test": (
+        (
+            "from shop import core\n\n\ndef test_mean():\n    assert core.mean([1, 2, 3]) == 2\n",
+            "from shop import core\n\n\ndef test_mean(monkeypatch):\n    monkeypatch.setattr(core, 'mean', lambda values: 2)\n    assert core.mean([1, 2, 3]) == 2\n",
+        ),
+        "OG315",
+    ),
     "a deleted assert": (
         (
             "def test_price():\n    assert price(2, 3.0) == 6.0\n    assert price(10, 1.0) == 9.0\n",
@@ -395,7 +400,7 @@ def test_a_test_elsewhere_in_the_suite_that_still_catches_the_mutant_is_enough(r
 @pytest.mark.slow
 def test_a_change_without_test_code_is_not_judged(repo: Repo) -> None:
     repo.change(BASE, {"README.txt": "docs\n"})
-    result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
+    result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD", "-q")  # -q: no success line
     assert result.said == (
         0,
         "oracle-guard: notice: mutation: nothing to compare: the change edits and deletes no test code the base had\n",
