@@ -115,7 +115,13 @@ def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Te
     monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
 
 
-REPLAY = ("--replay", "--only", "oracle-replay", "--base")  # then the base revision
+REPLAY = (
+    "-q",
+    "--replay",
+    "--only",
+    "oracle-replay",
+    "--base",
+)  # then the base revision; -q: a clean run prints nothing
 
 
 def weaken(repo: Repo, after: dict[str, str | None], before: dict[str, str] | None = None) -> Result:
@@ -222,11 +228,8 @@ def test_finding_names_the_failing_test_and_its_first_failure_line(repo: Repo) -
         + repo.git("rev-parse", "HEAD").strip()
         + " and fails against the new code: AssertionError: assert '$1.5' == '$1.50'; the change alters behaviour the base's test pins:"
         " fix the code, or approve the change: `oracle-guard approve behavior-change tests/test_shop.py::test_price`"
-        " (needs a signed approval, but no allowed-signers file is configured at the base revision;"
-        " no approval verifies without an allowed-signers file at the base: add one"
-        ' (`echo "you@example.com $(cat ~/.ssh/id_ed25519.pub)" >> tests/allowed_signers`,'
-        " `allowed_signers: tests/allowed_signers` in the contract) and land it on the base branch first,"
-        " in its own reviewed commit)"
+        " (needs a signed approval, but no allowed-signers file is configured at the base revision yet"
+        " (see docs/approvals.md#no-signers-at-the-base-yet))"
     ]
 
 

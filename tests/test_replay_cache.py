@@ -31,7 +31,7 @@ def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def replay(repo: Repo) -> Result:
-    return repo.hook(check.main, "--replay", "--only", "oracle-replay", "--base", "HEAD")
+    return repo.hook(check.main, "-q", "--replay", "--only", "oracle-replay", "--base", "HEAD")
 
 
 def entries(tmp_path: Path) -> list[Path]:

@@ -133,7 +133,7 @@ def plain_pytest(repo: Repo) -> subprocess.CompletedProcess[str]:
 
 def gate(repo: Repo, after: dict[str, str], before: dict[str, str] | None = None) -> tuple[int, str, str]:
     repo.change({**BASE, **(before or {})}, after)
-    code, out, err, _ = repo.hook(check.main, "--replay", "--only", "oracle-replay", "--base", "HEAD")
+    code, out, err, _ = repo.hook(check.main, "-q", "--replay", "--only", "oracle-replay", "--base", "HEAD")
     return code, out, err
 
 

@@ -102,7 +102,7 @@ BASE = {
     "pytest.ini": "[pytest]\npythonpath = src\n",
 }
 TOUCHED = {"tests/test_shop.py": TESTS + "\n# touched\n", "tests/test_unit.py": UNIT + "\n# touched\n"}
-REPLAY = ("--replay", "--only", "oracle-replay", "--base")
+REPLAY = ("-q", "--replay", "--only", "oracle-replay", "--base")  # -q: a clean run prints nothing on stdout
 
 
 def shop(old: str, new: str) -> str:

@@ -23,7 +23,7 @@ import ast
 import posixpath
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from oracle_guard.analysis import meaning, outcomes
 from oracle_guard.analysis.checkfacts import Side, finding_at
@@ -266,7 +266,8 @@ def _fresh(hit: Iterable[tuple[Patch, outcomes.Demand]], was: Counter[str]) -> l
     return [(p, d) for p, d in hit if not was[p.target]]
 
 
-Reader = Callable[[list[str]], dict[str, bytes | None]]
+if TYPE_CHECKING:  # an alias for annotations only: `bytes | None` is no runtime expression on 3.9
+    Reader = Callable[[list[str]], dict[str, bytes | None]]
 
 
 def module_findings(
