@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import ast
 import bisect
+import sys
 from collections.abc import Iterator
 from typing import Any, Callable, NamedTuple
 
 from oracle_guard.analysis.pysource import Module
 from oracle_guard.analysis.testaware.evidence import MISSING, SeenCall
 from oracle_guard.analysis.testaware.keyflow import Scope, derive, own_nodes
+
+# `match` statements exist from Python 3.10; on 3.9 no node is one.
+MATCH: tuple[type[ast.AST], ...] = (ast.Match,) if sys.version_info >= (3, 10) else ()
 
 _PINS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
 _BROAD = frozenset(
@@ -157,7 +161,7 @@ def _maybe(node: ast.AST, consts: dict[str, Any]) -> bool:
                     if isinstance(side, ast.Name):  # a module constant or a local table: the scope decides
                         return True
         return False
-    if isinstance(node, ast.Match):
+    if isinstance(node, MATCH):
         return True
     table = None
     if isinstance(node, ast.Subscript):
@@ -188,7 +192,8 @@ def _function_candidates(
             pins = _pins(node.test, scope, consts)
             if pins:
                 found.append(Candidate(name, qual, node, "branch", scope, node.test, pins, None, func=func))
-        elif isinstance(node, ast.Match):
+        elif isinstance(node, MATCH):
+            assert isinstance(node, ast.Match)
             if scope.flows_from_params(node.subject):
                 found.append(Candidate(name, qual, node, "match", scope, node.subject, frozenset(), None, func=func))
         else:
