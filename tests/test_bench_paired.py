@@ -47,7 +47,9 @@ def test_the_peak_is_the_child_s_own() -> None:
     peaks = {line.split()[0]: float(line.split()[-2]) for line in proc.stdout.splitlines() if " peak MiB " in line}
     floor = float(proc.stdout.split("peak floor MiB ")[1].split()[0])
     assert peaks["A"] > 200 > peaks["B"] + 100
-    assert abs(peaks["B"] - floor) < 5  # the floor printed is what a small command reads
+    assert (
+        peaks["B"] < floor + 5
+    )  # a small command reads about the floor printed at most (less where its interpreter starts smaller, 3.9)
 
 
 def test_the_cli_prints_one_figure_a_line_and_reports_exit_codes_without_acting_on_them(tmp_path: Path) -> None:
