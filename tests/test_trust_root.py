@@ -354,7 +354,9 @@ def test_a_contract_that_is_not_a_file_is_one_line_exit_2_without_hanging(repo: 
         ("quarantine-untouched",),
     ):
         proc = cli(repo, *args)
-        assert proc.returncode == 2, proc.stdout + proc.stderr
+        # check also runs collection-snapshot's OG873 (the contract is no regular file): a finding beside the
+        # error makes the exit 1 (issue 28); a single hook that cannot read it is exit 2. Both say it in one line.
+        assert proc.returncode == (1 if args[0] == "check" else 2), proc.stdout + proc.stderr
         line = the_error(proc.stderr)
         assert CONTRACT in line
 

@@ -92,7 +92,8 @@ def record_snapshot(c: contract.Contract, force: bool) -> None:
     # A red base is where agents start: modules that do not collect are recorded, not fatal. A session-wide
     # error or another exit status (a usage or internal error) leaves nothing to record.
     modules = [where for where, _ in found.errors if where]
-    if len(modules) != len(found.errors) or (found.exit_code not in (0, 5) and not modules):
+    missing = _missing_dependency(found.errors)  # the interpreter's fault, not a red base: nothing to record
+    if missing or len(modules) != len(found.errors) or (found.exit_code not in (0, 5) and not modules):
         what = f"{len(found.errors)} collection error(s)" if found.errors else f"pytest exited {found.exit_code}"
         print(
             f"not recorded: {path} ({what} in {found.python}: {found.tail or (found.errors[0][1] if found.errors else '')}); fix them, then run `collection-snapshot --always`"
@@ -108,6 +109,24 @@ def record_snapshot(c: contract.Contract, force: bool) -> None:
         print(f"  {len(modules)} module(s) do not collect ({shown}): recorded as the red base they are, not fatal")
     for line in unstable:
         print(f"  counted, not named: {line}")
+
+
+def _missing_dependency(errors: list[tuple[str, str]]) -> str | None:
+    """A module the tests import that no file of this repository provides: a dependency not installed."""
+    from oracle_guard.hook_ids import collection_snapshot as cs
+    from oracle_guard.repo import git
+
+    for _, message in errors:
+        match = cs._NO_MODULE.search(message)
+        if match is None:
+            continue
+        name = match.group(1).split(".")[0]
+        specs = [f":(glob)**/{name}.py", f":(glob)**/{name}.pyi", f":(glob)**/{name}/**", f":(glob)**/{name}.so"]
+        if not git.run("ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", *specs, check=False).strip(
+            b"\0"
+        ):
+            return name
+    return None
 
 
 def steady_items(found: Collection) -> tuple[dict[str, str], list[str]]:

@@ -573,6 +573,11 @@ def _compare(
             "install the project's test dependencies there, or pass --python PATH to the interpreter that has them"
         )
     red_at_base = recorded_errors(base_bytes)  # a red base's modules that did not collect there either
+    if base_bytes is None and not any(
+        p.endswith((".py", ".pyi")) for p in [*change_set.changed_paths, *change_set.deleted]
+    ):
+        # The first snapshot (adoption) and no Python file changed: what does not collect did not at the base either.
+        red_at_base = {where for where, _ in found.errors if where}
     findings = []
     for where, message in found.errors:
         if where and where in red_at_base:
