@@ -35,7 +35,7 @@ from oracle_guard.contract.snapshot import WEAKER, format_snapshot, parse_snapsh
 from oracle_guard.pytest_side import pytest_config
 from oracle_guard.pytest_side.partial_collection import PYTEST_CONFIGS, relevant
 from oracle_guard.repo import changes, git
-from oracle_guard.repo.paths import DEFAULT_CONTRACT
+from oracle_guard.repo.paths import DEFAULT_CONTRACT, PYTHON_SUFFIXES
 from oracle_guard.reporting.report import Finding, UsageError, guarded, notice, say
 from oracle_guard.rules import args as hook_args
 
@@ -574,7 +574,7 @@ def _compare(
         )
     red_at_base = recorded_errors(base_bytes)  # a red base's modules that did not collect there either
     if base_bytes is None and not any(
-        p.endswith((".py", ".pyi")) for p in [*change_set.changed_paths, *change_set.deleted]
+        p.endswith(PYTHON_SUFFIXES) for p in [*change_set.changed_paths, *change_set.deleted]
     ):
         # The first snapshot (adoption) and no Python file changed: what does not collect did not at the base either.
         red_at_base = {where for where, _ in found.errors if where}
