@@ -31,6 +31,7 @@ from oracle_guard.analysis.testaware.evidence import MISSING, SeenCall, test_cal
 from oracle_guard.analysis.testaware.facts import Occurrence, source
 from oracle_guard.analysis.testaware.keyflow import Reader, constants, derive, own_nodes
 from oracle_guard.analysis.testaware.places import (
+    MATCH,
     Candidate,
     candidates,
     changed_lines,
@@ -257,7 +258,8 @@ def _new(candidate: Candidate, module: Module, old_lines: frozenset[bytes]) -> b
     node = candidate.node
     spans = [(node.lineno, (candidate.key or node).end_lineno or node.lineno)]  # type: ignore[attr-defined]
     bodies = [getattr(node, "body", None), getattr(node, "orelse", None)]
-    if isinstance(node, ast.Match):
+    if isinstance(node, MATCH):
+        assert isinstance(node, ast.Match)
         spans += [(c.pattern.lineno, c.pattern.end_lineno or c.pattern.lineno) for c in node.cases]
         bodies = [c.body for c in node.cases]
     for body in bodies:
@@ -282,7 +284,7 @@ def _base_answers(module: Module | None) -> set[tuple[str, str]]:
                 continue
             for sub in own_nodes(node):
                 bodies = [sub.body, sub.orelse] if isinstance(sub, ast.If) else []
-                bodies += [case.body for case in sub.cases] if isinstance(sub, ast.Match) else []
+                bodies += [case.body for case in sub.cases] if isinstance(sub, MATCH) else []  # type: ignore[attr-defined]
                 returned = [first_return(b) for b in bodies]
                 returned += [sub.body, sub.orelse] if isinstance(sub, ast.IfExp) else []
                 for expr in returned:
