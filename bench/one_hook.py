@@ -63,7 +63,7 @@ def timed(cwd: str, cmd: list[str], env: dict[str, str]) -> float:
 AGAINST_CONFIG = ".og-bench-against.yaml"  # the --against hook's config, beside the project's own
 
 
-def setup(project: str, home: str, against: str | None, venv: str) -> str:
+def setup(project: str, home: str, against: str | None, venv: str, change: str) -> str:
     rev = sh(HERE, "git", "rev-parse", "HEAD").stdout.strip()
     work = os.path.join(tempfile.mkdtemp(prefix="og-bench-one-"), "project")
     sh(HERE, "git", "clone", "-q", project, work)
@@ -105,8 +105,15 @@ def setup(project: str, home: str, against: str | None, venv: str) -> str:
         for p in sh(work, "git", "ls-files", "tests").stdout.split()
         if os.path.basename(p).startswith("test_") and p.endswith(".py")
     )[:5]
-    if len(tests) < 5:
-        raise SystemExit(f"{project}: needs 5 test files, has {len(tests)}")
+    if change == "production":
+        # A one-function production change: the first module of the package the project builds.
+        tests = sorted(
+            p
+            for p in sh(work, "git", "ls-files", "src", "*.py").stdout.split()
+            if not os.path.basename(p).startswith(("test_", "conftest")) and "/tests/" not in p
+        )[:1]
+    if not tests:
+        raise SystemExit(f"{project}: no {change} file to change")
     for n, path in enumerate(tests):
         with open(os.path.join(work, path), "a") as f:
             f.write(f"\n\ndef _bench_helper_{n}(value):\n    return value * {n + 2}\n")
@@ -138,12 +145,18 @@ def main() -> int:
     parser.add_argument("--project", required=True, help="a git clone with a .venv that has pytest")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--venv", metavar="DIR", help="the project's virtualenv with pytest (default: PROJECT/.venv)")
+    parser.add_argument(
+        "--change",
+        choices=("tests", "production"),
+        default="tests",
+        help="what the timed commit changes: a helper in up to 5 test files, or one function in the first module under src/",
+    )
     parser.add_argument("--against", metavar="REF", help="also time the hook from REF's code (e.g. main), paired")
     args = parser.parse_args()
     against = sh(HERE, "git", "rev-parse", args.against).stdout.strip() if args.against else None
     home = tempfile.mkdtemp(prefix="og-bench-pc-home-")
     venv = os.path.abspath(args.venv or os.path.join(args.project, ".venv"))
-    work = setup(os.path.abspath(args.project), home, against, venv)
+    work = setup(os.path.abspath(args.project), home, against, venv, args.change)
     env = {"PRE_COMMIT_HOME": home, "PRE_COMMIT_COLOR": "never"}
     hook = [sys.executable, "-m", "pre_commit", "run", "oracle-guard"]
     old_hook = [*hook, "-c", AGAINST_CONFIG]
@@ -162,7 +175,7 @@ def main() -> int:
             r.append(timed(work, old_hook, env))
         b.append(timed(work, bare, env))
         n.append(timed(work, noop, env))
-    print(f"5-file test change, {args.runs} pairs ({os.path.basename(os.path.abspath(args.project))})")
+    print(f"{args.change} change, {args.runs} pairs ({os.path.basename(os.path.abspath(args.project))})")
     print(f"  A pre-commit run oracle-guard     median {statistics.median(a):.3f} s")
     if against:
         print(f"  R the same, {args.against} ({against[:9]})  median {statistics.median(r):.3f} s")
