@@ -305,13 +305,39 @@ def is_inert(old: bytes | ast.Module, new: bytes | ast.Module, python_functions:
 
     OLD and NEW: the sources, or trees parsed from them (rewritten here: parse them for this call only).
     """
+    return all_inert([(old, new)], python_functions)
+
+
+def all_inert(
+    pairs: Sequence[tuple[bytes | ast.Module, bytes | ast.Module]],
+    python_functions: Sequence[str],
+    context: Sequence[ast.Module] = (),
+) -> bool:
+    """Whether changing each module of PAIRS from OLD to NEW cannot change what pytest collects.
+
+    CONTEXT: the trees of every other module that may be imported meanwhile (left as
+    they are).  Names are joined across all of them: a function a module changes is
+    not inert when any module's import-time code reaches its name.
+    """
     try:
-        sides = [_Side(t if isinstance(t, ast.Module) else ast.parse(t)) for t in (old, new)]
-    except (SyntaxError, ValueError):
+        changed = [
+            [_Side(t if isinstance(t, ast.Module) else ast.parse(t)) for t in pair] for pair in pairs
+        ]
+        others = [_Side(tree) for tree in context]
+    except (SyntaxError, ValueError, RecursionError):
         return False
-    referenced = _referenced(sides)
+    sides = [side for pair in changed for side in pair] + others
+    try:
+        referenced = _referenced(sides)
+    except RecursionError:
+        return False
     if any(side.dynamic for side in sides):
         return False
+    return all(_same_but_inert(pair, referenced, python_functions) for pair in changed)
+
+
+def _same_but_inert(sides: list[_Side], referenced: set[str], python_functions: Sequence[str]) -> bool:
+    """Whether the two SIDES are equal once the bodies of their inert functions are set aside."""
 
     def inert(func: FunctionNode, side: _Side) -> bool:
         return func.name not in referenced and not _may_run_while_collecting(func, side)

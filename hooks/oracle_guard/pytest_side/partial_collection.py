@@ -78,6 +78,8 @@ BODY_READERS = (
     "pytest_pycollect_makemodule",
     "pytest_pycollect_makeitem",
 )
+# The most Python source read to prove a production change inert; a bigger repository collects.
+CONTEXT_BYTES = 4_000_000
 # addopts that change collection settings from the command line, or select by what changed.
 _OVERRIDES = ("-o", "--override-ini", "-c", "--config-file", "--rootdir", "--inifile")
 
@@ -197,6 +199,14 @@ def plan(
         return None  # nothing to collect: the caller decides whether to run at all
     base_items = parse_snapshot(base_bytes, base_snapshot_path)
     listed = {_file_of(n) for n in base_items}
+    production = sorted(p for p in touched if p not in listed and not is_test_module(p))
+    if production:
+        # Code under test changed: no run at all when that cannot change collection, else everything.
+        if not _production_inert(production, change_set):
+            return None
+        touched.difference_update(production)
+        if not touched:
+            return Plan([], True)
     if not all(is_test_module(p) and p in listed for p in touched):
         return None
     if any(not os.path.isfile(f) for f in listed):
@@ -251,6 +261,50 @@ def _all_inert(modules: list[str], olds: dict[str, ast.Module | None], news: dic
         if old is None or new is None or not inert.is_inert(old, new, functions):
             return False
     return True
+
+
+def _production_inert(paths: list[str], change_set: object) -> bool:
+    """Whether changing the modules PATHS (none of them a test module) cannot change what pytest collects.
+
+    Each must be a plain module on both sides (no conftest.py, no stub, not added
+    or removed), and the change inert by the rule for test modules with names
+    joined across every tracked Python module of the work tree: a function body
+    that any module's import-time code (or a hook's, or a function that code
+    reaches, in any module) names is not inert.  No conftest.py may read code, and
+    the repository's Python must be small enough to read quickly: else a run.
+    """
+    from oracle_guard.analysis import inert
+    from oracle_guard.repo import changes
+
+    assert isinstance(change_set, changes.ChangeSet)
+    if any(not p.endswith(".py") or p.rpartition("/")[2] == "conftest.py" for p in paths):
+        return False
+    functions = python_functions()
+    if functions is None:
+        return False
+    olds = change_set.read_base(paths)
+    news = {p: changes.read_worktree_file(p) for p in paths}
+    if any(olds[p] is None or news[p] is None for p in paths):
+        return False
+    out = git.run("ls-files", "-z", "--", "*.py", check=False)
+    others = sorted(set(os.fsdecode(p) for p in out.split(b"\0") if p) - set(paths))
+    context: list[ast.Module] = []
+    size = 0
+    for path in others:
+        source = changes.read_worktree_file(path)
+        if source is None:
+            continue  # deleted in the work tree: not imported
+        size += len(source)
+        if size > CONTEXT_BYTES:
+            return False
+        if path.rpartition("/")[2] == "conftest.py" and any(w.encode() in source for w in BODY_READERS):
+            return False
+        try:
+            context.append(ast.parse(source))
+        except (SyntaxError, ValueError):
+            return False  # a collection error, maybe: the run reports it
+    pairs = [(olds[p] or b"", news[p] or b"") for p in paths]
+    return inert.all_inert(pairs, functions, context)
 
 
 def python_functions() -> list[str] | None:
