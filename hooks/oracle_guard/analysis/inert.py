@@ -122,6 +122,19 @@ class _Side:
                 self._bind(getattr(node, "rest", None))
         # `pytest` bound once, by a top-level `import pytest`: decorators spelled through it are pytest's.
         self.pytest_plain = self._imported_once("pytest")
+        self.safe_lookups = _safe_lookups(tree)
+        # `skip_pypy = pytest.mark.skipif(...)`, bound once at the top: `@skip_pypy` is that mark.
+        self.mark_aliases = {
+            node.targets[0].id
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and self.bindings.get(node.targets[0].id, 0) == 1
+            and isinstance(node.value, (ast.Call, ast.Attribute))
+            and _allowed_decorator(node.value, self.pytest_plain)
+            and not _is_fixture(node.value)
+        }
         # Methods of classes whose creation runs code this module does not show (a base's
         # __init_subclass__, a metaclass, a class decorator): they may run while importing.
         self.opaque: set[int] = set()
@@ -153,7 +166,7 @@ class _Side:
         plain[node.name] = False  # a cycle, or a class named twice: not plain
         if node.keywords or self.bindings.get(node.name, 0) != 1:
             return False
-        if not all(_allowed_decorator(d, self.pytest_plain) and not _is_fixture(d) for d in node.decorator_list):
+        if not all(_allowed_decorator(d, self.pytest_plain, self.mark_aliases) and not _is_fixture(d) for d in node.decorator_list):
             return False
         for base in node.bases:
             if isinstance(base, ast.Name) and base.id == "object" and "object" not in self.bindings:
@@ -214,7 +227,8 @@ class _Side:
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
         if name in _BY_NAME:
             if len(call.args) < 2 or not (
-                isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)
+                (isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str))
+                or id(call) in self.safe_lookups
             ):
                 self.dynamic = True
         elif name in _EVALUATED:
@@ -223,9 +237,88 @@ class _Side:
                     self.dynamic = self.dynamic or bool(_DYNAMIC & set(_IDENTIFIER.findall(arg.value)))
 
 
-def _allowed_decorator(node: ast.expr, pytest_plain: bool) -> bool:
+def _safe_lookups(tree: ast.Module) -> set[int]:
+    """The getattr-style calls whose name is a loop variable over literal strings of its own scope.
+
+    ``for name, wrapper in {"a": ..., "b": ...}.items(): getattr(obj, name)`` reaches
+    only names the scope spells in strings, which count as referenced anyway.
+    """
+    safe: set[int] = set()
+    scopes: list[ast.AST] = [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
+    for scope in scopes:
+        nodes = list(_own_nodes(scope))
+        bindings: dict[str, int] = {}
+        for node in nodes:
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                bindings[node.id] = bindings.get(node.id, 0) + 1
+        kinds: dict[str, set[str | None]] = {}
+        for node in nodes:
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                kind = _strings_of(node.value, {}) if node.value is not None and not isinstance(node, ast.AugAssign) else None
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        kinds.setdefault(target.id, set()).add(kind)
+        containers = {n: k for n, ks in kinds.items() if len(ks) == 1 for k in ks if k is not None}
+        literal: dict[str, int] = {}
+        for node in nodes:
+            if not isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                continue
+            kind = _strings_of(node.iter, containers)
+            target = node.target
+            if kind == "items" and isinstance(target, ast.Tuple) and target.elts:
+                target = target.elts[0]
+            elif kind not in ("elements", "dict"):  # iterating a dict yields its keys
+                continue
+            if isinstance(target, ast.Name):
+                literal[target.id] = literal.get(target.id, 0) + 1
+        names = {n for n, c in literal.items() if bindings.get(n, 0) == c}
+        for node in nodes:
+            if (
+                isinstance(node, ast.Call)
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Name)
+                and node.args[1].id in names
+            ):
+                safe.add(id(node))
+    return safe
+
+
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of SCOPE's body, not those of functions, lambdas or classes nested in it."""
+    stack: list[ast.AST] = list(getattr(scope, "body", []))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _strings_of(node: ast.expr, containers: dict[str, str]) -> str | None:
+    """"elements": iterating NODE yields only literal strings; "dict": a dict keyed by them; "items": its .items()."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args and not node.keywords:
+        inner = _strings_of(node.func.value, containers)
+        if inner == "dict" and node.func.attr == "keys":
+            return "elements"
+        if inner == "dict" and node.func.attr == "items":
+            return "items"
+        return None
     if isinstance(node, ast.Name):
-        return node.id in _SAFE_DECORATORS
+        return containers.get(node.id)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return "elements" if node.elts and all(_is_str(e) for e in node.elts) else None
+    if isinstance(node, ast.Dict):
+        return "dict" if node.keys and all(k is not None and _is_str(k) for k in node.keys) else None
+    return None
+
+
+def _is_str(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _allowed_decorator(node: ast.expr, pytest_plain: bool, mark_aliases: frozenset[str] | set[str] = frozenset()) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in _SAFE_DECORATORS or node.id in mark_aliases
     target = node.func if isinstance(node, ast.Call) else node
     dotted: list[str] = []
     while isinstance(target, ast.Attribute):
@@ -248,7 +341,7 @@ def _may_run_while_collecting(func: FunctionNode, side: _Side) -> bool:
         id(func) in side.opaque
         or _is_dunder(func.name)
         or func.name.startswith("pytest_")
-        or any(not _allowed_decorator(d, side.pytest_plain) for d in func.decorator_list)
+        or any(not _allowed_decorator(d, side.pytest_plain, side.mark_aliases) for d in func.decorator_list)
     )
 
 
