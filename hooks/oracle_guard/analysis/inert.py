@@ -122,7 +122,7 @@ class _Side:
                 self._bind(getattr(node, "rest", None))
         # `pytest` bound once, by a top-level `import pytest`: decorators spelled through it are pytest's.
         self.pytest_plain = self._imported_once("pytest")
-        self.safe_lookups = _safe_lookups(tree)
+        self._safe_lookups: set[int] | None = None  # made when first asked: most modules never need it
         # `skip_pypy = pytest.mark.skipif(...)`, bound once at the top: `@skip_pypy` is that mark.
         self.mark_aliases = {
             node.targets[0].id
@@ -166,7 +166,10 @@ class _Side:
         plain[node.name] = False  # a cycle, or a class named twice: not plain
         if node.keywords or self.bindings.get(node.name, 0) != 1:
             return False
-        if not all(_allowed_decorator(d, self.pytest_plain, self.mark_aliases) and not _is_fixture(d) for d in node.decorator_list):
+        if not all(
+            _allowed_decorator(d, self.pytest_plain, self.mark_aliases) and not _is_fixture(d)
+            for d in node.decorator_list
+        ):
             return False
         for base in node.bases:
             if isinstance(base, ast.Name) and base.id == "object" and "object" not in self.bindings:
@@ -190,6 +193,11 @@ class _Side:
             return False
         plain[node.name] = True
         return True
+
+    def safe_lookups(self) -> set[int]:
+        if self._safe_lookups is None:
+            self._safe_lookups = _safe_lookups(self.tree)
+        return self._safe_lookups
 
     def _bind(self, name: str | None) -> None:
         if name:
@@ -228,7 +236,7 @@ class _Side:
         if name in _BY_NAME:
             if len(call.args) < 2 or not (
                 (isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str))
-                or id(call) in self.safe_lookups
+                or id(call) in self.safe_lookups()
             ):
                 self.dynamic = True
         elif name in _EVALUATED:
@@ -244,7 +252,10 @@ def _safe_lookups(tree: ast.Module) -> set[int]:
     only names the scope spells in strings, which count as referenced anyway.
     """
     safe: set[int] = set()
-    scopes: list[ast.AST] = [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
+    scopes: list[ast.AST] = [
+        tree,
+        *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+    ]
     for scope in scopes:
         nodes = list(_own_nodes(scope))
         bindings: dict[str, int] = {}
@@ -255,7 +266,11 @@ def _safe_lookups(tree: ast.Module) -> set[int]:
         for node in nodes:
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                kind = _strings_of(node.value, {}) if node.value is not None and not isinstance(node, ast.AugAssign) else None
+                kind = (
+                    _strings_of(node.value, {})
+                    if node.value is not None and not isinstance(node, ast.AugAssign)
+                    else None
+                )
                 for target in targets:
                     if isinstance(target, ast.Name):
                         kinds.setdefault(target.id, set()).add(kind)
@@ -295,7 +310,7 @@ def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
 
 
 def _strings_of(node: ast.expr, containers: dict[str, str]) -> str | None:
-    """"elements": iterating NODE yields only literal strings; "dict": a dict keyed by them; "items": its .items()."""
+    """ "elements": iterating NODE yields only literal strings; "dict": a dict keyed by them; "items": its .items()."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args and not node.keywords:
         inner = _strings_of(node.func.value, containers)
         if inner == "dict" and node.func.attr == "keys":
@@ -316,7 +331,9 @@ def _is_str(node: ast.expr | None) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
-def _allowed_decorator(node: ast.expr, pytest_plain: bool, mark_aliases: frozenset[str] | set[str] = frozenset()) -> bool:
+def _allowed_decorator(
+    node: ast.expr, pytest_plain: bool, mark_aliases: frozenset[str] | set[str] = frozenset()
+) -> bool:
     if isinstance(node, ast.Name):
         return node.id in _SAFE_DECORATORS or node.id in mark_aliases
     target = node.func if isinstance(node, ast.Call) else node
@@ -413,9 +430,7 @@ def all_inert(
     not inert when any module's import-time code reaches its name.
     """
     try:
-        changed = [
-            [_Side(t if isinstance(t, ast.Module) else ast.parse(t)) for t in pair] for pair in pairs
-        ]
+        changed = [[_Side(t if isinstance(t, ast.Module) else ast.parse(t)) for t in pair] for pair in pairs]
         others = [_Side(tree) for tree in context]
     except (SyntaxError, ValueError, RecursionError):
         return False

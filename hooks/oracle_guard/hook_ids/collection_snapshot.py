@@ -808,7 +808,16 @@ def _start_planned(
         raise UsageError("found no Python interpreter for this project; pass --python PATH")
     python = candidates[0][0]
     if planned is None or base_bytes is None:
-        return _Run(python), candidates
+        run = _Run(python)
+        # Only code under test changed: the full run starts first, so proving it needless delays nothing.
+        production = partial_collection.production_only(
+            change_set, base_bytes, base_snapshot_path, snapshot, watched, dict(os.environ)
+        )
+        if base_bytes is not None and production and partial_collection.has_pytest(python):
+            if partial_collection.production_inert(production, change_set):
+                run.abandon()
+                return _Inert(python, base_bytes, base_snapshot_path), candidates
+        return run, candidates
     if planned.inert and partial_collection.has_pytest(python):
         return _Inert(python, base_bytes, base_snapshot_path), candidates
     return _PartialRun(_Run(python, warm=True), planned.modules, base_bytes, base_snapshot_path), candidates

@@ -182,31 +182,12 @@ def plan(
     from oracle_guard.repo import changes
 
     assert isinstance(change_set, changes.ChangeSet)
-    if change_set.base is None or change_set.target is not None or base_bytes is None:
-        return None
-    if snapshot != base_snapshot_path or env.get("PYTEST_PLUGINS") or env.get("PYTEST_ADDOPTS"):
-        return None
-    # What pytest sees is the work tree: staged, unstaged and untracked files alike.
-    touched = set(change_set.changed_paths + change_set.deleted)
-    touched.update(c.old_path for c in change_set.changes if c.old_path)
-    touched.update(
-        os.fsdecode(p) for p in git.run("diff", "--no-renames", "--name-only", "-z", change_set.base).split(b"\0") if p
-    )
-    touched.update(git.untracked())
-    touched.discard(snapshot)  # compared with what we collect anyway
-    touched = {p for p in touched if relevant(p, watched)}
+    touched = _touched(change_set, base_bytes, base_snapshot_path, snapshot, watched, env)
     if not touched:
         return None  # nothing to collect: the caller decides whether to run at all
+    assert base_bytes is not None
     base_items = parse_snapshot(base_bytes, base_snapshot_path)
     listed = {_file_of(n) for n in base_items}
-    production = sorted(p for p in touched if p not in listed and not is_test_module(p))
-    if production:
-        # Code under test changed: no run at all when that cannot change collection, else everything.
-        if not _production_inert(production, change_set):
-            return None
-        touched.difference_update(production)
-        if not touched:
-            return Plan([], True)
     if not all(is_test_module(p) and p in listed for p in touched):
         return None
     if any(not os.path.isfile(f) for f in listed):
@@ -245,6 +226,56 @@ def plan(
     return Plan(sorted(touched | naming), inert)
 
 
+def _touched(
+    change_set: object,
+    base_bytes: bytes | None,
+    base_snapshot_path: str,
+    snapshot: str,
+    watched: set[str],
+    env: dict[str, str],
+) -> set[str]:
+    """The changed paths that can change collection; empty when only a full collection is sure to be right."""
+    from oracle_guard.repo import changes
+
+    assert isinstance(change_set, changes.ChangeSet)
+    if change_set.base is None or change_set.target is not None or base_bytes is None:
+        return set()
+    if snapshot != base_snapshot_path or env.get("PYTEST_PLUGINS") or env.get("PYTEST_ADDOPTS"):
+        return set()
+    # What pytest sees is the work tree: staged, unstaged and untracked files alike.
+    touched = set(change_set.changed_paths + change_set.deleted)
+    touched.update(c.old_path for c in change_set.changes if c.old_path)
+    touched.update(
+        os.fsdecode(p) for p in git.run("diff", "--no-renames", "--name-only", "-z", change_set.base).split(b"\0") if p
+    )
+    touched.update(git.untracked())
+    touched.discard(snapshot)  # compared with what we collect anyway
+    return {p for p in touched if relevant(p, watched)}
+
+
+def production_only(
+    change_set: object,
+    base_bytes: bytes | None,
+    base_snapshot_path: str,
+    snapshot: str,
+    watched: set[str],
+    env: dict[str, str],
+) -> list[str]:
+    """The touched modules when each is a plain module of code under test (no test module the
+    base snapshot lists or pytest's defaults would collect, no conftest.py, no stub, no
+    configuration); else none."""
+    touched = _touched(change_set, base_bytes, base_snapshot_path, snapshot, watched, env)
+    if not touched or base_bytes is None:
+        return []
+    listed = {_file_of(n) for n in parse_snapshot(base_bytes, base_snapshot_path)}
+    for path in touched:
+        if path in listed or is_test_module(path) or not path.endswith(".py"):
+            return []
+        if path.rpartition("/")[2] == "conftest.py":
+            return []
+    return sorted(touched)
+
+
 def _stem(path: str) -> str:
     return path.rpartition("/")[2][: -len(".py")]
 
@@ -263,7 +294,7 @@ def _all_inert(modules: list[str], olds: dict[str, ast.Module | None], news: dic
     return True
 
 
-def _production_inert(paths: list[str], change_set: object) -> bool:
+def production_inert(paths: list[str], change_set: object) -> bool:
     """Whether changing the modules PATHS (none of them a test module) cannot change what pytest collects.
 
     Each must be a plain module on both sides (no conftest.py, no stub, not added
@@ -277,8 +308,6 @@ def _production_inert(paths: list[str], change_set: object) -> bool:
     from oracle_guard.repo import changes
 
     assert isinstance(change_set, changes.ChangeSet)
-    if any(not p.endswith(".py") or p.rpartition("/")[2] == "conftest.py" for p in paths):
-        return False
     functions = python_functions()
     if functions is None:
         return False
