@@ -19,7 +19,7 @@ removing a directive pass.
 from __future__ import annotations
 
 import ast
-import doctest
+import functools
 import re
 from collections import Counter
 from typing import NamedTuple
@@ -29,7 +29,6 @@ from oracle_guard.analysis.pysource import Module, SourceError
 # Directives that make an example compare less (or not at all) when switched on.
 LOOSENING = {"SKIP", "ELLIPSIS", "NORMALIZE_WHITESPACE", "IGNORE_EXCEPTION_DETAIL", "DONT_ACCEPT_BLANKLINE"}
 _DIRECTIVE = re.compile(r"#\s*doctest:.*$")  # the example's own switches: not part of what it runs
-_FLAG_NAMES = {flag: name for name, flag in doctest.OPTIONFLAGS_BY_NAME.items()}
 
 
 class Example(NamedTuple):
@@ -41,13 +40,17 @@ class Example(NamedTuple):
 
 
 def _parse(text: str, owner: str, first_line: int) -> list[Example]:
+    if ">>>" not in text:
+        return []  # doctest finds examples only after a prompt
     try:
+        import doctest  # here: it imports pdb, unittest and more, and most commits have no doctest
+
         found = doctest.DocTestParser().get_examples(text)
     except ValueError:
         return []  # not valid doctest syntax: pytest fails to collect it, which the run reports
     out = []
     for ex in found:
-        on = frozenset(_FLAG_NAMES.get(flag, "") for flag, value in ex.options.items() if value) & LOOSENING
+        on = frozenset(_flag_names().get(flag, "") for flag, value in ex.options.items() if value) & LOOSENING
         source = "\n".join(_DIRECTIVE.sub("", line).rstrip() for line in ex.source.strip().splitlines())
         out.append(Example(owner, source, ex.want, on, first_line + ex.lineno))
     return out
@@ -138,6 +141,13 @@ def _sets_doc(call: ast.Call) -> bool:
         and isinstance(call.args[1], ast.Constant)
         and call.args[1].value == "__doc__"
     )
+
+
+@functools.cache
+def _flag_names() -> dict[int, str]:
+    import doctest
+
+    return {flag: name for name, flag in doctest.OPTIONFLAGS_BY_NAME.items()}
 
 
 def _flat(want: str) -> str:
