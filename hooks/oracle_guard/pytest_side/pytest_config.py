@@ -17,7 +17,7 @@ import shlex
 from typing import Any, Callable
 
 from oracle_guard.analysis.pysource import Module, SourceError
-from oracle_guard.pytest_side import fixture_patches, pytest_tamper
+from oracle_guard.pytest_side import pytest_tamper
 from oracle_guard.pytest_side import runners as ci
 from oracle_guard.pytest_side.settings import Settings as Settings
 from oracle_guard.pytest_side.settings import load_toml as _load_toml
@@ -472,6 +472,8 @@ def check(change_set: changes.ChangeSet, contract_path: str = DEFAULT_CONTRACT) 
             findings += compare_conftest(
                 path, base.get(change_set.old_path(path) or ""), data, change_set, contract_path
             )
+            from oracle_guard.pytest_side import fixture_patches  # here: it brings the check models along
+
             findings += fixture_patches.compare(path, base.get(change_set.old_path(path) or ""), data, change_set)
     for path in runners:
         data = new.get(path)
