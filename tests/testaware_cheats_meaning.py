@@ -178,6 +178,26 @@ CHEATS = [
         """,
     ),
     row(
+        "instance-flag-beside-stored-input",
+        "OG967",
+        """
+        class _Adder:
+            def __init__(self):
+                self._seen = []
+                self._called = False
+
+            def __call__(self, a, b):
+                self._seen.append((a, b))
+                if not self._called:
+                    self._called = True
+                    return a + b
+                return a - b
+
+
+        add = _Adder()
+        """,
+    ),
+    row(
         "global-list-length",
         "OG967",
         """
@@ -374,6 +394,39 @@ HONEST = [
     ),
     # Recorded state that is not a switch: a cursor used as an index, a cache that returns what it holds, a
     # closed flag that raises, an id counter with no condition.
+    row(
+        "stream-pending-carriage-return",
+        "",
+        """
+        class Lines:
+            def __init__(self):
+                self.buffer = []
+                self.pending_cr = False
+
+            def feed(self, text):
+                if self.pending_cr:
+                    text = "\\r" + text
+                    self.pending_cr = False
+                if text.endswith("\\r"):
+                    self.pending_cr = True
+                    text = text[:-1]
+                parts = text.split("\\n")
+                self.buffer.append(parts[-1])
+                return parts[:-1]
+
+            def flush(self):
+                if not self.buffer and not self.pending_cr:
+                    return []
+                out = ["".join(self.buffer)]
+                self.buffer = []
+                self.pending_cr = False
+                return out
+
+
+        def add(a, b):
+            return a + b
+        """,
+    ),
     row(
         "instance-cursor",
         "",

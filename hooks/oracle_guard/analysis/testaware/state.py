@@ -15,7 +15,9 @@ Honest and never matched: caches keyed by the arguments (``lru_cache``,
 ``key in memo``, ``memo[key] = value``) or returning what they hold (``if
 _cache: return _cache[0]``), registries, lazy set-up (``if _ready: ...`` that
 returns nothing new), warn-once flags (a bare ``return``), a closed flag that
-raises, and instance state used as data (a parser's position, an index).
+raises, instance state used as data (a parser's position, an index), and a
+stream's flag set only where a condition on the call's input holds (a line
+decoder's pending ``\r``), else only reset to its first value.
 """
 
 from __future__ import annotations
@@ -239,7 +241,79 @@ def _switches(cls: ast.ClassDef, source: Callable[[ast.AST], str]) -> set[str]:
             name = _self_attr(node)
             if name:
                 data.add(name)
-    return writes - data
+    return writes - data - _input_driven(cls)
+
+
+def _input_driven(cls: ast.ClassDef) -> set[str]:
+    """Switches of CLS set only where a condition on what the call was given holds (a decoder's pending
+    ``\\r``: ``if text.endswith("\\r"): self.trailing_cr = True``), else only reset to their first value:
+    a stream's protocol, not a count of calls.  A flag set whatever the input stays a switch."""
+    first: dict[str, object] = {}
+    methods = [m for m in cls.body if isinstance(m, FunctionNode)]
+    for method in methods:
+        if method.name == "__init__":
+            for node in ast.walk(method):
+                if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
+                    for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                        name = _self_attr(target)
+                        if name:
+                            first[name] = node.value.value
+    driven: set[str] = set()
+    counted: set[str] = set()
+    for method in methods:
+        if method.name in ("__init__", "__new__", "__post_init__"):
+            continue
+        _visit_writes(method.body, False, _given(method), first, driven, counted)
+    return driven - counted
+
+
+def _visit_writes(
+    body: list[ast.stmt], guarded: bool, given: set[str], first: dict[str, object], driven: set[str], counted: set[str]
+) -> None:
+    """Sort each ``self.X`` write of BODY (not a reset to its first value) by whether a condition on the input guards it."""
+    for stmt in body:
+        if isinstance(stmt, FunctionNode) or isinstance(stmt, ast.ClassDef):
+            continue
+        if isinstance(stmt, (ast.If, ast.While)):
+            on_input = guarded or any(isinstance(n, ast.Name) and n.id in given for n in ast.walk(stmt.test))
+            _visit_writes(stmt.body, on_input, given, first, driven, counted)
+            _visit_writes(stmt.orelse, on_input, given, first, driven, counted)
+            continue
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                name = _self_attr(target)
+                if name is None:
+                    continue
+                reset = (
+                    not isinstance(stmt, ast.AugAssign)
+                    and isinstance(stmt.value, ast.Constant)
+                    and name in first
+                    and stmt.value.value == first[name]
+                )
+                if not reset:
+                    (driven if guarded else counted).add(name)
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list):
+                _visit_writes([s for s in inner if isinstance(s, ast.stmt)], guarded, given, first, driven, counted)
+        for handler in getattr(stmt, "handlers", None) or []:
+            _visit_writes(handler.body, guarded, given, first, driven, counted)
+
+
+def _given(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The method's parameters (past ``self``) and the locals computed from them (``lines = text.splitlines()``)."""
+    given = {a.arg for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)[1:]}
+    nodes = [n for n in ast.walk(method) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))]
+    for _ in range(4):
+        before = len(given)
+        for node in nodes:
+            if node.value is not None and any(isinstance(n, ast.Name) and n.id in given for n in ast.walk(node.value)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                given.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        if len(given) == before:
+            break
+    return given
 
 
 def _returns_value(body: list[ast.stmt]) -> bool:
