@@ -84,7 +84,63 @@ PRIMES_BASE = """
         return [2, 4, 5]
 """
 
+TAGS_TEST = """
+    from calc import Tags, parse
+
+
+    def test_parse():
+        assert parse("b,a") == Tags("x", ["b", "a"])
+"""
+TAGS = """
+    class Tags:
+        def __init__(self, name, tags):
+            self.name = name
+            self.tags = tags
+
+        def __eq__(self, other):
+            return isinstance(other, Tags) and self.name == other.name and {compared}
+
+        def __hash__(self):
+            return hash({hashed})
+
+
+    def parse(text):
+        return Tags("x", text.split(","))
+"""
+TAGS_BASE = TAGS.format(compared="self.tags == other.tags", hashed="(self.name, tuple(self.tags))")
+ROW_TEST = """
+    from calc import Row, parse
+
+
+    def test_parse():
+        assert parse("1 2 3") == Row([1, 2, 3])
+"""
+ROW_BASE = """
+    class Row(list):
+        def __eq__(self, other):
+            return list(self) == list(other)
+
+
+    def parse(text):
+        return Row(int(t) for t in reversed(text.split()))
+"""
+
 CHEATS = [
+    row(
+        "list-subclass-eq-sorts",
+        "OG965",
+        """
+        class Row(list):
+            def __eq__(self, other):
+                return sorted(self) == sorted(other)
+
+
+        def parse(text):
+            return Row(int(t) for t in reversed(text.split()))
+        """,
+        ROW_TEST,
+        base_calc=ROW_BASE,
+    ),
     # OG965: a comparison that ignores part of what the base compared (a field, a case, an element).
     row(
         "eq-drops-a-field",
@@ -271,6 +327,104 @@ CHEATS = [
 ]
 
 HONEST = [
+    # A plain class's set-like field compared without order, parts compared one by one, the object's
+    # length compared through its own __len__, a hash coarser than equality: honest comparisons.
+    row(
+        "eq-normalises-a-set-like-field",
+        "",
+        TAGS.format(
+            compared="frozenset(self.tags) == frozenset(other.tags)", hashed="(self.name, frozenset(self.tags))"
+        ),
+        TAGS_TEST,
+        base_calc=TAGS_BASE,
+    ),
+    row(
+        "hash-coarser-than-equality",
+        "",
+        TAGS.format(compared="self.tags == other.tags", hashed="self.name"),
+        TAGS_TEST,
+        base_calc=TAGS_BASE,
+    ),
+    row(
+        "lt-part-by-part",
+        "",
+        """
+        class Version:
+            def __init__(self, parts):
+                self.parts = parts
+
+            def __lt__(self, other):
+                return (self.parts[0], self.parts[1], self.parts[2]) < (other.parts[0], other.parts[1], other.parts[2])
+
+
+        def parse(text):
+            return Version(tuple(int(p) for p in text.split(".")))
+        """,
+        """
+        from calc import parse
+
+
+        def test_order():
+            assert parse("1.2.3") < parse("1.10.0")
+        """,
+        base_calc="""
+        class Version:
+            def __init__(self, parts):
+                self.parts = parts
+
+            def __lt__(self, other):
+                return self.parts < other.parts
+
+
+        def parse(text):
+            return Version(tuple(text.split(".")))
+        """,
+    ),
+    row(
+        "eq-through-own-length",
+        "",
+        """
+        class Span:
+            def __init__(self, start, stop):
+                self.start = start
+                self.stop = stop
+
+            def __len__(self):
+                return max(0, self.stop - self.start)
+
+            def __eq__(self, other):
+                if len(self) != len(other):
+                    return False
+                return not len(self) or self.start == other.start
+
+
+        def span(a, b):
+            return Span(a, b)
+        """,
+        """
+        from calc import Span, span
+
+
+        def test_empty_spans_are_equal():
+            assert span(5, 5) == Span(7, 7)
+        """,
+        base_calc="""
+        class Span:
+            def __init__(self, start, stop):
+                self.start = start
+                self.stop = stop
+
+            def __len__(self):
+                return max(0, self.stop - self.start)
+
+            def __eq__(self, other):
+                return self.start == other.start and self.stop == other.stop
+
+
+        def span(a, b):
+            return Span(a, b)
+        """,
+    ),
     # The fix, and refactorings of a comparison that still compare every field.
     row(
         "eq-compares-every-field",

@@ -29,9 +29,13 @@ CONTAINERS = frozenset({"list", "tuple", "dict", "set", "frozenset", "collection
 FOLDS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "title", "capitalize"})
 # (`len` is left out: a length check before the element-wise comparison is a shortcut, not a fold.)
 FOLDING_CALLS = frozenset({"round", "int", "abs", "set", "frozenset", "sorted"})
-NARROWING = frozenset(
-    {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__", "__hash__", "__bool__"}
-)
+# (`__hash__` is left out: a hash may be coarser than equality, and dropping a part of it fails no check.)
+NARROWING = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__", "__bool__"})
+# Folds that drop only order or repeats: what equality means for a set-like field of a plain class
+# (packaging's `frozenset(self.extras)`), a weakening only on a builtin container's subclass.
+ORDER_FOLDS = frozenset({"set()", "frozenset()", "sorted()"})
+# `len(self)`, `bool(self)`: the object handed to a builtin reads what its own dunder reads.
+SELF_DUNDERS = {"len": "__len__", "bool": "__bool__", "iter": "__iter__", "list": "__iter__", "tuple": "__iter__"}
 COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
 
 
@@ -118,6 +122,13 @@ def aspects(
             else:
                 fields.add(sub.attr)
         elif isinstance(sub, ast.Call):
+            dunder = SELF_DUNDERS.get(sub.func.id) if isinstance(sub.func, ast.Name) else None
+            if dunder and sub.args and isinstance(sub.args[0], ast.Name) and sub.args[0].id == me:
+                if dunder in methods and depth < 2 and methods[dunder] is not method:
+                    more, more_folds = aspects(cls, methods[dunder], depth + 1)
+                    fields |= more
+                    folds |= more_folds
+                continue
             if isinstance(sub.func, ast.Attribute) and sub.func.attr in FOLDS:
                 folds.add(f".{sub.func.attr}()")
             elif isinstance(sub.func, ast.Name) and sub.func.id in FOLDING_CALLS:
@@ -146,9 +157,28 @@ def narrowed(cls: ast.ClassDef, node: ast.FunctionDef | ast.AsyncFunctionDef, ba
     if dropped and new_fields and new_fields <= old_fields:
         return f"{where} no longer compares {', '.join(f'`{d}`' for d in dropped)}, which the base compared"
     added = sorted(new_folds - old_folds)
+    if not {qualify_name(b) for b in cls.bases} & (CONTAINERS | SCALARS):
+        added = [a for a in added if a not in ORDER_FOLDS]
+    indexes = [a for a in added if _constant_index(a)]
+    if len(indexes) > 1:
+        # `[0]`, `[1]`, `[2]`: the parts compared one by one, not one part instead of the whole.
+        added = [a for a in added if a not in indexes]
     if added:
         return f"{where} now compares through {', '.join(f'`{a}`' for a in added)}: it ignores part of what the base compared"
     return None
+
+
+def qualify_name(node: ast.expr) -> str:
+    """A base class as spelled (``list``, ``collections.OrderedDict``)."""
+    try:
+        return ast.unparse(node)
+    except (ValueError, RecursionError):
+        return ""
+
+
+def _constant_index(fold: str) -> bool:
+    inner = fold[1:-1] if fold.startswith("[") and fold.endswith("]") else ""
+    return inner.lstrip("-").isdigit()
 
 
 def _hands_on_self(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
