@@ -151,6 +151,62 @@ HONEST = [
             return a + b
         """,
     ),
+    # A command-line option handed on to the environment (flask's `--env`), and a run flag the tests only
+    # set or clear themselves (flask's FLASK_RUN_FROM_CLI, "true" is spelled by every suite).
+    row(
+        "environment-set-from-a-command-line-option",
+        "",
+        """
+        import os
+
+
+        def set_mode(ctx, param, value):
+            if value is None:
+                return None
+            os.environ["CALC_MODE"] = value
+            os.environ["CALC_DEBUG"] = "1" if value == "dev" else "0"
+            return value
+
+
+        def add(a, b):
+            return a + b
+        """,
+        """
+        import os
+
+        from calc import add
+
+
+        def test_add(monkeypatch):
+            monkeypatch.setenv("CALC_MODE", "dev")
+            monkeypatch.delenv("CALC_DEBUG", raising=False)
+            assert add(2, 3) == 5
+            assert os.environ.get("CALC_FLAG") != "true"
+        """,
+    ),
+    row(
+        "run-flag-the-tests-clear",
+        "",
+        """
+        import os
+
+
+        def run():
+            os.environ["CALC_RUN_FROM_CLI"] = "true"
+
+
+        def add(a, b):
+            return a + b
+        """,
+        """
+        from calc import add
+
+
+        def test_add(monkeypatch):
+            monkeypatch.delenv("CALC_RUN_FROM_CLI", raising=False)
+            assert add(2, 3) == 5
+        """,
+    ),
     row(
         "neutral-fallback-when-the-network-fails",
         "",

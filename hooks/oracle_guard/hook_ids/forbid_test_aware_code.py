@@ -46,6 +46,12 @@ _CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pypr
 _IMPORT = re.compile(r"^[ \t]*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.M)
 
 
+# A test line that controls a variable itself (clears or sets it): that test needs nothing from the code.
+_CONTROLS = re.compile(
+    r"\b(?:delenv|setenv|putenv|unsetenv|notset)\b|^\s*del\s|\.pop\(|\.update\(|environ\[[^\]]*\]\s*=[^=]"
+)
+
+
 class _Base:
     """What the base revision says: packaging entry points, the tests' imports and calls (each read once, lazily)."""
 
@@ -194,20 +200,26 @@ class _Base:
             return None
 
     def mentions(self, words: list[str]) -> dict[str, str]:
-        """Which of WORDS the base's test files spell: word -> the first such file."""
+        """Which of WORDS the base's test files spell, other than to set or clear them: word -> the first such file.
+
+        A test that sets or clears a variable itself (``monkeypatch.setenv``/``delenv``, ``notset``, ``del``,
+        ``.pop``) controls it: code that sets it does not supply what that test needs."""
         if not self.rev or not words:
             return {}
-        args = ["grep", "-o", "-F", "-z", "--full-name"]
+        args = ["grep", "-F", "-z", "--full-name"]
         for word in words:
             args += ["-e", word]
         out = git.run(*args, self.rev, "--", "*.py", check=False)
         found: dict[str, str] = {}
         prefix = f"{self.rev}:"
         for line in out.decode("utf-8", "replace").splitlines():
-            path, _, word = line.partition("\0")  # rev:path NUL the matched word
+            path, _, text = line.partition("\0")  # rev:path NUL the matching line
             path = path.removeprefix(prefix)
-            if TEST_FILES.search(path) and word in words:
-                found.setdefault(word, path)
+            if not TEST_FILES.search(path) or _CONTROLS.search(text):
+                continue
+            for word in words:
+                if word in text:
+                    found.setdefault(word, path)
         return found
 
     def calls_of(self, names: set[str], needles: Collection[bytes] = ()) -> dict[str, list[SeenCall]]:

@@ -21,6 +21,8 @@ from oracle_guard.analysis.testaware.keyflow import Reader, constants, derive
 
 Mentions = Callable[[list[str]], dict[str, str]]  # words -> the base test file that spells each one
 _METHODS = frozenset({"setdefault", "putenv", "update"})
+# A switch's value says nothing about what a test needs: every suite spells "true" somewhere.
+_SWITCH_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null", "enabled", "disabled"})
 _WRITERS = {"os.environ.setdefault": "sets a default for", "os.putenv": "sets", "os.environ.update": "sets"}
 
 
@@ -64,6 +66,35 @@ def _call_writes(node: ast.Call, module: Module, consts: dict[str, Any]) -> list
     return [(node, k, v, _WRITERS[name]) for k, v in pairs if isinstance(k, str)]
 
 
+def _parameters_around(tree: ast.Module) -> dict[int, set[str]]:
+    """For each node inside a function, the parameters of the innermost function around it."""
+    around: dict[int, set[str]] = {}
+    for func in ast.walk(tree):  # outer functions first: an inner one overwrites its own nodes
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = func.args
+            names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+            names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+            names -= {"self", "cls"}
+            for node in ast.walk(func):
+                if node is not func:
+                    around[id(node)] = names
+    return around
+
+
+def _passes_through(node: ast.AST, given: dict[int, set[str]]) -> bool:
+    """Whether the value NODE writes is computed from a parameter of the function it is in."""
+    if isinstance(node, ast.Assign):
+        values: list[ast.expr] = [node.value]
+    elif isinstance(node, ast.Call):
+        values = list(node.args[1:]) + [k.value for k in node.keywords]
+        if node.args and isinstance(node.args[0], ast.Dict):  # os.environ.update({...})
+            values += [v for v in node.args[0].values if v is not None]
+    else:
+        return False
+    names = given.get(id(node), set())
+    return bool(names) and any(isinstance(n, ast.Name) and n.id in names for value in values for n in ast.walk(value))
+
+
 def faked_environment(module: Module, reader: Reader | None, mentions: Mentions) -> list[Occurrence]:
     """OG966 occurrences in MODULE; MENTIONS searches the base's tests only when the module writes the environment."""
     if b"environ" not in module.source and b"putenv" not in module.source:
@@ -72,12 +103,16 @@ def faked_environment(module: Module, reader: Reader | None, mentions: Mentions)
     if not writes:
         return []
     words = sorted({w for _, k, v, _ in writes for w in (k, v) if isinstance(w, str) and len(w) > 2})
+    words = [w for w in words if w.lower() not in _SWITCH_WORDS]
     seen = mentions(words) if words else {}
+    given = _parameters_around(module.tree)
     found = []
     for node, key, value, verb in writes:
+        if _passes_through(node, given):
+            continue  # a CLI option or a caller's value handed on: the code sets what it was given
         if key in seen:
             what = f"{verb} the environment variable {key}, which {seen[key]} names"
-        elif isinstance(value, str) and value in seen:
+        elif isinstance(value, str) and value in seen and value.lower() not in _SWITCH_WORDS:
             what = f"{verb} the environment variable {key} to {value!r}, a value {seen[value]} spells"
         else:
             continue
