@@ -207,6 +207,38 @@ HONEST = [
             assert add(2, 3) == 5
         """,
     ),
+    # A formatter re-quoting a branch the base already had (requests' black commit): nothing was learned now.
+    row(
+        "a-formatter-re-quotes-an-old-branch",
+        "",
+        r"""
+        def unquote(value, is_filename=False):
+            if value and value[0] == value[-1] == '"':
+                value = value[1:-1]
+                if not is_filename or value[:2] != "\\\\":
+                    return value.replace("\\\\", "\\").replace('\\"', '"')
+            return value
+        """,
+        r"""
+        from calc import unquote
+
+
+        def test_filename():
+            assert unquote('"\\\\Comp\\Res"', True) == "\\\\Comp\\Res"
+
+
+        def test_plain():
+            assert unquote('"\\\\Comp\\Res"') == "\\Comp\\Res"
+        """,
+        base_calc=r"""
+        def unquote(value, is_filename=False):
+            if value and value[0] == value[-1] == '"':
+                value = value[1:-1]
+                if not is_filename or value[:2] != '\\\\':
+                    return value.replace('\\\\', '\\').replace('\\"', '"')
+            return value
+        """,
+    ),
     row(
         "neutral-fallback-when-the-network-fails",
         "",

@@ -250,6 +250,16 @@ def _needles(found: list[Candidate]) -> set[bytes]:
     return needles if len(needles) <= _NEEDLES else set()  # a big table: any test file may hold a row
 
 
+def _branch_key(node: ast.AST) -> str:
+    """A branch as the compiler sees it (no positions, no quoting or layout): its condition and first returns."""
+    if isinstance(node, ast.IfExp):
+        return ast.dump(node)
+    if isinstance(node, ast.If):
+        returned = [first_return(body) for body in (node.body, node.orelse)]
+        return ast.dump(node.test) + "|" + "|".join(ast.dump(r) if r is not None else "" for r in returned)
+    return ""
+
+
 def _new(candidate: Candidate, module: Module, old_lines: frozenset[bytes]) -> bool:
     """Whether the change may have added CANDIDATE: a line of its condition or of what it returns is not in the
     base's version of the file (a table is always judged: its rows may be what changed)."""
@@ -312,6 +322,12 @@ def special_cases(
         found_candidates = [c for c in found_candidates if _new(c, module, before)]
         if not found_candidates:
             return []
+        base = old_module()
+        if base is not None:  # a line re-spelled, not changed (a formatter's quotes): the base's same branch
+            kept = {_branch_key(n) for n in ast.walk(base.tree) if isinstance(n, (ast.If, ast.IfExp))}
+            found_candidates = [c for c in found_candidates if c.table is not None or _branch_key(c.node) not in kept]
+            if not found_candidates:
+                return []
     calls = calls_of({c.function for c in found_candidates}, _needles(found_candidates))
     if not calls:
         return []
