@@ -232,6 +232,7 @@ def _replay(
             passed_both,
             change_set.base_label,
             the_plan.write,
+            cache,
         )
         findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
         return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
