@@ -11,7 +11,8 @@ A flip is a finding when its check failed every time it ran at the base and
 passed at least once against the new code, in a test that passed on both
 sides in the replay: the new code made that check unable to fail.  Suspects
 run again on both sides (their tests only); a verdict that changes between
-the two runs of a side is a notice, never a finding.
+the two runs of a side is a notice, never a finding.  With a cache (probes/replay/base_cache.py)
+the base side's verdicts come from cached.py where they can only convict; the rest runs at the base.
 """
 
 from __future__ import annotations
