@@ -2,7 +2,7 @@
 
     git clone -q https://github.com/pytoolz/toolz /tmp/bench-toolz     # a fast suite (about 1 s)
     python -m pip install toolz pytest -e .                             # its version metadata; oracle-guard
-    python bench/replay_cache.py /tmp/bench-toolz toolz/dicttoolz.py [--runs 7] [--jobs 1|2]
+    python bench/replay_cache.py /tmp/bench-toolz toolz/dicttoolz.py [--runs 7]
 
 The clone is reset hard and cleaned (never point this at a working copy you care about), then
 PRODUCTION_FILE gets a comment appended and is left changed in the work tree: the replay judges that
@@ -38,10 +38,10 @@ def git(root: str, *args: str) -> None:
     subprocess.run(("git", *args), cwd=root, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
 
 
-def replay(cache: str, jobs: str, empty_first: bool) -> list[str]:
+def replay(cache: str, empty_first: bool) -> list[str]:
     """The replay command, its cache folder given by ORACLE_GUARD_CACHE (emptied first for a cold run)."""
     command = [sys.executable, "-m", "oracle_guard", "check", "-q", "--replay", "--base", "HEAD"]
-    command += ["--python", sys.executable, *(["--jobs", jobs] if jobs else [])]
+    command += ["--python", sys.executable]
     if not empty_first:
         return ["env", f"ORACLE_GUARD_CACHE={cache}", *command]
     return ["sh", "-c", 'rm -rf "$1" && shift && exec env ORACLE_GUARD_CACHE="$0" "$@"', cache, cache, *command]
@@ -60,7 +60,6 @@ def main() -> int:
     parser.add_argument("clone")
     parser.add_argument("production_file")
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--jobs", default="", help="pass --jobs to the replay (default: its own choice)")
     args = parser.parse_args()
     root = os.path.abspath(args.clone)
     git(root, "reset", "-q", "--hard")
@@ -71,8 +70,8 @@ def main() -> int:
     plain = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
     caches = tempfile.mkdtemp(prefix="replay-cache-bench-")
     try:
-        cold = replay(os.path.join(caches, "cold"), args.jobs, empty_first=True)
-        warm = replay(os.path.join(caches, "warm"), args.jobs, empty_first=False)
+        cold = replay(os.path.join(caches, "cold"), empty_first=True)
+        warm = replay(os.path.join(caches, "warm"), empty_first=False)
         for command in (warm, warm):  # the first fills the cache, the second must use it
             proc = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
         if proc.returncode != 0 or not all(n in proc.stderr for n in WARM_NOTICES):
