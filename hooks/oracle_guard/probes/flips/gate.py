@@ -194,8 +194,9 @@ def _warm(
     """Both sides of the flip run with the base's verdicts from ENTRY where they can only convict (cached.py).
 
     The new side runs whole; the base side is a run of the tests cached.to_verify names and, when the
-    new side answered a neighbour call, a collection (the neighbours' answers, always fresh).  The base side runs whole when the new side or that run
-    does not complete (returned with True: that base side ran whole).
+    new side answered a neighbour call, a collection (the neighbours' answers, always fresh).  The
+    base side runs whole when the new side or that run does not complete (returned with True: an
+    entry may be written from it).
     """
     new = run(python, {"new": trees["new"]}, args, jobs, deadline, work, "flips", calls)["new"]
     if not new.complete:
