@@ -11,7 +11,8 @@ A flip is a finding when its check failed every time it ran at the base and
 passed at least once against the new code, in a test that passed on both
 sides in the replay: the new code made that check unable to fail.  Suspects
 run again on both sides (their tests only); a verdict that changes between
-the two runs of a side is a notice, never a finding.
+the two runs of a side is a notice, never a finding.  With a cache (probes/replay/base_cache.py)
+the base side's verdicts come from cached.py where they can only convict; the rest runs at the base.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from oracle_guard.probes.flips import cached
+from oracle_guard.probes.flips.cached import Verdict
 from oracle_guard.probes.neighbours import calls as neighbours
+from oracle_guard.probes.replay import base_cache
 from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import Finding, notice
 
@@ -48,11 +52,6 @@ for path, output in config["plugins"]:
     plugins.append(mod)
 sys.exit(int(pytest.main(sys.argv[2:], plugins=plugins)))
 """
-
-
-class Verdict(NamedTuple):
-    runs: int
-    passes: int
 
 
 class Side(NamedTuple):
@@ -180,6 +179,50 @@ def run(
     return sides
 
 
+def _warm(
+    python: str,
+    trees: Mapping[str, str],
+    fixed: Sequence[str],
+    args: Sequence[str],
+    jobs: int,
+    deadline: float,
+    work: str,
+    calls: str | None,
+    entry: cached.Entry,
+    passed_both: set[str],
+) -> tuple[dict[str, Side], bool]:
+    """Both sides of the flip run with the base's verdicts from ENTRY where they can only convict (cached.py).
+
+    The new side runs whole; the base side is a run of the tests cached.to_verify names and, when the
+    new side answered a neighbour call, a collection (the neighbours' answers, always fresh).  The
+    base side runs whole when the new side or that run does not complete (returned with True: an
+    entry may be written from it).
+    """
+    new = run(python, {"new": trees["new"]}, args, jobs, deadline, work, "flips", calls)["new"]
+    if not new.complete:
+        return {
+            "base": run(python, {"base": trees["base"]}, args, jobs, deadline, work, "flips", calls)["base"],
+            "new": new,
+        }, True
+    verify = cached.to_verify(entry, new.verdicts, passed_both)
+    verdicts = cached.merged(entry, [], {})
+    if verify:
+        ran = run(python, {"base": trees["base"]}, [*fixed, *verify], jobs, deadline, work, "flips-verify")["base"]
+        if not ran.complete:
+            whole = run(python, {"base": trees["base"]}, args, jobs, deadline, work, "flips", calls)["base"]
+            return {"base": whole, "new": new}, True
+        verdicts = cached.merged(entry, verify, ran.verdicts)
+    again = f", {len(verify)} test(s) run again at the base" if verify else ""
+    notice(f"oracle-replay: the flip run's base side from the cache{again}")
+    neighbours_answers = None
+    if calls and _sites_of(new.neighbours):  # a neighbour verdict needs the new side's answer at its site
+        collected = run(
+            python, {"base": trees["base"]}, [*args, "--collect-only"], jobs, deadline, work, "flips", calls
+        )
+        neighbours_answers = collected["base"].neighbours
+    return {"base": Side(True, entry.sites, verdicts, neighbours_answers, 0, ""), "new": new}, False
+
+
 def suspects(base: Side, new: Side, passed_both: set[str]) -> list[tuple[str, str]]:
     """(node, site) pairs whose flipped check failed every time at the base and passed on the new code."""
     found = []
@@ -264,10 +307,12 @@ def judge(
     passed_both: set[str],
     base_label: str,
     changed: Sequence[str] = (),
+    cache: base_cache.Cache | None = None,
 ) -> list[tuple[str, Finding]]:
     """The flip and neighbour findings of a replay, as (node id, finding) pairs.
 
     CHANGED: the production files the change wrote (the differential calls only what they define).
+    CACHE: where the base side's flip verdicts are kept (cached.py: an entry only convicts).
     Every suspect is judged again in a second probe run of its tests only; one that does not
     hold on both runs is a notice.
     """
@@ -276,8 +321,17 @@ def judge(
     started = time.monotonic()
     sites = call_sites(trees["base"], selection)
     calls = _calls_file(work, sites, changed, "calls")
-    sides = run(python, trees, [*fixed, *selection], jobs, deadline, work, "flips", calls)
+    args = [*fixed, *selection]
+    key = cached.name(cache, args) if cache is not None and "new" in trees else None
+    entry = cached.read(cache.where, key) if cache is not None and key else None
+    fresh = entry is None  # the base side ran whole: an entry can be written from it
+    if entry is not None:
+        sides, fresh = _warm(python, trees, fixed, args, jobs, deadline, work, calls, entry, passed_both)
+    else:
+        sides = run(python, trees, args, jobs, deadline, work, "flips", calls)
     base, new = sides["base"], sides["new"]
+    if cache is not None and key and fresh and base.complete:
+        cached.write(cache.where, key, base.sites, base.verdicts)
     odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label) if calls else []
     if calls:
         called = set(_sites_of(base.neighbours)) & set(_sites_of(new.neighbours))

@@ -80,7 +80,12 @@ class Probe:
             self.proc = None
 
     def text(self, timeout: float = 60.0) -> str | None:
-        """The fingerprint (None: the interpreter could not say, so there is no cache for it)."""
+        """The fingerprint (None: the interpreter could not say, so there is no cache for it); asked once."""
+        if not hasattr(self, "said"):
+            self.said = self._ask(timeout)
+        return self.said
+
+    def _ask(self, timeout: float) -> str | None:
         if self.proc is None:
             return None
         try:
@@ -113,8 +118,15 @@ def _own_version() -> str:
         return f"{version} {hashlib.sha256(f.read()).hexdigest()}"
 
 
-def key(tree: str, args: Sequence[str], python: str, fingerprint: str, canaries: bool) -> str:
+def key(
+    tree: str, args: Sequence[str], python: str, fingerprint: str, canaries: bool, probe: dict[str, str] | None = None
+) -> str:
+    """The entry's name: a digest of everything that determines the base side's answers.
+
+    PROBE: a probe's own inputs (its name and its plugins' sources) for a probe's entry.
+    """
     material = {
+        "probe": probe or {},
         "format": FORMAT,
         "tree": tree,
         "args": list(args),
@@ -144,13 +156,8 @@ def _outcome(value: object) -> ledger.Outcome | None:
 
 def read(where: str, name: str, fixed_choices: Sequence[Sequence[str]]) -> Entry | None:
     """The entry NAME in WHERE; None when it is missing, unreadable or not exactly of our format."""
-    path = os.path.join(where, f"{name}.json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != name:
+    data = load(where, name)
+    if data is None:
         return None
     fixed, items = data.get("fixed"), data.get("items")
     if not isinstance(items, dict) or not isinstance(fixed, list) or fixed not in [list(c) for c in fixed_choices]:
@@ -161,10 +168,6 @@ def read(where: str, name: str, fixed_choices: Sequence[Sequence[str]]) -> Entry
         if outcome is None:
             return None
         outcomes[node] = outcome
-    try:
-        os.utime(path)  # kept while it is used
-    except OSError:
-        pass
     return Entry(tuple(fixed), outcomes)
 
 
@@ -178,6 +181,11 @@ def write(where: str, name: str, fixed: Sequence[str], result: ledger.Result) ->
         "fixed": list(fixed),
         "items": {node: list(o) for node, o in result.items.items()},
     }
+    store(where, name, data)
+
+
+def store(where: str, name: str, data: object) -> None:
+    """Write DATA as entry NAME, whole or not at all; a cache that cannot be written is none."""
     try:
         os.makedirs(where, mode=0o700, exist_ok=True)
         handle, partial = tempfile.mkstemp(prefix=".entry-", dir=where)
@@ -187,6 +195,23 @@ def write(where: str, name: str, fixed: Sequence[str], result: ledger.Result) ->
         _prune(where)
     except OSError:
         pass  # only a speed-up
+
+
+def load(where: str, name: str) -> dict[str, object] | None:
+    """Entry NAME as a JSON object of our FORMAT naming itself, kept while it is used; None otherwise."""
+    path = os.path.join(where, f"{name}.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != name:
+        return None
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+    return data
 
 
 def _prune(where: str) -> None:
@@ -271,6 +296,21 @@ class Cache:
         self.name = key(self.tree, args, self.python, fingerprint, self.canaries)
         fixed = [[*replay_run.PYTEST_ARGS, *replay_run.NO_RANDOM_ORDER], list(replay_run.PYTEST_ARGS)]
         return read(self.where, self.name, fixed)
+
+    def probe_key(self, probe: str, args: Sequence[str], sources: Sequence[str]) -> str | None:
+        """The name of PROBE's entry for pytest ARGS, its plugins' SOURCES hashed in; None: no cache for it."""
+        fingerprint = self.probe.text()
+        if fingerprint is None:
+            return None
+        digest = hashlib.sha256()
+        try:
+            for path in sources:
+                with open(path, "rb") as f:
+                    digest.update(hashlib.sha256(f.read()).digest())
+        except OSError:
+            return None
+        inputs = {"name": probe, "sources": digest.hexdigest()}
+        return key(self.tree, args, self.python, fingerprint, self.canaries, inputs)
 
     def keep(self, python: str, fixed: Sequence[str], base: ledger.Result) -> None:
         if self.name is not None and python == self.python:

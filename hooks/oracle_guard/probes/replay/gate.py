@@ -5,7 +5,7 @@ scratch trees come from pytest_side/scratch.py, the selection from pytest_side/s
 pytest processes from run.py (with the plugin.py each loads by path), and each run is judged from
 outside its process by ledger.py.  The main run's base side may come from base_cache.py (a real
 collection of the base, cached passes the new side confirms, everything else run again there).  The probes run after it: flips (and neighbours) on the tests
-that passed on both sides.
+that passed on both sides, the flips' base side from probes/flips/cached.py where an entry can only convict.
 """
 
 from __future__ import annotations
@@ -232,6 +232,7 @@ def _replay(
             passed_both,
             change_set.base_label,
             the_plan.write,
+            cache,
         )
         findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
         return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
