@@ -46,12 +46,6 @@ _CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pypr
 _IMPORT = re.compile(r"^[ \t]*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.M)
 
 
-# A test line that controls a variable itself (clears or sets it): that test needs nothing from the code.
-_CONTROLS = re.compile(
-    r"\b(?:delenv|setenv|putenv|unsetenv|notset)\b|^\s*del\s|\.pop\(|\.update\(|environ\[[^\]]*\]\s*=[^=]"
-)
-
-
 class _Base:
     """What the base revision says: packaging entry points, the tests' imports and calls (each read once, lazily)."""
 
@@ -200,10 +194,8 @@ class _Base:
             return None
 
     def mentions(self, words: list[str]) -> dict[str, str]:
-        """Which of WORDS the base's test files spell, other than to set or clear them: word -> the first such file.
-
-        A test that sets or clears a variable itself (``monkeypatch.setenv``/``delenv``, ``notset``, ``del``,
-        ``.pop``) controls it: code that sets it does not supply what that test needs."""
+        """Which of WORDS the base's test files spell, on a line that needs them (environ.needs): word -> a file."""
+        from oracle_guard.analysis.testaware import environ
         if not self.rev or not words:
             return {}
         args = ["grep", "-F", "-z", "--full-name"]
@@ -215,7 +207,7 @@ class _Base:
         for line in out.decode("utf-8", "replace").splitlines():
             path, _, text = line.partition("\0")  # rev:path NUL the matching line
             path = path.removeprefix(prefix)
-            if not TEST_FILES.search(path) or _CONTROLS.search(text):
+            if not TEST_FILES.search(path) or not environ.needs(text):
                 continue
             for word in words:
                 if word in text:

@@ -12,6 +12,7 @@ oracle_guard/analysis/testaware/cases.py.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, Callable
 
 from oracle_guard.analysis.pysource import Module, statements
@@ -64,6 +65,18 @@ def _call_writes(node: ast.Call, module: Module, consts: dict[str, Any]) -> list
     else:
         pairs = []
     return [(node, k, v, _WRITERS[name]) for k, v in pairs if isinstance(k, str)]
+
+
+# A test line that controls a variable itself (clears or sets it): that test needs nothing from the code.
+_CONTROLS = re.compile(
+    r"\b(?:delenv|setenv|putenv|unsetenv|notset)\b|^\s*del\s|\.pop\(|\.update\(|environ\[[^\]]*\]\s*=[^=]"
+)
+
+
+def needs(line: str) -> bool:
+    """Whether a test LINE that spells a variable may need it from outside: it neither sets nor clears it
+    (``monkeypatch.setenv``/``delenv``, ``notset``, ``del``, ``.pop``)."""
+    return not _CONTROLS.search(line)
 
 
 def _parameters_around(tree: ast.Module) -> dict[int, set[str]]:
