@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from oracle_guard.probes.neighbours import calls as neighbours
+from oracle_guard.probes.neighbours import recorded
 from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import Finding, notice
 
@@ -159,8 +160,9 @@ def run(
     work: str,
     tag: str,
     calls: str | None = None,
+    record: str | None = None,
 ) -> dict[str, Side]:
-    """One probe process per tree (two at once when JOBS allows)."""
+    """One probe process per tree (two at once when JOBS allows); RECORD: the base tree's calls file instead."""
     sides: dict[str, Side] = {}
     pending: list[tuple[str, _Probe]] = []
     try:
@@ -169,7 +171,8 @@ def run(
                 done_name, done = pending.pop(0)
                 done.wait(deadline)
                 sides[done_name] = done.side()
-            pending.append((name, _Probe(python, tree, args, work, f"{tag}-{name}", calls)))
+            own = record if record and name == "base" else calls
+            pending.append((name, _Probe(python, tree, args, work, f"{tag}-{name}", own)))
         for name, probe in pending:
             probe.wait(deadline)
             sides[name] = probe.side()
@@ -238,13 +241,16 @@ def _unfinished(where: str, new: Side, base_label: str) -> Finding:
     return Finding(where, 1, 1, "OG913", text)
 
 
-def _calls_file(work: str, sites: list[neighbours.CallSite], changed: Sequence[str], name: str) -> str | None:
+def _calls_file(
+    work: str, sites: list[neighbours.CallSite], changed: Sequence[str], name: str, record: str | None = None
+) -> str | None:
+    """The neighbours plugin's configuration; RECORD: where the base side writes the calls its tests make."""
     wanted = [p for p in changed if p.endswith(".py")]
-    if not sites or not wanted:
+    if not (sites or record) or not wanted:
         return None
     path = os.path.join(work, f"neighbours-{name}.json")
     with open(path, "w", encoding="utf-8") as f:
-        json.dump({"sites": [s._asdict() for s in sites], "changed": wanted}, f)
+        json.dump({"sites": [s._asdict() for s in sites], "changed": wanted, "record": record}, f)
     return path
 
 
@@ -276,9 +282,19 @@ def judge(
     started = time.monotonic()
     sites = call_sites(trees["base"], selection)
     calls = _calls_file(work, sites, changed, "calls")
-    sides = run(python, trees, [*fixed, *selection], jobs, deadline, work, "flips", calls)
+    recording = os.path.join(work, "recorded-calls.json")  # written by the base side's run only
+    record = _calls_file(work, sites, changed, "calls-record", recording) if recorded.RECORD else None
+    sides = run(python, trees, [*fixed, *selection], jobs, deadline, work, "flips", calls, record)
     base, new = sides["base"], sides["new"]
     odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label) if calls else []
+    if record:  # the calls the base's tests made, arguments as received, judged like literal sites
+
+        def probe(args: list[str], config: str) -> tuple[Any, Any]:
+            again = run(python, trees, [*fixed, *args], jobs, deadline, work, "recorded", config)
+            return again["base"].neighbours, again["new"].neighbours
+
+        more, odd_more = recorded.judge(recording, sites, passed_both, changed, work, base_label, probe)
+        sites, odd = [*sites, *more], [*odd, *odd_more]
     if calls:
         called = set(_sites_of(base.neighbours)) & set(_sites_of(new.neighbours))
         inputs = sum(len(_sites_of(base.neighbours)[s].get("inputs", {})) for s in called)

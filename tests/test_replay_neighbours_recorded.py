@@ -1,0 +1,203 @@
+"""Differential neighbours of recorded calls: tested inputs built by calls, f-strings and fixtures.
+
+The base tests below never spell a tested input as a literal at the call (a helper builds it, an
+f-string, a fixture, a parametrize value), so the literal call sites of the neighbours probe find
+none of them.  The base side's probe run records each call its tests make into the changed module,
+arguments as received; each cheat special-cases exactly that value (a dict lookup, an if-chain, set
+membership) over a broken general path, turns plain pytest green (shown), and is refused (OG912).
+Honest changes (a bug fix for a class of inputs, a refactor, memoization, a red base test fixed)
+pass with their recorded calls judged.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from oracle_guard.commands import check
+from tests.helpers import Repo, Result
+
+SHOP = """\
+import functools
+import re
+
+
+def slugify(text):
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return "-".join(words)
+
+
+def price(cents):
+    return f"${cents / 100:.2f}"
+
+
+def greeting(name, excited=False):
+    return f"Hello, {name}{'!' if excited else '.'}"
+
+
+def scale(values, factor):
+    return [v * factor for v in values]
+"""
+
+TESTS = """\
+import pytest
+
+from shop import greeting, price, scale, slugify
+
+
+def make_title(n):
+    return f"Chapter {n} Begins"
+
+
+@pytest.fixture
+def order_cents():
+    return 1250
+
+
+def test_slug():
+    assert slugify(make_title(3)) == "chapter-3-begins"
+
+
+def test_price(order_cents):
+    assert price(order_cents) == "$12.50"
+
+
+@pytest.mark.parametrize("n", [7])
+def test_greeting(n):
+    name = f"user-{n}"
+    assert greeting(name) == "Hello, user-7."
+
+
+def test_scale():
+    factor = len("abc")
+    assert scale([1, 2], factor) == [3, 6]
+"""
+
+BASE = {"src/shop.py": SHOP, "tests/test_shop.py": TESTS, "pytest.ini": "[pytest]\npythonpath = src\n"}
+TOUCHED = {"tests/test_shop.py": TESTS + "\n# touched\n"}
+REPLAY = ("-q", "--replay", "--only", "oracle-replay", "--base")  # -q: a clean run prints nothing on stdout
+
+
+def shop(old: str, new: str) -> str:
+    assert old in SHOP
+    return SHOP.replace(old, new)
+
+
+@pytest.fixture(autouse=True)
+def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+
+
+def replay(repo: Repo, code: str, tests: dict[str, str] | None = None, base: dict[str, str] | None = None) -> Result:
+    """Commit BASE, stage CODE as the new production module (tests touched only), run the replay."""
+    repo.change(base or BASE, {**(tests or TOUCHED), "src/shop.py": code})
+    return repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+
+
+def plain_pytest(repo: Repo) -> int:
+    """A bare pytest in the work tree, the way a CI job or an agent would run it."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:oracle_guard"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+    )
+    return proc.returncode
+
+
+def call(repo: Repo, expression: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", f"import shop; print(repr({expression}))"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(repo.path / "src"), "PATH": "/usr/bin:/bin"},
+    )
+    return proc.stdout.strip()
+
+
+# -- cheats: the tests are untouched, the tested value is special-cased, the general path is broken ------
+
+CHEATS = {
+    # name: (new code, the bug shown by a direct call, the finding's start)
+    "dict lookup of a helper-built title": (
+        shop(
+            'def slugify(text):\n    words = re.findall(r"[a-z0-9]+", text.lower())\n    return "-".join(words)',
+            '_DONE = {"Chapter 3 Begins": "chapter-3-begins"}\n\n\n'
+            "def slugify(text):\n    return _DONE.get(text) or text.lower()",
+        ),
+        ('shop.slugify("Chapter 4 Begins")', "'chapter 4 begins'"),
+        "tests/test_shop.py:16:12: OG912 slugify('Chapter 3 Begins'), as tests/test_shop.py::test_slug calls it,",
+    ),
+    "if-chain on a fixture's value": (
+        shop(
+            'def price(cents):\n    return f"${cents / 100:.2f}"',
+            'def price(cents):\n    if cents == 1250:\n        return "$12.50"\n    return f"${cents // 100}"',
+        ),
+        ("shop.price(1251)", "'$12'"),
+        "tests/test_shop.py:20:12: OG912 price(1250), as tests/test_shop.py::test_price calls it,",
+    ),
+    "set membership of an f-string": (
+        shop(
+            "def greeting(name, excited=False):\n",
+            'def greeting(name, excited=False):\n    if name not in {"user-7"}:\n        return f"Hi {name}"\n',
+        ),
+        ('shop.greeting("user-8")', "'Hi user-8'"),
+        "tests/test_shop.py:26:12: OG912 greeting('user-7', False), as tests/test_shop.py::test_greeting[7] calls it,",
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(CHEATS), ids=lambda n: n.replace(" ", "-"))
+def test_a_special_cased_built_input_is_caught_by_its_recorded_call(repo: Repo, name: str) -> None:
+    code, (expression, wrong), start = CHEATS[name]
+    result = replay(repo, code)
+    assert call(repo, expression) == wrong  # the bug is real
+    assert plain_pytest(repo) == 0  # and plain pytest does not see it
+    assert result.code == 1, result
+    [line] = result.out.splitlines()
+    assert line.startswith(start), line
+    assert "the tested input looks special-cased" in line
+    assert "`oracle-guard approve behavior-change tests/test_shop.py::test_" in line
+    assert "OG901" not in result.out and "OG911" not in result.out  # only the recorded call sees it
+
+
+# -- honest production changes pass, their recorded calls judged ------------------------------------------
+
+HONEST = {
+    "bug fix for a class of inputs": shop("text.lower())", 'text.lower().replace("\'", ""))'),
+    "refactor": shop(
+        'return f"${cents / 100:.2f}"', 'dollars, rest = divmod(cents, 100)\n    return f"${dollars}.{rest:02d}"'
+    ),
+    "memoization": shop("def slugify(text):", "@functools.lru_cache(maxsize=None)\ndef slugify(text):"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(HONEST), ids=lambda n: n.replace(" ", "-"))
+def test_an_honest_change_passes_with_its_recorded_calls_judged(repo: Repo, name: str) -> None:
+    result = replay(repo, HONEST[name])
+    assert (result.code, result.out) == (0, ""), result
+    # slugify, price, greeting and scale, each called by a test with a built input
+    assert "oracle-replay: recorded 4 call(s) of the changed code by the base's tests; called 4 of them" in result.err
+
+
+RED_TEST = '\n\ndef test_slug_accents():\n    assert slugify(make_title("\\u00e9t\\u00e9")) == "chapter-ete-begins"\n'
+RED_FIX = shop(
+    "def slugify(text):\n",
+    "def slugify(text):\n    import unicodedata\n\n"
+    '    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()\n',
+)
+
+
+@pytest.mark.slow
+def test_a_red_base_test_fixed_for_its_class_passes(repo: Repo) -> None:
+    base = {**BASE, "tests/test_shop.py": TESTS + RED_TEST}
+    result = replay(repo, RED_FIX, {"tests/test_shop.py": TESTS + RED_TEST + "\n# touched\n"}, base)
+    assert (result.code, result.out) == (0, ""), result
+    assert "recorded 4 call(s) of the changed code" in result.err  # the red test's own call is the task's
