@@ -11,8 +11,11 @@ pass with their recorded calls judged.
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -201,3 +204,133 @@ def test_a_red_base_test_fixed_for_its_class_passes(repo: Repo) -> None:
     result = replay(repo, RED_FIX, {"tests/test_shop.py": TESTS + RED_TEST + "\n# touched\n"}, base)
     assert (result.code, result.out) == (0, ""), result
     assert "recorded 4 call(s) of the changed code" in result.err  # the red test's own call is the task's
+
+
+# -- the recorder itself: what it keeps, and that the run it rides on keeps its outcomes ----------------
+
+RECORDED_CODE = """\
+def pop_first(items):
+    return items.pop(0)
+
+
+def describe(obj, label="x"):
+    return f"{label}: {obj!r}"
+
+
+def pairs(*values, sep="-"):
+    return sep.join(str(v) for v in values)
+
+
+def numbers(n):
+    yield from range(n)
+
+
+def shout(text):
+    return describe(text.upper())
+"""
+
+RECORDED_TESTS = """\
+import pytest
+
+from calc import describe, numbers, pairs, pop_first, shout
+
+
+class Box:
+    pass
+
+
+@pytest.fixture
+def word():
+    return "he" + "llo"
+
+
+def test_mutated_argument():
+    items = [1, 2, 3]
+    assert pop_first(items) == 1 and items == [2, 3]
+
+
+def test_objects_are_not_recorded():
+    assert describe(Box()).startswith("x: <")
+
+
+def test_varargs_and_fixture(word):
+    assert pairs(word, 2, sep="+") == "hello+2"
+    assert list(numbers(2)) == [0, 1]
+
+
+def test_only_direct_calls(word):
+    assert shout(word) == "x: 'HELLO'"
+
+
+def test_fails():
+    assert pairs(1) == "2"
+"""
+
+
+@pytest.mark.slow
+def test_the_recorder_keeps_direct_plain_calls_as_received_and_changes_no_outcome(tmp_path: Path) -> None:
+    from oracle_guard.probes.flips.gate import RUNNER
+    from oracle_guard.probes.neighbours import plugin
+
+    (tmp_path / "calc.py").write_text(RECORDED_CODE)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_calc.py").write_text(RECORDED_TESTS)
+    config, recording = tmp_path.parent / "config.json", tmp_path.parent / "recorded.json"
+    config.write_text(json.dumps({"sites": [], "changed": ["calc.py"], "record": str(recording)}))
+    env = {**os.environ, "ORACLE_GUARD_NEIGHBOURS": str(config), "PYTHONPATH": str(tmp_path)}
+    plugins = json.dumps({"plugins": [[plugin.__file__, str(tmp_path.parent / "out.json")]]})
+    args = ["-q", "-rA", "-p", "no:cacheprovider", "-p", "no:randomly", "tests"]
+    recorded_run = subprocess.run(
+        [sys.executable, "-c", RUNNER, plugins, *args], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    plain_run = subprocess.run(
+        [sys.executable, "-m", "pytest", *args], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    outcomes = [line for line in recorded_run.stdout.splitlines() if line.startswith(("PASSED", "FAILED"))]
+    assert len(outcomes) == 5 and recorded_run.returncode == plain_run.returncode == 1, recorded_run.stdout
+    assert outcomes == [line for line in plain_run.stdout.splitlines() if line.startswith(("PASSED", "FAILED"))]
+    data = json.loads(recording.read_text())
+    kept = [(c["node"], c["callee"], c["args"], c["kwargs"], c["line"], c["col"]) for c in data["calls"]]
+    assert kept == [
+        ("tests/test_calc.py::test_mutated_argument", "pop_first", "[[1, 2, 3]]", "{}", 17, 12),  # before the pop
+        ("tests/test_calc.py::test_varargs_and_fixture", "pairs", "['hello', 2]", "{'sep': '+'}", 25, 12),
+        ("tests/test_calc.py::test_only_direct_calls", "shout", "['hello']", "{}", 30, 12),  # not describe()
+        ("tests/test_calc.py::test_fails", "pairs", "[1]", "{'sep': '-'}", 34, 12),
+    ]
+    assert data["skipped"] == 1  # describe(Box()); the generator numbers() is never a target
+
+
+def _call(node: str = "t.py::test_a", line: int = 3, args: str = "['Chapter 3']", **more: object) -> dict[str, object]:
+    return {
+        "node": node,
+        "path": "t.py",
+        "line": line,
+        "col": 12,
+        "where": "src/m.py",
+        "callee": "f",
+        "args": args,
+        "kwargs": "{}",
+        **more,
+    }
+
+
+def test_recorded_calls_become_sites_only_when_trusted_and_worth_varying() -> None:
+    from oracle_guard.probes.neighbours import calls
+
+    literal = calls.call_sites("from m import f\n\ndef test_b():\n    assert f(1) == 2\n", "t.py")
+    assert [(s.path, s.line) for s in literal] == [("t.py", 4)]
+    data = {
+        "complete": True,
+        "calls": [
+            _call(),  # kept
+            _call(node="t.py::test_red"),  # its test did not pass on both sides (a red base: the task)
+            _call(line=4),  # the literal site at that line judges it already
+            _call(args="[True, None, [1, 2]]"),  # nothing to vary
+            _call(args="__import__('os')"),  # not a literal: never evaluated
+            {"node": "t.py::test_a"},  # malformed
+        ],
+    }
+    [site] = calls.recorded_sites(data, {"t.py::test_a", "t.py::test_b"}, literal)
+    assert (site.node, site.where, site.callee, site.text()) == ("t.py::test_a", "src/m.py", "f", "f('Chapter 3')")
+    assert calls.recorded_sites({**data, "complete": False}, {"t.py::test_a"}, literal) == []
+    assert calls.recorded_sites(None, {"t.py::test_a"}, literal) == []

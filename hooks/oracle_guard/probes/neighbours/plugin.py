@@ -291,7 +291,7 @@ MAX_RECORDED = 40  # distinct calls kept
 PER_FUNCTION = 4  # distinct argument tuples kept per function
 MAX_TEXT = 200  # longest str/bytes argument kept
 MAX_ITEMS = 16  # longest list/tuple argument kept
-RECORD_SECONDS = 10.0  # the recorder's own time, in all
+RECORD_SECONDS = 20.0  # test time run under the profile function, in all (it slows calls several-fold)
 TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)\.py$")
 TEST_FOLDERS = frozenset({"tests", "test", "testing"})
 PLAIN = (int, float, str, bytes, bool, type(None))
@@ -316,6 +316,8 @@ class _Recorder:
     A ``sys.setprofile`` function that looks only at "call" events of the
     functions' own code objects: it reads the arguments (exact plain types
     only, so no code of the project's runs) and changes nothing the test sees.
+    It is installed for each test whose calls are recorded and removed after
+    it, and no more once the calls or the time are spent.
     """
 
     def __init__(self) -> None:
@@ -326,6 +328,7 @@ class _Recorder:
         self.calls: dict[str, dict[str, Any]] = {}
         self.per_function: dict[tuple[str, str], int] = {}
         self.spent = 0.0
+        self.since: float | None = None
         self.skipped = 0
         self.root = ""
 
@@ -344,10 +347,20 @@ class _Recorder:
                     codes.setdefault(code, []).append((where, name))
         # A code object two names share (one decorator's wrapper) cannot say which was called.
         self.targets = {code: names[0] for code, names in codes.items() if len(set(names)) == 1}
-        if self.targets and sys.getprofile() is None:
+
+    def enter(self, nodeid: str) -> None:
+        """Before NODEID's setup (its fixtures run there): profile its calls when it is recorded."""
+        self.node = nodeid if nodeid in self.nodes else None
+        done = self.spent > RECORD_SECONDS or len(self.calls) >= MAX_RECORDED or not self.targets
+        if self.node is not None and not done and sys.getprofile() is None:  # another profiler: leave it alone
+            self.since = time.monotonic()
             sys.setprofile(self._event)
 
-    def stop(self) -> None:
+    def leave(self) -> None:
+        self.node = None
+        if self.since is not None:
+            self.spent += time.monotonic() - self.since
+            self.since = None
         if sys.getprofile() == self._event:
             sys.setprofile(None)
 
@@ -357,13 +370,13 @@ class _Recorder:
         target = self.targets.get(frame.f_code)
         if target is None:
             return
-        began = time.monotonic()
         try:
             self._record(frame, target)
         except Exception:  # a recorder that cannot read a call records nothing, and never disturbs the test
             self.skipped += 1
-        self.spent += time.monotonic() - began
-        if self.spent > RECORD_SECONDS or len(self.calls) >= MAX_RECORDED:
+        if self.per_function.get(target, 0) >= PER_FUNCTION:
+            self.targets = {c: t for c, t in self.targets.items() if t != target}
+        if len(self.calls) >= MAX_RECORDED or not self.targets:
             sys.setprofile(None)
 
     def _record(self, frame: Any, target: tuple[str, str]) -> None:
@@ -457,15 +470,15 @@ def _drawn(item: pytest.Item) -> bool:
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
     """Before the test's setup (its fixtures run there) and after the previous test's teardown."""
-    RECORDER.node = nodeid if nodeid in RECORDER.nodes else None
+    RECORDER.enter(nodeid)
 
 
 def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
-    RECORDER.node = None
+    RECORDER.leave()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    RECORDER.stop()
+    RECORDER.leave()
     root = str(getattr(session.config, "rootpath", None) or session.config.rootdir)  # type: ignore[attr-defined]  # pytest < 6.1
     top = os.path.relpath(root)
     for call in RECORDER.calls.values():  # node ids from the tree's root, as the replay's are
