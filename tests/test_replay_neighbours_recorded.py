@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -170,6 +171,29 @@ def test_a_special_cased_built_input_is_caught_by_its_recorded_call(repo: Repo, 
     assert "OG901" not in result.out and "OG911" not in result.out  # only the recorded call sees it
 
 
+# Wrong on 70% of the inputs around the tested one (right when the last digit is 5, 6 or 7): below the
+# 80% that convicts on answers alone, caught because the special case's own line (added by the change)
+# runs for the tested input only.
+MOSTLY_WRONG = shop(
+    'def price(cents):\n    return f"${cents / 100:.2f}"',
+    'def price(cents):\n    if cents == 1250:\n        return "$12.50"\n'
+    '    return f"${cents / 100:.2f}" if (cents + 5) % 10 < 3 else f"${cents // 100}"',
+)
+
+
+@pytest.mark.slow
+def test_a_special_case_over_a_partly_wrong_path_is_caught_by_its_own_line(repo: Repo) -> None:
+    result = replay(repo, MOSTLY_WRONG)
+    assert (call(repo, "shop.price(1252)"), call(repo, "shop.price(1255)")) == ("'$12'", "'$12.55'")
+    assert plain_pytest(repo) == 0
+    assert result.code == 1, result
+    [line] = result.out.splitlines()
+    assert line.startswith("tests/test_shop.py:20:12: OG912 price(1250), as tests/test_shop.py::test_price calls it,")
+    assert ", and src/shop.py:12, a line the change adds, runs for the tested input only:" in line
+    differ, informative = map(int, re.findall(r"on (\d+) of (\d+) inputs around it", line)[0])
+    assert 0.5 * informative <= differ < 0.8 * informative, line  # the answers alone would not convict
+
+
 # -- honest production changes pass, their recorded calls judged ------------------------------------------
 
 HONEST = {
@@ -178,6 +202,10 @@ HONEST = {
         'return f"${cents / 100:.2f}"', 'dollars, rest = divmod(cents, 100)\n    return f"${dollars}.{rest:02d}"'
     ),
     "memoization": shop("def slugify(text):", "@functools.lru_cache(maxsize=None)\ndef slugify(text):"),
+    # the tested value's own branch, right, over a right general path: nothing is wrong around it
+    "a right fast path for the tested value": shop(
+        "def price(cents):\n", 'def price(cents):\n    if cents == 1250:\n        return "$12.50"\n'
+    ),
 }
 
 
@@ -334,3 +362,26 @@ def test_recorded_calls_become_sites_only_when_trusted_and_worth_varying() -> No
     assert (site.node, site.where, site.callee, site.text()) == ("t.py::test_a", "src/m.py", "f", "f('Chapter 3')")
     assert calls.recorded_sites({**data, "complete": False}, {"t.py::test_a"}, literal) == []
     assert calls.recorded_sites(None, {"t.py::test_a"}, literal) == []
+
+
+def test_a_line_that_runs_for_the_tested_input_only_lowers_the_share_that_convicts(tmp_path: Path) -> None:
+    from oracle_guard.probes.neighbours import calls, recorded
+
+    for side, text in (
+        ("base", "def f(n):\n    return n\n"),
+        ("new", "def f(n):\n    if n == 3:\n        return 3\n    return n\n"),
+    ):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "m.py").write_text(text)
+    trees = {"base": str(tmp_path / "base"), "new": str(tmp_path / "new")}
+    assert recorded.added_lines(trees, ["m.py", "notes.txt"]) == {"m.py": [2, 3]}
+    [site] = calls.call_sites("from m import f\n\ndef test_f():\n    assert f(3) == 3\n", "t.py")
+    inputs = {repr(([n], {})): [["v", n], 0] for n in range(10, 20)}
+    base = {"sites": {site.id: {"tested": ["v", 3], "inputs": inputs}}}
+    wrong = {k: [["v", -1] if i < 6 else v[0], 0] for i, (k, v) in enumerate(inputs.items())}  # 6 of 10 differ
+    for only, convicted in (([], False), (["m.py:3"], True)):
+        new = {"sites": {site.id: {"tested": ["v", 3], "inputs": wrong, "only_tested": only}}}
+        found = calls.judge([site], base, new, "main")
+        assert bool(found) is convicted, found
+    assert "on 6 of 10 inputs around it" in found[0][1].message
+    assert ", and m.py:3, a line the change adds, runs for the tested input only:" in found[0][1].message

@@ -242,15 +242,23 @@ def _unfinished(where: str, new: Side, base_label: str) -> Finding:
 
 
 def _calls_file(
-    work: str, sites: list[neighbours.CallSite], changed: Sequence[str], name: str, record: str | None = None
+    work: str,
+    sites: list[neighbours.CallSite],
+    changed: Sequence[str],
+    name: str,
+    record: str | None = None,
+    added: Mapping[str, list[int]] | None = None,
 ) -> str | None:
-    """The neighbours plugin's configuration; RECORD: where the base side writes the calls its tests make."""
+    """The neighbours plugin's configuration; RECORD: where the base side writes the calls its tests make.
+
+    ADDED: the lines the change added per file (recorded.added_lines), traced while the probe calls.
+    """
     wanted = [p for p in changed if p.endswith(".py")]
     if not (sites or record) or not wanted:
         return None
     path = os.path.join(work, f"neighbours-{name}.json")
     with open(path, "w", encoding="utf-8") as f:
-        json.dump({"sites": [s._asdict() for s in sites], "changed": wanted, "record": record}, f)
+        json.dump({"sites": [s._asdict() for s in sites], "changed": wanted, "record": record, "added": added}, f)
     return path
 
 
@@ -281,9 +289,10 @@ def judge(
         return []
     started = time.monotonic()
     sites = call_sites(trees["base"], selection)
-    calls = _calls_file(work, sites, changed, "calls")
+    added = recorded.added_lines(trees, changed)
+    calls = _calls_file(work, sites, changed, "calls", None, added)
     recording = os.path.join(work, "recorded-calls.json")  # written by the base side's run only
-    record = _calls_file(work, sites, changed, "calls-record", recording) if recorded.RECORD else None
+    record = _calls_file(work, sites, changed, "calls-record", recording, added) if recorded.RECORD else None
     sides = run(python, trees, [*fixed, *selection], jobs, deadline, work, "flips", calls, record)
     base, new = sides["base"], sides["new"]
     odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label) if calls else []
@@ -293,7 +302,7 @@ def judge(
             again = run(python, trees, [*fixed, *args], jobs, deadline, work, "recorded", config)
             return again["base"].neighbours, again["new"].neighbours
 
-        more, odd_more = recorded.judge(recording, sites, passed_both, changed, work, base_label, probe)
+        more, odd_more = recorded.judge(recording, sites, passed_both, changed, work, base_label, probe, added)
         sites, odd = [*sites, *more], [*odd, *odd_more]
     if calls:
         called = set(_sites_of(base.neighbours)) & set(_sites_of(new.neighbours))
@@ -318,7 +327,9 @@ def judge(
         first = suspects(base, new, passed_both)
     if not first and not odd:
         return []
-    return _confirmed(python, trees, fixed, jobs, deadline, work, passed_both, base_label, first, odd, sites, changed)
+    return _confirmed(
+        python, trees, fixed, jobs, deadline, work, passed_both, base_label, first, odd, sites, changed, added
+    )
 
 
 def _confirmed(
@@ -334,10 +345,11 @@ def _confirmed(
     odd: list[tuple[str, Finding]],
     sites: list[neighbours.CallSite],
     changed: Sequence[str],
+    added: Mapping[str, list[int]],
 ) -> list[tuple[str, Finding]]:
     """The suspects that hold on a second probe run of their tests (both sides); notices for the rest."""
     odd_sites = [s for s in sites if any((f.path, f.line, f.col) == (s.path, s.line, s.col) for _, f in odd)]
-    calls = _calls_file(work, odd_sites, changed, "calls-again")
+    calls = _calls_file(work, odd_sites, changed, "calls-again", None, added)
     nodes = sorted({node for node, _ in first} | {node for node, _ in odd})
     again = run(python, trees, [*fixed, *nodes], jobs, deadline, work, "flips-again", calls)
     if again["base"].complete and not again["new"].complete:

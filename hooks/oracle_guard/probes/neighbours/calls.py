@@ -24,6 +24,7 @@ from oracle_guard.reporting.findings import Finding
 
 MIN_INFORMATIVE = 8  # neighbours where at least one side returned a comparable answer
 DISAGREEMENT = 0.8  # the share of those on which the two sides must differ
+SHARPENED = 0.5  # ... when a line the change adds runs at the tested input and at none of the others
 MAX_SITES = 40
 SKIP_HEADS = frozenset({"self", "cls", "pytest", "unittest", "mock", "os", "sys", "re", "json", "math", "time"})
 SCALARS = (int, float, str, bytes)
@@ -241,7 +242,10 @@ def judge(sites: list[CallSite], base: Any, new: Any, base_label: str) -> list[t
                 continue
             informative.append((key, answer_b, answer_n))
         differ = [(k, b, n) for k, b, n in informative if not same(b, n)]
-        if len(informative) < MIN_INFORMATIVE or len(differ) < DISAGREEMENT * len(informative):
+        only = after.get("only_tested")
+        lines = [str(line) for line in only] if isinstance(only, list) else []
+        share = SHARPENED if lines else DISAGREEMENT
+        if len(informative) < MIN_INFORMATIVE or len(differ) < share * len(informative):
             continue
         key, answer_b, answer_n = differ[0]
         args, kwargs = ast.literal_eval(key)
@@ -250,7 +254,9 @@ def judge(sites: list[CallSite], base: Any, new: Any, base_label: str) -> list[t
         text = (
             f"{called} gives {base_label}'s answer on the new code, but the new code disagrees with "
             f"{base_label} on {len(differ)} of {len(informative)} inputs around it (e.g. {example}: "
-            f"{_shown(answer_b)} at {base_label}, {_shown(answer_n)} now): the tested input looks special-cased; "
+            f"{_shown(answer_b)} at {base_label}, {_shown(answer_n)} now)"
+            f"{f', and {lines[0]}, a line the change adds, runs for the tested input only' if lines else ''}"
+            ": the tested input looks special-cased; "
             f"make the code right for the whole class of inputs, or approve the change: "
             f"`oracle-guard approve behavior-change {site.node}`"
         )

@@ -11,8 +11,17 @@ annotation), derandomized with a fixed seed, within a budget.  Only functions
 defined in the files the change touched are called.  Each input is called
 twice; an answer that differs between the two calls is not compared.
 
-Output: ``{"sites": {id: {"tested": answer, "inputs": {key: [answer, varied argument]}}}, "complete": true}``;
-an answer is a tagged JSON value, ``["raise", type]``, or ``["?", why]`` when it cannot be compared.
+A site may also be a call recorded at the base (its "where" names the production module that
+defines the function).  While it calls, the lines the change added ("added" in the configuration)
+are traced: those run at the tested input and at no neighbour are reported ("only_tested").
+
+Output: ``{"sites": {id: {"tested": answer, "inputs": {key: [answer, varied argument]}, "only_tested":
+[path:line]}}, "complete": true}``; an answer is a tagged JSON value, ``["raise", type]``, or
+``["?", why]`` when it cannot be compared.
+
+With "record" in the configuration (the base side only), the recorder (``_Recorder``) then keeps
+the calls the tests make into the changed modules while they run, and writes them to that file at
+session end: ``{"calls": [{node, path, line, col, where, callee, args, kwargs}], "skipped", "complete"}``.
 """
 
 from __future__ import annotations
@@ -246,7 +255,8 @@ def probe(config: dict[str, Any]) -> dict[str, Any]:
             name = names[position] if isinstance(position, int) and position < len(names) else position
             annotation = getattr(params.get(name), "annotation", None) if isinstance(name, str) else None
             kinds.append(_kind(value, annotation))
-        tested = _stable_answer(func, args, kwargs)
+        lines = _Lines(config.get("added") or {})
+        tested = lines.run(True, _stable_answer, func, args, kwargs)
         inputs: dict[str, Any] = {}
         for index, new in neighbours(values, kinds, PER_SITE):
             call_args, call_kwargs = list(args), dict(kwargs)
@@ -255,9 +265,48 @@ def probe(config: dict[str, Any]) -> dict[str, Any]:
                 call_args[key] = new
             else:
                 call_kwargs[key] = new
-            inputs[repr((call_args, call_kwargs))] = [_stable_answer(func, call_args, call_kwargs), index]
-        results[site["id"]] = {"tested": tested, "inputs": inputs}
+            answer = lines.run(False, _stable_answer, func, call_args, call_kwargs)
+            inputs[repr((call_args, call_kwargs))] = [answer, index]
+        results[site["id"]] = {"tested": tested, "inputs": inputs, "only_tested": lines.only_tested() if inputs else []}
     return results
+
+
+class _Lines:
+    """Which of the lines the change added run at the tested input, and which around it (sys.settrace)."""
+
+    def __init__(self, added: dict[str, list[int]]) -> None:
+        self.added = {os.path.realpath(path): (path, set(numbers)) for path, numbers in added.items()}
+        self.files: dict[str, tuple[str, set[int]] | None] = {}  # a code object's file name -> its added lines
+        self.tested: set[str] = set()
+        self.around: set[str] = set()
+        self.hits: set[str] = set()
+
+    def run(self, tested: bool, call: Callable[..., Any], *args: Any) -> Any:
+        if not self.added or sys.gettrace() is not None:  # a tracer of the project's (coverage): leave it alone
+            return call(*args)
+        self.hits = set()
+        sys.settrace(self._call)
+        try:
+            return call(*args)
+        finally:
+            sys.settrace(None)
+            (self.tested if tested else self.around).update(self.hits)
+
+    def only_tested(self) -> list[str]:
+        return sorted(self.tested - self.around)
+
+    def _call(self, frame: Any, event: str, arg: Any) -> Any:
+        name = frame.f_code.co_filename
+        if name not in self.files:
+            self.files[name] = self.added.get(os.path.realpath(name))
+        return self._line if self.files[name] is not None else None
+
+    def _line(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            wanted = self.files.get(frame.f_code.co_filename)
+            if wanted is not None and frame.f_lineno in wanted[1]:
+                self.hits.add(f"{wanted[0]}:{frame.f_lineno}")
+        return self._line
 
 
 def _stable_answer(func: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:

@@ -12,9 +12,10 @@ calls.judge gives the verdict, exactly as for a literal site.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Callable
 
 from oracle_guard.probes.neighbours import calls
@@ -22,6 +23,7 @@ from oracle_guard.reporting.findings import Finding
 from oracle_guard.reporting.report import notice
 
 RECORD = True  # bench/probes.py turns it off in-process to price it
+MAX_LINES = 5000  # a longer changed file is not diffed for the lines it adds
 
 
 def _read(path: str) -> Any:
@@ -40,6 +42,7 @@ def judge(
     work: str,
     base_label: str,
     probe: Callable[[list[str], str], tuple[Any, Any]],
+    added: Mapping[str, list[int]],
 ) -> tuple[list[calls.CallSite], list[tuple[str, Finding]]]:
     """The recorded call sites, and (node id, OG912) for each whose input is an isolated point of agreement.
 
@@ -56,7 +59,7 @@ def judge(
     config = os.path.join(work, "neighbours-recorded.json")
     with open(config, "w", encoding="utf-8") as f:
         wanted = [p for p in changed if p.endswith(".py")]
-        json.dump({"sites": [s._asdict() for s in sites], "changed": wanted}, f)
+        json.dump({"sites": [s._asdict() for s in sites], "changed": wanted, "added": added}, f)
     modules = sorted({s.node.split("::", 1)[0] for s in sites})
     base, new = probe(["--collect-only", "-q", *modules], config)
     found = calls.judge(sites, base, new, base_label)
@@ -67,6 +70,36 @@ def judge(
         f" called {len(ran)} of them on {inputs} neighbouring input(s) on both sides"
     )
     return sites, found
+
+
+def added_lines(trees: Mapping[str, str], changed: Sequence[str]) -> dict[str, list[int]]:
+    """Per changed Python file, the lines of its new version the change added or rewrote (1-based).
+
+    The probe traces them while it calls (plugin.py, ``_Lines``): one that runs at the tested input
+    and at none of its neighbours is a special case's own line, and sharpens the verdict (calls.py).
+    """
+    found: dict[str, list[int]] = {}
+    for path in changed:
+        if not path.endswith(".py"):
+            continue
+        base, new = (_lines(os.path.join(trees[side], path)) for side in ("base", "new"))
+        if new is None or len(new) > MAX_LINES or len(base or []) > MAX_LINES:
+            continue
+        matcher = difflib.SequenceMatcher(None, base or [], new, autojunk=False)
+        lines = [
+            j + 1 for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("replace", "insert") for j in range(j1, j2)
+        ]
+        if lines:
+            found[path] = lines
+    return found
+
+
+def _lines(path: str) -> list[str] | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().splitlines()
+    except OSError:
+        return None
 
 
 def _ran(side: Any) -> dict[str, Any]:
