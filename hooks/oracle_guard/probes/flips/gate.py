@@ -5,7 +5,9 @@ selection with _flips_plugin.py loaded (every literal expectation of the
 selected base tests flipped into a soft check) and, when call sites were
 found, _neighbours_plugin.py (the functions the tests call with literal
 arguments called again on neighbouring inputs).  Both sides run the base's
-tests, so both see the same flips.
+tests, so both see the same flips.  The base side's process also records the
+calls its tests make into the changed code, which one more collection-only
+process per side calls around (neighbours/recorded.py).
 
 A flip is a finding when its check failed every time it ran at the base and
 passed at least once against the new code, in a test that passed on both
