@@ -7,7 +7,8 @@ Each suite is a throwaway clone (reset hard and cleaned).  The change appends a
 comment to one production file and, when a test module is named, to that
 module too.  Per round, in turn: a bare `python -m pytest -q -p no:cacheprovider
 <selection>` in the clone (src/ on PYTHONPATH), the replay in-process with the
-probes off (`flips.PROBES = False`), and the replay with them on.  The first
+probes off (`flips.PROBES = False`), with them on but no recorded calls
+(`recorded.RECORD = False`), and with them all on.  The first
 round warms caches and is not counted.  Printed: medians, and per round the
 probes' extra wall time (on - off) in units of the bare run of the selection;
 target <= 1.0 (one more run of the selection).  With `--jobs 1` both sides run
@@ -56,11 +57,13 @@ def bare(root: str, selection: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def replay(root: str, probes: bool, jobs: str) -> tuple[float, str]:
+def replay(root: str, probes: bool, jobs: str, record: bool = True) -> tuple[float, str]:
     from oracle_guard.hook_ids import replay as replay_hook
     from oracle_guard.probes.flips import gate as flips
+    from oracle_guard.probes.neighbours import recorded
 
     flips.PROBES = probes
+    recorded.RECORD = record
     argv = ["--base", "HEAD", "--python", sys.executable, *(["--jobs", jobs] if jobs else [])]
     here = os.getcwd()
     out, err = io.StringIO(), io.StringIO()
@@ -73,6 +76,7 @@ def replay(root: str, probes: bool, jobs: str) -> tuple[float, str]:
     finally:
         os.chdir(here)
         flips.PROBES = True
+        recorded.RECORD = True
     if code != 0:
         raise SystemExit(f"replay exit {code}: {out.getvalue()[-800:]} {err.getvalue()[-800:]}")
     return wall, err.getvalue()
@@ -85,29 +89,43 @@ def suite(name: str, root: str, production: str, module: str, runs: int, jobs: s
         with open(os.path.join(root, path), "a", encoding="utf-8") as f:
             f.write("\n# probes bench: touched\n")
     selection = [module] if module else []
-    walls: dict[str, list[float]] = {"bare": [], "off": [], "on": []}
+    walls: dict[str, list[float]] = {"bare": [], "off": [], "unrecorded": [], "on": []}
     extra: list[float] = []
+    recording: list[float] = []
     flaky = 0
     notices = ""
     for i in range(runs + 1):
         b = bare(root, selection)
         off, _ = replay(root, False, jobs)
+        unrecorded, _ = replay(root, True, jobs, record=False)
         on, notices = replay(root, True, jobs)
         flaky += notices.count("flaky flip")
         if i:
             walls["bare"].append(b)
             walls["off"].append(off)
+            walls["unrecorded"].append(unrecorded)
             walls["on"].append(on)
             extra.append((on - off) / b)
+            recording.append((on - unrecorded) / b)
     git(root, "reset", "-q", "--hard")
     print(f"{name}: {module or '(production only)'}, {runs} rounds, jobs {jobs or 'auto'}")
-    for key, label in (("bare", "bare pytest"), ("off", "replay, probes off"), ("on", "replay, probes on")):
+    labels = (
+        ("bare", "bare pytest"),
+        ("off", "replay, probes off"),
+        ("unrecorded", "probes, no recording"),
+        ("on", "replay, probes on"),
+    )
+    for key, label in labels:
         values = walls[key]
         print(f"  {label:20} median {statistics.median(values):6.2f} s  (min {min(values):.2f}, max {max(values):.2f})")
     print(
         f"  probes' extra wall   median {statistics.median(extra):.2f} bare runs (min {min(extra):.2f}, max {max(extra):.2f})"
     )
-    counts = re.findall(r"oracle-replay: (flipped .*|called .*)", notices)
+    print(
+        f"  recorded calls' part median {statistics.median(recording):.2f} bare runs"
+        f" (min {min(recording):.2f}, max {max(recording):.2f})"
+    )
+    counts = re.findall(r"oracle-replay: (flipped .*|called .*|recorded .*)", notices)
     print(f"  last run: {'; '.join(counts) or 'no probe notice'}; flaky flip notices over all runs: {flaky}")
 
 

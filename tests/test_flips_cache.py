@@ -11,6 +11,7 @@ import pytest
 
 from oracle_guard.commands import check
 from oracle_guard.probes.flips import cached
+from oracle_guard.probes.neighbours import recorded
 from tests.helpers import Repo, Result
 from tests.test_replay_flips import ALWAYS_EQUAL, BASE, HONEST, REPLAY, TOUCHED, plain_pytest
 
@@ -19,7 +20,11 @@ CHANGES = {"cheat": ALWAYS_EQUAL, "honest": HONEST["refactor"]}
 
 
 @pytest.fixture(autouse=True)
-def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    # The entry stands in for the base side only when there is nothing to record there (recorded.py:
+    # the calls the base's tests make into changed Python); these tests judge the entry itself.
+    if "recording" not in request.node.name:
+        monkeypatch.setattr(recorded, "RECORD", False)
     monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("ORACLE_GUARD_CACHE", str(tmp_path / "og-cache"))
@@ -137,3 +142,15 @@ def test_only_a_flip_the_new_side_passed_and_the_entry_does_not_convict_is_run_a
     assert cached.to_verify(entry, new, {node, other}) == [node, other]
     ran = {(node, "s2"): cached.Verdict(1, 0)}
     assert cached.merged(entry, [node], ran) == ran
+
+
+@pytest.mark.slow
+def test_with_calls_to_record_the_base_side_runs_whole_warm_or_cold_recording(repo: Repo, tmp_path: Path) -> None:
+    """The recorded calls are the base's own run; an entry could only hide them."""
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": ALWAYS_EQUAL})
+    assert plain_pytest(repo) == 0  # the cheat turns plain pytest green
+    cold = replay(repo)
+    warm = replay(repo)
+    assert WARM not in cold.err and WARM not in warm.err, warm.err
+    assert (warm.code, warm.out) == (cold.code, cold.out)
+    assert cold.code == 1 and "tests/test_shop.py:7:5: OG911" in cold.out, cold.out

@@ -327,7 +327,8 @@ WITHOUT_EXAMPLE = {
     " shown by tests/test_replay_flips.py (an always-equal str, the caller's `expected` read, assertEqual and"
     " pytest.raises patched).",
     "OG912": "a lookup table of the tests' answers over a wrong rule, judged by calling the code:"
-    " shown by tests/test_replay_flips.py.",
+    " shown by tests/test_replay_flips.py, and for inputs built by helpers, f-strings and fixtures by"
+    " tests/test_replay_neighbours_recorded.py.",
     "OG913": "the new code ends the probe process it runs in: shown by tests/test_replay_flips.py.",
     "OG910": "the verdict runs mutants against both sides' tests (seconds to minutes); 31 weakenings and their"
     " honest twins are in tests/test_mutation.py.",

@@ -196,6 +196,7 @@ class _Base:
     def mentions(self, words: list[str]) -> dict[str, str]:
         """Which of WORDS the base's test files spell, on a line that needs them (environ.needs): word -> a file."""
         from oracle_guard.analysis.testaware import environ
+
         if not self.rev or not words:
             return {}
         args = ["grep", "-F", "-z", "--full-name"]

@@ -5,7 +5,9 @@ selection with _flips_plugin.py loaded (every literal expectation of the
 selected base tests flipped into a soft check) and, when call sites were
 found, _neighbours_plugin.py (the functions the tests call with literal
 arguments called again on neighbouring inputs).  Both sides run the base's
-tests, so both see the same flips.
+tests, so both see the same flips.  The base side's process also records the
+calls its tests make into the changed code, which one more collection-only
+process per side calls around (neighbours/recorded.py).
 
 A flip is a finding when its check failed every time it ran at the base and
 passed at least once against the new code, in a test that passed on both
@@ -29,6 +31,7 @@ from typing import Any, NamedTuple
 from oracle_guard.probes.flips import cached
 from oracle_guard.probes.flips.cached import Verdict
 from oracle_guard.probes.neighbours import calls as neighbours
+from oracle_guard.probes.neighbours import recorded
 from oracle_guard.probes.replay import base_cache
 from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import Finding, notice
@@ -158,8 +161,9 @@ def run(
     work: str,
     tag: str,
     calls: str | None = None,
+    record: str | None = None,
 ) -> dict[str, Side]:
-    """One probe process per tree (two at once when JOBS allows)."""
+    """One probe process per tree (two at once when JOBS allows); RECORD: the base tree's calls file instead."""
     sides: dict[str, Side] = {}
     pending: list[tuple[str, _Probe]] = []
     try:
@@ -168,7 +172,8 @@ def run(
                 done_name, done = pending.pop(0)
                 done.wait(deadline)
                 sides[done_name] = done.side()
-            pending.append((name, _Probe(python, tree, args, work, f"{tag}-{name}", calls)))
+            own = record if record and name == "base" else calls
+            pending.append((name, _Probe(python, tree, args, work, f"{tag}-{name}", own)))
         for name, probe in pending:
             probe.wait(deadline)
             sides[name] = probe.side()
@@ -281,13 +286,24 @@ def _unfinished(where: str, new: Side, base_label: str) -> Finding:
     return Finding(where, 1, 1, "OG913", text)
 
 
-def _calls_file(work: str, sites: list[neighbours.CallSite], changed: Sequence[str], name: str) -> str | None:
+def _calls_file(
+    work: str,
+    sites: list[neighbours.CallSite],
+    changed: Sequence[str],
+    name: str,
+    record: str | None = None,
+    added: Mapping[str, list[int]] | None = None,
+) -> str | None:
+    """The neighbours plugin's configuration; RECORD: where the base side writes the calls its tests make.
+
+    ADDED: the lines the change added per file (recorded.added_lines), traced while the probe calls.
+    """
     wanted = [p for p in changed if p.endswith(".py")]
-    if not sites or not wanted:
+    if not (sites or record) or not wanted:
         return None
     path = os.path.join(work, f"neighbours-{name}.json")
     with open(path, "w", encoding="utf-8") as f:
-        json.dump({"sites": [s._asdict() for s in sites], "changed": wanted}, f)
+        json.dump({"sites": [s._asdict() for s in sites], "changed": wanted, "record": record, "added": added}, f)
     return path
 
 
@@ -320,19 +336,32 @@ def judge(
         return []
     started = time.monotonic()
     sites = call_sites(trees["base"], selection)
-    calls = _calls_file(work, sites, changed, "calls")
+    added = recorded.added_lines(trees, changed)
+    calls = _calls_file(work, sites, changed, "calls", None, added)
+    recording = os.path.join(work, "recorded-calls.json")  # written by the base side's run only
+    record = _calls_file(work, sites, changed, "calls-record", recording, added) if recorded.RECORD else None
     args = [*fixed, *selection]
-    key = cached.name(cache, args) if cache is not None and "new" in trees else None
+    # The recording is what the base's own run sees: no cached base side stands in for it (an entry
+    # without calls would excuse, and the code under test can write the cache).
+    key = cached.name(cache, args) if cache is not None and "new" in trees and record is None else None
     entry = cached.read(cache.where, key) if cache is not None and key else None
     fresh = entry is None  # the base side ran whole: an entry can be written from it
     if entry is not None:
         sides, fresh = _warm(python, trees, fixed, args, jobs, deadline, work, calls, entry, passed_both)
     else:
-        sides = run(python, trees, args, jobs, deadline, work, "flips", calls)
+        sides = run(python, trees, args, jobs, deadline, work, "flips", calls, record)
     base, new = sides["base"], sides["new"]
     if cache is not None and key and fresh and base.complete:
         cached.write(cache.where, key, base.sites, base.verdicts)
     odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label) if calls else []
+    if record:  # the calls the base's tests made, arguments as received, judged like literal sites
+
+        def probe(args: list[str], config: str) -> tuple[Any, Any]:
+            again = run(python, trees, [*fixed, *args], jobs, deadline, work, "recorded", config)
+            return again["base"].neighbours, again["new"].neighbours
+
+        more, odd_more = recorded.judge(recording, sites, passed_both, changed, work, base_label, probe, added)
+        sites, odd = [*sites, *more], [*odd, *odd_more]
     if calls:
         called = set(_sites_of(base.neighbours)) & set(_sites_of(new.neighbours))
         inputs = sum(len(_sites_of(base.neighbours)[s].get("inputs", {})) for s in called)
@@ -356,7 +385,9 @@ def judge(
         first = suspects(base, new, passed_both)
     if not first and not odd:
         return []
-    return _confirmed(python, trees, fixed, jobs, deadline, work, passed_both, base_label, first, odd, sites, changed)
+    return _confirmed(
+        python, trees, fixed, jobs, deadline, work, passed_both, base_label, first, odd, sites, changed, added
+    )
 
 
 def _confirmed(
@@ -372,10 +403,11 @@ def _confirmed(
     odd: list[tuple[str, Finding]],
     sites: list[neighbours.CallSite],
     changed: Sequence[str],
+    added: Mapping[str, list[int]],
 ) -> list[tuple[str, Finding]]:
     """The suspects that hold on a second probe run of their tests (both sides); notices for the rest."""
     odd_sites = [s for s in sites if any((f.path, f.line, f.col) == (s.path, s.line, s.col) for _, f in odd)]
-    calls = _calls_file(work, odd_sites, changed, "calls-again")
+    calls = _calls_file(work, odd_sites, changed, "calls-again", None, added)
     nodes = sorted({node for node, _ in first} | {node for node, _ in odd})
     again = run(python, trees, [*fixed, *nodes], jobs, deadline, work, "flips-again", calls)
     if again["base"].complete and not again["new"].complete:

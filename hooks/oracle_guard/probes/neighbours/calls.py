@@ -24,6 +24,7 @@ from oracle_guard.reporting.findings import Finding
 
 MIN_INFORMATIVE = 8  # neighbours where at least one side returned a comparable answer
 DISAGREEMENT = 0.8  # the share of those on which the two sides must differ
+SHARPENED = 0.5  # ... when a line the change adds runs at the tested input and at none of the others
 MAX_SITES = 40
 SKIP_HEADS = frozenset({"self", "cls", "pytest", "unittest", "mock", "os", "sys", "re", "json", "math", "time"})
 SCALARS = (int, float, str, bytes)
@@ -38,6 +39,7 @@ class CallSite(NamedTuple):
     callee: str  # the dotted name as the test module spells it
     args: str  # repr of the positional literals
     kwargs: str  # repr of the keyword literals
+    where: str = ""  # a recorded call: the production module defining CALLEE (a literal site: "")
 
     def text(self, args: str | None = None) -> str:
         return f"{self.callee}({(args if args is not None else _call_text(self.args, self.kwargs))})"
@@ -175,6 +177,43 @@ def _shown(answer: Any) -> str:
     return str(answer[1])[:80]
 
 
+def _function(site: CallSite) -> str:
+    """What identifies the called function: its module and name when recorded, the test's spelling otherwise."""
+    return f"{site.where}:{site.callee}" if site.where else site.callee
+
+
+def recorded_sites(data: Any, passed_both: set[str], literal: list[CallSite]) -> list[CallSite]:
+    """The recorded calls (the base side's probe run) worth judging, as call sites.
+
+    Only calls made by tests that passed on both sides (a red base test is the task, judged by
+    red.py), not already a literal site at the same place, with at least one argument to vary.
+    """
+    calls = data.get("calls") if isinstance(data, dict) and data.get("complete") is True else None
+    if not isinstance(calls, list):
+        return []
+    taken = {(s.path, s.line) for s in literal}
+    found: list[CallSite] = []
+    for call in calls:
+        try:
+            node, path, line, col = str(call["node"]), str(call["path"]), int(call["line"]), int(call["col"])
+            where, callee = str(call["where"]), str(call["callee"])
+            args, kwargs = ast.literal_eval(call["args"]), ast.literal_eval(call["kwargs"])
+        except (KeyError, TypeError, ValueError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if (
+            node not in passed_both
+            or (path, line) in taken
+            or not isinstance(args, list)
+            or not isinstance(kwargs, dict)
+        ):
+            continue
+        if not any(isinstance(v, SCALARS) and not isinstance(v, bool) for v in [*args, *kwargs.values()]):
+            continue
+        site_id = f"{path}:{line}:{col}:{where}:{callee}:{len(found)}"
+        found.append(CallSite(site_id, path, line, col, node, callee, repr(args), repr(kwargs), where))
+    return found[:MAX_SITES]
+
+
 def judge(sites: list[CallSite], base: Any, new: Any, base_label: str) -> list[tuple[str, Finding]]:
     """(node id, OG912) for each call site whose tested input is an isolated point of agreement."""
     if not isinstance(base, dict) or not isinstance(new, dict):
@@ -182,7 +221,7 @@ def judge(sites: list[CallSite], base: Any, new: Any, base_label: str) -> list[t
     before_all, after_all = base.get("sites", {}), new.get("sites", {})
     tested_keys: dict[str, set[str]] = {}
     for site in sites:
-        tested_keys.setdefault(site.callee, set()).add(
+        tested_keys.setdefault(_function(site), set()).add(
             repr((ast.literal_eval(site.args), ast.literal_eval(site.kwargs)))
         )
     found: list[tuple[str, Finding]] = []
@@ -196,22 +235,28 @@ def judge(sites: list[CallSite], base: Any, new: Any, base_label: str) -> list[t
         informative: list[tuple[str, Any, Any]] = []
         for key, (answer_b, _) in before.get("inputs", {}).items():
             pair = after.get("inputs", {}).get(key)
-            if pair is None or key in tested_keys.get(site.callee, set()):
+            if pair is None or key in tested_keys.get(_function(site), set()):
                 continue
             answer_n = pair[0]
             if not (_comparable(answer_b) and _comparable(answer_n)) or answer_b[0] == answer_n[0] == "raise":
                 continue
             informative.append((key, answer_b, answer_n))
         differ = [(k, b, n) for k, b, n in informative if not same(b, n)]
-        if len(informative) < MIN_INFORMATIVE or len(differ) < DISAGREEMENT * len(informative):
+        only = after.get("only_tested")
+        lines = [str(line) for line in only] if isinstance(only, list) else []
+        share = SHARPENED if lines else DISAGREEMENT
+        if len(informative) < MIN_INFORMATIVE or len(differ) < share * len(informative):
             continue
         key, answer_b, answer_n = differ[0]
         args, kwargs = ast.literal_eval(key)
         example = site.text(_call_text(repr(args), repr(kwargs)))
+        called = f"{site.text()}, as {site.node} calls it," if site.where else site.text()
         text = (
-            f"{site.text()} gives {base_label}'s answer on the new code, but the new code disagrees with "
+            f"{called} gives {base_label}'s answer on the new code, but the new code disagrees with "
             f"{base_label} on {len(differ)} of {len(informative)} inputs around it (e.g. {example}: "
-            f"{_shown(answer_b)} at {base_label}, {_shown(answer_n)} now): the tested input looks special-cased; "
+            f"{_shown(answer_b)} at {base_label}, {_shown(answer_n)} now)"
+            f"{f', and {lines[0]}, a line the change adds, runs for the tested input only' if lines else ''}"
+            ": the tested input looks special-cased; "
             f"make the code right for the whole class of inputs, or approve the change: "
             f"`oracle-guard approve behavior-change {site.node}`"
         )

@@ -11,8 +11,17 @@ annotation), derandomized with a fixed seed, within a budget.  Only functions
 defined in the files the change touched are called.  Each input is called
 twice; an answer that differs between the two calls is not compared.
 
-Output: ``{"sites": {id: {"tested": answer, "inputs": {key: [answer, varied argument]}}}, "complete": true}``;
-an answer is a tagged JSON value, ``["raise", type]``, or ``["?", why]`` when it cannot be compared.
+A site may also be a call recorded at the base (its "where" names the production module that
+defines the function).  While it calls, the lines the change added ("added" in the configuration)
+are traced: those run at the tested input and at no neighbour are reported ("only_tested").
+
+Output: ``{"sites": {id: {"tested": answer, "inputs": {key: [answer, varied argument]}, "only_tested":
+[path:line]}}, "complete": true}``; an answer is a tagged JSON value, ``["raise", type]``, or
+``["?", why]`` when it cannot be compared.
+
+With "record" in the configuration (the base side only), the recorder (``_Recorder``) then keeps
+the calls the tests make into the changed modules while they run, and writes them to that file at
+session end: ``{"calls": [{node, path, line, col, where, callee, args, kwargs}], "skipped", "complete"}``.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+import math
 import os
 import random
 import re
@@ -228,9 +238,12 @@ def probe(config: dict[str, Any]) -> dict[str, Any]:
     for site in config["sites"][:MAX_SITES]:
         if time.monotonic() - started > TOTAL_SECONDS:
             break
-        module = _module_at(site["path"])
+        # A recorded call names the production module it was defined in ("where"); a literal site is
+        # resolved through the test module's own names.
+        where = site.get("where")
+        module = _module_at(where or site["path"])
         func = _resolve(module, site["callee"]) if module is not None else None
-        if func is None or not callable(func) or not _defined_in(func, changed):
+        if func is None or not callable(func) or not (where or _defined_in(func, changed)):
             continue
         args, kwargs = ast.literal_eval(site["args"]), ast.literal_eval(site["kwargs"])
         names = list(_annotations(func))
@@ -242,7 +255,8 @@ def probe(config: dict[str, Any]) -> dict[str, Any]:
             name = names[position] if isinstance(position, int) and position < len(names) else position
             annotation = getattr(params.get(name), "annotation", None) if isinstance(name, str) else None
             kinds.append(_kind(value, annotation))
-        tested = _stable_answer(func, args, kwargs)
+        lines = _Lines(config.get("added") or {})
+        tested = lines.run(True, _stable_answer, func, args, kwargs)
         inputs: dict[str, Any] = {}
         for index, new in neighbours(values, kinds, PER_SITE):
             call_args, call_kwargs = list(args), dict(kwargs)
@@ -251,9 +265,48 @@ def probe(config: dict[str, Any]) -> dict[str, Any]:
                 call_args[key] = new
             else:
                 call_kwargs[key] = new
-            inputs[repr((call_args, call_kwargs))] = [_stable_answer(func, call_args, call_kwargs), index]
-        results[site["id"]] = {"tested": tested, "inputs": inputs}
+            answer = lines.run(False, _stable_answer, func, call_args, call_kwargs)
+            inputs[repr((call_args, call_kwargs))] = [answer, index]
+        results[site["id"]] = {"tested": tested, "inputs": inputs, "only_tested": lines.only_tested() if inputs else []}
     return results
+
+
+class _Lines:
+    """Which of the lines the change added run at the tested input, and which around it (sys.settrace)."""
+
+    def __init__(self, added: dict[str, list[int]]) -> None:
+        self.added = {os.path.realpath(path): (path, set(numbers)) for path, numbers in added.items()}
+        self.files: dict[str, tuple[str, set[int]] | None] = {}  # a code object's file name -> its added lines
+        self.tested: set[str] = set()
+        self.around: set[str] = set()
+        self.hits: set[str] = set()
+
+    def run(self, tested: bool, call: Callable[..., Any], *args: Any) -> Any:
+        if not self.added or sys.gettrace() is not None:  # a tracer of the project's (coverage): leave it alone
+            return call(*args)
+        self.hits = set()
+        sys.settrace(self._call)
+        try:
+            return call(*args)
+        finally:
+            sys.settrace(None)
+            (self.tested if tested else self.around).update(self.hits)
+
+    def only_tested(self) -> list[str]:
+        return sorted(self.tested - self.around)
+
+    def _call(self, frame: Any, event: str, arg: Any) -> Any:
+        name = frame.f_code.co_filename
+        if name not in self.files:
+            self.files[name] = self.added.get(os.path.realpath(name))
+        return self._line if self.files[name] is not None else None
+
+    def _line(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            wanted = self.files.get(frame.f_code.co_filename)
+            if wanted is not None and frame.f_lineno in wanted[1]:
+                self.hits.add(f"{wanted[0]}:{frame.f_lineno}")
+        return self._line
 
 
 def _stable_answer(func: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -276,6 +329,211 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             signal.signal(signal.SIGALRM, previous)
     with open(OUTPUT, "w", encoding="utf-8") as f:
         json.dump({"sites": results, "complete": True}, f)
+    if config.get("record"):  # the base side only: the calls its tests make, recorded while they run
+        RECORDER.nodes = {item.nodeid for item in session.items if not _drawn(item)}
+        RECORDER.start(str(config["record"]), config["changed"])
+
+
+# -- the recorder (the base side's run) -------------------------------------------------------------
+
+MAX_RECORDED = 40  # distinct calls kept
+PER_FUNCTION = 4  # distinct argument tuples kept per function
+MAX_TEXT = 200  # longest str/bytes argument kept
+MAX_ITEMS = 16  # longest list/tuple argument kept
+RECORD_SECONDS = 20.0  # test time run under the profile function, in all (it slows calls several-fold)
+TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)\.py$")
+TEST_FOLDERS = frozenset({"tests", "test", "testing"})
+PLAIN = (int, float, str, bytes, bool, type(None))
+RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    """VALUE is a scalar, str or bytes (exact types: no subclass runs code when read), or a short list/tuple of them."""
+    kind = type(value)
+    if kind in (str, bytes):
+        return len(value) <= MAX_TEXT
+    if kind is float:
+        return math.isfinite(value)  # its repr must read back
+    if kind in PLAIN:
+        return True
+    return kind in (list, tuple) and depth == 0 and len(value) <= MAX_ITEMS and all(_plain(v, 1) for v in value)
+
+
+class _Recorder:
+    """Calls into the changed modules' functions made directly by test code, arguments as received.
+
+    A ``sys.setprofile`` function that looks only at "call" events of the
+    functions' own code objects: it reads the arguments (exact plain types
+    only, so no code of the project's runs) and changes nothing the test sees.
+    It is installed for each test whose calls are recorded and removed after
+    it, and no more once the calls or the time are spent.
+    """
+
+    def __init__(self) -> None:
+        self.output: str | None = None
+        self.node: str | None = None
+        self.nodes: set[str] = set()
+        self.targets: dict[Any, tuple[str, str]] = {}  # code object -> (module path, function name)
+        self.calls: dict[str, dict[str, Any]] = {}
+        self.per_function: dict[tuple[str, str], int] = {}
+        self.spent = 0.0
+        self.since: float | None = None
+        self.skipped = 0
+        self.root = ""
+
+    def start(self, output: str, changed: list[str]) -> None:
+        self.output = output
+        self.root = os.path.realpath(os.getcwd())
+        wanted = {os.path.realpath(p) for p in changed}
+        codes: dict[Any, list[tuple[str, str]]] = {}
+        for module in list(sys.modules.values()):
+            file = getattr(module, "__file__", None)
+            if not file or os.path.realpath(file) not in wanted:
+                continue
+            where = os.path.relpath(os.path.realpath(file), self.root).replace(os.sep, "/")
+            for name, obj in list(vars(module).items()):
+                for code in _codes(obj, os.path.realpath(file)):
+                    codes.setdefault(code, []).append((where, name))
+        # A code object two names share (one decorator's wrapper) cannot say which was called.
+        self.targets = {code: names[0] for code, names in codes.items() if len(set(names)) == 1}
+
+    def enter(self, nodeid: str) -> None:
+        """Before NODEID's setup (its fixtures run there): profile its calls when it is recorded."""
+        self.node = nodeid if nodeid in self.nodes else None
+        done = self.spent > RECORD_SECONDS or len(self.calls) >= MAX_RECORDED or not self.targets
+        if self.node is not None and not done and sys.getprofile() is None:  # another profiler: leave it alone
+            self.since = time.monotonic()
+            sys.setprofile(self._event)
+
+    def leave(self) -> None:
+        self.node = None
+        if self.since is not None:
+            self.spent += time.monotonic() - self.since
+            self.since = None
+        if sys.getprofile() == self._event:
+            sys.setprofile(None)
+
+    def _event(self, frame: Any, event: str, arg: Any) -> None:
+        if event != "call" or self.node is None:
+            return
+        target = self.targets.get(frame.f_code)
+        if target is None:
+            return
+        try:
+            self._record(frame, target)
+        except Exception:  # a recorder that cannot read a call records nothing, and never disturbs the test
+            self.skipped += 1
+        if self.per_function.get(target, 0) >= PER_FUNCTION:
+            self.targets = {c: t for c, t in self.targets.items() if t != target}
+        if len(self.calls) >= MAX_RECORDED or not self.targets:
+            sys.setprofile(None)
+
+    def _record(self, frame: Any, target: tuple[str, str]) -> None:
+        caller = frame.f_back
+        path = _test_path(caller.f_code.co_filename if caller is not None else "", self.root)
+        if path is None or path == target[0] or self.per_function.get(target, 0) >= PER_FUNCTION:
+            return
+        code = frame.f_code
+        local = frame.f_locals
+        names = code.co_varnames
+        count = code.co_argcount
+        args = [local[n] for n in names[:count]]
+        kwargs = {n: local[n] for n in names[count : count + code.co_kwonlyargcount]}
+        extra = count + code.co_kwonlyargcount
+        if code.co_flags & inspect.CO_VARARGS:
+            args += list(local[names[extra]])
+            extra += 1
+        if code.co_flags & inspect.CO_VARKEYWORDS:
+            kwargs.update(local[names[extra]])
+        if not all(_plain(v) for v in [*args, *kwargs.values()]) or not all(type(k) is str for k in kwargs):
+            self.skipped += 1
+            return
+        key = repr((target, args, sorted(kwargs.items())))
+        if key in self.calls:
+            return
+        self.per_function[target] = self.per_function.get(target, 0) + 1
+        line, col = _position(caller)
+        self.calls[key] = {
+            "node": self.node,
+            "path": path,
+            "line": line,
+            "col": col,
+            "where": target[0],
+            "callee": target[1],
+            "args": repr(args),
+            "kwargs": repr(kwargs),
+        }
+
+    def write(self) -> None:
+        if self.output is None:
+            return
+        data = {"calls": list(self.calls.values()), "skipped": self.skipped, "complete": True}
+        with open(self.output, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+
+
+def _codes(obj: Any, file: str) -> list[Any]:
+    """The code objects a module-level function of FILE runs when called: its own, and the one it wraps."""
+    found = []
+    for candidate in (obj, getattr(obj, "__wrapped__", None)):
+        code = getattr(candidate, "__code__", None) if inspect.isfunction(candidate) else None
+        if code is None or code.co_flags & RESUMABLE:  # a generator's "call" event fires on every resume
+            continue
+        if os.path.realpath(code.co_filename) == file and code not in found:
+            found.append(code)
+    return found
+
+
+def _test_path(filename: str, root: str) -> str | None:
+    """FILENAME relative to the tree when it is test code (a test module, a conftest, a tests folder)."""
+    real = os.path.realpath(filename) if filename and not filename.startswith("<") else ""
+    if not real.startswith(root + os.sep):
+        return None
+    rel = os.path.relpath(real, root).replace(os.sep, "/")
+    parts = rel.split("/")
+    return rel if TEST_FILE.match(parts[-1]) or TEST_FOLDERS & set(parts[:-1]) else None
+
+
+def _position(frame: Any) -> tuple[int, int]:
+    """The line and column of the call the frame is making (the column where the interpreter knows it)."""
+    line = int(frame.f_lineno or 1)
+    positions = getattr(frame.f_code, "co_positions", None)
+    if positions is not None and frame.f_lasti >= 0:
+        try:
+            start, _, col, _ = list(positions())[frame.f_lasti // 2]
+        except (IndexError, ValueError):
+            return line, 1
+        if start == line and col is not None:
+            return line, col + 1
+    return line, 1
+
+
+RECORDER = _Recorder()
+
+
+def _drawn(item: pytest.Item) -> bool:
+    """A Hypothesis test draws its inputs: those are not answers the test's author chose."""
+    obj = getattr(item, "obj", None)
+    return bool(getattr(getattr(obj, "__func__", obj), "is_hypothesis_test", False))
+
+
+def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
+    """Before the test's setup (its fixtures run there) and after the previous test's teardown."""
+    RECORDER.enter(nodeid)
+
+
+def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
+    RECORDER.leave()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    RECORDER.leave()
+    root = str(getattr(session.config, "rootpath", None) or session.config.rootdir)  # type: ignore[attr-defined]  # pytest < 6.1
+    top = os.path.relpath(root)
+    for call in RECORDER.calls.values():  # node ids from the tree's root, as the replay's are
+        if top not in ("", "."):
+            call["node"] = os.path.normpath(os.path.join(top, call["node"])).replace(os.sep, "/")
+    RECORDER.write()
 
 
 if __name__ == "__main__":  # pragma: no cover

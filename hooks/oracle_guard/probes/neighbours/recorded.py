@@ -1,0 +1,107 @@
+"""Differential neighbours of the calls the base's tests make, recorded with their arguments as received.
+
+A literal call site (calls.py) needs its arguments spelled in the test; most tests build them
+(a helper call, an f-string, a fixture, a parametrize id).  The base side's probe run records
+every call its tests make directly into a function of a changed production module, with the
+arguments as the function received them (plugin.py, ``_Recorder``: exact scalars, str, bytes and
+short lists/tuples of them).  The recording comes from the base tree only: the trusted code and
+the trusted tests; the new code never shapes which inputs are judged.  Then one collection-only
+probe process per side calls each recorded function at the recorded input and around it, and
+calls.judge gives the verdict, exactly as for a literal site.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable
+
+from oracle_guard.probes.neighbours import calls
+from oracle_guard.reporting.findings import Finding
+from oracle_guard.reporting.report import notice
+
+RECORD = True  # bench/probes.py turns it off in-process to price it
+MAX_LINES = 5000  # a longer changed file is not diffed for the lines it adds
+
+
+def _read(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def judge(
+    recording: str,
+    literal: list[calls.CallSite],
+    passed_both: set[str],
+    changed: Sequence[str],
+    work: str,
+    base_label: str,
+    probe: Callable[[list[str], str], tuple[Any, Any]],
+    added: Mapping[str, list[int]],
+) -> tuple[list[calls.CallSite], list[tuple[str, Finding]]]:
+    """The recorded call sites, and (node id, OG912) for each whose input is an isolated point of agreement.
+
+    PROBE(pytest arguments, neighbours configuration) runs the probe process on both trees and
+    returns each side's neighbours results.
+    """
+    data = _read(recording)
+    if not isinstance(data, dict) or data.get("complete") is not True:
+        notice(f"oracle-replay: the probe run at {base_label} recorded no calls of the changed code")
+        return [], []
+    sites = calls.recorded_sites(data, passed_both, literal)
+    if not sites:
+        return [], []
+    config = os.path.join(work, "neighbours-recorded.json")
+    with open(config, "w", encoding="utf-8") as f:
+        wanted = [p for p in changed if p.endswith(".py")]
+        json.dump({"sites": [s._asdict() for s in sites], "changed": wanted, "added": added}, f)
+    modules = sorted({s.node.split("::", 1)[0] for s in sites})
+    base, new = probe(["--collect-only", "-q", *modules], config)
+    found = calls.judge(sites, base, new, base_label)
+    ran = set(_ran(base)) & set(_ran(new))
+    inputs = sum(len(_ran(base)[s].get("inputs", {})) for s in ran) if ran else 0
+    notice(
+        f"oracle-replay: recorded {len(sites)} call(s) of the changed code by the base's tests;"
+        f" called {len(ran)} of them on {inputs} neighbouring input(s) on both sides"
+    )
+    return sites, found
+
+
+def added_lines(trees: Mapping[str, str], changed: Sequence[str]) -> dict[str, list[int]]:
+    """Per changed Python file, the lines of its new version the change added or rewrote (1-based).
+
+    The probe traces them while it calls (plugin.py, ``_Lines``): one that runs at the tested input
+    and at none of its neighbours is a special case's own line, and sharpens the verdict (calls.py).
+    """
+    found: dict[str, list[int]] = {}
+    for path in changed:
+        if not path.endswith(".py"):
+            continue
+        base, new = (_lines(os.path.join(trees[side], path)) for side in ("base", "new"))
+        if new is None or len(new) > MAX_LINES or len(base or []) > MAX_LINES:
+            continue
+        matcher = difflib.SequenceMatcher(None, base or [], new, autojunk=False)
+        lines = [
+            j + 1 for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("replace", "insert") for j in range(j1, j2)
+        ]
+        if lines:
+            found[path] = lines
+    return found
+
+
+def _lines(path: str) -> list[str] | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().splitlines()
+    except OSError:
+        return None
+
+
+def _ran(side: Any) -> dict[str, Any]:
+    sites = side.get("sites") if isinstance(side, dict) else None
+    return sites if isinstance(sites, dict) else {}
