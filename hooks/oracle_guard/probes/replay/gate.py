@@ -102,8 +102,11 @@ def _scope(chosen: selection.Selection) -> str:
     return f"{len(chosen.modules)} test module(s) ({len(chosen.changed)} changed, {reaching} reaching the changed code)"
 
 
-def findings_of(args: argparse.Namespace) -> list[Finding]:
-    """The replay's findings, printing nothing but notices (`check --replay` prints them in its one document)."""
+def findings_of(args: argparse.Namespace, seen: list[ledger.Result] | None = None) -> list[Finding]:
+    """The replay's findings, printing nothing but notices (`check --replay` prints them in its one document).
+
+    SEEN gets the base side's main run (a shard's document lists what it judged, commands/shards.py).
+    """
     started = time.monotonic()
     deadline = started + args.timeout
     changes.enter_repo([])
@@ -128,7 +131,7 @@ def findings_of(args: argparse.Namespace) -> list[Finding]:
         notice(f"oracle-replay: nothing to replay: {why}")
         return []
     try:
-        return _replay(args, change_set, the_plan, chosen, deadline, started)
+        return _replay(args, change_set, the_plan, chosen, deadline, started, seen)
     except subprocess.TimeoutExpired:
         raise UsageError(
             f"the replay took over {args.timeout:g} s (--timeout) and was stopped; nothing was judged"
@@ -142,6 +145,7 @@ def _replay(
     chosen: selection.Selection,
     deadline: float,
     started: float,
+    seen: list[ledger.Result] | None = None,
 ) -> list[Finding]:
     tree = scratch.Scratch()
     runs = replay_run.Runs(
@@ -157,15 +161,22 @@ def _replay(
         trees = {s: getattr(tree, s) for s in sides}
         replay_run.seed_hypothesis_cache(list(trees.values()))
         chosen_args = list(chosen.modules)
-        python, origin, results, fixed = base_cache.main_run(cache, args.python, trees, chosen_args, runs)
+        # Spread out (docs/oracle-replay.md, "A big suite"): xdist's -n and the shard, the main run's only.
+        workers, shard = getattr(args, "workers", None), getattr(args, "shard", None)
+        replay_run.require_xdist(args.python, tree.base, workers)
+        main_args = [*replay_run.spread_args(workers, shard), *chosen_args]
+        python, origin, results, fixed = base_cache.main_run(cache, args.python, trees, main_args, runs)
         replay_run.keep_hypothesis_cache(tree.base)
         base = results["base"]
         new = results.get("new", base)
+        if seen is not None:
+            seen.append(base)
         passed = sum(1 for o in base.items.values() if o.outcome == "passed")
         failing = sum(1 for o in base.items.values() if o.outcome in red.RED)
         notice(
             f"oracle-replay: {python} ({origin}) ran {_scope(chosen)}: {passed} passed"
-            f"{f', {failing} failed' if failing else ''} at {change_set.base_label}, in {time.monotonic() - started:.1f} s"
+            f"{f', {failing} failed' if failing else ''} at {change_set.base_label}{f' (shard {shard})' if shard else ''},"
+            f" in {time.monotonic() - started:.1f} s"
         )
         if not base.items and base.exit_code not in (0, 1, 2, 5):
             raise UsageError(_not_judged(change_set.base_label, python, base))
@@ -177,9 +188,7 @@ def _replay(
             why = f"pytest cannot run the base's tests against the new code (exit {new.exit_code}): {new.tail or 'no output'}; fix the change"
             return [Finding(where, 1, 1, "OG904", why)]
         where = _production_file(the_plan)
-        tampering, new = _soundness(
-            python, trees, [*fixed, *chosen_args], runs, base, new, where, change_set.base_label
-        )
+        tampering, new = _soundness(python, trees, [*fixed, *main_args], runs, base, new, where, change_set.base_label)
         new, examples = _base_examples(_Context(python, tree, fixed, runs, change_set, the_plan), base, new)
         cut_short = new.finished is None or bool(set(new.collected) - set(new.items))
         counted = frozenset(unstable_ids.counted_at_base(change_set, args.contract))
