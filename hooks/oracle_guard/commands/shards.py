@@ -134,12 +134,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     steps: dict[Finding, str] = {}
     errors: list[str] = []
     said: set[str] = set()
+    kept: set[Finding] = set()
     for path, doc in zip(args.documents, docs):
         for item in doc["findings"]:
             hook, found, fix = _finding(item, path)
-            if found not in steps:
+            if found not in kept:
+                kept.add(found)
                 results.append((hook, found))
-                steps[found] = fix
+                if fix:
+                    steps[found] = fix
         errors += [str(e) for e in doc["errors"] if str(e) not in errors]
         for text in map(str, doc["notices"]):
             if text not in said:

@@ -175,7 +175,7 @@ def _replay(
         failing = sum(1 for o in base.items.values() if o.outcome in red.RED)
         notice(
             f"oracle-replay: {python} ({origin}) ran {_scope(chosen)}: {passed} passed"
-            f"{f', {failing} failed' if failing else ''} at {change_set.base_label}{f' (shard {shard})' if shard else ''},"
+            f"{f', {failing} failed' if failing else ''} at {change_set.base_label}{_spread_text(workers, shard)},"
             f" in {time.monotonic() - started:.1f} s"
         )
         if not base.items and base.exit_code not in (0, 1, 2, 5):
@@ -248,6 +248,11 @@ def _replay(
         if cache is not None:
             cache.close()
         tree.cleanup()
+
+
+def _spread_text(workers: str | None, shard: str | None) -> str:
+    told = [f"-n {workers}" if workers else "", f"shard {shard}" if shard else ""]
+    return f" ({', '.join(t for t in told if t)})" if workers or shard else ""
 
 
 class _Context(NamedTuple):
