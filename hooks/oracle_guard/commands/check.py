@@ -168,7 +168,9 @@ def _replayed(args: argparse.Namespace, ctx: HookContext, seen: list[ledger.Resu
     from oracle_guard.hook_ids import replay as replay_hook
 
     try:
-        found = [("oracle-replay", f) for f in sorted(set(replay_hook.findings_of(_replay_options(args), seen)))]
+        options = _replay_options(args)
+        options.seen = seen  # the base side's main run, for a shard's document
+        found = [("oracle-replay", f) for f in sorted(set(replay_hook.findings_of(options)))]
     except UsageError as exc:
         return runner.Outcome([], [str(exc)], [])
     return runner.Outcome(found, [], [], runner.next_steps(ctx, found))

@@ -7,8 +7,8 @@ revisions, K and N, the options that decide the verdict, a digest of every selec
 (the selection before the shard was kept) and the ids this shard judged.  The tests are split by
 a stable hash of each test's id (probes/replay/plugin.py ``shard_of``), never by order; everything
 that is not one test's (the static hooks, the collection snapshot, each run's ledger and canaries,
-collection errors, the flip probe's neighbour calls) is judged by every shard, and the merged
-verdict is the union.  The mutation differential runs in shard 1 only.
+collection errors) is judged by every shard, and the merged verdict is the union; the flip and
+neighbour probe runs each shard's own tests.  The mutation differential runs in shard 1 only.
 
 `merge` refuses (one line, exit 2) unless every shard 1..N is there once, all judged the same
 change with the same options and selection, each listed only its own tests, and together they

@@ -264,10 +264,13 @@ def judge(
     passed_both: set[str],
     base_label: str,
     changed: Sequence[str] = (),
+    only: Sequence[str] = (),
 ) -> list[tuple[str, Finding]]:
     """The flip and neighbour findings of a replay, as (node id, finding) pairs.
 
     CHANGED: the production files the change wrote (the differential calls only what they define).
+    ONLY: the tests the probe runs instead of the whole selection (a shard's; the call sites still
+    come from the selection's modules, so every shard looks for the same ones).
     Every suspect is judged again in a second probe run of its tests only; one that does not
     hold on both runs is a notice.
     """
@@ -276,7 +279,7 @@ def judge(
     started = time.monotonic()
     sites = call_sites(trees["base"], selection)
     calls = _calls_file(work, sites, changed, "calls")
-    sides = run(python, trees, [*fixed, *selection], jobs, deadline, work, "flips", calls)
+    sides = run(python, trees, [*fixed, *(only or selection)], jobs, deadline, work, "flips", calls)
     base, new = sides["base"], sides["new"]
     odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label) if calls else []
     if calls:

@@ -35,6 +35,7 @@ WEAKER = {
     "xpassed": "now xpasses (was a plain pass)",
 }
 IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError")
+ARGS_AT_MOST = 100_000  # characters of test ids on one command line (Linux allows 2 MB in all, 128 kB per argument)
 NOTHING_RAN = ledger.Result({}, {}, 5, "")
 
 
@@ -102,10 +103,11 @@ def _scope(chosen: selection.Selection) -> str:
     return f"{len(chosen.modules)} test module(s) ({len(chosen.changed)} changed, {reaching} reaching the changed code)"
 
 
-def findings_of(args: argparse.Namespace, seen: list[ledger.Result] | None = None) -> list[Finding]:
+def findings_of(args: argparse.Namespace) -> list[Finding]:
     """The replay's findings, printing nothing but notices (`check --replay` prints them in its one document).
 
-    SEEN gets the base side's main run (a shard's document lists what it judged, commands/shards.py).
+    ``args.seen``, a list when given, gets the base side's main run (a shard's document lists what it
+    judged, commands/shards.py).
     """
     started = time.monotonic()
     deadline = started + args.timeout
@@ -131,7 +133,7 @@ def findings_of(args: argparse.Namespace, seen: list[ledger.Result] | None = Non
         notice(f"oracle-replay: nothing to replay: {why}")
         return []
     try:
-        return _replay(args, change_set, the_plan, chosen, deadline, started, seen)
+        return _replay(args, change_set, the_plan, chosen, deadline, started, getattr(args, "seen", None))
     except subprocess.TimeoutExpired:
         raise UsageError(
             f"the replay took over {args.timeout:g} s (--timeout) and was stopped; nothing was judged"
@@ -230,24 +232,37 @@ def _replay(
             for n, o in base.items.items()
             if o.outcome == "passed" and (after := new.items.get(n)) is not None and after.outcome == "passed"
         }
-        findings += flips.judge(
-            python,
-            trees,
-            fixed,
-            chosen_args,
-            runs.jobs,
-            runs.deadline,
-            runs.work,
-            passed_both,
-            change_set.base_label,
-            the_plan.write,
-        )
+        only = _shard_tests(base) if shard else []
+        if not shard or base.collected:  # a shard that holds no test has nothing to flip
+            findings += flips.judge(
+                python,
+                trees,
+                fixed,
+                chosen_args,
+                runs.jobs,
+                runs.deadline,
+                runs.work,
+                passed_both,
+                change_set.base_label,
+                the_plan.write,
+                only,
+            )
         findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
         return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
     finally:
         if cache is not None:
             cache.close()
         tree.cleanup()
+
+
+def _shard_tests(base: ledger.Result) -> list[str]:
+    """The tests of a shard's base run, for the probe run: each test once, without its parametrization.
+
+    The shard holds every case of a test (plugin.py ``shard_of``); a case's id need not survive a
+    command line, the test's does.  Too many for one command line: [] (the probe runs the whole selection).
+    """
+    tests = sorted({node.split("[", 1)[0] for node in base.collected})
+    return tests if sum(len(t) + 1 for t in tests) < ARGS_AT_MOST else []
 
 
 def _spread_text(workers: str | None, shard: str | None) -> str:
