@@ -150,9 +150,9 @@ def _replay(
     seen: list[ledger.Result] | None = None,
 ) -> list[Finding]:
     tree = scratch.Scratch()
-    runs = replay_run.Runs(
-        tempfile.mkdtemp(prefix="logs-", dir=tree.root), deadline, replay_run.jobs(args.jobs), CANARIES
-    )
+    # With xdist's workers (-n) the sides take turns unless --jobs says otherwise: -n is the run's cores.
+    jobs = args.jobs or (1 if getattr(args, "workers", None) else 0)
+    runs = replay_run.Runs(tempfile.mkdtemp(prefix="logs-", dir=tree.root), deadline, replay_run.jobs(jobs), CANARIES)
     # The interpreter's fingerprint (the cache's key) is asked while the trees are built; a change to
     # the test side alone has no new side to check a cached pass against, so no cache (base_cache.py).
     cache = base_cache.start(args.python, change_set.base or "", CANARIES, tree.root) if the_plan.production else None
