@@ -16,8 +16,9 @@ import sys
 from collections.abc import Sequence
 from typing import Callable
 
-from oracle_guard.commands import runner
+from oracle_guard.commands import runner, shards
 from oracle_guard.hook_ids import registry
+from oracle_guard.probes.replay import ledger
 from oracle_guard.repo import changes
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
@@ -77,7 +78,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "virtualenv, ./.venv, ./venv, first python3 on PATH)",
     )
     hook_args.add_mutate(parser)
+    hook_args.add_workers(parser)
+    hook_args.add_shard(parser)
     args = parser.parse_args(argv)
+    args.shard_mutate = args.mutate
+    if args.shard:
+        if not args.replay or args.format != "json":
+            raise UsageError(
+                "--shard writes one shard's document for `oracle-guard merge`: add --replay --format json"
+                " and keep stdout as the shard's file"
+            )
+        if args.mutate and not args.shard.startswith("1/"):
+            args.mutate = False  # one designated shard runs the mutation differential whole (commands/shards.py)
+            report.notice(f"oracle-guard: the mutation differential runs in shard 1/{args.shard.split('/')[1]}")
 
     wanted, skipped = runner.selection(args.only, args.skip)
     # oracle-replay runs pytest twice: only on request (`--replay`, or named in `--only`).
@@ -99,12 +112,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if wanted:
         outcome = runner.run(planned, started)
+    seen: list[ledger.Result] = []
     if replay and base.format in ONE_VERDICT:  # the replay's findings join the hooks' before anything is printed
-        outcome = runner.merged(outcome, _replayed(args, base))
+        outcome = runner.merged(outcome, _replayed(args, base, seen))
     if args.mutate and base.format in ONE_VERDICT:  # so do the mutation differential's
         outcome = runner.merged(outcome, _mutated(args, base, change_set))
     printed = wanted or base.format in ONE_VERDICT or not (replay or args.mutate)
-    code = runner.emit(base.format, outcome) if printed else EXIT_CLEAN
+    extra = {"shard": shards.record(args, change_set, seen)} if args.shard else None
+    code = runner.emit(base.format, outcome, extra) if printed else EXIT_CLEAN
     if replay and base.format not in ONE_VERDICT:  # lines, not a document: the replay's follow the hooks'
         from oracle_guard.hook_ids import replay as replay_hook
 
@@ -145,14 +160,17 @@ def _replay_options(args: argparse.Namespace) -> argparse.Namespace:
     options = replay_hook.build_parser().parse_args([])
     options.base, options.contract, options.format = args.base, args.contract, args.format
     options.python = args.python
+    options.workers, options.shard = args.workers, args.shard
     return options
 
 
-def _replayed(args: argparse.Namespace, ctx: HookContext) -> runner.Outcome:
+def _replayed(args: argparse.Namespace, ctx: HookContext, seen: list[ledger.Result]) -> runner.Outcome:
     from oracle_guard.hook_ids import replay as replay_hook
 
     try:
-        found = [("oracle-replay", f) for f in sorted(set(replay_hook.findings_of(_replay_options(args))))]
+        options = _replay_options(args)
+        options.seen = seen  # the base side's main run, for a shard's document
+        found = [("oracle-replay", f) for f in sorted(set(replay_hook.findings_of(options)))]
     except UsageError as exc:
         return runner.Outcome([], [str(exc)], [])
     return runner.Outcome(found, [], [], runner.next_steps(ctx, found))

@@ -17,6 +17,7 @@ COMMANDS = {
     "check": ("oracle_guard.commands.check:main", "run every hook on the change against its base (the merge gate)"),
     "hook": ("oracle_guard.commands.one_hook:main", "every hook in one process: the pre-commit hook id `oracle-guard`"),
     "replay": ("oracle_guard.hook_ids.replay:main", "run the base's tests against the new code (`replay --base REV`)"),
+    "merge": ("oracle_guard.commands.shards:main", "one verdict from every shard's document (`check --shard K/N`)"),
     "init": ("oracle_guard.commands.init_contract:main", "write a contract that locks what the repository has now"),
     "lock": ("oracle_guard.commands.init_contract:lock_main", "add fixture locks to the contract"),
     "approve": ("oracle_guard.commands.approve:main", "sign an approval for one specific weakening"),

@@ -14,7 +14,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from typing import Callable, NamedTuple, Protocol
+from typing import Any, Callable, NamedTuple, Protocol
 
 from oracle_guard.hook_ids import registry
 from oracle_guard.repo.context import HookContext
@@ -204,8 +204,11 @@ def prefetch(ctx: HookContext) -> None:
         change_set.read_new(paths)
 
 
-def emit(fmt: str, outcome: Outcome) -> int:
-    """Print the outcome in FMT; the exit code (1 for any finding or rewritten file, else 2 for any error)."""
+def emit(fmt: str, outcome: Outcome, extra: dict[str, Any] | None = None) -> int:
+    """Print the outcome in FMT; the exit code (1 for any finding or rewritten file, else 2 for any error).
+
+    EXTRA: more keys of the JSON document (a shard's ``shard``, commands/shards.py).
+    """
     for error in outcome.errors:
         print(f"oracle-guard: error: {error}", file=sys.stderr)
     # A finding (or a rewritten file) is 1 even beside a part that could not run: its error is printed all the same.
@@ -213,7 +216,7 @@ def emit(fmt: str, outcome: Outcome) -> int:
     if fmt in report.DOCUMENT_FORMATS:
         from oracle_guard.reporting import output
 
-        output.print_document(fmt, outcome.results, outcome.errors, report.taken_notices(), outcome.steps, code)
+        output.print_document(fmt, outcome.results, outcome.errors, report.taken_notices(), outcome.steps, code, extra)
     elif fmt == "agent":
         from oracle_guard.reporting import output
 

@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="pytest processes at once, 1 or 2 (default: 2 when two cores are free)",
     )
+    hook_args.add_workers(parser)
     add_format_arg(parser)
     hook_args.add_mutate(parser)
     parser.add_argument("--version", action="version", version=f"%(prog)s (oracle-guard) {__version__}")

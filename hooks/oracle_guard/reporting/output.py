@@ -141,9 +141,14 @@ def print_document(
     notices: Sequence[str],
     steps: dict[Finding, str] | None = None,
     status: int | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> None:
+    """EXTRA: keys added to the JSON document (a shard's ``shard`` object, docs/output.md)."""
     build = sarif_document if fmt == "sarif" else json_document
-    json.dump(build(results, errors, notices, steps, status), sys.stdout, indent=2, ensure_ascii=False)
+    document = build(results, errors, notices, steps, status)
+    if extra and fmt == "json":
+        document.update(extra)
+    json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
 
 

@@ -148,3 +148,39 @@ def add_mutate(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help=f"wall-clock budget of the mutation check (default: {MUTATE_TIMEOUT})",
     )
+
+
+def _workers(text: str) -> str:
+    if text in ("auto", "logical") or (text.isdigit() and int(text) >= 1):
+        return text
+    raise argparse.ArgumentTypeError(f"expected a number of workers >= 1, auto or logical, got {text!r}")
+
+
+def add_workers(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-n",
+        "--workers",
+        type=_workers,
+        default=None,
+        metavar="N",
+        help="run the replay's main pytest runs with pytest-xdist's -n N (needs pytest-xdist in the project's "
+        "interpreter; the mutation differential stays one process)",
+    )
+
+
+def _shard(text: str) -> str:
+    index, slash, count = text.partition("/")
+    if slash and index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count):
+        return f"{int(index)}/{int(count)}"
+    raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N (e.g. 2/4), got {text!r}")
+
+
+def add_shard(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--shard",
+        type=_shard,
+        default=None,
+        metavar="K/N",
+        help="replay only shard K of N of the selected base tests (with --replay --format json: the shard's "
+        "document for `oracle-guard merge`)",
+    )

@@ -324,11 +324,14 @@ def judge(
     base_label: str,
     changed: Sequence[str] = (),
     cache: base_cache.Cache | None = None,
+    only: Sequence[str] = (),
 ) -> list[tuple[str, Finding]]:
     """The flip and neighbour findings of a replay, as (node id, finding) pairs.
 
     CHANGED: the production files the change wrote (the differential calls only what they define).
     CACHE: where the base side's flip verdicts are kept (cached.py: an entry only convicts).
+    ONLY: the tests the probe runs instead of the whole selection (a shard's; the call sites still
+    come from the selection's modules, so every shard looks for the same ones).
     Every suspect is judged again in a second probe run of its tests only; one that does not
     hold on both runs is a notice.
     """
@@ -340,7 +343,7 @@ def judge(
     calls = _calls_file(work, sites, changed, "calls", None, added)
     recording = os.path.join(work, "recorded-calls.json")  # written by the base side's run only
     record = _calls_file(work, sites, changed, "calls-record", recording, added) if recorded.RECORD else None
-    args = [*fixed, *selection]
+    args = [*fixed, *(only or selection)]
     # The recording is what the base's own run sees: no cached base side stands in for it (an entry
     # without calls would excuse, and the code under test can write the cache).
     key = cached.name(cache, args) if cache is not None and "new" in trees and record is None else None

@@ -267,7 +267,15 @@ def assemble(
     code = 1 if failed else (0 if items else 5)
     roles = {role: expected for role, (_, expected) in ledger.CANARIES.items()} if canaries else {}
     result = ledger.Result(
-        items, dict(collection.errors), code, collection.tail, collection.collected, code, roles, canaries
+        items,
+        dict(collection.errors),
+        code,
+        collection.tail,
+        collection.collected,
+        code,
+        roles,
+        canaries,
+        collection.pool,
     )
     return None if ledger.broken(result) else result
 

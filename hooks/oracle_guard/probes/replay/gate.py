@@ -35,6 +35,7 @@ WEAKER = {
     "xpassed": "now xpasses (was a plain pass)",
 }
 IMPORT_ERRORS = ("ImportError", "ModuleNotFoundError")
+ARGS_AT_MOST = 100_000  # characters of test ids on one command line (Linux allows 2 MB in all, 128 kB per argument)
 NOTHING_RAN = ledger.Result({}, {}, 5, "")
 
 
@@ -103,7 +104,11 @@ def _scope(chosen: selection.Selection) -> str:
 
 
 def findings_of(args: argparse.Namespace) -> list[Finding]:
-    """The replay's findings, printing nothing but notices (`check --replay` prints them in its one document)."""
+    """The replay's findings, printing nothing but notices (`check --replay` prints them in its one document).
+
+    ``args.seen``, a list when given, gets the base side's main run (a shard's document lists what it
+    judged, commands/shards.py).
+    """
     started = time.monotonic()
     deadline = started + args.timeout
     changes.enter_repo([])
@@ -128,7 +133,7 @@ def findings_of(args: argparse.Namespace) -> list[Finding]:
         notice(f"oracle-replay: nothing to replay: {why}")
         return []
     try:
-        return _replay(args, change_set, the_plan, chosen, deadline, started)
+        return _replay(args, change_set, the_plan, chosen, deadline, started, getattr(args, "seen", None))
     except subprocess.TimeoutExpired:
         raise UsageError(
             f"the replay took over {args.timeout:g} s (--timeout) and was stopped; nothing was judged"
@@ -142,11 +147,12 @@ def _replay(
     chosen: selection.Selection,
     deadline: float,
     started: float,
+    seen: list[ledger.Result] | None = None,
 ) -> list[Finding]:
     tree = scratch.Scratch()
-    runs = replay_run.Runs(
-        tempfile.mkdtemp(prefix="logs-", dir=tree.root), deadline, replay_run.jobs(args.jobs), CANARIES
-    )
+    # With xdist's workers (-n) the sides take turns unless --jobs says otherwise: -n is the run's cores.
+    jobs = args.jobs or (1 if getattr(args, "workers", None) else 0)
+    runs = replay_run.Runs(tempfile.mkdtemp(prefix="logs-", dir=tree.root), deadline, replay_run.jobs(jobs), CANARIES)
     # The interpreter's fingerprint (the cache's key) is asked while the trees are built; a change to
     # the test side alone has no new side to check a cached pass against, so no cache (base_cache.py).
     cache = base_cache.start(args.python, change_set.base or "", CANARIES, tree.root) if the_plan.production else None
@@ -157,15 +163,22 @@ def _replay(
         trees = {s: getattr(tree, s) for s in sides}
         replay_run.seed_hypothesis_cache(list(trees.values()))
         chosen_args = list(chosen.modules)
-        python, origin, results, fixed = base_cache.main_run(cache, args.python, trees, chosen_args, runs)
+        # Spread out (docs/oracle-replay.md, "A big suite"): xdist's -n and the shard, the main run's only.
+        workers, shard = getattr(args, "workers", None), getattr(args, "shard", None)
+        replay_run.require_xdist(args.python, tree.base, workers)
+        main_args = [*replay_run.spread_args(workers, shard), *chosen_args]
+        python, origin, results, fixed = base_cache.main_run(cache, args.python, trees, main_args, runs)
         replay_run.keep_hypothesis_cache(tree.base)
         base = results["base"]
         new = results.get("new", base)
+        if seen is not None:
+            seen.append(base)
         passed = sum(1 for o in base.items.values() if o.outcome == "passed")
         failing = sum(1 for o in base.items.values() if o.outcome in red.RED)
         notice(
             f"oracle-replay: {python} ({origin}) ran {_scope(chosen)}: {passed} passed"
-            f"{f', {failing} failed' if failing else ''} at {change_set.base_label}, in {time.monotonic() - started:.1f} s"
+            f"{f', {failing} failed' if failing else ''} at {change_set.base_label}{_spread_text(workers, shard)},"
+            f" in {time.monotonic() - started:.1f} s"
         )
         if not base.items and base.exit_code not in (0, 1, 2, 5):
             raise UsageError(_not_judged(change_set.base_label, python, base))
@@ -177,9 +190,7 @@ def _replay(
             why = f"pytest cannot run the base's tests against the new code (exit {new.exit_code}): {new.tail or 'no output'}; fix the change"
             return [Finding(where, 1, 1, "OG904", why)]
         where = _production_file(the_plan)
-        tampering, new = _soundness(
-            python, trees, [*fixed, *chosen_args], runs, base, new, where, change_set.base_label
-        )
+        tampering, new = _soundness(python, trees, [*fixed, *main_args], runs, base, new, where, change_set.base_label)
         new, examples = _base_examples(_Context(python, tree, fixed, runs, change_set, the_plan), base, new)
         cut_short = new.finished is None or bool(set(new.collected) - set(new.items))
         counted = frozenset(unstable_ids.counted_at_base(change_set, args.contract))
@@ -221,25 +232,43 @@ def _replay(
             for n, o in base.items.items()
             if o.outcome == "passed" and (after := new.items.get(n)) is not None and after.outcome == "passed"
         }
-        findings += flips.judge(
-            python,
-            trees,
-            fixed,
-            chosen_args,
-            runs.jobs,
-            runs.deadline,
-            runs.work,
-            passed_both,
-            change_set.base_label,
-            the_plan.write,
-            cache,
-        )
+        only = _shard_tests(base) if shard else []
+        if not shard or base.collected:  # a shard that holds no test has nothing to flip
+            findings += flips.judge(
+                python,
+                trees,
+                fixed,
+                chosen_args,
+                runs.jobs,
+                runs.deadline,
+                runs.work,
+                passed_both,
+                change_set.base_label,
+                the_plan.write,
+                cache,
+                only,
+            )
         findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
         return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
     finally:
         if cache is not None:
             cache.close()
         tree.cleanup()
+
+
+def _shard_tests(base: ledger.Result) -> list[str]:
+    """The tests of a shard's base run, for the probe run: each test once, without its parametrization.
+
+    The shard holds every case of a test (plugin.py ``shard_of``); a case's id need not survive a
+    command line, the test's does.  Too many for one command line: [] (the probe runs the whole selection).
+    """
+    tests = sorted({node.split("[", 1)[0] for node in base.collected})
+    return tests if sum(len(t) + 1 for t in tests) < ARGS_AT_MOST else []
+
+
+def _spread_text(workers: str | None, shard: str | None) -> str:
+    told = [f"-n {workers}" if workers else "", f"shard {shard}" if shard else ""]
+    return f" ({', '.join(t for t in told if t)})" if workers or shard else ""
 
 
 class _Context(NamedTuple):

@@ -20,7 +20,13 @@ which the first line gives relative to the folder pytest ran in)::
     collected<TAB>node id
     item<TAB>outcome<TAB>path<TAB>line<TAB>node id<TAB>first line of the failure
     error<TAB>path<TAB>first line of the error
+    pool<TAB>node id      (a shard's run: every selected id, before the shard was kept)
+    canary<TAB>outcome<TAB>path<TAB>line<TAB>node id<TAB>   (pytest-xdist: one per worker and canary)
     done<TAB>exit status
+
+Under pytest-xdist each worker runs the canaries after its last test, outside pytest's count (they
+do not set its exit status), and the controller writes one canary line per worker and canary: a
+canary's outcome is the first one that is not the expected one.
 """
 
 from __future__ import annotations
@@ -98,6 +104,8 @@ class Result(NamedTuple):
     finished: int | None = None  # the exit status pytest wrote last; None: the run never got there
     canaries: dict[str, str] = {}  # role -> outcome ("" when it did not run)
     planted: bool = False  # whether the run carried canaries
+    pool: tuple[str, ...] = ()  # a shard's run: every selected node id before the shard was kept
+    spread: bool = False  # pytest-xdist's workers ran the canaries, beside pytest's exit status
 
 
 def _join(root: str, path: str) -> str:
@@ -117,8 +125,10 @@ def read(path: str, exit_code: int, tail: str, nonce: str = "") -> Result:
     items: dict[str, Outcome] = {}
     errors: dict[str, str] = {}
     collected: list[str] = []
+    pool: list[str] = []
     canaries: dict[str, str] = {role: "" for role in CANARIES} if nonce else {}
     finished = None
+    spread = False
     root = "."
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -134,18 +144,26 @@ def read(path: str, exit_code: int, tail: str, nonce: str = "") -> Result:
             node = "\t".join(parts[1:])
             if _canary_role(node, nonce) is None:
                 collected.append(_join(root, node))
-        elif kind == "item" and len(parts) >= 6:
+        elif kind in ("item", "canary") and len(parts) >= 6:
             outcome, file, number, node, message = parts[1], parts[2], parts[3], parts[4], "\t".join(parts[5:])
             role = _canary_role(node, nonce)
+            spread = spread or (kind == "canary" and role is not None)
             if role is not None:
-                canaries[role] = outcome
-            else:
+                if canaries[role] in ("", CANARIES[role][1]):  # one line per xdist worker: keep what is wrong
+                    canaries[role] = outcome
+            elif kind == "item":
                 items[_join(root, node)] = Outcome(outcome, _join(root, file), int(number or 1), message)
         elif kind == "error" and len(parts) >= 3:
             errors[_join(root, parts[1])] = "\t".join(parts[2:])
+        elif kind == "pool" and len(parts) >= 2:
+            node = "\t".join(parts[1:])
+            if _canary_role(node, nonce) is None:
+                pool.append(_join(root, node))
         elif kind == "done" and len(parts) == 2 and parts[1].lstrip("-").isdigit():
             finished = int(parts[1])
-    return Result(items, errors, exit_code, tail, tuple(collected), finished, canaries, bool(nonce))
+    return Result(
+        items, errors, exit_code, tail, tuple(collected), finished, canaries, bool(nonce), tuple(pool), spread
+    )
 
 
 def _signal_name(code: int) -> str:
@@ -170,7 +188,9 @@ def broken(result: Result) -> dict[str, str]:
     if missing:
         found["complete"] = f"{len(missing)} collected test(s) have no outcome (first: {missing[0]})"
     failed = sum(1 for o in result.items.values() if o.outcome in ("failed", "error"))
-    failed += sum(1 for o in result.canaries.values() if o in ("failed", "error")) + len(result.errors)
+    if not result.spread:  # canaries run by xdist's workers do not count in pytest's exit status
+        failed += sum(1 for o in result.canaries.values() if o in ("failed", "error"))
+    failed += len(result.errors)
     if result.finished == 0 and failed:
         found["exit"] = f"pytest's exit status 0 disagrees with {failed} failed test(s)"
     elif result.finished is not None and code >= 0 and code != result.finished:

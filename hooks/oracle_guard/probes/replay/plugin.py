@@ -14,11 +14,19 @@ pytest's exit status.  With a canary module (by path, outside the user's
 tree) its tests are collected after every other plugin chose the items and
 run last, rewritten like any test module.
 
+Spread out (docs/oracle-replay.md, "A big suite"): with ``--oracle-guard-shard K/N`` it first writes
+every selected id (``pool``), then keeps the tests whose ``shard_of`` is K.  Under pytest-xdist
+(``-n``) the controller writes the ledger from the reports the workers send, and each worker
+(which loads this file by name, ``-p _oracle_guard_replay``) runs the canaries itself after its
+last test, outside the distributed items, and sends their outcomes back: every process that ran
+tests also ran the canaries.
+
 outcome: passed, failed, error, skipped, xfailed, xpassed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -38,8 +46,50 @@ OUTPUT: str | None = None
 CANARIES: str | None = None  # the canary module's path
 NO_PYTEST_EXIT = 97
 
+SHARD_OPTION = "--oracle-guard-shard"
+NAME = "_oracle_guard_replay"  # the module name every process loads this file as
+
 _items: dict[str, list[Any]] = {}  # node id -> [outcome, path, line, message]
+_written: set[str] = set()  # node ids whose item line is out
 _stream: list[Any] = []  # the open ledger (a list: no `global` needed)
+_aside: list[Any] = []  # an xdist worker's canary items, run after its last test
+_worker_canaries: dict[str, list[str]] = {}  # controller: canary node id -> outcome per worker
+_silent_workers: list[str] = []  # controller: workers that finished without canary outcomes
+_seen_collection: list[bool] = []
+_pool: list[str] = []  # controller: the selected ids before the shard was kept, from a worker
+
+
+def shard_of(node: str, count: int) -> int:
+    """The shard (1..COUNT) of NODE, a node id relative to the repository: a stable hash of its test.
+
+    The parametrization is left out, so every case of a test lands in one shard (cases whose ids
+    change between runs pair by position, contract/unstable_ids.py).
+    """
+    test = node.split("[", 1)[0]
+    return int(hashlib.sha256(test.encode("utf-8")).hexdigest()[:16], 16) % count + 1
+
+
+def parse_shard(text: str) -> tuple[int, int] | None:
+    """(K, N) from "K/N" with 1 <= K <= N; None when it is not that."""
+    index, slash, count = text.partition("/")
+    if not slash or not index.isdigit() or not count.isdigit():
+        return None
+    k, n = int(index), int(count)
+    return (k, n) if 1 <= k <= n else None
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(SHARD_OPTION, default=None, help="oracle-guard replay: keep only shard K/N of the tests")
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _repo_id(config: pytest.Config, node: str) -> str:
+    """NODE relative to the folder pytest runs in (the tree's top), as ledger.py reads it."""
+    root = os.path.relpath(str(getattr(config, "rootpath", None) or config.rootdir))  # type: ignore[attr-defined]
+    return node if root in ("", ".") else os.path.normpath(os.path.join(root, node)).replace(os.sep, "/")
 
 
 def _write(line: str) -> None:
@@ -49,6 +99,10 @@ def _write(line: str) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    global CANARIES
+    if _is_worker(config):  # an xdist worker: the controller writes the ledger; the canaries come from it
+        CANARIES = config.workerinput.get("oracle_guard_canaries") or None  # type: ignore[attr-defined]
+        return
     if OUTPUT and not _stream:
         _stream.append(open(OUTPUT, "w", encoding="utf-8", errors="backslashreplace"))
         root = str(getattr(config, "rootpath", None) or config.rootdir)  # type: ignore[attr-defined]  # pytest < 6.1
@@ -73,8 +127,19 @@ def _first_line(report: pytest.TestReport | pytest.CollectReport) -> str:
 
 
 @pytest_hookimpl(trylast=True)
-def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.Item]) -> None:
-    """Plant the canaries last, after every plugin and `-k`/`-m`/`--deselect` chose the items."""
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep this shard's tests, then plant the canaries last, after every plugin and `-k`/`-m`/`--deselect` chose."""
+    shard = parse_shard(config.getoption(SHARD_OPTION) or "") if config.getoption(SHARD_OPTION) else None
+    if shard is not None:
+        for item in items:
+            _write(f"pool\t{item.nodeid}")
+        if hasattr(config, "workeroutput"):  # the controller writes the pool from the first worker's
+            config.workeroutput["oracle_guard_pool"] = [item.nodeid for item in items]
+        kept = [i for i in items if shard_of(_repo_id(config, i.nodeid), shard[1]) == shard[0]]
+        dropped = [i for i in items if i not in kept]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
     if not CANARIES:
         return
     import pathlib
@@ -88,7 +153,8 @@ def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.It
         pass
     try:
         module = pytest.Module.from_parent(session, path=pathlib.Path(CANARIES))
-        items.extend(_leaves(module))
+        # Under xdist each worker runs them itself after its last test (pytest_runtestloop).
+        (_aside if _is_worker(config) else items).extend(_leaves(module))
     except Exception as exc:  # the canaries themselves did not collect: the ledger shows them missing
         _write(f"error\t{CANARIES}\t{_clean(repr(exc))}")
 
@@ -137,7 +203,11 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     path, line, _ = report.location
-    entry = _items.setdefault(report.nodeid, ["passed", path, (line or 0) + 1, ""])
+    _record(_items.setdefault(report.nodeid, ["passed", path, (line or 0) + 1, ""]), report)
+
+
+def _record(entry: list[Any], report: pytest.TestReport) -> None:
+    """Fold one phase's REPORT into ENTRY ([outcome, path, line, message])."""
     wasxfail = hasattr(report, "wasxfail")
     if report.when == "call":
         if report.passed:
@@ -158,21 +228,83 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 def pytest_runtest_logfinish(nodeid: str) -> None:
     entry = _items.get(nodeid)
-    if entry is not None:
+    if entry is not None and nodeid not in _written:
+        _written.add(nodeid)
         outcome, path, line, message = entry
         _write(f"item\t{outcome}\t{path}\t{line}\t{nodeid}\t{message}")
 
 
+@pytest_hookimpl(hookwrapper=True)
+def pytest_runtestloop(session: pytest.Session) -> Any:
+    """An xdist worker: after its last test, the canaries, in this process; their outcomes go to the controller."""
+    yield
+    if not _aside or not hasattr(session.config, "workeroutput"):
+        return
+    from _pytest.runner import runtestprotocol
+
+    outcomes = {}
+    for index, item in enumerate(_aside):
+        later = _aside[index + 1] if index + 1 < len(_aside) else None
+        entry = ["passed", "", 0, ""]
+        for report in runtestprotocol(item, log=False, nextitem=later):
+            _record(entry, report)
+        outcomes[item.nodeid] = entry[0]
+    session.config.workeroutput["oracle_guard_canaries"] = outcomes
+
+
+@pytest_hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist's controller, per worker: where the canaries are."""
+    node.workerinput["oracle_guard_canaries"] = CANARIES or ""
+
+
+@pytest_hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """xdist's controller: the collected ids (every worker collects the same, or xdist stops)."""
+    if not _seen_collection:
+        _seen_collection.append(True)
+        for nodeid in ids:
+            _write(f"collected\t{nodeid}")
+
+
+@pytest_hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """xdist's controller: the canary outcomes of a worker that finished (a crashed one's tests failed already)."""
+    if error is not None:
+        return
+    pool = getattr(node, "workeroutput", {}).get("oracle_guard_pool")
+    if isinstance(pool, list) and not _pool:
+        _pool.extend(str(nodeid) for nodeid in pool)
+    if not CANARIES:
+        return
+    outcomes = getattr(node, "workeroutput", {}).get("oracle_guard_canaries")
+    if not isinstance(outcomes, dict):
+        _silent_workers.append(str(getattr(node.gateway, "id", "?")))
+        return
+    for nodeid, outcome in outcomes.items():
+        _worker_canaries.setdefault(str(nodeid), []).append(str(outcome))
+
+
 @pytest_hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """The completion marker, last thing this plugin writes."""
-    if _stream:
-        _write(f"done\t{int(session.exitstatus)}")
-        _stream.pop().close()
+    """The outcomes not yet out (a crashed worker's test), the workers' canaries, and the completion marker last."""
+    if not _stream:
+        return
+    for nodeid in list(_items):
+        pytest_runtest_logfinish(nodeid)
+    for nodeid in _pool:
+        _write(f"pool\t{nodeid}")
+    if not _silent_workers:  # a worker that ran tests but no canaries: every canary counts as not run
+        path = CANARIES or ""
+        for nodeid, outcomes in _worker_canaries.items():
+            for outcome in outcomes:  # one line per worker: ledger.py keeps the first unexpected one
+                _write(f"canary\t{outcome}\t{path}\t1\t{nodeid}\t")
+    _write(f"done\t{int(session.exitstatus)}")
+    _stream.pop().close()
 
 
 RUNNER = f"""\
-import importlib.util, sys
+import importlib.util, os, sys
 try:
     import pytest
 except ImportError as exc:  # not installed, or shadowed by a module of the project
@@ -180,7 +312,9 @@ except ImportError as exc:  # not installed, or shadowed by a module of the proj
     sys.exit({NO_PYTEST_EXIT})
 spec = importlib.util.spec_from_file_location("_oracle_guard_replay", sys.argv[1])
 mod = importlib.util.module_from_spec(spec)
+sys.modules["_oracle_guard_replay"] = mod  # `-p _oracle_guard_replay` finds it loaded here
 spec.loader.exec_module(mod)
+sys.path.insert(0, os.path.dirname(sys.argv[1]))  # and xdist's workers (this sys.path) import it by name
 mod.OUTPUT = sys.argv[2]
 mod.CANARIES = sys.argv[3] or None
 sys.exit(int(pytest.main(sys.argv[4:], plugins=[mod])))

@@ -5,6 +5,10 @@ the project's interpreter) in its own process group, with the replay's
 fixed options, the tree (and its ``src/``) first on ``PYTHONPATH``, no
 ``PYTEST_ADDOPTS``/``PYTEST_PLUGINS``, and, unless turned off for a bench,
 the canary module written outside the tree (ledger.py).
+
+The plugin is also loadable by name from a copy outside the tree (``-p _oracle_guard_replay``):
+pytest-xdist's workers load it so, when the user asks for ``-n`` (``spread_args``) or the
+project's own addopts do.
 """
 
 from __future__ import annotations
@@ -59,8 +63,8 @@ class _Pytest:
         # One canary folder per process: each writes its own bytecode cache there.
         canaries = ledger.write_canaries(os.path.join(work, f"canary-{name}"), nonce) if nonce else ""
         env = tree_env(python, tree)
-        plugin = os.path.abspath(_replay_plugin.__file__)
-        cmd = [python, "-c", _replay_plugin.RUNNER, plugin, self.out_path, canaries, *args]
+        plugin = _plugin_copy(work)
+        cmd = [python, "-c", _replay_plugin.RUNNER, plugin, self.out_path, canaries, "-p", _replay_plugin.NAME, *args]
         self.no_pytest = _replay_plugin.NO_PYTEST_EXIT
         with open(self.log_path, "wb") as log:
             try:
@@ -97,6 +101,17 @@ class _Pytest:
 
     def result(self) -> ledger.Result:
         return ledger.read(self.out_path, self.proc.returncode, _tail(self.log_path), self.nonce)
+
+
+def _plugin_copy(work: str) -> str:
+    """The replay plugin as ``_oracle_guard_replay.py`` in WORK (outside every tree), for xdist's workers to import."""
+    from oracle_guard.probes.replay import plugin as _replay_plugin
+
+    path = os.path.join(work, "plugin", f"{_replay_plugin.NAME}.py")
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        shutil.copyfile(os.path.abspath(_replay_plugin.__file__), path)
+    return path
 
 
 class Runs:
@@ -184,6 +199,52 @@ def jobs(requested: int) -> int:
     except (AttributeError, OSError):  # pragma: no cover - Windows
         load = 0.0
     return 2 if cores - load >= 2 else 1
+
+
+# Exit 0: pytest-xdist is there; 3: pytest is, xdist is not; 4: no pytest (the next candidate is asked).
+XDIST_PROBE = """\
+import importlib.util, sys
+sys.exit(4 if importlib.util.find_spec("pytest") is None else 0 if importlib.util.find_spec("xdist") else 3)
+"""
+
+
+def spread_args(workers: str | None, shard: str | None) -> list[str]:
+    """The main run's options that spread it: xdist's ``-n`` and the plugin's shard."""
+    from oracle_guard.probes.replay import plugin as _replay_plugin
+
+    spread = ["-n", workers] if workers else []
+    return [*spread, f"{_replay_plugin.SHARD_OPTION}={shard}"] if shard else spread
+
+
+def require_xdist(explicit: str | None, tree: str, workers: str | None) -> None:
+    """With ``-n``: the interpreter that will run pytest has pytest-xdist, or one line and exit 2.
+
+    Asked from outside (the interpreter's own import system, in the base tree), before anything runs:
+    a run that silently falls back to one process would hide that CI is not set up as it says.
+    """
+    if not workers:
+        return
+    for python, origin in candidate_interpreters(explicit, dict(os.environ)):
+        try:
+            code = subprocess.run(
+                [python, "-c", XDIST_PROBE],
+                cwd=tree,
+                env=tree_env(python, tree),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=60,
+                check=False,
+            ).returncode
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if code == 3:
+            raise UsageError(
+                f"-n {workers} needs pytest-xdist in {python} ({origin}): `{python} -m pip install pytest-xdist`, or leave -n out"
+            )
+        if code == 0:
+            return
+    # No candidate has pytest: the run itself says so (run_somewhere).
 
 
 def run_somewhere(
