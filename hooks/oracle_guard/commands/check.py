@@ -14,11 +14,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from oracle_guard.commands import runner, shards
+from oracle_guard.commands import runner
 from oracle_guard.hook_ids import registry
-from oracle_guard.probes.replay import ledger
 from oracle_guard.repo import changes
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
@@ -26,6 +25,9 @@ from oracle_guard.reporting import report
 from oracle_guard.reporting.findings import combined
 from oracle_guard.reporting.report import EXIT_CLEAN, EXIT_USAGE, UsageError, guarded
 from oracle_guard.rules import args as hook_args
+
+if TYPE_CHECKING:  # the replay's ledger loads only when a replay runs
+    from oracle_guard.probes.replay import ledger
 
 FILE_HOOKS = tuple(h.id for h in registry.HOOKS if h.files)
 TAKES_NOW = tuple(h.id for h in registry.HOOKS if h.now)
@@ -118,7 +120,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.mutate and base.format in ONE_VERDICT:  # so do the mutation differential's
         outcome = runner.merged(outcome, _mutated(args, base, change_set))
     printed = wanted or base.format in ONE_VERDICT or not (replay or args.mutate)
-    extra = {"shard": shards.record(args, change_set, seen)} if args.shard else None
+    extra = None
+    if args.shard:
+        from oracle_guard.commands import shards  # a shard's document only: no cost to every commit
+
+        extra = {"shard": shards.record(args, change_set, seen)}
     code = runner.emit(base.format, outcome, extra) if printed else EXIT_CLEAN
     if replay and base.format not in ONE_VERDICT:  # lines, not a document: the replay's follow the hooks'
         from oracle_guard.hook_ids import replay as replay_hook

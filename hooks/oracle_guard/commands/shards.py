@@ -22,15 +22,17 @@ import argparse
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oracle_guard.commands import runner
-from oracle_guard.probes.replay import ledger
 from oracle_guard.probes.replay.plugin import shard_of
 from oracle_guard.repo import changes, git
 from oracle_guard.reporting import report
 from oracle_guard.reporting.report import Finding, UsageError, guarded
 from oracle_guard.rules import args as hook_args
+
+if TYPE_CHECKING:
+    from oracle_guard.probes.replay import ledger
 
 SCHEMA = "oracle-guard/findings"
 IDENTITY = ("count", "base", "new", "options", "selection")  # what every shard of one gate shares
