@@ -241,7 +241,8 @@ def _switches(cls: ast.ClassDef, source: Callable[[ast.AST], str]) -> set[str]:
             name = _self_attr(node)
             if name:
                 data.add(name)
-    return writes - data - _input_driven(cls)
+    switches = writes - data
+    return switches - _input_driven(cls) if switches else switches
 
 
 def _input_driven(cls: ast.ClassDef) -> set[str]:
