@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple
@@ -276,18 +277,27 @@ def module_findings(
     renamed: dict[int, tuple[FunctionNode, Side]],
     read_base: Reader,
     read_new: Reader,
+    fixtures_elsewhere_kept: bool = False,
 ) -> list[Finding]:
     """OG315 for every test of NEW_SIDE, changed or not: a fixture added beside a test (autouse, or
     one it already requested) changes what it checks without changing its text.  RENAMED: a new
-    test's node id -> its base version under another name."""
+    test's node id -> its base version under another name.  FIXTURES_ELSEWHERE_KEPT: no conftest.py,
+    plugin or code under test changed; then, when this module's own setup (everything but its
+    undecorated functions) is the base's too, a test that is the base's as well is skipped: nothing
+    around it can have changed what it checks."""
     new_fixtures = Fixtures(new_side.module, read_new)
     fixtures_of: dict[int, Fixtures] = {}
     base_index = base_side.analyzer.index() if base_side is not None else {}
+    same_setup = (
+        fixtures_elsewhere_kept and base_side is not None and _setup_of(base_side.module) == _setup_of(new_side.module)
+    )
     out: list[Finding] = []
     for qualname, (node, cls, is_test) in new_side.analyzer.index().items():
         if not is_test:
             continue
         base_node, base_of = renamed.get(id(node), (base_index.get(qualname, (None, None, False))[0], base_side))
+        if same_setup and base_node is not None and ast.dump(base_node) == ast.dump(node):
+            continue
         base = None
         if base_node is not None and base_of is not None:
             if id(base_of) not in fixtures_of:
@@ -297,3 +307,36 @@ def module_findings(
         for site, message in findings(base, new, new_side.analyzer.scope, cls):
             out.append(finding_at(new_side, site, "OG315", f"{qualname}: {message}"))
     return out
+
+
+def _setup_of(module: Module) -> str:
+    """A module as far as it can arrange a test: everything but the functions that are no fixture and
+    that nothing in it names, such as the tests themselves and a helper added and not used yet (a
+    fixture, an xunit ``setup_*``, a hook or a helper a test calls counts whole)."""
+    named = Counter(_WORD.findall(module.source))  # every word of the text: more than the names, never fewer
+    kept: list[str] = []
+    stack: list[ast.stmt] = list(module.tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.ClassDef):
+            kept.append(ast.dump(ast.ClassDef(node.name, node.bases, node.keywords, [], node.decorator_list)))
+            stack.extend(node.body)
+        elif (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and not any(_names_a_fixture(d) for d in node.decorator_list)
+            and named[node.name.encode()] <= 1  # its own `def` only
+            and not node.name.lower().startswith(("setup", "teardown", "pytest_"))
+        ):
+            continue  # a test (judged on its own) or an unused helper: marks arrange nothing
+        else:
+            kept.append(ast.dump(node))
+    return "\n".join(sorted(kept))
+
+
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+
+
+def _names_a_fixture(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    spelled = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+    return "fixture" in spelled.lower() or not isinstance(target, (ast.Attribute, ast.Name))

@@ -286,10 +286,16 @@ def _compare_matched(
 def _arranged(pairs: list[_Pair], matched: list[_Matched], change_set: changes.ChangeSet) -> list[Finding]:
     """OG315 for each reported file: checks of a function its test's own setup newly replaced."""
     renamed = {id(n.node): (b.node, bs) for b, n, bs, _, _ in matched if b.qualname != n.qualname}
+    # Only test modules changed (no conftest.py, plugin or code under test): fixtures come from where they were.
+    touched = [*change_set.changed_paths, *change_set.deleted]
+    names = [p.rpartition("/")[2] for p in touched]
+    kept = all(n.endswith(".py") and (n.startswith("test_") or n.endswith("_test.py")) for n in names)
     out: list[Finding] = []
     for _, base_side, new_side, reported in pairs:
         if reported and new_side is not None:
-            out += arranged.module_findings(base_side, new_side, renamed, change_set.read_base, change_set.read_new)
+            out += arranged.module_findings(
+                base_side, new_side, renamed, change_set.read_base, change_set.read_new, kept
+            )
     return out
 
 

@@ -86,6 +86,38 @@ def _code_facts(text: str) -> list[tuple[str, str, int]] | None:
     return facts
 
 
+# Words every switch this module reads spells (an option, a reporter, the environment however written).
+_SWITCH_WORDS = ("option", "Automatically", "AutoApprover", "env", "putenv")
+
+
+def _no_switch_changed(old: str, new: str) -> bool:
+    """Whether every top-level statement holding a line the change adds or removes is free of any switch's
+    words (a helper added to a big test module): then no fact of either side can differ."""
+    import ast
+    import difflib
+
+    try:
+        trees = ast.parse(old), ast.parse(new)
+    except (SyntaxError, ValueError):
+        return False
+    texts = old.splitlines(), new.splitlines()
+    changed: tuple[set[int], set[int]] = (set(), set())
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, *texts, autojunk=False).get_opcodes():
+        if tag != "equal":
+            changed[0].update(range(i1 + 1, i2 + 1))
+            changed[1].update(range(j1 + 1, j2 + 1))
+    for tree, lines, touched in zip(trees, texts, changed):
+        for stmt in tree.body:
+            first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))])
+            last = stmt.end_lineno or stmt.lineno
+            if any(first <= n <= last for n in touched):
+                text = "\n".join(lines[first - 1 : last])
+                if any(word in text for word in _SWITCH_WORDS):
+                    return False
+    # Lines outside every statement (comments, blank lines) hold no switch.
+    return True
+
+
 def code_switches(
     change_set: ChangeSet,
     read_new: Callable[[list[str]], dict[str, bytes | None]],
@@ -106,6 +138,8 @@ def code_switches(
     for path in hot:
         text = (new[path] or b"").decode("utf-8", "replace")
         old = (base.get(old_of[path] or "") or b"").decode("utf-8", "replace")
+        if old and _no_switch_changed(old, text):
+            continue
         facts = _code_facts(text)
         if facts is None:
             continue  # a file that does not parse is reported by the Python hooks (OG001)
