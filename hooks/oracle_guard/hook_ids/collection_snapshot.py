@@ -802,7 +802,11 @@ def _start_planned(
     """
     from oracle_guard.pytest_side import partial_collection
 
-    planned = partial_collection.plan(change_set, base_bytes, base_snapshot_path, snapshot, watched, dict(os.environ))
+    # The changed paths that matter, asked of git once for both plans below.
+    touched = partial_collection.touched(
+        change_set, base_bytes, base_snapshot_path, snapshot, watched, dict(os.environ)
+    )
+    planned = partial_collection.plan(change_set, base_bytes, base_snapshot_path, touched)
     candidates = candidate_interpreters(ctx.option("python"), dict(os.environ))
     if not candidates:
         raise UsageError("found no Python interpreter for this project; pass --python PATH")
@@ -810,9 +814,7 @@ def _start_planned(
     if planned is None or base_bytes is None:
         run = _Run(python)
         # Only code under test changed: the full run starts first, so proving it needless delays nothing.
-        production = partial_collection.production_only(
-            change_set, base_bytes, base_snapshot_path, snapshot, watched, dict(os.environ)
-        )
+        production = partial_collection.production_only(touched, base_bytes, base_snapshot_path)
         if base_bytes is not None and production and partial_collection.has_pytest(python):
             if partial_collection.production_inert(production, change_set):
                 run.abandon()

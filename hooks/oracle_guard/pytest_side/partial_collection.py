@@ -170,19 +170,14 @@ def _plain_names(target: ast.expr) -> bool:
     return False  # an attribute or item of something else
 
 
-def plan(
-    change_set: object,
-    base_bytes: bytes | None,
-    base_snapshot_path: str,
-    snapshot: str,
-    watched: set[str],
-    env: dict[str, str],
-) -> Plan | None:
-    """The test modules to collect and whether pytest need not run; None when only a full collection is sure to be right."""
+def plan(change_set: object, base_bytes: bytes | None, base_snapshot_path: str, touched: set[str]) -> Plan | None:
+    """The test modules to collect and whether pytest need not run; None when only a full collection is sure to be right.
+
+    TOUCHED: what touched() found (it is not changed here)."""
     from oracle_guard.repo import changes
 
     assert isinstance(change_set, changes.ChangeSet)
-    touched = _touched(change_set, base_bytes, base_snapshot_path, snapshot, watched, env)
+    touched = set(touched)
     if not touched:
         return None  # nothing to collect: the caller decides whether to run at all
     assert base_bytes is not None
@@ -226,7 +221,7 @@ def plan(
     return Plan(sorted(touched | naming), inert)
 
 
-def _touched(
+def touched(
     change_set: object,
     base_bytes: bytes | None,
     base_snapshot_path: str,
@@ -253,18 +248,10 @@ def _touched(
     return {p for p in touched if relevant(p, watched)}
 
 
-def production_only(
-    change_set: object,
-    base_bytes: bytes | None,
-    base_snapshot_path: str,
-    snapshot: str,
-    watched: set[str],
-    env: dict[str, str],
-) -> list[str]:
-    """The touched modules when each is a plain module of code under test (no test module the
-    base snapshot lists or pytest's defaults would collect, no conftest.py, no stub, no
+def production_only(touched: set[str], base_bytes: bytes | None, base_snapshot_path: str) -> list[str]:
+    """The TOUCHED modules (touched()) when each is a plain module of code under test (no test module
+    the base snapshot lists or pytest's defaults would collect, no conftest.py, no stub, no
     configuration); else none."""
-    touched = _touched(change_set, base_bytes, base_snapshot_path, snapshot, watched, env)
     if not touched or base_bytes is None:
         return []
     listed = {_file_of(n) for n in parse_snapshot(base_bytes, base_snapshot_path)}
