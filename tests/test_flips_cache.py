@@ -154,3 +154,33 @@ def test_with_calls_to_record_the_base_side_runs_whole_warm_or_cold_recording(re
     assert WARM not in cold.err and WARM not in warm.err, warm.err
     assert (warm.code, warm.out) == (cold.code, cold.out)
     assert cold.code == 1 and "tests/test_shop.py:7:5: OG911" in cold.out, cold.out
+
+
+@pytest.mark.slow
+def test_a_change_of_comments_alone_records_nothing_so_the_entry_stands_recording(repo: Repo, tmp_path: Path) -> None:
+    """The same code on both sides: no recorded call can show a special case, so the warm run uses the entry."""
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": BASE["src/shop/__init__.py"] + "\n# a comment\n"})
+    cold = replay(repo)
+    warm = replay(repo)
+    assert WARM not in cold.err and WARM in warm.err, warm.err
+    assert (warm.code, warm.out) == (cold.code, cold.out) == (0, "")
+
+
+def test_code_changed_ignores_comments_and_blank_lines_only(tmp_path: Path) -> None:
+    base, new = tmp_path / "base", tmp_path / "new"
+    trees = {"base": str(base), "new": str(new)}
+    for side, text in (
+        (base, "def f(x):\n    return x + 1\n"),
+        (new, "# why\n\ndef f(x):  # note\n    return x + 1\n"),
+    ):
+        (side / "m.py").parent.mkdir(parents=True, exist_ok=True)
+        (side / "m.py").write_text(text, encoding="utf-8")
+    assert recorded.code_changed(trees, ["m.py", "README.md"]) is False
+    assert recorded.code_changed({"base": str(base)}, ["m.py"]) is True  # one tree: record as before
+    (new / "m.py").write_text("def f(x):\n    return x + 2\n", encoding="utf-8")
+    assert recorded.code_changed(trees, ["m.py"]) is True
+    (new / "m.py").write_text('def f(x):\n    """Now documented."""\n    return x + 1\n', encoding="utf-8")
+    assert recorded.code_changed(trees, ["m.py"]) is True  # a docstring is code: it can be read
+    (new / "m.py").write_text("def f(x:\n", encoding="utf-8")
+    assert recorded.code_changed(trees, ["m.py"]) is True  # unparsable: changed
+    assert recorded.code_changed(trees, ["gone.py"]) is True  # unreadable: changed

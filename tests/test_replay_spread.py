@@ -276,3 +276,23 @@ def test_workers_without_xdist_in_the_interpreter_is_one_line_and_exit_2(repo: R
     assert json.loads(refused.out)["errors"] and not json.loads(refused.out)["findings"]
     serial = repo.hook(check.main, *GATE, "--python", str(python))  # the same interpreter runs the gate without -n
     assert [f[0] for f in verdict(serial)[1]] == ["OG901"], serial.out + serial.err
+
+
+@pytest.mark.parametrize(
+    ("cores", "load", "requested", "expected"),
+    [
+        (2, 0.0, 0, 2),  # an idle 2-core machine runs both sides at once
+        (2, 1.0, 0, 2),  # a core left beside the other work (the replay's own last minute counts in the load)
+        (2, 1.6, 0, 1),  # less than a core left: the sides take turns
+        (1, 0.0, 0, 1),  # one core: always in turn
+        (8, 3.0, 0, 2),  # never more than the two sides
+        (2, 5.0, 2, 2),  # asked for: as asked, whatever the load
+        (8, 0.0, 7, 2),
+    ],
+)
+def test_the_sides_run_at_once_while_a_core_is_free(
+    monkeypatch: pytest.MonkeyPatch, cores: int, load: float, requested: int, expected: int
+) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    assert replay_run.jobs(requested) == expected

@@ -342,7 +342,11 @@ def judge(
     added = recorded.added_lines(trees, changed)
     calls = _calls_file(work, sites, changed, "calls", None, added)
     recording = os.path.join(work, "recorded-calls.json")  # written by the base side's run only
-    record = _calls_file(work, sites, changed, "calls-record", recording, added) if recorded.RECORD else None
+    record = (
+        _calls_file(work, sites, changed, "calls-record", recording, added)
+        if recorded.RECORD and recorded.code_changed(trees, changed)
+        else None
+    )
     args = [*fixed, *(only or selection)]
     # The recording is what the base's own run sees: no cached base side stands in for it (an entry
     # without calls would excuse, and the code under test can write the cache).

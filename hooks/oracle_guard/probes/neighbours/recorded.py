@@ -12,6 +12,7 @@ calls.judge gives the verdict, exactly as for a literal site.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import os
@@ -92,6 +93,30 @@ def added_lines(trees: Mapping[str, str], changed: Sequence[str]) -> dict[str, l
         if lines:
             found[path] = lines
     return found
+
+
+def code_changed(trees: Mapping[str, str], changed: Sequence[str]) -> bool:
+    """Whether a changed Python file's code differs between the trees (not only its comments and blank lines).
+
+    A change of comments alone runs the same code on both sides: no recorded call can show a special
+    case, so the base's flip run need not record (and its cached verdicts can stand, cached.py).  A file
+    either side cannot read or parse counts as changed.
+    """
+    if "new" not in trees:  # one tree: nothing to compare, record as before
+        return True
+    for path in changed:
+        if not path.endswith(".py"):
+            continue
+        dumps = []
+        for side in ("base", "new"):
+            try:
+                with open(os.path.join(trees[side], path), "rb") as f:
+                    dumps.append(ast.dump(ast.parse(f.read())))
+            except (OSError, SyntaxError, ValueError, RecursionError):
+                return True
+        if dumps[0] != dumps[1]:
+            return True
+    return False
 
 
 def _lines(path: str) -> list[str] | None:

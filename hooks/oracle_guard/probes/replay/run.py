@@ -198,7 +198,10 @@ def jobs(requested: int) -> int:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # pragma: no cover - Windows
         load = 0.0
-    return 2 if cores - load >= 2 else 1
+    # Two sides at once while a core is left beside the other work: the sides are the same work either
+    # way, and on a 2-core machine "two idle cores" (the load average of the replay's own last minute
+    # counts) would serialize nearly every run.
+    return 2 if cores >= 2 and load <= cores - 1 else 1
 
 
 # Exit 0: pytest-xdist is there; 3: pytest is, xdist is not; 4: no pytest (the next candidate is asked).
