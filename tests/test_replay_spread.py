@@ -282,15 +282,15 @@ def test_workers_without_xdist_in_the_interpreter_is_one_line_and_exit_2(repo: R
     ("cores", "load", "requested", "expected"),
     [
         (2, 0.0, 0, 2),  # an idle 2-core machine runs both sides at once
-        (2, 1.0, 0, 2),  # a core left beside the other work (the replay's own last minute counts in the load)
-        (2, 1.6, 0, 1),  # less than a core left: the sides take turns
+        (2, 1.6, 0, 2),  # busy but not saturated (the replay's own last minute counts in the load)
+        (2, 2.0, 0, 1),  # saturated: the sides take turns
         (1, 0.0, 0, 1),  # one core: always in turn
         (8, 3.0, 0, 2),  # never more than the two sides
         (2, 5.0, 2, 2),  # asked for: as asked, whatever the load
         (8, 0.0, 7, 2),
     ],
 )
-def test_the_sides_run_at_once_while_a_core_is_free(
+def test_the_sides_run_at_once_unless_the_machine_is_saturated(
     monkeypatch: pytest.MonkeyPatch, cores: int, load: float, requested: int, expected: int
 ) -> None:
     monkeypatch.setattr(os, "cpu_count", lambda: cores)

@@ -19,6 +19,7 @@ the base side's verdicts come from cached.py where they can only convict; the re
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -33,8 +34,9 @@ from oracle_guard.probes.flips.cached import Verdict
 from oracle_guard.probes.neighbours import calls as neighbours
 from oracle_guard.probes.neighbours import recorded
 from oracle_guard.probes.replay import base_cache
+from oracle_guard.pytest_side import barrier
 from oracle_guard.repo.interpreters import tree_env
-from oracle_guard.reporting.report import Finding, notice
+from oracle_guard.reporting.report import Finding, UsageError, notice
 
 PROBES = True  # bench/probes.py turns them off in-process to price them
 TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
@@ -53,7 +55,9 @@ for path, output in config["plugins"]:
     spec.loader.exec_module(mod)
     mod.OUTPUT = output
     plugins.append(mod)
-sys.exit(int(pytest.main(sys.argv[2:], plugins=plugins)))
+code = int(pytest.main(sys.argv[2:], plugins=plugins))
+_oracle_guard_imports()  # defined before this text by pytest_side/barrier.py REPORT_IMPORTS
+sys.exit(code)
 """
 
 
@@ -84,9 +88,12 @@ def _tail(path: str) -> str:
 class _Probe:
     """One probe pytest process in a scratch tree, in its own process group."""
 
-    def __init__(self, python: str, tree: str, args: Sequence[str], work: str, name: str, calls: str | None) -> None:
+    def __init__(
+        self, python: str, tree: str, args: Sequence[str], work: str, name: str, calls: str | None, side: str
+    ) -> None:
         from oracle_guard.probes.flips import plugin as _flips_plugin
 
+        self.barrier_side = side
         self.flips_out = os.path.join(work, f"{name}.flips.json")
         self.neighbours_out = os.path.join(work, f"{name}.neighbours.json") if calls else None
         self.log_path = os.path.join(work, f"{name}.log")
@@ -97,17 +104,27 @@ class _Probe:
 
             plugins.append([os.path.abspath(_neighbours_plugin.__file__), self.neighbours_out])
             env["ORACLE_GUARD_NEIGHBOURS"] = calls
-        cmd = [python, "-c", RUNNER, json.dumps({"plugins": plugins}), *args]
+        env, self.imports = barrier.env_for(side, env, name)
+        for output in (self.flips_out, self.neighbours_out):  # what is read back is this run's own
+            if output:
+                with contextlib.suppress(OSError):
+                    os.unlink(output)
+        cmd = [python, "-c", barrier.REPORT_IMPORTS + RUNNER, json.dumps({"plugins": plugins}), *args]
+        barrier.before(side)
         with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(
-                cmd,
-                cwd=tree,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=env,
-                start_new_session=os.name == "posix",
-            )
+            try:
+                self.proc = subprocess.Popen(
+                    cmd,
+                    cwd=tree,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    start_new_session=os.name == "posix",
+                )
+            except OSError:
+                barrier.after(side)
+                raise
 
     def wait(self, deadline: float) -> None:
         try:
@@ -115,18 +132,27 @@ class _Probe:
         except subprocess.TimeoutExpired:
             self.kill()
             raise
+        if self.imports is not None:
+            barrier.read_report(self.imports)
+            self.imports = None
+        if self.barrier_side:
+            side, self.barrier_side = self.barrier_side, ""
+            barrier.after(side, self.proc.pid)
 
     def kill(self) -> None:
-        if self.proc.poll() is not None:
-            return
-        try:
-            if os.name == "posix":
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            else:  # pragma: no cover
-                self.proc.kill()
-        except ProcessLookupError:
-            pass
-        self.proc.wait()
+        if self.proc.poll() is None:
+            try:
+                if os.name == "posix":
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                else:  # pragma: no cover
+                    self.proc.kill()
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+        if self.barrier_side:  # stopped early: the barrier still kills what it left, quietly (the caller is failing)
+            side, self.barrier_side = self.barrier_side, ""
+            with contextlib.suppress(UsageError):
+                barrier.after(side, self.proc.pid)
 
     def side(self) -> Side:
         data = _read_json(self.flips_out)
@@ -166,18 +192,21 @@ def run(
     """One probe process per tree (two at once when JOBS allows); RECORD: the base tree's calls file instead."""
     sides: dict[str, Side] = {}
     pending: list[tuple[str, _Probe]] = []
+    # The base side first and alone, never beside the new code (pytest_side/barrier.py).
+    groups = [[n for n in trees if n == barrier.TRUSTED], [n for n in trees if n != barrier.TRUSTED]]
     try:
-        for name, tree in trees.items():
-            if len(pending) >= jobs:
+        for group in groups:
+            for name in group:
+                if len(pending) >= jobs:
+                    done_name, done = pending.pop(0)
+                    done.wait(deadline)
+                    sides[done_name] = done.side()
+                own = record if record and name == "base" else calls
+                pending.append((name, _Probe(python, trees[name], args, work, f"{tag}-{name}", own, name)))
+            while pending:
                 done_name, done = pending.pop(0)
                 done.wait(deadline)
                 sides[done_name] = done.side()
-            own = record if record and name == "base" else calls
-            pending.append((name, _Probe(python, tree, args, work, f"{tag}-{name}", own)))
-        for name, probe in pending:
-            probe.wait(deadline)
-            sides[name] = probe.side()
-        pending = []
     finally:
         for _, probe in pending:
             probe.kill()
@@ -195,6 +224,7 @@ def _warm(
     calls: str | None,
     entry: cached.Entry,
     passed_both: set[str],
+    ran_new: Side | None = None,
 ) -> tuple[dict[str, Side], bool]:
     """Both sides of the flip run with the base's verdicts from ENTRY where they can only convict (cached.py).
 
@@ -203,7 +233,7 @@ def _warm(
     base side runs whole when the new side or that run does not complete (returned with True: an
     entry may be written from it).
     """
-    new = run(python, {"new": trees["new"]}, args, jobs, deadline, work, "flips", calls)["new"]
+    new = ran_new or run(python, {"new": trees["new"]}, args, jobs, deadline, work, "flips", calls)["new"]
     if not new.complete:
         return {
             "base": run(python, {"base": trees["base"]}, args, jobs, deadline, work, "flips", calls)["base"],
@@ -226,6 +256,83 @@ def _warm(
         )
         neighbours_answers = collected["base"].neighbours
     return {"base": Side(True, entry.sites, verdicts, neighbours_answers, 0, ""), "new": new}, False
+
+
+class Setup(NamedTuple):
+    """What a replay's flip run is given: call sites, configurations, pytest arguments, cache entry."""
+
+    sites: list[neighbours.CallSite]
+    added: dict[str, list[int]]
+    calls: str | None
+    recording: str
+    record: str | None
+    args: list[str]
+    key: str | None
+    entry: cached.Entry | None
+
+    @classmethod
+    def of(
+        cls,
+        trees: Mapping[str, str],
+        fixed: Sequence[str],
+        selection: Sequence[str],
+        work: str,
+        changed: Sequence[str],
+        cache: base_cache.Cache | None,
+        only: Sequence[str] = (),
+    ) -> Setup:
+        sites = call_sites(trees["base"], selection)
+        added = recorded.added_lines(trees, changed)
+        calls = _calls_file(work, sites, changed, "calls", None, added)
+        recording = os.path.join(work, "recorded-calls.json")  # written by the base side's run only
+        record = (
+            _calls_file(work, sites, changed, "calls-record", recording, added)
+            if recorded.RECORD and recorded.code_changed(trees, changed)
+            else None
+        )
+        args = [*fixed, *(only or selection)]
+        # The recording is what the base's own run sees: no cached base side stands in for it (an entry
+        # without calls would excuse, and the code under test can write the cache).
+        key = cached.name(cache, args) if cache is not None and "new" in trees and record is None else None
+        entry = cached.read(cache.where, key) if cache is not None and key else None
+        return cls(sites, added, calls, recording, record, args, key, entry)
+
+
+class Early:
+    """The flip runs started beside the main run: the base's with the base's, the new code's with the new's.
+
+    Two processes of one side at once, never of both (pytest_side/barrier.py): the replay's main run
+    calls ``start`` as it starts a side and ``wait`` with it (probes/replay/run.py ``Runs.alongside``).
+    Started with the main run's default options; judge() runs them again when the main run needed others.
+    """
+
+    def __init__(self, python: str, trees: Mapping[str, str], fixed: Sequence[str], setup: Setup, work: str) -> None:
+        self.python, self.fixed, self.setup, self.work = python, list(fixed), setup, work
+        self.trees = dict(trees)
+        self.started = time.monotonic()
+        self.probes: dict[str, _Probe] = {}
+        self.sides: dict[str, Side] = {}
+
+    def start(self, side: str, python: str) -> None:
+        if python != self.python or side in self.probes or side not in self.trees:
+            return
+        if side == "base" and self.setup.entry is not None:
+            return  # the base's verdicts come from the entry; what it leaves to check runs after the new side
+        calls = self.setup.record if side == "base" and self.setup.record else self.setup.calls
+        self.probes[side] = _Probe(python, self.trees[side], self.setup.args, self.work, f"flips-{side}", calls, side)
+
+    def wait(self, side: str, deadline: float) -> None:
+        probe = self.probes.get(side)
+        if probe is not None and side not in self.sides:
+            probe.wait(deadline)
+            self.sides[side] = probe.side()
+
+    def fits(self, python: str, fixed: Sequence[str], only: Sequence[str]) -> bool:
+        return python == self.python and list(fixed) == self.fixed and not only
+
+    def kill(self) -> None:
+        for probe in self.probes.values():
+            probe.kill()
 
 
 def suspects(base: Side, new: Side, passed_both: set[str]) -> list[tuple[str, str]]:
@@ -325,8 +432,11 @@ def judge(
     changed: Sequence[str] = (),
     cache: base_cache.Cache | None = None,
     only: Sequence[str] = (),
+    early: Early | None = None,
 ) -> list[tuple[str, Finding]]:
     """The flip and neighbour findings of a replay, as (node id, finding) pairs.
+
+    EARLY: the flip runs started beside the main run (used when they ran with this run's options).
 
     CHANGED: the production files the change wrote (the differential calls only what they define).
     CACHE: where the base side's flip verdicts are kept (cached.py: an entry only convicts).
@@ -337,24 +447,20 @@ def judge(
     """
     if not PROBES:
         return []
-    started = time.monotonic()
-    sites = call_sites(trees["base"], selection)
-    added = recorded.added_lines(trees, changed)
-    calls = _calls_file(work, sites, changed, "calls", None, added)
-    recording = os.path.join(work, "recorded-calls.json")  # written by the base side's run only
-    record = (
-        _calls_file(work, sites, changed, "calls-record", recording, added)
-        if recorded.RECORD and recorded.code_changed(trees, changed)
-        else None
-    )
-    args = [*fixed, *(only or selection)]
-    # The recording is what the base's own run sees: no cached base side stands in for it (an entry
-    # without calls would excuse, and the code under test can write the cache).
-    key = cached.name(cache, args) if cache is not None and "new" in trees and record is None else None
-    entry = cached.read(cache.where, key) if cache is not None and key else None
+    started = early.started if early is not None else time.monotonic()
+    if early is not None and not early.fits(python, fixed, only):
+        early.kill()
+        early = None
+    setup = early.setup if early is not None else Setup.of(trees, fixed, selection, work, changed, cache, only)
+    sites, added, calls, recording, record, args, key, entry = setup
+    ran_early = early.sides if early is not None else {}
     fresh = entry is None  # the base side ran whole: an entry can be written from it
     if entry is not None:
-        sides, fresh = _warm(python, trees, fixed, args, jobs, deadline, work, calls, entry, passed_both)
+        sides, fresh = _warm(
+            python, trees, fixed, args, jobs, deadline, work, calls, entry, passed_both, ran_early.get("new")
+        )
+    elif set(ran_early) == set(trees):
+        sides = ran_early
     else:
         sides = run(python, trees, args, jobs, deadline, work, "flips", calls, record)
     base, new = sides["base"], sides["new"]

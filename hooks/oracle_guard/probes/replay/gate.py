@@ -11,6 +11,7 @@ that passed on both sides, the flips' base side from probes/flips/cached.py wher
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import tempfile
 import time
@@ -21,8 +22,9 @@ from oracle_guard.contract import unstable_ids
 from oracle_guard.probes.flips import gate as flips
 from oracle_guard.probes.replay import base_cache, doctests, ledger, red
 from oracle_guard.probes.replay import run as replay_run
-from oracle_guard.pytest_side import scratch, selection
+from oracle_guard.pytest_side import barrier, scratch, selection
 from oracle_guard.repo import changes
+from oracle_guard.repo.interpreters import candidate_interpreters
 from oracle_guard.reporting.report import Finding, UsageError, notice
 
 TIMEOUT_SECONDS = 900
@@ -153,9 +155,24 @@ def _replay(
     # With xdist's workers (-n) the sides take turns unless --jobs says otherwise: -n is the run's cores.
     jobs = args.jobs or (1 if getattr(args, "workers", None) else 0)
     runs = replay_run.Runs(tempfile.mkdtemp(prefix="logs-", dir=tree.root), deadline, replay_run.jobs(jobs), CANARIES)
+    with barrier.guarding(barrier.Barrier(tree.base, tree.root, runs.work)):
+        return _replay_guarded(args, change_set, the_plan, chosen, started, seen, tree, runs)
+
+
+def _replay_guarded(
+    args: argparse.Namespace,
+    change_set: changes.ChangeSet,
+    the_plan: scratch.Plan,
+    chosen: selection.Selection,
+    started: float,
+    seen: list[ledger.Result] | None,
+    tree: scratch.Scratch,
+    runs: replay_run.Runs,
+) -> list[Finding]:
     # The interpreter's fingerprint (the cache's key) is asked while the trees are built; a change to
     # the test side alone has no new side to check a cached pass against, so no cache (base_cache.py).
     cache = base_cache.start(args.python, change_set.base or "", CANARIES, tree.root) if the_plan.production else None
+    early: flips.Early | None = None
     try:
         # A change to the test side alone has no new code to lay over the base: the base run is both sides.
         sides = ("base", "new") if the_plan.production else ("base",)
@@ -167,7 +184,9 @@ def _replay(
         workers, shard = getattr(args, "workers", None), getattr(args, "shard", None)
         replay_run.require_xdist(args.python, tree.base, workers)
         main_args = [*replay_run.spread_args(workers, shard), *chosen_args]
+        early = _early_flips(args.python, cache, trees, chosen_args, runs, the_plan, shard)
         python, origin, results, fixed = base_cache.main_run(cache, args.python, trees, main_args, runs)
+        runs.alongside = None
         replay_run.keep_hypothesis_cache(tree.base)
         base = results["base"]
         new = results.get("new", base)
@@ -247,13 +266,46 @@ def _replay(
                 the_plan.write,
                 cache,
                 only,
+                early,
             )
         findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
         return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
     finally:
+        runs.alongside = None
+        if early is not None:
+            early.kill()  # no-op for the runs judged; ends those an early verdict left behind
         if cache is not None:
             cache.close()
         tree.cleanup()
+
+
+def _early_flips(
+    explicit: str | None,
+    cache: base_cache.Cache | None,
+    trees: dict[str, str],
+    selection: list[str],
+    runs: replay_run.Runs,
+    the_plan: scratch.Plan,
+    shard: str | None,
+) -> flips.Early | None:
+    """The flip runs to start beside the main run, one side's with that side's, when two processes fit.
+
+    A shard's probe runs its own tests, known after its base run; on a busy machine (one job) the
+    probe runs after the main run as before.
+    """
+    if not flips.PROBES or "new" not in trees or shard or runs.jobs < 2:
+        return None
+    python = cache.python if cache is not None else None
+    if python is None:
+        found = candidate_interpreters(explicit, dict(os.environ))
+        if not found:
+            return None
+        python = found[0][0]
+    fixed = [*replay_run.PYTEST_ARGS, *replay_run.NO_RANDOM_ORDER]
+    setup = flips.Setup.of(trees, fixed, selection, runs.work, the_plan.write, cache)
+    early = flips.Early(python, trees, fixed, setup, runs.work)
+    runs.alongside = early
+    return early
 
 
 def _shard_tests(base: ledger.Result) -> list[str]:

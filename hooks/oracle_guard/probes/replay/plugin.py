@@ -317,7 +317,9 @@ spec.loader.exec_module(mod)
 sys.path.insert(0, os.path.dirname(sys.argv[1]))  # and xdist's workers (this sys.path) import it by name
 mod.OUTPUT = sys.argv[2]
 mod.CANARIES = sys.argv[3] or None
-sys.exit(int(pytest.main(sys.argv[4:], plugins=[mod])))
+code = int(pytest.main(sys.argv[4:], plugins=[mod]))
+_oracle_guard_imports()  # defined before this text by pytest_side/barrier.py REPORT_IMPORTS
+sys.exit(code)
 """
 
 

@@ -13,6 +13,7 @@ project's own addopts do.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -20,8 +21,10 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from oracle_guard.probes.replay import ledger
+from oracle_guard.pytest_side import barrier
 from oracle_guard.repo.interpreters import candidate_interpreters, no_pytest, tree_env
 from oracle_guard.reporting.report import UsageError
 
@@ -53,19 +56,33 @@ def _tail(path: str) -> str:
 class _Pytest:
     """One pytest process in a scratch tree, in its own process group so a timeout ends all of it."""
 
-    def __init__(self, python: str, tree: str, args: Sequence[str], work: str, name: str, nonce: str) -> None:
+    def __init__(
+        self, python: str, tree: str, args: Sequence[str], work: str, name: str, nonce: str, side: str = "base"
+    ) -> None:
         from oracle_guard.probes.replay import plugin as _replay_plugin
 
         self.tree = tree
+        self.side = side
         self.nonce = nonce
         self.out_path = os.path.join(work, f"{name}.tsv")
         self.log_path = os.path.join(work, f"{name}.log")
         # One canary folder per process: each writes its own bytecode cache there.
         canaries = ledger.write_canaries(os.path.join(work, f"canary-{name}"), nonce) if nonce else ""
-        env = tree_env(python, tree)
+        env, self.imports = barrier.env_for(side, tree_env(python, tree), name)
         plugin = _plugin_copy(work)
-        cmd = [python, "-c", _replay_plugin.RUNNER, plugin, self.out_path, canaries, "-p", _replay_plugin.NAME, *args]
+        cmd = [
+            python,
+            "-c",
+            barrier.REPORT_IMPORTS + _replay_plugin.RUNNER,
+            plugin,
+            self.out_path,
+            canaries,
+            "-p",
+            _replay_plugin.NAME,
+            *args,
+        ]
         self.no_pytest = _replay_plugin.NO_PYTEST_EXIT
+        barrier.before(side)
         with open(self.log_path, "wb") as log:
             try:
                 self.proc = subprocess.Popen(
@@ -78,26 +95,41 @@ class _Pytest:
                     start_new_session=os.name == "posix",
                 )
             except OSError as exc:
+                barrier.after(side)
                 raise UsageError(f"cannot run {python}: {exc.strerror or exc}") from None
 
     def wait(self, deadline: float) -> int:
         try:
-            return self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            code = self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             self.kill()
             raise
+        self.done()
+        return code
+
+    def done(self) -> None:
+        """Past the barrier (pytest_side/barrier.py): what a base run imported, what an untrusted one left."""
+        if self.imports is not None:
+            barrier.read_report(self.imports)
+            self.imports = None
+        if self.side:
+            side, self.side = self.side, ""
+            barrier.after(side, self.proc.pid)
 
     def kill(self) -> None:
-        if self.proc.poll() is not None:
-            return
-        try:
-            if os.name == "posix":
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            else:  # pragma: no cover
-                self.proc.kill()
-        except ProcessLookupError:
-            pass
-        self.proc.wait()
+        if self.proc.poll() is None:
+            try:
+                if os.name == "posix":
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                else:  # pragma: no cover
+                    self.proc.kill()
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+        if self.side:  # stopped early: the barrier still kills what it left, quietly (the caller is failing)
+            side, self.side = self.side, ""
+            with contextlib.suppress(UsageError):
+                barrier.after(side, self.proc.pid)
 
     def result(self) -> ledger.Result:
         return ledger.read(self.out_path, self.proc.returncode, _tail(self.log_path), self.nonce)
@@ -114,6 +146,14 @@ def _plugin_copy(work: str) -> str:
     return path
 
 
+class Alongside(Protocol):
+    """Runs of a side started with its main run and awaited with it (probes/flips/gate.py ``Early``)."""
+
+    def start(self, side: str, python: str) -> None: ...
+
+    def wait(self, side: str, deadline: float) -> None: ...
+
+
 class Runs:
     """What every pytest process of one replay shares: logs folder, deadline, parallelism, canaries."""
 
@@ -122,6 +162,7 @@ class Runs:
         self.deadline = deadline
         self.jobs = jobs
         self.nonce = ledger.new_nonce() if canaries else ""  # names the canaries of this replay
+        self.alongside: Alongside | None = None  # runs started and awaited with each side's main run
 
     def run(self, python: str, trees: dict[str, str], args: Sequence[str], tag: str) -> dict[str, ledger.Result]:
         """The same pytest ARGS in each tree; two at once when jobs allows."""
@@ -133,18 +174,29 @@ class Runs:
         """Name -> (tree, pytest args, with canaries) each; two at once when jobs allows."""
         results: dict[str, ledger.Result] = {}
         pending: list[tuple[str, _Pytest]] = []
+        # The base side first and alone: never beside the new code, which could write where it reads
+        # (pytest_side/barrier.py); the untrusted sides after it, at once when jobs allows.
+        groups = [[n for n in plan if n == barrier.TRUSTED], [n for n in plan if n != barrier.TRUSTED]]
         try:
-            for name, (tree, args, canaries) in plan.items():
-                if len(pending) >= self.jobs:
+            for group in groups:
+                for name in group:
+                    tree, args, canaries = plan[name]
+                    if len(pending) >= self.jobs:
+                        done_name, done = pending.pop(0)
+                        done.wait(self.deadline)
+                        results[done_name] = done.result()
+                    nonce = self.nonce if canaries else ""
+                    pending.append((name, _Pytest(python, tree, args, self.work, f"{tag}-{name}", nonce, name)))
+                    if tag == "run" and self.alongside is not None:
+                        self.alongside.start(name, python)
+                while pending:
                     done_name, done = pending.pop(0)
                     done.wait(self.deadline)
                     results[done_name] = done.result()
-                nonce = self.nonce if canaries else ""
-                pending.append((name, _Pytest(python, tree, args, self.work, f"{tag}-{name}", nonce)))
-            for name, run in pending:
-                run.wait(self.deadline)
-                results[name] = run.result()
-            pending = []
+                alongside = self.alongside if tag == "run" else None
+                if alongside is not None:
+                    for name in group:
+                        alongside.wait(name, self.deadline)
         finally:
             for _, run in pending:
                 run.kill()
@@ -198,10 +250,10 @@ def jobs(requested: int) -> int:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # pragma: no cover - Windows
         load = 0.0
-    # Two sides at once while a core is left beside the other work: the sides are the same work either
-    # way, and on a 2-core machine "two idle cores" (the load average of the replay's own last minute
-    # counts) would serialize nearly every run.
-    return 2 if cores >= 2 and load <= cores - 1 else 1
+    # Two sides at once unless the machine is already saturated: the sides are the same work either way,
+    # and the load average counts the replay's own last minute, so "two idle cores" (or even one) would
+    # serialize nearly every run on a 2-core machine.
+    return 2 if cores >= 2 and load < cores else 1
 
 
 # Exit 0: pytest-xdist is there; 3: pytest is, xdist is not; 4: no pytest (the next candidate is asked).

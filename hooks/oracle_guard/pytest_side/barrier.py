@@ -1,0 +1,289 @@
+"""The wall between the new code's processes and the base side's: what the new code runs cannot reach the base's.
+
+A replay runs the new code (and, on a red base, the change's own tests) as the same user as the
+base side's runs.  Running beside the base, or leaving something behind for a later base run, the
+new code could write a ``conftest.py`` into the base's scratch tree (it is ``../base`` from the new
+tree), replace a module the base imports, or leave a process that does so later, and the base would
+then agree with whatever the new code does.  Three rules keep the base side the base's:
+
+- **Never at once.**  A base-side process never runs while a process of an untrusted side does
+  (the probes start the base side first and wait for it; ``before`` refuses otherwise).
+- **Nothing left behind.**  When the last untrusted process of a phase ends, every process it left
+  (a double fork, ``setsid``) is killed: on Linux the gate is the children's subreaper, so orphans
+  come back to it and cannot escape.  Elsewhere only the process group is killed (docs/oracle-replay.md).
+- **Nothing changed.**  Before an untrusted phase starts, what a later base run reads is noted
+  (inode, size, mtime and ctime: ctime cannot be set back by a user): the base tree, the scratch
+  folder beside it, the replay's own inputs, the interpreter's path folders and every module file
+  the base's runs imported.  When the phase ends, a difference is the new code writing where the
+  base reads: exit 2, nothing judged.  Untrusted processes run with ``PYTHONDONTWRITEBYTECODE`` so
+  that an honest run writes no bytecode outside its own tree.
+
+Without a current barrier (``guarding``) every call here does nothing: the hooks and other
+commands run no untrusted process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import sys
+from collections.abc import Iterable, Iterator
+
+from oracle_guard.reporting.report import UsageError
+
+TRUSTED = "base"
+IMPORTS_ENV = "ORACLE_GUARD_IMPORTS"  # where a base run writes the module files it imported (the runners)
+# A runner's epilogue: the module files and path folders of this process, for the barrier.
+REPORT_IMPORTS = """
+def _oracle_guard_imports():
+    import json, os, sys
+    target = os.environ.get("ORACLE_GUARD_IMPORTS")
+    if not target:
+        return
+    files = sorted({f for f in (getattr(m, "__file__", None) for m in list(sys.modules.values())) if isinstance(f, str)})
+    try:
+        with open(target, "w", encoding="utf-8") as out:
+            json.dump({"files": files, "path": [p for p in sys.path if isinstance(p, str)]}, out)
+    except OSError:
+        pass
+"""
+# Outputs of an untrusted run in the work folder: "<tag>-new.log", "canary-main-target", ...
+_UNTRUSTED_OUTPUT = re.compile(r"-(new|target)([.-]|$)")
+_PR_SET_CHILD_SUBREAPER = 36
+_ABOVE = ("conftest.py", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+
+Stat = tuple[int, int, int, int]
+
+
+def _stat(path: str) -> Stat | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _walk(root: str, out: dict[str, Stat | None]) -> None:
+    out[root] = _stat(root)
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return
+    for entry in entries:
+        out[entry.path] = _stat(entry.path)
+        if entry.is_dir(follow_symlinks=False):
+            _walk(entry.path, out)
+
+
+def _listing(folder: str, out: dict[str, Stat | None], skip: Iterable[str] = ()) -> None:
+    """FOLDER's own entries (not below them), but __pycache__ (an honest run may add bytecode there)."""
+    skipped = {"__pycache__", *skip}
+    try:
+        names = sorted(n for n in os.listdir(folder) if n not in skipped)
+    except OSError:
+        return
+    for name in names:
+        out[os.path.join(folder, name)] = _stat(os.path.join(folder, name))
+
+
+def _subreaper() -> bool:
+    """Make this process the subreaper of its descendants (Linux): an orphan comes back here, not to init."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _children() -> set[int]:
+    """This process's children, from /proc (Linux)."""
+    me = os.getpid()
+    found: set[int] = set()
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return found
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and int(fields[1]) == me:
+            found.add(pid)
+    return found
+
+
+class Barrier:
+    """One replay's wall: BASE is the base tree, ROOT the scratch folder holding the trees, WORK the replay's folder."""
+
+    def __init__(self, base: str, root: str, work: str) -> None:
+        self.base, self.root, self.work = base, root, work
+        self.reaps = _subreaper()
+        self.untrusted = 0
+        self.trusted = 0
+        self.ran_untrusted = False
+        self.imported: set[str] = set()
+        self.path: set[str] = set()
+        self.noted: dict[str, Stat | None] = {}
+        self.known_children: set[int] = set()
+
+    # -- the base's runs tell what they read --------------------------------------------------------
+    def report_path(self, tag: str) -> str:
+        return os.path.join(self.work, f"imports-{tag}.json")
+
+    def read_report(self, path: str) -> None:
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            return
+        if not isinstance(data, dict):
+            return
+        files, path_entries = data.get("files"), data.get("path")
+        if isinstance(files, list):
+            self.imported.update(f for f in files if isinstance(f, str) and os.path.isabs(f))
+        if isinstance(path_entries, list):
+            self.path.update(p for p in path_entries if isinstance(p, str) and os.path.isabs(p))
+
+    # -- the state a later base run reads -----------------------------------------------------------
+    def _snapshot(self) -> dict[str, Stat | None]:
+        noted: dict[str, Stat | None] = {}
+        _walk(self.base, noted)
+        trees = {os.path.basename(self.base), "new", "target", os.path.basename(self.work)}
+        _listing(self.root, noted, trees)
+        folder = os.path.dirname(self.root)
+        while True:  # pytest looks above the tree for its configuration and conftest.py files
+            for name in _ABOVE:
+                noted[os.path.join(folder, name)] = _stat(os.path.join(folder, name))
+            if os.path.dirname(folder) == folder:
+                break
+            folder = os.path.dirname(folder)
+        for name in os.listdir(self.work) if os.path.isdir(self.work) else []:
+            if _UNTRUSTED_OUTPUT.search(name):
+                continue
+            path = os.path.join(self.work, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                _walk(path, noted)
+            else:
+                noted[path] = _stat(path)
+        inside = (self.root + os.sep,)
+        for folder in sorted(self.path):
+            if not folder.startswith(inside) and os.path.isdir(folder):
+                _listing(folder, noted)
+        for path in sorted(self.imported):
+            if path.startswith(inside):
+                continue  # the base tree and the work folder are noted whole
+            noted[path] = _stat(path)
+            if path.endswith(".py"):
+                try:
+                    import importlib.util
+
+                    cached = importlib.util.cache_from_source(path)
+                except (ValueError, NotImplementedError):
+                    continue
+                noted[cached] = _stat(cached)
+        return noted
+
+    # -- the phases ---------------------------------------------------------------------------------
+    def before(self, side: str) -> None:
+        if side == TRUSTED:
+            if self.untrusted:
+                raise RuntimeError("a base-side run was started while the new code runs")  # a bug of ours
+            self.trusted += 1
+            return
+        if self.trusted:
+            raise RuntimeError("the new code was started while a base-side run runs")  # a bug of ours
+        if not self.untrusted:
+            self.known_children = _children() if self.reaps else set()
+            self.noted = self._snapshot()
+        self.untrusted += 1
+        self.ran_untrusted = True
+
+    def after(self, side: str, pid: int | None = None) -> None:
+        if side == TRUSTED:
+            self.trusted = max(0, self.trusted - 1)
+            return
+        if pid is not None and os.name == "posix":
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)  # what it left in its own group
+        self.untrusted = max(0, self.untrusted - 1)
+        if self.untrusted:
+            return
+        self._kill_leftovers()
+        changed = self._changed()
+        if changed:
+            where = os.path.relpath(changed[0], self.root) if changed[0].startswith(self.root) else changed[0]
+            more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
+            raise UsageError(
+                f"nothing was judged: while the new code ran, {where}{more} changed, which the base side's runs"
+                " read; the new code (or its tests) must not write outside its own tree"
+            )
+
+    def _kill_leftovers(self) -> None:
+        if not self.reaps:
+            return
+        for _ in range(20):  # each kill may hand its own orphans back to us
+            left = _children() - self.known_children
+            if not left:
+                return
+            for pid in left:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            for pid in left:
+                with contextlib.suppress(OSError):
+                    os.waitpid(pid, 0)
+
+    def _changed(self) -> list[str]:
+        now = self._snapshot()
+        changed = [p for p in set(now) | set(self.noted) if now.get(p) != self.noted.get(p)]
+        # The file itself before the folder whose times it moved.
+        return sorted(changed, key=lambda p: (-p.rstrip(os.sep).count(os.sep), p))
+
+
+_current: Barrier | None = None
+
+
+@contextlib.contextmanager
+def guarding(barrier: Barrier) -> Iterator[Barrier]:
+    global _current
+    previous, _current = _current, barrier
+    try:
+        yield barrier
+    finally:
+        _current = previous
+
+
+def before(side: str) -> None:
+    if _current is not None:
+        _current.before(side)
+
+
+def after(side: str, pid: int | None = None) -> None:
+    if _current is not None:
+        _current.after(side, pid)
+
+
+def env_for(side: str, env: dict[str, str], tag: str) -> tuple[dict[str, str], str | None]:
+    """ENV for a run of SIDE: an untrusted one writes no bytecode; a base one reports its imports (the path)."""
+    if _current is None:
+        return env, None
+    if side != TRUSTED:
+        return {**env, "PYTHONDONTWRITEBYTECODE": "1"}, None
+    report = _current.report_path(tag)
+    with contextlib.suppress(OSError):
+        os.unlink(report)
+    return {**env, IMPORTS_ENV: report}, report
+
+
+def read_report(path: str | None) -> None:
+    if _current is not None and path:
+        _current.read_report(path)
