@@ -596,7 +596,9 @@ def test_inert_needs_a_readable_configuration_and_pytest_where_it_would_run(repo
 
 
 P = 'pytest_plugins = "pytester"\n\n\ndef test_p(pytester):\n    assert pytester\n'
-DROP = "def pytest_collection_modifyitems(config, items):\n    items[:] = [i for i in items if 'test_d' not in i.nodeid]\n"
+DROP = (
+    "def pytest_collection_modifyitems(config, items):\n    items[:] = [i for i in items if 'test_d' not in i.nodeid]\n"
+)
 
 
 @pytest.mark.slow
