@@ -212,3 +212,15 @@ def test_existing_skip_on_an_unchanged_test_is_the_bases(monkeypatch: pytest.Mon
     assert memory_check(SKIP_MARKS, before, {T: honest}).code == 0
     code, out, _, _ = memory_check(SKIP_MARKS, before, {T: copied})
     assert code == 1 and "on test_9" in out, out
+
+
+def test_a_focus_one_rule_may_use_is_not_another_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules share parsed modules (pydiff.parsed_module): forbid-skip-marks may read only the changed
+    class, forbid-runtime-skip, whose context (the skip exceptions) changed with it, must read everything."""
+    after = {T: BASE.replace("class Skip(Exception):", "class Skip(unittest.SkipTest):")}
+    (code, out, _, _), seen = judged(SKIP_MARKS, after, monkeypatch)
+    assert code == 0 and seen == [True], out
+    (code, out, _, _), seen = judged(RUNTIME, after, monkeypatch)
+    assert code == 1 and "in test_raises_skip" in out and seen == [False], out
+    (code, out, _, _), seen = judged(SKIP_MARKS, after, monkeypatch)
+    assert code == 0 and seen == [True], out

@@ -135,7 +135,10 @@ class _Side:
             found: list[Occurrence] = []
             if data is not None and self.rule.may_match(data):
                 try:
-                    module = self.parsed.get(path) or Module.from_source(path, data)
+                    module = self.parsed.get(path)
+                    if module is None:
+                        module = parsed_module(path, data)
+                        module.focus = None  # shared: a focus another rule set is not this one's
                     module.reader = self.reader
                     found = self.rule.occurrences(module)
                     self._trees[path] = module.tree
@@ -222,6 +225,24 @@ def _focus(rule: Rule, base: Module, new: Module) -> tuple[list[ast.stmt], list[
     return list(reversed(removed)), added
 
 
+_PARSED: dict[tuple[str, bytes], Module] = {}
+
+
+def parsed_module(path: str, data: bytes) -> Module:
+    """Module.from_source, once per file version for every rule of this engine in the process.
+
+    The rules only read a module (visitors, name lookups); what the engine sets on one (the
+    reader, the focus) it sets again for each rule before the rule reads it.  A file that
+    does not parse raises SourceError each time (it is not kept).
+    """
+    key = (path, data)
+    if key not in _PARSED:
+        if len(_PARSED) > 64:  # a long run (check over many commits) keeps only the latest
+            _PARSED.clear()
+        _PARSED[key] = Module.from_source(path, data)
+    return _PARSED[key]
+
+
 def _parse(paths: Iterable[str], blobs: dict[str, bytes | None]) -> tuple[dict[str, Module], list[Finding]]:
     """Parse every changed file: one that does not parse is a finding even with no trigger in it."""
     parsed: dict[str, Module] = {}
@@ -231,7 +252,7 @@ def _parse(paths: Iterable[str], blobs: dict[str, bytes | None]) -> tuple[dict[s
         if data is None:
             continue
         try:
-            parsed[path] = Module.from_source(path, data)
+            parsed[path] = parsed_module(path, data)
         except SourceError as exc:
             errors.append(exc.finding(path))
     return parsed, errors
@@ -309,7 +330,7 @@ class _History:
             module = None
             if data is not None:
                 try:
-                    module = Module.from_source(path or "", data)
+                    module = parsed_module(path or "", data)
                 except SourceError:
                     module = None
             self._modules[(side, path)] = module
@@ -479,6 +500,8 @@ def _focused(
     the rule could find something on both sides (else one side has no occurrences).
     """
     new_modules, base_modules = dict(parsed), {}  # the same Module objects: History reads their names
+    for each in parsed.values():
+        each.focus = None  # shared with the other rules (parsed_module): set below where it is this rule's
     claimed = Counter(old_of.values())
     for path in changed:
         old_data, new_data, module = base_blobs.get(path), new_blobs.get(path), parsed.get(path)
@@ -487,7 +510,7 @@ def _focused(
         if not (rule.may_match(old_data) and rule.may_match(new_data)):
             continue
         try:
-            base = Module.from_source(path, old_data)
+            base = parsed_module(path, old_data)
             base.reader, module.reader = readers  # what the rule's context reads, each from its own side
             focus = _focus(rule, base, module)
         except SourceError:
@@ -495,8 +518,8 @@ def _focused(
         except RecursionError:  # nested past what the analysis walks: the whole modules, as before
             continue
         base_modules[path] = base
-        if focus is not None:  # this check's own modules (parsed per call): the focus is this rule's
-            base.focus, module.focus = focus
+        # Set for every rule, None included: the modules are shared by the rules (parsed_module).
+        base.focus, module.focus = focus if focus is not None else (None, None)
     return new_modules, base_modules
 
 
