@@ -112,8 +112,10 @@ class SkipMarkRule(Rule):
         return b"import" in source and bool(imported_decorators(source))
 
     def occurrences(self, module: Module) -> list[Occurrence]:
-        finder = self._prepared.pop(id(module), None)
-        if finder is None or finder.module is not module:
+        prepared = self._prepared.pop(id(module), None)
+        if prepared is not None and prepared[0].module is module and prepared[1] is module.reader:
+            finder = prepared[0]
+        else:  # none, or made for another module or another change's reader (imported marks read through it)
             finder = _Finder(module)
         for node in module.visited():
             finder.visit(node)
@@ -121,12 +123,15 @@ class SkipMarkRule(Rule):
             self.environment[(module.path, occurrence)] = kinds
         return finder.found
 
-    _prepared: dict[int, _Finder] = {}  # id(module) -> its finder, made by context() for occurrences()
+    # id(module) -> its finder and the reader it read imported marks with, made by context() for occurrences()
+    _prepared: dict[int, tuple[_Finder, object]] = {}
 
     def context(self, module: Module) -> object | None:
         """What a statement's marks depend on beyond itself: the names bound to marks, imported marks, warnings as errors."""
         finder = _Finder(module)
-        self._prepared[id(module)] = finder
+        if len(self._prepared) > 64:  # left by modules never visited: only the latest matter
+            self._prepared.clear()
+        self._prepared[id(module)] = (finder, module.reader)
         imported = sorted((name, kind, repr(finder.imported_env.get(name))) for name, kind in finder.imported.items())
         errors = b"filterwarnings" in module.source and finder.warnings_are_errors()
         return (imported, errors)
