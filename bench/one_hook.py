@@ -107,10 +107,11 @@ def setup(project: str, home: str, against: str | None, venv: str, change: str) 
     )[:5]
     if change == "production":
         # A one-function production change: the first module of the package the project builds.
+        # (`git ls-files src` then .py: the pathspecs `src` `*.py` together also list docs/conf.py, first.)
         tests = sorted(
             p
-            for p in sh(work, "git", "ls-files", "src", "*.py").stdout.split()
-            if not os.path.basename(p).startswith(("test_", "conftest")) and "/tests/" not in p
+            for p in sh(work, "git", "ls-files", "src").stdout.split()
+            if p.endswith(".py") and not os.path.basename(p).startswith(("test_", "conftest")) and "/tests/" not in p
         )[:1]
     if not tests:
         raise SystemExit(f"{project}: no {change} file to change")

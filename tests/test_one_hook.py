@@ -593,3 +593,32 @@ def test_inert_needs_a_readable_configuration_and_pytest_where_it_would_run(repo
         assert partial_collection.python_functions() is None  # selects by what changed
     assert partial_collection.has_pytest(sys.executable)  # the tests' own environment
     assert not partial_collection.has_pytest(str(tmp_path / "bin" / "python"))
+
+
+P = 'pytest_plugins = "pytester"\n\n\ndef test_p(pytester):\n    assert pytester\n'
+DROP = (
+    "def pytest_collection_modifyitems(config, items):\n    items[:] = [i for i in items if 'test_d' not in i.nodeid]\n"
+)
+
+
+@pytest.mark.slow
+def test_a_module_with_import_time_effects_is_inert_only_when_its_import_is_the_same(repo: Repo, monkeypatch) -> None:
+    # pytest_plugins loads a plugin for the whole session: such a module is never spliced, but a change
+    # that leaves its import-time code as it was (a new private helper) collects what the base did.
+    _recorded_base(repo, monkeypatch, {**BASE_FILES, "tests/test_p.py": P, "tests/plug_drop.py": DROP}, count=15)
+    repo.write("tests/test_p.py", P + HELPER.format(n=2))
+    repo.stage()
+    both = _both(repo, monkeypatch)
+    assert both.plan == partial_collection.Plan(["tests/test_p.py"], inert=True) and not both.collected
+    assert both.partial == both.full and both.partial[0] == 0
+    # The plugin it loads changed: a session-wide effect, so everything is collected (test_d's tests are gone).
+    repo.write("tests/test_p.py", P.replace('"pytester"', '["pytester", "plug_drop"]') + HELPER.format(n=2))
+    repo.stage()
+    both = _both(repo, monkeypatch)
+    assert both.plan is None and both.collected
+    assert both.partial == both.full and "OG801" in both.partial[1] and "test_d.py::test_alone" in both.partial[1]
+    # A new test beside it is not inert: collected in full too, not spliced.
+    repo.write("tests/test_p.py", P + "\n\ndef test_q():\n    assert 1\n")
+    repo.stage()
+    both = _both(repo, monkeypatch)
+    assert both.plan is None and both.collected and both.partial == both.full

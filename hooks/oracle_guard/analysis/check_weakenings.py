@@ -409,8 +409,8 @@ def compare_globs(base: Side, new: Side, change_set: changes.ChangeSet) -> list[
     if not spells(new.module.source, b"glob"):
         return []
     old_sites, new_sites = (
-        meaning.glob_sites(base.module.tree, base.module.names),
-        meaning.glob_sites(new.module.tree, new.module.names),
+        meaning.glob_sites(base.module.tree, base.module.names, base.module.source),
+        meaning.glob_sites(new.module.tree, new.module.names, new.module.source),
     )
     if (
         len(old_sites) != len(new_sites)

@@ -7,17 +7,26 @@ words around them, so a rule can tell which data files a test reads.
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterable
 
 from oracle_guard.analysis.pysource import Names
+from oracle_guard.analysis.sourcetext import hot_lines
 
 _GLOB_META = ("*", "?", "[")
 
 
-def glob_sites(tree: ast.Module, names: Names) -> list[tuple[ast.Call, str, tuple[str, ...], bool]]:
-    """(call, pattern, directory words, recursive) of every glob over files, in source order."""
+def glob_sites(
+    tree: ast.Module, names: Names, source: bytes | None = None
+) -> list[tuple[ast.Call, str, tuple[str, ...], bool]]:
+    """(call, pattern, directory words, recursive) of every glob over files, in source order.
+
+    With SOURCE (TREE's text), only the top-level statements whose lines spell `glob` or a
+    name bound to one of glob's functions are walked: a glob call is spelled so (or on an
+    opaque line, which hot_lines keeps), and the rest of a big module cannot hold one.
+    """
     out = []
-    for node in ast.walk(tree):
+    for node in (n for statement in _hot_statements(tree, names, source) for n in ast.walk(statement)):
         if not isinstance(node, ast.Call):
             continue
         name = names.qualify(node.func) or ""
@@ -39,6 +48,20 @@ def glob_sites(tree: ast.Module, names: Names) -> list[tuple[ast.Call, str, tupl
         out.append((node, pattern, tuple(w.strip("/") for w in words if w.strip("/")), recursive))
     out.sort(key=lambda t: (t[0].lineno, t[0].col_offset))
     return out
+
+
+def _hot_statements(tree: ast.Module, names: Names, source: bytes | None) -> list[ast.stmt]:
+    if source is None:
+        return tree.body
+    words = [b"glob"] + [name.encode() for name, value in names.aliases.items() if "glob" in value]
+    hot = hot_lines(source, words)
+    kept = []
+    for statement in tree.body:
+        start = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])])
+        i = bisect.bisect_left(hot, start)
+        if i < len(hot) and hot[i] <= (statement.end_lineno or statement.lineno):
+            kept.append(statement)
+    return kept
 
 
 def glob_matches(files: Iterable[str], pattern: str, words: tuple[str, ...], recursive: bool, near: str) -> set[str]:

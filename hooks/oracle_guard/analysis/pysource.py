@@ -320,6 +320,13 @@ class Module:
         # Reads another file of the repository on the same side of the change
         # (set by the engine), so a name imported from the project can be seen through.
         self.reader: Callable[[str], bytes | None] | None = None
+        # The top-level statements a rule need visit (None: all of them): set by an engine that
+        # proved the others the base's, in the same context (oracle_guard/rules/pydiff.py, _focus).
+        self.focus: list[ast.stmt] | None = None
+
+    def visited(self) -> list[ast.stmt]:
+        """The top-level statements a rule visits: the focus, or the whole module."""
+        return self.tree.body if self.focus is None else self.focus
 
     def imported_binding(self, dotted: str) -> tuple[ast.expr, Module] | None:
         """What a name imported from the project is bound to in its own module.

@@ -99,9 +99,10 @@ class RuntimeSkipRule(Rule):
 
     def occurrences(self, module: Module) -> list[Occurrence]:
         finder = _Finder(module)
-        finder.visit(module.tree)
+        for node in module.visited():
+            finder.visit(node)
         returns = hot_lines(module.source, (b"return",))
-        for qual, func in _test_functions(module.tree):
+        for qual, func in _test_functions(module.visited()):
             i = bisect.bisect_left(returns, func.lineno)
             if i == len(returns) or returns[i] > (func.end_lineno or func.lineno):
                 continue  # no `return` spelled in it
@@ -109,8 +110,12 @@ class RuntimeSkipRule(Rule):
                 finder.early_returns(qual, func)
         return finder.found
 
+    def context(self, module: Module) -> object | None:
+        """What a statement's skips depend on beyond itself and the names: the skip exceptions defined here."""
+        return sorted(_Finder(module).skip_exceptions)
 
-def _test_functions(tree: ast.Module) -> list[tuple[str, FunctionNode]]:
+
+def _test_functions(body: list[ast.stmt]) -> list[tuple[str, FunctionNode]]:
     found = []
 
     def visit(body: list[ast.stmt], prefix: str) -> None:
@@ -120,7 +125,7 @@ def _test_functions(tree: ast.Module) -> list[tuple[str, FunctionNode]]:
             elif isinstance(node, ast.ClassDef):
                 visit(node.body, f"{prefix}{node.name}.")
 
-    visit(tree.body, "")
+    visit(body, "")
     return found
 
 

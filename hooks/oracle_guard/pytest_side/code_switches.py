@@ -16,6 +16,8 @@ from oracle_guard.repo.paths import TEST_FILES
 from oracle_guard.reporting.report import Finding
 
 if TYPE_CHECKING:  # types only: the callers pass these in
+    import ast
+
     from oracle_guard.repo.changes import ChangeSet
 
 
@@ -91,31 +93,29 @@ _SWITCH_WORDS = ("option", "Automatically", "AutoApprover", "env", "putenv")
 
 
 def _no_switch_changed(old: str, new: str) -> bool:
-    """Whether every top-level statement holding a line the change adds or removes is free of any switch's
-    words (a helper added to a big test module): then no fact of either side can differ."""
+    """Whether every top-level statement that is not on the other side as it is (byte for byte) is free
+    of any switch's words (a helper added to a big test module): then no fact of either side can differ,
+    since facts are compared as a multiset and each comes from a statement spelling a switch's word."""
     import ast
-    import difflib
+    from collections import Counter
 
     try:
         trees = ast.parse(old), ast.parse(new)
     except (SyntaxError, ValueError):
         return False
-    texts = old.splitlines(), new.splitlines()
-    changed: tuple[set[int], set[int]] = (set(), set())
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, *texts, autojunk=False).get_opcodes():
-        if tag != "equal":
-            changed[0].update(range(i1 + 1, i2 + 1))
-            changed[1].update(range(j1 + 1, j2 + 1))
-    for tree, lines, touched in zip(trees, texts, changed):
-        for stmt in tree.body:
-            first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))])
-            last = stmt.end_lineno or stmt.lineno
-            if any(first <= n <= last for n in touched):
-                text = "\n".join(lines[first - 1 : last])
-                if any(word in text for word in _SWITCH_WORDS):
-                    return False
+    texts = [_statement_texts(tree, source.splitlines()) for tree, source in zip(trees, (old, new))]
+    counts = Counter(texts[0]), Counter(texts[1])
+    unmatched = (counts[0] - counts[1]) + (counts[1] - counts[0])
     # Lines outside every statement (comments, blank lines) hold no switch.
-    return True
+    return not any(word in text for text in unmatched for word in _SWITCH_WORDS)
+
+
+def _statement_texts(tree: ast.Module, lines: list[str]) -> list[str]:
+    out = []
+    for stmt in tree.body:
+        first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))])
+        out.append("\n".join(lines[first - 1 : stmt.end_lineno or stmt.lineno]))
+    return out
 
 
 def code_switches(

@@ -15,7 +15,9 @@ changed, so any doubt means a full collection:
   any other .py, pytest configuration, the contract, new or renamed modules;
 - a touched module with import-time effects on other modules (module-level
   calls, assignments to attributes or items, `pytest_plugins`, hook functions),
-  in its base or new version;
+  in its base or new version, unless the change is collection-inert (below: the
+  module's import-time code is then the same on both sides, so importing it does
+  the same) and the module defines no hook function;
 - a module the base snapshot does not list naming a touched module (a helper
   or conftest importing it); listed ones that name it are collected too;
 - `PYTEST_PLUGINS` or `PYTEST_ADDOPTS` in the environment; a conftest.py that
@@ -191,7 +193,12 @@ def plan(change_set: object, base_bytes: bytes | None, base_snapshot_path: str, 
     # Each side parsed once, for its side effects and the collection-inert rule.
     olds = _parsed(change_set.read_base(modules))
     news = _parsed({p: changes.read_worktree_file(p) for p in modules})
-    if olds is None or news is None or any(has_side_effects(olds[p]) or has_side_effects(news[p]) for p in modules):
+    if olds is None or news is None:
+        return None
+    # A module with import-time effects on others cannot be spliced; it can still be inert (below): then
+    # importing either version does the same.  One that defines a hook function is a plugin: collected.
+    effects = [p for p in modules if has_side_effects(olds[p]) or has_side_effects(news[p])]
+    if any(_defines_hook(olds[p]) or _defines_hook(news[p]) for p in effects):
         return None
     # Modules that name a touched one (importing its tests or helpers), and local whole-list hooks.
     stems = sorted({_stem(p) for p in modules})
@@ -218,7 +225,19 @@ def plan(change_set: object, base_bytes: bytes | None, base_snapshot_path: str, 
     if not all(p in listed for p in naming):
         return None
     inert = not (named or body_read) and _all_inert(modules, olds, news)
+    if effects and not inert:
+        return None
     return Plan(sorted(touched | naming), inert)
+
+
+def _defines_hook(tree: ast.Module | None) -> bool:
+    """Whether TREE defines a `pytest_*` function anywhere (in an `if`, a class: a doubt is a plugin)."""
+    from oracle_guard.analysis.pysource import statements
+
+    return tree is not None and any(
+        isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("pytest_")
+        for n in statements(tree.body)
+    )
 
 
 def touched(

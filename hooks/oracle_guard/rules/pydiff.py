@@ -60,6 +60,15 @@ class Rule:
     def occurrences(self, module: Module) -> list[Occurrence]:
         raise NotImplementedError
 
+    def context(self, module: Module) -> object | None:
+        """What an occurrence depends on beyond its own top-level statement and the module's names.
+
+        Compared between the two sides of a changed file (_focus): equal, a statement
+        identical on both sides has the same occurrences on both.  None: not known, so
+        every statement is read.
+        """
+        return None
+
     def no_stronger(self, new: tuple[str, ...], base: tuple[str, ...]) -> bool:
         """Whether occurrence key NEW does no more than BASE already did (a lowered rerun count)."""
         return False
@@ -126,7 +135,10 @@ class _Side:
             found: list[Occurrence] = []
             if data is not None and self.rule.may_match(data):
                 try:
-                    module = self.parsed.get(path) or Module.from_source(path, data)
+                    module = self.parsed.get(path)
+                    if module is None:
+                        module = parsed_module(path, data)
+                        module.focus = None  # shared: a focus another rule set is not this one's
                     module.reader = self.reader
                     found = self.rule.occurrences(module)
                     self._trees[path] = module.tree
@@ -161,6 +173,76 @@ def _definitions(tree: ast.Module) -> set[str]:
     return found
 
 
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _texts(module: Module) -> list[tuple[ast.stmt, bytes]]:
+    """Each top-level statement with its source lines, decorators included."""
+    lines = module.source.split(b"\n")
+    found = []
+    for node in module.tree.body:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        found.append((node, b"\n".join(lines[start - 1 : node.end_lineno or node.lineno])))
+    return found
+
+
+def _names_key(module: Module) -> tuple[dict[str, str], dict[str, str]]:
+    return module.names.aliases, {name: ast.dump(call) for name, call in module.names.bindings.items()}
+
+
+def _focus(rule: Rule, base: Module, new: Module) -> tuple[list[ast.stmt], list[ast.stmt]] | None:
+    """The top-level statements whose occurrences can differ between BASE and NEW; None: all of them.
+
+    Only functions and classes may differ: every other top-level statement (imports,
+    assignments such as a mark bound to a name, `pytestmark`, `if` blocks) is the same,
+    in the same order; the module-wide names (aliases and bindings, wherever they are
+    spelled, function bodies included) are the same; and so is what the rule reads
+    beyond a statement (Rule.context).  Then a function or class whose source is
+    byte-identical on both sides has the same occurrences on both, which cancel: only
+    the changed ones are visited, each with the whole module as its context.
+    """
+    old_texts, new_texts = _texts(base), _texts(new)
+    if [t for n, t in old_texts if not isinstance(n, _DEFS)] != [t for n, t in new_texts if not isinstance(n, _DEFS)]:
+        return None
+    if _names_key(base) != _names_key(new):
+        return None
+    context = rule.context(base)
+    if context is None or context != rule.context(new):
+        return None
+    remaining = Counter(t for n, t in old_texts if isinstance(n, _DEFS))
+    added: list[ast.stmt] = []
+    for node, text in new_texts:
+        if isinstance(node, _DEFS):
+            if remaining[text] > 0:
+                remaining[text] -= 1
+            else:
+                added.append(node)
+    removed: list[ast.stmt] = []
+    for node, text in reversed(old_texts):  # the last copies: the same count on both sides is what matters
+        if isinstance(node, _DEFS) and remaining[text] > 0:
+            remaining[text] -= 1
+            removed.append(node)
+    return list(reversed(removed)), added
+
+
+_PARSED: dict[tuple[str, bytes], Module] = {}
+
+
+def parsed_module(path: str, data: bytes) -> Module:
+    """Module.from_source, once per file version for every rule of this engine in the process.
+
+    The rules only read a module (visitors, name lookups); what the engine sets on one (the
+    reader, the focus) it sets again for each rule before the rule reads it.  A file that
+    does not parse raises SourceError each time (it is not kept).
+    """
+    key = (path, data)
+    if key not in _PARSED:
+        if len(_PARSED) > 64:  # a long run (check over many commits) keeps only the latest
+            _PARSED.clear()
+        _PARSED[key] = Module.from_source(path, data)
+    return _PARSED[key]
+
+
 def _parse(paths: Iterable[str], blobs: dict[str, bytes | None]) -> tuple[dict[str, Module], list[Finding]]:
     """Parse every changed file: one that does not parse is a finding even with no trigger in it."""
     parsed: dict[str, Module] = {}
@@ -170,7 +252,7 @@ def _parse(paths: Iterable[str], blobs: dict[str, bytes | None]) -> tuple[dict[s
         if data is None:
             continue
         try:
-            parsed[path] = Module.from_source(path, data)
+            parsed[path] = parsed_module(path, data)
         except SourceError as exc:
             errors.append(exc.finding(path))
     return parsed, errors
@@ -248,7 +330,7 @@ class _History:
             module = None
             if data is not None:
                 try:
-                    module = Module.from_source(path or "", data)
+                    module = parsed_module(path or "", data)
                 except SourceError:
                     module = None
             self._modules[(side, path)] = module
@@ -345,12 +427,10 @@ def check(
     parsed, errors = _parse(changed, new_blobs)
     findings += errors
     # Each side reads other project files (an imported skip decorator) from its own revision.
-    new_side = _Side(
-        rule, new_blobs, None, parsed, reader=lambda p: change_set.read_new([p])[p]
-    )  # parse errors already reported
-    base_side = _Side(
-        rule, base_blobs, None, reader=lambda p: change_set.read_base([p])[p]
-    )  # a base that fails to parse has no occurrences
+    readers = (lambda p: change_set.read_base([p])[p], lambda p: change_set.read_new([p])[p])
+    new_modules, base_modules = _focused(rule, changed, parsed, new_blobs, base_blobs, old_of, readers)
+    new_side = _Side(rule, new_blobs, None, new_modules, reader=readers[1])  # parse errors already reported
+    base_side = _Side(rule, base_blobs, None, base_modules, reader=readers[0])  # a base that fails to parse has none
 
     pool: Counter[tuple[str, ...]] | None = None
     history: _History | None = None
@@ -403,6 +483,44 @@ def check(
             if not rule.allowed(occ, path, ledger, now):
                 findings.append(occ.finding(path))
     return findings
+
+
+def _focused(
+    rule: Rule,
+    changed: list[str],
+    parsed: dict[str, Module],
+    new_blobs: dict[str, bytes | None],
+    base_blobs: dict[str, bytes | None],
+    old_of: dict[str, str | None],
+    readers: tuple[Callable[[str], bytes | None], Callable[[str], bytes | None]],
+) -> tuple[dict[str, Module], dict[str, Module]]:
+    """Each side's modules of the changed files, focused on what changed where that is sound (_focus).
+
+    Only a file changed in place, whose base version no other file claims, and where
+    the rule could find something on both sides (else one side has no occurrences).
+    """
+    new_modules, base_modules = dict(parsed), {}  # the same Module objects: History reads their names
+    for each in parsed.values():
+        each.focus = None  # shared with the other rules (parsed_module): set below where it is this rule's
+    claimed = Counter(old_of.values())
+    for path in changed:
+        old_data, new_data, module = base_blobs.get(path), new_blobs.get(path), parsed.get(path)
+        if old_of.get(path) != path or claimed[path] != 1 or old_data is None or new_data is None or module is None:
+            continue
+        if not (rule.may_match(old_data) and rule.may_match(new_data)):
+            continue
+        try:
+            base = parsed_module(path, old_data)
+            base.reader, module.reader = readers  # what the rule's context reads, each from its own side
+            focus = _focus(rule, base, module)
+        except SourceError:
+            continue
+        except RecursionError:  # nested past what the analysis walks: the whole modules, as before
+            continue
+        base_modules[path] = base
+        # Set for every rule, None included: the modules are shared by the rules (parsed_module).
+        base.focus, module.focus = focus if focus is not None else (None, None)
+    return new_modules, base_modules
 
 
 def _renamed_from(

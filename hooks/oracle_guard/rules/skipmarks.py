@@ -112,11 +112,29 @@ class SkipMarkRule(Rule):
         return b"import" in source and bool(imported_decorators(source))
 
     def occurrences(self, module: Module) -> list[Occurrence]:
-        finder = _Finder(module)
-        finder.visit(module.tree)
+        prepared = self._prepared.pop(id(module), None)
+        if prepared is not None and prepared[0].module is module and prepared[1] is module.reader:
+            finder = prepared[0]
+        else:  # none, or made for another module or another change's reader (imported marks read through it)
+            finder = _Finder(module)
+        for node in module.visited():
+            finder.visit(node)
         for occurrence, kinds in finder.environment.items():
             self.environment[(module.path, occurrence)] = kinds
         return finder.found
+
+    # id(module) -> its finder and the reader it read imported marks with, made by context() for occurrences()
+    _prepared: dict[int, tuple[_Finder, object]] = {}
+
+    def context(self, module: Module) -> object | None:
+        """What a statement's marks depend on beyond itself: the names bound to marks, imported marks, warnings as errors."""
+        finder = _Finder(module)
+        if len(self._prepared) > 64:  # left by modules never visited: only the latest matter
+            self._prepared.clear()
+        self._prepared[id(module)] = (finder, module.reader)
+        imported = sorted((name, kind, repr(finder.imported_env.get(name))) for name, kind in finder.imported.items())
+        errors = b"filterwarnings" in module.source and finder.warnings_are_errors()
+        return (imported, errors)
 
     def no_stronger(self, new: tuple[str, ...], base: tuple[str, ...]) -> bool:
         """A rerun mark whose count went down (or stayed) is the honest twin of one that went up."""
@@ -409,6 +427,10 @@ class _Finder(PrunedVisitor):
             isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.strip().startswith("ignore")
         ):
             return False
+        return self.warnings_are_errors()
+
+    def warnings_are_errors(self) -> bool:
+        """Whether this side's pytest configuration turns warnings into errors (read once)."""
         if self._warnings_are_errors is None:
             self._warnings_are_errors = False
             if self.module.reader is not None:

@@ -1,0 +1,69 @@
+"""The code-switch scan reads a big test module only when a statement not on the other side spells a switch.
+
+pytest_side/code_switches.py `_no_switch_changed`: facts (options set on `config.option`, auto-approving
+reporters, regeneration variables) are compared as a multiset and each comes from a statement that spells
+a switch's word, so when every top-level statement missing from the other side is free of those words,
+no fact can differ.  A switch flipped in a changed statement of a big module is found; a helper added,
+a statement moved, or an unrelated test changed passes without reading the module.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from oracle_guard.pytest_side import code_switches
+from tests.helpers import Repo
+from tests.test_switches import READER, findings
+
+T = "tests/test_big.py"
+FILLER = "".join(f"\n\ndef test_{n}():\n    value = {n} + 1\n    assert value == {n + 1}\n" for n in range(40))
+CONFIGURE = "\n\ndef pytest_configure(config):\n    config.option.reruns = 0\n"
+BASE = (
+    "import os\n"
+    + CONFIGURE
+    + FILLER
+    + "\n\ndef test_env():\n    os.environ['TZ'] = 'UTC'\n    assert os.environ['TZ']\n"
+)
+
+CASES = {
+    # (new content of T, expected codes, whether the module is read)
+    "a regeneration variable set in a changed test": (
+        BASE.replace("os.environ['TZ'] = 'UTC'", "os.environ['UPDATE_GOLDENS'] = '1'"),
+        ["OG861"],
+        True,
+    ),
+    "reruns raised in a changed hook": (BASE.replace("reruns = 0", "reruns = 3"), ["OG860"], True),
+    "a switch set in a new test among unchanged ones": (
+        BASE + "\n\ndef test_more():\n    os.environ['UPDATE_GOLDENS'] = '1'\n    assert 1\n",
+        ["OG861"],
+        True,
+    ),
+    "a helper appended": (BASE + "\n\ndef _helper(value):\n    return value\n", [], False),
+    "an unrelated test changed": (BASE.replace("value == 8\n", "value == 8\n    assert value > 0\n"), [], False),
+    "the hook moved below the tests": (BASE.replace(CONFIGURE, "") + CONFIGURE, [], False),
+    "a switch's word in a changed statement, the same facts": (
+        BASE.replace("os.environ['TZ'] = 'UTC'\n", "os.environ['TZ'] = 'UTC'\n    os.environ['LANG'] = 'C'\n"),
+        [],
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize(("new", "expected", "read"), list(CASES.values()), ids=list(CASES))
+def test_switches_in_a_big_test_module(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, new: str, expected: list[str], read: bool
+) -> None:
+    repo.write(*READER)
+    repo.write(T, BASE)
+    repo.commit("base")
+    repo.write(T, new)
+    answers: list[bool] = []
+    original = code_switches._no_switch_changed
+
+    def spy(old: str, text: str) -> bool:
+        answers.append(original(old, text))
+        return answers[-1]
+
+    monkeypatch.setattr(code_switches, "_no_switch_changed", spy)
+    assert [f.split()[1] for f in findings(repo, monkeypatch)] == expected
+    assert answers == [not read]
