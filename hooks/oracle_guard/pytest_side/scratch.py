@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterable
 
-from oracle_guard.pytest_side import pytest_config
+from oracle_guard.pytest_side import generated, pytest_config
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.paths import TEST_FILES
 from oracle_guard.reporting.report import UsageError
@@ -329,18 +329,32 @@ class Scratch:
         self.base = os.path.join(self.root, "base")
         self.new = os.path.join(self.root, "new")
         self.target = os.path.join(self.root, "target")
+        self.generated: dict[str, bytes] | None = None
+
+    def _generated(self, base: str) -> dict[str, bytes]:
+        """The install-time modules the base imports and git does not hold (generated.py), asked once."""
+        if self.generated is None:
+            try:
+                top = git.toplevel()
+            except git.GitError:
+                top = ""
+            self.generated = generated.needed(top, base) if top else {}
+        return self.generated
 
     def build_target(self, change_set: changes.ChangeSet) -> str:
         assert change_set.base is not None
         export(change_set.base, self.target)
         overlay_all(change_set, self.target)
+        generated.lay(self._generated(change_set.base), [self.target])
         return self.target
 
     def build(self, change_set: changes.ChangeSet, the_plan: Plan, sides: Iterable[str] = ("base", "new")) -> None:
         assert change_set.base is not None
-        export(change_set.base, *(getattr(self, which) for which in sides))
+        dests = [getattr(self, which) for which in sides]
+        export(change_set.base, *dests)
         if "new" in sides:
             overlay(change_set, the_plan, self.new)
+        generated.lay(self._generated(change_set.base), dests)
 
     def cleanup(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)

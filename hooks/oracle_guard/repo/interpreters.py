@@ -71,7 +71,7 @@ def candidate_interpreters(explicit: str | None, env: dict[str, str]) -> list[tu
         found = shutil.which(explicit) or (explicit if os.path.isfile(explicit) else None)
         if not found:
             raise UsageError(f"--python {explicit}: no such interpreter")
-        return [(found, "--python")]
+        return [(os.path.abspath(found), "--python")]  # the runs start in scratch trees: not relative to them
     own = _own_bins(env)
     result: list[tuple[str, str]] = []
     active = env.get("VIRTUAL_ENV")
