@@ -114,3 +114,13 @@ def test_an_ignored_module_only_the_new_code_imports_is_not_laid_in(repo: Repo) 
     assert plain_pytest(repo) == 0  # the table answers the test: plain pytest is green
     got = repo.hook(check.main, *REPLAY, "HEAD")
     assert got.code == 1 and "OG903" in got.out, got  # the new code cannot import it in the scratch tree
+
+
+@pytest.mark.slow
+def test_python_given_relative_to_the_repository_runs_in_the_scratch_trees(repo: Repo) -> None:
+    repo.change(PACKAGE, {"src/pkg/__init__.py": PACKAGE["src/pkg/__init__.py"].replace("x * 2", "x + x")})
+    repo.write("src/pkg/_version.py", "__version__ = version = '1.0'\n")
+    (repo.path / ".git" / "py").symlink_to(sys.executable)
+    got = repo.hook(check.main, *REPLAY, "HEAD", "--python", ".git/py")
+    assert (got.code, got.out) == (0, ""), got
+    assert "2 passed at HEAD" in got.err
