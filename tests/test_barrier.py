@@ -20,6 +20,7 @@ from oracle_guard.commands import check
 from oracle_guard.pytest_side import barrier
 from oracle_guard.reporting.report import UsageError
 from tests.helpers import Repo
+from tests.test_mutation import UNKNOWN_TO_STATIC, T, module, mutate
 from tests.test_replay_flips import ALWAYS_EQUAL, BASE, HONEST, REPLAY, TOUCHED, plain_pytest
 
 # A base-side conftest.py that makes the base agree with the always-equal cheat: every price compares equal.
@@ -261,3 +262,51 @@ def test_an_orphan_of_the_new_side_is_killed_when_its_phase_ends(layout: dict[st
     assert _alive(orphan)
     wall.after("new")
     assert not _alive(orphan)
+
+
+# -- the mutation check (--mutate): the new tests are the change's code there --------------------------------
+
+PLANT_FROM_A_TEST = """
+import os as _os
+
+_base = _os.path.join(_os.path.dirname(_os.getcwd()), "base")
+if _os.path.basename(_os.getcwd()) == "new" and _os.path.isdir(_base):
+    with open(_os.path.join(_base, "conftest.py"), "w") as _f:
+        _f.write("import pytest\\n")
+"""
+STOP_THE_BASE = """
+import os as _os
+import signal as _signal
+
+for _pid in [p for p in _os.listdir("/proc") if p.isdigit()]:
+    try:
+        with open(f"/proc/{_pid}/cmdline", "rb") as _f:
+            _command = _f.read()
+    except OSError:
+        continue
+    if b"base.job.json" in _command:
+        _os.kill(int(_pid), _signal.SIGKILL)
+"""
+
+
+def _weakened(extra: str) -> tuple[str, dict[str, str | None]]:
+    before, after = UNKNOWN_TO_STATIC["a loop that checks one element"]
+    return before, {T: module(after) + extra}
+
+
+@pytest.mark.slow
+def test_a_new_test_that_writes_where_the_base_reads_stops_the_mutation_check(repo: Repo) -> None:
+    before, after = _weakened(PLANT_FROM_A_TEST)
+    got = mutate(repo, before, after)
+    assert plain_pytest(repo) == 0  # the weakened tests pass
+    assert got.code == 2 and "nothing was judged: while the new code ran" in got.err, got.said
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_new_test_cannot_stop_the_base_side_of_the_mutation_check(repo: Repo) -> None:
+    """The base's server has ended before the new tests start: there is nothing of the base's to stop."""
+    before, after = _weakened(STOP_THE_BASE)
+    got = mutate(repo, before, after)
+    assert plain_pytest(repo) == 0
+    assert got.code == 1 and "OG910" in got.codes, got.said

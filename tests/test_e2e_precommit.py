@@ -178,6 +178,9 @@ def _one_hook_env(home: str) -> dict[str, str]:
 
 def _config(repo: Repo, hook_repo: tuple[str, str]) -> None:
     path, sha = hook_repo
+    # As every project has: pytest's bytecode is not committed (where Python writes it, a staged .pyc
+    # that the next collection rewrites would read as "files were modified by this hook").
+    repo.write(".gitignore", "__pycache__/\n")
     repo.write(
         ".pre-commit-config.yaml", f"repos:\n  - repo: {path}\n    rev: {sha}\n    hooks:\n      - id: oracle-guard\n"
     )

@@ -30,6 +30,7 @@ import os
 import re
 import signal
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 
 from oracle_guard.reporting.report import UsageError
@@ -50,8 +51,11 @@ def _oracle_guard_imports():
     except OSError:
         pass
 """
-# Outputs of an untrusted run in the work folder: "<tag>-new.log", "canary-main-target", ...
-_UNTRUSTED_OUTPUT = re.compile(r"-(new|target)([.-]|$)")
+# The trees of untrusted runs beside the base's: the new code (with the base's tests or its own), the
+# change as committed, the mutation probe's new code with the base's tests.
+UNTRUSTED_TREES = ("new", "target", "mixed")
+# Their outputs in the work folder: "run-new.log", "canary-run-target", "new-all.jsonl", "base-tests-new-code.log".
+_UNTRUSTED_OUTPUT = re.compile(r"(^|-)(new|target)([.-]|$)")
 _PR_SET_CHILD_SUBREAPER = 36
 _ABOVE = ("conftest.py", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 
@@ -135,6 +139,7 @@ class Barrier:
         self.path: set[str] = set()
         self.noted: dict[str, Stat | None] = {}
         self.known_children: set[int] = set()
+        self.lock = threading.RLock()  # the mutation probe's fresh runs start from threads
 
     # -- the base's runs tell what they read --------------------------------------------------------
     def report_path(self, tag: str) -> str:
@@ -158,7 +163,7 @@ class Barrier:
     def _snapshot(self) -> dict[str, Stat | None]:
         noted: dict[str, Stat | None] = {}
         _walk(self.base, noted)
-        trees = {os.path.basename(self.base), "new", "target", os.path.basename(self.work)}
+        trees = {os.path.basename(self.base), *UNTRUSTED_TREES, os.path.basename(self.work)}
         _listing(self.root, noted, trees)
         folder = os.path.dirname(self.root)
         while True:  # pytest looks above the tree for its configuration and conftest.py files
@@ -195,6 +200,14 @@ class Barrier:
 
     # -- the phases ---------------------------------------------------------------------------------
     def before(self, side: str) -> None:
+        with self.lock:
+            self._before(side)
+
+    def after(self, side: str, pid: int | None = None) -> None:
+        with self.lock:
+            self._after(side, pid)
+
+    def _before(self, side: str) -> None:
         if side == TRUSTED:
             if self.untrusted:
                 raise RuntimeError("a base-side run was started while the new code runs")  # a bug of ours
@@ -208,7 +221,7 @@ class Barrier:
         self.untrusted += 1
         self.ran_untrusted = True
 
-    def after(self, side: str, pid: int | None = None) -> None:
+    def _after(self, side: str, pid: int | None = None) -> None:
         if side == TRUSTED:
             self.trusted = max(0, self.trusted - 1)
             return

@@ -331,7 +331,7 @@ class Scratch:
         self.target = os.path.join(self.root, "target")
         self.generated: dict[str, bytes] | None = None
 
-    def _generated(self, base: str) -> dict[str, bytes]:
+    def generated_modules(self, base: str) -> dict[str, bytes]:
         """The install-time modules the base imports and git does not hold (generated.py), asked once."""
         if self.generated is None:
             try:
@@ -345,7 +345,7 @@ class Scratch:
         assert change_set.base is not None
         export(change_set.base, self.target)
         overlay_all(change_set, self.target)
-        generated.lay(self._generated(change_set.base), [self.target])
+        generated.lay(self.generated_modules(change_set.base), [self.target])
         return self.target
 
     def build(self, change_set: changes.ChangeSet, the_plan: Plan, sides: Iterable[str] = ("base", "new")) -> None:
@@ -354,7 +354,7 @@ class Scratch:
         export(change_set.base, *dests)
         if "new" in sides:
             overlay(change_set, the_plan, self.new)
-        generated.lay(self._generated(change_set.base), dests)
+        generated.lay(self.generated_modules(change_set.base), dests)
 
     def cleanup(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)

@@ -28,10 +28,10 @@ from collections.abc import Sequence
 from oracle_guard.probes.mutation import mutants as mutant_gen
 from oracle_guard.probes.mutation import run as mutation_run
 from oracle_guard.probes.mutation import touched
-from oracle_guard.probes.mutation.fresh import FRESH_MAX, FreshSides, fresh
-from oracle_guard.probes.mutation.run import Cover, Job, Server, Verdict
+from oracle_guard.probes.mutation.fresh import FRESH_MAX, FreshSides, fresh_base_side, fresh_new_side
+from oracle_guard.probes.mutation.run import Cover, Server, Verdict
 from oracle_guard.probes.mutation.run import job as _job
-from oracle_guard.pytest_side import scratch
+from oracle_guard.pytest_side import barrier, generated, scratch
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.interpreters import candidate_interpreters, no_pytest
 from oracle_guard.reporting.report import Finding, UsageError, notice
@@ -73,6 +73,7 @@ class _Sides:
                 os.makedirs(os.path.dirname(target) or new, exist_ok=True)
                 with open(target, "wb") as f:
                     f.write(data)
+        generated.lay(self.scratch.generated_modules(change_set.base), [self.scratch.base, new])
         self.work = mutation_run.work_dir(self.scratch.root)
 
     def cleanup(self) -> None:
@@ -116,17 +117,18 @@ def run(args: argparse.Namespace, change_set: changes.ChangeSet, contract_path: 
     )
     sides = _Sides(change_set)
     try:
-        return _judge(
-            args,
-            change_set,
-            contract_path,
-            sides,
-            production,
-            (base_selection, base_modules),
-            new_selection,
-            deadline,
-            the_plan,
-        )
+        with barrier.guarding(barrier.Barrier(sides.scratch.base, sides.scratch.root, sides.work)):
+            return _judge(
+                args,
+                change_set,
+                contract_path,
+                sides,
+                production,
+                (base_selection, base_modules),
+                new_selection,
+                deadline,
+                the_plan,
+            )
     finally:
         sides.cleanup()
 
@@ -166,12 +168,11 @@ def _judge(
     tree, work = sides.scratch, sides.work
     servers: list[Server] = []
     base_selection, base_modules = base_selections
+    # The base side first and alone, then the new tests, never both at once (pytest_side/barrier.py):
+    # the new tests run code of the change that could write where the base reads or stop its server.
     try:
         base = Server(python, tree.base, production, base_selection, work, "base")
         servers.append(base)
-        new = Server(python, tree.new, production, new_selection, work, "new") if new_selection is not None else None
-        if new is not None:
-            servers.append(new)
         base_cover = base.cover(deadline)
         if base_selection != base_modules and (not base_cover.covered or not base_cover.tests):
             # pytest did not take the touched tests by node id (a class it does not collect, say): the whole modules
@@ -195,36 +196,54 @@ def _judge(
         red_at_base = sum(1 for t in base_cover.tests if not t.ok)
         if red_at_base:
             notice(f"oracle-mutate: {red_at_base} test(s) red at {change_set.base_label} are left out")
-        new_cover = _ran(new.cover(deadline), "the new tests", python) if new is not None else None
         pairs, only_at_import = _pairs(args, change_set, base_cover)
-        base_verdicts, candidates = _pipeline(base, base_cover, new, new_cover, pairs, deadline)
-        if candidates and new_selection != []:
-            # The tests the change touched let these live: perhaps a test elsewhere in the suite catches them.
-            new = Server(python, tree.new, production, [], work, "new-all")
-            servers.append(new)
-            new_cover = _ran(new.cover(deadline), "the new suite", python)
-            candidates = _survivors(new, new_cover, candidates, deadline)
-        if candidates:
-            candidates = _confirm(base, base_cover, new, new_cover, candidates, deadline)
-        if candidates and the_plan.production:
-            candidates = _same_code(
-                python, change_set, the_plan, sides, production, base_selection, candidates, deadline
-            )
+        base_verdicts = _base_side(base, base_cover, pairs, deadline)
+        caught = [p for p in pairs if base_verdicts[p[0].key].verdict == "killed"]
         at_import = [
             p
             for p in pairs
             if _runs_at_import(base_cover, p[0]) and base_verdicts[p[0].key].verdict in ("survived", "unreached")
         ] + only_at_import
+        sides_of = FreshSides(python, tree, production, work, base_cover, None, deadline)
+        fresh_base = fresh_base_side(sides_of, at_import) if at_import else []
+        _close(servers)
+        # The new side: the touched tests, then the whole new suite for what they let live, each candidate twice.
+        new: Server | None = None
+        new_cover: Cover | None = None
+        candidates = caught
+        if new_selection is not None and (caught or any(fresh_base)):
+            new = Server(python, tree.new, production, new_selection, work, "new", side="new")
+            servers.append(new)
+            new_cover = _ran(new.cover(deadline), "the new tests", python)
+            candidates = _survivors(new, new_cover, caught, deadline) if caught else []
+        if candidates and new_selection != []:
+            # The tests the change touched let these live (or none is left): perhaps a test elsewhere catches them.
+            new = Server(python, tree.new, production, [], work, "new-all", side="new")
+            servers.append(new)
+            new_cover = _ran(new.cover(deadline), "the new suite", python)
+            candidates = _survivors(new, new_cover, candidates, deadline)
+        still = (
+            _survivors(new, new_cover, candidates, deadline)
+            if candidates and new is not None and new_cover is not None
+            else candidates
+        )
+        _close(servers)
+        if candidates:  # once more at the base, in a fresh server: the new tests ran since the first
+            candidates = _confirm(
+                python, tree.base, production, base_selection, work, base_cover, candidates, still, deadline
+            )
+        if candidates and the_plan.production:
+            candidates = _same_code(
+                python, change_set, the_plan, sides, production, base_selection, candidates, deadline
+            )
         if at_import:
-            sides_of = FreshSides(python, tree, production, work, base_cover, new_cover, deadline)
-            candidates += fresh(sides_of, at_import, base_verdicts)
+            candidates += fresh_new_side(sides_of._replace(new_cover=new_cover), at_import, fresh_base, base_verdicts)
     finally:
-        for server in servers:
-            server.close()
+        _close(servers)
     ran = [v for v in base_verdicts.values() if v.verdict != "unrun"]
-    caught = sum(1 for v in ran if v.verdict == "killed")
+    killed = sum(1 for v in ran if v.verdict == "killed")
     notice(
-        f"mutation: {python} ran {len(ran)} mutant(s) in {len(production)} production file(s) in {time.monotonic() - (deadline - args.mutate_timeout):.1f} s: the base's tests caught {caught}, the new tests let {len(candidates)} of those live"
+        f"mutation: {python} ran {len(ran)} mutant(s) in {len(production)} production file(s) in {time.monotonic() - (deadline - args.mutate_timeout):.1f} s: the base's tests caught {killed}, the new tests let {len(candidates)} of those live"
     )
     unrun = len(base_verdicts) - len(ran)
     if unrun:
@@ -237,44 +256,22 @@ def _judge(
     return _findings(change_set, contract_path, base_verdicts, base_cover, candidates)
 
 
-BATCH = 8  # mutants per batch: the new side starts on the first batch the base finished
+BATCH = 8  # mutants per batch sent to a server
 
 
-def _pipeline(
-    base: Server,
-    base_cover: Cover,
-    new: Server | None,
-    new_cover: Cover | None,
-    pairs: Sequence[Pair],
-    deadline: float,
-) -> tuple[dict[str, Verdict], list[Pair]]:
-    """Base verdicts of every pair, and the pairs the base caught and the new tests let live.
+def _close(servers: list[Server]) -> None:
+    while servers:
+        servers.pop().close()
 
-    Every base batch is sent at once; as each finishes, the mutants it caught go to the new side's
-    server, so on two cores the two sides work at the same time.
-    """
+
+def _base_side(base: Server, base_cover: Cover, pairs: Sequence[Pair], deadline: float) -> dict[str, Verdict]:
+    """The base's verdict of every pair, all batches sent at once (the new side runs after, on what it caught)."""
     chunks = [list(pairs[i : i + BATCH]) for i in range(0, len(pairs), BATCH)]
     sent = [(base.submit(jobs, deadline), jobs) for jobs in ([_job(b, base_cover, b) for b, _ in c] for c in chunks)]
     verdicts: dict[str, Verdict] = {}
-    later: list[tuple[int, list[Job], list[Pair]]] = []
-    candidates: list[Pair] = []
-    for chunk, (batch, jobs) in zip(chunks, sent):
-        got = base.verdicts(batch, jobs, deadline)
-        verdicts.update(got)
-        caught = [p for p in chunk if got[p[0].key].verdict == "killed"]
-        if not caught:
-            continue
-        if new is None or new_cover is None:
-            candidates.extend(caught)  # no test module is left in the change: nothing catches them there
-            continue
-        new_jobs = [_job(n, new_cover, b) for b, n in caught]
-        later.append((new.submit(new_jobs, deadline), new_jobs, caught))
-    answers: dict[str, Verdict] = {}
-    for batch, jobs, _ in later:
-        assert new is not None
-        answers.update(new.verdicts(batch, jobs, deadline))
-    candidates.extend(_lived(answers, [pair for _, _, caught in later for pair in caught]))
-    return verdicts, candidates
+    for batch, jobs in sent:
+        verdicts.update(base.verdicts(batch, jobs, deadline))
+    return verdicts
 
 
 def _lived(verdicts: dict[str, Verdict], pairs: Sequence[Pair]) -> list[Pair]:
@@ -292,15 +289,27 @@ def _survivors(server: Server, cover: Cover, pairs: Sequence[Pair], deadline: fl
 
 
 def _confirm(
-    base: Server, base_cover: Cover, new: Server | None, new_cover: Cover | None, pairs: list[Pair], deadline: float
+    python: str,
+    base_tree: str,
+    production: list[str],
+    base_selection: list[str],
+    work: str,
+    base_cover: Cover,
+    pairs: list[Pair],
+    still: list[Pair],
+    deadline: float,
 ) -> list[Pair]:
-    """Each candidate once more on both sides; a verdict that changed is a notice, not a finding."""
+    """Each candidate once more on both sides (STILL: the new side's second run); a changed verdict is a notice."""
     jobs = [_job(b, base_cover, b, generous=True) for b, _ in pairs]
-    again = base.verdicts(base.submit(jobs, deadline), jobs, deadline)
-    still = _survivors(new, new_cover, pairs, deadline) if new is not None and new_cover is not None else pairs
+    server = Server(python, base_tree, production, base_selection, work, "base-again")
+    try:
+        again_cover = server.cover(deadline)
+        again = server.verdicts(server.submit(jobs, deadline), jobs, deadline) if again_cover.covered else {}
+    finally:
+        server.close()
     kept = []
     for pair in pairs:
-        verdict = again[pair[0].key].verdict
+        verdict = again.get(pair[0].key, Verdict("unrun", "", "")).verdict
         if verdict in ("unrun", "invalid"):
             notice(f"mutation: {pair[0].key} was not run a second time within the budget: not judged")
         elif verdict != "killed" or pair not in still:
@@ -331,7 +340,8 @@ def _same_code(
     mixed = os.path.join(sides.scratch.root, "mixed")
     scratch.export(change_set.base or "", mixed)
     scratch.overlay(change_set, the_plan, mixed)
-    server = Server(python, mixed, production, base_selection, sides.work, "base-tests-new-code")
+    generated.lay(sides.scratch.generated_modules(change_set.base or ""), [mixed])
+    server = Server(python, mixed, production, base_selection, sides.work, "base-tests-new-code", side="new")
     try:
         cover = server.cover(deadline)
         if not cover.covered:  # the base's tests do not run on the new code: the findings stand (replay says why)

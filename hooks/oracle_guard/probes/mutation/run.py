@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any, Callable, NamedTuple
 
 from oracle_guard.probes.mutation.mutants import Mutant
+from oracle_guard.pytest_side import barrier
 from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import UsageError
 
@@ -128,9 +129,12 @@ class Server:
         work: str,
         name: str,
         mutant: Job | None = None,
+        side: str = "base",
     ) -> None:
+        """SIDE: "base" for the base's tests on the base code; any other runs code of the change (barrier.py)."""
         from oracle_guard.probes.mutation import server as _mutation_server
 
+        self.side = side
         self.out_path = os.path.join(work, f"{name}.jsonl")
         self.log_path = os.path.join(work, f"{name}.log")
         job_path = os.path.join(work, f"{name}.job.json")
@@ -154,6 +158,7 @@ class Server:
         self._read = 0  # bytes of the output file parsed so far
         self._records: list[dict[str, Any]] = []
         self._batches = 0
+        barrier.before(side)
         with open(self.log_path, "wb") as log:
             try:
                 self.proc = subprocess.Popen(
@@ -166,6 +171,7 @@ class Server:
                     start_new_session=True,
                 )
             except OSError as exc:
+                barrier.after(side)
                 raise UsageError(f"cannot run {python}: {exc.strerror or exc}") from None
 
     def _poll(self) -> None:
@@ -266,6 +272,9 @@ class Server:
             except ProcessLookupError:
                 pass
             self.proc.wait()
+        if self.side:  # past the barrier once: what an untrusted server left is killed, its writes checked
+            side, self.side = self.side, ""
+            barrier.after(side, self.proc.pid)
 
     def close(self) -> None:
         """End the server: every verdict is in by now, and its exit (pytest's summary) says nothing we read."""
