@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from oracle_guard.commands import check
+from oracle_guard.hook_ids import replay as replay_hook
 from oracle_guard.pytest_side import barrier
 from oracle_guard.reporting.report import UsageError
 from tests.helpers import Repo
@@ -102,6 +103,20 @@ def test_new_code_that_writes_where_the_base_reads_is_refused(repo: Repo, place:
     assert got.code == 2, got
     assert "nothing was judged: while the new code ran" in got.err
     assert "conftest.py" in got.err and "must not write outside its own tree" in got.err
+
+
+@pytest.mark.slow
+def test_new_code_that_writes_into_the_base_flip_runs_tree_is_refused(repo: Repo) -> None:
+    """With two processes at once the base's flip run has a tree of its own beside the base's: noted too."""
+    where = '_os.path.dirname(_here), "base-flips", "conftest.py"'
+    plant = PLANT.replace(
+        "and _os.path.isdir(_base)", 'and _os.path.isdir(_os.path.join(_os.path.dirname(_here), "base-flips"))'
+    )
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": _cheat(plant.replace("WHERE", where))})
+    assert plain_pytest(repo) == 0
+    got = repo.hook(replay_hook.main, "--jobs", "2", "--base", "HEAD")  # two at once, whatever the load
+    assert got.code == 2, got
+    assert "base-flips/conftest.py" in got.err and "must not write outside its own tree" in got.err
 
 
 @pytest.mark.slow

@@ -53,7 +53,7 @@ def _oracle_guard_imports():
 """
 # The trees of untrusted runs beside the base's: the new code (with the base's tests or its own), the
 # change as committed, the mutation probe's new code with the base's tests.
-UNTRUSTED_TREES = ("new", "target", "mixed")
+UNTRUSTED_TREES = ("new", "target", "mixed", "new-flips")
 # Their outputs in the work folder: "run-new.log", "canary-run-target", "new-all.jsonl", "base-tests-new-code.log".
 _UNTRUSTED_OUTPUT = re.compile(r"(^|-)(new|target)([.-]|$)")
 _PR_SET_CHILD_SUBREAPER = 36
@@ -131,6 +131,7 @@ class Barrier:
 
     def __init__(self, base: str, root: str, work: str) -> None:
         self.base, self.root, self.work = base, root, work
+        self.trusted_trees = [base]
         self.reaps = _subreaper()
         self.untrusted = 0
         self.trusted = 0
@@ -140,6 +141,11 @@ class Barrier:
         self.noted: dict[str, Stat | None] = {}
         self.known_children: set[int] = set()
         self.lock = threading.RLock()  # the mutation probe's fresh runs start from threads
+
+    def trust_tree(self, tree: str) -> None:
+        """Another tree of the base's, noted whole like the first (the flip run's own)."""
+        with self.lock:
+            self.trusted_trees.append(tree)
 
     # -- the base's runs tell what they read --------------------------------------------------------
     def report_path(self, tag: str) -> str:
@@ -162,8 +168,9 @@ class Barrier:
     # -- the state a later base run reads -----------------------------------------------------------
     def _snapshot(self) -> dict[str, Stat | None]:
         noted: dict[str, Stat | None] = {}
-        _walk(self.base, noted)
-        trees = {os.path.basename(self.base), *UNTRUSTED_TREES, os.path.basename(self.work)}
+        for tree in self.trusted_trees:
+            _walk(tree, noted)
+        trees = {*(os.path.basename(t) for t in self.trusted_trees), *UNTRUSTED_TREES, os.path.basename(self.work)}
         _listing(self.root, noted, trees)
         folder = os.path.dirname(self.root)
         while True:  # pytest looks above the tree for its configuration and conftest.py files
@@ -283,6 +290,11 @@ def before(side: str) -> None:
 def after(side: str, pid: int | None = None) -> None:
     if _current is not None:
         _current.after(side, pid)
+
+
+def trust_tree(tree: str) -> None:
+    if _current is not None:
+        _current.trust_tree(tree)
 
 
 def env_for(side: str, env: dict[str, str], tag: str) -> tuple[dict[str, str], str | None]:

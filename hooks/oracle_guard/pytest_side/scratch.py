@@ -348,6 +348,16 @@ class Scratch:
         generated.lay(self.generated_modules(change_set.base), [self.target])
         return self.target
 
+    def build_flips(self, change_set: changes.ChangeSet, the_plan: Plan) -> dict[str, str]:
+        """Trees of their own for the flip runs that run beside the main runs (a test writing a fixed
+        file in its folder must not meet its twin of the other run): side -> tree."""
+        assert change_set.base is not None
+        trees = {"base": os.path.join(self.root, "base-flips"), "new": os.path.join(self.root, "new-flips")}
+        export(change_set.base, *trees.values())
+        overlay(change_set, the_plan, trees["new"])
+        generated.lay(self.generated_modules(change_set.base), trees.values())
+        return trees
+
     def build(self, change_set: changes.ChangeSet, the_plan: Plan, sides: Iterable[str] = ("base", "new")) -> None:
         assert change_set.base is not None
         dests = [getattr(self, which) for which in sides]

@@ -184,7 +184,7 @@ def _replay_guarded(
         workers, shard = getattr(args, "workers", None), getattr(args, "shard", None)
         replay_run.require_xdist(args.python, tree.base, workers)
         main_args = [*replay_run.spread_args(workers, shard), *chosen_args]
-        early = _early_flips(args.python, cache, trees, chosen_args, runs, the_plan, shard)
+        early = _early_flips(args.python, cache, tree, change_set, chosen_args, runs, the_plan, shard)
         python, origin, results, fixed = base_cache.main_run(cache, args.python, trees, main_args, runs)
         runs.alongside = None
         replay_run.keep_hypothesis_cache(tree.base)
@@ -282,7 +282,8 @@ def _replay_guarded(
 def _early_flips(
     explicit: str | None,
     cache: base_cache.Cache | None,
-    trees: dict[str, str],
+    tree: scratch.Scratch,
+    change_set: changes.ChangeSet,
     selection: list[str],
     runs: replay_run.Runs,
     the_plan: scratch.Plan,
@@ -290,10 +291,11 @@ def _early_flips(
 ) -> flips.Early | None:
     """The flip runs to start beside the main run, one side's with that side's, when two processes fit.
 
-    A shard's probe runs its own tests, known after its base run; on a busy machine (one job) the
-    probe runs after the main run as before.
+    Each runs in a tree of its own (a test that writes a fixed file in its folder must not meet its
+    twin).  A shard's probe runs its own tests, known after its base run; on a busy machine (one
+    job) the probe runs after the main run as before.
     """
-    if not flips.PROBES or "new" not in trees or shard or runs.jobs < 2:
+    if not flips.PROBES or not the_plan.production or shard or runs.jobs < 2:
         return None
     python = cache.python if cache is not None else None
     if python is None:
@@ -302,6 +304,9 @@ def _early_flips(
             return None
         python = found[0][0]
     fixed = [*replay_run.PYTEST_ARGS, *replay_run.NO_RANDOM_ORDER]
+    trees = tree.build_flips(change_set, the_plan)
+    barrier.trust_tree(trees["base"])
+    replay_run.seed_hypothesis_cache(list(trees.values()))
     setup = flips.Setup.of(trees, fixed, selection, runs.work, the_plan.write, cache)
     early = flips.Early(python, trees, fixed, setup, runs.work)
     runs.alongside = early
