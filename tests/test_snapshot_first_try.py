@@ -52,6 +52,7 @@ def _git_commit(repo: Repo, home: Path, *args: str) -> subprocess.CompletedProce
 def adopted(repo: Repo, tmp_path: Path) -> tuple[Repo, Path]:
     """A project with its snapshot committed and pre-commit installed."""
     home = tmp_path / "pre-commit-home"
+    repo.write(".gitignore", "__pycache__/\n")  # as projects have: pytest's bytecode is never committed
     repo.write("calc.py", CODE)
     repo.write(TESTS, SUITE)
     repo.write("tests/__init__.py", "")
