@@ -29,9 +29,12 @@ import json
 import os
 import re
 import signal
+import subprocess
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from typing import IO
 
 from oracle_guard.reporting.report import UsageError
 
@@ -312,3 +315,74 @@ def env_for(side: str, env: dict[str, str], tag: str) -> tuple[dict[str, str], s
 def read_report(path: str | None) -> None:
     if _current is not None and path:
         _current.read_report(path)
+
+
+class Process:
+    """One pytest process of one side, in its own process group, started and ended through the barrier.
+
+    ``wait``/``done`` end it normally (a change where the base reads is exit 2 from there); ``kill`` ends it
+    early and quietly by default, as the caller is failing already.  REPORT: where a base run writes
+    the module files it imported (``env_for``), read when it ends.
+    """
+
+    def __init__(
+        self,
+        cmd: Sequence[str],
+        cwd: str,
+        env: dict[str, str],
+        log: IO[bytes],
+        side: str,
+        stdin: int = subprocess.DEVNULL,
+        report: str | None = None,
+    ) -> None:
+        self.side, self.report = side, report
+        before(side)
+        try:
+            self.proc = subprocess.Popen(
+                list(cmd),
+                cwd=cwd,
+                stdin=stdin,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=os.name == "posix",
+            )
+        except OSError:
+            self.side = ""
+            after(side)
+            raise
+
+    def wait(self, deadline: float) -> int:
+        try:
+            code = self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise
+        self.done()
+        return code
+
+    def done(self) -> None:
+        """Past the barrier once: what a base run imported is noted, what an untrusted one left is killed."""
+        if self.report is not None:
+            read_report(self.report)
+            self.report = None
+        if self.side:
+            side, self.side = self.side, ""
+            after(side, self.proc.pid)
+
+    def kill(self, quiet: bool = True) -> None:
+        if self.proc.poll() is None:
+            try:
+                if os.name == "posix":
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                else:  # pragma: no cover
+                    self.proc.kill()
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+        if not quiet:
+            self.done()
+        elif self.side:
+            side, self.side = self.side, ""
+            with contextlib.suppress(UsageError):
+                after(side, self.proc.pid)

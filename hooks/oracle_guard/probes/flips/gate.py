@@ -23,8 +23,6 @@ import contextlib
 import json
 import os
 import re
-import signal
-import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -36,7 +34,7 @@ from oracle_guard.probes.neighbours import recorded
 from oracle_guard.probes.replay import base_cache
 from oracle_guard.pytest_side import barrier
 from oracle_guard.repo.interpreters import tree_env
-from oracle_guard.reporting.report import Finding, UsageError, notice
+from oracle_guard.reporting.report import Finding, notice
 
 PROBES = True  # bench/probes.py turns them off in-process to price them
 TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
@@ -93,7 +91,6 @@ class _Probe:
     ) -> None:
         from oracle_guard.probes.flips import plugin as _flips_plugin
 
-        self.barrier_side = side
         self.flips_out = os.path.join(work, f"{name}.flips.json")
         self.neighbours_out = os.path.join(work, f"{name}.neighbours.json") if calls else None
         self.log_path = os.path.join(work, f"{name}.log")
@@ -110,62 +107,27 @@ class _Probe:
                 with contextlib.suppress(OSError):
                     os.unlink(output)
         cmd = [python, "-c", barrier.REPORT_IMPORTS + RUNNER, json.dumps({"plugins": plugins}), *args]
-        barrier.before(side)
         with open(self.log_path, "wb") as log:
-            try:
-                self.proc = subprocess.Popen(
-                    cmd,
-                    cwd=tree,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    env=env,
-                    start_new_session=os.name == "posix",
-                )
-            except OSError:
-                barrier.after(side)
-                raise
+            self.process = barrier.Process(cmd, tree, env, log, side, report=self.imports)
 
     def wait(self, deadline: float) -> None:
-        try:
-            self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise
-        if self.imports is not None:
-            barrier.read_report(self.imports)
-            self.imports = None
-        if self.barrier_side:
-            side, self.barrier_side = self.barrier_side, ""
-            barrier.after(side, self.proc.pid)
+        self.process.wait(deadline)
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                if os.name == "posix":
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                else:  # pragma: no cover
-                    self.proc.kill()
-            except ProcessLookupError:
-                pass
-            self.proc.wait()
-        if self.barrier_side:  # stopped early: the barrier still kills what it left, quietly (the caller is failing)
-            side, self.barrier_side = self.barrier_side, ""
-            with contextlib.suppress(UsageError):
-                barrier.after(side, self.proc.pid)
+        self.process.kill()
 
     def side(self) -> Side:
         data = _read_json(self.flips_out)
         neighbours = _read_json(self.neighbours_out) if self.neighbours_out else None
         tail = _tail(self.log_path)
         if not isinstance(data, dict) or data.get("complete") is not True:
-            return Side(False, {}, {}, neighbours, self.proc.returncode, tail)
+            return Side(False, {}, {}, neighbours, self.process.proc.returncode, tail)
         root = str(data.get("rootdir", "."))
         verdicts = {
             (_join(root, str(node)), str(site)): Verdict(int(runs), int(passes))
             for node, site, runs, passes in data.get("records", [])
         }
-        return Side(True, dict(data.get("sites", {})), verdicts, neighbours, self.proc.returncode, tail)
+        return Side(True, dict(data.get("sites", {})), verdicts, neighbours, self.process.proc.returncode, tail)
 
 
 def _read_json(path: str | None) -> Any:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import tempfile
 import time
@@ -134,7 +133,6 @@ class Server:
         """SIDE: "base" for the base's tests on the base code; any other runs code of the change (barrier.py)."""
         from oracle_guard.probes.mutation import server as _mutation_server
 
-        self.side = side
         self.out_path = os.path.join(work, f"{name}.jsonl")
         self.log_path = os.path.join(work, f"{name}.log")
         job_path = os.path.join(work, f"{name}.job.json")
@@ -158,21 +156,12 @@ class Server:
         self._read = 0  # bytes of the output file parsed so far
         self._records: list[dict[str, Any]] = []
         self._batches = 0
-        barrier.before(side)
         with open(self.log_path, "wb") as log:
             try:
-                self.proc = subprocess.Popen(
-                    cmd,
-                    cwd=tree,
-                    stdin=subprocess.PIPE,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    env=env,
-                    start_new_session=True,
-                )
+                self.process = barrier.Process(cmd, tree, env, log, side, stdin=subprocess.PIPE)
             except OSError as exc:
-                barrier.after(side)
                 raise UsageError(f"cannot run {python}: {exc.strerror or exc}") from None
+        self.proc = self.process.proc
 
     def _poll(self) -> None:
         try:
@@ -266,15 +255,7 @@ class Server:
         return {job.id: found.get(job.id, Verdict("unrun", "", why)) for job in jobs}
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.proc.wait()
-        if self.side:  # past the barrier once: what an untrusted server left is killed, its writes checked
-            side, self.side = self.side, ""
-            barrier.after(side, self.proc.pid)
+        self.process.kill()
 
     def close(self) -> None:
         """End the server: every verdict is in by now, and its exit (pytest's summary) says nothing we read."""
@@ -283,7 +264,7 @@ class Server:
                 self.proc.stdin.close()
         except OSError:
             pass
-        self.kill()
+        self.process.kill(quiet=False)  # what the new tests wrote where the base reads is exit 2 here
 
     def tail(self) -> str:
         return _tail(self.log_path)

@@ -13,13 +13,10 @@ project's own addopts do.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
@@ -82,57 +79,20 @@ class _Pytest:
             *args,
         ]
         self.no_pytest = _replay_plugin.NO_PYTEST_EXIT
-        barrier.before(side)
         with open(self.log_path, "wb") as log:
             try:
-                self.proc = subprocess.Popen(
-                    cmd,
-                    cwd=tree,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    env=env,
-                    start_new_session=os.name == "posix",
-                )
+                self.process = barrier.Process(cmd, tree, env, log, side, report=self.imports)
             except OSError as exc:
-                barrier.after(side)
                 raise UsageError(f"cannot run {python}: {exc.strerror or exc}") from None
 
     def wait(self, deadline: float) -> int:
-        try:
-            code = self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise
-        self.done()
-        return code
-
-    def done(self) -> None:
-        """Past the barrier (pytest_side/barrier.py): what a base run imported, what an untrusted one left."""
-        if self.imports is not None:
-            barrier.read_report(self.imports)
-            self.imports = None
-        if self.side:
-            side, self.side = self.side, ""
-            barrier.after(side, self.proc.pid)
+        return self.process.wait(deadline)
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                if os.name == "posix":
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                else:  # pragma: no cover
-                    self.proc.kill()
-            except ProcessLookupError:
-                pass
-            self.proc.wait()
-        if self.side:  # stopped early: the barrier still kills what it left, quietly (the caller is failing)
-            side, self.side = self.side, ""
-            with contextlib.suppress(UsageError):
-                barrier.after(side, self.proc.pid)
+        self.process.kill()
 
     def result(self) -> ledger.Result:
-        return ledger.read(self.out_path, self.proc.returncode, _tail(self.log_path), self.nonce)
+        return ledger.read(self.out_path, self.process.proc.returncode, _tail(self.log_path), self.nonce)
 
 
 def _plugin_copy(work: str) -> str:
