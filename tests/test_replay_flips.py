@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from oracle_guard.commands import check
+from oracle_guard.probes.replay import run as replay_run
 from tests.helpers import Repo, Result
 
 SHOP = """\
@@ -252,6 +253,14 @@ def test_a_lookup_table_of_the_tested_answers_is_caught_by_the_neighbours(repo: 
 
 # -- flakes and a run that does not finish ------------------------------------------------------------
 
+
+@pytest.fixture
+def in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One process at a time, whatever the load: the cheats below count the new code's processes in order
+    (with two at once the new side's main and flip runs start together, and either could be the second)."""
+    monkeypatch.setattr(replay_run, "jobs", lambda requested: 1)
+
+
 NTH_PROCESS = """\
 import os
 
@@ -271,7 +280,7 @@ SECOND_PROCESS_ALWAYS_EQUAL = NTH_PROCESS + shop(
 
 @pytest.mark.slow
 def test_a_flip_verdict_that_changes_between_two_runs_is_a_notice(
-    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, in_turn: None
 ) -> None:
     flake_dir = tmp_path_factory.mktemp("flake")
     monkeypatch.setenv("FLAKE_DIR", str(flake_dir))
@@ -283,7 +292,7 @@ def test_a_flip_verdict_that_changes_between_two_runs_is_a_notice(
 
 @pytest.mark.slow
 def test_a_flip_run_the_new_code_ends_early_is_a_finding(
-    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, in_turn: None
 ) -> None:
     monkeypatch.setenv("FLAKE_DIR", str(tmp_path_factory.mktemp("flake")))
     result = replay(repo, NTH_PROCESS + "if RUN == 2:\n    os._exit(0)\n\n\n" + SHOP)
@@ -293,12 +302,27 @@ def test_a_flip_run_the_new_code_ends_early_is_a_finding(
 
 @pytest.mark.slow
 def test_a_second_probe_run_the_new_code_ends_is_a_finding_not_a_flake(
-    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, in_turn: None
 ) -> None:
     monkeypatch.setenv("FLAKE_DIR", str(tmp_path_factory.mktemp("flake")))
     result = replay(repo, SECOND_PROCESS_ALWAYS_EQUAL + "\n\nif RUN == 3:\n    os._exit(0)\n")
     assert result.code == 1, result
     assert "tests/test_shop.py:1:1: OG913 the flip run against the new code ended without its results" in result.out
+
+
+# The flip run's process, told by the module the flip plugin loads before any test module (a cheat that
+# knows the gate's internals: the flip run still ends without its results, and that is the finding).
+ENDS_THE_FLIP_RUN = "import os\nimport sys\n\nif '_oracle_guard_flips_rewrite' in sys.modules:\n    os._exit(0)\n\n\n"
+
+
+@pytest.mark.slow
+def test_a_flip_run_started_beside_the_main_run_that_the_new_code_ends_is_a_finding(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(replay_run, "jobs", lambda requested: 2)  # each side's flip run beside its main run
+    result = replay(repo, ENDS_THE_FLIP_RUN + SHOP)
+    assert result.code == 1, result
+    assert "OG913 the flip run against the new code ended without its results (exit 0" in result.out
 
 
 SECOND_PROCESS_LOOKUP_TABLE = NTH_PROCESS + shop(
@@ -309,7 +333,7 @@ SECOND_PROCESS_LOOKUP_TABLE = NTH_PROCESS + shop(
 
 @pytest.mark.slow
 def test_a_neighbours_verdict_that_changes_between_two_runs_is_a_notice(
-    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, in_turn: None
 ) -> None:
     monkeypatch.setenv("FLAKE_DIR", str(tmp_path_factory.mktemp("flake")))
     result = replay(repo, SECOND_PROCESS_LOOKUP_TABLE)
