@@ -70,8 +70,9 @@ if _os.path.basename(_here) == "new" and _os.path.isdir(_base) and "pytest" in _
     if _os.fork() == 0:
         _os.setsid()
         if _os.fork() == 0:
-            with open(PIDFILE, "w") as _f:
+            with open(PIDFILE + ".tmp", "w") as _f:
                 _f.write(str(_os.getpid()))
+            _os.rename(PIDFILE + ".tmp", PIDFILE)
             while True:
                 try:
                     _os.kill(_run, 0)
@@ -265,7 +266,8 @@ def test_an_orphan_of_the_new_side_is_killed_when_its_phase_ends(layout: dict[st
         "import os, time\n"
         "if os.fork() == 0:\n"
         "    os.setsid()\n"
-        f"    open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+        f"    open({str(pidfile)!r} + '.tmp', 'w').write(str(os.getpid()))\n"
+        f"    os.rename({str(pidfile)!r} + '.tmp', {str(pidfile)!r})\n"  # whole, or not there yet
         "    time.sleep(60)\n"
         "os._exit(0)\n"
     )
