@@ -285,6 +285,12 @@ def guarding(barrier: Barrier) -> Iterator[Barrier]:
         _current = previous
 
 
+def in_turn(sides: Iterable[str]) -> list[list[str]]:
+    """SIDES as the groups that may run at once: the base's first and alone, then every untrusted one."""
+    names = list(sides)
+    return [[n for n in names if n == TRUSTED], [n for n in names if n != TRUSTED]]
+
+
 def before(side: str) -> None:
     if _current is not None:
         _current.before(side)

@@ -154,10 +154,8 @@ def run(
     """One probe process per tree (two at once when JOBS allows); RECORD: the base tree's calls file instead."""
     sides: dict[str, Side] = {}
     pending: list[tuple[str, _Probe]] = []
-    # The base side first and alone, never beside the new code (pytest_side/barrier.py).
-    groups = [[n for n in trees if n == barrier.TRUSTED], [n for n in trees if n != barrier.TRUSTED]]
     try:
-        for group in groups:
+        for group in barrier.in_turn(trees):  # the base side first and alone, never beside the new code
             for name in group:
                 if len(pending) >= jobs:
                     done_name, done = pending.pop(0)

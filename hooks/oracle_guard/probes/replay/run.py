@@ -59,7 +59,6 @@ class _Pytest:
         from oracle_guard.probes.replay import plugin as _replay_plugin
 
         self.tree = tree
-        self.side = side
         self.nonce = nonce
         self.out_path = os.path.join(work, f"{name}.tsv")
         self.log_path = os.path.join(work, f"{name}.log")
@@ -134,11 +133,10 @@ class Runs:
         """Name -> (tree, pytest args, with canaries) each; two at once when jobs allows."""
         results: dict[str, ledger.Result] = {}
         pending: list[tuple[str, _Pytest]] = []
-        # The base side first and alone: never beside the new code, which could write where it reads
-        # (pytest_side/barrier.py); the untrusted sides after it, at once when jobs allows.
-        groups = [[n for n in plan if n == barrier.TRUSTED], [n for n in plan if n != barrier.TRUSTED]]
         try:
-            for group in groups:
+            # The base side first and alone: never beside the new code, which could write where it reads
+            # (pytest_side/barrier.py); the untrusted sides after it, at once when jobs allows.
+            for group in barrier.in_turn(plan):
                 for name in group:
                     tree, args, canaries = plan[name]
                     if len(pending) >= self.jobs:
