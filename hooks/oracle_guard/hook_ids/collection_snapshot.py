@@ -522,7 +522,7 @@ def _prepare(
             started.append(_start_planned(ctx, change_set, base_bytes, base_snapshot_path, snapshot, watched))
         else:
             started.append(_start_somewhere(ctx.option("python")))
-    at_base = _start_base(ctx, change_set, started)
+    at_base = _start_base(ctx, change_set, started, (base_bytes, base_snapshot_path, snapshot, watched))
     static = static_check()
     base = parse_snapshot(base_bytes, base_snapshot_path)
 
@@ -639,8 +639,9 @@ def _compare(
 
     current = changes.read_worktree_file(snapshot)
     record = base_collection.Record()
-    if at_base is not None:  # the base's tests are the ones its snapshot lists and the ones it collects
-        base, record = base_collection.reference(base, at_base, found.items, change_set.read_base)
+    if ctx.option("if_snapshot") and change_set.base is not None:  # the gate: the base's tests, listed or collected
+        seen = at_base or base_collection.Collected({}, [], 0, "")  # no run: the change collects as the base does
+        base, record = base_collection.reference(base, seen, found.items, change_set.read_base)
     # Tests whose ids change between collections: counted by function (a second collection tells).
     base = unstable_ids.steady(found, base, parse_snapshot(current, snapshot), lambda: _Run(found.python).result())
     findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed, same)
@@ -788,11 +789,17 @@ def _start_base(
     ctx: HookContext,
     change_set: changes.ChangeSet,
     started: list[tuple[_Started, list[tuple[str, str]]]],
+    snapshots: tuple[bytes | None, str, str, set[str]],
 ) -> base_collection.BaseRun | None:
-    """The gate's collection of the base, beside the change's (none for the hook: it records as it goes)."""
+    """The gate's collection of the base, beside the change's (none for the hook: it records as it goes).
+
+    SNAPSHOTS: the base snapshot's bytes and path, the snapshot's path, the watched paths (for the plan)."""
     if not ctx.option("if_snapshot") or change_set.base is None or not started:
         return None
-    run = base_collection.BaseRun(started[0][0].python, change_set.base, change_set.base_label)
+    modules = base_collection.modules_to_collect(change_set, *snapshots)
+    if modules == []:
+        return None  # the change cannot alter what the base's modules collect
+    run = base_collection.BaseRun(started[0][0].python, change_set.base, change_set.base_label, modules)
     started.append((run, []))  # abandoned with the change's run if anything fails
     return run
 

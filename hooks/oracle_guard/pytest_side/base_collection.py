@@ -7,6 +7,11 @@ collects the base itself, in a scratch export of the base commit (the replay's t
 scratch.py), with the project's interpreter, while the change's own collection runs.  Only the
 base's files are read there; the user's work tree, index and object store are never written.
 
+When the change can alter only the collection of the test modules it touches (the partial
+collection's plan, partial_collection.py), only their base versions are collected: every other
+module collects alike on both sides, and the change's own collection is whole.  A change that
+cannot alter collection at all needs no base run.
+
 The run is started in a thread (the export writes every file of the base) and read back by
 ``result``; ``abandon`` ends it, whatever state it is in.
 """
@@ -24,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
 from oracle_guard.pytest_side import generated, scratch
-from oracle_guard.repo import git
+from oracle_guard.repo import changes, git
 from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import UsageError
 
@@ -61,10 +66,11 @@ def _tail(text: str) -> str:
 class BaseRun:
     """`pytest --collect-only` in a scratch export of REV, started at once in the background."""
 
-    def __init__(self, python: str, rev: str, label: str) -> None:
+    def __init__(self, python: str, rev: str, label: str, modules: list[str] | None = None) -> None:
         self.python = python
         self.rev = rev
         self.label = label
+        self.modules = modules or []  # only these test modules (a sure plan: partial_collection.py); else all
         self.root = tempfile.mkdtemp(prefix="oracle-guard-base-collect-", dir=scratch.scratch_home())
         self.tree = os.path.join(self.root, "base")
         self.proc: subprocess.Popen[bytes] | None = None
@@ -93,7 +99,7 @@ class BaseRun:
             generated.lay(generated.needed(top, self.rev), [self.tree])
         out = os.path.join(self.root, "collected.txt")
         cmd = [self.python, "-c", _collector.RUNNER, os.path.abspath(_collector.__file__), out]
-        cmd += ["--collect-only", "-q", "-p", "no:cacheprovider", *extra]
+        cmd += ["--collect-only", "-q", "-p", "no:cacheprovider", *extra, *self.modules]
         if self.stopped.is_set():
             return (-1, b"", b"")
         self.proc = subprocess.Popen(
@@ -155,11 +161,32 @@ def usable(found: Collected, label: str, python: str) -> Collected:
     )
 
 
+def modules_to_collect(
+    change_set: changes.ChangeSet, base_bytes: bytes | None, base_snapshot_path: str, snapshot: str, watched: set[str]
+) -> list[str] | None:
+    """The base's test modules whose collection the change may alter ([] for none: no run); None for all of them."""
+    from oracle_guard.pytest_side import partial_collection
+
+    if base_bytes is None:
+        return None
+    touched = partial_collection.touched(
+        change_set, base_bytes, base_snapshot_path, snapshot, watched, dict(os.environ)
+    )
+    planned = partial_collection.plan(change_set, base_bytes, base_snapshot_path, touched) if touched else None
+    if planned is None:
+        production = partial_collection.production_only(touched, base_bytes, base_snapshot_path)
+        return [] if production and partial_collection.production_inert(production, change_set) else None
+    if planned.inert:
+        return []
+    at_base = change_set.read_base(planned.modules)
+    return [m for m in planned.modules if at_base.get(m) is not None]
+
+
 def collected(run: BaseRun, python: str, label: str) -> Collected:
     """RUN's collection of the base, in PYTHON (the interpreter that collected the change) when RUN's had no pytest."""
     found = run.result()
     if found is None and run.python != python:
-        found = BaseRun(python, run.rev, label).result()
+        found = BaseRun(python, run.rev, label, run.modules).result()
     if found is None:
         raise UsageError(f"pytest does not import in {python} in a scratch tree of {label}; pass --python PATH")
     return usable(found, label, python)
@@ -188,6 +215,9 @@ def reference(
     longer defines its test (its file gone, or no `def`/`class` of that name in it): then an
     earlier change removed it, and this one cannot lose it.  Anything else stays, as the
     snapshot says: what the environment hides on both sides is still a loss.
+
+    AT_BASE may cover only some modules, or none (the change cannot alter the others' collection:
+    modules_to_collect), so outside them what the change collects is what the base collects.
     """
     from oracle_guard.contract import unstable_ids
 
