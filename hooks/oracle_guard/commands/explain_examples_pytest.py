@@ -319,8 +319,9 @@ WITHOUT_EXAMPLE = {
     "OG873": "the contract emptied, made a symlink or a directory: `check` stops at the contract itself (exit 2,"
     " one line) before this rule, which the collection-snapshot hook reports; shown by tests/test_tamper.py.",
     "OG904": "pytest cannot run the base's tests at all: an environment failure, shown by tests/test_replay.py.",
-    "OG805": "not a weakening: `check`, which writes nothing, found the snapshot behind what pytest collects;"
-    " shown by tests/test_unstable_ids.py.",
+    "OG805": "not a weakening, and no longer a finding: `check` judges a change against what the base lists"
+    " and collects, and says in one notice what the change's snapshot does not record yet; shown by"
+    " tests/test_ci_only.py.",
     "OG906": "the cheats act on a real pytest process (an early exit, a patched assertEqual, a rebound"
     " AssertionError); tests/test_replay_canaries.py shows each one turning plain pytest green and refused.",
     "OG911": "the cheat is in what the new code returns or patches at run time, not in a diff of a test:"

@@ -29,10 +29,10 @@ import subprocess
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Union
 
 from oracle_guard.contract.snapshot import WEAKER, format_snapshot, parse_snapshot, recorded_errors
-from oracle_guard.pytest_side import pytest_config
+from oracle_guard.pytest_side import base_collection, pytest_config
 from oracle_guard.pytest_side.partial_collection import PYTEST_CONFIGS, relevant
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.paths import DEFAULT_CONTRACT, PYTHON_SUFFIXES
@@ -247,6 +247,10 @@ class _Inert:
         pass
 
 
+# A run in flight: the change's collection (first), then the gate's collection of the base.
+_Started = Union[_Run, _PartialRun, _Inert, base_collection.BaseRun]
+
+
 def collect(python: str) -> Collection | None:
     """What PYTHON's pytest collects here (for callers that record a snapshot, e.g. `init`)."""
     return _Run(python).result()
@@ -388,7 +392,7 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
         raise UsageError("collection-snapshot compares with a base: it needs a change set")
     change_set = ctx.change_set
     # The run to abandon if anything fails: the caller's list, so that it can abandon it too.
-    started: list[tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]] = ctx.option("started")
+    started: list[tuple[_Started, list[tuple[str, str]]]] = ctx.option("started")
     if started is None:
         started = []
     try:
@@ -461,9 +465,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     changes.enter_repo([])
     # pytest is the long pole: start it as soon as we know it must run, and
     # resolve the base, load contracts and the base snapshot while it collects.
-    started: list[
-        tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]
-    ] = []  # the run to abandon if anything fails
+    started: list[tuple[_Started, list[tuple[str, str]]]] = []  # the run to abandon if anything fails
     try:
         if args.always and not (args.static_only or args.if_snapshot):
             started.append(_start_somewhere(args.python))
@@ -488,7 +490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _prepare(
     ctx: HookContext,
     change_set: changes.ChangeSet,
-    started: list[tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]],
+    started: list[tuple[_Started, list[tuple[str, str]]]],
     static_check: Callable[[], list[Finding]],
 ) -> Callable[[], list[Finding]]:
     from oracle_guard.contract import contract
@@ -520,6 +522,7 @@ def _prepare(
             started.append(_start_planned(ctx, change_set, base_bytes, base_snapshot_path, snapshot, watched))
         else:
             started.append(_start_somewhere(ctx.option("python")))
+    at_base = _start_base(ctx, change_set, started, (base_bytes, base_snapshot_path, snapshot, watched))
     static = static_check()
     base = parse_snapshot(base_bytes, base_snapshot_path)
 
@@ -537,6 +540,7 @@ def _prepare(
                 base_bytes,
                 base,
                 now,
+                at_base,
             )
         except BaseException:
             for run, _ in started:
@@ -549,7 +553,7 @@ def _prepare(
 def _compare(
     ctx: HookContext,
     change_set: changes.ChangeSet,
-    started: list[tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]],
+    started: list[tuple[_Started, list[tuple[str, str]]]],
     static: list[Finding],
     new_contract: Contract | None,
     base_contract: Contract | None,
@@ -558,6 +562,7 @@ def _compare(
     base_bytes: bytes | None,
     base: dict[str, tuple[str, int]],
     now: datetime,
+    at_base_run: base_collection.BaseRun | None = None,
 ) -> list[Finding]:
     from oracle_guard.contract import unstable_ids  # only where pytest ran
 
@@ -572,7 +577,10 @@ def _compare(
             f"pytest in {found.python} cannot import '{missing}', which is not part of this repository: "
             "install the project's test dependencies there, or pass --python PATH to the interpreter that has them"
         )
+    # The gate's second witness: what the base itself collects (pytest_side/base_collection.py).
+    at_base = base_collection.collected(at_base_run, found.python, change_set.base_label) if at_base_run else None
     red_at_base = recorded_errors(base_bytes)  # a red base's modules that did not collect there either
+    failing_at_base = {where for where, _ in at_base.errors if where} if at_base else set()
     if base_bytes is None and not any(
         p.endswith(PYTHON_SUFFIXES) for p in [*change_set.changed_paths, *change_set.deleted]
     ):
@@ -582,6 +590,10 @@ def _compare(
     for where, message in found.errors:
         if where and where in red_at_base:
             notice(f"collection error in {where}, as at {change_set.base_label} (recorded in its snapshot): {message}")
+        elif where and where in failing_at_base:
+            notice(
+                f"collection error in {where}, as at {change_set.base_label} (it does not collect there either): {message}"
+            )
         else:
             findings.append(
                 Finding(
@@ -626,11 +638,17 @@ def _compare(
         return sametest.reappearing_ids(base, found.items, vanished, appeared, change_set.read_base, new_side, renamed)
 
     current = changes.read_worktree_file(snapshot)
+    record = base_collection.Record()
+    if ctx.option("if_snapshot") and change_set.base is not None:  # the gate: the base's tests, listed or collected
+        seen = at_base or base_collection.Collected({}, [], 0, "")  # no run: the change collects as the base does
+        base, record = base_collection.reference(base, seen, found.items, change_set.read_base)
     # Tests whose ids change between collections: counted by function (a second collection tells).
     base = unstable_ids.steady(found, base, parse_snapshot(current, snapshot), lambda: _Run(found.python).result())
     findings = static + compare(base, found, snapshot, lambda n: approved(f"test-retire {n}"), skip_allowed, same)
     errors = [where for where, _ in found.errors if where]
     wanted = changes.same_line_endings(format_snapshot(found.items, errors).decode("utf-8"), current).encode("utf-8")
+    if record.gone and (current == wanted or findings or not ctx.option("no_write")):  # else said with the rest
+        notice(base_collection.gone_note(record, change_set.base_label))
     if current != wanted:
         ctx.written.append(snapshot)  # out of date: the run fails until it is staged
         if findings:  # a snapshot records a clean state
@@ -638,9 +656,10 @@ def _compare(
                 f"{snapshot}: out of date with what pytest collects now ({unstable_ids.cases(found.items)} tests); not written: fix the findings first, then stage it"
             )
             return findings
-        if ctx.option("no_write"):  # `check` never writes: a finding, so every format shows why it fails
+        if ctx.option("no_write"):  # `check` writes nothing: the base's record judged the change; say what to record
             ctx.written.remove(snapshot)
-            return [Finding(snapshot, 1, 1, "OG805", _stale(snapshot, found, current))]
+            notice(base_collection.unrecorded(snapshot, found.items, current, record, change_set.base_label))
+            return findings
         parse_snapshot(current, snapshot)  # never overwrite a file that is not a snapshot
         if change_set.base is not None and base_bytes is None:
             notice(f"no {base_snapshot_path} at {change_set.base_label}: recording the first snapshot")
@@ -689,18 +708,6 @@ def _growth(snapshot: str, found: Collection, current: bytes | None) -> str:
     said = [f"{new} new id{'' if new == 1 else 's'}"] if new else []
     said += [f"{gone} renamed or retired"] if gone else []
     return ", ".join(said) or "statuses brought up to date"
-
-
-def _stale(snapshot: str, found: Collection, current: bytes | None) -> str:
-    """Why an out-of-date snapshot fails `check`, and what to run."""
-    from oracle_guard.contract import unstable_ids  # only where pytest ran
-
-    old = set(parse_snapshot(current, snapshot)) if current is not None else set()
-    new, gone = len(set(found.items) - old), len(old - set(found.items))
-    return (
-        f"out of date with what pytest collects now ({unstable_ids.cases(found.items)} tests: {new} not listed, {gone} listed but not collected); "
-        "not written (`check` writes nothing unless given --write-snapshot): run `oracle-guard collection-snapshot`, review and stage it"
-    )
 
 
 _NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][\w.]*)'")
@@ -778,6 +785,25 @@ def _base_contract(change_set: changes.ChangeSet, path: str) -> Contract | None:
     return contract.base_from(change_set.read_base([path])[path], path)  # the other hooks' words for a broken one
 
 
+def _start_base(
+    ctx: HookContext,
+    change_set: changes.ChangeSet,
+    started: list[tuple[_Started, list[tuple[str, str]]]],
+    snapshots: tuple[bytes | None, str, str, set[str]],
+) -> base_collection.BaseRun | None:
+    """The gate's collection of the base, beside the change's (none for the hook: it records as it goes).
+
+    SNAPSHOTS: the base snapshot's bytes and path, the snapshot's path, the watched paths (for the plan)."""
+    if not ctx.option("if_snapshot") or change_set.base is None or not started:
+        return None
+    modules = base_collection.modules_to_collect(change_set, *snapshots)
+    if modules == []:
+        return None  # the change cannot alter what the base's modules collect
+    run = base_collection.BaseRun(started[0][0].python, change_set.base, change_set.base_label, modules)
+    started.append((run, []))  # abandoned with the change's run if anything fails
+    return run
+
+
 def _start_somewhere(explicit: str | None) -> tuple[_Run | _PartialRun, list[tuple[str, str]]]:
     """The first candidate's collection of everything."""
     candidates = candidate_interpreters(explicit, dict(os.environ))
@@ -825,9 +851,10 @@ def _start_planned(
     return _PartialRun(_Run(python, warm=True), planned.modules, base_bytes, base_snapshot_path), candidates
 
 
-def _finish_somewhere(pending: tuple[_Run | _PartialRun | _Inert, list[tuple[str, str]]]) -> Collection:
+def _finish_somewhere(pending: tuple[_Started, list[tuple[str, str]]]) -> Collection:
     """The first candidate interpreter that has pytest gives the collection."""
     run, candidates = pending
+    assert not isinstance(run, base_collection.BaseRun)  # started first, always the change's
     tried = []
     for index, (python, origin) in enumerate(candidates):
         attempt = run if index == 0 else _Run(python)

@@ -218,7 +218,7 @@ CODES: dict[str, tuple[str, str, str]] = {
     "OG805": (
         "collection-snapshot",
         "the snapshot is out of date",
-        "run `oracle-guard collection-snapshot`, review and stage the snapshot",
+        "record it when you like: `oracle-guard collection-snapshot --base BASE`, then commit the snapshot",
     ),
     **{
         f"OG85{n}": ("collection-snapshot", title, "restore the pytest configuration")

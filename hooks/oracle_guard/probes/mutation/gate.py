@@ -171,18 +171,28 @@ def _judge(
     # The base side first and alone, then the new tests, never both at once (pytest_side/barrier.py):
     # the new tests run code of the change that could write where the base reads or stop its server.
     try:
-        base = Server(python, tree.base, production, base_selection, work, "base")
+        # The base keeps going past its own collection errors: what collects there is judged (a notice names the rest).
+        base = Server(python, tree.base, production, base_selection, work, "base", keep_going=True)
         servers.append(base)
         base_cover = base.cover(deadline)
         if base_selection != base_modules and (not base_cover.covered or not base_cover.tests):
             # pytest did not take the touched tests by node id (a class it does not collect, say): the whole modules
             base_selection = base_modules
-            base = Server(python, tree.base, production, base_selection, work, "base-modules")
+            base = Server(python, tree.base, production, base_selection, work, "base-modules", keep_going=True)
             servers.append(base)
             base_cover = base.cover(deadline)
         if base_cover.exit_code == _no_pytest():
             raise UsageError(no_pytest([(python, base_cover.tail)]))
         _ran(base_cover, f"the base's tests at {change_set.base_label}", python)
+        red_modules = frozenset(base_cover.errors)
+        if red_modules:
+            notice(
+                f"oracle-mutate: {len(red_modules)} test module(s) do not collect at {change_set.base_label} "
+                f"({', '.join(sorted(red_modules)[:3])}{', ...' if len(red_modules) > 3 else ''}): "
+                "their tests are not judged; the mutants are judged with the tests that collect"
+            )
+        if not base_cover.tests and red_modules:
+            return []  # nothing the change touched collects at the base: no test there to weaken (said above)
         if not base_cover.tests:
             raise UsageError(
                 f"no selected test runs at {change_set.base_label} in {python} (pytest exited {base_cover.exit_code}: {base_cover.tail or 'no output'}); is the project installed in that interpreter?"
@@ -212,15 +222,17 @@ def _judge(
         new_cover: Cover | None = None
         candidates = caught
         if new_selection is not None and (caught or any(fresh_base)):
-            new = Server(python, tree.new, production, new_selection, work, "new", side="new")
+            new = Server(
+                python, tree.new, production, new_selection, work, "new", side="new", keep_going=bool(red_modules)
+            )
             servers.append(new)
-            new_cover = _ran(new.cover(deadline), "the new tests", python)
+            new_cover = _ran(new.cover(deadline), "the new tests", python, red_modules)
             candidates = _survivors(new, new_cover, caught, deadline) if caught else []
         if candidates and new_selection != []:
             # The tests the change touched let these live (or none is left): perhaps a test elsewhere catches them.
-            new = Server(python, tree.new, production, [], work, "new-all", side="new")
+            new = Server(python, tree.new, production, [], work, "new-all", side="new", keep_going=bool(red_modules))
             servers.append(new)
-            new_cover = _ran(new.cover(deadline), "the new suite", python)
+            new_cover = _ran(new.cover(deadline), "the new suite", python, red_modules)
             candidates = _survivors(new, new_cover, candidates, deadline)
         still = (
             _survivors(new, new_cover, candidates, deadline)
@@ -234,7 +246,7 @@ def _judge(
             )
         if candidates and the_plan.production:
             candidates = _same_code(
-                python, change_set, the_plan, sides, production, base_selection, candidates, deadline
+                python, change_set, the_plan, sides, production, base_selection, candidates, deadline, red_modules
             )
         if at_import:
             candidates += fresh_new_side(sides_of._replace(new_cover=new_cover), at_import, fresh_base, base_verdicts)
@@ -301,7 +313,9 @@ def _confirm(
 ) -> list[Pair]:
     """Each candidate once more on both sides (STILL: the new side's second run); a changed verdict is a notice."""
     jobs = [_job(b, base_cover, b, generous=True) for b, _ in pairs]
-    server = Server(python, base_tree, production, base_selection, work, "base-again")
+    server = Server(
+        python, base_tree, production, base_selection, work, "base-again", keep_going=bool(base_cover.errors)
+    )
     try:
         again_cover = server.cover(deadline)
         again = server.verdicts(server.submit(jobs, deadline), jobs, deadline) if again_cover.covered else {}
@@ -330,6 +344,7 @@ def _same_code(
     base_selection: list[str],
     pairs: list[Pair],
     deadline: float,
+    red_at_base: frozenset[str] = frozenset(),
 ) -> list[Pair]:
     """The candidates the base's tests still catch on the NEW code: only those are the tests' loss.
 
@@ -341,10 +356,20 @@ def _same_code(
     scratch.export(change_set.base or "", mixed)
     scratch.overlay(change_set, the_plan, mixed)
     generated.lay(sides.scratch.generated_modules(change_set.base or ""), [mixed])
-    server = Server(python, mixed, production, base_selection, sides.work, "base-tests-new-code", side="new")
+    server = Server(
+        python,
+        mixed,
+        production,
+        base_selection,
+        sides.work,
+        "base-tests-new-code",
+        side="new",
+        keep_going=bool(red_at_base),
+    )
     try:
         cover = server.cover(deadline)
-        if not cover.covered:  # the base's tests do not run on the new code: the findings stand (replay says why)
+        # The base's tests do not run on the new code (or lose a module the base collected): the findings stand.
+        if not cover.covered or set(cover.errors) - red_at_base:
             notice(
                 f"mutation: the base's tests do not run on the new code (pytest exited {cover.exit_code}); "
                 "the mutants the new tests let live are reported as they are"
@@ -398,11 +423,19 @@ def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover
 _UNRUN = Verdict("unrun", "", "")
 
 
-def _ran(cover: Cover, what: str, python: str) -> Cover:
-    """COVER, when pytest got as far as running the tests; a side that cannot be judged stops the check."""
+def _ran(cover: Cover, what: str, python: str, red_at_base: frozenset[str] | None = None) -> Cover:
+    """COVER, when pytest got as far as running the tests; a side that cannot be judged stops the check.
+
+    RED_AT_BASE: the modules that did not collect at the base either; any other module that does not
+    collect on the new side stops it too (None: the base side, whose own errors are its state)."""
     if not cover.covered:
         raise UsageError(
             f"{what} do not run in {python} (pytest exited {cover.exit_code}: {cover.tail or 'no output'}); fix the collection error: nothing was judged"
+        )
+    new_errors = sorted(set(cover.errors) - red_at_base) if red_at_base is not None else []
+    if new_errors:
+        raise UsageError(
+            f"{what} do not collect in {python}: {', '.join(new_errors[:3])} (collected at the base); fix the collection error: nothing was judged"
         )
     return cover
 

@@ -42,6 +42,7 @@ class Cover(NamedTuple):
     tail: str
     root: str  # pytest's rootdir relative to the tree: server-native node ids are relative to it
     covered: bool = True  # False: pytest stopped before running the tests (a collection error, a crash)
+    errors: tuple[str, ...] = ()  # what did not collect (a server told to keep going runs the rest)
 
     def reaching(self, path: str, span: tuple[int, int]) -> list[TestRun]:
         """Passing tests that ran a line of SPAN in PATH, in collection order."""
@@ -129,8 +130,12 @@ class Server:
         name: str,
         mutant: Job | None = None,
         side: str = "base",
+        keep_going: bool = False,
     ) -> None:
-        """SIDE: "base" for the base's tests on the base code; any other runs code of the change (barrier.py)."""
+        """SIDE: "base" for the base's tests on the base code; any other runs code of the change (barrier.py).
+
+        KEEP_GOING: modules that do not collect are named (Cover.errors) and the rest runs; the caller judges
+        whether that may be (a base's own collection error), else pytest stops at the first, as it does."""
         from oracle_guard.probes.mutation import server as _mutation_server
 
         self.out_path = os.path.join(work, f"{name}.jsonl")
@@ -150,6 +155,7 @@ class Server:
             job_path,
             self.out_path,
             *PYTEST_ARGS,
+            *(["--continue-on-collection-errors"] if keep_going else []),
             *selection,
         ]
         self.root = "."
@@ -202,8 +208,11 @@ class Server:
                 )
         tests: list[TestRun] = []
         imports: dict[str, frozenset[int]] = {}
+        errors: list[str] = []
         for record in self._records:
-            if "import_lines" in record:
+            if "collect_error" in record:
+                errors.append(_join(self.root, str(record["collect_error"])))
+            elif "import_lines" in record:
                 imports = {k: frozenset(v) for k, v in record["import_lines"].items()}
             elif "node" in record:
                 tests.append(
@@ -218,7 +227,7 @@ class Server:
                     )
                 )
         code = self.proc.returncode if self.proc.poll() is not None else 0
-        return Cover(tests, imports, code, self.tail(), self.root, covered)
+        return Cover(tests, imports, code, self.tail(), self.root, covered, tuple(dict.fromkeys(errors)))
 
     def submit(self, jobs: Sequence[Job], deadline: float) -> int:
         """Send a batch of mutants; its number, for `verdicts`."""

@@ -171,6 +171,11 @@ def _passed(reports: list[Any]) -> tuple[bool, str]:
     return True, ""
 
 
+def pytest_collectreport(report: Any) -> None:
+    if report.failed:  # named to the gate, which decides whether the rest may be judged (keep_going)
+        _write({"collect_error": report.nodeid or str(getattr(report, "fspath", ""))})
+
+
 def pytest_runtestloop(session: pytest.Session) -> bool:
     from _pytest.runner import runtestprotocol
 
