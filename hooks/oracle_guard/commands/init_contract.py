@@ -75,20 +75,20 @@ def config_advice(path: str = ".pre-commit-config.yaml") -> str:
     return f"Add under `repos:` in your {path}:\n\n" + ENTRY + "\n" + INSTALL
 
 
-def record_snapshot(c: contract.Contract, force: bool) -> None:
-    """The first collection snapshot, so that the first commit after init is green."""
+def record_snapshot(c: contract.Contract, force: bool) -> str | None:
+    """The first collection snapshot, so that the first commit after init is green; the interpreter that collected."""
     from oracle_guard.contract import snapshot
     from oracle_guard.hook_ids import collection_snapshot as cs
 
     path = c.snapshot_path
     if os.path.lexists(path) and not force:
         print(f"kept {path} (it exists; --force records it anew)")
-        return
+        return None
     try:
         found = cs._finish_somewhere(cs._start_somewhere(None))
     except UsageError as exc:
         print(f"not recorded: {path} ({exc}); run `collection-snapshot --always --python PATH` to record it")
-        return
+        return None
     # A red base is where agents start: modules that do not collect are recorded, not fatal. A session-wide
     # error or another exit status (a usage or internal error) leaves nothing to record.
     modules = [where for where, _ in found.errors if where]
@@ -98,7 +98,7 @@ def record_snapshot(c: contract.Contract, force: bool) -> None:
         print(
             f"not recorded: {path} ({what} in {found.python}: {found.tail or (found.errors[0][1] if found.errors else '')}); fix them, then run `collection-snapshot --always`"
         )
-        return
+        return found.python
     items, unstable = steady_items(found) if not modules else (found.items, [])
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "wb") as f:
@@ -109,6 +109,7 @@ def record_snapshot(c: contract.Contract, force: bool) -> None:
         print(f"  {len(modules)} module(s) do not collect ({shown}): recorded as the red base they are, not fatal")
     for line in unstable:
         print(f"  counted, not named: {line}")
+    return found.python
 
 
 def _missing_dependency(errors: list[tuple[str, str]]) -> str | None:
@@ -318,8 +319,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"set up a key (`{signers_setup.setup_command()}`) and run `oracle-guard init` again "
             "before the first commit; `--no-signers` goes without (docs/approvals.md)"
         )
-    if not args.no_snapshot:
-        record_snapshot(c, args.force)
+    if not args.no_snapshot:  # pytest runs: the snapshot's collection, then the suite once (its red tests)
+        from oracle_guard.commands import init_red
+
+        print(init_red.red_tests(record_snapshot(c, args.force)))
     print(config_advice(), end="")
     return 0
 
