@@ -32,7 +32,7 @@ from oracle_guard.repo import changes
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
 from oracle_guard.reporting import verdict
-from oracle_guard.reporting.report import EXIT_CLEAN, Finding, add_format_arg, guarded
+from oracle_guard.reporting.report import EXIT_CLEAN, Finding, add_format_arg, guarded, notice
 from oracle_guard.rules import args as hook_args
 from oracle_guard.rules.args import summary
 from oracle_guard.rules.next_steps import next_steps
@@ -84,18 +84,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.red = []
     found = [("oracle-replay", f) for f in sorted(set(findings_of(args)))]
     mutated = [("oracle-mutate", f) for f in sorted(set(mutation_gate.run(args, changes.resolve(args), args.contract)))]
-    return _emit(
-        args, found + [r for r in mutated if r[1] not in {f for _, f in found}], "and the mutation differential"
-    )
+    return _emit(args, found + [r for r in mutated if r[1] not in {f for _, f in found}])
 
 
 def replay(args: argparse.Namespace) -> int:
     """The replay for parsed options, printed in their format; the exit code."""
-    args.red = []  # what became of the base's red tests: the run's last line says it
+    args.red = []  # what became of the base's red tests: said after the count, or as a notice on success
     return _emit(args, [("oracle-replay", f) for f in sorted(set(findings_of(args)))])
 
 
-def _emit(args: argparse.Namespace, results: list[tuple[str, Finding]], also: str = "") -> int:
+def _emit(args: argparse.Namespace, results: list[tuple[str, Finding]]) -> int:
     """RESULTS with their next steps, counted in one line (reporting/verdict.py), as `check --replay` prints them."""
     change_set = changes.resolve(args)
     # A context for the next steps alone (rules.args.context would redirect the notices already printed).
@@ -109,11 +107,8 @@ def _emit(args: argparse.Namespace, results: list[tuple[str, Finding]], also: st
         extra={"red_base": fates[-1].document()} if fates else None,
         tail=fates[-1].text() if fates else "",
     )
-    if code == EXIT_CLEAN and args.format in ("text", "github"):
-        told = f"; {fates[-1].text()}" if fates else ""
-        print(
-            f"oracle-guard: all checks passed (the replay {also + ' ' if also else ''}against {change_set.base_label}){told}"
-        )
+    if code == EXIT_CLEAN and fates:  # silent on success like every hook id; what became of the red tests is told
+        notice(f"oracle-replay: {fates[-1].text()}")
     return code
 
 
