@@ -70,6 +70,25 @@ def hook(main: Callable[..., int], *argv: str) -> Result:
     return result(code, out.getvalue(), err.getvalue())
 
 
+_FINDING_LINE = re.compile(r"^[^\s:][^:]*:\d+:\d+: OG\d{3} ")
+
+
+def finding_lines(out: str) -> list[str]:
+    """The finding lines of a text run of `check` (any layer) or the one hook, checked to add up.
+
+    Each finding is followed by its `next:` line, the output ends with their count, and nothing else is on
+    stdout (no group of six alike expected).
+    """
+    lines = out.splitlines()
+    found = [line for line in lines if _FINDING_LINE.match(line)]
+    for n, line in enumerate(lines[:-1]):
+        if _FINDING_LINE.match(line):
+            assert lines[n + 1].startswith("    next: "), f"no next: line under {line!r}"
+    assert found and re.match(rf"oracle-guard: {len(found)} findings? \(", lines[-1]), out
+    assert len(lines) == 2 * len(found) + 1, out
+    return found
+
+
 class Repo:
     """A throwaway git repository with helpers to write, stage and commit."""
 

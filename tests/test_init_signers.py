@@ -112,31 +112,93 @@ def test_without_signers_in_the_adoption_the_same_approval_verifies_nothing(repo
     assert "; no signers at the base yet: see `oracle-guard explain OG314`\n" in out
 
 
-def test_without_a_key_init_prints_the_one_command_that_sets_one_up(repo: Repo, _own_home: Path) -> None:
-    project(repo)
-    code, out, _ = init(repo)
-    assert code == 0
-    command = "mkdir -p ~/.ssh && ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519 && git config gpg.format ssh && git config user.signingkey ~/.ssh/id_ed25519"
-    assert "no allowed-signers file: git does not sign with an SSH key" in out and f"`{command}`" in out
-    assert "`oracle-guard init --force --no-snapshot`" in out and "--no-signers" in out
-    assert not (repo.path / SIGNERS).exists()
-    loaded = contract.load(str(repo.path / CONTRACT))
-    assert loaded is not None and loaded.allowed_signers is None
-    # The command runs as printed (an empty passphrase typed twice), and init then trusts the new key.
-    setup = subprocess.run(
+def setup_command_in(out: str) -> str:
+    found = re.search(r"set up a key \(`([^`]+)`\)", out)
+    assert found, out
+    return found.group(1)
+
+
+def run_unattended(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """COMMAND as an agent's shell runs it: no terminal and nothing on stdin, so a prompt would hang (or fail) it."""
+    return subprocess.run(
         ["bash", "-c", command],
-        cwd=repo.path,
-        input="\n\n",
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        start_new_session=True,  # no terminal: ssh-keygen reads the passphrase from stdin
+        start_new_session=True,  # no controlling terminal for ssh-keygen to prompt on
+        timeout=60,
     )
+
+
+def test_without_a_key_init_prints_a_command_that_never_prompts_and_a_plain_rerun_trusts_the_key(
+    repo: Repo, _own_home: Path
+) -> None:
+    project(repo)
+    repo.write("tests/fixtures/prices.json", '{"a": 1}\n')
+    code, out, _ = init(repo)
+    assert code == 0
+    key = _own_home / ".ssh" / "id_ed25519"
+    command = setup_command_in(out)
+    assert command == (
+        f'mkdir -p {_own_home}/.ssh && ssh-keygen -q -t ed25519 -N "" -C oracle-guard -f {key} && '
+        f"git config gpg.format ssh && git config user.signingkey {key}"
+    )
+    assert "no allowed-signers file: git does not sign with an SSH key" in out
+    assert "run `oracle-guard init` again" in out and "--force" not in out and "--no-signers" in out
+    assert not (repo.path / SIGNERS).exists()
+    before = contract.load(str(repo.path / CONTRACT))
+    assert before is not None and before.allowed_signers is None and len(before.fixtures) == 1
+    setup = run_unattended(command, repo.path)
     assert setup.returncode == 0, setup.stderr
-    code, out, _ = init(repo, "--force")
-    assert code == 0 and f"wrote {SIGNERS}" in out
-    assert public(_own_home / ".ssh/id_ed25519") in (repo.path / SIGNERS).read_text()
+    # The plain run, as the message says: no --force.
+    code, out, err = init(repo)
+    assert (code, err) == (0, ""), out + err
+    assert f"wrote {SIGNERS}: alice@example.com may sign approvals" in out
+    assert f"added to {CONTRACT}: allowed_signers: {SIGNERS} (nothing else changed)" in out
+    assert (repo.path / SIGNERS).read_text().splitlines()[1:] == [f"alice@example.com {public(key)}"]
+    after = contract.load(str(repo.path / CONTRACT))
+    assert after is not None and after.allowed_signers == SIGNERS and after.fixtures == before.fixtures
     with repo.cwd():
-        assert "mkdir" not in init_contract.signers_setup.setup_command()  # the key exists now: nothing to make
+        assert "ssh-keygen" not in init_contract.signers_setup.setup_command()  # the key exists now: nothing to make
+    # A third plain run has nothing to add: the contract exists, as before this change.
+    code, out, err = init(repo)
+    assert code == 2 and "already exists; pass --force" in err and f"its signers are {SIGNERS}" in err
+
+
+def test_a_plain_rerun_still_without_a_key_refuses_and_repeats_the_command(repo: Repo, _own_home: Path) -> None:
+    project(repo)
+    assert init(repo)[0] == 0
+    written = (repo.path / CONTRACT).read_bytes()
+    code, out, err = init(repo)
+    assert code == 2 and err.count("\n") == 1 and "already exists" in err and "git does not sign with an SSH key" in err
+    assert 'ssh-keygen -q -t ed25519 -N ""' in err and (repo.path / CONTRACT).read_bytes() == written
+    assert not (repo.path / SIGNERS).exists()
+    code, _, err = init(repo, "--no-signers")  # told to go without: the contract exists, nothing to do
+    assert code == 2 and "already exists" in err and (repo.path / CONTRACT).read_bytes() == written
+
+
+def test_a_plain_rerun_keeps_a_hand_edited_contract_and_adds_one_line(repo: Repo, tmp_path: Path) -> None:
+    project(repo)
+    repo.write(CONTRACT, "# ours, by hand\nversion: 1\nmax_reruns: 1  # stricter\n")
+    signing_with(repo, str(make_key(tmp_path)))
+    code, out, _ = init(repo)
+    assert code == 0, out
+    assert (repo.path / CONTRACT).read_text() == (
+        f"# ours, by hand\nversion: 1\nmax_reruns: 1  # stricter\nallowed_signers: {SIGNERS}\n"
+    )
+
+
+@pytest.mark.slow
+def test_two_plain_inits_record_the_snapshot_once_and_trust_the_key_set_up_between(repo: Repo, _own_home: Path) -> None:
+    project(repo)
+    code, out, err, _ = repo.hook(init_contract.main)
+    assert code == 0 and "recorded tests/collection_snapshot.txt" in out, out + err
+    snapshot = (repo.path / "tests/collection_snapshot.txt").read_bytes()
+    assert run_unattended(setup_command_in(out), repo.path).returncode == 0
+    code, out, err, _ = repo.hook(init_contract.main)
+    assert code == 0 and f"wrote {SIGNERS}" in out and "kept tests/collection_snapshot.txt" in out, out + err
+    assert (repo.path / "tests/collection_snapshot.txt").read_bytes() == snapshot
 
 
 def test_no_signers_writes_none_and_says_nothing_about_keys(repo: Repo, tmp_path: Path) -> None:
@@ -238,5 +300,7 @@ def test_a_signing_key_that_is_not_a_key_is_one_line(repo: Repo, tmp_path: Path)
 
 def test_the_explain_page_of_an_approvable_code_says_how_to_get_signers() -> None:
     page = explain.text_page("OG314")
-    assert "\nApprovals\n" in page and "oracle-guard init --force" in " ".join(page.split())
+    assert "\nApprovals\n" in page and "`oracle-guard init` adds one (run again over its contract)" in " ".join(
+        page.split()
+    )
     assert "\nApprovals\n" not in explain.text_page("OG308")  # no approval is offered there

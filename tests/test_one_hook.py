@@ -39,7 +39,15 @@ def test_staged_honest_change_passes_with_one_line_or_silently_with_q(repo: Repo
     repo.write("src/price.py", "VALUE = 4\n")
     repo.stage()
     passed = repo.hook(one_hook.main, *STATIC, "tests/test_price.py")
-    assert passed.code == 0 and passed.out == "oracle-guard: all checks passed (9 hooks)\n" and not passed.err
+    assert (
+        passed.code == 0
+        and passed.out
+        == (
+            "oracle-guard: all checks passed (9 hooks; not run: oracle-replay (its own hook id, at pre-push),"
+            " collection-snapshot's pytest run (--skip))\n"
+        )
+        and not passed.err
+    )
     assert repo.hook(one_hook.main, *STATIC, "-q", "tests/test_price.py") == (0, "", "", [])
 
 
@@ -74,7 +82,9 @@ def test_only_and_skip_choose_hooks_and_unknown_ids_are_one_line(repo: Repo) -> 
     repo.stage()
     assert repo.hook(one_hook.main, "--only", "forbid-runtime-skip", "tests/test_price.py") == (
         0,
-        "oracle-guard: all checks passed (1 hook)\n",
+        "oracle-guard: all checks passed (1 hook; not run: forbid-skip-marks, oracle-shrink, fixture-lock-verify,"
+        " properties-monotonic, quarantine-untouched, contract-split, forbid-test-aware-code and collection-snapshot"
+        " (not in --only), oracle-replay (its own hook id, at pre-push))\n",
         "",
         [],
     )

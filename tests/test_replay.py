@@ -16,7 +16,7 @@ from oracle_guard.hook_ids import replay
 from oracle_guard.pytest_side import scratch
 from oracle_guard.repo import changes
 from tests.contract_helpers import CONTRACT, approve, contract_text, make_key, signers_line
-from tests.helpers import Repo, Result
+from tests.helpers import Repo, Result, finding_lines
 
 SHOP = """\
 class ShopError(Exception):
@@ -223,7 +223,7 @@ def test_weakening_is_caught_by_replay_alone(repo: Repo, recipe: str) -> None:
 def test_finding_names_the_failing_test_and_its_first_failure_line(repo: Repo) -> None:
     code, out, _, _ = weaken(repo, WEAKENINGS["a deleted assert"])
     assert code == 1
-    assert out.splitlines() == [
+    assert finding_lines(out) == [
         "tests/test_shop.py:5:1: OG901 tests/test_shop.py::test_price passed at "
         + repo.git("rev-parse", "HEAD").strip()
         + " and fails against the new code: AssertionError: assert '$1.5' == '$1.50'; the change alters behaviour the base's test pins:"
@@ -239,7 +239,7 @@ def test_exitfirst_in_addopts_judges_every_test(repo: Repo) -> None:
     code, out, err, _ = weaken(
         repo, WEAKENINGS["a deleted assert"], {"pytest.ini": "[pytest]\npythonpath = src\naddopts = -x\n"}
     )
-    assert code == 1 and len(out.splitlines()) == 1 and "OG901 tests/test_shop.py::test_price" in out, (out, err)
+    assert code == 1 and len(finding_lines(out)) == 1 and "OG901 tests/test_shop.py::test_price" in out, (out, err)
 
 
 @pytest.mark.slow
@@ -277,7 +277,7 @@ def test_a_renamed_api_is_an_import_finding(repo: Repo) -> None:
     }
     code, out, _, _ = weaken(repo, after)
     assert code == 1
-    lines = out.splitlines()
+    lines = finding_lines(out)
     assert len(lines) == 4 and all(
         " OG903 the base's test cannot import the new code: `ImportError: cannot import name 'label'" in line
         for line in lines

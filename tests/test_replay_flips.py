@@ -14,7 +14,7 @@ import pytest
 
 from oracle_guard.commands import check
 from oracle_guard.probes.replay import run as replay_run
-from tests.helpers import Repo, Result
+from tests.helpers import Repo, Result, finding_lines
 
 SHOP = """\
 import functools
@@ -245,7 +245,7 @@ def test_a_lookup_table_of_the_tested_answers_is_caught_by_the_neighbours(repo: 
     result = replay(repo, LOOKUP_TABLE)
     assert call(repo, "shop.price(151)") == "'$1'" and plain_pytest(repo) == 0
     assert result.code == 1, result
-    [line] = result.out.splitlines()
+    [line] = finding_lines(result.out)
     assert line.startswith("tests/test_shop.py:7:12: OG912 price(150) gives ")
     assert "the tested input looks special-cased" in line and "(e.g. price(1" in line
     assert "`oracle-guard approve behavior-change tests/test_shop.py::test_price`" in line

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from oracle_guard.commands import check
-from tests.helpers import Repo, Result
+from tests.helpers import Repo, Result, finding_lines
 
 SHOP = """\
 import functools
@@ -164,7 +164,7 @@ def test_a_special_cased_built_input_is_caught_by_its_recorded_call(repo: Repo, 
     assert call(repo, expression) == wrong  # the bug is real
     assert plain_pytest(repo) == 0  # and plain pytest does not see it
     assert result.code == 1, result
-    [line] = result.out.splitlines()
+    [line] = finding_lines(result.out)
     assert line.startswith(start), line
     assert "the tested input looks special-cased" in line
     assert "`oracle-guard approve behavior-change tests/test_shop.py::test_" in line
@@ -187,7 +187,7 @@ def test_a_special_case_over_a_partly_wrong_path_is_caught_by_its_own_line(repo:
     assert (call(repo, "shop.price(1252)"), call(repo, "shop.price(1255)")) == ("'$12'", "'$12.55'")
     assert plain_pytest(repo) == 0
     assert result.code == 1, result
-    [line] = result.out.splitlines()
+    [line] = finding_lines(result.out)
     assert line.startswith("tests/test_shop.py:20:12: OG912 price(1250), as tests/test_shop.py::test_price calls it,")
     assert ", and src/shop.py:12, a line the change adds, runs for the tested input only:" in line
     differ, informative = map(int, re.findall(r"on (\d+) of (\d+) inputs around it", line)[0])

@@ -38,7 +38,10 @@ def test_a_clean_check_says_so_in_one_line_and_q_silences_it(repo: Repo, fmt: st
     base = honest_branch(repo)
     code, out, err, _ = repo.hook(check.main, "--base", base, "--skip", "collection-snapshot", "--format", fmt)
     assert code == 0 and not err and out.count("\n") == 1, out
-    assert out.startswith("oracle-guard: all checks passed (") and out.endswith(f" against {base})\n")
+    assert out == (
+        f"oracle-guard: all checks passed (9 hooks against {base}; not run: oracle-replay (opt-in: --replay),"
+        " collection-snapshot's pytest run (--skip))\n"
+    )
     for quiet in ("-q", "--quiet"):
         assert repo.hook(check.main, "--base", base, "--skip", "collection-snapshot", "--format", fmt, quiet) == (
             0,

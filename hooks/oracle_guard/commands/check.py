@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from oracle_guard.commands import runner
 from oracle_guard.hook_ids import registry
@@ -22,17 +21,16 @@ from oracle_guard.repo import changes
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
 from oracle_guard.reporting import report
-from oracle_guard.reporting.findings import combined
-from oracle_guard.reporting.report import EXIT_CLEAN, EXIT_USAGE, UsageError, guarded
+from oracle_guard.reporting.report import EXIT_CLEAN, UsageError, guarded
 from oracle_guard.rules import args as hook_args
+from oracle_guard.rules.next_steps import next_steps
 
 if TYPE_CHECKING:  # the replay's ledger loads only when a replay runs
-    from oracle_guard.probes.replay import ledger
+    from oracle_guard.probes.replay import ledger, red
 
 FILE_HOOKS = tuple(h.id for h in registry.HOOKS if h.files)
 TAKES_NOW = tuple(h.id for h in registry.HOOKS if h.now)
 REPLAY = "oracle-replay"  # opt-in: it runs pytest twice
-ONE_VERDICT = ("json", "sarif", "agent")  # one document (or one verdict) per run, the replay's findings inside
 
 
 def is_python(path: str, in_work_tree: bool) -> bool:
@@ -115,49 +113,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if wanted:
         outcome = runner.run(planned, started)
     seen: list[ledger.Result] = []
-    if replay and base.format in ONE_VERDICT:  # the replay's findings join the hooks' before anything is printed
-        outcome = runner.merged(outcome, _replayed(args, base, seen))
-    if args.mutate and base.format in ONE_VERDICT:  # so do the mutation differential's
+    fates: list[red.Fate] = []
+    # Every layer's findings join the hooks' before anything is printed: one count, one `next:` each, in every format.
+    if replay:
+        outcome = runner.merged(outcome, _replayed(args, base, seen, fates))
+    if args.mutate:
         outcome = runner.merged(outcome, _mutated(args, base, change_set))
-    printed = wanted or base.format in ONE_VERDICT or not (replay or args.mutate)
-    extra = None
+    extra: dict[str, object] = {}
     if args.shard:
         from oracle_guard.commands import shards  # a shard's document only: no cost to every commit
 
-        extra = {"shard": shards.record(args, change_set, seen)}
-    code = runner.emit(base.format, outcome, extra) if printed else EXIT_CLEAN
-    if replay and base.format not in ONE_VERDICT:  # lines, not a document: the replay's follow the hooks'
-        from oracle_guard.hook_ids import replay as replay_hook
-
-        sys.stdout.flush()
-        replayed = _once(
-            outcome,
-            lambda: report.emit(replay_hook.findings_of(_replay_options(args)), args.format, hook="oracle-replay"),
-        )
-        code = combined(code, replayed)
-    if args.mutate and base.format not in ONE_VERDICT:
-        from oracle_guard.probes.mutation import gate as mutation_gate  # the engine loads only when asked for
-
-        sys.stdout.flush()
-        mutated = _once(
-            outcome,
-            lambda: report.emit(mutation_gate.run(args, change_set, args.contract), args.format, hook="oracle-mutate"),
-        )
-        code = combined(code, mutated)
+        extra["shard"] = shards.record(args, change_set, seen)
+    tail = fates[-1].text() if fates else ""
+    if fates:
+        extra["red_base"] = fates[-1].document()
+    code = runner.emit(base.format, outcome, extra or None, tail)
     if code == EXIT_CLEAN:
         also = [what for what, ran in (("the replay", replay), ("the mutation differential", args.mutate)) if ran]
-        runner.success(base.format, args.quiet, len(planned), also, f" against {change_set.base_label}")
+        why_not = runner.not_run(wanted, skipped, planned, "opt-in: --replay", [REPLAY] if replay else [])
+        runner.success(base.format, args.quiet, len(planned), also, f" against {change_set.base_label}", why_not, tail)
     return code
-
-
-def _once(hooks: runner.Outcome, stage: Callable[[], int]) -> int:
-    """STAGE's exit code; its error printed once (not again when the hooks printed it: pytest missing, say)."""
-    try:
-        return stage()
-    except UsageError as exc:  # a finding above still wins (combined): print the error once, and go on
-        if str(exc) not in hooks.errors:
-            print(f"oracle-guard: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
 
 
 def _replay_options(args: argparse.Namespace) -> argparse.Namespace:
@@ -170,16 +145,19 @@ def _replay_options(args: argparse.Namespace) -> argparse.Namespace:
     return options
 
 
-def _replayed(args: argparse.Namespace, ctx: HookContext, seen: list[ledger.Result]) -> runner.Outcome:
+def _replayed(
+    args: argparse.Namespace, ctx: HookContext, seen: list[ledger.Result], fates: list[red.Fate]
+) -> runner.Outcome:
     from oracle_guard.hook_ids import replay as replay_hook
 
     try:
         options = _replay_options(args)
         options.seen = seen  # the base side's main run, for a shard's document
+        options.red = fates  # what became of the base's red tests, for the last line
         found = [("oracle-replay", f) for f in sorted(set(replay_hook.findings_of(options)))]
     except UsageError as exc:
         return runner.Outcome([], [str(exc)], [])
-    return runner.Outcome(found, [], [], runner.next_steps(ctx, found))
+    return runner.Outcome(found, [], [], next_steps(ctx, found))
 
 
 def _mutated(args: argparse.Namespace, ctx: HookContext, change_set: changes.ChangeSet) -> runner.Outcome:
@@ -189,7 +167,7 @@ def _mutated(args: argparse.Namespace, ctx: HookContext, change_set: changes.Cha
         found = [("oracle-mutate", f) for f in sorted(set(mutation_gate.run(args, change_set, args.contract)))]
     except UsageError as exc:
         return runner.Outcome([], [str(exc)], [])
-    return runner.Outcome(found, [], [], runner.next_steps(ctx, found))
+    return runner.Outcome(found, [], [], next_steps(ctx, found))
 
 
 if __name__ == "__main__":

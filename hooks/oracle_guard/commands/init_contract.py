@@ -75,20 +75,20 @@ def config_advice(path: str = ".pre-commit-config.yaml") -> str:
     return f"Add under `repos:` in your {path}:\n\n" + ENTRY + "\n" + INSTALL
 
 
-def record_snapshot(c: contract.Contract, force: bool) -> None:
-    """The first collection snapshot, so that the first commit after init is green."""
+def record_snapshot(c: contract.Contract, force: bool) -> str | None:
+    """The first collection snapshot, so that the first commit after init is green; the interpreter that collected."""
     from oracle_guard.contract import snapshot
     from oracle_guard.hook_ids import collection_snapshot as cs
 
     path = c.snapshot_path
     if os.path.lexists(path) and not force:
         print(f"kept {path} (it exists; --force records it anew)")
-        return
+        return None
     try:
         found = cs._finish_somewhere(cs._start_somewhere(None))
     except UsageError as exc:
         print(f"not recorded: {path} ({exc}); run `collection-snapshot --always --python PATH` to record it")
-        return
+        return None
     # A red base is where agents start: modules that do not collect are recorded, not fatal. A session-wide
     # error or another exit status (a usage or internal error) leaves nothing to record.
     modules = [where for where, _ in found.errors if where]
@@ -98,7 +98,7 @@ def record_snapshot(c: contract.Contract, force: bool) -> None:
         print(
             f"not recorded: {path} ({what} in {found.python}: {found.tail or (found.errors[0][1] if found.errors else '')}); fix them, then run `collection-snapshot --always`"
         )
-        return
+        return found.python
     items, unstable = steady_items(found) if not modules else (found.items, [])
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "wb") as f:
@@ -109,6 +109,7 @@ def record_snapshot(c: contract.Contract, force: bool) -> None:
         print(f"  {len(modules)} module(s) do not collect ({shown}): recorded as the red base they are, not fatal")
     for line in unstable:
         print(f"  counted, not named: {line}")
+    return found.python
 
 
 def _missing_dependency(errors: list[tuple[str, str]]) -> str | None:
@@ -260,9 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     changes.enter_repo([])
     if os.path.lexists(args.contract) and not args.force:
-        raise UsageError(
-            f"{args.contract} already exists; pass --force to overwrite it (or use `oracle-guard lock PATH...`)"
-        )
+        return add_signers(args)  # a plain re-run picks up the key set up since, and nothing else
     old_raw = contract.read_file(args.contract) if os.path.lexists(args.contract) else None
     if os.path.islink(args.contract):
         raise UsageError(f"{args.contract}: is a symlink; init writes a regular file (remove the link first)")
@@ -317,12 +316,56 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif why_not:
         print(
             f"no allowed-signers file: {why_not}. To approve a deliberate change in the pull request that makes it, "
-            f"set up a key (`{signers_setup.setup_command()}`) and run `oracle-guard init --force --no-snapshot` "
+            f"set up a key (`{signers_setup.setup_command()}`) and run `oracle-guard init` again "
             "before the first commit; `--no-signers` goes without (docs/approvals.md)"
         )
-    if not args.no_snapshot:
-        record_snapshot(c, args.force)
+    if not args.no_snapshot:  # pytest runs: the snapshot's collection, then the suite once (its red tests)
+        from oracle_guard.commands import init_red
+
+        print(init_red.red_tests(record_snapshot(c, args.force)))
     print(config_advice(), end="")
+    return 0
+
+
+def add_signers(args: argparse.Namespace) -> int:
+    """`init` over its own contract: trust the key git signs with now, when the contract names no signers yet.
+
+    The first run without a key told the user to set one up and run `init` again; that run adds the
+    signers file and the contract's `allowed_signers:` line, and changes nothing else in the contract.
+    """
+    exists = f"{args.contract} already exists; pass --force to overwrite it (or use `oracle-guard lock PATH...`)"
+    if os.path.islink(args.contract) or args.no_signers:
+        raise UsageError(exists)
+    old_raw = contract.read_file(args.contract) or b""
+    try:
+        existing = contract.loads(old_raw, args.contract)
+        old_text = old_raw.decode("utf-8").replace("\r\n", "\n")
+    except (contract.ContractError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{exists}; it does not load ({exc})") from None
+    if existing.allowed_signers:
+        raise UsageError(f"{exists}; its signers are {existing.allowed_signers}")
+    signer, why_not = signers_setup.from_git(args.key)
+    if signer is None:
+        raise UsageError(
+            f"{exists}; it names no allowed-signers file and {why_not}: set up a key "
+            f"(`{signers_setup.setup_command()}`) and run `oracle-guard init` again"
+        )
+    text = old_text + ("" if old_text.endswith("\n") or not old_text else "\n") + f"allowed_signers: {args.signers}\n"
+    try:
+        written = contract.loads(
+            text, args.contract
+        )  # a line the loader refuses (a path outside, say) is never written
+    except contract.ContractError as exc:
+        raise UsageError(f"{args.signers}: cannot be the contract's allowed_signers ({exc})") from None
+    if written.allowed_signers != args.signers or dataclasses.replace(written, allowed_signers=None) != existing:
+        raise UsageError(
+            f"{args.contract}: cannot add `allowed_signers: {args.signers}` to it as a last line; add it by hand"
+        )
+    print(signers_setup.write(args.signers, signer))
+    changes.write_atomic(args.contract, changes.same_line_endings(text, old_raw).encode("utf-8"))
+    print(f"added to {args.contract}: allowed_signers: {args.signers} (nothing else changed)")
+    if not args.no_snapshot:
+        record_snapshot(existing, False)
     return 0
 
 

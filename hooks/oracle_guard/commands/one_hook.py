@@ -79,7 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     code = runner.emit(base.format, runner.run(planned, started))
     if code == EXIT_CLEAN:
-        runner.success(base.format, args.quiet, len(planned))
+        why_not = runner.not_run(wanted, skipped, planned, "its own hook id, at pre-push")
+        runner.success(base.format, args.quiet, len(planned), skipped=why_not)
     return code
 
 

@@ -10,20 +10,19 @@ hooks hit it.
 from __future__ import annotations
 
 import functools
-import re
 import sys
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Callable, NamedTuple, Protocol
 
 from oracle_guard.hook_ids import registry
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES
-from oracle_guard.reporting import report
-from oracle_guard.reporting.report import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, Finding, UsageError
+from oracle_guard.reporting import verdict
+from oracle_guard.reporting.report import Finding, UsageError
+from oracle_guard.rules.next_steps import next_steps as next_steps
 
-GROUP_AT = 6  # this many findings with one code in one file are shown as a group
-GROUP_SHOWN = 3
+GROUP_AT = verdict.GROUP_AT  # this many findings with one code in one file are shown as a group
+print_text = verdict.print_text
 
 
 class Plan(NamedTuple):
@@ -143,51 +142,6 @@ def run(planned: Sequence[Plan], started: list[tuple[PytestRun, object]]) -> Out
     return Outcome(results, errors, written, next_steps(planned[0].ctx, results) if planned else {})
 
 
-def next_steps(ctx: HookContext, results: Sequence[tuple[str, Finding]]) -> dict[Finding, str]:
-    from oracle_guard.reporting import hints
-    from oracle_guard.rules import static_approvals
-
-    steps = {}
-    for _, finding in results:
-        statement = static_approvals.statement_for(ctx, finding)
-        node_id = statement.partition(" ")[2] if statement else None
-        if node_id is None and finding.code in ("OG801", "OG802"):  # collection-snapshot names the test
-            named = _NODE_ID.search(finding.message)
-            node_id = named.group(1) if named else None
-        if node_id is None and finding.code.startswith("OG90"):  # the replay names what to approve
-            named = _BEHAVIOR.search(finding.message)
-            node_id = named.group(1) if named else None
-        steps[finding] = hints.next_step(finding.code, node_id)
-    offered = [f for f, step in steps.items() if hints.needs_approval(step) and "allowed-signers" not in f.message]
-    if offered:
-        missing = _signers_missing(ctx)
-        if missing is not None:
-            for finding in offered:
-                steps[finding] = f"{steps[finding]}; {hints.no_signers_yet(finding.code, missing or None)}"
-    return steps
-
-
-def _signers_missing(ctx: HookContext) -> str | None:
-    """None when the base has an allowed-signers file; else the path its contract names ("" for none).
-
-    An approval hint that leads nowhere is a dead end: without that file at the base no approval verifies.
-    """
-    from oracle_guard.contract import approvals, contract
-
-    change_set = ctx.change_set
-    if change_set is None or change_set.base is None:
-        return ""  # nothing committed yet: no base, no signers
-    try:
-        base = contract.base_from(change_set.read_contract_base(ctx.contract, contract.bytes_at_base), ctx.contract)
-    except UsageError:
-        return None  # the contract's own error is reported by the hooks that read it
-    return approvals.signers_missing(base, change_set.read_base)
-
-
-_NODE_ID = re.compile(r"(\S+\.pyi?::[^\s;]+)")
-_BEHAVIOR = re.compile(r"approve behavior-change (\S+)`")
-
-
 def _check_one(plan: Plan) -> list[Finding]:
     return plan.hook.check()(plan.ctx)
 
@@ -204,41 +158,70 @@ def prefetch(ctx: HookContext) -> None:
         change_set.read_new(paths)
 
 
-def emit(fmt: str, outcome: Outcome, extra: dict[str, Any] | None = None) -> int:
-    """Print the outcome in FMT; the exit code (1 for any finding or rewritten file, else 2 for any error).
+def emit(fmt: str, outcome: Outcome, extra: dict[str, Any] | None = None, tail: str = "") -> int:
+    """Print the outcome in FMT (reporting/verdict.py); the exit code.
 
-    EXTRA: more keys of the JSON document (a shard's ``shard``, commands/shards.py).
+    EXTRA: more keys of the JSON document (a shard's ``shard``, commands/shards.py). TAIL: said after the count.
     """
-    for error in outcome.errors:
-        print(f"oracle-guard: error: {error}", file=sys.stderr)
-    # A finding (or a rewritten file) is 1 even beside a part that could not run: its error is printed all the same.
-    code = EXIT_FINDINGS if outcome.results or outcome.written else EXIT_USAGE if outcome.errors else EXIT_CLEAN
-    if fmt in report.DOCUMENT_FORMATS:
-        from oracle_guard.reporting import output
-
-        output.print_document(fmt, outcome.results, outcome.errors, report.taken_notices(), outcome.steps, code, extra)
-    elif fmt == "agent":
-        from oracle_guard.reporting import output
-
-        output.print_agent(outcome.results, outcome.errors, outcome.steps, outcome.written)
-    elif fmt == "github":
-        for _, finding in outcome.results:
-            print(finding.github())
-    else:
-        print_text(outcome.results, outcome.steps)
-    return code
+    return verdict.emit(fmt, outcome.results, outcome.errors, outcome.steps, outcome.written, extra, tail)
 
 
 SUCCESS_FORMATS = ("text", "github")  # json and sarif are one document on stdout; agent says it in its own words
 
 
-def success(fmt: str, quiet: bool, hooks: int, also: Sequence[str] = (), where: str = "") -> None:
-    """The one line that says a clean run was a run (like ruff's "All checks passed!"); -q silences it."""
+def not_run(
+    wanted: Sequence[str], skipped: set[str], planned: Sequence[Plan], opt_in: str, also_ran: Sequence[str] = ()
+) -> list[tuple[str, str]]:
+    """(hook id, why) for each registered hook that did not run on this change; OPT_IN: why an opt-in hook did not."""
+    ran = {p.hook.id for p in planned} | set(also_ran)
+    why_not = []
+    for hook in registry.HOOKS:
+        if hook.id in ran:
+            continue
+        if hook.opt_in:
+            why = opt_in
+        elif hook.id in skipped:
+            why = "--skip"
+        elif hook.id not in wanted:
+            why = "not in --only"
+        elif hook.files:
+            why = "no test file changed"
+        else:
+            why = "nothing to check"
+        why_not.append((hook.id, why))
+    static_only = [p.hook.id for p in planned if p.ctx.option("static_only")]
+    return why_not + [(f"{hook_id}'s pytest run", "--skip") for hook_id in static_only]  # its configuration check ran
+
+
+def success(
+    fmt: str,
+    quiet: bool,
+    hooks: int,
+    also: Sequence[str] = (),
+    where: str = "",
+    skipped: Sequence[tuple[str, str]] = (),
+    tail: str = "",
+) -> None:
+    """The one line that says a clean run was a run (like ruff's "All checks passed!"); -q silences it.
+
+    It names what ran (HOOKS hooks, and ALSO), what did not and why (SKIPPED: hook id, why), and TAIL:
+    what else the run found out (a red base's fate).
+    """
     if quiet or fmt not in SUCCESS_FORMATS:
         return
     ran = [f"{hooks} hook{'s' if hooks != 1 else ''}"] if hooks else []
     what = " and ".join([*ran, *also]) or "no hook had anything to check"
-    print(f"oracle-guard: all checks passed ({what}{where})")
+    by_reason: dict[str, list[str]] = {}
+    for hook_id, why in skipped:
+        by_reason.setdefault(why, []).append(hook_id)
+    if by_reason:
+        told = [f"{_and(ids)} ({why})" for why, ids in by_reason.items()]
+        where += f"; not run: {', '.join(told)}"
+    print(f"oracle-guard: all checks passed ({what}{where}){f'; {tail}' if tail else ''}")
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def merged(first: Outcome, second: Outcome) -> Outcome:
@@ -247,35 +230,3 @@ def merged(first: Outcome, second: Outcome) -> Outcome:
     results = first.results + [(h, f) for h, f in second.results if f not in seen]
     errors = first.errors + [e for e in second.errors if e not in first.errors]
     return Outcome(results, errors, first.written + second.written, {**first.steps, **second.steps})
-
-
-def print_text(results: Sequence[tuple[str, Finding]], steps: dict[Finding, str] | None = None) -> None:
-    """Each finding and its next step, many alike in one file as a group, then a count per code."""
-    groups = Counter((f.path, f.code) for _, f in results)
-    # Tests that vanish or skip together usually share a configuration change (OG85x) found in the same run.
-    causes = [f for _, f in results if f.code.startswith("OG85")]
-    shown: Counter[tuple[str, str]] = Counter()
-    for _, finding in results:
-        key = (finding.path, finding.code)
-        shown[key] += 1
-        if groups[key] < GROUP_AT or shown[key] <= GROUP_SHOWN:
-            print(finding.text())
-            if steps and finding in steps:
-                print(f"    next: {steps[finding]}")
-        elif shown[key] == GROUP_SHOWN + 1:
-            cause = (
-                f"likely one cause, {causes[0].code} at {causes[0].path}:{causes[0].line}"
-                if causes and finding.code in ("OG801", "OG802")
-                else "likely one cause"
-            )
-            # Worded so that no line but a finding's reads `path:...: OGnnn` (tools count those).
-            print(
-                f"{finding.path}: and {groups[key] - GROUP_SHOWN} more {finding.code} like these ({cause}; --format json lists each)"
-            )
-    if results:
-        counts = Counter(f.code for _, f in results)
-        print(
-            f"oracle-guard: {len(results)} finding{'s' if len(results) != 1 else ''} ("
-            + ", ".join(f"{code} x{n}" for code, n in sorted(counts.items()))
-            + ")"
-        )

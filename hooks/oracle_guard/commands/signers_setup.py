@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from typing import NamedTuple
@@ -39,11 +40,17 @@ def _config(name: str) -> str:
 
 
 def setup_command() -> str:
-    """The one command that lets git (and `oracle-guard approve`) sign with an SSH key."""
-    make = "" if os.path.exists(os.path.expanduser(DEFAULT_KEY)) else f"ssh-keygen -t ed25519 -f {DEFAULT_KEY} && "
-    if make and not os.path.isdir(os.path.expanduser("~/.ssh")):
-        make = "mkdir -p ~/.ssh && " + make  # ssh-keygen -f makes no folder
-    return f"{make}git config gpg.format ssh && git config user.signingkey {DEFAULT_KEY}"
+    """The one command that lets git (and `oracle-guard approve`) sign with an SSH key; it never prompts.
+
+    An agent's shell has no terminal: ssh-keygen's passphrase prompt would hang it, so the key gets an empty
+    one (-N "") at a path given (-f), and git is told to sign with it (this repository only).
+    """
+    path = os.path.expanduser(DEFAULT_KEY)
+    quoted = shlex.quote(path)
+    make = "" if os.path.exists(path) else f'ssh-keygen -q -t ed25519 -N "" -C oracle-guard -f {quoted} && '
+    if make and not os.path.isdir(os.path.dirname(path)):
+        make = f"mkdir -p {shlex.quote(os.path.dirname(path))} && " + make  # ssh-keygen -f makes no folder
+    return f"{make}git config gpg.format ssh && git config user.signingkey {quoted}"
 
 
 def public_key(key: str) -> str:

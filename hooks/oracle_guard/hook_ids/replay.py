@@ -24,14 +24,18 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from datetime import datetime, timezone
 
 from oracle_guard import __version__
 from oracle_guard.probes.replay.gate import TIMEOUT_SECONDS, findings_of
 from oracle_guard.repo import changes
+from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
-from oracle_guard.reporting.report import add_format_arg, emit, guarded
+from oracle_guard.reporting import verdict
+from oracle_guard.reporting.report import EXIT_CLEAN, Finding, add_format_arg, guarded, notice
 from oracle_guard.rules import args as hook_args
 from oracle_guard.rules.args import summary
+from oracle_guard.rules.next_steps import next_steps
 
 __all__ = ["build_parser", "findings_of", "main", "replay"]  # findings_of: `check --replay` joins them to its document
 
@@ -74,17 +78,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if not args.mutate:
         return replay(args)
-    # One document either way: the mutation differential's findings (probes/mutation/gate.py) join the replay's.
+    # One verdict either way: the mutation differential's findings (probes/mutation/gate.py) join the replay's.
     from oracle_guard.probes.mutation import gate as mutation_gate  # the engine loads only when asked for
 
-    found = findings_of(args)
-    found += mutation_gate.run(args, changes.resolve(args), args.contract)
-    return emit(found, args.format, hook="oracle-replay")
+    args.red = []
+    found = [("oracle-replay", f) for f in sorted(set(findings_of(args)))]
+    mutated = [("oracle-mutate", f) for f in sorted(set(mutation_gate.run(args, changes.resolve(args), args.contract)))]
+    return _emit(args, found + [r for r in mutated if r[1] not in {f for _, f in found}])
 
 
 def replay(args: argparse.Namespace) -> int:
     """The replay for parsed options, printed in their format; the exit code."""
-    return emit(findings_of(args), args.format, hook="oracle-replay")
+    args.red = []  # what became of the base's red tests: said after the count, or as a notice on success
+    return _emit(args, [("oracle-replay", f) for f in sorted(set(findings_of(args)))])
+
+
+def _emit(args: argparse.Namespace, results: list[tuple[str, Finding]]) -> int:
+    """RESULTS with their next steps, counted in one line (reporting/verdict.py), as `check --replay` prints them."""
+    change_set = changes.resolve(args)
+    # A context for the next steps alone (rules.args.context would redirect the notices already printed).
+    ctx = HookContext(change_set, (), args.contract, datetime.now(timezone.utc), args.format, [])
+    steps = next_steps(ctx, results) if results else {}
+    fates = args.red
+    code = verdict.emit(
+        args.format,
+        results,
+        steps=steps,
+        extra={"red_base": fates[-1].document()} if fates else None,
+        tail=fates[-1].text() if fates else "",
+    )
+    if code == EXIT_CLEAN and fates:  # silent on success like every hook id; what became of the red tests is told
+        notice(f"oracle-replay: {fates[-1].text()}")
+    return code
 
 
 if __name__ == "__main__":

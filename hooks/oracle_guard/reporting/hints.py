@@ -423,7 +423,7 @@ def create_signers(named: str | None) -> str:
     name_it = "" if named else f", `allowed_signers: {where}` in the contract"
     return (
         "no approval verifies without an allowed-signers file at the base: with git signing with an SSH key "
-        "(`git config gpg.format ssh`, `user.signingkey`), `oracle-guard init --force --no-snapshot` adds one; "
+        "(`git config gpg.format ssh`, `user.signingkey`), `oracle-guard init` adds one (run again over its contract); "
         f'or add it by hand (`echo "you@example.com $(cat ~/.ssh/id_ed25519.pub)" >> {where}`{name_it}); '
         "land it on the base branch first, in its own reviewed commit"
     )

@@ -202,6 +202,7 @@ def _replay_guarded(
         if not base.items and base.exit_code not in (0, 1, 2, 5):
             raise UsageError(_not_judged(change_set.base_label, python, base))
         if not the_plan.production:
+            _tell_fate(args, base, base, change_set.base_label)
             found = _red_base(_Context(python, tree, fixed, runs, change_set, the_plan), base, base)
             return _unapproved(change_set, args.contract, found) if found else []
         if new.exit_code not in (0, 1, 2, 5) and passed and not new.items:
@@ -211,6 +212,7 @@ def _replay_guarded(
         where = _production_file(the_plan)
         tampering, new = _soundness(python, trees, [*fixed, *main_args], runs, base, new, where, change_set.base_label)
         new, examples = _base_examples(_Context(python, tree, fixed, runs, change_set, the_plan), base, new)
+        _tell_fate(args, base, new, change_set.base_label)
         cut_short = new.finished is None or bool(set(new.collected) - set(new.items))
         counted = frozenset(unstable_ids.counted_at_base(change_set, args.contract))
         findings: list[tuple[str, Finding]] = []
@@ -277,6 +279,14 @@ def _replay_guarded(
         if cache is not None:
             cache.close()
         tree.cleanup()
+
+
+def _tell_fate(args: argparse.Namespace, base: ledger.Result, new: ledger.Result, base_label: str) -> None:
+    """Record what became of the base's red tests in ``args.red``, a list when the caller wants it (its last line)."""
+    told = getattr(args, "red", None)
+    found = red.fate(base, new, base_label)
+    if told is not None and found is not None:
+        told.append(found)
 
 
 def _early_flips(

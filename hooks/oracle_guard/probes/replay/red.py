@@ -180,3 +180,50 @@ def notice_text(open_ids: list[str], base_label: str) -> str:
 
 def exists_in(tree: str) -> Callable[[str], bool]:
     return lambda path: os.path.isfile(os.path.join(tree, path))
+
+
+class Fate(NamedTuple):
+    """What became of the base's red tests: the line a replay ends with, and its JSON (docs/output.md)."""
+
+    base_label: str
+    red: int  # base tests that failed or errored at the base
+    now_pass: int  # of them, those whose base version passes against the new code
+    still_red: int  # of them, those whose base version still fails, errors or does not collect
+    modules: int = 0  # base test modules that did not collect at the base
+    modules_still: int = 0  # of them, those that still do not collect against the new code
+
+    def text(self) -> str:
+        told = (
+            f"{self.now_pass} of {self.red} test{'s' if self.red != 1 else ''} red at {self.base_label} now pass;"
+            f" {self.still_red} still red"
+        )
+        others = self.red - self.now_pass - self.still_red
+        if others:
+            told += f"; {others} now skip{'s' if others == 1 else ''} or xfail{'s' if others == 1 else ''}"
+        if self.modules:
+            told += (
+                f"; {self.modules} test module{'s' if self.modules != 1 else ''} that did not collect at"
+                f" {self.base_label}: {self.modules_still} still do{'es' if self.modules_still == 1 else ''} not"
+            )
+        return told
+
+    def document(self) -> dict[str, object]:
+        return {
+            "base": self.base_label,
+            "red": self.red,
+            "now_pass": self.now_pass,
+            "still_red": self.still_red,
+            "modules": self.modules,
+            "modules_still": self.modules_still,
+            "text": self.text(),
+        }
+
+
+def fate(base: ledger.Result, new: ledger.Result, base_label: str) -> Fate | None:
+    """What became of the base's red tests against the new code (judged on the base's versions); None: none was red."""
+    red = [node for node, o in base.items.items() if o.outcome in RED]
+    if not red and not base.errors:
+        return None
+    now_pass = sum(1 for n in red if (after := new.items.get(n)) is not None and after.outcome in ("passed", "xpassed"))
+    still = still_red(base, new)
+    return Fate(base_label, len(red), now_pass, len(still.tests), len(base.errors), len(still.modules))

@@ -1,0 +1,57 @@
+"""`oracle-guard init`'s one run of the suite: the tests that fail at adoption are named, as the task.
+
+Agents start on a red base (a stub, a bug report turned into a failing test).  init says how many tests
+fail there and that they are the task: a change must make them pass as they are (`check --replay` judges
+their base versions and ends with what became of them), never rewrite, skip or delete them.  The run is
+pytest in the work tree, as the user runs it; what cannot run is said in one line, never fatal to init.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+
+from oracle_guard.repo.interpreters import candidate_interpreters
+
+TIMEOUT_SECONDS = 900
+# pytest's -rfE short summary: one line per failed or erroring test (or module that does not collect).
+_RED_LINE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
+_COUNTS = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
+ARGS = ("-m", "pytest", "-q", "-rfE", "--continue-on-collection-errors", "-p", "no:cacheprovider")
+
+
+def red_tests(python: str | None) -> str:
+    """One line (or two) for init's report: how many tests fail here, and that they are the task."""
+    if python is None:
+        found = candidate_interpreters(None, dict(os.environ))
+        if not found:
+            return "not run: the suite (found no Python interpreter for this project)"
+        python = found[0][0]
+    try:
+        proc = subprocess.run(
+            (python, *ARGS),
+            capture_output=True,
+            text=True,
+            errors="replace",
+            stdin=subprocess.DEVNULL,
+            timeout=TIMEOUT_SECONDS,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"not run: the suite with {python} ({exc}); `pytest` says which tests fail, and they are the task"
+    tail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    counts: dict[str, int] = {}
+    for n, what in _COUNTS.findall(tail):
+        counts[what.rstrip("s") if what.startswith("error") else what] = int(n)
+    red = sorted(set(_RED_LINE.findall(proc.stdout)))
+    if proc.returncode not in (0, 1, 5) or (proc.returncode == 1 and not red):
+        return f"not run: the suite with {python} (pytest exited {proc.returncode}: {tail or 'no output'})"
+    total = sum(counts.values())
+    if not red:
+        return f"ran the suite with {python}: {tail or 'no tests ran'}; no test fails at adoption"
+    shown = ", ".join(red[:3]) + (f" and {len(red) - 3} more" if len(red) > 3 else "")
+    return (
+        f"the base is red: {len(red)} of {total} test{'s' if total != 1 else ''} fail here ({shown}; {tail}): they are"
+        " the task. A change must make them pass as they are, not rewrite, skip or delete them: `oracle-guard check"
+        " --replay` judges their base versions and ends with how many now pass"
+    )
