@@ -36,6 +36,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import IO
 
+from oracle_guard.repo import confine
 from oracle_guard.reporting.report import UsageError
 
 TRUSTED = "base"
@@ -307,11 +308,14 @@ def trust_tree(tree: str) -> None:
 
 
 def env_for(side: str, env: dict[str, str], tag: str) -> tuple[dict[str, str], str | None]:
-    """ENV for a run of SIDE: an untrusted one writes no bytecode; a base one reports its imports (the path)."""
+    """ENV for a run of SIDE: an unconfined untrusted one writes no bytecode; a base one reports its imports.
+
+    A confined run (repo/confine) writes bytecode as a plain run does: only into its own tree.
+    """
     if _current is None:
         return env, None
     if side != TRUSTED:
-        return {**env, "PYTHONDONTWRITEBYTECODE": "1"}, None
+        return (env, None) if confine.ground().abi else ({**env, "PYTHONDONTWRITEBYTECODE": "1"}, None)
     report = _current.report_path(tag)
     with contextlib.suppress(OSError):
         os.unlink(report)
@@ -328,7 +332,8 @@ class Process:
 
     ``wait``/``done`` end it normally (a change where the base reads is exit 2 from there); ``kill`` ends it
     early and quietly by default, as the caller is failing already.  REPORT: where a base run writes
-    the module files it imported (``env_for``), read when it ends.
+    the module files it imported (``env_for``), read when it ends.  An untrusted side runs confined
+    (repo/confine) where the system allows: it may write CWD, its tree, and the result files WRITES only.
     """
 
     def __init__(
@@ -340,10 +345,15 @@ class Process:
         side: str,
         stdin: int = subprocess.DEVNULL,
         report: str | None = None,
+        writes: Sequence[str] = (),
+        folders: Sequence[str] = (),
     ) -> None:
         self.side, self.report = side, report
+        self.jail = confine.Jail(cwd, folders, writes) if side != TRUSTED else None
         before(side)
         try:
+            if self.jail is not None:
+                cmd, env = self.jail.command(cmd, env)
             self.proc = subprocess.Popen(
                 list(cmd),
                 cwd=cwd,
@@ -355,8 +365,13 @@ class Process:
             )
         except OSError:
             self.side = ""
+            self._release()
             after(side)
             raise
+
+    def _release(self) -> None:
+        if self.jail is not None:
+            self.jail.close()
 
     def wait(self, deadline: float) -> int:
         try:
@@ -374,7 +389,10 @@ class Process:
             self.report = None
         if self.side:
             side, self.side = self.side, ""
-            after(side, self.proc.pid)
+            try:
+                after(side, self.proc.pid)
+            finally:
+                self._release()
 
     def kill(self, quiet: bool = True) -> None:
         if self.proc.poll() is None:
@@ -392,3 +410,4 @@ class Process:
             side, self.side = self.side, ""
             with contextlib.suppress(UsageError):
                 after(side, self.proc.pid)
+        self._release()

@@ -80,7 +80,7 @@ class _Pytest:
         self.no_pytest = _replay_plugin.NO_PYTEST_EXIT
         with open(self.log_path, "wb") as log:
             try:
-                self.process = barrier.Process(cmd, tree, env, log, side, report=self.imports)
+                self.process = barrier.Process(cmd, tree, env, log, side, report=self.imports, writes=[self.out_path])
             except OSError as exc:
                 raise UsageError(f"cannot run {python}: {exc.strerror or exc}") from None
 
