@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable
 
 from oracle_guard.commands import runner
 from oracle_guard.hook_ids import registry
-from oracle_guard.repo import changes
+from oracle_guard.repo import changes, confine
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
 from oracle_guard.reporting import report
@@ -82,7 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook_args.add_mutate(parser)
     hook_args.add_workers(parser)
     hook_args.add_shard(parser)
+    hook_args.add_require_confinement(parser)
     args = parser.parse_args(argv)
+    hook_args.require_confinement(args)
     args.shard_mutate = args.mutate
     if args.shard:
         if not args.replay or args.format != "json":
@@ -120,11 +122,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.mutate and base.format in ONE_VERDICT:  # so do the mutation differential's
         outcome = runner.merged(outcome, _mutated(args, base, change_set))
     printed = wanted or base.format in ONE_VERDICT or not (replay or args.mutate)
-    extra = None
+    extra: dict[str, object] = {"ground": confine.said()} if confine.said() else {}
     if args.shard:
         from oracle_guard.commands import shards  # a shard's document only: no cost to every commit
 
-        extra = {"shard": shards.record(args, change_set, seen)}
+        extra["shard"] = shards.record(args, change_set, seen)
     code = runner.emit(base.format, outcome, extra) if printed else EXIT_CLEAN
     if replay and base.format not in ONE_VERDICT:  # lines, not a document: the replay's follow the hooks'
         from oracle_guard.hook_ids import replay as replay_hook
@@ -146,7 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = combined(code, mutated)
     if code == EXIT_CLEAN:
         also = [what for what, ran in (("the replay", replay), ("the mutation differential", args.mutate)) if ran]
-        runner.success(base.format, args.quiet, len(planned), also, f" against {change_set.base_label}")
+        # Which ground the change's code ran on, when it ran: confined, or the barrier only (repo/confine).
+        ground = f"; the change's code ran {confine.said()}" if confine.said() else ""
+        runner.success(base.format, args.quiet, len(planned), also, f" against {change_set.base_label}{ground}")
     return code
 
 

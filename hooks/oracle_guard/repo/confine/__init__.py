@@ -49,6 +49,12 @@ def ground() -> Ground:
     return Ground(_abi[0]) if _abi[0] else Ground(0, "this system has no Landlock")
 
 
+def begin() -> None:
+    """A command starts: nothing said or required yet (commands run in one process one after another in tests)."""
+    _required.clear()
+    _said.clear()
+
+
 def require(option: str = "--require-confinement") -> None:
     """From now on an unconfined run of the change's code is exit 2; at once when the ground is unconfined."""
     _required.append(option)
