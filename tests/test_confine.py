@@ -26,7 +26,7 @@ import pytest
 
 from oracle_guard.commands import check
 from oracle_guard.hook_ids import replay as replay_hook
-from oracle_guard.repo import confine
+from oracle_guard.repo.confine import jail as confine
 from oracle_guard.repo.confine import landlock
 from oracle_guard.reporting.report import UsageError
 from tests.helpers import Repo

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Callable
 
 from oracle_guard.commands import runner
 from oracle_guard.hook_ids import registry
-from oracle_guard.repo import changes, confine
+from oracle_guard.repo import changes
+from oracle_guard.repo.confine import jail
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
 from oracle_guard.reporting import report
@@ -122,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.mutate and base.format in ONE_VERDICT:  # so do the mutation differential's
         outcome = runner.merged(outcome, _mutated(args, base, change_set))
     printed = wanted or base.format in ONE_VERDICT or not (replay or args.mutate)
-    extra: dict[str, object] = {"ground": confine.said()} if confine.said() else {}
+    extra: dict[str, object] = {"ground": jail.said()} if jail.said() else {}
     if args.shard:
         from oracle_guard.commands import shards  # a shard's document only: no cost to every commit
 
@@ -149,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code == EXIT_CLEAN:
         also = [what for what, ran in (("the replay", replay), ("the mutation differential", args.mutate)) if ran]
         # Which ground the change's code ran on, when it ran: confined, or the barrier only (repo/confine).
-        ground = f"; the change's code ran {confine.said()}" if confine.said() else ""
+        ground = f"; the change's code ran {jail.said()}" if jail.said() else ""
         runner.success(base.format, args.quiet, len(planned), also, f" against {change_set.base_label}{ground}")
     return code
 

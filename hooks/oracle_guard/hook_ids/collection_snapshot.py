@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Callable
 from oracle_guard.contract.snapshot import WEAKER, format_snapshot, parse_snapshot, recorded_errors
 from oracle_guard.pytest_side import pytest_config
 from oracle_guard.pytest_side.partial_collection import PYTEST_CONFIGS, relevant
-from oracle_guard.repo import changes, confine, git
+from oracle_guard.repo import changes, git
+from oracle_guard.repo.confine import jail
 from oracle_guard.repo.paths import DEFAULT_CONTRACT, PYTHON_SUFFIXES
 from oracle_guard.reporting.report import Finding, UsageError, guarded, notice, say
 from oracle_guard.rules import args as hook_args
@@ -99,7 +100,7 @@ class _Run:
         self.args = ["--collect-only", "-q", "-p", "no:cacheprovider", *NO_RANDOM_ORDER]
         self.sidecar = ""  # what the partial run's watcher wrote beside the output
         self.done = False
-        self.jails: list[confine.Jail] = []  # each start's private temporary folder, removed with the output
+        self.jails: list[jail.Jail] = []  # each start's private temporary folder, removed with the output
         self.proc = self._start(self.args)
 
     def _start(self, args: list[str]) -> subprocess.Popen[bytes]:
@@ -107,9 +108,9 @@ class _Run:
 
         code = partial_collection.RUNNER if self.warm else self.runner.RUNNER
         cmd = [self.python, "-c", code, os.path.abspath(self.runner.__file__), self.out_path, *args]
-        jail = confine.Jail(self.out_dir, quiet=True)
+        confined = jail.Jail(self.out_dir, quiet=True)
         try:
-            started, env = jail.command(cmd, _child_env(self.python))
+            started, env = confined.command(cmd, _child_env(self.python))
             proc = subprocess.Popen(
                 started,
                 stdin=subprocess.PIPE if self.warm else None,
@@ -118,10 +119,10 @@ class _Run:
                 env=env,
             )
         except OSError as exc:
-            jail.close()
+            confined.close()
             self._clean()
             raise UsageError(f"cannot run {self.python}: {exc.strerror or exc}") from None
-        self.jails.append(jail)
+        self.jails.append(confined)
         if self.paths is not None and self.warm:
             self._send(proc, self.paths)
         return proc
@@ -176,8 +177,8 @@ class _Run:
             self._clean()
 
     def _clean(self) -> None:
-        for jail in self.jails:
-            jail.close()
+        for confined in self.jails:
+            confined.close()
         shutil.rmtree(self.out_dir, ignore_errors=True)
 
     def abandon(self) -> None:

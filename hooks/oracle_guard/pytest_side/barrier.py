@@ -36,7 +36,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import IO
 
-from oracle_guard.repo import confine
+from oracle_guard.repo.confine import jail
 from oracle_guard.reporting.report import UsageError
 
 TRUSTED = "base"
@@ -315,7 +315,7 @@ def env_for(side: str, env: dict[str, str], tag: str) -> tuple[dict[str, str], s
     if _current is None:
         return env, None
     if side != TRUSTED:
-        return (env, None) if confine.ground().abi else ({**env, "PYTHONDONTWRITEBYTECODE": "1"}, None)
+        return (env, None) if jail.ground().abi else ({**env, "PYTHONDONTWRITEBYTECODE": "1"}, None)
     report = _current.report_path(tag)
     with contextlib.suppress(OSError):
         os.unlink(report)
@@ -349,11 +349,11 @@ class Process:
         folders: Sequence[str] = (),
     ) -> None:
         self.side, self.report = side, report
-        self.jail = confine.Jail(cwd, folders, writes) if side != TRUSTED else None
+        self.confined = jail.Jail(cwd, folders, writes) if side != TRUSTED else None
         before(side)
         try:
-            if self.jail is not None:
-                cmd, env = self.jail.command(cmd, env)
+            if self.confined is not None:
+                cmd, env = self.confined.command(cmd, env)
             self.proc = subprocess.Popen(
                 list(cmd),
                 cwd=cwd,
@@ -370,8 +370,8 @@ class Process:
             raise
 
     def _release(self) -> None:
-        if self.jail is not None:
-            self.jail.close()
+        if self.confined is not None:
+            self.confined.close()
 
     def wait(self, deadline: float) -> int:
         try:

@@ -25,7 +25,8 @@ import tempfile
 from collections.abc import Iterable
 
 from oracle_guard.pytest_side import generated, pytest_config
-from oracle_guard.repo import changes, confine, git
+from oracle_guard.repo import changes, git
+from oracle_guard.repo.confine import jail
 from oracle_guard.repo.paths import TEST_FILES
 from oracle_guard.reporting.report import UsageError
 
@@ -297,7 +298,7 @@ def scratch_home(environ: dict[str, str] | None = None) -> str:
     if chosen:
         return chosen
     shm = "/dev/shm"
-    if confine.ground().abi:
+    if jail.ground().abi:
         return tempfile.gettempdir()
     try:
         if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) and not _noexec(shm):

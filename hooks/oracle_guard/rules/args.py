@@ -139,11 +139,11 @@ def add_require_confinement(parser: argparse.ArgumentParser) -> None:
 
 def require_confinement(args: argparse.Namespace) -> None:
     """A command's start: with --require-confinement, exit 2 now when the change's code cannot run confined."""
-    from oracle_guard.repo import confine
+    from oracle_guard.repo.confine import jail
 
-    confine.begin()
+    jail.begin()
     if getattr(args, "require_confinement", False):
-        confine.require()
+        jail.require()
 
 
 def add_mutate(parser: argparse.ArgumentParser) -> None:
