@@ -311,11 +311,9 @@ def test_serves_on_localhost():
     assert socket.create_connection(server.getsockname()).recv(2) == b"ok"
 
 
-def test_uses_pytests_cache(request):
-    cache = getattr(request.config, "cache", None)
-    if cache is not None:
-        cache.set("shop/seen", [1])
-        assert cache.get("shop/seen", None) == [1]
+def test_uses_pytests_cache(cache):
+    cache.set("shop/seen", [1])
+    assert cache.get("shop/seen", None) == [1]
 """
 
 
@@ -331,6 +329,8 @@ def test_an_honest_suite_passes_and_the_output_says_its_ground(
         {**TOUCHED, "src/shop/__init__.py": HONEST["refactor"], "tests/test_io.py": HONEST_SUITE + "\n# touched\n"},
     )
     got = repo.hook(check.main, *CHECK)
+    if confined:  # every test ran and passed on both sides, the cache's too (unconfined it is off: red on both)
+        assert "passed at HEAD" in got.err and " failed at HEAD" not in got.err, got.err
     ground = (
         f"confined (Landlock ABI {landlock.abi()})" if confined else f"unconfined: barrier only ({confine.SWITCH}=0)"
     )
