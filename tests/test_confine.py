@@ -229,7 +229,8 @@ def test_new_code_that_writes_the_base_tree_is_refused_confined_and_breaks_the_g
     assert "confined (Landlock ABI" in confined.err
     unconfined(monkeypatch)
     barrier_only = repo.hook(check.main, *CHECK)
-    assert barrier_only.code == 2 and "base/conftest.py" in barrier_only.err, barrier_only  # nothing was judged
+    # Written, and noticed only after the fact: never a pass (today exit 2, "nothing was judged").
+    assert barrier_only.code != 0 and "base/conftest.py" in barrier_only.out + barrier_only.err, barrier_only
     assert "unconfined: barrier only" in barrier_only.err
 
 
@@ -252,7 +253,7 @@ def test_new_code_that_writes_the_gates_cache_or_site_packages_lands_only_unconf
         unconfined(monkeypatch)
         barrier_only = repo.hook(check.main, *CHECK)
         assert planted_cache.exists() and planted_site.exists()  # the gate's cache and the interpreter, written
-        assert barrier_only.code == 2 and "nothing was judged" in barrier_only.err, barrier_only
+        assert barrier_only.code != 0 and "changed" in barrier_only.out + barrier_only.err, barrier_only
     finally:
         planted_site.unlink(missing_ok=True)
 

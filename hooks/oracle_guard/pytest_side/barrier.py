@@ -15,8 +15,11 @@ then agree with whatever the new code does.  Three rules keep the base side the 
   (inode, size, mtime and ctime: ctime cannot be set back by a user): the base tree, the scratch
   folder beside it, the replay's own inputs, the interpreter's path folders and every module file
   the base's runs imported.  When the phase ends, a difference is the new code writing where the
-  base reads: exit 2, nothing judged.  Untrusted processes run with ``PYTHONDONTWRITEBYTECODE`` so
-  that an honest run writes no bytecode outside its own tree.
+  base reads: exit 2, nothing judged.  Unconfined, untrusted processes run with ``PYTHONDONTWRITEBYTECODE``
+  so that an honest run writes no bytecode outside its own tree.
+
+Where the system allows, the untrusted processes also run confined (repo/confine): they cannot write
+outside their own tree at all, and the rules above are the second wall.
 
 Without a current barrier (``guarding``) every call here does nothing: the hooks and other
 commands run no untrusted process.
@@ -333,7 +336,7 @@ class Process:
     ``wait``/``done`` end it normally (a change where the base reads is exit 2 from there); ``kill`` ends it
     early and quietly by default, as the caller is failing already.  REPORT: where a base run writes
     the module files it imported (``env_for``), read when it ends.  An untrusted side runs confined
-    (repo/confine) where the system allows: it may write CWD, its tree, and the result files WRITES only.
+    (repo/confine) where the system allows: it may write its tree (CWD) and the result files WRITES only.
     """
 
     def __init__(
@@ -346,10 +349,9 @@ class Process:
         stdin: int = subprocess.DEVNULL,
         report: str | None = None,
         writes: Sequence[str] = (),
-        folders: Sequence[str] = (),
     ) -> None:
         self.side, self.report = side, report
-        self.confined = jail.Jail(cwd, folders, writes) if side != TRUSTED else None
+        self.confined = jail.Jail(cwd, files=writes) if side != TRUSTED else None
         before(side)
         try:
             if self.confined is not None:
