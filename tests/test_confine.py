@@ -351,3 +351,24 @@ def test_require_confinement_is_exit_2_only_where_there_is_none(repo: Repo, monk
     for main, argv in ((check.main, CHECK), (replay_hook.main, ("--base", "HEAD"))):
         got = repo.hook(main, *argv, "--require-confinement")
         assert got.code == 2 and "--require-confinement: the change's code cannot be confined here" in got.err, got
+
+
+@pytest.mark.slow
+def test_the_hooks_collection_runs_the_changes_conftest_confined(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from oracle_guard.hook_ids import collection_snapshot
+    from tests.test_collection_snapshot import BASELINE, PY, SNAP, TEST_A, TEST_B, format_snapshot
+
+    repo.write("tests/test_a.py", TEST_A, dedent=False)
+    repo.write("tests/test_b.py", TEST_B, dedent=False)
+    repo.write(SNAP, format_snapshot(BASELINE))
+    repo.commit("baseline")
+    planted = tmp_path / "planted-by-collection"
+    plant = f"try:\n    open({str(planted)!r}, 'w').write('x')\nexcept OSError:\n    pass\n"
+    repo.write("tests/conftest.py", plant, dedent=False)
+    assert repo.staged_hook(collection_snapshot.main, *PY).code == 0
+    assert not planted.exists()  # confined: the conftest could not write outside the collection's folder
+    unconfined(monkeypatch)
+    assert repo.staged_hook(collection_snapshot.main, *PY).code == 0
+    assert planted.exists()  # the same collection unconfined: the write lands
