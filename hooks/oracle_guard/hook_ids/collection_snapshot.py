@@ -113,7 +113,7 @@ class _Run:
             started, env = confined.command(cmd, _child_env(self.python))
             proc = subprocess.Popen(
                 started,
-                stdin=subprocess.PIPE if self.warm else None,
+                stdin=subprocess.PIPE if self.warm else subprocess.DEVNULL,  # never the user's terminal
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env=env,
