@@ -92,6 +92,7 @@ def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("ORACLE_GUARD_CACHE", "off")
     monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+    monkeypatch.setenv("ORACLE_GUARD_CONFINE", "0")  # the barrier alone; tests/test_confine.py runs these confined
 
 
 def _cheat(extra: str) -> str:

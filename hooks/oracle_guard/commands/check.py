@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from oracle_guard.commands import runner
 from oracle_guard.hook_ids import registry
 from oracle_guard.repo import changes
+from oracle_guard.repo.confine import jail
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES, TEST_FILES
 from oracle_guard.reporting import report
@@ -80,7 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook_args.add_mutate(parser)
     hook_args.add_workers(parser)
     hook_args.add_shard(parser)
+    hook_args.add_require_confinement(parser)
     args = parser.parse_args(argv)
+    hook_args.require_confinement(args)
     args.shard_mutate = args.mutate
     if args.shard:
         if not args.replay or args.format != "json":
@@ -119,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcome = runner.merged(outcome, _replayed(args, base, seen, fates))
     if args.mutate:
         outcome = runner.merged(outcome, _mutated(args, base, change_set))
-    extra: dict[str, object] = {}
+    extra: dict[str, object] = {"ground": jail.said()} if jail.said() else {}
     if args.shard:
         from oracle_guard.commands import shards  # a shard's document only: no cost to every commit
 
@@ -131,7 +134,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code == EXIT_CLEAN:
         also = [what for what, ran in (("the replay", replay), ("the mutation differential", args.mutate)) if ran]
         why_not = runner.not_run(wanted, skipped, planned, "opt-in: --replay", [REPLAY] if replay else [])
-        runner.success(base.format, args.quiet, len(planned), also, f" against {change_set.base_label}", why_not, tail)
+        # Which ground the change's code ran on, when it ran: confined, or the barrier only (repo/confine).
+        ground = f"; the change's code ran {jail.said()}" if jail.said() else ""
+        runner.success(
+            base.format, args.quiet, len(planned), also, f" against {change_set.base_label}{ground}", why_not, tail
+        )
     return code
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -35,6 +36,7 @@ from oracle_guard.contract.snapshot import WEAKER, format_snapshot, parse_snapsh
 from oracle_guard.pytest_side import base_collection, pytest_config
 from oracle_guard.pytest_side.partial_collection import PYTEST_CONFIGS, relevant
 from oracle_guard.repo import changes, git
+from oracle_guard.repo.confine import jail
 from oracle_guard.repo.paths import DEFAULT_CONTRACT, PYTHON_SUFFIXES
 from oracle_guard.reporting.report import Finding, UsageError, guarded, notice, say
 from oracle_guard.rules import args as hook_args
@@ -91,11 +93,14 @@ class _Run:
         # warm: the partial run's watcher; send() names what to collect (oracle_guard/pytest_side/partial_collection.py)
         self.warm = warm
         self.paths: list[str] | None = None if warm else []  # what to collect; empty: all the configuration names
-        fd, self.out_path = tempfile.mkstemp(prefix="oracle-guard-collect-", suffix=".txt")
-        os.close(fd)
+        # A folder of its own: the collection runs the change's code, confined to writing there (repo/confine).
+        self.out_dir = tempfile.mkdtemp(prefix="oracle-guard-collect-")
+        self.out_path = os.path.join(self.out_dir, "collected.txt")
+        open(self.out_path, "wb").close()
         self.args = ["--collect-only", "-q", "-p", "no:cacheprovider", *NO_RANDOM_ORDER]
         self.sidecar = ""  # what the partial run's watcher wrote beside the output
         self.done = False
+        self.jails: list[jail.Jail] = []  # each start's private temporary folder, removed with the output
         self.proc = self._start(self.args)
 
     def _start(self, args: list[str]) -> subprocess.Popen[bytes]:
@@ -103,17 +108,21 @@ class _Run:
 
         code = partial_collection.RUNNER if self.warm else self.runner.RUNNER
         cmd = [self.python, "-c", code, os.path.abspath(self.runner.__file__), self.out_path, *args]
+        confined = jail.Jail(self.out_dir, quiet=True)
         try:
+            started, env = confined.command(cmd, _child_env(self.python))
             proc = subprocess.Popen(
-                cmd,
-                stdin=subprocess.PIPE if self.warm else None,
+                started,
+                stdin=subprocess.PIPE if self.warm else subprocess.DEVNULL,  # never the user's terminal
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=_child_env(self.python),
+                env=env,
             )
         except OSError as exc:
-            os.unlink(self.out_path)
+            confined.close()
+            self._clean()
             raise UsageError(f"cannot run {self.python}: {exc.strerror or exc}") from None
+        self.jails.append(confined)
         if self.paths is not None and self.warm:
             self._send(proc, self.paths)
         return proc
@@ -168,9 +177,9 @@ class _Run:
             self._clean()
 
     def _clean(self) -> None:
-        for path in (self.out_path, self.out_path + ".whole"):
-            if os.path.exists(path):
-                os.unlink(path)
+        for confined in self.jails:
+            confined.close()
+        shutil.rmtree(self.out_dir, ignore_errors=True)
 
     def abandon(self) -> None:
         if self.done:

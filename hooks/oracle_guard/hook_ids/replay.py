@@ -69,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     hook_args.add_workers(parser)
     add_format_arg(parser)
     hook_args.add_mutate(parser)
+    hook_args.add_require_confinement(parser)
     parser.add_argument("--version", action="version", version=f"%(prog)s (oracle-guard) {__version__}")
     return parser
 
@@ -76,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    hook_args.require_confinement(args)
     if not args.mutate:
         return replay(args)
     # One verdict either way: the mutation differential's findings (probes/mutation/gate.py) join the replay's.

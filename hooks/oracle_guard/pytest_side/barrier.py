@@ -15,8 +15,11 @@ then agree with whatever the new code does.  Three rules keep the base side the 
   (inode, size, mtime and ctime: ctime cannot be set back by a user): the base tree, the scratch
   folder beside it, the replay's own inputs, the interpreter's path folders and every module file
   the base's runs imported.  When the phase ends, a difference is the new code writing where the
-  base reads: exit 2, nothing judged.  Untrusted processes run with ``PYTHONDONTWRITEBYTECODE`` so
-  that an honest run writes no bytecode outside its own tree.
+  base reads: exit 2, nothing judged.  Unconfined, untrusted processes run with ``PYTHONDONTWRITEBYTECODE``
+  so that an honest run writes no bytecode outside its own tree.
+
+Where the system allows, the untrusted processes also run confined (repo/confine): they cannot write
+outside their own tree at all, and the rules above are the second wall.
 
 Without a current barrier (``guarding``) every call here does nothing: the hooks and other
 commands run no untrusted process.
@@ -36,6 +39,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import IO
 
+from oracle_guard.repo.confine import jail
 from oracle_guard.reporting.report import UsageError
 
 TRUSTED = "base"
@@ -307,11 +311,14 @@ def trust_tree(tree: str) -> None:
 
 
 def env_for(side: str, env: dict[str, str], tag: str) -> tuple[dict[str, str], str | None]:
-    """ENV for a run of SIDE: an untrusted one writes no bytecode; a base one reports its imports (the path)."""
+    """ENV for a run of SIDE: an unconfined untrusted one writes no bytecode; a base one reports its imports.
+
+    A confined run (repo/confine) writes bytecode as a plain run does: only into its own tree.
+    """
     if _current is None:
         return env, None
     if side != TRUSTED:
-        return {**env, "PYTHONDONTWRITEBYTECODE": "1"}, None
+        return (env, None) if jail.ground().abi else ({**env, "PYTHONDONTWRITEBYTECODE": "1"}, None)
     report = _current.report_path(tag)
     with contextlib.suppress(OSError):
         os.unlink(report)
@@ -328,7 +335,8 @@ class Process:
 
     ``wait``/``done`` end it normally (a change where the base reads is exit 2 from there); ``kill`` ends it
     early and quietly by default, as the caller is failing already.  REPORT: where a base run writes
-    the module files it imported (``env_for``), read when it ends.
+    the module files it imported (``env_for``), read when it ends.  An untrusted side runs confined
+    (repo/confine) where the system allows: it may write its tree (CWD) and the result files WRITES only.
     """
 
     def __init__(
@@ -340,10 +348,14 @@ class Process:
         side: str,
         stdin: int = subprocess.DEVNULL,
         report: str | None = None,
+        writes: Sequence[str] = (),
     ) -> None:
         self.side, self.report = side, report
+        self.confined = jail.Jail(cwd, files=writes) if side != TRUSTED else None
         before(side)
         try:
+            if self.confined is not None:
+                cmd, env = self.confined.command(cmd, env)
             self.proc = subprocess.Popen(
                 list(cmd),
                 cwd=cwd,
@@ -355,8 +367,13 @@ class Process:
             )
         except OSError:
             self.side = ""
+            self._release()
             after(side)
             raise
+
+    def _release(self) -> None:
+        if self.confined is not None:
+            self.confined.close()
 
     def wait(self, deadline: float) -> int:
         try:
@@ -374,7 +391,10 @@ class Process:
             self.report = None
         if self.side:
             side, self.side = self.side, ""
-            after(side, self.proc.pid)
+            try:
+                after(side, self.proc.pid)
+            finally:
+                self._release()
 
     def kill(self, quiet: bool = True) -> None:
         if self.proc.poll() is None:
@@ -392,3 +412,4 @@ class Process:
             side, self.side = self.side, ""
             with contextlib.suppress(UsageError):
                 after(side, self.proc.pid)
+        self._release()

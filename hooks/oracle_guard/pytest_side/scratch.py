@@ -26,6 +26,7 @@ from collections.abc import Iterable
 
 from oracle_guard.pytest_side import generated, pytest_config
 from oracle_guard.repo import changes, git
+from oracle_guard.repo.confine import jail
 from oracle_guard.repo.paths import TEST_FILES
 from oracle_guard.reporting.report import UsageError
 
@@ -288,13 +289,17 @@ def scratch_home(environ: dict[str, str] | None = None) -> str:
 
     Writing thousands of files is what building a tree costs; on a busy disk
     that is ten times slower than memory, so a Linux tmpfs with room to spare
-    (and that allows executing files, as a test may) is preferred.
+    (and that allows executing files, as a test may) is preferred.  Not when the
+    change's code runs confined: it may write /dev/shm (multiprocessing's semaphores
+    live there), so the base's tree must not (repo/confine).
     """
     env = os.environ if environ is None else environ
     chosen = env.get("ORACLE_GUARD_SCRATCH")
     if chosen:
         return chosen
     shm = "/dev/shm"
+    if jail.ground().abi:
+        return tempfile.gettempdir()
     try:
         if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) and not _noexec(shm):
             stat = os.statvfs(shm)

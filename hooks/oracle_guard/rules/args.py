@@ -128,6 +128,24 @@ MUTATE_MAX = 200
 MUTATE_TIMEOUT = 900
 
 
+def add_require_confinement(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--require-confinement",
+        action="store_true",
+        help="exit 2 unless the change's code can run confined (Linux with Landlock); without it, where it"
+        " cannot, the runs stand behind the barrier alone and the output says so",
+    )
+
+
+def require_confinement(args: argparse.Namespace) -> None:
+    """A command's start: with --require-confinement, exit 2 now when the change's code cannot run confined."""
+    from oracle_guard.repo.confine import jail
+
+    jail.begin()
+    if getattr(args, "require_confinement", False):
+        jail.require()
+
+
 def add_mutate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mutate",

@@ -108,7 +108,8 @@ class _Probe:
                     os.unlink(output)
         cmd = [python, "-c", barrier.REPORT_IMPORTS + RUNNER, json.dumps({"plugins": plugins}), *args]
         with open(self.log_path, "wb") as log:
-            self.process = barrier.Process(cmd, tree, env, log, side, report=self.imports)
+            outputs = [o for o in (self.flips_out, self.neighbours_out) if o]
+            self.process = barrier.Process(cmd, tree, env, log, side, report=self.imports, writes=outputs)
 
     def wait(self, deadline: float) -> None:
         self.process.wait(deadline)

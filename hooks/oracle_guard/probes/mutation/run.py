@@ -164,7 +164,7 @@ class Server:
         self._batches = 0
         with open(self.log_path, "wb") as log:
             try:
-                self.process = barrier.Process(cmd, tree, env, log, side, stdin=subprocess.PIPE)
+                self.process = barrier.Process(cmd, tree, env, log, side, stdin=subprocess.PIPE, writes=[self.out_path])
             except OSError as exc:
                 raise UsageError(f"cannot run {python}: {exc.strerror or exc}") from None
         self.proc = self.process.proc

@@ -302,7 +302,7 @@ class Cache:
         if fingerprint is None:
             return None
         self.name = key(self.tree, args, self.python, fingerprint, self.canaries)
-        fixed = [[*replay_run.PYTEST_ARGS, *replay_run.NO_RANDOM_ORDER], list(replay_run.PYTEST_ARGS)]
+        fixed = [[*replay_run.fixed_args(), *replay_run.NO_RANDOM_ORDER], list(replay_run.fixed_args())]
         return read(self.where, self.name, fixed)
 
     def probe_key(self, probe: str, args: Sequence[str], sources: Sequence[str]) -> str | None:
@@ -351,7 +351,7 @@ def main_run(
     """The replay's main run, (python, origin, results, fixed options): from the cache where it holds, else cold."""
     # With no new side (a change to the test side alone) a cached pass could hide an OG907: no cache.
     usable = cache if cache is not None and "new" in trees else None
-    entry = usable.entry_for([*replay_run.PYTEST_ARGS, *replay_run.NO_RANDOM_ORDER, *args]) if usable else None
+    entry = usable.entry_for([*replay_run.fixed_args(), *replay_run.NO_RANDOM_ORDER, *args]) if usable else None
     if usable is None or entry is None:
         python, origin, results, fixed = replay_run.run_somewhere(explicit, trees, args, runs)
         if usable is not None:

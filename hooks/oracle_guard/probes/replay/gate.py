@@ -313,7 +313,7 @@ def _early_flips(
         if not found:
             return None
         python = found[0][0]
-    fixed = [*replay_run.PYTEST_ARGS, *replay_run.NO_RANDOM_ORDER]
+    fixed = [*replay_run.fixed_args(), *replay_run.NO_RANDOM_ORDER]
     trees = tree.build_flips(change_set, the_plan)
     barrier.trust_tree(trees["base"])
     replay_run.seed_hypothesis_cache(list(trees.values()))

@@ -22,6 +22,7 @@ from typing import Protocol
 
 from oracle_guard.probes.replay import ledger
 from oracle_guard.pytest_side import barrier
+from oracle_guard.repo.confine import jail
 from oracle_guard.repo.interpreters import candidate_interpreters, no_pytest, tree_env
 from oracle_guard.reporting.report import UsageError
 
@@ -29,9 +30,9 @@ NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
 # Both sides: no cache (no --lf/--ff state from the user's runs), every module even when one
 # fails to import (an import error must not hide the other tests), no stop at the first
 # failure (`-x` in addopts would leave the later tests unjudged), tracebacks with `E` lines.
+CACHE_OFF = ("-p", "no:cacheprovider")
 PYTEST_ARGS = (
-    "-p",
-    "no:cacheprovider",
+    *CACHE_OFF,
     "-q",
     "--tb=short",
     "--continue-on-collection-errors",
@@ -39,6 +40,15 @@ PYTEST_ARGS = (
     "-o",
     "console_output_style=classic",
 )
+
+
+def fixed_args() -> tuple[str, ...]:
+    """PYTEST_ARGS on this ground: confined runs keep pytest's cache, as a plain run does (issue 39).
+
+    Unconfined, the new code's runs could leave cache state a later run reads, so the cache stays off.
+    Both sides get the same options, so that a test that uses the cache runs alike on both.
+    """
+    return PYTEST_ARGS[len(CACHE_OFF) :] if jail.ground().abi else PYTEST_ARGS
 
 
 def _tail(path: str) -> str:
@@ -80,7 +90,7 @@ class _Pytest:
         self.no_pytest = _replay_plugin.NO_PYTEST_EXIT
         with open(self.log_path, "wb") as log:
             try:
-                self.process = barrier.Process(cmd, tree, env, log, side, report=self.imports)
+                self.process = barrier.Process(cmd, tree, env, log, side, report=self.imports, writes=[self.out_path])
             except OSError as exc:
                 raise UsageError(f"cannot run {python}: {exc.strerror or exc}") from None
 
@@ -269,12 +279,12 @@ def run_somewhere(
         raise UsageError("found no Python interpreter for this project; pass --python PATH")
     tried = []
     for python, origin in candidates:
-        run_args = [*PYTEST_ARGS, *NO_RANDOM_ORDER, *args]
+        run_args = [*fixed_args(), *NO_RANDOM_ORDER, *args]
         results = runs.run(python, trees, run_args, "run")
         codes = {r.exit_code for r in results.values()}
         if 4 in codes and any("random" in r.tail and "unrecognized" in r.tail for r in results.values()):
             # the project's addopts needs a random-order plugin's options: keep the plugin, fixed by its seed option
-            run_args = [*PYTEST_ARGS, *args]
+            run_args = [*fixed_args(), *args]
             results = runs.run(python, trees, run_args, "run")
             codes = {r.exit_code for r in results.values()}
         if any(code == _no_pytest() for code in codes):
