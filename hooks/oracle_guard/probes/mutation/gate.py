@@ -31,9 +31,9 @@ from oracle_guard.probes.mutation import touched
 from oracle_guard.probes.mutation.fresh import FRESH_MAX, FreshSides, fresh_base_side, fresh_new_side
 from oracle_guard.probes.mutation.run import Cover, Server, Verdict
 from oracle_guard.probes.mutation.run import job as _job
-from oracle_guard.pytest_side import barrier, generated, scratch
+from oracle_guard.pytest_side import barrier, generated, ground, scratch
 from oracle_guard.repo import changes, git
-from oracle_guard.repo.interpreters import candidate_interpreters, no_pytest
+from oracle_guard.repo.interpreters import ChosenByChange, candidate_interpreters, no_pytest
 from oracle_guard.reporting.report import Finding, UsageError, notice
 
 CODE = "OG910"
@@ -115,7 +115,11 @@ def run(args: argparse.Namespace, change_set: changes.ChangeSet, contract_path: 
         if the_plan.everything
         else sorted(p for p in change_set.changed_paths if scratch.TEST_MODULE.search(p) and side(p)) or None
     )
+    unsound = ground.before_judging(getattr(args, "python", None))
+    if unsound:
+        return unsound
     sides = _Sides(change_set)
+    where = (new_selection or base_modules or [production[0]])[0]
     try:
         with barrier.guarding(barrier.Barrier(sides.scratch.base, sides.scratch.root, sides.work)):
             return _judge(
@@ -129,6 +133,15 @@ def run(args: argparse.Namespace, change_set: changes.ChangeSet, contract_path: 
                 deadline,
                 the_plan,
             )
+    # What the change's code brought about in the gate's runs is judged against it (pytest_side/ground.py).
+    except ChosenByChange as exc:
+        return [ground.chosen(exc)]
+    except barrier.Breach as exc:
+        return [ground.breach(exc, where)]
+    except barrier.Hung as exc:
+        return [ground.hung(exc, where)]
+    except ground.NotRunHere as exc:
+        return [ground.scratch_only(exc.what, where, exc.exit_code, exc.tail)]
     finally:
         sides.cleanup()
 
@@ -173,7 +186,9 @@ def _judge(
     try:
         base = Server(python, tree.base, production, base_selection, work, "base")
         servers.append(base)
+        timed = time.monotonic()
         base_cover = base.cover(deadline)
+        base_seconds = time.monotonic() - timed
         if base_selection != base_modules and (not base_cover.covered or not base_cover.tests):
             # pytest did not take the touched tests by node id (a class it does not collect, say): the whole modules
             base_selection = base_modules
@@ -214,13 +229,13 @@ def _judge(
         if new_selection is not None and (caught or any(fresh_base)):
             new = Server(python, tree.new, production, new_selection, work, "new", side="new")
             servers.append(new)
-            new_cover = _ran(new.cover(deadline), "the new tests", python)
+            new_cover = _ran(_cover_within(new, deadline, base_seconds), "the new tests", python, new=True)
             candidates = _survivors(new, new_cover, caught, deadline) if caught else []
         if candidates and new_selection != []:
             # The tests the change touched let these live (or none is left): perhaps a test elsewhere catches them.
             new = Server(python, tree.new, production, [], work, "new-all", side="new")
             servers.append(new)
-            new_cover = _ran(new.cover(deadline), "the new suite", python)
+            new_cover = _ran(_cover_within(new, deadline, base_seconds), "the new suite", python, new=True)
             candidates = _survivors(new, new_cover, candidates, deadline)
         still = (
             _survivors(new, new_cover, candidates, deadline)
@@ -398,8 +413,25 @@ def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover
 _UNRUN = Verdict("unrun", "", "")
 
 
-def _ran(cover: Cover, what: str, python: str) -> Cover:
-    """COVER, when pytest got as far as running the tests; a side that cannot be judged stops the check."""
+def _cover_within(server: Server, deadline: float, base_seconds: float) -> Cover:
+    """The new side's first run, stopped at a limit relative to the base's (barrier.HANG_*): OG922 past it."""
+    limit = barrier.HANG_FLOOR + barrier.HANG_FACTOR * base_seconds
+    own = time.monotonic() + limit
+    try:
+        return server.cover(min(deadline, own))
+    except UsageError:
+        if own < deadline:
+            raise barrier.Hung("new", limit, base_seconds) from None
+        raise
+
+
+def _ran(cover: Cover, what: str, python: str, new: bool = False) -> Cover:
+    """COVER, when pytest got as far as running the tests; a side that cannot be judged stops the check.
+
+    NEW: the change's own tests, where the base's ran: judged against the change (OG923), not exit 2.
+    """
+    if not cover.covered and new:
+        raise ground.NotRunHere(what, cover.exit_code, cover.tail)
     if not cover.covered:
         raise UsageError(
             f"{what} do not run in {python} (pytest exited {cover.exit_code}: {cover.tail or 'no output'}); fix the collection error: nothing was judged"
