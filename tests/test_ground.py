@@ -28,10 +28,10 @@ from tests.test_red_base import plain_pytest as plain_pytest_in
 from tests.test_replay_flips import ALWAYS_EQUAL, BASE, REPLAY, SHOP, TOUCHED, plain_pytest, shop
 
 REAL = sys.executable
-# A `python` a change commits: the gate's runs of the new code get the base's code (the tree beside theirs).
+# A `python` a change commits: the gate's runs of the new code run in the base's tree beside theirs.
 SHIM = f"""#!/bin/sh
 base="$(dirname "$PWD")/base"
-if [ -d "$base/src" ]; then PYTHONPATH="$base/src:$PYTHONPATH"; export PYTHONPATH; fi
+if [ -d "$base" ]; then cd "$base"; fi
 exec {REAL} "$@"
 """
 VENV_CFG = f"home = {os.path.dirname(REAL)}\ninclude-system-site-packages = false\n"
