@@ -300,3 +300,61 @@ def test_the_changes_own_tests_that_run_in_the_gates_tree_are_judged_as_usual(re
     got = repo.hook(check.main, "--replay", "--only", "oracle-replay", "--base", "HEAD")
     assert got.code == 0 and got.codes == [], got.said
     assert "still fail against the new code" in got.err
+
+
+HONEST_SUITE = """\
+import http.server
+import os
+import subprocess
+import sys
+import threading
+import urllib.request
+
+from shop import price
+
+
+def test_tmp_path_and_a_reaped_subprocess(tmp_path):
+    (tmp_path / "out.txt").write_text(price(150))
+    done = subprocess.run([sys.executable, "-c", "print('ok')"], capture_output=True, text=True)
+    assert done.stdout.strip() == "ok" and (tmp_path / "out.txt").read_text() == "$1.50"
+
+
+def test_its_own_folder():
+    here = os.path.join(os.path.dirname(__file__), "written.txt")
+    with open(here, "w") as f:
+        f.write(price(150))
+    with open(here) as f:
+        assert f.read() == "$1.50"
+
+
+def test_a_server_on_localhost():
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(price(150).encode())
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.server_port}/") as answer:
+            assert answer.read() == b"$1.50"
+    finally:
+        server.shutdown()
+        server.server_close()
+"""
+
+
+@pytest.mark.slow
+def test_an_honest_suite_that_writes_spawns_and_serves_passes(repo: Repo) -> None:
+    """Writes in tmp_path and its own folder, a subprocess it reaps, a server on localhost: no finding."""
+    refactored = SHOP.replace('return f"${cents / 100:.2f}"', 'dollars = cents / 100\n    return f"${dollars:.2f}"')
+    repo.change(
+        {**BASE, "tests/test_honest.py": HONEST_SUITE},
+        {**TOUCHED, "src/shop/__init__.py": refactored, "tests/test_honest.py": HONEST_SUITE + "\n# touched\n"},
+    )
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert got.code == 0 and got.codes == [], got.said

@@ -240,7 +240,7 @@ def leftovers(roots: Iterable[str]) -> list[tuple[int, str]]:
             found.append((pid, f"runs in {cwd}"))
         elif _inside(exe, roots):
             found.append((pid, f"runs {exe}"))
-        elif any(_inside(os.path.realpath(a), roots) for a in argv if os.path.isabs(a)):
+        elif any(_inside(a, roots) or _inside(os.path.realpath(a), roots) for a in argv if os.path.isabs(a)):
             found.append((pid, f"was started as `{' '.join(argv)[:200]}`"))
     return found
 
