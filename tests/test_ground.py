@@ -358,3 +358,29 @@ def test_an_honest_suite_that_writes_spawns_and_serves_passes(repo: Repo) -> Non
     )
     got = repo.hook(check.main, *REPLAY, "HEAD")
     assert got.code == 0 and got.codes == [], got.said
+
+
+def _wall(tmp_path: Path) -> barrier.Barrier:
+    for name in ("base", "new", "work"):
+        (tmp_path / "scratch" / name).mkdir(parents=True)
+    scratch = tmp_path / "scratch"
+    return barrier.Barrier(str(scratch / "base"), str(scratch), str(scratch / "work"))
+
+
+def test_the_limit_of_the_new_codes_run_is_relative_to_the_base_run_just_before(tmp_path: Path) -> None:
+    wall = _wall(tmp_path)
+    wall.before("base")
+    wall.timed("base", 2.0)
+    wall.after("base")
+    wall.before("new")
+    assert wall.limit() == barrier.HANG_FLOOR + barrier.HANG_FACTOR * 2.0
+    wall.after("new")
+    wall.before("new")  # a run of the new code alone (the doctests, a second run): no base run to measure it by
+    assert wall.limit() is None
+    wall.after("new")
+    wall.before("base")
+    wall.timed("base", None)  # the warm cache's base side: a collection only
+    wall.after("base")
+    wall.before("new")
+    assert wall.limit() is None  # the --timeout budget alone
+    wall.after("new")

@@ -168,6 +168,8 @@ class Barrier:
         self.known_children: set[int] = set()
         self.base_seconds = 0.0  # the longest base-side process of the last base phase
         self._untrusted_since = False  # an untrusted phase ran since: the next base process starts a new phase
+        self._unmeasured = False  # a base process of the last phase did other work (a collection only)
+        self.phase_limit: float | None = None  # the limit of the untrusted phase running now
         self.lock = threading.RLock()  # the mutation probe's fresh runs start from threads
 
     def trust_tree(self, tree: str) -> None:
@@ -253,6 +255,9 @@ class Barrier:
         if not self.untrusted:
             self.known_children = _children() if self.reaps else set()
             self.noted = self._snapshot()
+            # Relative to the base only when the base's same run came just before (in_turn) and was measured.
+            measured = self.base_seconds and not self._untrusted_since and not self._unmeasured
+            self.phase_limit = HANG_FLOOR + HANG_FACTOR * self.base_seconds if measured else None
         self._untrusted_since = True
         self.untrusted += 1
         self.ran_untrusted = True
@@ -292,18 +297,21 @@ class Barrier:
                 with contextlib.suppress(OSError):
                     os.waitpid(pid, 0)
 
-    def timed(self, side: str, seconds: float) -> None:
-        """A base-side process took SECONDS: the measure of the untrusted runs of its phase."""
+    def timed(self, side: str, seconds: float | None) -> None:
+        """A base-side process took SECONDS (None: it did other work than the untrusted runs after it)."""
         if side != TRUSTED:
             return
         with self.lock:
             if self._untrusted_since:
-                self.base_seconds, self._untrusted_since = 0.0, False
-            self.base_seconds = max(self.base_seconds, seconds)
+                self.base_seconds, self._untrusted_since, self._unmeasured = 0.0, False, False
+            if seconds is None:
+                self._unmeasured = True
+            else:
+                self.base_seconds = max(self.base_seconds, seconds)
 
     def limit(self) -> float | None:
         """How long an untrusted process may run: relative to the base's time, or None when none was measured."""
-        return HANG_FLOOR + HANG_FACTOR * self.base_seconds if self.base_seconds else None
+        return self.phase_limit
 
     def _changed(self) -> list[str]:
         now = self._snapshot()
@@ -386,6 +394,7 @@ class Process:
         report: str | None = None,
     ) -> None:
         self.side, self.report = side, report
+        self.collects_only = "--collect-only" in cmd
         before(side)
         try:
             self.proc = subprocess.Popen(
@@ -425,8 +434,8 @@ class Process:
             self.report = None
         if self.side:
             side, self.side = self.side, ""
-            if _current is not None:
-                _current.timed(side, time.monotonic() - self.started)
+            if _current is not None:  # a collection alone is no measure of the run after it (base_cache.py)
+                _current.timed(side, None if self.collects_only else time.monotonic() - self.started)
             after(side, self.proc.pid)
 
     def kill(self, quiet: bool = True) -> None:
