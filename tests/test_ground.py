@@ -251,8 +251,8 @@ SLOWER = UNDER_THE_GATE + SHOP.replace(
 
 @pytest.fixture
 def short_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(barrier, "HANG_FLOOR", 8.0)
-    monkeypatch.setattr(barrier, "HANG_FACTOR", 3.0)
+    monkeypatch.setattr(barrier, "HANG_FLOOR", 30.0)
+    monkeypatch.setattr(barrier, "HANG_FACTOR", 5.0)
 
 
 @pytest.mark.slow
