@@ -384,3 +384,15 @@ def test_the_limit_of_the_new_codes_run_is_relative_to_the_base_run_just_before(
     wall.before("new")
     assert wall.limit() is None  # the --timeout budget alone
     wall.after("new")
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+def test_new_tests_that_hang_only_under_the_mutation_check_are_og922(repo: Repo) -> None:
+    """Before: the new side ran out of --mutate-timeout, exit 2 ("ran out of its time budget")."""
+    from tests.test_mutation import UNKNOWN_TO_STATIC, T, module, mutate
+
+    before, after = UNKNOWN_TO_STATIC["a loop that checks one element"]
+    waits = "\n\n" + UNDER_THE_GATE + "if _GATE:\n    import time\n\n    time.sleep(3600)\n"
+    got = mutate(repo, before, {T: module(after) + waits})
+    assert got.code == 1 and got.codes == ["OG922"], got.said
