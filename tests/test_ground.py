@@ -367,17 +367,22 @@ def _wall(tmp_path: Path) -> barrier.Barrier:
     return barrier.Barrier(str(scratch / "base"), str(scratch), str(scratch / "work"))
 
 
-def test_the_limit_of_the_new_codes_run_is_relative_to_the_base_run_just_before(tmp_path: Path) -> None:
+def test_the_limit_of_the_new_codes_run_is_relative_to_the_same_plans_base_run(tmp_path: Path) -> None:
     wall = _wall(tmp_path)
+    with barrier.guarding(wall):
+        barrier.in_turn(["base", "new"])
     wall.before("base")
     wall.timed("base", 2.0)
     wall.after("base")
     wall.before("new")
     assert wall.limit() == barrier.HANG_FLOOR + barrier.HANG_FACTOR * 2.0
     wall.after("new")
-    wall.before("new")  # a run of the new code alone (the doctests, a second run): no base run to measure it by
+    with barrier.guarding(wall):
+        barrier.in_turn(["new"])  # a run of the new code alone (the doctests, a second run): no base run measures it
+    wall.before("new")
     assert wall.limit() is None
     wall.after("new")
+    wall.plan(["base", "new"])
     wall.before("base")
     wall.timed("base", None)  # the warm cache's base side: a collection only
     wall.after("base")

@@ -166,9 +166,10 @@ class Barrier:
         self.path: set[str] = set()
         self.noted: dict[str, Stat | None] = {}
         self.known_children: set[int] = set()
-        self.base_seconds = 0.0  # the longest base-side process of the last base phase
-        self._untrusted_since = False  # an untrusted phase ran since: the next base process starts a new phase
-        self._unmeasured = False  # a base process of the last phase did other work (a collection only)
+        # One plan (``in_turn``: the same tests on each side): its base side's longest process, the measure
+        # of its untrusted runs; unmeasured when the plan has no base side or its base side only collects.
+        self.base_seconds = 0.0
+        self._unmeasured = True
         self.phase_limit: float | None = None  # the limit of the untrusted phase running now
         self.lock = threading.RLock()  # the mutation probe's fresh runs start from threads
 
@@ -255,10 +256,9 @@ class Barrier:
         if not self.untrusted:
             self.known_children = _children() if self.reaps else set()
             self.noted = self._snapshot()
-            # Relative to the base only when the base's same run came just before (in_turn) and was measured.
-            measured = self.base_seconds and not self._untrusted_since and not self._unmeasured
+            # Relative to the base only when the base side of the same plan ran first and was measured.
+            measured = self.base_seconds and not self._unmeasured
             self.phase_limit = HANG_FLOOR + HANG_FACTOR * self.base_seconds if measured else None
-        self._untrusted_since = True
         self.untrusted += 1
         self.ran_untrusted = True
 
@@ -297,13 +297,16 @@ class Barrier:
                 with contextlib.suppress(OSError):
                     os.waitpid(pid, 0)
 
+    def plan(self, sides: Sequence[str]) -> None:
+        """A new plan of runs: measured by its base side, when it has one."""
+        with self.lock:
+            self.base_seconds, self._unmeasured = 0.0, TRUSTED not in sides
+
     def timed(self, side: str, seconds: float | None) -> None:
         """A base-side process took SECONDS (None: it did other work than the untrusted runs after it)."""
         if side != TRUSTED:
             return
         with self.lock:
-            if self._untrusted_since:
-                self.base_seconds, self._untrusted_since, self._unmeasured = 0.0, False, False
             if seconds is None:
                 self._unmeasured = True
             else:
@@ -336,6 +339,8 @@ def guarding(barrier: Barrier) -> Iterator[Barrier]:
 def in_turn(sides: Iterable[str]) -> list[list[str]]:
     """SIDES as the groups that may run at once: the base's first and alone, then every untrusted one."""
     names = list(sides)
+    if _current is not None:
+        _current.plan(names)  # the untrusted runs' time limit is measured by this plan's base side
     return [[n for n in names if n == TRUSTED], [n for n in names if n != TRUSTED]]
 
 

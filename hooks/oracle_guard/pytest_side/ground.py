@@ -62,11 +62,11 @@ def breach(exc: Breach, where: str) -> Finding:
 def hung(exc: Hung, where: str) -> Finding:
     """OG922: a run of the new code ran past its limit."""
     test = f", in {exc.test}" if exc.test else ""
-    path = exc.test.split("::", 1)[0] if exc.test else where
+    path = exc.test.split("::", 1)[0] if "::" in exc.test and " " not in exc.test else where
     text = (
-        f"a run of the new code ({exc.side} side) did not finish within {exc.seconds:.0f} s{test}, where the same"
-        f" run of the base took {exc.base_seconds:.1f} s (the limit: {exc.seconds:.0f} s, relative to the base's time"
-        " with a floor); the gate stopped it. Find what in the new code waits, sleeps or loops under the gate"
+        f"a run of the new code ({exc.side} side) went {exc.seconds:.0f} s without finishing{test}, where the"
+        f" base's took {exc.base_seconds:.1f} s (the limit is relative to the base's time, with a floor); the gate"
+        " stopped it. Find what in the new code waits, sleeps or loops under the gate"
         " (a lock, a socket, a check of the environment) and remove it"
     )
     return Finding(path, 1, 1, "OG922", text)

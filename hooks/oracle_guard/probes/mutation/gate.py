@@ -186,9 +186,7 @@ def _judge(
     try:
         base = Server(python, tree.base, production, base_selection, work, "base")
         servers.append(base)
-        timed = time.monotonic()
         base_cover = base.cover(deadline)
-        base_seconds = time.monotonic() - timed
         if base_selection != base_modules and (not base_cover.covered or not base_cover.tests):
             # pytest did not take the touched tests by node id (a class it does not collect, say): the whole modules
             base_selection = base_modules
@@ -229,13 +227,13 @@ def _judge(
         if new_selection is not None and (caught or any(fresh_base)):
             new = Server(python, tree.new, production, new_selection, work, "new", side="new")
             servers.append(new)
-            new_cover = _ran(_cover_within(new, deadline, base_seconds), "the new tests", python, new=True)
+            new_cover = _ran(_cover_within(new, base_cover, deadline), "the new tests", python, new=True)
             candidates = _survivors(new, new_cover, caught, deadline) if caught else []
         if candidates and new_selection != []:
             # The tests the change touched let these live (or none is left): perhaps a test elsewhere catches them.
             new = Server(python, tree.new, production, [], work, "new-all", side="new")
             servers.append(new)
-            new_cover = _ran(_cover_within(new, deadline, base_seconds), "the new suite", python, new=True)
+            new_cover = _ran(_cover_within(new, base_cover, deadline), "the new suite", python, new=True)
             candidates = _survivors(new, new_cover, candidates, deadline)
         still = (
             _survivors(new, new_cover, candidates, deadline)
@@ -413,16 +411,37 @@ def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover
 _UNRUN = Verdict("unrun", "", "")
 
 
-def _cover_within(server: Server, deadline: float, base_seconds: float) -> Cover:
-    """The new side's first run, stopped at a limit relative to the base's (barrier.HANG_*): OG922 past it."""
-    limit = barrier.HANG_FLOOR + barrier.HANG_FACTOR * base_seconds
-    own = time.monotonic() + limit
-    try:
-        return server.cover(min(deadline, own))
-    except UsageError:
-        if own < deadline:
-            raise barrier.Hung("new", limit, base_seconds) from None
-        raise
+def _cover_within(server: Server, base: Cover, deadline: float) -> Cover:
+    """The new tests' first run, each test held to a limit relative to the base's tests: OG922 past it.
+
+    The server reports each test as it finishes: a gap longer than barrier.HANG_FLOOR plus
+    barrier.HANG_FACTOR times the base's slowest test (collection included) is a run that hangs.
+    """
+    slowest = max((t.seconds for t in base.tests), default=0.0)
+    limit = barrier.HANG_FLOOR + barrier.HANG_FACTOR * slowest
+    records = server._records
+
+    def covered() -> bool:
+        return any("covered" in r for r in records)
+
+    seen = [0]
+
+    def moved() -> bool:
+        return covered() or len(records) > seen[0]
+
+    while not covered():
+        seen[0] = len(records)
+        step = min(deadline, time.monotonic() + limit)
+        server._until(moved, step)
+        if covered() or server.proc.poll() is not None or step >= deadline:
+            break  # done, ended, or out of the whole budget (cover() says so)
+        if len(records) == seen[0]:
+            server.kill()
+            hung = barrier.Hung("new", limit, slowest)
+            finished = [r["node"] for r in records if "node" in r]
+            hung.test = f"the test after {finished[-1]}" if finished else "the collection or the first test"
+            raise hung
+    return server.cover(deadline)
 
 
 def _ran(cover: Cover, what: str, python: str, new: bool = False) -> Cover:
