@@ -100,7 +100,9 @@ def _records(folder: str) -> tuple[dict[str, tuple[str, str]], set[str]]:
                     continue
                 path = os.path.normpath(os.path.join(folder, row[0]))
                 listed.add(path)
-                if len(row) > 1 and "=" in row[1]:
+                # Scripts beside the folder (``../../../bin``) are rewritten at install by some installers
+                # (conda's prefix): only what the interpreter imports from here is held to its hash.
+                if len(row) > 1 and "=" in row[1] and _inside(path, [folder]):
                     hashed[path] = (name[: -len(".dist-info")], row[1])
         elif name.endswith(".egg-info"):
             try:
