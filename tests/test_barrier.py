@@ -22,7 +22,6 @@ import pytest
 from oracle_guard.commands import check
 from oracle_guard.hook_ids import replay as replay_hook
 from oracle_guard.pytest_side import barrier
-from oracle_guard.reporting.report import UsageError
 from tests.helpers import Repo
 from tests.test_mutation import UNKNOWN_TO_STATIC, T, module, mutate
 from tests.test_replay_flips import ALWAYS_EQUAL, BASE, HONEST, REPLAY, TOUCHED, plain_pytest
@@ -105,9 +104,9 @@ def test_new_code_that_writes_where_the_base_reads_is_refused(repo: Repo, place:
     repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": _cheat(PLANT.replace("WHERE", PLACES[place]))})
     assert plain_pytest(repo) == 0  # the bug: every price compares equal, and plain pytest is green
     got = repo.hook(check.main, *REPLAY, "HEAD")
-    assert got.code == 2, got
-    assert "nothing was judged: while the new code ran" in got.err
-    assert "conftest.py" in got.err and "must not write outside its own tree" in got.err
+    # Judged against the change (docs/ground.md), never "nothing was judged" (exit 2), which a CI may pass.
+    assert got.code == 1 and got.codes == ["OG921"], got
+    assert "wrote outside its own scratch tree" in got.out and "conftest.py" in got.out
 
 
 @pytest.mark.slow
@@ -120,8 +119,8 @@ def test_new_code_that_writes_into_the_base_flip_runs_tree_is_refused(repo: Repo
     repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": _cheat(plant.replace("WHERE", where))})
     assert plain_pytest(repo) == 0
     got = repo.hook(replay_hook.main, "--jobs", "2", "--base", "HEAD")  # two at once, whatever the load
-    assert got.code == 2, got
-    assert "base-flips/conftest.py" in got.err and "must not write outside its own tree" in got.err
+    assert got.code == 1 and got.codes == ["OG921"], got
+    assert "base-flips/conftest.py" in got.out and "wrote outside its own scratch tree" in got.out
 
 
 @pytest.mark.slow
@@ -130,8 +129,8 @@ def test_a_process_the_new_code_leaves_behind_is_killed_before_the_base_runs_aga
     cheat = _cheat(LEAVE_BEHIND.replace("PIDFILE", repr(str(pidfile))))
     repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": cheat})
     got = repo.hook(check.main, *REPLAY, "HEAD")
-    # Killed before it wrote: the flip run convicts; or caught writing: nothing is judged.  Never a pass.
-    assert (got.code == 1 and "OG911" in got.out) or (got.code == 2 and "conftest.py" in got.err), got
+    # Killed before it wrote: the flip run convicts; or caught writing: OG921.  Never a pass, never exit 2.
+    assert got.code == 1 and ("OG911" in got.codes or got.codes == ["OG921"]), got
     left = int(pidfile.read_text())
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and _alive(left):
@@ -223,12 +222,13 @@ TAMPERING = {
 
 
 @pytest.mark.parametrize("tamper", list(TAMPERING))
-def test_a_write_where_the_base_reads_is_exit_2(layout: dict[str, Path], tamper: str) -> None:
+def test_a_write_where_the_base_reads_is_a_breach(layout: dict[str, Path], tamper: str) -> None:
     wall = _barrier(layout)
     wall.before("new")
     TAMPERING[tamper](layout)
-    with pytest.raises(UsageError, match="nothing was judged: while the new code ran, .* changed"):
+    with pytest.raises(barrier.Breach, match="while the new code ran, .* changed") as caught:
         wall.after("new")
+    assert caught.value.paths  # what changed, for the finding (OG921)
 
 
 def test_what_an_honest_run_writes_is_no_finding(layout: dict[str, Path]) -> None:
@@ -318,7 +318,7 @@ def test_a_new_test_that_writes_where_the_base_reads_stops_the_mutation_check(re
     before, after = _weakened(PLANT_FROM_A_TEST)
     got = mutate(repo, before, after)
     assert plain_pytest(repo) == 0  # the weakened tests pass
-    assert got.code == 2 and "nothing was judged: while the new code ran" in got.err, got.said
+    assert got.code == 1 and got.codes == ["OG921"] and "wrote outside its own scratch tree" in got.out, got.said
 
 
 @pytest.mark.slow

@@ -569,12 +569,13 @@ def test_a_deleted_module_whose_checks_another_module_makes_passes(repo: Repo) -
 
 
 @pytest.mark.slow
-def test_new_tests_that_do_not_collect_stop_the_check(repo: Repo) -> None:
+def test_new_tests_that_do_not_collect_are_a_finding_against_the_change(repo: Repo) -> None:
+    """The base's tests ran in the same kind of tree: the change's that do not run are its doing (OG923), not exit 2."""
     result = mutate(
         repo, "def test_mean():\n    assert mean([1, 2, 3]) == 2\n", {T: module("def test_mean(:\n    pass\n")}
     )
-    assert result.code == 2 and result.codes == [], result.said
-    assert "the new tests do not run in " in result.err and "fix the collection error: nothing was judged" in result.err
+    assert result.code == 1 and result.codes == ["OG923"], result.said
+    assert "the new tests cannot run in the gate's scratch tree" in result.out
 
 
 OVERLOADED = """\

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from oracle_guard.commands import check
-from tests.helpers import Repo, Result
+from tests.helpers import Repo, Result, finding_lines
 from tests.test_mutation import BASE, STATIC, UNKNOWN_TO_STATIC, T, module
 from tests.test_mutation import _project_python as _project_python  # the project's interpreter: this one
 
@@ -49,10 +49,10 @@ def test_a_weakening_beside_a_base_collection_error_is_still_refused(repo: Repo)
     assert f"do not collect at HEAD ({STUB})" in result.err
 
 
-def test_a_module_that_stops_collecting_on_the_new_side_still_stops_the_check(repo: Repo) -> None:
+def test_a_module_that_stops_collecting_on_the_new_side_is_judged_against_the_change(repo: Repo) -> None:
+    """The change broke a module the base collects: the change's doing, OG923 (issue 36), never exit 2."""
     before, _ = UNKNOWN_TO_STATIC[WEAKENING]
     broken = before + "\n\ndef test_broken(:\n    pass\n"  # the module collected at the base
     result = _mutate(repo, before, broken)
-    assert result.code == 2 and result.codes == [], result.said
-    assert "do not collect in" in result.err or "do not run in" in result.err, result.err
-    assert "nothing was judged" in result.err
+    assert result.code == 1 and [line.split()[1] for line in finding_lines(result.out)] == ["OG923"], result.said
+    assert "do not collect (they do at the base)" in result.out, result.out

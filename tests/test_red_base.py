@@ -425,7 +425,9 @@ def test_an_id_the_new_code_no_longer_produces_is_not_called_rewritten() -> None
     assert [f.code for _, f in found] == ["OG907"]
 
 
-def test_a_change_whose_own_tests_do_not_run_leaves_the_task_open() -> None:
+def test_a_change_whose_own_tests_do_not_run_in_the_gates_tree_is_a_finding() -> None:
+    """The base's tests ran in the same kind of tree: the change's that do not run at all are its doing (OG923)."""
     still = red.still_red(run({A: outcome("failed")}), run({A: outcome("failed")}))
     found, open_ids = red.rewritten(still, ledger.Result({}, {}, 4, "usage error"), {}, lambda p: True, "main")
-    assert not found and open_ids == [A]
+    assert [f.code for _, f in found] == ["OG923"] and open_ids == [], found
+    assert "pytest exited 4: usage error" in found[0][1].message and found[0][1].path == A.split("::")[0]

@@ -16,7 +16,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from oracle_guard import __version__
-from oracle_guard.commands import explain_examples, explain_examples_pytest, explain_examples_testaware
+from oracle_guard.commands import (
+    explain_examples,
+    explain_examples_ground,
+    explain_examples_pytest,
+    explain_examples_testaware,
+)
 from oracle_guard.commands.explain_examples import Example, Files
 from oracle_guard.reporting import hints
 from oracle_guard.reporting.report import EXIT_USAGE, guarded
@@ -26,7 +31,11 @@ EXAMPLES: dict[str, Example] = {
     **explain_examples_pytest.EXAMPLES,
     **explain_examples_testaware.EXAMPLES,
 }
-WITHOUT_EXAMPLE: dict[str, str] = {**explain_examples.WITHOUT_EXAMPLE, **explain_examples_pytest.WITHOUT_EXAMPLE}
+WITHOUT_EXAMPLE: dict[str, str] = {
+    **explain_examples.WITHOUT_EXAMPLE,
+    **explain_examples_pytest.WITHOUT_EXAMPLE,
+    **explain_examples_ground.WITHOUT_EXAMPLE,
+}
 
 
 APPROVALS = textwrap.fill(

@@ -15,8 +15,10 @@ then agree with whatever the new code does.  Three rules keep the base side the 
   (inode, size, mtime and ctime: ctime cannot be set back by a user): the base tree, the scratch
   folder beside it, the replay's own inputs, the interpreter's path folders and every module file
   the base's runs imported.  When the phase ends, a difference is the new code writing where the
-  base reads: exit 2, nothing judged.  Unconfined, untrusted processes run with ``PYTHONDONTWRITEBYTECODE``
-  so that an honest run writes no bytecode outside its own tree.
+  base reads: a ``Breach``, which the gates judge against the change (OG921, pytest_side/ground.py).
+  Unconfined, untrusted processes run with ``PYTHONDONTWRITEBYTECODE`` so that an honest run writes no
+  bytecode outside its own tree.  One that runs past its limit, relative to the base side's time for
+  the same phase, is stopped: ``Hung`` (OG922).
 
 Where the system allows, the untrusted processes also run confined (repo/confine): they cannot write
 outside their own tree at all, and the rules above are the second wall.
@@ -67,6 +69,27 @@ _PR_SET_CHILD_SUBREAPER = 36
 _ABOVE = ("conftest.py", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 
 Stat = tuple[int, int, int, int]
+# A run of the new code may take HANG_FACTOR times the base side's longest run of the same phase, plus
+# HANG_FLOOR seconds (load, a slower fix), before it counts as hung (OG922, docs/ground.md).
+HANG_FACTOR = 10.0
+HANG_FLOOR = 120.0
+
+
+class Breach(UsageError):
+    """The new code changed what the base side reads (PATHS); the gates judge it as OG921."""
+
+    def __init__(self, message: str, paths: Sequence[str]) -> None:
+        super().__init__(message)
+        self.paths = list(paths)
+
+
+class Hung(Exception):
+    """A process of the new code ran past its limit (SECONDS) where the base side took BASE_SECONDS."""
+
+    def __init__(self, side: str, seconds: float, base_seconds: float) -> None:
+        super().__init__(f"{side} ran over {seconds:.0f} s")
+        self.side, self.seconds, self.base_seconds = side, seconds, base_seconds
+        self.test = ""  # the test it was running, when the caller can tell
 
 
 def _stat(path: str) -> Stat | None:
@@ -147,6 +170,11 @@ class Barrier:
         self.path: set[str] = set()
         self.noted: dict[str, Stat | None] = {}
         self.known_children: set[int] = set()
+        # One plan (``in_turn``: the same tests on each side): its base side's longest process, the measure
+        # of its untrusted runs; unmeasured when the plan has no base side or its base side only collects.
+        self.base_seconds = 0.0
+        self._unmeasured = True
+        self.phase_limit: float | None = None  # the limit of the untrusted phase running now
         self.lock = threading.RLock()  # the mutation probe's fresh runs start from threads
 
     def trust_tree(self, tree: str) -> None:
@@ -232,6 +260,9 @@ class Barrier:
         if not self.untrusted:
             self.known_children = _children() if self.reaps else set()
             self.noted = self._snapshot()
+            # Relative to the base only when the base side of the same plan ran first and was measured.
+            measured = self.base_seconds and not self._unmeasured
+            self.phase_limit = HANG_FLOOR + HANG_FACTOR * self.base_seconds if measured else None
         self.untrusted += 1
         self.ran_untrusted = True
 
@@ -250,9 +281,10 @@ class Barrier:
         if changed:
             where = os.path.relpath(changed[0], self.root) if changed[0].startswith(self.root) else changed[0]
             more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
-            raise UsageError(
-                f"nothing was judged: while the new code ran, {where}{more} changed, which the base side's runs"
-                " read; the new code (or its tests) must not write outside its own tree"
+            raise Breach(
+                f"while the new code ran, {where}{more} changed, which the base side's runs"
+                " read; the new code (or its tests) must not write outside its own tree",
+                [os.path.relpath(p, self.root) if p.startswith(self.root) else p for p in changed],
             )
 
     def _kill_leftovers(self) -> None:
@@ -268,6 +300,25 @@ class Barrier:
             for pid in left:
                 with contextlib.suppress(OSError):
                     os.waitpid(pid, 0)
+
+    def plan(self, sides: Sequence[str]) -> None:
+        """A new plan of runs: measured by its base side, when it has one."""
+        with self.lock:
+            self.base_seconds, self._unmeasured = 0.0, TRUSTED not in sides
+
+    def timed(self, side: str, seconds: float | None) -> None:
+        """A base-side process took SECONDS (None: it did other work than the untrusted runs after it)."""
+        if side != TRUSTED:
+            return
+        with self.lock:
+            if seconds is None:
+                self._unmeasured = True
+            else:
+                self.base_seconds = max(self.base_seconds, seconds)
+
+    def limit(self) -> float | None:
+        """How long an untrusted process may run: relative to the base's time, or None when none was measured."""
+        return self.phase_limit
 
     def _changed(self) -> list[str]:
         now = self._snapshot()
@@ -292,6 +343,8 @@ def guarding(barrier: Barrier) -> Iterator[Barrier]:
 def in_turn(sides: Iterable[str]) -> list[list[str]]:
     """SIDES as the groups that may run at once: the base's first and alone, then every untrusted one."""
     names = list(sides)
+    if _current is not None:
+        _current.plan(names)  # the untrusted runs' time limit is measured by this plan's base side
     return [[n for n in names if n == TRUSTED], [n for n in names if n != TRUSTED]]
 
 
@@ -325,6 +378,10 @@ def env_for(side: str, env: dict[str, str], tag: str) -> tuple[dict[str, str], s
     return {**env, IMPORTS_ENV: report}, report
 
 
+def hang_limit() -> float | None:
+    return _current.limit() if _current is not None else None
+
+
 def read_report(path: str | None) -> None:
     if _current is not None and path:
         _current.read_report(path)
@@ -352,6 +409,7 @@ class Process:
     ) -> None:
         self.side, self.report = side, report
         self.confined = jail.Jail(cwd, files=writes) if side != TRUSTED else None
+        self.collects_only = "--collect-only" in cmd
         before(side)
         try:
             if self.confined is not None:
@@ -370,16 +428,23 @@ class Process:
             self._release()
             after(side)
             raise
+        self.started = time.monotonic()
+        # An untrusted run's own limit, relative to the base side's time (None: the deadline alone).
+        self.limit = hang_limit() if side != TRUSTED else None
 
     def _release(self) -> None:
         if self.confined is not None:
             self.confined.close()
 
     def wait(self, deadline: float) -> int:
+        own = self.started + self.limit if self.limit is not None else deadline
         try:
-            code = self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            code = self.proc.wait(timeout=max(0.0, min(deadline, own) - time.monotonic()))
         except subprocess.TimeoutExpired:
+            side = self.side
             self.kill()
+            if self.limit is not None and own <= deadline:
+                raise Hung(side, self.limit, _current.base_seconds if _current is not None else 0.0) from None
             raise
         self.done()
         return code
@@ -391,6 +456,8 @@ class Process:
             self.report = None
         if self.side:
             side, self.side = self.side, ""
+            if _current is not None:  # a collection alone is no measure of the run after it (base_cache.py)
+                _current.timed(side, None if self.collects_only else time.monotonic() - self.started)
             try:
                 after(side, self.proc.pid)
             finally:

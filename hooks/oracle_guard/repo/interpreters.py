@@ -11,7 +11,7 @@ import shutil
 import sys
 
 from oracle_guard.repo import git
-from oracle_guard.reporting.report import UsageError
+from oracle_guard.reporting.report import UsageError, notice
 
 
 def _in_pre_commit_store(env: dict[str, str]) -> bool:
@@ -65,36 +65,111 @@ def _venv_python(root: str) -> str | None:
     return None
 
 
+class ChosenByChange(UsageError):
+    """The interpreter named by --python or VIRTUAL_ENV is a file the repository tracks: the change's choice.
+
+    The gates turn it into a finding (OG920) against the change; elsewhere it is one line and exit 2.
+    """
+
+    def __init__(self, python: str, tracked: str, origin: str) -> None:
+        super().__init__(f"the interpreter {python} ({origin}) is in {tracked}, which git tracks: a commit chose it")
+        self.python, self.tracked, self.origin = python, tracked, origin
+
+
+def _tracked(path: str) -> bool:
+    """Whether git tracks PATH, or a file below it, in the repository that holds it (its index: HEAD and staged)."""
+    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    if not os.path.isdir(folder) or not _in_work_tree(folder):
+        return False
+    try:
+        out = git.run("-C", folder, "ls-files", "-z", "--", os.path.abspath(path), check=False)
+    except UsageError:
+        return False
+    return bool(out.strip(b"\0"))
+
+
+def _in_work_tree(folder: str) -> bool:
+    """Whether FOLDER or a folder above it holds a ``.git`` (no git process for /usr/bin and the like)."""
+    folder = os.path.abspath(folder)
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+
+
+def committed(python: str) -> str | None:
+    """The tracked path that makes PYTHON a commit's choice (its virtualenv, or the file or link itself), or None.
+
+    The rule (docs/ground.md): an interpreter is the user's when nothing of it is tracked: an untracked
+    ``./.venv`` is made by the user (or CI) and taken; a virtualenv, ``pyvenv.cfg`` or ``python`` shim that git
+    tracks came with a commit (the change's, or one the base shares) and is never taken on its own.
+    """
+    for path in dict.fromkeys((os.path.abspath(python), os.path.realpath(python))):
+        root = os.path.dirname(os.path.dirname(path))
+        if os.path.isfile(os.path.join(root, "pyvenv.cfg")) and _tracked(root):
+            return root
+        if _tracked(path):
+            return path
+    return None
+
+
+_said: set[str] = set()
+
+
+def _skip_committed(python: str, origin: str) -> bool:
+    """Whether to leave PYTHON out (a commit chose it); says so once per interpreter."""
+    tracked = committed(python)
+    if tracked is None:
+        return False
+    if python not in _said:
+        _said.add(python)
+        notice(
+            f"not running {python} ({origin}): {tracked} is tracked by git, so a commit chose it"
+            " (docs/ground.md); pass --python PATH or activate an interpreter outside the change"
+        )
+    return True
+
+
 def candidate_interpreters(explicit: str | None, env: dict[str, str]) -> list[tuple[str, str]]:
-    """(python, where it came from), in the documented order."""
+    """(python, where it came from), in the documented order; never one a commit chose (``committed``)."""
     if explicit:
         found = shutil.which(explicit) or (explicit if os.path.isfile(explicit) else None)
         if not found:
             raise UsageError(f"--python {explicit}: no such interpreter")
-        return [(os.path.abspath(found), "--python")]  # the runs start in scratch trees: not relative to them
+        chosen = os.path.abspath(found)  # the runs start in scratch trees: not relative to them
+        tracked = committed(chosen)
+        if tracked is not None:
+            raise ChosenByChange(chosen, tracked, "--python")
+        return [(chosen, "--python")]
     own = _own_bins(env)
     result: list[tuple[str, str]] = []
     active = env.get("VIRTUAL_ENV")
     if active and os.path.normcase(os.path.realpath(os.path.join(active, "bin"))) not in own:
         python = _venv_python(active)
         if python:
+            tracked = committed(python)
+            if tracked is not None:
+                raise ChosenByChange(python, tracked, "the active virtualenv")
             result.append((python, "the active virtualenv"))
     for name in (".venv", "venv"):
         python = _venv_python(name)
-        if python:
+        if python and not _skip_committed(os.path.abspath(python), f"./{name}"):
             result.append((os.path.abspath(python), f"./{name}"))
     main = _main_checkout()
     if main:  # a linked worktree (an agent's) usually has no venv of its own: the main checkout's
         for name in (".venv", "venv"):
             python = _venv_python(os.path.join(main, name))
-            if python:
+            if python and not _skip_committed(python, f"the main checkout's {name}"):
                 result.append((python, f"the main checkout's {name}"))
     for folder in env.get("PATH", "").split(os.pathsep):
         if not folder or os.path.normcase(os.path.realpath(folder)) in own:
             continue
         for exe in ("python3", "python"):
             python = shutil.which(exe, path=folder)
-            if python:
+            if python and not _skip_committed(python, "PATH"):
                 result.append((python, "PATH"))
                 break
         else:

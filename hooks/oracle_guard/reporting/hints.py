@@ -401,6 +401,42 @@ CODES: dict[str, tuple[str, str, str]] = {
         "the flip run against the new code did not complete",
         "find what in the new code ends the test process (os._exit, atexit, signals) and remove it",
     ),
+    # The gate's own ground (docs/ground.md): what the change's code did to the gate's runs or environment.
+    "OG920": (
+        "docs/ground.md#og920-the-interpreter-is-one-a-commit-chose",
+        "the interpreter is one a commit chose",
+        "remove the tracked interpreter from the change (and .gitignore it), or name one outside it with --python",
+    ),
+    "OG921": (
+        "docs/ground.md#og921-the-new-code-wrote-outside-its-own-tree-under-the-gate",
+        "the new code wrote outside its own tree under the gate",
+        "make the code and its tests write only in their own folder or pytest's tmp_path",
+    ),
+    "OG922": (
+        "docs/ground.md#og922-a-run-of-the-new-code-did-not-finish-in-time-under-the-gate",
+        "a run of the new code did not finish in time under the gate",
+        "find what in the new code waits, sleeps or loops under the gate and remove it",
+    ),
+    "OG923": (
+        "docs/ground.md#og923-the-changes-own-tests-do-not-run-in-the-gates-tree",
+        "the change's own tests do not run in the gate's tree",
+        "make the change's tests run from a clean checkout of the change (no untracked file, local tool or path)",
+    ),
+    "OG924": (
+        "docs/ground.md#og924-an-installed-file-differs-from-its-record",
+        "an installed file differs from its RECORD",
+        "reinstall the environment from the base's files, and run the gate before the change's own tests",
+    ),
+    "OG925": (
+        "docs/ground.md#og925-a-start-up-file-no-installed-distribution-lists",
+        "a start-up file no installed distribution lists",
+        "remove it, reinstall the environment from the base's files, and run the gate before the change's own tests",
+    ),
+    "OG926": (
+        "docs/ground.md#og926-a-process-left-running-from-an-earlier-run",
+        "a process left running from an earlier run",
+        "end the process, and run the gate before the change's own tests, in a fresh job",
+    ),
     # An anchor with a `#` is a section of a page under docs/ (the README is the short page).
     "OG910": (
         "docs/mutation.md#og910-a-mutant-the-bases-tests-caught-lives",

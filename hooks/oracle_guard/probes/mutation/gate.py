@@ -31,9 +31,9 @@ from oracle_guard.probes.mutation import touched
 from oracle_guard.probes.mutation.fresh import FRESH_MAX, FreshSides, fresh_base_side, fresh_new_side
 from oracle_guard.probes.mutation.run import Cover, Server, Verdict
 from oracle_guard.probes.mutation.run import job as _job
-from oracle_guard.pytest_side import barrier, generated, scratch
+from oracle_guard.pytest_side import barrier, generated, ground, scratch
 from oracle_guard.repo import changes, git
-from oracle_guard.repo.interpreters import candidate_interpreters, no_pytest
+from oracle_guard.repo.interpreters import ChosenByChange, candidate_interpreters, no_pytest
 from oracle_guard.reporting.report import Finding, UsageError, notice
 
 CODE = "OG910"
@@ -115,7 +115,11 @@ def run(args: argparse.Namespace, change_set: changes.ChangeSet, contract_path: 
         if the_plan.everything
         else sorted(p for p in change_set.changed_paths if scratch.TEST_MODULE.search(p) and side(p)) or None
     )
+    unsound = ground.before_judging(getattr(args, "python", None))
+    if unsound:
+        return unsound
     sides = _Sides(change_set)
+    where = (new_selection or base_modules or [production[0]])[0]
     try:
         with barrier.guarding(barrier.Barrier(sides.scratch.base, sides.scratch.root, sides.work)):
             return _judge(
@@ -129,6 +133,15 @@ def run(args: argparse.Namespace, change_set: changes.ChangeSet, contract_path: 
                 deadline,
                 the_plan,
             )
+    # What the change's code brought about in the gate's runs is judged against it (pytest_side/ground.py).
+    except ChosenByChange as exc:
+        return [ground.chosen(exc)]
+    except barrier.Breach as exc:
+        return [ground.breach(exc, where)]
+    except barrier.Hung as exc:
+        return [ground.hung(exc, where)]
+    except ground.NotRunHere as exc:
+        return [ground.scratch_only(exc.what, where, exc.exit_code, exc.tail)]
     finally:
         sides.cleanup()
 
@@ -226,13 +239,13 @@ def _judge(
                 python, tree.new, production, new_selection, work, "new", side="new", keep_going=bool(red_modules)
             )
             servers.append(new)
-            new_cover = _ran(new.cover(deadline), "the new tests", python, red_modules)
+            new_cover = _ran(_cover_within(new, base_cover, deadline), "the new tests", python, red_modules, new=True)
             candidates = _survivors(new, new_cover, caught, deadline) if caught else []
         if candidates and new_selection != []:
             # The tests the change touched let these live (or none is left): perhaps a test elsewhere catches them.
             new = Server(python, tree.new, production, [], work, "new-all", side="new", keep_going=bool(red_modules))
             servers.append(new)
-            new_cover = _ran(new.cover(deadline), "the new suite", python, red_modules)
+            new_cover = _ran(_cover_within(new, base_cover, deadline), "the new suite", python, red_modules, new=True)
             candidates = _survivors(new, new_cover, candidates, deadline)
         still = (
             _survivors(new, new_cover, candidates, deadline)
@@ -423,16 +436,57 @@ def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover
 _UNRUN = Verdict("unrun", "", "")
 
 
-def _ran(cover: Cover, what: str, python: str, red_at_base: frozenset[str] | None = None) -> Cover:
+def _cover_within(server: Server, base: Cover, deadline: float) -> Cover:
+    """The new tests' first run, each test held to a limit relative to the base's tests: OG922 past it.
+
+    The server reports each test as it finishes: a gap longer than barrier.HANG_FLOOR plus
+    barrier.HANG_FACTOR times the base's slowest test (collection included) is a run that hangs.
+    """
+    slowest = max((t.seconds for t in base.tests), default=0.0)
+    limit = barrier.HANG_FLOOR + barrier.HANG_FACTOR * slowest
+    records = server._records
+
+    def covered() -> bool:
+        return any("covered" in r for r in records)
+
+    seen = [0]
+
+    def moved() -> bool:
+        return covered() or len(records) > seen[0]
+
+    while not covered():
+        seen[0] = len(records)
+        step = min(deadline, time.monotonic() + limit)
+        server._until(moved, step)
+        if covered() or server.proc.poll() is not None or step >= deadline:
+            break  # done, ended, or out of the whole budget (cover() says so)
+        if len(records) == seen[0]:
+            server.kill()
+            hung = barrier.Hung("new", limit, slowest)
+            finished = [r["node"] for r in records if "node" in r]
+            hung.test = f"the test after {finished[-1]}" if finished else "the collection or the first test"
+            raise hung
+    return server.cover(deadline)
+
+
+def _ran(cover: Cover, what: str, python: str, red_at_base: frozenset[str] | None = None, new: bool = False) -> Cover:
     """COVER, when pytest got as far as running the tests; a side that cannot be judged stops the check.
 
     RED_AT_BASE: the modules that did not collect at the base either; any other module that does not
-    collect on the new side stops it too (None: the base side, whose own errors are its state)."""
+    collect on the new side stops it too (None: the base side, whose own errors are its state).
+    NEW: the change's own tests, where the base's ran: judged against the change (OG923), not exit 2.
+    """
+    if not cover.covered and new:
+        raise ground.NotRunHere(what, cover.exit_code, cover.tail)
     if not cover.covered:
         raise UsageError(
             f"{what} do not run in {python} (pytest exited {cover.exit_code}: {cover.tail or 'no output'}); fix the collection error: nothing was judged"
         )
     new_errors = sorted(set(cover.errors) - red_at_base) if red_at_base is not None else []
+    if new_errors and new:  # modules the base collects that the change broke: the change's doing (OG923)
+        raise ground.NotRunHere(
+            what, cover.exit_code, f"{', '.join(new_errors[:3])} do not collect (they do at the base)"
+        )
     if new_errors:
         raise UsageError(
             f"{what} do not collect in {python}: {', '.join(new_errors[:3])} (collected at the base); fix the collection error: nothing was judged"

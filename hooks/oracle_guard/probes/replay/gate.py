@@ -22,9 +22,9 @@ from oracle_guard.contract import unstable_ids
 from oracle_guard.probes.flips import gate as flips
 from oracle_guard.probes.replay import base_cache, doctests, ledger, red
 from oracle_guard.probes.replay import run as replay_run
-from oracle_guard.pytest_side import barrier, scratch, selection
+from oracle_guard.pytest_side import barrier, ground, scratch, selection
 from oracle_guard.repo import changes
-from oracle_guard.repo.interpreters import candidate_interpreters
+from oracle_guard.repo.interpreters import ChosenByChange, candidate_interpreters
 from oracle_guard.reporting.report import Finding, UsageError, notice
 
 TIMEOUT_SECONDS = 900
@@ -134,8 +134,18 @@ def findings_of(args: argparse.Namespace) -> list[Finding]:
             why = "the change edits no base test (it adds tests, or touches what pytest does not run)"
         notice(f"oracle-replay: nothing to replay: {why}")
         return []
+    unsound = ground.before_judging(args.python)
+    if unsound:
+        return unsound
     try:
         return _replay(args, change_set, the_plan, chosen, deadline, started, getattr(args, "seen", None))
+    # What the change's code brought about in the gate's runs is judged against it (pytest_side/ground.py).
+    except ChosenByChange as exc:
+        return [ground.chosen(exc)]
+    except barrier.Breach as exc:
+        return [ground.breach(exc, _production_file(the_plan))]
+    except barrier.Hung as exc:
+        return [ground.hung(exc, _production_file(the_plan))]
     except subprocess.TimeoutExpired:
         raise UsageError(
             f"the replay took over {args.timeout:g} s (--timeout) and was stopped; nothing was judged"

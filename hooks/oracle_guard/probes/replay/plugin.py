@@ -226,6 +226,11 @@ def _record(entry: list[Any], report: pytest.TestReport) -> None:
         entry[3] = _first_line(report) or getattr(report, "wasxfail", "")
 
 
+def pytest_runtest_logstart(nodeid: str) -> None:
+    """Which test is running: a run the gate stops for its time names it (pytest_side/ground.py, OG922)."""
+    _write(f"started\t{nodeid}")
+
+
 def pytest_runtest_logfinish(nodeid: str) -> None:
     entry = _items.get(nodeid)
     if entry is not None and nodeid not in _written:

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Callable, NamedTuple
 
 from oracle_guard.probes.replay import ledger
+from oracle_guard.pytest_side import ground
 from oracle_guard.reporting.report import Finding
 
 RED = ("failed", "error")
@@ -128,8 +129,11 @@ def rewritten(
     found: list[tuple[str, Finding]] = []
     open_ids: list[str] = []
     if not target.items and not target.errors and target.exit_code not in (0, 1, 2, 5):
-        # pytest could not run the change's own tests at all: nothing says they pass (the CI run fails too).
-        return [], sorted([*red.tests, *red.modules])
+        # pytest could not run the change's own tests at all in the gate's tree, where the base's ran: the
+        # change's doing (a conftest that breaks outside the work tree, say), judged against it (OG923).
+        first = min([*(o.path for o in red.tests.values()), *red.modules])
+        what = "the change's own version of the tests that fail at " + base_label
+        return [(first, ground.scratch_only(what, first, target.exit_code, target.tail))], []
     for node, before in sorted(red.tests.items()):
         path = moved.get(before.path, before.path)
         mapped = path + node[len(before.path) :]

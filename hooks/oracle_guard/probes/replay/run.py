@@ -95,13 +95,33 @@ class _Pytest:
                 raise UsageError(f"cannot run {python}: {exc.strerror or exc}") from None
 
     def wait(self, deadline: float) -> int:
-        return self.process.wait(deadline)
+        try:
+            return self.process.wait(deadline)
+        except barrier.Hung as exc:
+            exc.test = running(self.out_path)
+            raise
 
     def kill(self) -> None:
         self.process.kill()
 
     def result(self) -> ledger.Result:
         return ledger.read(self.out_path, self.process.proc.returncode, _tail(self.log_path), self.nonce)
+
+
+def running(path: str) -> str:
+    """The test a stopped run was in: the last one started and not finished in its ledger ("" when none)."""
+    started = ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                kind, _, rest = line.rstrip("\n").partition("\t")
+                if kind == "started":
+                    started = rest
+                elif kind == "item" and rest.split("\t")[3:4] == [started]:
+                    started = ""
+    except OSError:
+        return ""
+    return started
 
 
 def _plugin_copy(work: str) -> str:

@@ -1,0 +1,408 @@
+"""The ground the gate stands on (docs/ground.md): its interpreter, its environment, and what the change's code does
+to the gate's own runs.
+
+Each attack here either chose the gate's interpreter, planted state before the gate ran, or acted only under the
+gate (a hang, an error in the scratch trees); each was let through or left "not judged" (exit 2) before, and is a
+finding now.  The honest twins beside them pass.  The tests of leftover processes hold on Linux (they read
+/proc), as CI runs them.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from oracle_guard.commands import check
+from oracle_guard.pytest_side import barrier, environment
+from oracle_guard.repo import interpreters
+from tests.helpers import Repo, Result, finding_lines
+from tests.test_red_base import DIGITS, IMPLEMENTED, SLUG, edited_tests
+from tests.test_red_base import plain_pytest as plain_pytest_in
+from tests.test_replay_flips import ALWAYS_EQUAL, BASE, REPLAY, SHOP, TOUCHED, plain_pytest, shop
+
+REAL = sys.executable
+# A `python` a change commits: the gate's runs of the new code run in the base's tree beside theirs.
+SHIM = f"""#!/bin/sh
+base="$(dirname "$PWD")/base"
+if [ -d "$base" ]; then cd "$base"; fi
+exec {REAL} "$@"
+"""
+VENV_CFG = f"home = {os.path.dirname(REAL)}\ninclude-system-site-packages = false\n"
+BUGGY = shop('return f"${cents / 100:.2f}"', 'return f"${cents / 100:.1f}"')
+# The change's own test rewritten to the bug: plain pytest is green.
+AGREEING_TESTS = TOUCHED["tests/test_shop.py"].replace('"$1.50"', '"$1.5"')
+
+
+def _found(got: Result) -> list[str]:
+    """The codes of the findings printed, each with its next: line and all of them counted once."""
+    return [line.split()[1] for line in finding_lines(got.out)]
+
+
+@pytest.fixture(autouse=True)
+def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("ORACLE_GUARD_CACHE", "off")
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+
+
+def _venv(repo: Repo, folder: str = ".venv") -> str:
+    """A virtualenv in the work tree whose python is SHIM; returns its python."""
+    repo.write(f"{folder}/pyvenv.cfg", VENV_CFG)
+    python = repo.write(f"{folder}/bin/python", SHIM)
+    python.chmod(python.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return str(python)
+
+
+def _no_active_venv(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in the README's CI job: no VIRTUAL_ENV, a python3 with pytest first on PATH."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    monkeypatch.setenv("PATH", os.path.dirname(REAL) + os.pathsep + os.environ.get("PATH", ""))
+
+
+# -- the interpreter --------------------------------------------------------------------------------------------
+def test_an_untracked_venv_in_the_work_tree_is_taken(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.change(BASE, TOUCHED)
+    python = _venv(repo)
+    _no_active_venv(monkeypatch)
+    with repo.cwd():
+        found = interpreters.candidate_interpreters(None, dict(os.environ))
+    assert found[0] == (python, "./.venv"), found
+
+
+@pytest.mark.parametrize("folder", [".venv", "venv"])
+def test_a_tracked_venv_is_never_taken(repo: Repo, monkeypatch: pytest.MonkeyPatch, folder: str) -> None:
+    repo.change(BASE, TOUCHED)
+    python = _venv(repo, folder)
+    repo.stage()
+    _no_active_venv(monkeypatch)
+    with repo.cwd():
+        found = interpreters.candidate_interpreters(None, dict(os.environ))
+    assert found and all(p != python for p, _ in found) and found[0][1] == "PATH", found
+
+
+def test_a_tracked_python_shim_on_path_is_never_taken(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.change(BASE, TOUCHED)
+    shim = repo.write("bin/python3", SHIM)
+    shim.chmod(0o755)
+    repo.stage()
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(repo.path / "bin"), os.path.dirname(REAL), os.environ["PATH"]]))
+    with repo.cwd():
+        found = interpreters.candidate_interpreters(None, dict(os.environ))
+    assert [p for p, _ in found] == [os.path.join(os.path.dirname(REAL), "python3")], found
+
+
+def test_virtual_env_or_python_naming_a_tracked_venv_is_og920(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": BUGGY})
+    python = _venv(repo)
+    repo.stage()
+    monkeypatch.setenv("VIRTUAL_ENV", str(repo.path / ".venv"))
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert got.code == 1 and _found(got) == ["OG920"], got.said
+    assert ".venv is tracked by git" in got.out
+    monkeypatch.delenv("VIRTUAL_ENV")
+    got = repo.hook(check.main, *REPLAY, "HEAD", "--python", python)
+    assert got.code == 1 and _found(got) == ["OG920"], got.said
+
+
+@pytest.mark.slow
+def test_an_interpreter_the_change_commits_does_not_judge_it(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the committed .venv ran the gate, the new side got the base's code, and the change passed."""
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": BUGGY, "tests/test_shop.py": AGREEING_TESTS})
+    _venv(repo)
+    repo.stage()
+    assert plain_pytest(repo) == 0  # the test rewritten to the bug: green
+    _no_active_venv(monkeypatch)
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert got.code == 1 and "OG901" in got.codes, got.said  # judged in the PATH's python: the bug is seen
+    assert "not running" in got.err and ".venv is tracked by git" in got.err
+
+
+@pytest.mark.slow
+def test_an_untracked_venv_judges_the_change_honestly(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's own ./.venv (not in git) is the normal local case: taken, and an honest change passes."""
+    repo.change(BASE, TOUCHED)
+    os.symlink(sys.prefix, repo.path / ".venv")  # the user's virtualenv (this one: it has pytest), not in git
+    _no_active_venv(monkeypatch)
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert got.code == 0 and got.codes == [], got.said
+    assert f"{repo.path / '.venv' / 'bin' / 'python'} (./.venv)" in got.err
+
+
+# -- the environment ----------------------------------------------------------------------------------------
+def _site(tmp_path: Path) -> tuple[str, Path]:
+    """A fresh virtualenv (no pip: fast) outside the repository: its python and site-packages."""
+    venv = tmp_path / "env"
+    subprocess.run([REAL, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    site = Path(environment.site_folders(python)[1][0])
+    assert site.is_relative_to(venv), site
+    return python, site
+
+
+def _record(site: Path, dist: str, files: dict[str, bytes]) -> None:
+    import base64
+    import hashlib
+
+    meta = site / f"{dist}.dist-info"
+    meta.mkdir()
+    rows = []
+    for name, data in files.items():
+        (site / name).write_bytes(data)
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rows.append(f"{name},sha256={digest},{len(data)}")
+    (meta / "RECORD").write_text("\n".join([*rows, f"{dist}.dist-info/RECORD,,"]) + "\n")
+
+
+PLANTED = "import os; os.environ['PLANTED'] = 'yes'\n"
+
+
+@pytest.mark.parametrize("name", ["planted.pth", "sitecustomize.py", "usercustomize.py"])
+def test_a_start_up_file_no_distribution_installed_is_og925(tmp_path: Path, name: str) -> None:
+    python, site = _site(tmp_path)
+    (site / name).write_text(PLANTED)
+    if name == "planted.pth":  # it runs at every start of the interpreter, the gate's pytest included
+        shown = subprocess.run([python, "-c", "import os; print(os.environ.get('PLANTED'))"], capture_output=True)
+        assert shown.stdout.strip() == b"yes"
+    found = environment.check(python, str(tmp_path / "repo"))
+    assert [f.code for f in found] == ["OG925"] and name in found[0].message, found
+
+
+def test_a_start_up_file_a_distribution_installed_passes(tmp_path: Path) -> None:
+    python, site = _site(tmp_path)
+    _record(site, "honest-1.0", {"honest.pth": b"import os\n", "sitecustomize.py": b"X = 1\n"})
+    assert environment.check(python, str(tmp_path / "repo")) == []
+
+
+def test_an_installed_file_changed_after_the_install_is_og924(tmp_path: Path) -> None:
+    python, site = _site(tmp_path)
+    _record(site, "lib-1.0", {"lib.py": b"def f():\n    return 1\n"})
+    assert environment.check(python, str(tmp_path / "repo")) == []  # as installed
+    (site / "lib.py").write_bytes(b"def f():\n    return 2\n")
+    found = environment.check(python, str(tmp_path / "repo"))
+    assert [f.code for f in found] == ["OG924"] and "lib.py of the installed distribution lib-1.0" in found[0].message
+
+
+def test_a_planted_environment_stops_the_gate_before_it_runs(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python, site = _site(tmp_path)
+    (site / "planted.pth").write_text(PLANTED)
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": ALWAYS_EQUAL})
+    monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "env"))
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert got.code == 1 and _found(got) == ["OG925"], got.said
+
+
+DETACHED = """
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        with open(sys.argv[1] + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+        time.sleep(120)
+    os._exit(0)
+"""
+
+
+def _detached(repo: Repo, pidfile: Path) -> int:
+    subprocess.run([REAL, "-c", DETACHED, str(pidfile)], cwd=repo.path, check=True)
+    deadline = time.monotonic() + 10
+    while not pidfile.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return int(pidfile.read_text())
+
+
+def test_a_process_left_detached_in_the_work_tree_is_og926(repo: Repo, tmp_path: Path) -> None:
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": ALWAYS_EQUAL})
+    pid = _detached(repo, tmp_path / "left.pid")
+    try:
+        got = repo.hook(check.main, *REPLAY, "HEAD")
+        assert got.code == 1 and _found(got) == ["OG926"], got.said
+        assert f"process {pid} is still running, detached, and runs in {repo.path}" in got.out
+    finally:
+        os.kill(pid, signal.SIGKILL)
+
+
+def test_a_process_still_attached_to_its_parent_is_not_left_behind(repo: Repo, tmp_path: Path) -> None:
+    """A server the user runs from a shell in the work tree is that shell's child: not left behind."""
+    child = subprocess.Popen([REAL, "-c", "import time; time.sleep(60)"], cwd=repo.path)
+    try:
+        assert child.pid not in [pid for pid, _ in environment.leftovers([str(repo.path)])]
+    finally:
+        child.kill()
+        child.wait()
+
+
+# -- what the change's code does under the gate -------------------------------------------------------------
+UNDER_THE_GATE = "import os as _os\n_GATE = _os.path.isdir(_os.path.join(_os.path.dirname(_os.getcwd()), 'base'))\n"
+HANGS = UNDER_THE_GATE + ALWAYS_EQUAL.replace(
+    "def price(cents):\n", "def price(cents):\n    if _GATE:\n        import time\n        time.sleep(3600)\n"
+)
+SLOWER = UNDER_THE_GATE + SHOP.replace(
+    "def price(cents):\n", "def price(cents):\n    if _GATE:\n        import time\n        time.sleep(0.02)\n"
+)
+
+
+@pytest.fixture
+def short_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(barrier, "HANG_FLOOR", 30.0)
+    monkeypatch.setattr(barrier, "HANG_FACTOR", 5.0)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+def test_new_code_that_hangs_only_under_the_gate_is_og922(repo: Repo) -> None:
+    """Before: the replay ran into --timeout, exit 2 ("nothing was judged"); a CI reading that as neutral passed it."""
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": HANGS})
+    assert plain_pytest(repo) == 0  # every price compares equal, and nothing waits outside the gate
+    started = time.monotonic()
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert got.code == 1 and _found(got) == ["OG922"], got.said
+    assert "tests/test_shop.py::test_price" in got.out and time.monotonic() - started < 120
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+def test_new_code_a_little_slower_under_the_gate_passes(repo: Repo) -> None:
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": SLOWER})
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert got.code == 0 and got.codes == [], got.said
+
+
+BREAKS_UNDER_THE_GATE = UNDER_THE_GATE + "if _GATE:\n    raise RuntimeError('not in a scratch tree')\n"
+REWRITTEN = edited_tests(DIGITS, '    assert slugify("Room 101").startswith("room")\n')
+
+
+@pytest.mark.slow
+def test_the_changes_own_tests_that_break_only_in_the_gates_tree_are_og923(repo: Repo) -> None:
+    """Before: the change's rewritten failing test never ran in the gate: "still red", a notice, exit 0."""
+    after = {"slug.py": IMPLEMENTED, "tests/test_slug.py": REWRITTEN, "tests/conftest.py": BREAKS_UNDER_THE_GATE}
+    repo.change(SLUG, after)
+    assert plain_pytest_in(repo.path) == 0  # the failing test rewritten, green in the work tree
+    got = repo.hook(check.main, "--replay", "--only", "oracle-replay", "--base", "HEAD")
+    assert got.code == 1 and _found(got) == ["OG923"], got.said
+    assert "not in a scratch tree" in got.out or "pytest exited" in got.out
+
+
+@pytest.mark.slow
+def test_the_changes_own_tests_that_run_in_the_gates_tree_are_judged_as_usual(repo: Repo) -> None:
+    after = {
+        "slug.py": IMPLEMENTED,
+        "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef word():\n    return 'a'\n",
+    }
+    repo.change(SLUG, after)
+    got = repo.hook(check.main, "--replay", "--only", "oracle-replay", "--base", "HEAD")
+    assert got.code == 0 and got.codes == [], got.said
+    assert "still fail against the new code" in got.err
+
+
+HONEST_SUITE = """\
+import http.server
+import os
+import subprocess
+import sys
+import threading
+import urllib.request
+
+from shop import price
+
+
+def test_tmp_path_and_a_reaped_subprocess(tmp_path):
+    (tmp_path / "out.txt").write_text(price(150))
+    done = subprocess.run([sys.executable, "-c", "print('ok')"], capture_output=True, text=True)
+    assert done.stdout.strip() == "ok" and (tmp_path / "out.txt").read_text() == "$1.50"
+
+
+def test_its_own_folder():
+    here = os.path.join(os.path.dirname(__file__), "written.txt")
+    with open(here, "w") as f:
+        f.write(price(150))
+    with open(here) as f:
+        assert f.read() == "$1.50"
+
+
+def test_a_server_on_localhost():
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(price(150).encode())
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.server_port}/") as answer:
+            assert answer.read() == b"$1.50"
+    finally:
+        server.shutdown()
+        server.server_close()
+"""
+
+
+@pytest.mark.slow
+def test_an_honest_suite_that_writes_spawns_and_serves_passes(repo: Repo) -> None:
+    """Writes in tmp_path and its own folder, a subprocess it reaps, a server on localhost: no finding."""
+    refactored = SHOP.replace('return f"${cents / 100:.2f}"', 'dollars = cents / 100\n    return f"${dollars:.2f}"')
+    repo.change(
+        {**BASE, "tests/test_honest.py": HONEST_SUITE},
+        {**TOUCHED, "src/shop/__init__.py": refactored, "tests/test_honest.py": HONEST_SUITE + "\n# touched\n"},
+    )
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert got.code == 0 and got.codes == [], got.said
+
+
+def _wall(tmp_path: Path) -> barrier.Barrier:
+    for name in ("base", "new", "work"):
+        (tmp_path / "scratch" / name).mkdir(parents=True)
+    scratch = tmp_path / "scratch"
+    return barrier.Barrier(str(scratch / "base"), str(scratch), str(scratch / "work"))
+
+
+def test_the_limit_of_the_new_codes_run_is_relative_to_the_same_plans_base_run(tmp_path: Path) -> None:
+    wall = _wall(tmp_path)
+    with barrier.guarding(wall):
+        barrier.in_turn(["base", "new"])
+    wall.before("base")
+    wall.timed("base", 2.0)
+    wall.after("base")
+    wall.before("new")
+    assert wall.limit() == barrier.HANG_FLOOR + barrier.HANG_FACTOR * 2.0
+    wall.after("new")
+    with barrier.guarding(wall):
+        barrier.in_turn(["new"])  # a run of the new code alone (the doctests, a second run): no base run measures it
+    wall.before("new")
+    assert wall.limit() is None
+    wall.after("new")
+    wall.plan(["base", "new"])
+    wall.before("base")
+    wall.timed("base", None)  # the warm cache's base side: a collection only
+    wall.after("base")
+    wall.before("new")
+    assert wall.limit() is None  # the --timeout budget alone
+    wall.after("new")
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+def test_new_tests_that_hang_only_under_the_mutation_check_are_og922(repo: Repo) -> None:
+    """Before: the new side ran out of --mutate-timeout, exit 2 ("ran out of its time budget")."""
+    from tests.test_mutation import UNKNOWN_TO_STATIC, T, module, mutate
+
+    before, after = UNKNOWN_TO_STATIC["a loop that checks one element"]
+    waits = "\n\n" + UNDER_THE_GATE + "if _GATE:\n    import time\n\n    time.sleep(3600)\n"
+    got = mutate(repo, before, {T: module(after) + waits})
+    assert got.code == 1 and _found(got) == ["OG922"], got.said
