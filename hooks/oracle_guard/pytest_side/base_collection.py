@@ -71,6 +71,7 @@ class BaseRun:
         self.rev = rev
         self.label = label
         self.modules = modules or []  # only these test modules (a sure plan: partial_collection.py); else all
+        self.top = git.toplevel()  # asked here, in the caller's thread and folder
         self.root = tempfile.mkdtemp(prefix="oracle-guard-base-collect-", dir=scratch.scratch_home())
         self.tree = os.path.join(self.root, "base")
         self.proc: subprocess.Popen[bytes] | None = None
@@ -95,8 +96,7 @@ class BaseRun:
 
         if not os.path.isdir(self.tree):
             scratch.export(self.rev, self.tree)
-            top = git.toplevel()
-            generated.lay(generated.needed(top, self.rev), [self.tree])
+            generated.lay(generated.needed(self.top, self.rev), [self.tree])
         out = os.path.join(self.root, "collected.txt")
         cmd = [self.python, "-c", _collector.RUNNER, os.path.abspath(_collector.__file__), out]
         cmd += ["--collect-only", "-q", "-p", "no:cacheprovider", *extra, *self.modules]
