@@ -215,3 +215,15 @@ def test_the_success_line_says_which_hooks_did_not_run_and_why(repo: Repo) -> No
         f"oracle-guard: all checks passed (8 hooks against {base}; not run: contract-split and"
         " collection-snapshot's pytest run (--skip), oracle-replay (opt-in: --replay))\n",
     )
+
+
+def test_the_red_base_sentence_accounts_for_every_red_test() -> None:
+    from oracle_guard.probes.replay.red import Fate
+
+    assert Fate("main", 3, 3, 0).text() == "3 of 3 tests red at main now pass; 0 still red"
+    assert Fate("main", 1, 0, 1).text() == "0 of 1 test red at main now pass; 1 still red"
+    # Neither passing nor still red: silenced (OG902 says which); a module that did not collect is told apart.
+    assert Fate("main", 4, 1, 1, 2, 1).text() == (
+        "1 of 4 tests red at main now pass; 1 still red; 2 now skip or xfail;"
+        " 2 test modules that did not collect at main: 1 still does not"
+    )
