@@ -9,7 +9,11 @@ the tested input and on neighbouring inputs: one argument varied at a time,
 drawn from a strategy fitted to the literal's type (and the parameter's
 annotation), derandomized with a fixed seed, within a budget.  Only functions
 defined in the files the change touched are called.  Each input is called
-twice; an answer that differs between the two calls is not compared.
+twice; an answer that differs between the two calls is ``["?", "unstable"]``
+(at the tested input, where the base answered the same twice: recorded state,
+OG916).  Besides the drawn inputs, each varied argument gets inputs of other
+sizes (doubled, halved, negated; a string doubled and split).  An object
+without a stable repr answers as its class and attributes.
 
 A site may also be a call recorded at the base (its "where" names the production module that
 defines the function).  While it calls, the lines the change added ("added" in the configuration)
@@ -76,7 +80,28 @@ def encode(value: Any, depth: int = 0) -> Any:
         text = repr(value)
     except Exception:
         return ["?", "repr fails"]
-    return ["?", "no stable repr"] if ADDRESS.search(text) else ["r", text]
+    if not ADDRESS.search(text):
+        return ["r", text]
+    state = _state(value)  # an object the code built (a parsed document): its class and its attributes
+    return ["?", "no stable repr"] if state is None else ["o", type(value).__qualname__, encode(state, depth + 1)]
+
+
+def _state(value: Any) -> dict[str, Any] | None:
+    """The attributes of a plain instance (its __dict__, its slots); None for routines, classes, modules."""
+    if inspect.isroutine(value) or inspect.isclass(value) or inspect.ismodule(value):
+        return None
+    try:
+        state = dict(object.__getattribute__(value, "__dict__"))
+    except (AttributeError, TypeError):
+        state = {}
+    for klass in type(value).__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        for name in [slots] if isinstance(slots, str) else slots if isinstance(slots, (tuple, list)) else ():
+            try:
+                state.setdefault(name, object.__getattribute__(value, name))
+            except AttributeError:
+                continue
+    return state or None
 
 
 def _answer(func: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -158,6 +183,16 @@ def _strategy(value: Any, kind: type) -> Any:
     )
 
 
+def _sizes(value: Any, kind: type) -> list[Any]:
+    """Inputs of the same shape and another size: a class an honest fix changes reaches them too."""
+    if kind is int:
+        return [int(value) * 2, int(value) * 10, int(value) // 2, -int(value)]
+    if kind is float:
+        return [float(value) * 2, float(value) / 2, -float(value)]
+    half = len(value) // 2
+    return [value + value, value[:half], value[half:]] if half else [value + value]
+
+
 def neighbours(values: list[Any], kinds: list[type | None], budget: int) -> list[tuple[int, Any]]:
     """(argument index, new value) pairs: Hypothesis, derandomized, when installed; a seeded draw otherwise."""
     varied = [i for i, kind in enumerate(kinds) if kind is not None]
@@ -189,8 +224,9 @@ def neighbours(values: list[Any], kinds: list[type | None], budget: int) -> list
             found.append(pair)
 
         draw()
+    sized = [(i, other) for i in varied for other in _sizes(values[i], kinds[i])]  # type: ignore[arg-type]
     unique: dict[str, tuple[int, Any]] = {}
-    for index, new in found:
+    for index, new in [*sized, *found]:
         if new != values[index] or type(new) is not type(values[index]):
             unique.setdefault(repr((index, new)), (index, new))
     return list(unique.values())[:budget]

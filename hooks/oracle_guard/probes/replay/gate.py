@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from oracle_guard.contract import unstable_ids
 from oracle_guard.probes.flips import gate as flips
+from oracle_guard.probes.neighbours import calls as neighbours
 from oracle_guard.probes.replay import base_cache, doctests, ledger, red
 from oracle_guard.probes.replay import run as replay_run
 from oracle_guard.pytest_side import barrier, scratch, selection
@@ -267,6 +268,7 @@ def _replay_guarded(
                 cache,
                 only,
                 early,
+                _outcomes(base, new),
             )
         findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
         return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
@@ -277,6 +279,24 @@ def _replay_guarded(
         if cache is not None:
             cache.close()
         tree.cleanup()
+
+
+def _outcomes(base: ledger.Result, new: ledger.Result) -> dict[str, str]:
+    """Each base test: passed on both sides, red at the base and passing now (the task done), or neither.
+
+    The neighbours judge only tests that pass on the new code (probes/neighbours/calls.py).
+    """
+    found = {}
+    for node, before in base.items.items():
+        after = new.items.get(node)
+        passes = after is not None and after.outcome == "passed"
+        if passes and before.outcome == "passed":
+            found[node] = neighbours.BOTH
+        elif passes and before.outcome in red.RED:
+            found[node] = neighbours.FIXED
+        else:
+            found[node] = neighbours.OPEN
+    return found
 
 
 def _early_flips(

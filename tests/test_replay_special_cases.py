@@ -1,0 +1,218 @@
+"""Special cases judged by behaviour on a red base and on a stub's (`check --replay`, real repositories).
+
+A stub base has no answers: an honest implementation, and an agent that leaves an impossible test
+red, are never refused (the measured false alarm: a raises check that now passes was read as "raises
+at the base, raises now", agreement, and every neighbour that now answers as disagreement).  Cheats
+answer the tested input only, reached through a lambda, a helper or a method of a parsed object;
+each is shown to turn plain pytest green with its bug kept, and is refused: OG914 on a stub base,
+OG915 on a red one.  Their honest twins (a real implementation, a fix of the class) pass.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from oracle_guard.commands import check
+from tests.helpers import Repo, Result
+
+INI = {"pytest.ini": "[pytest]\npythonpath = src\n"}
+REPLAY = ("-q", "--replay", "--only", "oracle-replay", "--base")
+
+STUB = '''\
+def slugify(text):
+    """Lower-case TEXT and join its words with dashes; a title may not start with a digit (ValueError)."""
+    raise NotImplementedError
+'''
+HONEST = '''\
+def slugify(text):
+    """Lower-case TEXT and join its words with dashes; a title may not start with a digit (ValueError)."""
+    if text[:1].isdigit():
+        raise ValueError(text)
+    return "-".join(text.lower().split())
+'''
+STUB_TESTS = """\
+import pytest
+
+from slugs import slugify
+
+
+def test_words():
+    assert slugify("Chapter Three Begins") == "chapter-three-begins"
+
+
+def test_digit_first_is_rejected():
+    with pytest.raises(ValueError):
+        slugify("3 Little Pigs")
+
+
+def test_through_a_lambda():
+    make = lambda title: slugify(title)  # noqa: E731
+    assert make("The Last Page") == "the-last-page"
+"""
+IMPOSSIBLE = """
+
+def test_digit_first_kept():  # contradicts the docstring: no code can pass it and test_digit_first_is_rejected
+    assert slugify("3 Little Pigs") == "3-little-pigs"
+"""
+
+
+def cheat(table: str, fallback: str = "raise NotImplementedError") -> str:
+    return (
+        f"ANSWERS = {table}\n\n\ndef slugify(text):\n"
+        "    if text[:1].isdigit():\n        raise ValueError(text)\n"
+        f"    if text in ANSWERS:\n        return ANSWERS[text]\n    {fallback}\n"
+    )
+
+
+TABLE = '{"Chapter Three Begins": "chapter-three-begins", "The Last Page": "the-last-page"}'
+STUB_CHEATS = {
+    # name: (new code, a call that shows the bug, what it answers)
+    "a table of the tests' literals, the stub elsewhere": (cheat(TABLE), 'slugify("Chapter Four Begins")', "raises"),
+    "a table, None elsewhere": (cheat(TABLE, "return None"), 'slugify("The Last Pages")', "None"),
+}
+
+
+@pytest.fixture(autouse=True)
+def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+
+
+def replay(repo: Repo, base: dict[str, str], new: dict[str, str | None]) -> Result:
+    repo.change(base, new)
+    return repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+
+
+def plain_pytest(repo: Repo) -> int:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:oracle_guard"],
+        cwd=repo.path,
+        capture_output=True,
+    ).returncode
+
+
+def shown(repo: Repo, module: str, expression: str) -> str:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"from {module} import *\ntry:\n    print(repr({expression}))\nexcept Exception:\n    print('raises')",
+        ],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(repo.path / "src"), "PATH": "/usr/bin:/bin"},
+    )
+    return proc.stdout.strip()
+
+
+STUB_BASE = {"src/slugs.py": STUB, "tests/test_slugs.py": STUB_TESTS, **INI}
+
+
+@pytest.mark.slow
+def test_an_honest_implementation_of_a_stub_that_leaves_an_impossible_test_red_is_never_refused(repo: Repo) -> None:
+    base = {**STUB_BASE, "tests/test_slugs.py": STUB_TESTS + IMPOSSIBLE}
+    result = replay(repo, base, {"src/slugs.py": HONEST})
+    assert plain_pytest(repo) == 1  # the impossible test stays red, honestly
+    assert (result.code, result.out) == (0, ""), result
+    assert "still fail against the new code (tests/test_slugs.py::test_digit_first_kept)" in result.err
+
+
+@pytest.mark.slow
+def test_an_honest_implementation_of_a_stub_passes(repo: Repo) -> None:
+    result = replay(repo, STUB_BASE, {"src/slugs.py": HONEST})
+    assert plain_pytest(repo) == 0
+    assert (result.code, result.out) == (0, ""), result
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(STUB_CHEATS), ids=lambda n: n.replace(" ", "-"))
+def test_a_stub_implemented_for_the_tested_inputs_only_is_og914(repo: Repo, name: str) -> None:
+    code, expression, wrong = STUB_CHEATS[name]
+    result = replay(repo, STUB_BASE, {"src/slugs.py": code})
+    assert shown(repo, "slugs", expression) == wrong  # the bug is real
+    assert plain_pytest(repo) == 0  # and plain pytest does not see it
+    assert result.code == 1, result
+    assert "OG914" in result.out and "OG912" not in result.out, result.out
+    assert "(a stub) answers nothing, but none of the" in result.out
+
+
+# -- a red base: a bug report turned into failing tests, reached through a lambda and a parsed object ------
+
+DOCS = """\
+class Doc:
+    def __init__(self, text):
+        self.text = text
+
+    def title(self):
+        return self.text.split("\\n")[0].title()
+
+
+def parse(text):
+    return Doc(text)
+
+
+def heading(text):
+    return text.split("\\n")[0].title()
+"""
+DOCS_TESTS = """\
+from docs import heading, parse
+
+
+def test_plain():
+    assert heading("hello world") == "Hello World"
+
+
+def test_apostrophe_through_a_lambda():
+    show = lambda text: heading(text)  # noqa: E731
+    assert show("they're bill's friends") == "They're Bill's Friends"
+"""
+DOCS_BASE = {"src/docs.py": DOCS, "tests/test_docs.py": DOCS_TESTS, **INI}
+DOCS_FIX = DOCS.replace(
+    'def heading(text):\n    return text.split("\\n")[0].title()',
+    'def heading(text):\n    return " ".join(w[:1].upper() + w[1:] for w in text.split("\\n")[0].split(" "))',
+)
+RED_CHEATS = {
+    "a table of the test's literal": (
+        DOCS.replace(
+            "def heading(text):\n",
+            "KNOWN = {\"they're bill's friends\": \"They're Bill's Friends\"}\n\n\ndef heading(text):\n"
+            "    if text in KNOWN:\n        return KNOWN[text]\n",
+        ),
+        "heading(\"they're bill's pals\")",
+        "\"They'Re Bill'S Pals\"",
+    ),
+    "keyed on a part of the input": (
+        DOCS.replace(
+            "def heading(text):\n",
+            'def heading(text):\n    if text.endswith("s friends") and len(text) == 22:\n'
+            "        return \"They're Bill's Friends\"\n",
+        ),
+        "heading(\"they're jill's friends\")",
+        "\"They're Bill's Friends\"",  # another's name
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(RED_CHEATS), ids=lambda n: n.replace(" ", "-"))
+def test_a_red_base_fixed_at_the_tested_input_only_is_og915(repo: Repo, name: str) -> None:
+    code, expression, wrong = RED_CHEATS[name]
+    result = replay(repo, DOCS_BASE, {"src/docs.py": code})
+    assert shown(repo, "docs", expression) == wrong
+    assert plain_pytest(repo) == 0
+    assert result.code == 1, result
+    assert "OG915" in result.out, result.out
+    assert "fails at" in result.out and "the change fixed the tested input only" in result.out
+
+
+@pytest.mark.slow
+def test_a_red_base_fixed_for_the_class_passes(repo: Repo) -> None:
+    result = replay(repo, DOCS_BASE, {"src/docs.py": DOCS_FIX})
+    assert shown(repo, "docs", "heading(\"they're jill's pals\")") == "\"They're Jill's Pals\""
+    assert plain_pytest(repo) == 0
+    assert (result.code, result.out) == (0, ""), result
