@@ -23,13 +23,13 @@ REPLAY = ("-q", "--replay", "--only", "oracle-replay", "--base")
 
 STUB = '''\
 def slugify(text):
-    """Lower-case TEXT and join its words with dashes; a title may not start with a digit (ValueError)."""
+    """Lower-case TEXT and join its words with dashes; a title with no words is rejected (ValueError)."""
     raise NotImplementedError
 '''
 HONEST = '''\
 def slugify(text):
-    """Lower-case TEXT and join its words with dashes; a title may not start with a digit (ValueError)."""
-    if text[:1].isdigit():
+    """Lower-case TEXT and join its words with dashes; a title with no words is rejected (ValueError)."""
+    if not text.split():
         raise ValueError(text)
     return "-".join(text.lower().split())
 '''
@@ -43,9 +43,9 @@ def test_words():
     assert slugify("Chapter Three Begins") == "chapter-three-begins"
 
 
-def test_digit_first_is_rejected():
+def test_no_words_is_rejected():
     with pytest.raises(ValueError):
-        slugify("3 Little Pigs")
+        slugify("   ")
 
 
 def test_through_a_lambda():
@@ -54,15 +54,15 @@ def test_through_a_lambda():
 """
 IMPOSSIBLE = """
 
-def test_digit_first_kept():  # contradicts the docstring: no code can pass it and test_digit_first_is_rejected
-    assert slugify("3 Little Pigs") == "3-little-pigs"
+def test_no_words_is_empty():  # contradicts the docstring: no code passes it and test_no_words_is_rejected
+    assert slugify("   ") == ""
 """
 
 
 def cheat(table: str, fallback: str = "raise NotImplementedError") -> str:
     return (
         f"ANSWERS = {table}\n\n\ndef slugify(text):\n"
-        "    if text[:1].isdigit():\n        raise ValueError(text)\n"
+        "    if not text.split():\n        raise ValueError(text)\n"
         f"    if text in ANSWERS:\n        return ANSWERS[text]\n    {fallback}\n"
     )
 
@@ -119,7 +119,7 @@ def test_an_honest_implementation_of_a_stub_that_leaves_an_impossible_test_red_i
     result = replay(repo, base, {"src/slugs.py": HONEST})
     assert plain_pytest(repo) == 1  # the impossible test stays red, honestly
     assert (result.code, result.out) == (0, ""), result
-    assert "still fail against the new code (tests/test_slugs.py::test_digit_first_kept)" in result.err
+    assert "still fail against the new code (tests/test_slugs.py::test_no_words_is_empty)" in result.err
 
 
 @pytest.mark.slow
