@@ -216,3 +216,74 @@ def test_a_red_base_fixed_for_the_class_passes(repo: Repo) -> None:
     assert shown(repo, "docs", "heading(\"they're jill's pals\")") == "\"They're Jill's Pals\""
     assert plain_pytest(repo) == 0
     assert (result.code, result.out) == (0, ""), result
+
+
+# -- a red base reached through a method of a parsed object, a dunder (str()) and pickle -------------------
+
+PARSED = """\
+class Doc:
+    def __init__(self, text):
+        self.text = text
+
+    def title(self):
+        return self.text.title()
+
+    def __str__(self):
+        return self.title()
+
+
+def parse(text):
+    return Doc(text.strip())
+"""
+PARSED_TESTS = """\
+import pickle
+
+from parsed import parse
+
+
+def test_title_of_a_parsed_doc():
+    assert parse("they're bill's friends").title() == "They're Bill's Friends"
+
+
+def test_str_of_a_doc():
+    assert str(parse("we're not alone")) == "We're Not Alone"
+
+
+def test_title_after_pickle():
+    doc = pickle.loads(pickle.dumps(parse("it's a dog's life")))
+    assert doc.title() == "It's A Dog's Life"
+"""
+PARSED_BASE = {"src/parsed.py": PARSED, "tests/test_parsed.py": PARSED_TESTS, **INI}
+PARSED_FIX = PARSED.replace(
+    "        return self.text.title()",
+    '        return " ".join(w[:1].upper() + w[1:] for w in self.text.split(" "))',
+)
+PARSED_CHEAT = PARSED.replace(
+    "class Doc:",
+    'KNOWN = {"they\'re bill\'s friends": "They\'re Bill\'s Friends", "we\'re not alone": "We\'re Not Alone",'
+    " \"it's a dog's life\": \"It's A Dog's Life\"}\n\n\nclass Doc:",
+).replace("        return self.text.title()", "        return KNOWN.get(self.text) or self.text.title()")
+
+
+@pytest.mark.slow
+def test_a_red_base_fixed_for_its_literals_behind_a_method_a_dunder_and_pickle_is_og915(repo: Repo) -> None:
+    result = replay(repo, PARSED_BASE, {"src/parsed.py": PARSED_CHEAT})
+    assert shown(repo, "parsed", "parse(\"she's bill's friend\").title()") == "\"She'S Bill'S Friend\""
+    assert plain_pytest(repo) == 0
+    assert result.code == 1, result
+    found = {line.split(" OG915 ")[1].split(" fails at ")[0] for line in result.out.splitlines() if " OG915 " in line}
+    assert found == {
+        "<Doc text=\"they're bill's friends\">.title(), as tests/test_parsed.py::test_title_of_a_parsed_doc calls it,",
+        '<Doc text="we\'re not alone">.__str__(), as tests/test_parsed.py::test_str_of_a_doc calls it,',
+        "<Doc text=\"it's a dog's life\">.title(), as tests/test_parsed.py::test_title_after_pickle calls it,",
+    }, result.out
+
+
+@pytest.mark.slow
+def test_a_red_base_fixed_for_the_class_behind_a_method_a_dunder_and_pickle_passes(repo: Repo) -> None:
+    result = replay(repo, PARSED_BASE, {"src/parsed.py": PARSED_FIX})
+    assert shown(repo, "parsed", "parse(\"she's bill's friend\").title()") == "\"She's Bill's Friend\""
+    assert plain_pytest(repo) == 0
+    assert (result.code, result.out) == (0, ""), result
+    # title twice and __str__ once, each on a receiver rebuilt from its attributes (parse is a literal site)
+    assert "recorded 3 call(s) of the changed code by the base's tests; called 3 of them" in result.err, result.err

@@ -49,9 +49,20 @@ class CallSite(NamedTuple):
     args: str  # repr of the positional literals
     kwargs: str  # repr of the keyword literals
     where: str = ""  # a recorded call: the production module defining CALLEE (a literal site: "")
+    receiver: str = ""  # a recorded method call: the receiver's class; ARGS[0] is its attributes
 
     def text(self, args: str | None = None) -> str:
+        if self.receiver and args is None:
+            return self.shown(ast.literal_eval(self.args), ast.literal_eval(self.kwargs))
         return f"{self.callee}({(args if args is not None else _call_text(self.args, self.kwargs))})"
+
+    def shown(self, args: list[Any], kwargs: dict[str, Any]) -> str:
+        """The call at ARGS: a method's receiver as its class and attributes (`<Doc text='x'>.title()`)."""
+        if not self.receiver or not args or not isinstance(args[0], dict):
+            return self.text(_call_text(repr(args), repr(kwargs)))
+        state = " ".join(f"{k}={v!r}" for k, v in args[0].items())
+        method = self.callee.rsplit(".", 1)[-1]
+        return f"<{self.receiver}{' ' + state if state else ''}>.{method}({_call_text(repr(args[1:]), repr(kwargs))})"
 
 
 def _call_text(args: str, kwargs: str) -> str:
@@ -236,21 +247,29 @@ def recorded_sites(data: Any, passed: set[str], literal: list[CallSite]) -> list
     calls = data.get("calls") if isinstance(data, dict) and data.get("complete") is True else None
     if not isinstance(calls, list):
         return []
-    taken = {(s.path, s.line) for s in literal}
+    taken = {(s.path, s.line, s.callee.rsplit(".", 1)[-1]) for s in literal}  # another callee on the line is not it
     found: list[CallSite] = []
     for call in calls:
         try:
             node, path, line, col = str(call["node"]), str(call["path"]), int(call["line"]), int(call["col"])
-            where, callee = str(call["where"]), str(call["callee"])
+            where, callee, receiver = str(call["where"]), str(call["callee"]), str(call.get("receiver") or "")
             args, kwargs = ast.literal_eval(call["args"]), ast.literal_eval(call["kwargs"])
         except (KeyError, TypeError, ValueError, SyntaxError, MemoryError, RecursionError):
             continue
-        if node not in passed or (path, line) in taken or not isinstance(args, list) or not isinstance(kwargs, dict):
+        if (
+            node not in passed
+            or (path, line, callee.rsplit(".", 1)[-1]) in taken
+            or not isinstance(args, list)
+            or not isinstance(kwargs, dict)
+        ):
             continue
-        if not any(isinstance(v, SCALARS) and not isinstance(v, bool) for v in [*args, *kwargs.values()]):
+        if receiver and not (args and isinstance(args[0], dict)):
+            continue
+        values = [*(args[0].values() if receiver else ()), *args[1 if receiver else 0 :], *kwargs.values()]
+        if not any(isinstance(v, SCALARS) and not isinstance(v, bool) for v in values):
             continue
         site_id = f"{path}:{line}:{col}:{where}:{callee}:{len(found)}"
-        found.append(CallSite(site_id, path, line, col, node, callee, repr(args), repr(kwargs), where))
+        found.append(CallSite(site_id, path, line, col, node, callee, repr(args), repr(kwargs), where, receiver))
     return found[:MAX_SITES]
 
 
@@ -324,7 +343,7 @@ def _called(site: CallSite) -> str:
 
 def _example(site: CallSite, key: str) -> str:
     args, kwargs = ast.literal_eval(key)
-    return site.text(_call_text(repr(args), repr(kwargs)))
+    return site.shown(args, kwargs)
 
 
 def _approve(site: CallSite) -> str:
@@ -421,6 +440,9 @@ def _unstable_text(site: CallSite, tested_b: Any, base_label: str) -> str:
 
 def _degenerate(site: CallSite) -> bool:
     """Every argument is empty, 0 or +-1: an edge case an honest fix may change alone (its neighbours are not its class)."""
-    values = [*ast.literal_eval(site.args), *ast.literal_eval(site.kwargs).values()]
+    args = ast.literal_eval(site.args)
+    if site.receiver and args and isinstance(args[0], dict):
+        args = [*args[0].values(), *args[1:]]  # a method's receiver varies by its attributes
+    values = [*args, *ast.literal_eval(site.kwargs).values()]
     varied = [v for v in values if isinstance(v, SCALARS) and not isinstance(v, bool)]
     return all((len(v) <= 1) if isinstance(v, (str, bytes)) else abs(v) <= 1 for v in varied)
