@@ -23,7 +23,7 @@ Output: ``{"sites": {id: {"tested": answer, "inputs": {key: [answer, varied argu
 [path:line]}}, "complete": true}``; an answer is a tagged JSON value, ``["raise", type]``, or
 ``["?", why]`` when it cannot be compared.
 
-With "record" in the configuration (the base side only), the recorder (``_Recorder``) then keeps
+With "record" in the configuration (the base side only), the recorder (recorder.py, ``Recorder``) then keeps
 the calls the tests make into the changed modules while they run, and writes them to that file at
 session end: ``{"calls": [{node, path, line, col, where, callee, args, kwargs}], "skipped", "complete"}``.
 """
@@ -379,7 +379,7 @@ def _stable_answer(func: Callable[..., Any], args: list[Any], kwargs: dict[str, 
 
 
 def _load_recorder() -> Any:
-    """recorder.py's _Recorder: this plugin is loaded by file path, without the package, so its sibling is too."""
+    """recorder.py's Recorder: this plugin is loaded by file path, without the package, so its sibling is too."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "recorder.py")
     spec = importlib.util.spec_from_file_location("_oracle_guard_neighbours_recorder", path)
     if spec is None or spec.loader is None:

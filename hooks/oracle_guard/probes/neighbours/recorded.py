@@ -3,7 +3,7 @@
 A literal call site (calls.py) needs its arguments spelled in the test; most tests build them
 (a helper call, an f-string, a fixture, a parametrize id).  The base side's probe run records
 every call its tests make directly into a function of a changed production module, with the
-arguments as the function received them (plugin.py, ``_Recorder``: exact scalars, str, bytes and
+arguments as the function received them (recorder.py, ``Recorder``: exact scalars, str, bytes and
 short lists/tuples of them).  The recording comes from the base tree only: the trusted code and
 the trusted tests; the new code never shapes which inputs are judged.  Then one collection-only
 probe process per side calls each recorded function at the recorded input and around it, and
