@@ -210,3 +210,43 @@ def test_a_narrow_class_fixed_on_a_red_base_passes_and_its_table_does_not() -> N
     assert calls.judge([FEBRUARY], answers(days_bug, FEBRUARY), answers(days_fix, FEBRUARY), "main", outcomes) == []
     [(_, found)] = calls.judge([LEAP], answers(leap_bug, LEAP), answers(leap_table, LEAP), "main", outcomes)
     assert found.code == "OG915" and "is_leap(1900) fails at main and passes now" in found.message
+
+
+def test_a_recorded_method_call_is_a_site_with_its_receiver_as_attributes() -> None:
+    call = {
+        "node": "t.py::test_a",
+        "path": "t.py",
+        "line": 3,
+        "col": 12,
+        "where": "src/docs.py",
+        "callee": "Doc.title",
+        "receiver": "Doc",
+        "kwargs": "{}",
+    }
+    literal = calls.call_sites(
+        'from docs import parse\n\ndef test_a():\n    assert parse("x").title() == "X"\n', "t.py"
+    )
+    data = {
+        "complete": True,
+        "calls": [
+            {**call, "args": "[{'text': 'we are'}]"},  # kept: parse("x") is another callee on the line
+            {**call, "args": "[{'flag': True}]"},  # nothing to vary
+            {**call, "args": "['not a receiver']"},  # malformed: a method's first argument is its attributes
+        ],
+    }
+    [site] = calls.recorded_sites(data, {"t.py::test_a"}, literal)
+    assert site.text() == "<Doc text='we are'>.title()"
+    assert site.shown([{"text": "we are!"}, 2], {"upper": True}) == "<Doc text='we are!'>.title(2, upper=True)"
+
+
+def test_a_receiver_rebuilt_from_its_attributes_answers_like_the_object() -> None:
+    class Doc:
+        def __init__(self, text: str) -> None:
+            raise AssertionError("never run: the probe rebuilds, it does not construct")
+
+        def title(self) -> str:
+            return str(self.text).title()
+
+    rebuilt = probe._Rebuilt(Doc, "title")
+    assert rebuilt({"text": "we are"}) == "We Are"
+    assert probe.encode(iter([1, 2])) == ["l", [["v", 1], ["v", 2]]]
