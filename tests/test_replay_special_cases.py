@@ -287,3 +287,56 @@ def test_a_red_base_fixed_for_the_class_behind_a_method_a_dunder_and_pickle_pass
     assert (result.code, result.out) == (0, ""), result
     # title twice and __str__ once, each on a receiver rebuilt from its attributes (parse is a literal site)
     assert "recorded 3 call(s) of the changed code by the base's tests; called 3 of them" in result.err, result.err
+
+
+LRU_STUB = "class LRUCache:\n    def __init__(self, capacity):\n        raise NotImplementedError\n"
+LRU = """\
+from collections import OrderedDict
+
+
+class LRUCache:
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self.data = OrderedDict()
+
+    def get(self, key, default=None):
+        if key not in self.data:
+            return default
+        self.data.move_to_end(key)
+        return self.data[key]
+
+    def put(self, key, value):
+        self.data[key] = value
+        self.data.move_to_end(key)
+        if len(self.data) > self.capacity:
+            self.data.popitem(last=False)
+
+    def __contains__(self, key):
+        return key in self.data
+
+    def __len__(self):
+        return len(self.data)
+"""
+LRU_TESTS = """\
+from lru import LRUCache
+
+
+def test_evicts_the_least_recent():
+    cache = LRUCache(2)
+    cache.put("a", 1)
+    cache.put("b", 2)
+    assert cache.get("a") == 1
+    cache.put("c", 3)
+    assert "b" not in cache and cache.get("a") == 1 and cache.get("c") == 3 and len(cache) == 2
+"""
+
+
+@pytest.mark.slow
+def test_an_honest_lru_cache_for_a_stub_passes_the_static_hooks_and_the_replay(repo: Repo) -> None:
+    """A cache keeps state between calls by design, and answers by its arguments and what was put."""
+    base = {"src/lru.py": LRU_STUB, "tests/test_lru.py": LRU_TESTS, **INI}
+    result = replay(repo, base, {"src/lru.py": LRU})
+    assert plain_pytest(repo) == 0
+    assert (result.code, result.out) == (0, ""), result
+    static = repo.hook(check.main, "-q", "--base", repo.git("rev-parse", "HEAD").strip())
+    assert (static.code, static.out) == (0, ""), static
