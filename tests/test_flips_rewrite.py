@@ -255,11 +255,21 @@ def test_isolated_points_of_agreement_are_a_finding(new_price: Any, found: bool)
         assert finding.message.startswith("price(150) gives main's answer on the new code, but the new code disagrees")
 
 
-def test_answers_compare_floats_closely_and_exceptions_by_having_raised() -> None:
+class Point:
+    def __init__(self, x: int, ys: list[int]) -> None:
+        self.x, self.ys = x, ys
+
+
+def test_answers_compare_floats_closely_and_exceptions_by_their_type() -> None:
     assert neighbours.same(["f", 0.1 + 0.2], ["f", 0.3])
-    assert neighbours.same(["raise", "ValueError"], ["raise", "ParseError"])
+    assert neighbours.same(["raise", "ValueError"], ["raise", "ValueError"])
+    assert not neighbours.same(["raise", "ValueError"], ["raise", "ParseError"])  # two answers, not one
+    assert not neighbours.same(["raise", "NotImplementedError"], ["raise", "ValueError"])
     assert not neighbours.same(["v", "a"], ["raise", "ValueError"])
-    assert probe.encode(object())[0] == "?"  # a default repr holds an address
+    assert not neighbours.same(["v", 1], ["v", "1"]) and not neighbours.same(["v", 1], ["v", True])  # type and value
+    assert neighbours.same(probe.encode(Point(1, [2])), probe.encode(Point(1, [2])))  # an object: class and state
+    assert not neighbours.same(probe.encode(Point(1, [2])), probe.encode(Point(1, [3])))
+    assert probe.encode(object())[0] == "?"  # a default repr holds an address, and there is no state to read
 
 
 def test_what_looks_like_a_path_is_never_varied() -> None:

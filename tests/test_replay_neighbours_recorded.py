@@ -231,7 +231,8 @@ def test_a_red_base_test_fixed_for_its_class_passes(repo: Repo) -> None:
     base = {**BASE, "tests/test_shop.py": TESTS + RED_TEST}
     result = replay(repo, RED_FIX, {"tests/test_shop.py": TESTS + RED_TEST + "\n# touched\n"}, base)
     assert (result.code, result.out) == (0, ""), result
-    assert "recorded 4 call(s) of the changed code" in result.err  # the red test's own call is the task's
+    # the red test's own call is judged too (fixed at the tested input and around it: not OG915)
+    assert "recorded 5 call(s) of the changed code by the base's tests; called 5 of them" in result.err
 
 
 # -- the recorder itself: what it keeps, and that the run it rides on keeps its outcomes ----------------

@@ -331,6 +331,12 @@ WITHOUT_EXAMPLE = {
     " shown by tests/test_replay_flips.py, and for inputs built by helpers, f-strings and fixtures by"
     " tests/test_replay_neighbours_recorded.py.",
     "OG913": "the new code ends the probe process it runs in: shown by tests/test_replay_flips.py.",
+    "OG914": "a stub's replacement that answers the tested inputs only, judged by calling the code:"
+    " shown by tests/test_replay_special_cases.py and tests/test_neighbours_bases.py.",
+    "OG915": "a red base's bug fixed for the tested input only (a table, a key on part of the input), judged by"
+    " calling the code: shown by tests/test_replay_special_cases.py and tests/test_neighbours_bases.py.",
+    "OG916": "code that keeps state between calls, judged by calling it twice: shown by"
+    " tests/test_neighbours_bases.py.",
     "OG910": "the verdict runs mutants against both sides' tests (seconds to minutes); 31 weakenings and their"
     " honest twins are in tests/test_mutation.py.",
 }

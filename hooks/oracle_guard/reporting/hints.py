@@ -396,6 +396,21 @@ CODES: dict[str, tuple[str, str, str]] = {
         "the tested input is an isolated point of agreement",
         "make the code right around the tested input, or approve `behavior-change NODEID`",
     ),
+    "OG914": (
+        "docs/replay-probes.md#og914-a-stub-answered-at-the-tested-input-only",
+        "a stub answered at the tested input only",
+        "implement the whole class of inputs, or approve `behavior-change NODEID`",
+    ),
+    "OG915": (
+        "docs/replay-probes.md#og915-a-red-base-fixed-at-the-tested-input-only",
+        "a red base fixed at the tested input only",
+        "fix the code for the whole class of inputs, or approve `behavior-change NODEID`",
+    ),
+    "OG916": (
+        "docs/replay-probes.md#og916-two-calls-with-the-same-arguments-answer-differently",
+        "two calls with the same arguments answer differently",
+        "make the answer depend on the arguments only, or approve `behavior-change NODEID`",
+    ),
     "OG913": (
         "docs/replay-probes.md#og913-the-flip-run-against-the-new-code-did-not-complete",
         "the flip run against the new code did not complete",

@@ -59,6 +59,7 @@ def sources() -> list[str]:
         os.path.abspath(flips_plugin.__file__),
         os.path.join(folder, "rewrite.py"),
         os.path.abspath(neighbours_plugin.__file__),
+        os.path.join(os.path.dirname(os.path.abspath(neighbours_plugin.__file__)), "recorder.py"),
     ]
 
 

@@ -394,6 +394,7 @@ def judge(
     cache: base_cache.Cache | None = None,
     only: Sequence[str] = (),
     early: Early | None = None,
+    outcomes: Mapping[str, str] | None = None,
 ) -> list[tuple[str, Finding]]:
     """The flip and neighbour findings of a replay, as (node id, finding) pairs.
 
@@ -403,6 +404,8 @@ def judge(
     CACHE: where the base side's flip verdicts are kept (cached.py: an entry only convicts).
     ONLY: the tests the probe runs instead of the whole selection (a shard's; the call sites still
     come from the selection's modules, so every shard looks for the same ones).
+    OUTCOMES: base node id -> how it ran on both sides (neighbours.BOTH, FIXED, OPEN); the neighbours
+    judge only tests that pass on the new code (None: those of PASSED_BOTH).
     Every suspect is judged again in a second probe run of its tests only; one that does not
     hold on both runs is a notice.
     """
@@ -427,14 +430,16 @@ def judge(
     base, new = sides["base"], sides["new"]
     if cache is not None and key and fresh and base.complete:
         cached.write(cache.where, key, base.sites, base.verdicts)
-    odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label) if calls else []
+    if outcomes is None:
+        outcomes = {node: neighbours.BOTH for node in passed_both}
+    odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label, outcomes) if calls else []
     if record:  # the calls the base's tests made, arguments as received, judged like literal sites
 
         def probe(args: list[str], config: str) -> tuple[Any, Any]:
             again = run(python, trees, [*fixed, *args], jobs, deadline, work, "recorded", config)
             return again["base"].neighbours, again["new"].neighbours
 
-        more, odd_more = recorded.judge(recording, sites, passed_both, changed, work, base_label, probe, added)
+        more, odd_more = recorded.judge(recording, sites, outcomes, changed, work, base_label, probe, added)
         sites, odd = [*sites, *more], [*odd, *odd_more]
     if calls:
         called = set(_sites_of(base.neighbours)) & set(_sites_of(new.neighbours))
@@ -460,7 +465,7 @@ def judge(
     if not first and not odd:
         return []
     return _confirmed(
-        python, trees, fixed, jobs, deadline, work, passed_both, base_label, first, odd, sites, changed, added
+        python, trees, fixed, jobs, deadline, work, passed_both, base_label, first, odd, sites, changed, added, outcomes
     )
 
 
@@ -478,6 +483,7 @@ def _confirmed(
     sites: list[neighbours.CallSite],
     changed: Sequence[str],
     added: Mapping[str, list[int]],
+    outcomes: Mapping[str, str],
 ) -> list[tuple[str, Finding]]:
     """The suspects that hold on a second probe run of their tests (both sides); notices for the rest."""
     odd_sites = [s for s in sites if any((f.path, f.line, f.col) == (s.path, s.line, s.col) for _, f in odd)]
@@ -493,7 +499,10 @@ def _confirmed(
             notice(f"oracle-replay: flaky flip: {site} in {node} changed its verdict between two runs of a side")
             continue
         found.append((node, finding(node, again["new"].sites.get(site, {}), base_label)))
-    held = {f for _, f in neighbours.judge(odd_sites, again["base"].neighbours, again["new"].neighbours, base_label)}
+    held = {
+        f
+        for _, f in neighbours.judge(odd_sites, again["base"].neighbours, again["new"].neighbours, base_label, outcomes)
+    }
     for node, finding_ in odd:
         if any((f.path, f.line, f.col) == (finding_.path, finding_.line, finding_.col) for f in held):
             found.append((node, finding_))

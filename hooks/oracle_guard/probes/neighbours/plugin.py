@@ -9,7 +9,11 @@ the tested input and on neighbouring inputs: one argument varied at a time,
 drawn from a strategy fitted to the literal's type (and the parameter's
 annotation), derandomized with a fixed seed, within a budget.  Only functions
 defined in the files the change touched are called.  Each input is called
-twice; an answer that differs between the two calls is not compared.
+twice; an answer that differs between the two calls is ``["?", "unstable"]``
+(at the tested input, where the base answered the same twice: recorded state,
+OG916).  Besides the drawn inputs, each varied argument gets inputs of other
+sizes (doubled, halved, negated; a string doubled and split).  An object
+without a stable repr answers as its class and attributes.
 
 A site may also be a call recorded at the base (its "where" names the production module that
 defines the function).  While it calls, the lines the change added ("added" in the configuration)
@@ -19,7 +23,7 @@ Output: ``{"sites": {id: {"tested": answer, "inputs": {key: [answer, varied argu
 [path:line]}}, "complete": true}``; an answer is a tagged JSON value, ``["raise", type]``, or
 ``["?", why]`` when it cannot be compared.
 
-With "record" in the configuration (the base side only), the recorder (``_Recorder``) then keeps
+With "record" in the configuration (the base side only), the recorder (recorder.py, ``Recorder``) then keeps
 the calls the tests make into the changed modules while they run, and writes them to that file at
 session end: ``{"calls": [{node, path, line, col, where, callee, args, kwargs}], "skipped", "complete"}``.
 """
@@ -27,9 +31,10 @@ session end: ``{"calls": [{node, path, line, col, where, callee, args, kwargs}],
 from __future__ import annotations
 
 import ast
+import importlib.util
 import inspect
+import itertools
 import json
-import math
 import os
 import random
 import re
@@ -46,6 +51,7 @@ PER_SITE = 24  # neighbouring inputs per call site
 MAX_SITES = 40
 CALL_SECONDS = 1.0
 TOTAL_SECONDS = 20.0
+MAX_ITEMS = 100  # items of an iterator answer read
 SPAN = 50  # integers within this distance of the literal
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
@@ -76,7 +82,30 @@ def encode(value: Any, depth: int = 0) -> Any:
         text = repr(value)
     except Exception:
         return ["?", "repr fails"]
-    return ["?", "no stable repr"] if ADDRESS.search(text) else ["r", text]
+    if not ADDRESS.search(text):
+        return ["r", text]
+    if inspect.isgenerator(value) or (type(value).__module__ == "builtins" and hasattr(type(value), "__next__")):
+        return ["l", [encode(v, depth + 1) for v in itertools.islice(value, MAX_ITEMS)]]  # what iterating gives
+    state = _state(value)  # an object the code built (a parsed document): its class and its attributes
+    return ["?", "no stable repr"] if state is None else ["o", type(value).__qualname__, encode(state, depth + 1)]
+
+
+def _state(value: Any) -> dict[str, Any] | None:
+    """The attributes of a plain instance (its __dict__, its slots); None for routines, classes, modules."""
+    if inspect.isroutine(value) or inspect.isclass(value) or inspect.ismodule(value):
+        return None
+    try:
+        state = dict(object.__getattribute__(value, "__dict__"))
+    except (AttributeError, TypeError):
+        state = {}
+    for klass in type(value).__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        for name in [slots] if isinstance(slots, str) else slots if isinstance(slots, (tuple, list)) else ():
+            try:
+                state.setdefault(name, object.__getattribute__(value, name))
+            except AttributeError:
+                continue
+    return state or None
 
 
 def _answer(func: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -158,6 +187,16 @@ def _strategy(value: Any, kind: type) -> Any:
     )
 
 
+def _sizes(value: Any, kind: type) -> list[Any]:
+    """Inputs of the same shape and another size: a class an honest fix changes reaches them too."""
+    if kind is int:
+        return [int(value) * 2, int(value) * 10, int(value) // 2, -int(value)]
+    if kind is float:
+        return [float(value) * 2, float(value) / 2, -float(value)]
+    half = len(value) // 2
+    return [value + value, value[:half], value[half:]] if half else [value + value]
+
+
 def neighbours(values: list[Any], kinds: list[type | None], budget: int) -> list[tuple[int, Any]]:
     """(argument index, new value) pairs: Hypothesis, derandomized, when installed; a seeded draw otherwise."""
     varied = [i for i, kind in enumerate(kinds) if kind is not None]
@@ -189,8 +228,9 @@ def neighbours(values: list[Any], kinds: list[type | None], budget: int) -> list
             found.append(pair)
 
         draw()
+    sized = [(i, other) for i in varied for other in _sizes(values[i], kinds[i])]  # type: ignore[arg-type]
     unique: dict[str, tuple[int, Any]] = {}
-    for index, new in found:
+    for index, new in [*sized, *found]:
         if new != values[index] or type(new) is not type(values[index]):
             unique.setdefault(repr((index, new)), (index, new))
     return list(unique.values())[:budget]
@@ -242,14 +282,22 @@ def probe(config: dict[str, Any]) -> dict[str, Any]:
         # resolved through the test module's own names.
         where = site.get("where")
         module = _module_at(where or site["path"])
-        func = _resolve(module, site["callee"]) if module is not None else None
+        receiver = site.get("receiver") or ""
+        if receiver:  # a method: its receiver rebuilt from its attributes (ARGS[0]) on each call
+            klass = _resolve(module, receiver) if module is not None else None
+            func = _Rebuilt(klass, site["callee"].rsplit(".", 1)[-1]) if inspect.isclass(klass) else None
+        else:
+            func = _resolve(module, site["callee"]) if module is not None else None
         if func is None or not callable(func) or not (where or _defined_in(func, changed)):
             continue
         args, kwargs = ast.literal_eval(site["args"]), ast.literal_eval(site["kwargs"])
-        names = list(_annotations(func))
-        params = _annotations(func)
+        names = list(_annotations(func)) if not receiver else []
+        params = _annotations(func) if not receiver else {}
         values = [*args, *kwargs.values()]
-        keys = [*range(len(args)), *kwargs]
+        keys: list[Any] = [*range(len(args)), *kwargs]
+        if receiver:  # its attributes vary like arguments
+            values = [*args[0].values(), *values[1:]]
+            keys = [*((0, name) for name in args[0]), *keys[1:]]
         kinds = []
         for position, value in zip(keys, values):
             name = names[position] if isinstance(position, int) and position < len(names) else position
@@ -261,7 +309,9 @@ def probe(config: dict[str, Any]) -> dict[str, Any]:
         for index, new in neighbours(values, kinds, PER_SITE):
             call_args, call_kwargs = list(args), dict(kwargs)
             key = keys[index]
-            if isinstance(key, int):
+            if isinstance(key, tuple):
+                call_args[0] = {**call_args[0], key[1]: new}
+            elif isinstance(key, int):
                 call_args[key] = new
             else:
                 call_kwargs[key] = new
@@ -269,6 +319,19 @@ def probe(config: dict[str, Any]) -> dict[str, Any]:
             inputs[repr((call_args, call_kwargs))] = [answer, index]
         results[site["id"]] = {"tested": tested, "inputs": inputs, "only_tested": lines.only_tested() if inputs else []}
     return results
+
+
+class _Rebuilt:
+    """Call METHOD on an instance of KLASS rebuilt from its attributes (``object.__new__``, no ``__init__``)."""
+
+    def __init__(self, klass: type, method: str) -> None:
+        self.klass, self.method = klass, method
+
+    def __call__(self, state: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        obj: Any = object.__new__(self.klass)
+        fresh = {k: list(v) if isinstance(v, list) else v for k, v in state.items()}  # a call may mutate them
+        object.__getattribute__(obj, "__dict__").update(fresh)
+        return getattr(obj, self.method)(*args, **kwargs)
 
 
 class _Lines:
@@ -315,6 +378,17 @@ def _stable_answer(func: Callable[..., Any], args: list[Any], kwargs: dict[str, 
     return first if first == second else ["?", "unstable"]
 
 
+def _load_recorder() -> Any:
+    """recorder.py's Recorder: this plugin is loaded by file path, without the package, so its sibling is too."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "recorder.py")
+    spec = importlib.util.spec_from_file_location("_oracle_guard_neighbours_recorder", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Recorder()
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     path = os.environ.get("ORACLE_GUARD_NEIGHBOURS")
     if not OUTPUT or not path:
@@ -334,181 +408,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         RECORDER.start(str(config["record"]), config["changed"])
 
 
-# -- the recorder (the base side's run) -------------------------------------------------------------
+# -- the recorder (the base side's run): recorder.py, loaded by path beside this file ------------------
 
-MAX_RECORDED = 40  # distinct calls kept
-PER_FUNCTION = 4  # distinct argument tuples kept per function
-MAX_TEXT = 200  # longest str/bytes argument kept
-MAX_ITEMS = 16  # longest list/tuple argument kept
-RECORD_SECONDS = 20.0  # test time run under the profile function, in all (it slows calls several-fold)
-TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)\.py$")
-TEST_FOLDERS = frozenset({"tests", "test", "testing"})
-PLAIN = (int, float, str, bytes, bool, type(None))
-RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
-
-
-def _plain(value: Any, depth: int = 0) -> bool:
-    """VALUE is a scalar, str or bytes (exact types: no subclass runs code when read), or a short list/tuple of them."""
-    kind = type(value)
-    if kind in (str, bytes):
-        return len(value) <= MAX_TEXT
-    if kind is float:
-        return math.isfinite(value)  # its repr must read back
-    if kind in PLAIN:
-        return True
-    return kind in (list, tuple) and depth == 0 and len(value) <= MAX_ITEMS and all(_plain(v, 1) for v in value)
-
-
-class _Recorder:
-    """Calls into the changed modules' functions made directly by test code, arguments as received.
-
-    A ``sys.setprofile`` function that looks only at "call" events of the
-    functions' own code objects: it reads the arguments (exact plain types
-    only, so no code of the project's runs) and changes nothing the test sees.
-    It is installed for each test whose calls are recorded and removed after
-    it, and no more once the calls or the time are spent.
-    """
-
-    def __init__(self) -> None:
-        self.output: str | None = None
-        self.node: str | None = None
-        self.nodes: set[str] = set()
-        self.targets: dict[Any, tuple[str, str]] = {}  # code object -> (module path, function name)
-        self.calls: dict[str, dict[str, Any]] = {}
-        self.per_function: dict[tuple[str, str], int] = {}
-        self.spent = 0.0
-        self.since: float | None = None
-        self.skipped = 0
-        self.root = ""
-
-    def start(self, output: str, changed: list[str]) -> None:
-        self.output = output
-        self.root = os.path.realpath(os.getcwd())
-        wanted = {os.path.realpath(p) for p in changed}
-        codes: dict[Any, list[tuple[str, str]]] = {}
-        for module in list(sys.modules.values()):
-            file = getattr(module, "__file__", None)
-            if not file or os.path.realpath(file) not in wanted:
-                continue
-            where = os.path.relpath(os.path.realpath(file), self.root).replace(os.sep, "/")
-            for name, obj in list(vars(module).items()):
-                for code in _codes(obj, os.path.realpath(file)):
-                    codes.setdefault(code, []).append((where, name))
-        # A code object two names share (one decorator's wrapper) cannot say which was called.
-        self.targets = {code: names[0] for code, names in codes.items() if len(set(names)) == 1}
-
-    def enter(self, nodeid: str) -> None:
-        """Before NODEID's setup (its fixtures run there): profile its calls when it is recorded."""
-        self.node = nodeid if nodeid in self.nodes else None
-        done = self.spent > RECORD_SECONDS or len(self.calls) >= MAX_RECORDED or not self.targets
-        if self.node is not None and not done and sys.getprofile() is None:  # another profiler: leave it alone
-            self.since = time.monotonic()
-            sys.setprofile(self._event)
-
-    def leave(self) -> None:
-        self.node = None
-        if self.since is not None:
-            self.spent += time.monotonic() - self.since
-            self.since = None
-        if sys.getprofile() == self._event:
-            sys.setprofile(None)
-
-    def _event(self, frame: Any, event: str, arg: Any) -> None:
-        if event != "call" or self.node is None:
-            return
-        target = self.targets.get(frame.f_code)
-        if target is None:
-            return
-        try:
-            self._record(frame, target)
-        except Exception:  # a recorder that cannot read a call records nothing, and never disturbs the test
-            self.skipped += 1
-        if self.per_function.get(target, 0) >= PER_FUNCTION:
-            self.targets = {c: t for c, t in self.targets.items() if t != target}
-        if len(self.calls) >= MAX_RECORDED or not self.targets:
-            sys.setprofile(None)
-
-    def _record(self, frame: Any, target: tuple[str, str]) -> None:
-        caller = frame.f_back
-        path = _test_path(caller.f_code.co_filename if caller is not None else "", self.root)
-        if path is None or path == target[0] or self.per_function.get(target, 0) >= PER_FUNCTION:
-            return
-        code = frame.f_code
-        local = frame.f_locals
-        names = code.co_varnames
-        count = code.co_argcount
-        args = [local[n] for n in names[:count]]
-        kwargs = {n: local[n] for n in names[count : count + code.co_kwonlyargcount]}
-        extra = count + code.co_kwonlyargcount
-        if code.co_flags & inspect.CO_VARARGS:
-            args += list(local[names[extra]])
-            extra += 1
-        if code.co_flags & inspect.CO_VARKEYWORDS:
-            kwargs.update(local[names[extra]])
-        if not all(_plain(v) for v in [*args, *kwargs.values()]) or not all(type(k) is str for k in kwargs):
-            self.skipped += 1
-            return
-        key = repr((target, args, sorted(kwargs.items())))
-        if key in self.calls:
-            return
-        self.per_function[target] = self.per_function.get(target, 0) + 1
-        line, col = _position(caller)
-        self.calls[key] = {
-            "node": self.node,
-            "path": path,
-            "line": line,
-            "col": col,
-            "where": target[0],
-            "callee": target[1],
-            "args": repr(args),
-            "kwargs": repr(kwargs),
-        }
-
-    def write(self) -> None:
-        if self.output is None:
-            return
-        data = {"calls": list(self.calls.values()), "skipped": self.skipped, "complete": True}
-        with open(self.output, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-
-
-def _codes(obj: Any, file: str) -> list[Any]:
-    """The code objects a module-level function of FILE runs when called: its own, and the one it wraps."""
-    found = []
-    for candidate in (obj, getattr(obj, "__wrapped__", None)):
-        code = getattr(candidate, "__code__", None) if inspect.isfunction(candidate) else None
-        if code is None or code.co_flags & RESUMABLE:  # a generator's "call" event fires on every resume
-            continue
-        if os.path.realpath(code.co_filename) == file and code not in found:
-            found.append(code)
-    return found
-
-
-def _test_path(filename: str, root: str) -> str | None:
-    """FILENAME relative to the tree when it is test code (a test module, a conftest, a tests folder)."""
-    real = os.path.realpath(filename) if filename and not filename.startswith("<") else ""
-    if not real.startswith(root + os.sep):
-        return None
-    rel = os.path.relpath(real, root).replace(os.sep, "/")
-    parts = rel.split("/")
-    return rel if TEST_FILE.match(parts[-1]) or TEST_FOLDERS & set(parts[:-1]) else None
-
-
-def _position(frame: Any) -> tuple[int, int]:
-    """The line and column of the call the frame is making (the column where the interpreter knows it)."""
-    line = int(frame.f_lineno or 1)
-    positions = getattr(frame.f_code, "co_positions", None)
-    if positions is not None and frame.f_lasti >= 0:
-        try:
-            start, _, col, _ = list(positions())[frame.f_lasti // 2]
-        except (IndexError, ValueError):
-            return line, 1
-        if start == line and col is not None:
-            return line, col + 1
-    return line, 1
-
-
-RECORDER = _Recorder()
+RECORDER: Any = _load_recorder()
 
 
 def _drawn(item: pytest.Item) -> bool:

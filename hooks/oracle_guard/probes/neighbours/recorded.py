@@ -3,7 +3,7 @@
 A literal call site (calls.py) needs its arguments spelled in the test; most tests build them
 (a helper call, an f-string, a fixture, a parametrize id).  The base side's probe run records
 every call its tests make directly into a function of a changed production module, with the
-arguments as the function received them (plugin.py, ``_Recorder``: exact scalars, str, bytes and
+arguments as the function received them (recorder.py, ``Recorder``: exact scalars, str, bytes and
 short lists/tuples of them).  The recording comes from the base tree only: the trusted code and
 the trusted tests; the new code never shapes which inputs are judged.  Then one collection-only
 probe process per side calls each recorded function at the recorded input and around it, and
@@ -38,14 +38,16 @@ def _read(path: str) -> Any:
 def judge(
     recording: str,
     literal: list[calls.CallSite],
-    passed_both: set[str],
+    outcomes: Mapping[str, str],
     changed: Sequence[str],
     work: str,
     base_label: str,
     probe: Callable[[list[str], str], tuple[Any, Any]],
     added: Mapping[str, list[int]],
 ) -> tuple[list[calls.CallSite], list[tuple[str, Finding]]]:
-    """The recorded call sites, and (node id, OG912) for each whose input is an isolated point of agreement.
+    """The recorded call sites, and (node id, finding) for each whose tested input is special-cased (calls.judge).
+
+    OUTCOMES: base node id -> calls.BOTH, calls.FIXED or calls.OPEN; only calls of the first two are judged.
 
     PROBE(pytest arguments, neighbours configuration) runs the probe process on both trees and
     returns each side's neighbours results.
@@ -54,7 +56,8 @@ def judge(
     if not isinstance(data, dict) or data.get("complete") is not True:
         notice(f"oracle-replay: the probe run at {base_label} recorded no calls of the changed code")
         return [], []
-    sites = calls.recorded_sites(data, passed_both, literal)
+    passed = {node for node, how in outcomes.items() if how in (calls.BOTH, calls.FIXED)}
+    sites = calls.recorded_sites(data, passed, literal)
     if not sites:
         return [], []
     config = os.path.join(work, "neighbours-recorded.json")
@@ -63,7 +66,7 @@ def judge(
         json.dump({"sites": [s._asdict() for s in sites], "changed": wanted, "added": added}, f)
     modules = sorted({s.node.split("::", 1)[0] for s in sites})
     base, new = probe(["--collect-only", "-q", *modules], config)
-    found = calls.judge(sites, base, new, base_label)
+    found = calls.judge(sites, base, new, base_label, outcomes)
     ran = set(_ran(base)) & set(_ran(new))
     inputs = sum(len(_ran(base)[s].get("inputs", {})) for s in ran) if ran else 0
     notice(

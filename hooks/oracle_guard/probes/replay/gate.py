@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from oracle_guard.contract import unstable_ids
 from oracle_guard.probes.flips import gate as flips
+from oracle_guard.probes.neighbours import calls as neighbours
 from oracle_guard.probes.replay import base_cache, doctests, ledger, red
 from oracle_guard.probes.replay import run as replay_run
 from oracle_guard.pytest_side import barrier, ground, scratch, selection
@@ -279,6 +280,7 @@ def _replay_guarded(
                 cache,
                 only,
                 early,
+                _outcomes(base, new),
             )
         findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
         return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
@@ -297,6 +299,24 @@ def _tell_fate(args: argparse.Namespace, base: ledger.Result, new: ledger.Result
     found = red.fate(base, new, base_label)
     if told is not None and found is not None:
         told.append(found)
+
+
+def _outcomes(base: ledger.Result, new: ledger.Result) -> dict[str, str]:
+    """Each base test: passed on both sides, red at the base and passing now (the task done), or neither.
+
+    The neighbours judge only tests that pass on the new code (probes/neighbours/calls.py).
+    """
+    found = {}
+    for node, before in base.items.items():
+        after = new.items.get(node)
+        passes = after is not None and after.outcome == "passed"
+        if passes and before.outcome == "passed":
+            found[node] = neighbours.BOTH
+        elif passes and before.outcome in red.RED:
+            found[node] = neighbours.FIXED
+        else:
+            found[node] = neighbours.OPEN
+    return found
 
 
 def _early_flips(

@@ -1,0 +1,225 @@
+"""The recorder of the neighbours probe: calls test code makes into the changed code, arguments as received.
+
+Loaded by path by plugin.py (into the project's interpreter, standard library only) on the base
+side's probe run.  A call of a module-level function of a changed module, or of a method (a dunder
+included: ``str()``, ``==``, ``repr()``, ``len()`` reach them) of a class it defines, made directly by test code
+(a test module, a conftest, a lambda or helper written there), is kept when its arguments are plain
+values; a method's receiver is kept as its class and attributes when those are plain values too (an
+object the test built, parsed or unpickled: the probe rebuilds it with ``object.__new__`` and varies
+its attributes like arguments).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import os
+import re
+import sys
+import time
+from typing import Any
+
+MAX_RECORDED = 40  # distinct calls kept
+PER_FUNCTION = 4  # distinct argument tuples kept per function
+MAX_TEXT = 200  # longest str/bytes argument kept
+MAX_ITEMS = 16  # longest list/tuple argument kept
+RECORD_SECONDS = 20.0  # test time run under the profile function, in all (it slows calls several-fold)
+TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)\.py$")
+TEST_FOLDERS = frozenset({"tests", "test", "testing"})
+PLAIN = (int, float, str, bytes, bool, type(None))
+IMPLICIT = frozenset(
+    {"__init__", "__new__", "__del__", "__getattribute__", "__getattr__", "__setattr__", "__delattr__"}
+)
+RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    """VALUE is a scalar, str or bytes (exact types: no subclass runs code when read), or a short list/tuple of them."""
+    kind = type(value)
+    if kind in (str, bytes):
+        return len(value) <= MAX_TEXT
+    if kind is float:
+        return math.isfinite(value)  # its repr must read back
+    if kind in PLAIN:
+        return True
+    return kind in (list, tuple) and depth == 0 and len(value) <= MAX_ITEMS and all(_plain(v, 1) for v in value)
+
+
+class Recorder:
+    """Calls into the changed modules' functions made directly by test code, arguments as received.
+
+    A ``sys.setprofile`` function that looks only at "call" events of the
+    functions' own code objects: it reads the arguments (exact plain types
+    only, so no code of the project's runs) and changes nothing the test sees.
+    It is installed for each test whose calls are recorded and removed after
+    it, and no more once the calls or the time are spent.
+    """
+
+    def __init__(self) -> None:
+        self.output: str | None = None
+        self.node: str | None = None
+        self.nodes: set[str] = set()
+        self.targets: dict[Any, tuple[str, str]] = {}  # code object -> (module path, function name)
+        self.methods: set[Any] = set()  # of the targets' code objects, those of methods (ARGS[0] is the receiver)
+        self.calls: dict[str, dict[str, Any]] = {}
+        self.per_function: dict[tuple[str, str], int] = {}
+        self.spent = 0.0
+        self.since: float | None = None
+        self.skipped = 0
+        self.root = ""
+
+    def start(self, output: str, changed: list[str]) -> None:
+        self.output = output
+        self.root = os.path.realpath(os.getcwd())
+        wanted = {os.path.realpath(p) for p in changed}
+        codes: dict[Any, list[tuple[str, str]]] = {}
+        for module in list(sys.modules.values()):
+            file = getattr(module, "__file__", None)
+            if not file or os.path.realpath(file) not in wanted:
+                continue
+            where = os.path.relpath(os.path.realpath(file), self.root).replace(os.sep, "/")
+            for name, obj in list(vars(module).items()):
+                for code in _codes(obj, os.path.realpath(file)):
+                    codes.setdefault(code, []).append((where, name))
+                if inspect.isclass(obj) and getattr(obj, "__module__", None) == module.__name__:
+                    for method, function in list(vars(obj).items()):
+                        if method in IMPLICIT or not inspect.isfunction(function):
+                            continue  # a static or class method has no receiver; set-up and attribute access run everywhere
+                        for code in _codes(function, os.path.realpath(file)):
+                            codes.setdefault(code, []).append((where, f"{obj.__qualname__}.{method}"))
+                            self.methods.add(code)
+        # A code object two names share (one decorator's wrapper) cannot say which was called.
+        self.targets = {code: names[0] for code, names in codes.items() if len(set(names)) == 1}
+
+    def enter(self, nodeid: str) -> None:
+        """Before NODEID's setup (its fixtures run there): profile its calls when it is recorded."""
+        self.node = nodeid if nodeid in self.nodes else None
+        done = self.spent > RECORD_SECONDS or len(self.calls) >= MAX_RECORDED or not self.targets
+        if self.node is not None and not done and sys.getprofile() is None:  # another profiler: leave it alone
+            self.since = time.monotonic()
+            sys.setprofile(self._event)
+
+    def leave(self) -> None:
+        self.node = None
+        if self.since is not None:
+            self.spent += time.monotonic() - self.since
+            self.since = None
+        if sys.getprofile() == self._event:
+            sys.setprofile(None)
+
+    def _event(self, frame: Any, event: str, arg: Any) -> None:
+        if event != "call" or self.node is None:
+            return
+        target = self.targets.get(frame.f_code)
+        if target is None:
+            return
+        try:
+            self._record(frame, target)
+        except Exception:  # a recorder that cannot read a call records nothing, and never disturbs the test
+            self.skipped += 1
+        if self.per_function.get(target, 0) >= PER_FUNCTION:
+            self.targets = {c: t for c, t in self.targets.items() if t != target}
+        if len(self.calls) >= MAX_RECORDED or not self.targets:
+            sys.setprofile(None)
+
+    def _record(self, frame: Any, target: tuple[str, str]) -> None:
+        caller = frame.f_back
+        path = _test_path(caller.f_code.co_filename if caller is not None else "", self.root)
+        if path is None or path == target[0] or self.per_function.get(target, 0) >= PER_FUNCTION:
+            return
+        code = frame.f_code
+        local = frame.f_locals
+        names = code.co_varnames
+        count = code.co_argcount
+        args = [local[n] for n in names[:count]]
+        kwargs = {n: local[n] for n in names[count : count + code.co_kwonlyargcount]}
+        extra = count + code.co_kwonlyargcount
+        if code.co_flags & inspect.CO_VARARGS:
+            args += list(local[names[extra]])
+            extra += 1
+        if code.co_flags & inspect.CO_VARKEYWORDS:
+            kwargs.update(local[names[extra]])
+        receiver = ""
+        if code in self.methods:
+            receiver, state = _receiver(args[0]) if args else ("", None)
+            if state is None:
+                self.skipped += 1
+                return
+            args[0] = state
+        if not all(_plain(v) for v in [*args[1 if receiver else 0 :], *kwargs.values()]) or not all(
+            type(k) is str for k in kwargs
+        ):
+            self.skipped += 1
+            return
+        key = repr((target, receiver, args, sorted(kwargs.items())))
+        if key in self.calls:
+            return
+        self.per_function[target] = self.per_function.get(target, 0) + 1
+        line, col = _position(caller)
+        self.calls[key] = {
+            "node": self.node,
+            "path": path,
+            "line": line,
+            "col": col,
+            "where": target[0],
+            "callee": target[1],
+            "args": repr(args),
+            "kwargs": repr(kwargs),
+            "receiver": receiver,
+        }
+
+    def write(self) -> None:
+        if self.output is None:
+            return
+        data = {"calls": list(self.calls.values()), "skipped": self.skipped, "complete": True}
+        with open(self.output, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+
+
+def _receiver(obj: Any) -> tuple[str, dict[str, Any] | None]:
+    """A method's receiver as its class's name and its attributes, when those are plain values (read
+    through ``object.__getattribute__``: no code of the project's runs); None otherwise."""
+    try:
+        state = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return "", None
+    if type(state) is not dict or not all(type(k) is str and _plain(v) for k, v in state.items()):
+        return "", None
+    return type(obj).__qualname__, dict(state)
+
+
+def _codes(obj: Any, file: str) -> list[Any]:
+    """The code objects a module-level function of FILE runs when called: its own, and the one it wraps."""
+    found = []
+    for candidate in (obj, getattr(obj, "__wrapped__", None)):
+        code = getattr(candidate, "__code__", None) if inspect.isfunction(candidate) else None
+        if code is None or code.co_flags & RESUMABLE:  # a generator's "call" event fires on every resume
+            continue
+        if os.path.realpath(code.co_filename) == file and code not in found:
+            found.append(code)
+    return found
+
+
+def _test_path(filename: str, root: str) -> str | None:
+    """FILENAME relative to the tree when it is test code (a test module, a conftest, a tests folder)."""
+    real = os.path.realpath(filename) if filename and not filename.startswith("<") else ""
+    if not real.startswith(root + os.sep):
+        return None
+    rel = os.path.relpath(real, root).replace(os.sep, "/")
+    parts = rel.split("/")
+    return rel if TEST_FILE.match(parts[-1]) or TEST_FOLDERS & set(parts[:-1]) else None
+
+
+def _position(frame: Any) -> tuple[int, int]:
+    """The line and column of the call the frame is making (the column where the interpreter knows it)."""
+    line = int(frame.f_lineno or 1)
+    positions = getattr(frame.f_code, "co_positions", None)
+    if positions is not None and frame.f_lasti >= 0:
+        try:
+            start, _, col, _ = list(positions())[frame.f_lasti // 2]
+        except (IndexError, ValueError):
+            return line, 1
+        if start == line and col is not None:
+            return line, col + 1
+    return line, 1
