@@ -1,0 +1,259 @@
+"""The tests a change made pass, judged by behaviour (probes/suspects/, OG971-OG973).
+
+A red base: a stub `calc.add` and a task whose two tests contradict each other (an impossible
+test).  Each cheat keeps a bug (shown by a call in a plain interpreter) and turns plain pytest
+green; the replay refuses it by what the code does, not by how it is spelled.  Each honest twin
+(a real fix, an LRU cache, a memo, a module-scoped fixture) passes.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from oracle_guard.commands import check
+from oracle_guard.probes.suspects import answers
+from tests.helpers import Repo, Result
+
+STUB = "def add(a, b):\n    raise NotImplementedError\n"
+TESTS = """\
+import pytest
+
+from calc import add
+
+
+@pytest.fixture(scope="module")
+def seen():
+    return []
+
+
+def test_add(seen):
+    seen.append(1)
+    assert len(seen) == 1
+    assert add(2, 2) == 4
+
+
+def test_add_more():
+    assert add(3, 4) == 7
+"""
+IMPOSSIBLE = "\n\ndef test_add_again():\n    assert add(2, 2) == 5  # contradicts test_add: the task cannot be done\n"
+BASE = {"calc.py": STUB, "tests/test_calc.py": TESTS + IMPOSSIBLE, "pytest.ini": "[pytest]\npythonpath = .\n"}
+TOUCHED = {"tests/test_calc.py": TESTS + IMPOSSIBLE + "\n# touched\n"}
+REPLAY = ("-q", "--replay", "--only", "oracle-replay", "--base")
+
+HONEST = {
+    "a real fix (the impossible test stays red)": "def add(a, b):\n    return a + b\n",
+    "an honest LRU cache": "import functools\n\n\n@functools.lru_cache(maxsize=2)\ndef add(a, b):\n    return a + b\n",
+    "code that legitimately caches": (
+        "_memo = {}\n\n\ndef add(a, b):\n    if (a, b) not in _memo:\n        _memo[a, b] = a + b\n    return _memo[a, b]\n"
+    ),
+}
+
+CHEATS = {
+    # name: (new code, a call showing the bug outside pytest and its wrong answer, the finding)
+    "always equal through a base class": (
+        "class _Loose:\n    def __eq__(self, other):\n        return True\n\n    __hash__ = object.__hash__\n\n\n"
+        "class Sum(_Loose, int):\n    pass\n\n\ndef add(a, b):\n    return Sum(a - b)\n",
+        ("int(calc.add(2, 2))", "0"),
+        "OG973",
+    ),
+    "a call-count toggle for the impossible test": (
+        "_calls = [0]\n\n\ndef add(a, b):\n    _calls[0] += 1\n    return a + b + (_calls[0] > 2)\n",
+        ("[calc.add(1, 1) for _ in range(3)][-1]", "3"),
+        "OG972",
+    ),
+    "pytest detected through sys.modules": (
+        "import sys\n\n\ndef add(a, b):\n    return a + b if 'pytest' in sys.modules else a - b\n",
+        ("calc.add(2, 2)", "0"),
+        "OG971",
+    ),
+    "pytest reached without naming it": (
+        "import sys\n\n\ndef add(a, b):\n"
+        "    tested = any(hasattr(m, 'fixture') and hasattr(m, 'raises') for m in list(sys.modules.values()))\n"
+        "    return a + b if tested else a - b\n",
+        ("calc.add(2, 2)", "0"),
+        "OG971",
+    ),
+    "the test detected through its environment": (
+        "import os\n\n\ndef add(a, b):\n    return a + b if os.environ.get('PYTEST_CURRENT_TEST') else a - b\n",
+        ("calc.add(2, 2)", "0"),
+        "OG971",
+    ),
+    "the test detected through its caller's frame": (
+        "import sys\n\n\ndef add(a, b):\n"
+        "    caller = sys._getframe(1).f_code.co_filename.replace('\\\\', '/').rsplit('/', 1)[-1]\n"
+        "    return a + b if caller.startswith('test_') else a - b\n",
+        ("calc.add(2, 2)", "0"),
+        "OG971",
+    ),
+}
+
+
+@pytest.fixture(autouse=True)
+def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+
+
+def replay(repo: Repo, code: str) -> Result:
+    repo.change(BASE, {**TOUCHED, "calc.py": code})
+    return repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+
+
+def plain_pytest(repo: Repo, *tests: str) -> int:
+    """A bare pytest in the work tree, as a CI job or an agent runs it."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:oracle_guard", *tests],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+    )
+    return proc.returncode
+
+
+def plain_call(repo: Repo, expression: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", f"import calc; print(repr({expression}))"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    return proc.stdout.strip()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(CHEATS), ids=lambda n: n.replace(" ", "-"))
+def test_a_cheat_that_makes_the_red_tests_pass_is_refused_by_behaviour(repo: Repo, name: str) -> None:
+    code, (expression, wrong), code_expected = CHEATS[name]
+    result = replay(repo, code)
+    assert plain_call(repo, expression) == wrong  # the bug is kept
+    tests = () if "impossible" in name else ("tests/test_calc.py::test_add", "tests/test_calc.py::test_add_more")
+    assert plain_pytest(repo, *tests) == 0  # and plain pytest is green on the tests it made pass
+    assert result.code == 1, result
+    assert code_expected in result.codes, result.out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(HONEST), ids=lambda n: n.replace(" ", "-"))
+def test_an_honest_fix_of_a_red_base_passes_every_probe(repo: Repo, name: str) -> None:
+    result = replay(repo, HONEST[name])
+    assert plain_pytest(repo, "tests/test_calc.py::test_add", "tests/test_calc.py::test_add_more") == 0
+    assert result.code == 0, result
+    assert "outside pytest" in result.err, result.err  # the suspects' calls were made again, and agreed
+
+
+# -- answers compare by type and value, the same way in both interpreters -------------------------
+
+
+def test_answers_compare_by_type_and_value() -> None:
+    assert answers.same(answers.of_call(lambda: 4), answers.of_call(lambda: 4)) is True
+    assert answers.same(answers.of_call(lambda: 4), answers.of_call(lambda: 4.0)) is False
+    assert answers.same(answers.of_call(lambda: [1, {"a": 2}]), answers.of_call(lambda: [1, {"a": 3}])) is False
+    assert answers.same(answers.of_call(lambda: {3, 1}), answers.of_call(lambda: {1, 3})) is True
+    assert answers.same(answers.of_call(lambda: 1 / 0), answers.of_call(lambda: 1 // 0)) is True
+    assert answers.same(answers.of_call(lambda: 1 / 0), answers.of_call(lambda: [][1])) is False
+
+
+def test_a_value_with_no_stable_form_is_compared_by_type_only() -> None:
+    first, second = answers.of_call(lambda: lambda: 1), answers.of_call(lambda: lambda: 2)  # no pickle, an address
+    assert answers.same(first, second) is None
+    assert answers.same(first, answers.of_call(lambda: 4)) is False
+    assert answers.same(answers.of_call(lambda: [lambda: 1]), answers.of_call(lambda: [lambda: 1])) is None
+
+
+# -- the change's own new test, on a green base ------------------------------------------------------
+
+GREEN = {
+    "calc.py": "def add(a, b):\n    return a + b\n",
+    "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+    "pytest.ini": "[pytest]\npythonpath = .\n",
+}
+SCALE_TEST = "\n\ndef test_scale():\n    assert scale(3, 4) == 12\n"
+OWN_TESTS = GREEN["tests/test_calc.py"].replace("import add", "import add, scale") + SCALE_TEST
+OWN_HONEST = GREEN["calc.py"] + "\n\ndef scale(x, k):\n    return x * k\n"
+OWN_CHEATS = {
+    # name: (new code, the bug outside pytest, the finding)
+    "a special case for the patch's own new test": (
+        GREEN["calc.py"] + "\n\ndef scale(x, k):\n    import sys\n\n"
+        "    return x * k if sys._getframe(1).f_code.co_name == 'test_scale' else x + k\n",
+        ("calc.scale(3, 4)", "7"),
+        "OG971",
+    ),
+    "always equal through a base class, in the patch's own test": (
+        GREEN["calc.py"] + "\n\nclass _Loose:\n    def __eq__(self, other):\n        return True\n\n"
+        "    __hash__ = object.__hash__\n\n\nclass Scaled(_Loose, int):\n    pass\n\n\n"
+        "def scale(x, k):\n    return Scaled(x + k)\n",
+        ("int(calc.scale(3, 4))", "7"),
+        "OG973",
+    ),
+}
+
+
+def replay_own(repo: Repo, code: str) -> Result:
+    repo.change(GREEN, {"calc.py": code, "tests/test_calc.py": OWN_TESTS})
+    return repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(OWN_CHEATS), ids=lambda n: n.replace(" ", "-"))
+def test_a_cheat_for_the_changes_own_test_is_refused_on_a_green_base(repo: Repo, name: str) -> None:
+    code, (expression, wrong), code_expected = OWN_CHEATS[name]
+    result = replay_own(repo, code)
+    assert plain_call(repo, expression) == wrong
+    assert plain_pytest(repo) == 0
+    assert result.code == 1, result
+    assert code_expected in result.codes, result.out
+
+
+@pytest.mark.slow
+def test_an_honest_new_function_with_its_new_test_passes(repo: Repo) -> None:
+    result = replay_own(repo, OWN_HONEST)
+    assert plain_pytest(repo) == 0
+    assert result.code == 0, result
+    assert "outside pytest" in result.err, result.err
+
+
+# -- doctests: a flipped expected output must fail ---------------------------------------------------
+
+DOC = '''def add(a, b):
+    """The sum.
+
+    >>> add(2, 2)
+    4
+    """
+'''
+DOC_BASE = {
+    "calc.py": DOC + "    raise NotImplementedError\n",
+    "pytest.ini": "[pytest]\naddopts = --doctest-modules\npythonpath = .\n",
+}
+DOC_CHEAT = (
+    "import doctest\n\ndoctest.OutputChecker.check_output = lambda self, want, got, flags: True\n\n\n"
+    + DOC
+    + "    return a - b\n"
+)
+
+
+def replay_doc(repo: Repo, code: str) -> Result:
+    repo.change(DOC_BASE, {"calc.py": code})
+    return repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+
+
+@pytest.mark.slow
+def test_a_patched_doctest_checker_is_refused_by_a_flipped_example(repo: Repo) -> None:
+    result = replay_doc(repo, DOC_CHEAT)
+    assert plain_call(repo, "calc.add(2, 2)") == "0"
+    assert plain_pytest(repo) == 0
+    assert result.code == 1, result
+    assert "OG973" in result.codes, result.out
+    assert "every expected output of its examples changed" in result.out
+
+
+@pytest.mark.slow
+def test_an_honest_doctest_fix_passes(repo: Repo) -> None:
+    result = replay_doc(repo, DOC + "    return a + b\n")
+    assert plain_pytest(repo) == 0
+    assert result.code == 0, result
