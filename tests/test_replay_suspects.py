@@ -14,7 +14,8 @@ import sys
 import pytest
 
 from oracle_guard.commands import check
-from oracle_guard.probes.suspects import answers
+from oracle_guard.probes.replay import ledger
+from oracle_guard.probes.suspects import answers, which
 from tests.helpers import Repo, Result
 
 STUB = "def add(a, b):\n    raise NotImplementedError\n"
@@ -257,3 +258,30 @@ def test_an_honest_doctest_fix_passes(repo: Repo) -> None:
     result = replay_doc(repo, DOC + "    return a + b\n")
     assert plain_pytest(repo) == 0
     assert result.code == 0, result
+
+
+# -- which tests are suspects ------------------------------------------------------------------------
+
+
+def test_suspects_are_the_tests_red_at_the_base_and_green_now() -> None:
+    def result(**outcomes: str) -> ledger.Result:
+        items = {f"tests/test_a.py::{n}": ledger.Outcome(o, "tests/test_a.py", 1, "") for n, o in outcomes.items()}
+        return ledger.Result(items, {}, 0, "")
+
+    base = result(fixed="failed", errored="error", still="failed", kept="passed", skipped="failed")
+    new = result(fixed="passed", errored="passed", still="failed", kept="passed", skipped="skipped")
+    assert which.red_green(base, new) == ["tests/test_a.py::errored", "tests/test_a.py::fixed"]
+
+
+def test_the_changes_own_suspects_are_the_test_functions_it_adds_or_edits() -> None:
+    before = b"def test_kept():\n    assert 1\n\n\ndef test_edited():\n    assert f(1) == 2\n\n\nclass TestA:\n    def test_m(self):\n        pass\n"
+    after = before.replace(b"f(1) == 2", b"f(1) == 3").replace(b"        pass", b"        assert g()")
+    after += b"\n\ndef test_added():\n    assert h() == 1\n\n\ndef helper():\n    pass\n"
+    found = which.own({"tests/test_a.py": before}, {"tests/test_a.py": after, "src/mod.py": b"def test_x(): pass\n"})
+    assert found == {
+        "tests/test_a.py::test_edited": ("tests/test_a.py", 5),
+        "tests/test_a.py::TestA::test_m": ("tests/test_a.py", 10),
+        "tests/test_a.py::test_added": ("tests/test_a.py", 14),
+    }
+    assert which.own({"tests/test_a.py": before}, {"tests/test_a.py": before}) == {}
+    assert which.own({}, {"tests/test_b.py": b"def test_new(:\n"}) == {}  # does not parse: nothing to name

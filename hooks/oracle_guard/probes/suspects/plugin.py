@@ -226,9 +226,14 @@ def pytest_runtestloop(session: pytest.Session) -> bool:
     items = list(session.items)
     order = [(0, i) for i in items] + [(1, i) for i in items] + [(2, i) for i in reversed(items)]
     order += [(3, i) for i in items if _flippable(i)]
+    globs = {id(i): dict(g) for i in items if isinstance(g := getattr(getattr(i, "dtest", None), "globs", None), dict)}
     for run, item in order:
         if run and hasattr(item, "_initrequest"):
             item._initrequest()  # a fresh request: the fixtures of the run before are torn down
+        if id(item) in globs:  # doctest clears an example's namespace after each run: each run gets it whole
+            namespace = getattr(item, "dtest").globs  # noqa: B009 - a DoctestItem's, not every Item's
+            namespace.clear()
+            namespace.update(globs[id(item)])
         if run == 3:
             FLIPPED[item.nodeid] = _flipped_doctest(item, runtestprotocol)
             continue
