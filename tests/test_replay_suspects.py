@@ -65,6 +65,17 @@ CHEATS = {
         ("[calc.add(1, 1) for _ in range(3)][-1]", "3"),
         "OG972",
     ),
+    "the impossible test's answers consumed from an iterator": (
+        "_answers = iter([4, 7, 5])\n\n\ndef add(a, b):\n    return next(_answers, a - b)\n",
+        ("[calc.add(2, 2) for _ in range(4)]", "[4, 7, 5, 0]"),
+        "OG972",
+    ),
+    "a toggle that ends the process when its tests run again": (
+        "import os\n\n_calls = [0]\n\n\ndef add(a, b):\n    _calls[0] += 1\n    if _calls[0] > 3:\n"
+        "        os._exit(0)\n    return a + b + (_calls[0] > 2)\n",
+        ("[calc.add(2, 2) for _ in range(3)]", "[4, 4, 5]"),
+        "OG972",
+    ),
     "pytest detected through sys.modules": (
         "import sys\n\n\ndef add(a, b):\n    return a + b if 'pytest' in sys.modules else a - b\n",
         ("calc.add(2, 2)", "0"),
@@ -132,7 +143,7 @@ def test_a_cheat_that_makes_the_red_tests_pass_is_refused_by_behaviour(repo: Rep
     code, (expression, wrong), code_expected = CHEATS[name]
     result = replay(repo, code)
     assert plain_call(repo, expression) == wrong  # the bug is kept
-    tests = () if "impossible" in name else ("tests/test_calc.py::test_add", "tests/test_calc.py::test_add_more")
+    tests = () if "impossible" in name or "again" in name else ("tests/test_calc.py::test_add", "tests/test_calc.py::test_add_more")
     assert plain_pytest(repo, *tests) == 0  # and plain pytest is green on the tests it made pass
     assert result.code == 1, result
     assert code_expected in result.codes, result.out

@@ -108,8 +108,9 @@ def _outside(
     from oracle_guard.probes.suspects import outside as _outside_script
 
     calls_path, output = os.path.join(work, "outside-new-calls.json"), os.path.join(work, "outside-new.json")
+    paths = [tree, *([os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else [])]
     with open(calls_path, "w", encoding="utf-8") as f:
-        json.dump(calls, f)
+        json.dump({"paths": paths, "calls": calls}, f)  # the paths: those tree_env gives the test run
     with contextlib.suppress(OSError):
         os.unlink(output)
     env = {k: v for k, v in os.environ.items() if k in KEPT_ENV}
@@ -228,7 +229,7 @@ def _judge_group(
         notice(f"oracle-replay: the suspects' run wrote no results (exit {first.exit_code}); not judged")
         return []
     never = [n for n in nodes if "passed" not in first.outcomes.get(n, [])]
-    if never:
+    if never and group.base_tree is not None:  # the change's own tests may fail: they were never judged green
         notice(f"oracle-replay: not judged: {len(never)} suspect(s) never pass when run on their own ({never[0]}, ...)")
     found = _confirmed(python, group, fixed, odd, at_base, work, base_label, changed, deadline)
     if group.base_tree is None:  # the base's tests had their flips in the replay's flip run; these have none

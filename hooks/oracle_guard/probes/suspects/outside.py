@@ -1,6 +1,6 @@
 """The suspects' recorded calls, called again in a plain interpreter: no pytest, no plugins, no test modules.
 
-Run by gate.py as ``python -s outside.py CALLS OUTPUT`` with an environment of its own (no PYTEST_*,
+Run by gate.py as ``python -s outside.py CONFIG OUTPUT`` (CONFIG: ``{"paths": [...], "calls": [...]}``) with an environment of its own (no PYTEST_*,
 no PYTHON* but the test run's hash seed), in the folder pytest ran in.  Each call is made twice,
 each time with its arguments unpickled afresh; a module whose name looks like a test's
 (test_*, *_test, conftest, tests/test/testing) is never imported, and a call whose arguments need
@@ -61,10 +61,13 @@ def main(argv: list[str]) -> int:
         del sys.path[0]  # this folder is not the project's
     answers = _load_answers()
     with open(calls_path, encoding="utf-8") as f:
-        calls = json.load(f)
-    for root in sorted({c["root"] for c in calls}, reverse=True):
-        if root not in sys.path:
-            sys.path.insert(0, root)
+        config = json.load(f)
+    calls = config["calls"]
+    # The test run's own import path (the tree and its src/, as the replay sets it), then each callee's root.
+    for root in [*reversed(config.get("paths", [])), *sorted({c["root"] for c in calls}, reverse=True)]:
+        if root in sys.path:
+            sys.path.remove(root)
+        sys.path.insert(0, root)
     results: list[Any] = []
     errors: dict[str, str] = {}
     for call in calls:
