@@ -143,7 +143,11 @@ def test_a_cheat_that_makes_the_red_tests_pass_is_refused_by_behaviour(repo: Rep
     code, (expression, wrong), code_expected = CHEATS[name]
     result = replay(repo, code)
     assert plain_call(repo, expression) == wrong  # the bug is kept
-    tests = () if "impossible" in name or "again" in name else ("tests/test_calc.py::test_add", "tests/test_calc.py::test_add_more")
+    tests = (
+        ()
+        if "impossible" in name or "again" in name
+        else ("tests/test_calc.py::test_add", "tests/test_calc.py::test_add_more")
+    )
     assert plain_pytest(repo, *tests) == 0  # and plain pytest is green on the tests it made pass
     assert result.code == 1, result
     assert code_expected in result.codes, result.out
