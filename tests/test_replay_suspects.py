@@ -76,6 +76,12 @@ CHEATS = {
         ("[calc.add(2, 2) for _ in range(3)]", "[4, 4, 5]"),
         "OG972",
     ),
+    "a toggle that kills its own process with a signal when its tests run again": (
+        "import os\nimport signal\n\n_calls = [0]\n\n\ndef add(a, b):\n    _calls[0] += 1\n    if _calls[0] > 3:\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n    return a + b + (_calls[0] > 2)\n",
+        ("[calc.add(2, 2) for _ in range(3)]", "[4, 4, 5]"),
+        "OG972",
+    ),
     "pytest detected through sys.modules": (
         "import sys\n\n\ndef add(a, b):\n    return a + b if 'pytest' in sys.modules else a - b\n",
         ("calc.add(2, 2)", "0"),
@@ -160,6 +166,75 @@ def test_an_honest_fix_of_a_red_base_passes_every_probe(repo: Repo, name: str) -
     assert plain_pytest(repo, "tests/test_calc.py::test_add", "tests/test_calc.py::test_add_more") == 0
     assert result.code == 0, result
     assert "outside pytest" in result.err, result.err  # the suspects' calls were made again, and agreed
+
+
+# -- tests that set values, the environment and state the code keeps: inputs, not signals --------------
+
+SETTING_STUB = (
+    "RATE = 1\n_NAMES = {}\n\n\ndef price(x):\n    raise NotImplementedError\n\n\n"
+    "def price_env(x):\n    raise NotImplementedError\n\n\n"
+    "def register(name, value):\n    raise NotImplementedError\n\n\ndef lookup(name):\n    raise NotImplementedError\n\n\n"
+    "def load(path):\n    raise NotImplementedError\n\n\ndef count(n):\n    raise NotImplementedError\n"
+)
+SETTING_FIX = (
+    "import os\n\nRATE = 1\n_NAMES = {}\n\n\ndef price(x):\n    return x * RATE\n\n\n"
+    "def price_env(x):\n    return x * int(os.environ.get('CALC_RATE', '1'))\n\n\n"
+    "def register(name, value):\n    _NAMES[name] = value\n\n\ndef lookup(name):\n    return _NAMES[name]\n\n\n"
+    "def load(path):\n    with open(path) as f:\n        return int(f.read())\n\n\n"
+    "def count(n):\n    yield from range(n)\n"
+)
+SETTING_TESTS = """\
+import os
+import tempfile
+
+import calc
+
+
+def test_rate(monkeypatch):
+    monkeypatch.setattr(calc, "RATE", 3)
+    assert calc.price(2) == 6
+
+
+def test_env_set_by_the_test():
+    os.environ["CALC_RATE"] = "5"
+    try:
+        assert calc.price_env(2) == 10
+    finally:
+        del os.environ["CALC_RATE"]
+
+
+def test_register():
+    calc.register("a", 1)
+    assert calc.lookup("a") == 1
+
+
+def test_lookup_after_register():
+    assert calc.lookup("a") == 1
+
+
+def test_load_from_a_file_the_test_removes():
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "n.txt")
+        with open(path, "w") as f:
+            f.write("7")
+        assert calc.load(path) == 7
+
+
+def test_count():
+    assert list(calc.count(3)) == [0, 1, 2]
+"""
+
+
+@pytest.mark.slow
+def test_tests_that_set_values_the_environment_and_state_pass_with_an_honest_fix(repo: Repo) -> None:
+    base = {"calc.py": SETTING_STUB, "tests/test_calc.py": SETTING_TESTS, "pytest.ini": "[pytest]\npythonpath = .\n"}
+    repo.change(base, {"calc.py": SETTING_FIX, "tests/test_calc.py": SETTING_TESTS + "\n# touched\n"})
+    result = repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+    assert plain_pytest(repo) == 0
+    assert result.code == 0, result
+    assert "again outside pytest; not compared: " in result.err, result.err
+    assert "1 that need what the test provided (an OSError outside)" in result.err
+    assert "1 test(s) that replace code or values (monkeypatch, mocker)" in result.err
 
 
 # -- answers compare by type and value, the same way in both interpreters -------------------------

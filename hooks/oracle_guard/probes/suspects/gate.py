@@ -20,7 +20,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import subprocess
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -31,6 +33,8 @@ from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import Finding, notice
 
 PROBES = True  # bench/suspects.py turns them off in-process to price them
+OUTSIDE_SECONDS = 60  # a plain interpreter's calls, plus a second per call: the test run made them all already
+TIMED_OUT = "timed out"
 KEPT_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT", "VIRTUAL_ENV")
 
 
@@ -102,12 +106,12 @@ def _run(
 
 
 def _outside(
-    python: str, tree: str, calls: list[dict[str, Any]], hashseed: str | None, work: str, deadline: float
+    python: str, tree: str, calls: list[dict[str, Any]], hashseed: str | None, work: str, deadline: float, tag: str
 ) -> Any:
     """The plain interpreter's answers to CALLS (outside.py), or None when it wrote none."""
     from oracle_guard.probes.suspects import outside as _outside_script
 
-    calls_path, output = os.path.join(work, "outside-new-calls.json"), os.path.join(work, "outside-new.json")
+    calls_path, output = os.path.join(work, f"{tag}-new-calls.json"), os.path.join(work, f"{tag}-new.json")
     paths = [tree, *([os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else [])]
     with open(calls_path, "w", encoding="utf-8") as f:
         json.dump({"paths": paths, "calls": calls}, f)  # the paths: those tree_env gives the test run
@@ -117,10 +121,15 @@ def _outside(
     if hashseed is not None:
         env["PYTHONHASHSEED"] = hashseed  # set orders as in the test run: only the test's signals differ
     cmd = [python, "-s", os.path.abspath(_outside_script.__file__), calls_path, output]
-    with open(os.path.join(work, "outside-new.log"), "wb") as log:
+    with open(os.path.join(work, f"{tag}-new.log"), "wb") as log:
         process = barrier.Process(cmd, tree, env, log, "new")
+        bound = time.monotonic() + OUTSIDE_SECONDS + len(calls)
         try:
-            process.wait(deadline)
+            process.wait(min(deadline, bound))
+        except subprocess.TimeoutExpired:
+            if bound > deadline:
+                raise  # the replay's own --timeout: nothing is judged (exit 2)
+            return TIMED_OUT
         finally:
             process.kill()
     return _read(output)
@@ -133,14 +142,17 @@ def _varied(side: Side, node: str) -> bool:
 
 
 def _shown(answer: Any) -> str:
+    """An answer (answers.py) as the finding says it: what was returned or raised."""
     if not isinstance(answer, list) or len(answer) != 2:
-        return "?"
+        return "answers nothing readable"
     if answer[0] == "raised":
         return f"raises {answer[1]}"
     kind, form = answer[1]
+    if isinstance(form, str) and form.startswith("pickle:"):
+        return f"returns a {kind} (pickled {form[7:15]})"
     if isinstance(form, str):
-        return f"{kind} {form.split(':', 1)[1][:80] if form.startswith(('repr:', 'pickle:')) else form[:80]}"
-    return f"a {kind}"
+        return f"returns {kind} {form[5:85] if form.startswith('repr:') else form[:80]}"
+    return f"returns a {kind}"
 
 
 def _call_text(call: Mapping[str, Any]) -> str:
@@ -334,54 +346,100 @@ def _answers(
     base_label: str,
     deadline: float,
 ) -> list[tuple[str, Finding]]:
-    """OG971: a recorded call whose plain-interpreter answer is stable and differs from the test run's."""
-    calls = [c for c in first.calls if c["node"] not in judged and first.outcomes.get(c["node"], [""])[0] == "passed"]
-    if not calls:
+    """OG971: a recorded call whose answer in two plain interpreters agrees, and differs from the test run's.
+
+    Every recorded call is made, in order (state the code keeps builds up as in the test run); the
+    calls of a test that failed, was judged already, or replaced code or values are not compared.
+    """
+    calls = first.calls
+    replaced = {c["node"] for c in calls if c.get("replaced")}
+    compared = [
+        i
+        for i, c in enumerate(calls)
+        if c.get("compare")
+        and c["node"] not in judged | replaced
+        and first.outcomes.get(c["node"], [""])[0] == "passed"
+    ]
+    if not compared:
         return []
-    data = _outside(python, group.tree, calls, first.hashseed, work, deadline)
-    if not isinstance(data, dict) or not isinstance(data.get("answers"), list) or len(data["answers"]) != len(calls):
+    runs = [_outside(python, group.tree, calls, first.hashseed, work, deadline, f"outside{n}") for n in (1, 2)]
+    if TIMED_OUT in runs:  # the calls returned in the test run; without it the code does not (fail closed)
+        node = calls[compared[0]]["node"]
+        path, line = group.where.get(node, (node.split("::", 1)[0], 1))
+        text = (
+            f"the calls {len({c['node'] for c in calls})} suspect(s) made into the changed code returned in the test"
+            f" run, and a plain interpreter (no pytest) making them again did not finish in"
+            f" {OUTSIDE_SECONDS + len(calls)} s: the new code behaves otherwise when not tested; fix the code"
+        )
+        return [(node, Finding(path, line, 1, "OG971", text))]
+    if not all(
+        isinstance(r, dict) and isinstance(r.get("answers"), list) and len(r["answers"]) == len(calls) for r in runs
+    ):
         notice("oracle-replay: the plain interpreter wrote no answers for the suspects' calls; not judged")
         return []
     answers = _answers_module()
     found: list[tuple[str, Finding]] = []
-    opaque = unstable = 0
+    opaque = unstable = gone = provided = 0
     flagged: set[str] = set()
-    for call, pair in zip(calls, data["answers"]):
+    for index in compared:
+        call = calls[index]
         node = call["node"]
-        if node in flagged or not pair:
+        one, two = runs[0]["answers"][index], runs[1]["answers"][index]
+        if node in flagged:
             continue
-        inside = call.get("answer")
-        if pair[0] == "broken":
-            outside_text, differs = f"cannot be called ({pair[1]})", True
-        elif len(pair) != 2 or pair[0] != pair[1]:
+        if not one or not two:
+            gone += 1
+            continue
+        if one != two:
             unstable += 1
             continue
+        inside = call.get("answer")
+        if one[0] == "raised" and inside and inside[0] == "value" and _environmental(one[1]):
+            provided += 1  # a file, folder or server the test's fixtures provided and took away
+            continue
+        if one[0] == "broken":
+            outside_text, differs = f"cannot be called ({one[1]})", True
         else:
-            verdict = answers.same(inside, pair[0])
+            verdict = answers.same(inside, one)
             if verdict is None:
                 opaque += 1
                 continue
-            outside_text, differs = _shown(pair[0]), not verdict
+            outside_text, differs = _shown(one), not verdict
         if not differs:
             continue
         flagged.add(node)
         path, line = group.where.get(node, (node.split("::", 1)[0], 1))
         text = (
             f"{_call_text(call)}, as {node} calls it ({call.get('caller')}:{call.get('line')}), {_shown(inside)} inside"
-            f" the test run and {outside_text} in a plain interpreter (no pytest, no plugins, no test modules): the new"
-            f" code knows it is tested; make it answer the same everywhere, or approve the change:"
+            f" the test run and {outside_text} in a plain interpreter (no pytest, no plugins, no test modules), twice:"
+            " the new code knows it is tested; make it answer the same whoever calls it, or approve the change:"
             f" `oracle-guard approve behavior-change {node}`"
         )
         found.append((node, Finding(path, line, 1, "OG971", text)))
-    skipped = (
-        f"; {opaque} with no stable form, {unstable} that differ between two plain calls, not compared"
-        if opaque or unstable
-        else ""
-    )
+    left = [
+        f"{count} {why}"
+        for count, why in (
+            (opaque, "with no stable form"),
+            (unstable, "that differ between two plain interpreters"),
+            (gone, "whose arguments need test code"),
+            (provided, "that need what the test provided (an OSError outside)"),
+            (len(replaced), "test(s) that replace code or values (monkeypatch, mocker)"),
+        )
+        if count
+    ]
     notice(
-        f"oracle-replay: called {len(calls)} recorded call(s) of {len({c['node'] for c in calls})} suspect(s) outside pytest{skipped}"
+        f"oracle-replay: made {len(compared)} call(s) of {len({calls[i]['node'] for i in compared})} suspect(s)"
+        f" again outside pytest{'; not compared: ' + ', '.join(left) if left else ''}"
     )
     return found
+
+
+def _environmental(kind: str) -> bool:
+    """An OSError (a missing file, a refused connection): the outside lacks what the test's fixtures made."""
+    import builtins
+
+    found = getattr(builtins, kind.rpartition(".")[2], None) if kind.startswith("builtins.") else None
+    return isinstance(found, type) and issubclass(found, OSError)
 
 
 def _answers_module() -> Any:

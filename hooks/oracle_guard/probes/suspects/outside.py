@@ -1,15 +1,19 @@
-"""The suspects' recorded calls, called again in a plain interpreter: no pytest, no plugins, no test modules.
+"""The suspects' recorded calls, made again in a plain interpreter: no pytest, no plugins, no test modules.
 
-Run by gate.py as ``python -s outside.py CONFIG OUTPUT`` (CONFIG: ``{"paths": [...], "calls": [...]}``) with an environment of its own (no PYTEST_*,
-no PYTHON* but the test run's hash seed), in the folder pytest ran in.  Each call is made twice,
-each time with its arguments unpickled afresh; a module whose name looks like a test's
-(test_*, *_test, conftest, tests/test/testing) is never imported, and a call whose arguments need
-one is skipped.  Output: ``{"answers": [[first, second] | null, ...], "errors": {module: error}}``.
+Run by gate.py as ``python -s outside.py CONFIG OUTPUT`` (CONFIG: ``{"paths": [...], "calls": [...]}``)
+with an environment of its own (no PYTEST_*, no PYTHON* but the test run's hash seed), in the folder
+pytest ran in.  The calls are made in the order the tests made them, each once, with its arguments
+unpickled afresh, the variables the test itself set and the folder it was in (gate.py runs this
+twice, to know which answers are stable).  A module whose name looks like a test's (test_*, *_test,
+conftest, tests/test/testing) is never imported, and a call whose arguments need one is not made;
+nor is a call the test made while it replaced code or values (monkeypatch, mocker).
+Output: ``{"answers": [answer | ["broken", why] | null, ...], "errors": {module: error}}``.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import importlib
 import importlib.util
 import io
@@ -55,6 +59,14 @@ def _function(module: Any, qualname: str) -> Any:
     return found
 
 
+def _set_env(values: dict[str, Any]) -> None:
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 def main(argv: list[str]) -> int:
     calls_path, output = argv
     if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
@@ -70,9 +82,10 @@ def main(argv: list[str]) -> int:
         sys.path.insert(0, root)
     results: list[Any] = []
     errors: dict[str, str] = {}
-    for call in calls:
+    home = os.getcwd()
+    for call in calls:  # in the recorded order: state the code keeps builds up as in the test run
         module_name = call["module"]
-        if any(TEST_PART.match(p) for p in module_name.split(".")):
+        if call.get("replaced") or any(TEST_PART.match(p) for p in module_name.split(".")):
             results.append(None)
             continue
         try:
@@ -82,16 +95,20 @@ def main(argv: list[str]) -> int:
             errors[module_name] = f"{type(exc).__name__}: {exc}"
             results.append(["broken", f"{type(exc).__name__}: {exc}"[:300]])
             continue
-        data = base64.b64decode(call["args"])
-        pair: list[Any] = []
-        for _ in range(2):
-            try:
-                args, kwargs = _NoTests(io.BytesIO(data)).load()
-            except Exception:  # arguments that need test code, or no longer load
-                pair.clear()
-                break
-            pair.append(answers.of_call(lambda: function(*args, **kwargs)))  # noqa: B023 - called at once
-        results.append(pair or None)
+        try:
+            args, kwargs = _NoTests(io.BytesIO(base64.b64decode(call["args"]))).load()
+        except Exception:  # arguments that need test code, or no longer load
+            results.append(None)
+            continue
+        saved = {k: os.environ.get(k) for k in call.get("env", {})}
+        _set_env(call.get("env", {}))  # what the test itself set (monkeypatch apart): an input, not a signal
+        with contextlib.suppress(OSError):
+            os.chdir(call.get("cwd") or home)
+        try:
+            results.append(answers.of_call(lambda: function(*args, **kwargs)))  # noqa: B023 - called at once
+        finally:
+            _set_env(saved)
+            os.chdir(home)
     with open(output, "w", encoding="utf-8") as f:
         json.dump({"answers": results, "errors": errors}, f)
     return 0

@@ -32,9 +32,12 @@ if TYPE_CHECKING:  # for annotations only
 OUTPUT: str | None = None
 TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)\.py$")
 TEST_FOLDERS = {"tests", "test", "testing"}
-MAX_CALLS = 200
+MAX_CALLS = 400
+MAX_BYTES = 5_000_000  # of pickled arguments, over the run
+VENDORED = re.compile(r"[\\/](site-packages|dist-packages|\.?venv[^\\/]*|\.tox|\.nox)[\\/]")
 MAX_PICKLE = 100_000
 VARARGS, VARKEYWORDS = 0x04, 0x08
+SUSPENDS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator: no one answer
 
 
 def _sibling(name: str) -> Any:
@@ -105,8 +108,11 @@ class Recorder:
 
     def __init__(self) -> None:
         self.node = ""
+        self.env: dict[str, str] = {}  # the environment as the test started: what the test itself set differs
+        self.replaced = False  # the test replaces code or values (monkeypatch, mocker): its calls are not made again
         self.calls: list[dict[str, Any]] = []
-        self.seen: set[tuple[str, str, bytes]] = set()
+        self.gaps: set[str] = set()  # tests that made a call that could not be recorded
+        self.bytes = 0
         self.skipped = 0
         self.busy = False
         self.wanted: dict[CodeType, bool] = {}
@@ -114,9 +120,13 @@ class Recorder:
         self.raised: dict[int, str | None] = {}  # frame id -> the exception passing through it
 
     def _target(self, code: CodeType) -> bool:
+        """A function of the project's own production code (every call is made again, in order: the state
+        it keeps builds up outside as it did inside); only those of the changed files are compared."""
         known = self.wanted.get(code)
         if known is None:
-            known = self.wanted[code] = os.path.realpath(code.co_filename) in CHANGED
+            path = os.path.realpath(code.co_filename)
+            own = path.startswith(ROOT + os.sep) and not VENDORED.search(path) and not _test_code(path)
+            known = self.wanted[code] = own and not code.co_flags & SUSPENDS
         return known
 
     def trace(self, frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
@@ -127,23 +137,21 @@ class Recorder:
             return None
         qualname = _qualname(frame)
         module = frame.f_globals.get("__name__")
-        if qualname is None or not isinstance(module, str) or module == "__main__":
+        data = b""
+        if qualname is not None and isinstance(module, str) and module != "__main__":
+            self.busy = True
+            try:
+                data = pickle.dumps(_arguments(frame), protocol=4)
+            except Exception:
+                data = b""
+            finally:
+                self.busy = False
+        if not data or len(data) > MAX_PICKLE or self.bytes + len(data) > MAX_BYTES:
             self.skipped += 1
+            self.gaps.add(self.node)  # a call not made again: what this test's later calls see is unknown
             return None
-        self.busy = True
-        try:
-            data = pickle.dumps(_arguments(frame), protocol=4)
-        except Exception:
-            data = b""
-        finally:
-            self.busy = False
-        if not data or len(data) > MAX_PICKLE:
-            self.skipped += 1
-            return None
-        key = (module, qualname, data)
-        if key in self.seen:
-            return None
-        self.seen.add(key)
+        self.bytes += len(data)
+        assert isinstance(module, str) and qualname is not None
         file = getattr(sys.modules.get(module), "__file__", None) or frame.f_code.co_filename
         depth = module.count(".") + (2 if os.path.basename(file).startswith("__init__.") else 1)
         root = os.path.realpath(file)
@@ -157,6 +165,10 @@ class Recorder:
             "args": base64.b64encode(data).decode("ascii"),
             "line": caller.f_lineno,
             "caller": os.path.relpath(caller.f_code.co_filename, ROOT).replace(os.sep, "/"),
+            "env": {k: os.environ.get(k) for k in _env_changes(self.env)},
+            "cwd": os.getcwd(),
+            "replaced": self.replaced or _patching(),
+            "compare": os.path.realpath(frame.f_code.co_filename) in CHANGED and self.node not in self.gaps,
         }
         self.raised[id(frame)] = None
         return self.local
@@ -180,6 +192,27 @@ class Recorder:
                     self.busy = False
                 self.calls.append(call)
         return self.local
+
+
+def _env_changes(before: dict[str, str]) -> list[str]:
+    """The variables the test set or removed since it started; pytest's own (PYTEST_*) are the run's signal."""
+    now = os.environ
+    names = {k for k in now if now[k] != before.get(k)} | {k for k in before if k not in now}
+    return sorted(k for k in names if not k.startswith("PYTEST_"))
+
+
+def _patching() -> bool:
+    """Whether unittest.mock patches started with start() (pytest-mock's, among others) are active."""
+    mock = sys.modules.get("unittest.mock")
+    return bool(getattr(getattr(mock, "_patch", None), "_active_patches", None))
+
+
+REPLACING = ("monkeypatch", "mocker", "module_mocker", "class_mocker", "package_mocker", "session_mocker")
+
+
+def _replaces(item: Any) -> bool:
+    """The test asks for a fixture that replaces code or values: its calls depend on what it replaced."""
+    return bool(set(getattr(item, "fixturenames", ())) & set(REPLACING))
 
 
 RECORDER = Recorder()
@@ -239,7 +272,7 @@ def pytest_runtestloop(session: pytest.Session) -> bool:
             continue
         tracer = RECORDER.trace if run == 0 else None
         if tracer is not None:
-            RECORDER.node = item.nodeid
+            RECORDER.node, RECORDER.env, RECORDER.replaced = item.nodeid, dict(os.environ), _replaces(item)
             sys.settrace(tracer)
         try:
             reports = runtestprotocol(item, log=False, nextitem=None)
