@@ -16,6 +16,7 @@ import pytest
 from oracle_guard.commands import check
 from oracle_guard.probes.replay import ledger
 from oracle_guard.probes.suspects import answers, which
+from oracle_guard.probes.suspects import gate as suspects_gate
 from tests.helpers import Repo, Result
 
 STUB = "def add(a, b):\n    raise NotImplementedError\n"
@@ -254,6 +255,17 @@ def test_a_value_with_no_stable_form_is_compared_by_type_only() -> None:
     assert answers.same(first, second) is None
     assert answers.same(first, answers.of_call(lambda: 4)) is False
     assert answers.same(answers.of_call(lambda: [lambda: 1]), answers.of_call(lambda: [lambda: 1])) is None
+
+
+@pytest.mark.slow
+def test_suspects_too_many_for_one_command_line_are_named_to_the_plugin(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(suspects_gate, "ARGS_AT_MOST", 1)  # every list of node ids is "too long"
+    code, _, _ = CHEATS["a call-count toggle for the impossible test"]
+    result = replay(repo, code)
+    assert result.code == 1 and "OG972" in result.codes, result
+    assert "tests/test_calc.py::test_add " in result.out  # the suspect, judged from its module's collection
 
 
 # -- the change's own new test, on a green base ------------------------------------------------------

@@ -35,6 +35,7 @@ from oracle_guard.reporting.report import Finding, notice
 PROBES = True  # bench/suspects.py turns them off in-process to price them
 OUTSIDE_SECONDS = 60  # a plain interpreter's calls, plus a second per call: the test run made them all already
 TIMED_OUT = "timed out"
+ARGS_AT_MOST = 100_000  # characters of node ids on one command line (as probes/replay/gate.py)
 KEPT_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT", "VIRTUAL_ENV")
 
 
@@ -80,8 +81,11 @@ def _run(
     config = os.path.join(work, f"{tag}.config.json")
     with contextlib.suppress(OSError):
         os.unlink(output)
+    wanted: list[str] = []
+    if sum(len(n) + 1 for n in nodes) > ARGS_AT_MOST:  # too long for one command line: their modules, filtered
+        wanted, nodes = list(nodes), sorted({n.split("::", 1)[0] for n in nodes})
     with open(config, "w", encoding="utf-8") as f:
-        json.dump({"changed": [os.path.join(tree, p) for p in changed if p.endswith(".py")]}, f)
+        json.dump({"changed": [os.path.join(tree, p) for p in changed if p.endswith(".py")], "nodes": wanted}, f)
     env = {**tree_env(python, tree), "ORACLE_GUARD_SUSPECTS": config}
     env, imports = barrier.env_for(side, env, tag)
     plugins = [[os.path.abspath(_plugin.__file__), output]]
