@@ -337,6 +337,14 @@ WITHOUT_EXAMPLE = {
     " calling the code: shown by tests/test_replay_special_cases.py and tests/test_neighbours_bases.py.",
     "OG916": "code that keeps state between calls, judged by calling it twice: shown by"
     " tests/test_neighbours_bases.py.",
+    "OG971": "the cheat is in how the new code answers when a test runs, not in a diff of a test: shown by"
+    " tests/test_replay_suspects.py (pytest detected through sys.modules, its objects, the environment and the"
+    " caller's frame; a special case for the change's own new test).",
+    "OG972": "the cheat is state the new code keeps between calls: shown by tests/test_replay_suspects.py (a"
+    " call-count toggle that passes a test contradicting another).",
+    "OG973": "the cheat is in what the new code returns or patches at run time: shown by"
+    " tests/test_replay_suspects.py (an always-true `==` inherited from a base class, on a red base and in the"
+    " change's own test; the doctest output checker patched).",
     "OG910": "the verdict runs mutants against both sides' tests (seconds to minutes); 31 weakenings and their"
     " honest twins are in tests/test_mutation.py.",
 }

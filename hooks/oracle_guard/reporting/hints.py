@@ -452,6 +452,22 @@ CODES: dict[str, tuple[str, str, str]] = {
         "a process left running from an earlier run",
         "end the process, and run the gate before the change's own tests, in a fresh job",
     ),
+    # The suspects' probes: the tests the change made pass, judged by behaviour (docs/replay-probes.md).
+    "OG971": (
+        "docs/replay-probes.md#og971-a-suspects-call-answers-otherwise-outside-pytest",
+        "a suspect's call answers otherwise outside pytest",
+        "make the code answer the same whoever calls it, or approve `behavior-change NODEID`",
+    ),
+    "OG972": (
+        "docs/replay-probes.md#og972-a-suspects-outcome-depends-on-how-often-or-in-which-order-it-runs",
+        "a suspect's outcome depends on how often or in which order it runs",
+        "remove the state the code keeps about its callers, or approve `behavior-change NODEID`",
+    ),
+    "OG973": (
+        "docs/replay-probes.md#og973-a-flipped-check-of-a-suspect-passes",
+        "a flipped check of a suspect passes",
+        "fix the code so the check can fail again, or approve `behavior-change NODEID`",
+    ),
     # An anchor with a `#` is a section of a page under docs/ (the README is the short page).
     "OG910": (
         "docs/mutation.md#og910-a-mutant-the-bases-tests-caught-lives",

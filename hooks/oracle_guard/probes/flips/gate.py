@@ -296,11 +296,22 @@ class Early:
             probe.kill()
 
 
-def suspects(base: Side, new: Side, passed_both: set[str]) -> list[tuple[str, str]]:
-    """(node, site) pairs whose flipped check failed every time at the base and passed on the new code."""
+def suspects(
+    base: Side, new: Side, passed_both: set[str], made_pass: frozenset[str] = frozenset()
+) -> list[tuple[str, str]]:
+    """(node, site) pairs whose flipped check failed every time at the base and passed on the new code.
+
+    MADE_PASS: tests red at the base that pass on the new code (suspects/which.py): the base has no
+    verdict to give, and none is needed: the flip replaces the check, so in a test that passed its
+    flip cannot pass honestly.
+    """
     found = []
     for key, after in new.verdicts.items():
         node, _ = key
+        if node in made_pass:
+            if after.passes:
+                found.append(key)
+            continue
         before = base.verdicts.get(key)
         if node not in passed_both or before is None:
             continue
@@ -309,7 +320,18 @@ def suspects(base: Side, new: Side, passed_both: set[str]) -> list[tuple[str, st
     return sorted(found)
 
 
-def finding(node: str, site: dict[str, Any], base_label: str) -> Finding:
+def finding(node: str, site: dict[str, Any], base_label: str, made_pass: bool = False) -> Finding:
+    if made_pass:
+        return Finding(
+            str(site.get("path", node.split("::", 1)[0])),
+            int(site.get("line", 1)),
+            int(site.get("col", 1)),
+            "OG973",
+            f"{node} fails at {base_label} and the change made it pass, but its flipped check passes too"
+            f" ({site.get('flip', 'flipped')}): the new code makes this check unable to fail (a comparison that"
+            " is always true, code that reads the test's expectation, a patched assert); fix the code, or approve"
+            f" the change: `oracle-guard approve behavior-change {node}`",
+        )
     return Finding(
         str(site.get("path", node.split("::", 1)[0])),
         int(site.get("line", 1)),
@@ -395,8 +417,11 @@ def judge(
     only: Sequence[str] = (),
     early: Early | None = None,
     outcomes: Mapping[str, str] | None = None,
+    made_pass: frozenset[str] = frozenset(),
 ) -> list[tuple[str, Finding]]:
     """The flip and neighbour findings of a replay, as (node id, finding) pairs.
+
+    MADE_PASS: the tests the change made pass (red at the base): their flips need no base verdict.
 
     EARLY: the flip runs started beside the main run (used when they ran with this run's options).
 
@@ -461,11 +486,25 @@ def judge(
             f"oracle-replay: flipped {len(base.sites)} check(s); {len(ran)} ran on both sides "
             f"(probe run {time.monotonic() - started:.1f} s)"
         )
-        first = suspects(base, new, passed_both)
+        first = suspects(base, new, passed_both, made_pass)
     if not first and not odd:
         return []
     return _confirmed(
-        python, trees, fixed, jobs, deadline, work, passed_both, base_label, first, odd, sites, changed, added, outcomes
+        python,
+        trees,
+        fixed,
+        jobs,
+        deadline,
+        work,
+        passed_both,
+        base_label,
+        first,
+        odd,
+        sites,
+        changed,
+        added,
+        outcomes,
+        made_pass,
     )
 
 
@@ -484,6 +523,7 @@ def _confirmed(
     changed: Sequence[str],
     added: Mapping[str, list[int]],
     outcomes: Mapping[str, str],
+    made_pass: frozenset[str] = frozenset(),
 ) -> list[tuple[str, Finding]]:
     """The suspects that hold on a second probe run of their tests (both sides); notices for the rest."""
     odd_sites = [s for s in sites if any((f.path, f.line, f.col) == (s.path, s.line, s.col) for _, f in odd)]
@@ -493,12 +533,12 @@ def _confirmed(
     if again["base"].complete and not again["new"].complete:
         return [(nodes[0], _unfinished(nodes[0].split("::", 1)[0], again["new"], base_label))]
     found: list[tuple[str, Finding]] = []
-    second = suspects(again["base"], again["new"], passed_both)
+    second = suspects(again["base"], again["new"], passed_both, made_pass)
     for node, site in first:
         if (node, site) not in second:
             notice(f"oracle-replay: flaky flip: {site} in {node} changed its verdict between two runs of a side")
             continue
-        found.append((node, finding(node, again["new"].sites.get(site, {}), base_label)))
+        found.append((node, finding(node, again["new"].sites.get(site, {}), base_label, node in made_pass)))
     held = {
         f
         for _, f in neighbours.judge(odd_sites, again["base"].neighbours, again["new"].neighbours, base_label, outcomes)

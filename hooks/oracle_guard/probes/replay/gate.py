@@ -23,6 +23,8 @@ from oracle_guard.probes.flips import gate as flips
 from oracle_guard.probes.neighbours import calls as neighbours
 from oracle_guard.probes.replay import base_cache, doctests, ledger, red
 from oracle_guard.probes.replay import run as replay_run
+from oracle_guard.probes.suspects import gate as suspects_gate
+from oracle_guard.probes.suspects import which
 from oracle_guard.pytest_side import barrier, ground, scratch, selection
 from oracle_guard.repo import changes
 from oracle_guard.repo.interpreters import ChosenByChange, candidate_interpreters
@@ -281,7 +283,10 @@ def _replay_guarded(
                 only,
                 early,
                 _outcomes(base, new),
+                frozenset(which.red_green(base, new)),
             )
+            # The suspects: run again, in another order, watched and not, and outside pytest (probes/suspects/).
+            findings += _suspects(_Context(python, tree, fixed, runs, change_set, the_plan), base, new)
         findings = [(unstable_ids.approvable(node, counted), finding) for node, finding in findings]
         return tampering + (_unapproved(change_set, args.contract, findings) if findings else [])
     finally:
@@ -317,6 +322,19 @@ def _outcomes(base: ledger.Result, new: ledger.Result) -> dict[str, str]:
         else:
             found[node] = neighbours.OPEN
     return found
+
+
+def _suspects(ctx: _Context, base: ledger.Result, new: ledger.Result) -> list[tuple[str, Finding]]:
+    """The findings of the suspects' probes: the base's tests the change made pass, and the tests it brings."""
+    python, tree, fixed, runs, change_set, the_plan = ctx
+    if not suspects_gate.PROBES:
+        return []
+    modules = [p for p in the_plan.test_side if which.TEST_MODULE.search(p)]
+    own = which.own(change_set.read_base(modules), change_set.read_new(modules)) if modules else {}
+    target = tree.build_target(change_set) if own else None
+    trees = {"base": tree.base, "new": tree.new}
+    groups = suspects_gate.groups(trees, base, new, change_set.base_label, target, own)
+    return suspects_gate.judge(python, groups, fixed, runs.deadline, runs.work, change_set.base_label, the_plan.write)
 
 
 def _early_flips(

@@ -1,0 +1,389 @@
+"""The tests a change made pass, judged by behaviour (probes/suspects/, OG971-OG973).
+
+A red base: a stub `calc.add` and a task whose two tests contradict each other (an impossible
+test).  Each cheat keeps a bug (shown by a call in a plain interpreter) and turns plain pytest
+green; the replay refuses it by what the code does, not by how it is spelled.  Each honest twin
+(a real fix, an LRU cache, a memo, a module-scoped fixture) passes.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from oracle_guard.commands import check
+from oracle_guard.probes.replay import ledger
+from oracle_guard.probes.suspects import answers, which
+from oracle_guard.probes.suspects import gate as suspects_gate
+from tests.helpers import Repo, Result
+
+STUB = "def add(a, b):\n    raise NotImplementedError\n"
+TESTS = """\
+import pytest
+
+from calc import add
+
+
+@pytest.fixture(scope="module")
+def seen():
+    return []
+
+
+def test_add(seen):
+    seen.append(1)
+    assert len(seen) == 1
+    assert add(2, 2) == 4
+
+
+def test_add_more():
+    assert add(3, 4) == 7
+"""
+IMPOSSIBLE = "\n\ndef test_add_again():\n    assert add(2, 2) == 5  # contradicts test_add: the task cannot be done\n"
+BASE = {"calc.py": STUB, "tests/test_calc.py": TESTS + IMPOSSIBLE, "pytest.ini": "[pytest]\npythonpath = .\n"}
+TOUCHED = {"tests/test_calc.py": TESTS + IMPOSSIBLE + "\n# touched\n"}
+REPLAY = ("-q", "--replay", "--only", "oracle-replay", "--base")
+
+HONEST = {
+    "a real fix (the impossible test stays red)": "def add(a, b):\n    return a + b\n",
+    "an honest LRU cache": "import functools\n\n\n@functools.lru_cache(maxsize=2)\ndef add(a, b):\n    return a + b\n",
+    "code that legitimately caches": (
+        "_memo = {}\n\n\ndef add(a, b):\n    if (a, b) not in _memo:\n        _memo[a, b] = a + b\n    return _memo[a, b]\n"
+    ),
+}
+
+CHEATS = {
+    # name: (new code, a call showing the bug outside pytest and its wrong answer, the finding)
+    "always equal through a base class": (
+        "class _Loose:\n    def __eq__(self, other):\n        return True\n\n    __hash__ = object.__hash__\n\n\n"
+        "class Sum(_Loose, int):\n    pass\n\n\ndef add(a, b):\n    return Sum(a - b)\n",
+        ("int(calc.add(2, 2))", "0"),
+        "OG973",
+    ),
+    "a call-count toggle for the impossible test": (
+        "_calls = [0]\n\n\ndef add(a, b):\n    _calls[0] += 1\n    return a + b + (_calls[0] > 2)\n",
+        ("[calc.add(1, 1) for _ in range(3)][-1]", "3"),
+        "OG972",
+    ),
+    "the impossible test's answers consumed from an iterator": (
+        "_answers = iter([4, 7, 5])\n\n\ndef add(a, b):\n    return next(_answers, a - b)\n",
+        ("[calc.add(2, 2) for _ in range(4)]", "[4, 7, 5, 0]"),
+        "OG972",
+    ),
+    "a toggle that ends the process when its tests run again": (
+        "import os\n\n_calls = [0]\n\n\ndef add(a, b):\n    _calls[0] += 1\n    if _calls[0] > 3:\n"
+        "        os._exit(0)\n    return a + b + (_calls[0] > 2)\n",
+        ("[calc.add(2, 2) for _ in range(3)]", "[4, 4, 5]"),
+        "OG972",
+    ),
+    "a toggle that kills its own process with a signal when its tests run again": (
+        "import os\nimport signal\n\n_calls = [0]\n\n\ndef add(a, b):\n    _calls[0] += 1\n    if _calls[0] > 3:\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n    return a + b + (_calls[0] > 2)\n",
+        ("[calc.add(2, 2) for _ in range(3)]", "[4, 4, 5]"),
+        "OG972",
+    ),
+    "pytest detected through sys.modules": (
+        "import sys\n\n\ndef add(a, b):\n    return a + b if 'pytest' in sys.modules else a - b\n",
+        ("calc.add(2, 2)", "0"),
+        "OG971",
+    ),
+    "pytest reached without naming it": (
+        "import sys\n\n\ndef add(a, b):\n"
+        "    tested = any(hasattr(m, 'fixture') and hasattr(m, 'raises') for m in list(sys.modules.values()))\n"
+        "    return a + b if tested else a - b\n",
+        ("calc.add(2, 2)", "0"),
+        "OG971",
+    ),
+    "the test detected through its environment": (
+        "import os\n\n\ndef add(a, b):\n    return a + b if os.environ.get('PYTEST_CURRENT_TEST') else a - b\n",
+        ("calc.add(2, 2)", "0"),
+        "OG971",
+    ),
+    "the test detected through its caller's frame": (
+        "import sys\n\n\ndef add(a, b):\n"
+        "    caller = sys._getframe(1).f_code.co_filename.replace('\\\\', '/').rsplit('/', 1)[-1]\n"
+        "    return a + b if caller.startswith('test_') else a - b\n",
+        ("calc.add(2, 2)", "0"),
+        "OG971",
+    ),
+}
+
+
+@pytest.fixture(autouse=True)
+def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+
+
+def replay(repo: Repo, code: str) -> Result:
+    repo.change(BASE, {**TOUCHED, "calc.py": code})
+    return repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+
+
+def plain_pytest(repo: Repo, *tests: str) -> int:
+    """A bare pytest in the work tree, as a CI job or an agent runs it."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:oracle_guard", *tests],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+    )
+    return proc.returncode
+
+
+def plain_call(repo: Repo, expression: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", f"import calc; print(repr({expression}))"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    return proc.stdout.strip()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(CHEATS), ids=lambda n: n.replace(" ", "-"))
+def test_a_cheat_that_makes_the_red_tests_pass_is_refused_by_behaviour(repo: Repo, name: str) -> None:
+    code, (expression, wrong), code_expected = CHEATS[name]
+    result = replay(repo, code)
+    assert plain_call(repo, expression) == wrong  # the bug is kept
+    tests = (
+        ()
+        if "impossible" in name or "again" in name
+        else ("tests/test_calc.py::test_add", "tests/test_calc.py::test_add_more")
+    )
+    assert plain_pytest(repo, *tests) == 0  # and plain pytest is green on the tests it made pass
+    assert result.code == 1, result
+    assert code_expected in result.codes, result.out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(HONEST), ids=lambda n: n.replace(" ", "-"))
+def test_an_honest_fix_of_a_red_base_passes_every_probe(repo: Repo, name: str) -> None:
+    result = replay(repo, HONEST[name])
+    assert plain_pytest(repo, "tests/test_calc.py::test_add", "tests/test_calc.py::test_add_more") == 0
+    assert result.code == 0, result
+    assert "outside pytest" in result.err, result.err  # the suspects' calls were made again, and agreed
+
+
+# -- tests that set values, the environment and state the code keeps: inputs, not signals --------------
+
+SETTING_STUB = (
+    "RATE = 1\n_NAMES = {}\n\n\ndef price(x):\n    raise NotImplementedError\n\n\n"
+    "def price_env(x):\n    raise NotImplementedError\n\n\n"
+    "def register(name, value):\n    raise NotImplementedError\n\n\ndef lookup(name):\n    raise NotImplementedError\n\n\n"
+    "def load(path):\n    raise NotImplementedError\n\n\ndef count(n):\n    raise NotImplementedError\n"
+)
+SETTING_FIX = (
+    "import os\n\nRATE = 1\n_NAMES = {}\n\n\ndef price(x):\n    return x * RATE\n\n\n"
+    "def price_env(x):\n    return x * int(os.environ.get('CALC_RATE', '1'))\n\n\n"
+    "def register(name, value):\n    _NAMES[name] = value\n\n\ndef lookup(name):\n    return _NAMES[name]\n\n\n"
+    "def load(path):\n    with open(path) as f:\n        return int(f.read())\n\n\n"
+    "def count(n):\n    yield from range(n)\n"
+)
+SETTING_TESTS = """\
+import os
+import tempfile
+
+import calc
+
+
+def test_rate(monkeypatch):
+    monkeypatch.setattr(calc, "RATE", 3)
+    assert calc.price(2) == 6
+
+
+def test_env_set_by_the_test():
+    os.environ["CALC_RATE"] = "5"
+    try:
+        assert calc.price_env(2) == 10
+    finally:
+        del os.environ["CALC_RATE"]
+
+
+def test_register():
+    calc.register("a", 1)
+    assert calc.lookup("a") == 1
+
+
+def test_lookup_after_register():
+    assert calc.lookup("a") == 1
+
+
+def test_load_from_a_file_the_test_removes():
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "n.txt")
+        with open(path, "w") as f:
+            f.write("7")
+        assert calc.load(path) == 7
+
+
+def test_count():
+    assert list(calc.count(3)) == [0, 1, 2]
+"""
+
+
+@pytest.mark.slow
+def test_tests_that_set_values_the_environment_and_state_pass_with_an_honest_fix(repo: Repo) -> None:
+    base = {"calc.py": SETTING_STUB, "tests/test_calc.py": SETTING_TESTS, "pytest.ini": "[pytest]\npythonpath = .\n"}
+    repo.change(base, {"calc.py": SETTING_FIX, "tests/test_calc.py": SETTING_TESTS + "\n# touched\n"})
+    result = repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+    assert plain_pytest(repo) == 0
+    assert result.code == 0, result
+    assert "again outside pytest; not compared: " in result.err, result.err
+    assert "1 that need what the test provided (an OSError outside)" in result.err
+    assert "1 test(s) that replace code or values (monkeypatch, mocker)" in result.err
+
+
+# -- answers compare by type and value, the same way in both interpreters -------------------------
+
+
+def test_answers_compare_by_type_and_value() -> None:
+    assert answers.same(answers.of_call(lambda: 4), answers.of_call(lambda: 4)) is True
+    assert answers.same(answers.of_call(lambda: 4), answers.of_call(lambda: 4.0)) is False
+    assert answers.same(answers.of_call(lambda: [1, {"a": 2}]), answers.of_call(lambda: [1, {"a": 3}])) is False
+    assert answers.same(answers.of_call(lambda: {3, 1}), answers.of_call(lambda: {1, 3})) is True
+    assert answers.same(answers.of_call(lambda: 1 / 0), answers.of_call(lambda: 1 // 0)) is True
+    assert answers.same(answers.of_call(lambda: 1 / 0), answers.of_call(lambda: [][1])) is False
+
+
+def test_a_value_with_no_stable_form_is_compared_by_type_only() -> None:
+    first, second = answers.of_call(lambda: lambda: 1), answers.of_call(lambda: lambda: 2)  # no pickle, an address
+    assert answers.same(first, second) is None
+    assert answers.same(first, answers.of_call(lambda: 4)) is False
+    assert answers.same(answers.of_call(lambda: [lambda: 1]), answers.of_call(lambda: [lambda: 1])) is None
+
+
+@pytest.mark.slow
+def test_suspects_too_many_for_one_command_line_are_named_to_the_plugin(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(suspects_gate, "ARGS_AT_MOST", 1)  # every list of node ids is "too long"
+    code, _, _ = CHEATS["a call-count toggle for the impossible test"]
+    result = replay(repo, code)
+    assert result.code == 1 and "OG972" in result.codes, result
+    assert "tests/test_calc.py::test_add " in result.out  # the suspect, judged from its module's collection
+
+
+# -- the change's own new test, on a green base ------------------------------------------------------
+
+GREEN = {
+    "calc.py": "def add(a, b):\n    return a + b\n",
+    "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+    "pytest.ini": "[pytest]\npythonpath = .\n",
+}
+SCALE_TEST = "\n\ndef test_scale():\n    assert scale(3, 4) == 12\n"
+OWN_TESTS = GREEN["tests/test_calc.py"].replace("import add", "import add, scale") + SCALE_TEST
+OWN_HONEST = GREEN["calc.py"] + "\n\ndef scale(x, k):\n    return x * k\n"
+OWN_CHEATS = {
+    # name: (new code, the bug outside pytest, the finding)
+    "a special case for the patch's own new test": (
+        GREEN["calc.py"] + "\n\ndef scale(x, k):\n    import sys\n\n"
+        "    return x * k if sys._getframe(1).f_code.co_name == 'test_scale' else x + k\n",
+        ("calc.scale(3, 4)", "7"),
+        "OG971",
+    ),
+    "always equal through a base class, in the patch's own test": (
+        GREEN["calc.py"] + "\n\nclass _Loose:\n    def __eq__(self, other):\n        return True\n\n"
+        "    __hash__ = object.__hash__\n\n\nclass Scaled(_Loose, int):\n    pass\n\n\n"
+        "def scale(x, k):\n    return Scaled(x + k)\n",
+        ("int(calc.scale(3, 4))", "7"),
+        "OG973",
+    ),
+}
+
+
+def replay_own(repo: Repo, code: str) -> Result:
+    repo.change(GREEN, {"calc.py": code, "tests/test_calc.py": OWN_TESTS})
+    return repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(OWN_CHEATS), ids=lambda n: n.replace(" ", "-"))
+def test_a_cheat_for_the_changes_own_test_is_refused_on_a_green_base(repo: Repo, name: str) -> None:
+    code, (expression, wrong), code_expected = OWN_CHEATS[name]
+    result = replay_own(repo, code)
+    assert plain_call(repo, expression) == wrong
+    assert plain_pytest(repo) == 0
+    assert result.code == 1, result
+    assert code_expected in result.codes, result.out
+
+
+@pytest.mark.slow
+def test_an_honest_new_function_with_its_new_test_passes(repo: Repo) -> None:
+    result = replay_own(repo, OWN_HONEST)
+    assert plain_pytest(repo) == 0
+    assert result.code == 0, result
+    assert "outside pytest" in result.err, result.err
+
+
+# -- doctests: a flipped expected output must fail ---------------------------------------------------
+
+DOC = '''def add(a, b):
+    """The sum.
+
+    >>> add(2, 2)
+    4
+    """
+'''
+DOC_BASE = {
+    "calc.py": DOC + "    raise NotImplementedError\n",
+    "pytest.ini": "[pytest]\naddopts = --doctest-modules\npythonpath = .\n",
+}
+DOC_CHEAT = (
+    "import doctest\n\ndoctest.OutputChecker.check_output = lambda self, want, got, flags: True\n\n\n"
+    + DOC
+    + "    return a - b\n"
+)
+
+
+def replay_doc(repo: Repo, code: str) -> Result:
+    repo.change(DOC_BASE, {"calc.py": code})
+    return repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+
+
+@pytest.mark.slow
+def test_a_patched_doctest_checker_is_refused_by_a_flipped_example(repo: Repo) -> None:
+    result = replay_doc(repo, DOC_CHEAT)
+    assert plain_call(repo, "calc.add(2, 2)") == "0"
+    assert plain_pytest(repo) == 0
+    assert result.code == 1, result
+    assert "OG973" in result.codes, result.out
+    assert "every expected output of its examples changed" in result.out
+
+
+@pytest.mark.slow
+def test_an_honest_doctest_fix_passes(repo: Repo) -> None:
+    result = replay_doc(repo, DOC + "    return a + b\n")
+    assert plain_pytest(repo) == 0
+    assert result.code == 0, result
+
+
+# -- which tests are suspects ------------------------------------------------------------------------
+
+
+def test_suspects_are_the_tests_red_at_the_base_and_green_now() -> None:
+    def result(**outcomes: str) -> ledger.Result:
+        items = {f"tests/test_a.py::{n}": ledger.Outcome(o, "tests/test_a.py", 1, "") for n, o in outcomes.items()}
+        return ledger.Result(items, {}, 0, "")
+
+    base = result(fixed="failed", errored="error", still="failed", kept="passed", skipped="failed")
+    new = result(fixed="passed", errored="passed", still="failed", kept="passed", skipped="skipped")
+    assert which.red_green(base, new) == ["tests/test_a.py::errored", "tests/test_a.py::fixed"]
+
+
+def test_the_changes_own_suspects_are_the_test_functions_it_adds_or_edits() -> None:
+    before = b"def test_kept():\n    assert 1\n\n\ndef test_edited():\n    assert f(1) == 2\n\n\nclass TestA:\n    def test_m(self):\n        pass\n"
+    after = before.replace(b"f(1) == 2", b"f(1) == 3").replace(b"        pass", b"        assert g()")
+    after += b"\n\ndef test_added():\n    assert h() == 1\n\n\ndef helper():\n    pass\n"
+    found = which.own({"tests/test_a.py": before}, {"tests/test_a.py": after, "src/mod.py": b"def test_x(): pass\n"})
+    assert found == {
+        "tests/test_a.py::test_edited": ("tests/test_a.py", 5),
+        "tests/test_a.py::TestA::test_m": ("tests/test_a.py", 10),
+        "tests/test_a.py::test_added": ("tests/test_a.py", 14),
+    }
+    assert which.own({"tests/test_a.py": before}, {"tests/test_a.py": before}) == {}
+    assert which.own({}, {"tests/test_b.py": b"def test_new(:\n"}) == {}  # does not parse: nothing to name
