@@ -81,11 +81,16 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # nothing runs; collection-snapshot looks at collection itself
     if any(config.getoption(o, False) for o in ("showfixtures", "show_fixtures_per_test", "setuponly", "setupplan")):
         return  # an information mode: no test runs (in CI, pytest_tamper's OG871 reports the option)
+    if _pluggy_too_old():
+        _fail("the gate needs pluggy 1.1 or newer (its hook wrappers); upgrade pytest and pluggy")
     from oracle_guard.pytest_side.pytest_plugin import Guard
     from oracle_guard.pytest_side.pytest_watch import Watch
 
     guard = Guard(config, path, rel)
-    for plugin, name in ((guard, "oracle_guard_gate"), (Watch(config, guard), "oracle_guard_watch")):
+    plugins = [(guard, "oracle_guard_gate"), (Watch(config, guard), "oracle_guard_watch")]
+    if guard.freeze_reruns is not None:  # only where a freeze can give a test reruns: no hook call per test else
+        plugins.append((guard.freeze_reruns, "oracle_guard_freezes"))
+    for plugin, name in plugins:
         if config.pluginmanager.register(plugin, name) is None:
             _fail(f"its plugin {name!r} is blocked (`-p no:{name}`): remove that option")
 
@@ -97,6 +102,15 @@ def _fail(message: str) -> None:
     import pytest
 
     raise pytest.UsageError(f"oracle-guard: {message}")
+
+
+def _pluggy_too_old() -> bool:
+    import pluggy
+
+    try:
+        return tuple(int(part) for part in pluggy.__version__.split(".")[:2]) < (1, 1)
+    except ValueError:  # a development version: new enough
+        return False
 
 
 def _contract_problem(path: str) -> str | None:
