@@ -28,6 +28,29 @@ if TYPE_CHECKING:  # for annotations only
 RERUNS_KEY = "oracle_guard_reruns"
 
 
+def _not_rewritten() -> None:
+    """Take this package out of pytest's assertion rewriting, which marks every module of a pytest11 plugin.
+
+    Its asserts are internal checks no test reads, and each module the gate imports through pytest's import
+    hook costs a second path search and a pyc of pytest's own (on a read-only install, a rewrite on every
+    run).  pytest has no public switch for an installed plugin; where its hook looks different, nothing
+    changes.
+    """
+    import sys
+
+    for finder in sys.meta_path:
+        if type(finder).__module__ != "_pytest.assertion.rewrite":
+            continue
+        marks, cache = getattr(finder, "_must_rewrite", None), getattr(finder, "_marked_for_rewrite_cache", None)
+        if isinstance(marks, set) and isinstance(cache, dict):
+            marks.discard("oracle_guard")
+            for name in [n for n in cache if n == "oracle_guard" or n.startswith("oracle_guard.")]:
+                del cache[name]
+
+
+_not_rewritten()
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("oracle-guard", "oracle-guard run-time gate")
     group.addoption(

@@ -19,9 +19,9 @@ then is this module imported.  Active, in the CI test run, the gate:
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest  # already imported: pytest is what loads this module
@@ -59,16 +59,12 @@ class Guard:
     """The active gate; one per session (and one per xdist worker, for reruns)."""
 
     def __init__(self, config: Any, contract_path: str, shown_path: str) -> None:
-        from oracle_guard.contract import contract
-        from oracle_guard.reporting.report import UsageError
+        from oracle_guard.reporting.findings import UsageError
 
         self.root = str(config.rootpath)
         try:
-            self.now = contract.parse_now(config.getoption("oracle_guard_now"))
-            self.contract = contract.Contract(path=shown_path)
-            if os.path.isfile(contract_path):  # messages name the path as the user wrote it
-                with open(contract_path, "rb") as f:
-                    self.contract = contract.loads(f.read(), shown_path)
+            self.now = _now(config.getoption("oracle_guard_now"))
+            self.contract = _contract(contract_path, shown_path)
             self._snapshot = self._committed_snapshot()
             self._known: Mapping[str, str] | None = None
         except UsageError as exc:
@@ -185,6 +181,8 @@ class Guard:
             session.exitstatus = 1
         self.rerun_watch.sessionfinish(session)
         if self.report_path:
+            import json
+
             with open(self.report_path, "w", encoding="utf-8") as f:
                 json.dump(self.report(), f, indent=2, sort_keys=True)
                 f.write("\n")
@@ -264,6 +262,30 @@ class FreezeReruns:
             item.ihook.pytest_runtest_logreport(report=report)
         item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
         return True
+
+
+def _now(text: str | None) -> datetime:
+    if not text:
+        return datetime.now(timezone.utc)
+    from oracle_guard.contract import contract
+
+    return contract.parse_now(text)
+
+
+def _contract(path: str, shown_path: str) -> Any:
+    """The contract at PATH: a bare one (no entries) without YAML, anything else through the strict loader."""
+    from oracle_guard.contract import bare
+
+    if not os.path.isfile(path):
+        return bare.Bare(shown_path)  # --oracle-guard without a contract: nothing frozen, the default snapshot
+    with open(path, "rb") as f:
+        data = f.read()
+    found = bare.recognize(data, shown_path)
+    if found is not None:
+        return found
+    from oracle_guard.contract import contract
+
+    return contract.loads(data, shown_path)  # messages name the path as the user wrote it
 
 
 def _committed(root: str, rel: str) -> bytes | None:
