@@ -90,21 +90,24 @@ class Guard:
 
     # -- what the base already knew ------------------------------------------
 
-    def _committed_snapshot(self) -> dict[str, str]:
+    def _committed_snapshot(self) -> bytes | None:
         """The snapshot committed at HEAD, read and checked now (a bad one stops the run before any test)."""
-        from oracle_guard.contract.snapshot import parse_snapshot
+        from oracle_guard.contract.snapshot import check_snapshot
 
-        rel = self.contract.snapshot_path
-        return {node_id: status for node_id, (status, _) in parse_snapshot(_committed(self.root, rel), rel).items()}
+        data = _committed(self.root, self.contract.snapshot_path)
+        check_snapshot(data, self.contract.snapshot_path)
+        return data
 
     @property
     def known(self) -> Mapping[str, str]:
         """What the base knew, asked only when a test skips or xfails: most sessions never build the lookup."""
         if self._known is None:
+            from oracle_guard.contract.snapshot import parse_snapshot
             from oracle_guard.contract.unstable_ids import lookup
 
+            parsed = parse_snapshot(self._snapshot, self.contract.snapshot_path)
             # A test whose ids change between runs is recorded by its function: its cases answer by that.
-            self._known = lookup(self._snapshot)
+            self._known = lookup({node_id: status for node_id, (status, _) in parsed.items()})
         return self._known
 
     def _entry_for(self, node_id: str) -> Any:
