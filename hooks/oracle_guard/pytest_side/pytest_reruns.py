@@ -27,6 +27,7 @@ class RerunWatch:
         self.call_reports: dict[str, int] = {}
         self.rerun_reports: dict[str, int] = {}
         self.unexpected: dict[str, dict[str, Any]] = {}
+        self._subtest_types: dict[type, bool] = {}  # report class -> a subtest's report
 
     # -- counting, where the test runs (an xdist worker included) ----------------
 
@@ -54,9 +55,13 @@ class RerunWatch:
     def logreport(self, report: Any) -> None:
         if self.guard.worker:
             return
-        node = report.nodeid
-        if type(report).__name__.lower().startswith("subtest"):
+        kind = type(report)
+        subtest = self._subtest_types.get(kind)
+        if subtest is None:
+            subtest = self._subtest_types[kind] = kind.__name__.lower().startswith("subtest")
+        if subtest:
             return  # pytest's subtests (and pytest-subtests) report each subtest under the test's id
+        node = report.nodeid
         if report.when == "call":
             if report.outcome in PLAIN_OUTCOMES:
                 self.call_reports[node] = self.call_reports.get(node, 0) + 1
@@ -65,7 +70,8 @@ class RerunWatch:
         for key, value in report.user_properties:
             if key == CALLS_KEY:
                 self.calls[node] = max(self.calls.get(node, 0), int(value))
-        self._judge(node)
+        if self.runs(node) > 1:  # the common case, one run, needs no freeze lookup
+            self._judge(node)
 
     def runs(self, node: str) -> int:
         reported = self.call_reports.get(node, 0) + self.rerun_reports.get(node, 0)

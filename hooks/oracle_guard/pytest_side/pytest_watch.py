@@ -117,6 +117,9 @@ class Watch:
         self.session: Any = None
         self.recorder: _Recorder | None = None
         self.done = False
+        # The gate's per-report methods, looked up once: the watch's hooks call them for every report.
+        self._annotate = getattr(guard, "annotate", None)
+        self._logreport = getattr(guard, "logreport", None)
         config.add_cleanup(self._last_word)
         atexit.register(self._at_exit)
 
@@ -159,9 +162,8 @@ class Watch:
         problem = self._judge(item, call.when, raw, report)
         if problem:
             self._tampered(item.nodeid, problem, report)
-        annotate = getattr(self.guard, "annotate", None)
-        if annotate is not None:
-            annotate(item, call.when, report)  # the gate's marks (skipif condition, runs counted)
+        if self._annotate is not None:
+            self._annotate(item, call.when, report)  # the gate's marks (skipif condition, runs counted)
         self.made[id(report)] = (report, report.outcome)
         return report
 
@@ -195,9 +197,8 @@ class Watch:
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_logreport(self, report: Any) -> Generator[None, Any, Any]:
         before = report.outcome
-        judge = getattr(self.guard, "logreport", None)
-        if judge is not None:
-            judge(report)  # the gate's skip and rerun judgments, on the report as it was made
+        if self._logreport is not None:
+            self._logreport(report)  # the gate's skip and rerun judgments, on the report as it was made
         result = yield
         made = self.made.pop(id(report), None)  # judged once: the session keeps no second copy of every report
         expected = made[1] if made is not None and made[0] is report else before
