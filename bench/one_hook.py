@@ -62,6 +62,7 @@ def timed(cwd: str, cmd: list[str], env: dict[str, str]) -> float:
 
 
 AGAINST_CONFIG = ".og-bench-against.yaml"  # the --against hook's config, beside the project's own
+FLOOR_CONFIG = ".og-bench-floor.yaml"  # the collect-only hook's config
 
 
 def setup(project: str, home: str, against: str | None, venv: str, change: str) -> str:
@@ -70,14 +71,19 @@ def setup(project: str, home: str, against: str | None, venv: str, change: str) 
     sh(HERE, "git", "clone", "-q", project, work)
     os.symlink(venv, os.path.join(work, ".venv"))
     with open(os.path.join(work, ".git", "info", "exclude"), "a") as f:
-        f.write(f".venv\n{AGAINST_CONFIG}\n")
+        f.write(f".venv\n{AGAINST_CONFIG}\n{FLOOR_CONFIG}\n")
     with open(os.path.join(work, ".pre-commit-config.yaml"), "w") as f:
         f.write(f"repos:\n  - repo: {HERE}\n    rev: {rev}\n    hooks:\n      - id: oracle-guard\n")
-        # pre-commit's own cost (start-up, stash, file lists): a hook that does nothing; and the fair
-        # floor (issue 37): a hook that only collects, on the same commit, through the same pre-commit.
+        # pre-commit's own cost (start-up, stash, file lists): a hook that does nothing.
         f.write(
             "  - repo: local\n    hooks:\n      - id: noop\n        name: noop\n        entry: 'true'\n        language: system\n        always_run: true\n        pass_filenames: false\n"
-            "      - id: collect\n        name: collect\n        entry: .venv/bin/python -m pytest --collect-only -q\n        language: system\n        always_run: true\n        pass_filenames: false\n"
+        )
+    # The fair floor (issue 37): a hook that only collects, on the same commit, through the same pre-commit.
+    # Its own file, left out of git: in the project's config the gate rightly calls it a CI run that only
+    # collects (OG859).
+    with open(os.path.join(work, FLOOR_CONFIG), "w") as f:
+        f.write(
+            "repos:\n  - repo: local\n    hooks:\n      - id: collect\n        name: collect\n        entry: .venv/bin/python -m pytest --collect-only -q\n        language: system\n        always_run: true\n        pass_filenames: false\n"
         )
     env = {"PRE_COMMIT_HOME": home}
     if against:
@@ -166,7 +172,7 @@ def main() -> int:
     old_hook = [*hook, "-c", AGAINST_CONFIG]
     bare = [os.path.join(work, ".venv", "bin", "python"), "-m", "pytest", "--collect-only", "-q"]
     noop = [sys.executable, "-m", "pre_commit", "run", "noop"]
-    collect = [sys.executable, "-m", "pre_commit", "run", "collect"]
+    collect = [sys.executable, "-m", "pre_commit", "run", "collect", "-c", FLOOR_CONFIG]
     a: list[float] = []
     r: list[float] = []
     b: list[float] = []
