@@ -154,3 +154,31 @@ class TestU(unittest.TestCase):
     write(proj, {"tests/test_s.py": subtests, "tests/agent_contract.yaml": CONTRACT})
     proc = pytest_run(proj, *NOW)
     assert proc.returncode == 0 and "oracle-guard reruns" not in proc.stdout, proc.stdout
+
+
+def test_the_rerun_count_has_no_plugin_name_to_block(proj: Path) -> None:
+    # The count lives in the watch (no `oracle_guard_reruns` plugin any more): naming it blocks nothing.
+    write(
+        proj,
+        {
+            "tests/conftest.py": SILENT_RETRY,
+            "tests/test_f.py": FLAKY.format(fail_times=1),
+            "tests/agent_contract.yaml": CONTRACT,
+        },
+    )
+    proc = pytest_run(proj, *NOW, "-p", "no:oracle_guard_reruns")
+    assert (proj / "tests/attempts.txt").read_text() == "2"  # retried, and green the second time
+    assert proc.returncode == 1 and "RERUN tests/test_f.py::test_flaky: ran 2 times" in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize(("blocked", "code"), [(True, 4), (False, 0)], ids=["blocked", "honest"])
+def test_the_freeze_reruns_cannot_be_blocked_quietly(proj: Path, blocked: bool, code: int) -> None:
+    # Registered only when the contract has a freeze; blocked, the frozen test would fail without its reruns.
+    contract = FREEZE.format(id="test_flaky", expires="2026-12-05T00:00:00Z", reruns=1)
+    write(proj, {"tests/test_f.py": FLAKY.format(fail_times=1), "tests/agent_contract.yaml": contract})
+    proc = pytest_run(proj, *NOW, *(["-p", "no:oracle_guard_freezes"] if blocked else []))
+    assert proc.returncode == code, proc.stdout + proc.stderr
+    if blocked:
+        assert "its plugin 'oracle_guard_freezes' is blocked" in proc.stderr
+    else:
+        assert (proj / "tests/attempts.txt").read_text() == "2"  # one rerun, within the freeze's budget

@@ -52,7 +52,7 @@ from oracle_guard.contract.contract_scalars import (
     _string,
 )
 from oracle_guard.contract.contract_scalars import parse_time as parse_time
-from oracle_guard.repo.changes import MAX_FILE_BYTES, MAX_FILE_BYTES_SETTING
+from oracle_guard.repo.paths import MAX_FILE_BYTES, MAX_FILE_BYTES_SETTING
 from oracle_guard.reporting.report import UsageError
 
 

@@ -6,6 +6,7 @@ pytest plugin reads the statuses the base knew, `init` records the first one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from oracle_guard.reporting.report import UsageError
@@ -42,6 +43,24 @@ def parse_snapshot(data: bytes | None, path: str) -> dict[str, tuple[str, int]]:
             )
         result[node_id] = (status, number)
     return result
+
+
+# The start of a line parse_snapshot may refuse: not `<status> <id>` with a status it knows, a comment or
+# nothing.  One search of the whole text (at C speed) where the parse is a Python loop over every line.
+_UNSURE = re.compile(r"^(?!(?:run|skip-if-env|xfail|skip) +[^ \r\n]|#|$)", re.MULTILINE)
+
+
+def check_snapshot(data: bytes | None, path: str) -> None:
+    """Refuse what parse_snapshot refuses, with its message, without building the map (the pytest plugin
+    checks the committed snapshot at start and reads it only when a test skips)."""
+    if data is None:
+        return
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not valid UTF-8 (byte {exc.start})") from None
+    if _UNSURE.search(text) is not None:
+        parse_snapshot(data, path)  # a line it may refuse: the parse says whether, and where
 
 
 # A module that does not collect (a red base: a stub's name not there yet) is recorded on a comment line,

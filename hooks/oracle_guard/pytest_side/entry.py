@@ -28,6 +28,29 @@ if TYPE_CHECKING:  # for annotations only
 RERUNS_KEY = "oracle_guard_reruns"
 
 
+def _not_rewritten() -> None:
+    """Take this package out of pytest's assertion rewriting, which marks every module of a pytest11 plugin.
+
+    Its asserts are internal checks no test reads, and each module the gate imports through pytest's import
+    hook costs a second path search and a pyc of pytest's own (on a read-only install, a rewrite on every
+    run).  pytest has no public switch for an installed plugin; where its hook looks different, nothing
+    changes.
+    """
+    import sys
+
+    for finder in sys.meta_path:
+        if type(finder).__module__ != "_pytest.assertion.rewrite":
+            continue
+        marks, cache = getattr(finder, "_must_rewrite", None), getattr(finder, "_marked_for_rewrite_cache", None)
+        if isinstance(marks, set) and isinstance(cache, dict):
+            marks.discard("oracle_guard")
+            for name in [n for n in cache if n == "oracle_guard" or n.startswith("oracle_guard.")]:
+                del cache[name]
+
+
+_not_rewritten()
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("oracle-guard", "oracle-guard run-time gate")
     group.addoption(
@@ -81,11 +104,16 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # nothing runs; collection-snapshot looks at collection itself
     if any(config.getoption(o, False) for o in ("showfixtures", "show_fixtures_per_test", "setuponly", "setupplan")):
         return  # an information mode: no test runs (in CI, pytest_tamper's OG871 reports the option)
+    if _pluggy_too_old():
+        _fail("the gate needs pluggy 1.1 or newer (its hook wrappers); upgrade pytest and pluggy")
     from oracle_guard.pytest_side.pytest_plugin import Guard
     from oracle_guard.pytest_side.pytest_watch import Watch
 
     guard = Guard(config, path, rel)
-    for plugin, name in ((guard, "oracle_guard_gate"), (Watch(config, guard), "oracle_guard_watch")):
+    plugins = [(guard, "oracle_guard_gate"), (Watch(config, guard), "oracle_guard_watch")]
+    if guard.freeze_reruns is not None:  # only where a freeze can give a test reruns: no hook call per test else
+        plugins.append((guard.freeze_reruns, "oracle_guard_freezes"))
+    for plugin, name in plugins:
         if config.pluginmanager.register(plugin, name) is None:
             _fail(f"its plugin {name!r} is blocked (`-p no:{name}`): remove that option")
 
@@ -97,6 +125,15 @@ def _fail(message: str) -> None:
     import pytest
 
     raise pytest.UsageError(f"oracle-guard: {message}")
+
+
+def _pluggy_too_old() -> bool:
+    import pluggy
+
+    try:
+        return tuple(int(part) for part in pluggy.__version__.split(".")[:2]) < (1, 1)
+    except ValueError:  # a development version: new enough
+        return False
 
 
 def _contract_problem(path: str) -> str | None:

@@ -19,9 +19,9 @@ then is this module imported.  Active, in the CI test run, the gate:
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest  # already imported: pytest is what loads this module
@@ -59,17 +59,14 @@ class Guard:
     """The active gate; one per session (and one per xdist worker, for reruns)."""
 
     def __init__(self, config: Any, contract_path: str, shown_path: str) -> None:
-        from oracle_guard.contract import contract
-        from oracle_guard.reporting.report import UsageError
+        from oracle_guard.reporting.findings import UsageError
 
         self.root = str(config.rootpath)
         try:
-            self.now = contract.parse_now(config.getoption("oracle_guard_now"))
-            self.contract = contract.Contract(path=shown_path)
-            if os.path.isfile(contract_path):  # messages name the path as the user wrote it
-                with open(contract_path, "rb") as f:
-                    self.contract = contract.loads(f.read(), shown_path)
-            self.known = self._known_skips()
+            self.now = _now(config.getoption("oracle_guard_now"))
+            self.contract = _contract(contract_path, shown_path)
+            self._snapshot = self._committed_snapshot()
+            self._known: Mapping[str, str] | None = None
         except UsageError as exc:
             raise pytest.UsageError(f"oracle-guard: {exc}") from None
         except OSError as exc:  # a snapshot that is a directory, an unreadable file: one line, not INTERNALERROR
@@ -83,22 +80,35 @@ class Guard:
         self.reruns: dict[str, int] = {}
         self.expired_hits: dict[str, list[str]] = {}
         self.frozen_tests: dict[str, list[str]] = {}
-        # (d) a rerun by any plugin counts against the ledger (oracle_guard/pytest_side/pytest_reruns.py)
+        # (d) a rerun by any plugin counts against the ledger (oracle_guard/pytest_side/pytest_reruns.py);
+        # the watch calls it and the gate's own per-test methods: no hook call per test of their own.
         from oracle_guard.pytest_side.pytest_reruns import RerunWatch
 
         self.rerun_watch = RerunWatch(self)
-        config.pluginmanager.register(self.rerun_watch, "oracle_guard_reruns")
+        # A test runs through the gate's own protocol only where a freeze can give it reruns.
+        self.freeze_reruns = FreezeReruns(self) if self.contract.freezes else None
 
     # -- what the base already knew ------------------------------------------
 
-    def _known_skips(self) -> Mapping[str, str]:
-        from oracle_guard.contract.snapshot import parse_snapshot
-        from oracle_guard.contract.unstable_ids import lookup
+    def _committed_snapshot(self) -> bytes | None:
+        """The snapshot committed at HEAD, read and checked now (a bad one stops the run before any test)."""
+        from oracle_guard.contract.snapshot import check_snapshot
 
-        rel = self.contract.snapshot_path
-        data = _committed(self.root, rel)
-        # A test whose ids change between runs is recorded by its function: its cases answer by that.
-        return lookup({node_id: status for node_id, (status, _) in parse_snapshot(data, rel).items()})
+        data = _committed(self.root, self.contract.snapshot_path)
+        check_snapshot(data, self.contract.snapshot_path)
+        return data
+
+    @property
+    def known(self) -> Mapping[str, str]:
+        """What the base knew, asked only when a test skips or xfails: most sessions never build the lookup."""
+        if self._known is None:
+            from oracle_guard.contract.snapshot import parse_snapshot
+            from oracle_guard.contract.unstable_ids import lookup
+
+            parsed = parse_snapshot(self._snapshot, self.contract.snapshot_path)
+            # A test whose ids change between runs is recorded by its function: its cases answer by that.
+            self._known = lookup({node_id: status for node_id, (status, _) in parsed.items()})
+        return self._known
 
     def _entry_for(self, node_id: str) -> Any:
         """The covering freeze entry: an active one first, else an expired one."""
@@ -107,55 +117,37 @@ class Guard:
             return active
         return next((f for f in self.contract.freezes if f.covers(node_id)), None)
 
-    # -- (b) reruns within the freeze budget ------------------------------------
-
-    @pytest.hookimpl(tryfirst=True)  # before the default runner and other rerun plugins
-    def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> bool | None:
-        entry = self._entry_for(item.nodeid)
-        if entry is None:
-            return None
-        from _pytest.runner import runtestprotocol
-
-        budget = entry.remaining_reruns if entry.active(self.now) else 0
-        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-        used = 0
-        while True:
-            reports = runtestprotocol(item, nextitem=nextitem, log=False)
-            if not any(r.failed for r in reports) or used >= budget:
-                break
-            used += 1
-            if hasattr(item, "_initrequest"):
-                item._initrequest()  # fresh function-scoped fixtures for the next attempt
-        for report in reports:
-            report.user_properties = [*report.user_properties, (RERUNS_KEY, [entry.id, used, budget])]
-            item.ihook.pytest_runtest_logreport(report=report)
-        item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
-        return True
-
     # -- (a) skips and xfails, however they happened ----------------------------
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item: Any, call: Any) -> Any:
-        outcome = yield
-        report = outcome.get_result()
+    # Called by the watch's hooks (pytest_watch.py), once per report: no hook call of their own per test.
+
+    def annotate(self, item: Any, when: str, report: Any) -> None:
+        """Mark a skip or xfail that a skipif/xfail condition the snapshot knows caused (from makereport)."""
         if (
-            self.known.get(item.nodeid) == ENV
-            and (report.skipped or hasattr(report, "wasxfail"))
+            (report.skipped or hasattr(report, "wasxfail"))
+            and self.known.get(item.nodeid) == ENV
             and _by_condition(item, report)
         ):
             report.user_properties = [*report.user_properties, (CONDITION_KEY, True)]  # survives xdist's transport
+        self.rerun_watch.annotate(item, when, report)
 
-    def pytest_runtest_logreport(self, report: Any) -> None:
+    def logreport(self, report: Any) -> None:
+        """Judge a report as it was made (from logreport, before any other plugin's implementation)."""
         if self.worker:
             return
-        for key, value in report.user_properties:
-            if key == RERUNS_KEY and report.when == "teardown":
-                freeze_id, used, budget = value
-                self.reruns[freeze_id] = self.reruns.get(freeze_id, 0) + used
-                self.frozen_tests.setdefault(freeze_id, []).append(report.nodeid)
+        self.rerun_watch.logreport(report)
+        if report.when == "teardown":
+            for key, value in report.user_properties:
+                if key == RERUNS_KEY:
+                    freeze_id, used, budget = value
+                    self.reruns[freeze_id] = self.reruns.get(freeze_id, 0) + used
+                    self.frozen_tests.setdefault(freeze_id, []).append(report.nodeid)
+        xfail = hasattr(report, "wasxfail")
+        if not (report.skipped or xfail):
+            return  # the common case: nothing to judge, and the snapshot is not asked
         if self.known.get(report.nodeid) == ENV and any(key == CONDITION_KEY for key, _ in report.user_properties):
             return  # the snapshot's skip-if-env: its own skipif/xfail condition holds in this environment
-        if hasattr(report, "wasxfail") and report.when in ("setup", "call"):
+        if xfail and report.when in ("setup", "call"):
             self._judge(report.nodeid, "xfailed" if report.skipped else "xpassed", "xfail", str(report.wasxfail))
         elif report.skipped:
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
@@ -190,7 +182,10 @@ class Guard:
             return
         if self.unexpected and session.exitstatus == 0:
             session.exitstatus = 1
+        self.rerun_watch.sessionfinish(session)
         if self.report_path:
+            import json
+
             with open(self.report_path, "w", encoding="utf-8") as f:
                 json.dump(self.report(), f, indent=2, sort_keys=True)
                 f.write("\n")
@@ -239,6 +234,61 @@ class Guard:
                 terminalreporter.write_line(
                     f"oracle-guard: {len(self.unexpected)} test(s) skipped or xfailed without a freeze entry: session failed"
                 )
+        self.rerun_watch.terminal_summary(terminalreporter)
+
+
+class FreezeReruns:
+    """(b) reruns within the freeze budget: registered only when the contract has a freeze."""
+
+    def __init__(self, guard: Guard) -> None:
+        self.guard = guard
+
+    @pytest.hookimpl(tryfirst=True)  # before the default runner and other rerun plugins
+    def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> bool | None:
+        entry = self.guard._entry_for(item.nodeid)
+        if entry is None:
+            return None
+        from _pytest.runner import runtestprotocol
+
+        budget = entry.remaining_reruns if entry.active(self.guard.now) else 0
+        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        used = 0
+        while True:
+            reports = runtestprotocol(item, nextitem=nextitem, log=False)
+            if not any(r.failed for r in reports) or used >= budget:
+                break
+            used += 1
+            if hasattr(item, "_initrequest"):
+                item._initrequest()  # fresh function-scoped fixtures for the next attempt
+        for report in reports:
+            report.user_properties = [*report.user_properties, (RERUNS_KEY, [entry.id, used, budget])]
+            item.ihook.pytest_runtest_logreport(report=report)
+        item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        return True
+
+
+def _now(text: str | None) -> datetime:
+    if not text:
+        return datetime.now(timezone.utc)
+    from oracle_guard.contract import contract
+
+    return contract.parse_now(text)
+
+
+def _contract(path: str, shown_path: str) -> Any:
+    """The contract at PATH: a bare one (no entries) without YAML, anything else through the strict loader."""
+    from oracle_guard.contract import bare
+
+    if not os.path.isfile(path):
+        return bare.Bare(shown_path)  # --oracle-guard without a contract: nothing frozen, the default snapshot
+    with open(path, "rb") as f:
+        data = f.read()
+    found = bare.recognize(data, shown_path)
+    if found is not None:
+        return found
+    from oracle_guard.contract import contract
+
+    return contract.loads(data, shown_path)  # messages name the path as the user wrote it
 
 
 def _committed(root: str, rel: str) -> bytes | None:

@@ -1,6 +1,6 @@
 """Run-time half of the rerun rule: every retry of a test is counted against the freeze ledger.
 
-Registered by the gate (oracle_guard/pytest_side/pytest_plugin.py) beside it.  Whichever plugin
+Called by the gate (oracle_guard/pytest_side/pytest_plugin.py) and the watch.  Whichever plugin
 does the retrying (pytest-rerunfailures, pytest-retry, flaky, a conftest, the
 gate's own freeze reruns), the test body runs through ``item.runtest``, and
 the reports of the failed attempts reach ``pytest_runtest_logreport`` with an
@@ -11,53 +11,57 @@ that covers it (none: once) fails the session.
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
+from typing import Any, Callable
 
 CALLS_KEY = "oracle_guard_calls"
 PLAIN_OUTCOMES = ("passed", "failed", "skipped")
 
 
 class RerunWatch:
+    """Not a plugin of its own: the watch (pytest_watch.py) calls it from its hooks, so a test costs no hook
+    call of its own here, and no `-p no:NAME` can switch the count off while the gate runs."""
+
     def __init__(self, guard: Any) -> None:
         self.guard = guard
         self.calls: dict[str, int] = {}  # node id -> test-body runs seen
         self.call_reports: dict[str, int] = {}
         self.rerun_reports: dict[str, int] = {}
         self.unexpected: dict[str, dict[str, Any]] = {}
+        self._subtest_types: dict[type, bool] = {}  # report class -> a subtest's report
 
     # -- counting, where the test runs (an xdist worker included) ----------------
 
-    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-    def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> Any:
-        if not getattr(item, "_oracle_guard_counted", False) and hasattr(item, "runtest"):
-            original = item.runtest
+    @staticmethod
+    def count(items: Any) -> None:
+        """Count every run of each item's body: every retrying plugin ends up in `item.runtest`.
+
+        Done once for the collected items (the watch's `pytest_collection_finish`), not in a hook per test.
+        """
+        for item in items:
+            if getattr(item, "_oracle_guard_counted", False) or not hasattr(item, "runtest"):
+                continue
             item._oracle_guard_runs = 0
-
-            def counted() -> Any:
-                item._oracle_guard_runs += 1
-                return original()
-
-            item.runtest = counted  # every retrying plugin ends up here
+            item.runtest = _counted(item, item.runtest)
             item._oracle_guard_counted = True
-        yield
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item: Any, call: Any) -> Any:
-        outcome = yield
-        if call.when == "teardown":
-            report = outcome.get_result()
+    @staticmethod
+    def annotate(item: Any, when: str, report: Any) -> None:
+        """The teardown report carries the runs counted (it crosses xdist's transport)."""
+        if when == "teardown":
             report.user_properties = [*report.user_properties, (CALLS_KEY, getattr(item, "_oracle_guard_runs", 0))]
 
     # -- judging, where reports arrive (the controller under xdist) ---------------
 
-    def pytest_runtest_logreport(self, report: Any) -> None:
+    def logreport(self, report: Any) -> None:
         if self.guard.worker:
             return
-        node = report.nodeid
-        if type(report).__name__.lower().startswith("subtest"):
+        kind = type(report)
+        subtest = self._subtest_types.get(kind)
+        if subtest is None:
+            subtest = self._subtest_types[kind] = kind.__name__.lower().startswith("subtest")
+        if subtest:
             return  # pytest's subtests (and pytest-subtests) report each subtest under the test's id
+        node = report.nodeid
         if report.when == "call":
             if report.outcome in PLAIN_OUTCOMES:
                 self.call_reports[node] = self.call_reports.get(node, 0) + 1
@@ -66,7 +70,8 @@ class RerunWatch:
         for key, value in report.user_properties:
             if key == CALLS_KEY:
                 self.calls[node] = max(self.calls.get(node, 0), int(value))
-        self._judge(node)
+        if self.runs(node) > 1:  # the common case, one run, needs no freeze lookup
+            self._judge(node)
 
     def runs(self, node: str) -> int:
         reported = self.call_reports.get(node, 0) + self.rerun_reports.get(node, 0)
@@ -89,11 +94,11 @@ class RerunWatch:
     def report(self) -> list[dict[str, Any]]:
         return [self.unexpected[n] for n in sorted(self.unexpected)]
 
-    def pytest_sessionfinish(self, session: Any, exitstatus: int) -> None:
+    def sessionfinish(self, session: Any) -> None:
         if not self.guard.worker and self.unexpected and session.exitstatus == 0:
             session.exitstatus = 1
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def terminal_summary(self, terminalreporter: Any) -> None:
         if self.guard.worker or not self.unexpected:
             return
         terminalreporter.section("oracle-guard reruns")
@@ -108,3 +113,11 @@ class RerunWatch:
             f"oracle-guard: {len(self.unexpected)} test(s) rerun outside the freeze ledger: session failed; "
             "remove the rerun setting, or add a freeze entry (owner, expiry, remaining_reruns) for the test"
         )
+
+
+def _counted(item: Any, original: Callable[[], Any]) -> Callable[[], Any]:
+    def counted() -> Any:
+        item._oracle_guard_runs += 1
+        return original()
+
+    return counted

@@ -17,10 +17,9 @@ from typing import Callable
 
 from oracle_guard.repo import git
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
+from oracle_guard.repo.paths import MAX_FILE_BYTES as MAX_FILE_BYTES
+from oracle_guard.repo.paths import MAX_FILE_BYTES_SETTING as MAX_FILE_BYTES_SETTING
 from oracle_guard.reporting.report import UsageError
-
-MAX_FILE_BYTES = 16 * 1024 * 1024  # a checked file's limit, unless the base contract's max_file_bytes raises it
-MAX_FILE_BYTES_SETTING = 1024 * 1024 * 1024  # the most max_file_bytes may say: a hook holds the file in memory
 
 
 def add_base_args(parser: argparse.ArgumentParser) -> None:

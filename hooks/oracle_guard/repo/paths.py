@@ -12,6 +12,11 @@ import re
 
 DEFAULT_CONTRACT = "tests/agent_contract.yaml"
 
+# Here, not in repo/changes.py (which re-exports them): the contract's reader needs them, and the pytest
+# plugin loads that reader in every gated test run without git's helpers.
+MAX_FILE_BYTES = 16 * 1024 * 1024  # a checked file's limit, unless the base contract's max_file_bytes raises it
+MAX_FILE_BYTES_SETTING = 1024 * 1024 * 1024  # the most max_file_bytes may say: a hook holds the file in memory
+
 # What a test file is: pre-commit's `files:` of the Python hooks in .pre-commit-hooks.yaml and this
 # repository's .pre-commit-config.yaml (tests/test_architecture.py pins both to this string).
 TEST_FILES_PATTERN = r"(^|/)(tests?|testing)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.pyi?$"

@@ -26,10 +26,11 @@ import time
 from collections.abc import Sequence
 
 from oracle_guard.probes.mutation import mutants as mutant_gen
+from oracle_guard.probes.mutation import priority, touched
 from oracle_guard.probes.mutation import run as mutation_run
-from oracle_guard.probes.mutation import touched
+from oracle_guard.probes.mutation.covers import _cover_within, _ran
 from oracle_guard.probes.mutation.fresh import FRESH_MAX, FreshSides, fresh_base_side, fresh_new_side
-from oracle_guard.probes.mutation.run import Cover, Server, Verdict
+from oracle_guard.probes.mutation.run import BudgetSpent, Cover, Server, Verdict
 from oracle_guard.probes.mutation.run import job as _job
 from oracle_guard.pytest_side import barrier, generated, ground, scratch
 from oracle_guard.repo import changes, git
@@ -183,6 +184,7 @@ def _judge(
     base_selection, base_modules = base_selections
     # The base side first and alone, then the new tests, never both at once (pytest_side/barrier.py):
     # the new tests run code of the change that could write where the base reads or stop its server.
+    begun = time.monotonic()
     try:
         # The base keeps going past its own collection errors: what collects there is judged (a notice names the rest).
         base = Server(python, tree.base, production, base_selection, work, "base", keep_going=True)
@@ -219,34 +221,51 @@ def _judge(
         red_at_base = sum(1 for t in base_cover.tests if not t.ok)
         if red_at_base:
             notice(f"oracle-mutate: {red_at_base} test(s) red at {change_set.base_label} are left out")
-        pairs, only_at_import = _pairs(args, change_set, base_cover)
-        base_verdicts = _base_side(base, base_cover, pairs, deadline)
+        changed_tests = base_selection or _touched_tests(change_set, the_plan.modules)
+        changed_files = sorted({c.old_path for c in change_set.changes if c.old_path} & set(production))
+        pairs, only_at_import = _pairs(args, change_set, base_cover, changed_tests, changed_files)
+        # The base's mutants get a share of the budget; the rest is for the new side and the second runs.
+        base_deadline = _base_share(deadline, time.monotonic() - begun)
+        base_verdicts = _base_side(base, base_cover, pairs, base_deadline)
         caught = [p for p in pairs if base_verdicts[p[0].key].verdict == "killed"]
         at_import = [
             p
             for p in pairs
             if _runs_at_import(base_cover, p[0]) and base_verdicts[p[0].key].verdict in ("survived", "unreached")
         ] + only_at_import
-        sides_of = FreshSides(python, tree, production, work, base_cover, None, deadline)
+        sides_of = FreshSides(python, tree, production, work, base_cover, None, base_deadline)
         fresh_base = fresh_base_side(sides_of, at_import) if at_import else []
         _close(servers)
         # The new side: the touched tests, then the whole new suite for what they let live, each candidate twice.
         new: Server | None = None
         new_cover: Cover | None = None
         candidates = caught
-        if new_selection is not None and (caught or any(fresh_base)):
-            new = Server(
-                python, tree.new, production, new_selection, work, "new", side="new", keep_going=bool(red_modules)
+        try:
+            if new_selection is not None and (caught or any(fresh_base)):
+                new = Server(
+                    python, tree.new, production, new_selection, work, "new", side="new", keep_going=bool(red_modules)
+                )
+                servers.append(new)
+                new_cover = _ran(
+                    _cover_within(new, base_cover, deadline), "the new tests", python, red_modules, new=True
+                )
+                candidates = _survivors(new, new_cover, caught, deadline) if caught else []
+            if candidates and new_selection != []:
+                # The tests the change touched let these live (or none is left): perhaps a test elsewhere catches them.
+                new = Server(
+                    python, tree.new, production, [], work, "new-all", side="new", keep_going=bool(red_modules)
+                )
+                servers.append(new)
+                new_cover = _ran(
+                    _cover_within(new, base_cover, deadline), "the new suite", python, red_modules, new=True
+                )
+                candidates = _survivors(new, new_cover, candidates, deadline)
+        except BudgetSpent:
+            notice(
+                f"mutation: the budget (--mutate-timeout {args.mutate_timeout:g}) ran out before the new tests ran once: "
+                f"the {len(caught)} mutant(s) the base's tests caught were not run against them: not judged, neither caught nor passed"
             )
-            servers.append(new)
-            new_cover = _ran(_cover_within(new, base_cover, deadline), "the new tests", python, red_modules, new=True)
-            candidates = _survivors(new, new_cover, caught, deadline) if caught else []
-        if candidates and new_selection != []:
-            # The tests the change touched let these live (or none is left): perhaps a test elsewhere catches them.
-            new = Server(python, tree.new, production, [], work, "new-all", side="new", keep_going=bool(red_modules))
-            servers.append(new)
-            new_cover = _ran(_cover_within(new, base_cover, deadline), "the new suite", python, red_modules, new=True)
-            candidates = _survivors(new, new_cover, candidates, deadline)
+            return []
         still = (
             _survivors(new, new_cover, candidates, deadline)
             if candidates and new is not None and new_cover is not None
@@ -262,7 +281,9 @@ def _judge(
                 python, change_set, the_plan, sides, production, base_selection, candidates, deadline, red_modules
             )
         if at_import:
-            candidates += fresh_new_side(sides_of._replace(new_cover=new_cover), at_import, fresh_base, base_verdicts)
+            candidates += fresh_new_side(
+                sides_of._replace(new_cover=new_cover, deadline=deadline), at_import, fresh_base, base_verdicts
+            )
     finally:
         _close(servers)
     ran = [v for v in base_verdicts.values() if v.verdict != "unrun"]
@@ -270,11 +291,7 @@ def _judge(
     notice(
         f"mutation: {python} ran {len(ran)} mutant(s) in {len(production)} production file(s) in {time.monotonic() - (deadline - args.mutate_timeout):.1f} s: the base's tests caught {killed}, the new tests let {len(candidates)} of those live"
     )
-    unrun = len(base_verdicts) - len(ran)
-    if unrun:
-        notice(
-            f"mutation: {unrun} mutant(s) were not run within --mutate-timeout {args.mutate_timeout:g}: they are not judged"
-        )
+    _left(args, base_verdicts, pairs)
     invalid = sum(1 for v in ran if v.verdict == "invalid")
     if invalid:
         notice(f"mutation: {invalid} mutant(s) could not be applied (no such function at run time, or no compile)")
@@ -282,6 +299,32 @@ def _judge(
 
 
 BATCH = 8  # mutants per batch sent to a server
+BASE_SHARE = 0.6  # of the budget left after the base's first run, for the base's mutants
+COVER_RUNS = 3  # test runs still to come after the base's mutants: the new tests, the whole new suite, the base again
+
+
+def _base_share(deadline: float, cover_seconds: float) -> float:
+    """When the base's mutants must stop: the new side and the second runs need the rest of the budget.
+
+    The base's first run (COVER_SECONDS) estimates each run still to come.  A mutant the base never ran is
+    left untried (a notice), never passed.
+    """
+    now = time.monotonic()
+    return now + max(0.0, deadline - now - COVER_RUNS * cover_seconds) * BASE_SHARE
+
+
+def _left(args: argparse.Namespace, verdicts: dict[str, Verdict], pairs: Sequence[Pair]) -> None:
+    """Say what the time budget left untried: the last mutants in priority order, neither caught nor passed."""
+    unrun = [b for b, _ in pairs if verdicts[b.key].verdict == "unrun"]
+    if not unrun:
+        return
+    files = sorted({m.path for m in unrun})
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more file(s)" if len(files) > 3 else "")
+    notice(
+        f"mutation: {len(unrun)} of {len(pairs)} mutant(s) were not run within --mutate-timeout {args.mutate_timeout:g}: "
+        f"they are not judged, neither caught nor passed (the last in priority order, in {shown}); "
+        "a larger --mutate-timeout runs more"
+    )
 
 
 def _close(servers: list[Server]) -> None:
@@ -401,23 +444,32 @@ def _same_code(
     return [p for p in pairs if p not in hidden]
 
 
-def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover) -> tuple[list[Pair], list[Pair]]:
-    """The sampled mutants of what the base's passing tests ran, and of code only run at import (for fresh
-    processes), each with its twin in the new tree."""
+def _pairs(
+    args: argparse.Namespace,
+    change_set: changes.ChangeSet,
+    cover: Cover,
+    touched: Sequence[str],
+    changed_files: Sequence[str],
+) -> tuple[list[Pair], list[Pair]]:
+    """The mutants of what the base's passing tests ran, most informative first (priority.py) up to
+    --mutate-max, and of code only run at import (for fresh processes), each with its twin in the new tree."""
     tested: dict[str, set[int]] = {}
     for test in cover.tests:
         if test.ok:
             for path, lines in test.lines.items():
                 tested.setdefault(path, set()).update(lines)
     every = _mutants(change_set, tested)
-    chosen = mutant_gen.sample(every, args.mutate_max)
-    if len(chosen) < len(every):
+    carried, edited = _carry(change_set, every)  # before the cap: a mutant left to oracle-replay takes no slot
+    ranked = priority.order(list(carried), cover, touched, changed_files)
+    chosen = ranked if args.mutate_max < 0 else ranked[: args.mutate_max]
+    if len(chosen) < len(ranked):
         notice(
-            f"mutation: {len(every) - len(chosen)} of {len(every)} mutants were not run (--mutate-max {args.mutate_max}): they are not judged"
+            f"mutation: {len(ranked) - len(chosen)} of {len(ranked)} mutants were not run (--mutate-max {args.mutate_max}): they are not judged "
+            "(the least informative were left: reached by no test the change touched, or by more tests it did not touch)"
         )
+    carried = {m: carried[m] for m in chosen}
     only_import = {p: set(lines) - tested.get(p, set()) for p, lines in cover.import_lines.items()}
     at_import = _mutants(change_set, {p: lines for p, lines in only_import.items() if lines})
-    carried, edited = _carry(change_set, chosen)
     fresh, fresh_edited = _carry(change_set, mutant_gen.sample(at_import, FRESH_MAX))
     if edited + fresh_edited:
         notice(
@@ -434,64 +486,6 @@ def _pairs(args: argparse.Namespace, change_set: changes.ChangeSet, cover: Cover
 
 
 _UNRUN = Verdict("unrun", "", "")
-
-
-def _cover_within(server: Server, base: Cover, deadline: float) -> Cover:
-    """The new tests' first run, each test held to a limit relative to the base's tests: OG922 past it.
-
-    The server reports each test as it finishes: a gap longer than barrier.HANG_FLOOR plus
-    barrier.HANG_FACTOR times the base's slowest test (collection included) is a run that hangs.
-    """
-    slowest = max((t.seconds for t in base.tests), default=0.0)
-    limit = barrier.HANG_FLOOR + barrier.HANG_FACTOR * slowest
-    records = server._records
-
-    def covered() -> bool:
-        return any("covered" in r for r in records)
-
-    seen = [0]
-
-    def moved() -> bool:
-        return covered() or len(records) > seen[0]
-
-    while not covered():
-        seen[0] = len(records)
-        step = min(deadline, time.monotonic() + limit)
-        server._until(moved, step)
-        if covered() or server.proc.poll() is not None or step >= deadline:
-            break  # done, ended, or out of the whole budget (cover() says so)
-        if len(records) == seen[0]:
-            server.kill()
-            hung = barrier.Hung("new", limit, slowest)
-            finished = [r["node"] for r in records if "node" in r]
-            hung.test = f"the test after {finished[-1]}" if finished else "the collection or the first test"
-            raise hung
-    return server.cover(deadline)
-
-
-def _ran(cover: Cover, what: str, python: str, red_at_base: frozenset[str] | None = None, new: bool = False) -> Cover:
-    """COVER, when pytest got as far as running the tests; a side that cannot be judged stops the check.
-
-    RED_AT_BASE: the modules that did not collect at the base either; any other module that does not
-    collect on the new side stops it too (None: the base side, whose own errors are its state).
-    NEW: the change's own tests, where the base's ran: judged against the change (OG923), not exit 2.
-    """
-    if not cover.covered and new:
-        raise ground.NotRunHere(what, cover.exit_code, cover.tail)
-    if not cover.covered:
-        raise UsageError(
-            f"{what} do not run in {python} (pytest exited {cover.exit_code}: {cover.tail or 'no output'}); fix the collection error: nothing was judged"
-        )
-    new_errors = sorted(set(cover.errors) - red_at_base) if red_at_base is not None else []
-    if new_errors and new:  # modules the base collects that the change broke: the change's doing (OG923)
-        raise ground.NotRunHere(
-            what, cover.exit_code, f"{', '.join(new_errors[:3])} do not collect (they do at the base)"
-        )
-    if new_errors:
-        raise UsageError(
-            f"{what} do not collect in {python}: {', '.join(new_errors[:3])} (collected at the base); fix the collection error: nothing was judged"
-        )
-    return cover
 
 
 def _no_pytest() -> int:
@@ -520,14 +514,24 @@ def _carry(
     new_src = change_set.read_new([changed[p].path or "" for p in touched if changed[p].path])
     carried: dict[mutant_gen.Mutant, mutant_gen.Mutant] = {}
     edited = 0
+    found: dict[int, dict[str, list[tuple[int, bytes]]]] = {}
+
+    def located(source: bytes | None, function: str) -> list[tuple[int, bytes]]:
+        # One parse per file, not per mutant: every mutant of a big change is carried.
+        if not source:
+            return []
+        if id(source) not in found:
+            found[id(source)] = mutant_gen.locate_all(source)
+        return found[id(source)].get(function, [])
+
     for mutant in chosen:
         change = changed.get(mutant.path)
         if change is None:
             carried[mutant] = mutant
             continue
         before, after = base_src.get(mutant.path), new_src.get(change.path or "")
-        olds = mutant_gen.locate(before, mutant.function) if before else []
-        news = mutant_gen.locate(after, mutant.function) if after else []
+        olds = located(before, mutant.function)
+        news = located(after, mutant.function)
         index = next((i for i, (line, _) in enumerate(olds) if line == mutant.def_line), None)
         # The same function is the same occurrence of its name (an @overload stub repeats it).
         if index is None or len(olds) != len(news) or olds[index][1] != news[index][1] or not after or not before:

@@ -380,3 +380,18 @@ def locate(source: bytes, function: str) -> list[tuple[int, bytes]]:
         for found, node in _functions(tree)
         if found.qualname == function
     ]
+
+
+def locate_all(source: bytes) -> dict[str, list[tuple[int, bytes]]]:
+    """`locate` for every function of SOURCE at once: one parse for all of them."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    offsets = _Offsets(source)
+    found: dict[str, list[tuple[int, bytes]]] = {}
+    for function, node in _functions(tree):
+        found.setdefault(function.qualname, []).append(
+            (function.def_line, source[offsets.at(function.def_line, 0) : offsets.end(node)])
+        )
+    return found

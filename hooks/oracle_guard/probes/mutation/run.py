@@ -25,6 +25,11 @@ from oracle_guard.reporting.report import UsageError
 PYTEST_ARGS = ("-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:random_order", "-q", "--tb=short")
 
 
+class BudgetSpent(UsageError):
+    """The budget ran out before a side's tests ran once: at the base nothing is judged (exit 2); after the
+    base's mutants ran, what the base caught is left untried (a notice, probes/mutation/gate.py)."""
+
+
 class TestRun(NamedTuple):
     node: str  # node id relative to the repository
     ok: bool
@@ -203,7 +208,7 @@ class Server:
         if not covered:
             self.kill()
             if self.proc.returncode is None or time.monotonic() >= deadline:
-                raise UsageError(
+                raise BudgetSpent(
                     "the mutation check ran out of its time budget (--mutate-timeout) before the tests ran once"
                 )
         tests: list[TestRun] = []
