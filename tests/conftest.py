@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,3 +47,17 @@ def repo(tmp_path: Path) -> Repo:
     with open(path / ".git" / "config", "a", encoding="utf-8") as config:
         config.write("[commit]\n\tgpgsign = false\n")
     return r
+
+
+@pytest.fixture
+def shared_dir(tmp_path: Path) -> Iterator[Path]:
+    """A folder every run of the change's code may write, confined or not (repo/confine): /dev/shm, where
+    multiprocessing's semaphores live; tmp_path where there is none.  For cheats that keep state across runs."""
+    if not os.path.isdir("/dev/shm"):
+        yield tmp_path
+        return
+    folder = tempfile.mkdtemp(prefix="oracle-guard-shared-", dir="/dev/shm")
+    try:
+        yield Path(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -526,13 +526,13 @@ def test_flaky():
 
 @pytest.mark.slow
 def test_a_test_that_fails_once_then_passes_on_both_sides_is_a_flake_notice(
-    repo: Repo, tmp_path: Path, monkeypatch
+    repo: Repo, shared_dir: Path, monkeypatch
 ) -> None:
-    monkeypatch.setenv("FLAKE_DIR", str(tmp_path))
+    monkeypatch.setenv("FLAKE_DIR", str(shared_dir))
     change = {"src/shop/__init__.py": SHOP + "\n# refactor\n", "tests/test_flaky.py": FLAKY + "\n# touched\n"}
     code, out, err, _ = weaken(repo, change, {"tests/test_flaky.py": FLAKY})
     assert (code, out) == (0, "") and "flaky on replay: tests/test_flaky.py::test_flaky" in err
-    assert (tmp_path / "seen").exists()  # it did fail once
+    assert (shared_dir / "seen").exists()  # it did fail once
 
 
 @pytest.mark.slow
@@ -564,9 +564,9 @@ def test_git_is_not_the_user_s():
 
 @pytest.mark.slow
 def test_tests_run_inside_a_git_hook_cannot_reach_the_user_s_repository(
-    repo: Repo, capsys, tmp_path: Path, monkeypatch
+    repo: Repo, capsys, shared_dir: Path, monkeypatch
 ) -> None:
-    monkeypatch.setenv("FLAKE_DIR", str(tmp_path))
+    monkeypatch.setenv("FLAKE_DIR", str(shared_dir))
     repo.change(
         {**BASE, "tests/test_git.py": GIT_PROBE},
         {"src/shop/__init__.py": SHOP + "\n# refactor\n", "tests/test_git.py": GIT_PROBE + "\n# touched\n"},
@@ -574,7 +574,7 @@ def test_tests_run_inside_a_git_hook_cannot_reach_the_user_s_repository(
     monkeypatch.setenv("GIT_DIR", str(repo.path / ".git"))  # as git sets it for some hooks
     code = repo.run(replay.main, "--base", "HEAD")
     assert code == 0, capsys.readouterr()
-    seen = (tmp_path / "gitdir").read_text()
+    seen = (shared_dir / "gitdir").read_text()
     assert seen.count("|") == 2 and str(repo.path) not in seen
 
 

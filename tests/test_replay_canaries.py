@@ -264,9 +264,9 @@ def test_a_property_the_base_run_breaks_too_is_a_notice_not_a_finding(repo: Repo
 
 @pytest.mark.slow
 def test_a_run_that_breaks_once_then_holds_is_a_flake_notice(
-    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    repo: Repo, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("FLAKE_DIR", str(tmp_path))
+    monkeypatch.setenv("FLAKE_DIR", str(shared_dir))
     once = calc(
         HONEST["a refactor"],
         "import os\n_seen = os.path.join(os.environ['FLAKE_DIR'], 'seen')\n"
@@ -276,4 +276,4 @@ def test_a_run_that_breaks_once_then_holds_is_a_flake_notice(
     code, out, err = gate(repo, {"src/calc.py": once})
     assert (code, out) == (0, ""), (out, err)
     assert "flaky run on the new code (the pytest process exited 0 before pytest finished" in err, err
-    assert (tmp_path / "seen").exists()
+    assert (shared_dir / "seen").exists()

@@ -7,9 +7,14 @@ its flips run on both sides.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -263,6 +268,20 @@ def in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(replay_run, "jobs", lambda requested: 1)
 
 
+@pytest.fixture
+def flake_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Where the cheats below count the new code's processes: one the confined runs can all write, /dev/shm
+    (repo/confine: multiprocessing's semaphores live there), or the temp folder where there is none."""
+    if not os.path.isdir("/dev/shm"):
+        yield tmp_path_factory.mktemp("flake")
+        return
+    folder = tempfile.mkdtemp(prefix="oracle-guard-flake-", dir="/dev/shm")
+    try:
+        yield Path(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 NTH_PROCESS = """\
 import os
 
@@ -282,9 +301,8 @@ SECOND_PROCESS_ALWAYS_EQUAL = NTH_PROCESS + shop(
 
 @pytest.mark.slow
 def test_a_flip_verdict_that_changes_between_two_runs_is_a_notice(
-    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, in_turn: None
+    repo: Repo, flake_dir: Path, monkeypatch: pytest.MonkeyPatch, in_turn: None
 ) -> None:
-    flake_dir = tmp_path_factory.mktemp("flake")
     monkeypatch.setenv("FLAKE_DIR", str(flake_dir))
     result = replay(repo, SECOND_PROCESS_ALWAYS_EQUAL)
     assert (result.code, result.out) == (0, ""), result
@@ -294,9 +312,9 @@ def test_a_flip_verdict_that_changes_between_two_runs_is_a_notice(
 
 @pytest.mark.slow
 def test_a_flip_run_the_new_code_ends_early_is_a_finding(
-    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, in_turn: None
+    repo: Repo, flake_dir: Path, monkeypatch: pytest.MonkeyPatch, in_turn: None
 ) -> None:
-    monkeypatch.setenv("FLAKE_DIR", str(tmp_path_factory.mktemp("flake")))
+    monkeypatch.setenv("FLAKE_DIR", str(flake_dir))
     result = replay(repo, NTH_PROCESS + "if RUN == 2:\n    os._exit(0)\n\n\n" + SHOP)
     assert result.code == 1, result
     assert "OG913 the flip run against the new code ended without its results (exit 0" in result.out
@@ -304,9 +322,9 @@ def test_a_flip_run_the_new_code_ends_early_is_a_finding(
 
 @pytest.mark.slow
 def test_a_second_probe_run_the_new_code_ends_is_a_finding_not_a_flake(
-    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, in_turn: None
+    repo: Repo, flake_dir: Path, monkeypatch: pytest.MonkeyPatch, in_turn: None
 ) -> None:
-    monkeypatch.setenv("FLAKE_DIR", str(tmp_path_factory.mktemp("flake")))
+    monkeypatch.setenv("FLAKE_DIR", str(flake_dir))
     result = replay(repo, SECOND_PROCESS_ALWAYS_EQUAL + "\n\nif RUN == 3:\n    os._exit(0)\n")
     assert result.code == 1, result
     assert "tests/test_shop.py:1:1: OG913 the flip run against the new code ended without its results" in result.out
@@ -335,9 +353,9 @@ SECOND_PROCESS_LOOKUP_TABLE = NTH_PROCESS + shop(
 
 @pytest.mark.slow
 def test_a_neighbours_verdict_that_changes_between_two_runs_is_a_notice(
-    repo: Repo, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, in_turn: None
+    repo: Repo, flake_dir: Path, monkeypatch: pytest.MonkeyPatch, in_turn: None
 ) -> None:
-    monkeypatch.setenv("FLAKE_DIR", str(tmp_path_factory.mktemp("flake")))
+    monkeypatch.setenv("FLAKE_DIR", str(flake_dir))
     result = replay(repo, SECOND_PROCESS_LOOKUP_TABLE)
     assert (result.code, result.out) == (0, ""), result
     assert "oracle-replay: flaky neighbours: tests/test_shop.py:7 changed its verdict between two runs" in result.err
