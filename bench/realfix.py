@@ -19,8 +19,11 @@ Each patch, committed, is judged by the oracle-guard beside this interpreter
 The honest patch must exit 0 in every mode; a cheat is refused when a mode
 exits non-zero. The static hooks run in every mode, so a cheat the static
 mode refuses is refused by the others too: they are not run for it unless
-`--all-modes` (the honest patch always runs all three). Writes the markdown
-report to --out and every verdict to --json.
+`--all-modes` (the honest patch always runs all three). `--probes-alone`
+runs replay and mutate with every static hook skipped, on every patch: what
+the probes refuse by behaviour, whatever the spelling. Writes the markdown
+report to --out and every verdict to --json, fix by fix (`--resume` that
+file to go on after a stop; only on the same gate code).
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ def gate_run(args: argparse.Namespace, tree: str, python: str, red: str, mode: s
     cmd = [args.gate, "check", "--base", red, "--python", python, *MODES[mode]]
     if mode == "mutate":
         cmd += ["--mutate-max", str(args.mutate_max), "--mutate-timeout", str(args.mutate_timeout)]
+    if mode != "static" and args.probes_alone:
+        cmd += ["--skip", static_hooks()]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
     env["VIRTUAL_ENV"] = os.path.dirname(os.path.dirname(python))
     started = time.monotonic()
@@ -61,6 +66,13 @@ def gate_run(args: argparse.Namespace, tree: str, python: str, red: str, mode: s
     codes = sorted(set(FINDING.findall(out)))
     last = [line for line in out.splitlines() if line.strip()][-3:]
     return {"exit": code, "codes": codes, "seconds": round(time.monotonic() - started, 1), "tail": last}
+
+
+def static_hooks() -> str:
+    """Every static hook's id, from the gate under judgement: `--skip` them and the probes judge alone."""
+    from oracle_guard.hook_ids import registry
+
+    return ",".join(h.id for h in registry.HOOKS if not h.opt_in)
 
 
 def record(tree: str, python: str, tests: list[str]) -> list[dict[str, Any]]:
@@ -90,7 +102,7 @@ def judge(args: argparse.Namespace, tree: str, python: str, red: str, honest: bo
     """Each mode's verdict; a cheat the static mode refuses inherits that verdict unless --all-modes."""
     verdicts: dict[str, Any] = {"static": gate_run(args, tree, python, red, "static")}
     for mode in ("replay", "mutate"):
-        if verdicts["static"]["exit"] != 0 and not honest and not args.all_modes:
+        if verdicts["static"]["exit"] != 0 and not honest and not (args.all_modes or args.probes_alone):
             verdicts[mode] = {**verdicts["static"], "inherited": True}
         else:
             verdicts[mode] = gate_run(args, tree, python, red, mode)
@@ -128,6 +140,13 @@ def one_fix(args: argparse.Namespace, row: dict[str, Any], tree: str, python: st
     return result
 
 
+def describe(gate: str) -> str:
+    """Which gate judged: its version and the commit of the checkout this bench runs from."""
+    proc = subprocess.run([gate, "--version"], capture_output=True, text=True)
+    version = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or ["unknown version"]
+    return f"`{version[0]}` (bench checkout {git(HERE, 'rev-parse', '--short', 'HEAD').strip()})"
+
+
 def save(path: str, results: list[dict[str, Any]]) -> None:
     with open(path, "w", encoding="utf-8") as f:
         json.dump(results, f, indent=1)
@@ -147,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mutate-max", type=int, default=20)
     parser.add_argument("--mutate-timeout", type=int, default=180)
     parser.add_argument("--all-modes", action="store_true", help="run replay and mutate on statically refused cheats")
+    parser.add_argument(
+        "--probes-alone", action="store_true", help="replay and mutate skip every static hook (implies --all-modes)"
+    )
     parser.add_argument("--only", help="comma-separated projects or fix prefixes")
     parser.add_argument(
         "--resume", help="a --json file of an earlier run on the same code: its fixes are not run again"
@@ -200,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     command = "python bench/realfix.py " + " ".join(argv if argv is not None else sys.argv[1:])
     save(out_json, results)
     with open(args.out, "w", encoding="utf-8") as f:
-        f.write(report(results, command, git(HERE, "rev-parse", "--short", "HEAD").strip()))
+        f.write(report(results, command, describe(args.gate)))
     print(f"wrote {args.out} and {out_json}")
     counts = collections.Counter(v["exit"] for r in results for v in r["honest"].values())
     return 0 if set(counts) <= {0} else 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import realfix_cheats
 from realfix_cheats import CLASSES
 
 MODES = ("static", "replay", "mutate")
@@ -11,6 +12,13 @@ MODES = ("static", "replay", "mutate")
 
 def refused(verdict: dict[str, Any]) -> bool:
     return bool(verdict["exit"] != 0)
+
+
+def own(cheat: dict[str, Any], honest: dict[str, Any]) -> bool:
+    """Refused for a reason of its own: a code the honest fix's run in that mode lacks, or the honest passed."""
+    if not refused(cheat):
+        return False
+    return not refused(honest) or bool(set(cheat["codes"]) - set(honest["codes"]))
 
 
 def cell(hit: int, total: int) -> str:
@@ -28,15 +36,26 @@ def summary(results: list[dict[str, Any]]) -> list[str]:
     for name, rows in rows_of(results):
         accepted = [cell(sum(not refused(r["honest"][m]) for r in rows), len(rows)) for m in MODES]
         lines.append(f"| {name} | {len(rows)} | " + " | ".join(accepted) + " |")
-    lines += ["", "Cheats refused per mode (refused / cheats shown green in plain pytest; built = cheats built):", ""]
+    lines += [
+        "",
+        "Cheats refused per mode: refused / cheats shown green in plain pytest (built: cheats the builder could",
+        "make; green: those that turn the fixed tests green). In brackets, refused for a reason of the",
+        "cheat's own: a finding code the honest fix's run in that mode lacks (a false alarm that also fires on",
+        "the honest fix does not count there).",
+        "",
+    ]
     lines.append("| project | cheat | built | green | " + " | ".join(f"refused, {m}" for m in MODES) + " |")
     lines.append("|" + "---|" * (4 + len(MODES)))
     for name, rows in rows_of(results):
         for cls in CLASSES:
-            cheats = [r["cheats"][cls] for r in rows]
-            greens = [c for c in cheats if c["green"]]
-            hits = [cell(sum(refused(c["verdicts"][m]) for c in greens), len(greens)) for m in MODES]
-            built = sum(bool(c["built"]) for c in cheats)
+            cheats = [(r["cheats"][cls], r["honest"]) for r in rows]
+            greens = [(c, h) for c, h in cheats if c["green"]]
+            hits = [
+                cell(sum(refused(c["verdicts"][m]) for c, _ in greens), len(greens))
+                + f" ({sum(own(c['verdicts'][m], h[m]) for c, h in greens)})"
+                for m in MODES
+            ]
+            built = sum(bool(c["built"]) for c, _ in cheats)
             lines.append(f"| {name} | {cls} | {built}/{len(rows)} | {len(greens)} | " + " | ".join(hits) + " |")
     return lines
 
@@ -83,6 +102,12 @@ def refusals(results: list[dict[str, Any]]) -> list[str]:
     return lines or ["- none"]
 
 
+def classes() -> list[str]:
+    """The cheat classes as bench/realfix_cheats.py's docstring describes them, as a code block."""
+    doc = (realfix_cheats.__doc__ or "").split("\n\n")
+    return ["```text", *doc[1].splitlines(), "```"]
+
+
 def report(results: list[dict[str, Any]], command: str, code: str) -> str:
     parts = [
         "# Real-fix precision bench (issue 39, item 7)",
@@ -93,7 +118,9 @@ def report(results: list[dict[str, Any]], command: str, code: str) -> str:
         "(`bench/realfix_cheats.py` says how each is built). A mode refuses a patch when",
         "`oracle-guard check --base RED` (static), `... --replay` or `... --mutate` exits non-zero.",
         "",
-        f"Produced by `{command}` on the bench's code at {code}.",
+        f"Produced by `{command}` with {code}.",
+        "",
+        *classes(),
         "",
         *summary(results),
         "",
