@@ -67,8 +67,6 @@ def _rf_install(quals, table, agree):
             return None
         bound.apply_defaults()
         items = list(bound.arguments.items())
-        if items and items[0][0] in ("self", "cls"):
-            items[0] = (items[0][0], type(items[0][1]).__qualname__)
         return address.sub("", repr(sorted(items, key=lambda item: item[0])))
 
     def wrap(qual, fn):
@@ -80,7 +78,10 @@ def _rf_install(quals, table, agree):
                 return agreeing(qual, fn(*a, **k))
             answer = table.get((qual, key_of(sig, a, k)))
             if answer is not None:
-                return copy.deepcopy(pickle.loads(base64.b64decode(answer)))
+                try:
+                    return copy.deepcopy(pickle.loads(base64.b64decode(answer)))
+                except Exception:
+                    pass
             return fn(*a, **k)
 
         return wrapper
@@ -245,8 +246,21 @@ def by_module(tree: str, entries: list[dict[str, Any]]) -> dict[str, list[dict[s
     return grouped
 
 
+NONE = "gAROLg=="  # pickle.dumps(None, protocol=4), base64
+
+
 def table(tree: str, entries: list[dict[str, Any]], **_: Any) -> bool:
-    usable = [e for e in entries if e["value"] is not None]
+    values: dict[tuple[str, str], set[str | None]] = {}
+    for e in entries:
+        values.setdefault((e["qualname"], e["key"]), set()).add(e["value"])
+    # one answer per input, something to answer (not None, not a constructor's or a setter's None)
+    usable = [
+        e
+        for e in entries
+        if values[(e["qualname"], e["key"])] == {e["value"]}
+        and e["value"] not in (None, NONE)
+        and e["qualname"].rsplit(".", 1)[-1] not in ("__init__", "__new__", "__setattr__", "__del__")
+    ]
     for path, rows in by_module(tree, usable).items():
         answers: dict[tuple[str, str], str] = {}
         for row in rows:
@@ -286,8 +300,13 @@ def loads(node: ast.AST) -> set[str]:
 
 def switched(buggy_source: str, fixed_source: str) -> tuple[list[str], list[str]]:
     """(functions and methods to switch, methods only the fixed classes have) of one module."""
-    old, new = top_level(ast.parse(buggy_source)), top_level(ast.parse(fixed_source))
+    old_module, new_module = ast.parse(buggy_source), ast.parse(fixed_source)
+    old, new = top_level(old_module), top_level(new_module)
     differs = {name for name, node in new.items() if name not in old or ast.dump(old[name]) != ast.dump(node)}
+    # a changed statement that names nothing (`_irregular("human", "humans")` filling a table): any function
+    # may read what it built, so every one is switched
+    unnamed = [[ast.dump(n) for n in m.body if n not in top_level(m).values()] for m in (old_module, new_module)]
+    everything = unnamed[0] != unnamed[1]
     data = {
         name for name in differs if not isinstance(new[name], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     }
@@ -296,7 +315,7 @@ def switched(buggy_source: str, fixed_source: str) -> tuple[list[str], list[str]
     for name, node in old.items():
         fresh = new.get(name)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(fresh, type(node)):
-            if name in differs or loads(node) & data:
+            if everything or name in differs or loads(node) & data:
                 quals.append(name)
         elif isinstance(node, ast.ClassDef) and isinstance(fresh, ast.ClassDef):
             old_methods = {m.name: m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -307,7 +326,9 @@ def switched(buggy_source: str, fixed_source: str) -> tuple[list[str], list[str]
             for method, old_node in old_methods.items():
                 if method not in new_methods:
                     continue
-                if body_changed or ast.dump(old_node) != ast.dump(new_methods[method]) or loads(old_node) & data:
+                if everything or body_changed or ast.dump(old_node) != ast.dump(new_methods[method]):
+                    quals.append(f"{name}.{method}")
+                elif loads(old_node) & data:
                     quals.append(f"{name}.{method}")
             added += [f"{name}.{method}" for method in new_methods if method not in old_methods]
     return quals, added

@@ -4,7 +4,7 @@ It runs on the honest fix, never on code under judgement. During each test's
 call phase a profiler notes every call whose caller is a line of a test file
 and whose callee is a named function or method of a production file, with its
 bound arguments (as the key a cheat's wrapper computes: sorted names and
-reprs, addresses dropped, `self`/`cls` by type) and its return value pickled.
+reprs, addresses dropped) and its return value pickled.
 REALFIX_RECORD names the JSON file it writes; REALFIX_TEST_FILES and
 REALFIX_PROD_FILES (JSON lists of absolute paths) say which file is which.
 """
@@ -32,15 +32,15 @@ OPEN: dict[int, dict[str, Any]] = {}
 
 def key_of(items: list[tuple[str, Any]]) -> str:
     """The same text the cheat's wrapper computes from `inspect.signature(f).bind(...)`."""
-    if items and items[0][0] in ("self", "cls"):
-        items[0] = (items[0][0], type(items[0][1]).__qualname__)
     return ADDRESS.sub("", repr(sorted(items, key=lambda item: item[0])))
 
 
 def pickled(value: Any) -> str | None:
     try:
-        return base64.b64encode(pickle.dumps(value, protocol=4)).decode("ascii")
-    except Exception:  # an unpicklable answer: the table cannot hold it
+        dumped = pickle.dumps(value, protocol=4)
+        pickle.loads(dumped)
+        return base64.b64encode(dumped).decode("ascii")
+    except Exception:  # an answer that does not pickle and back: the table cannot hold it
         return None
 
 
