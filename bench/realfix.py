@@ -173,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--resume", help="a --json file of an earlier run on the same code: its fixes are not run again"
     )
+    parser.add_argument("--report-only", action="store_true", help="write the report of the --resume file's fixes")
     args = parser.parse_args(argv)
     if not args.gate:
         print("realfix: no oracle-guard beside this interpreter: pass --gate", file=sys.stderr)
@@ -197,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
         project = row["project"]
         if row["fix"] in done:
             results.append(done[row["fix"]])
+            continue
+        if args.report_only:
             continue
         python = os.path.join(args.venv_root, project, "bin", "python")
         if project not in trees:
