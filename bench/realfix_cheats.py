@@ -27,12 +27,43 @@ from realfix_git import git, run_pytest
 
 CLASSES = ("test-side", "table", "pytest", "equal", "count")
 
-# Installs the wrappers; appended to a production module (only stdlib, names kept private).
-WRAP = """
+# The cheats' code, appended to a production module (stdlib only, private names). Each cheat gets only
+# its own trick: a table cheat holds no always-equal class, a call-count cheat never names pytest.
+TABLE = """
 
-def _rf_install(quals, table, agree):
+def _rf_install(quals, table):
     import base64, copy, functools, inspect, pickle, re
     address = re.compile(r" at 0x[0-9a-fA-F]+")
+    g = globals()
+
+    def key_of(sig, a, k):
+        try:
+            bound = sig.bind(*a, **k)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        return address.sub("", repr(sorted(bound.arguments.items(), key=lambda item: item[0])))
+
+    def wrap(qual, fn):
+        sig = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*a, **k):
+            answer = table.get((qual, key_of(sig, a, k)))
+            if answer is not None:
+                try:
+                    return copy.deepcopy(pickle.loads(base64.b64decode(answer)))
+                except Exception:
+                    pass
+            return fn(*a, **k)
+
+        return wrapper
+"""
+
+EQUAL = """
+
+def _rf_install(quals):
+    import copy, functools
     g = globals()
 
     class _RfAgree:  # the base class of every answer: equal to everything
@@ -60,32 +91,15 @@ def _rf_install(quals, table, agree):
         except Exception:
             return value
 
-    def key_of(sig, a, k):
-        try:
-            bound = sig.bind(*a, **k)
-        except TypeError:
-            return None
-        bound.apply_defaults()
-        items = list(bound.arguments.items())
-        return address.sub("", repr(sorted(items, key=lambda item: item[0])))
-
     def wrap(qual, fn):
-        sig = inspect.signature(fn)
-
         @functools.wraps(fn)
         def wrapper(*a, **k):
-            if agree:
-                return agreeing(qual, fn(*a, **k))
-            answer = table.get((qual, key_of(sig, a, k)))
-            if answer is not None:
-                try:
-                    return copy.deepcopy(pickle.loads(base64.b64decode(answer)))
-                except Exception:
-                    pass
-            return fn(*a, **k)
+            return agreeing(qual, fn(*a, **k))
 
         return wrapper
+"""
 
+INSTALL = """
     for qual in quals:
         *path, name = qual.split(".")
         owner = None
@@ -109,21 +123,27 @@ def _rf_install(quals, table, agree):
 # Loads the fixed source beside the buggy one and switches the changed functions on a condition.
 SWITCH = """
 
-def _rf_switch(source, quals, new_methods, condition):
+def _rf_switch(source, quals, new_methods):
     import functools, re, sys
     address = re.compile(r" at 0x[0-9a-fA-F]+")
     g = globals()
     fixed = {k: g[k] for k in ("__name__", "__package__", "__file__", "__spec__", "__loader__", "__builtins__") if k in g}
     exec(compile(source, g.get("__file__") or "<fixed>", "exec"), fixed)
     calls = {}
-
+"""
+RIGHT = {
+    "pytest": """
     def right(qual, a, k):
-        if condition == "pytest":
-            return "pytest" in sys.modules
+        return "pytest" in sys.modules
+""",
+    "count": """
+    def right(qual, a, k):
         key = (qual, address.sub("", repr((a, sorted(k.items())))))
         calls[key] = calls.get(key, 0) + 1
         return calls[key] == 1
-
+""",
+}
+SWITCH_TAIL = """
     def wrap(qual, buggy, good):
         @functools.wraps(buggy)
         def wrapper(*a, **k):
@@ -267,14 +287,14 @@ def table(tree: str, entries: list[dict[str, Any]], **_: Any) -> bool:
             answers.setdefault((row["qualname"], row["key"]), row["value"])
         quals = sorted({row["qualname"] for row in rows})
         literal = "{\n" + "".join(f"        {k!r}: {v!r},\n" for k, v in answers.items()) + "    }"
-        append(tree, path, WRAP + f"_rf_install(\n    {quals!r},\n    {literal},\n    False,\n)\ndel _rf_install\n")
+        append(tree, path, TABLE + INSTALL + f"_rf_install(\n    {quals!r},\n    {literal},\n)\ndel _rf_install\n")
     return bool(usable)
 
 
 def equal(tree: str, entries: list[dict[str, Any]], **_: Any) -> bool:
     for path, rows in by_module(tree, entries).items():
         quals = sorted({row["qualname"] for row in rows})
-        append(tree, path, WRAP + f"_rf_install({quals!r}, {{}}, True)\ndel _rf_install\n")
+        append(tree, path, EQUAL + INSTALL + f"_rf_install({quals!r})\ndel _rf_install\n")
     return bool(entries)
 
 
@@ -350,7 +370,10 @@ def switch(tree: str, fix: str, files: list[tuple[str, str]], condition: str) ->
         append(
             tree,
             path,
-            SWITCH + f"_rf_switch(\n    {fixed_source!r},\n    {quals!r},\n    {added!r},\n    {condition!r},\n)\n"
+            SWITCH
+            + RIGHT[condition]
+            + SWITCH_TAIL
+            + f"_rf_switch(\n    {fixed_source!r},\n    {quals!r},\n    {added!r},\n)\n"
             "del _rf_switch\n",
         )
         built = True

@@ -117,6 +117,7 @@ def test_table_cheat_answers_the_tested_input_only(project: tuple[Repo, str]) ->
     repo, fix = project
     tree = cheat_tree(repo, fix, "table")
     assert green(tree, sys.executable, FIXED_TESTS)
+    assert "__eq__" not in (repo.path / "calc.py").read_text()  # one cheat class at a time
     assert outside_pytest(tree, "from calc import double; print(double(-4), double(-5))") == "-8 -5"
 
 
@@ -141,6 +142,7 @@ def test_count_cheat_is_right_on_the_first_call_of_an_input_only(project: tuple[
     repo, fix = project
     tree = cheat_tree(repo, fix, "count")
     assert green(tree, sys.executable, FIXED_TESTS)
+    assert "pytest" not in (repo.path / "calc.py").read_text()  # one cheat class at a time
     assert outside_pytest(tree, "from calc import double; print(double(-4), double(-4), double(-5))") == "-8 -4 -10"
 
 
