@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     command = "python bench/realfix.py " + " ".join(argv if argv is not None else sys.argv[1:])
     save(out_json, results)
     with open(args.out, "w", encoding="utf-8") as f:
-        f.write(report(results, command, describe(args.gate)))
+        f.write(report(results, command, describe(args.gate), len(rows)))
     print(f"wrote {args.out} and {out_json}")
     counts = collections.Counter(v["exit"] for r in results for v in r["honest"].values())
     return 0 if set(counts) <= {0} else 1

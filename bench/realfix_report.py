@@ -108,7 +108,7 @@ def classes() -> list[str]:
     return ["```text", *doc[1].splitlines(), "```"]
 
 
-def report(results: list[dict[str, Any]], command: str, code: str) -> str:
+def report(results: list[dict[str, Any]], command: str, code: str, total: int) -> str:
     parts = [
         "# Real-fix precision bench (issue 39, item 7)",
         "",
@@ -120,6 +120,11 @@ def report(results: list[dict[str, Any]], command: str, code: str) -> str:
         "",
         f"Produced by `{command}` with {code}.",
         "",
+        *(
+            [f"This run judged {len(results)} of the table's {total} fixes (stopped early: `--resume` goes on).", ""]
+            if len(results) < total
+            else []
+        ),
         *classes(),
         "",
         *summary(results),
