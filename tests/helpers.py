@@ -73,6 +73,17 @@ def hook(main: Callable[..., int], *argv: str) -> Result:
 _FINDING_LINE = re.compile(r"^[^\s:][^:]*:\d+:\d+: OG\d{3} ")
 
 
+def finding_codes(out: str) -> list[str]:
+    """The codes of the finding lines of a text run, in order; the run's count line must count exactly them.
+
+    Unlike ``finding_lines``, notices may stand between them (a run that names its ground, a flaky flip).
+    """
+    found = [line.split()[1] for line in out.splitlines() if _FINDING_LINE.match(line)]
+    counted = re.search(r"^oracle-guard: (\d+) findings? \(", out, re.M)
+    assert counted and int(counted.group(1)) == len(found), out
+    return found
+
+
 def finding_lines(out: str) -> list[str]:
     """The finding lines of a text run of `check` (any layer) or the one hook, checked to add up.
 

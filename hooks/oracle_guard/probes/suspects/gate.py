@@ -91,7 +91,7 @@ def _run(
     plugins = [[os.path.abspath(_plugin.__file__), output]]
     cmd = [python, "-c", barrier.REPORT_IMPORTS + RUNNER, json.dumps({"plugins": plugins}), *fixed, *nodes]
     with open(os.path.join(work, f"{tag}.log"), "wb") as log:
-        process = barrier.Process(cmd, tree, env, log, side, report=imports)
+        process = barrier.Process(cmd, tree, env, log, side, report=imports, writes=[output])
         try:
             process.wait(deadline)
         finally:
@@ -126,7 +126,7 @@ def _outside(
         env["PYTHONHASHSEED"] = hashseed  # set orders as in the test run: only the test's signals differ
     cmd = [python, "-s", os.path.abspath(_outside_script.__file__), calls_path, output]
     with open(os.path.join(work, f"{tag}-new.log"), "wb") as log:
-        process = barrier.Process(cmd, tree, env, log, "new")
+        process = barrier.Process(cmd, tree, env, log, "new", writes=[output])
         bound = time.monotonic() + OUTSIDE_SECONDS + len(calls)
         try:
             process.wait(min(deadline, bound))
