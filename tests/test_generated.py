@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -120,7 +121,10 @@ def test_an_ignored_module_only_the_new_code_imports_is_not_laid_in(repo: Repo) 
 def test_python_given_relative_to_the_repository_runs_in_the_scratch_trees(repo: Repo) -> None:
     repo.change(PACKAGE, {"src/pkg/__init__.py": PACKAGE["src/pkg/__init__.py"].replace("x * 2", "x + x")})
     repo.write("src/pkg/_version.py", "__version__ = version = '1.0'\n")
-    (repo.path / ".git" / "py").symlink_to(sys.executable)
-    got = repo.hook(check.main, *REPLAY, "HEAD", "--python", ".git/py")
+    # The test run's own virtualenv, by a path relative to the repository (a link to the python alone would
+    # start it outside its virtualenv, in an interpreter whose site-packages the gate has not vouched for).
+    (repo.path / ".git" / "venv").symlink_to(sys.prefix, target_is_directory=True)
+    python = os.path.join(".git", "venv", os.path.relpath(sys.executable, sys.prefix))
+    got = repo.hook(check.main, *REPLAY, "HEAD", "--python", python)
     assert (got.code, got.out) == (0, ""), got
     assert "2 passed at HEAD" in got.err
