@@ -56,7 +56,7 @@ def shared_dir(tmp_path: Path) -> Iterator[Path]:
     if not os.path.isdir("/dev/shm"):
         yield tmp_path
         return
-    folder = tempfile.mkdtemp(prefix="oracle-guard-shared-", dir="/dev/shm")
+    folder = tempfile.mkdtemp(prefix="og-shared-", dir="/dev/shm")
     try:
         yield Path(folder)
     finally:
