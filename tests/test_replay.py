@@ -16,7 +16,7 @@ from oracle_guard.hook_ids import replay
 from oracle_guard.pytest_side import scratch
 from oracle_guard.repo import changes
 from tests.contract_helpers import CONTRACT, approve, contract_text, make_key, signers_line
-from tests.helpers import Repo, Result, finding_lines
+from tests.helpers import Repo, Result, finding_codes, finding_lines
 
 SHOP = """\
 class ShopError(Exception):
@@ -339,7 +339,7 @@ def test_production_refactor_with_tests_untouched_is_replayed_and_passes(repo: R
 @pytest.mark.slow
 def test_a_plain_bug_with_untouched_tests_is_og901(repo: Repo) -> None:
     code, out, err, _ = weaken(repo, {"src/shop/__init__.py": BROKEN_PRICE})
-    assert code == 1 and out.count("OG901") == 1, (out, err)
+    assert code == 1 and finding_codes(out) == ["OG901"], (out, err)
     assert "OG901 tests/test_shop.py::test_price passed at" in out and "assert '$1.5' == '$1.50'" in out
 
 
@@ -478,7 +478,10 @@ def test_behaviour_change_needs_a_behavior_change_approval(repo: Repo, tmp_path:
     code, out, _, _ = weaken(repo, change, before)
     base = repo.git("rev-parse", "HEAD").strip()
     assert code == 1 and "needs a signed approval" not in out
-    assert out.count("OG901") == 1 and "`oracle-guard approve behavior-change tests/test_shop.py::test_price`" in out
+    assert (
+        finding_codes(out) == ["OG901"]
+        and "`oracle-guard approve behavior-change tests/test_shop.py::test_price`" in out
+    )
     approve(repo, key, "behavior-change tests/test_shop.py::test_label")  # approves another test: no use
     repo.stage()
     code, out, _, _ = repo.hook(check.main, *REPLAY, base)
