@@ -144,7 +144,7 @@ def test_a_cheat_that_turns_plain_pytest_green_is_og906(repo: Repo, cheat: str) 
     plain = plain_pytest(repo)
     assert plain.returncode == 0, plain.stdout + plain.stderr  # the cheat works on a plain run
     assert code == 1, (out, err)
-    tamper = [line for line in out.splitlines() if " OG906 " in line]
+    tamper = [line for line in out.splitlines() if " OG906 " in line and not line.startswith("oracle-guard: ")]
     assert len(tamper) == 1 and tamper[0].startswith("src/calc.py:1:1: OG906 the new code tampers with the test run: ")
     assert BROKE[cheat] in tamper[0] and "twice, while the same run at HEAD holds" in tamper[0], out
     assert "not judged" not in err and "flaky" not in err, err

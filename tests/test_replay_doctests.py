@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from oracle_guard.commands import check
-from tests.helpers import Repo
+from tests.helpers import Repo, finding_codes
 
 ADD = '''def add(a, b):
     """Add two numbers.
@@ -49,7 +49,7 @@ def test_code_and_its_example_changed_together_is_judged_by_the_base_example(rep
     cheat = ADD.replace("    4\n", "    5\n").replace("return a + b", "return a + b + 1")
     plain, code, said, codes = replay(repo, {"calc.py": cheat})
     assert plain == 0  # its own example agrees with the bug
-    assert code == 1 and codes == ["OG901"], said
+    assert code == 1 and finding_codes(said) == ["OG901"], said
     assert "calc.py::calc.add" in said and "the base's example at line 3 of its docstring fails" in said
     assert "oracle_guard_base_doctests" not in said and "/dev/shm" not in said
 
