@@ -27,7 +27,8 @@ RECORD = True  # bench/probes.py turns it off in-process to price it
 MAX_LINES = 5000  # a longer changed file is not diffed for the lines it adds
 
 
-def _read(path: str) -> Any:
+def read_json(path: str) -> Any:
+    """What a probe run wrote to PATH, or None when it wrote nothing readable (the run is then judged by that)."""
     try:
         with open(path, encoding="utf-8") as f:
             return json.load(f)
@@ -52,7 +53,7 @@ def judge(
     PROBE(pytest arguments, neighbours configuration) runs the probe process on both trees and
     returns each side's neighbours results.
     """
-    data = _read(recording)
+    data = read_json(recording)
     if not isinstance(data, dict) or data.get("complete") is not True:
         notice(f"oracle-replay: the probe run at {base_label} recorded no calls of the changed code")
         return [], []

@@ -26,6 +26,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from oracle_guard.probes.neighbours.recorded import read_json
 from oracle_guard.probes.replay import ledger
 from oracle_guard.probes.suspects import which
 from oracle_guard.pytest_side import barrier
@@ -53,14 +54,6 @@ class Side(NamedTuple):
 
 def _join(root: str, node: str) -> str:
     return node if root in ("", ".") else os.path.normpath(os.path.join(root, node)).replace(os.sep, "/")
-
-
-def _read(path: str) -> Any:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
 
 
 def _run(
@@ -96,7 +89,7 @@ def _run(
             process.wait(deadline)
         finally:
             process.kill()
-    data = _read(output)
+    data = read_json(output)
     code = process.proc.returncode
     if not isinstance(data, dict) or data.get("complete") is not True:
         return Side(False, {}, [], set(), {}, None, code)
@@ -136,7 +129,7 @@ def _outside(
             return TIMED_OUT
         finally:
             process.kill()
-    return _read(output)
+    return read_json(output)
 
 
 def _varied(side: Side, node: str) -> bool:
