@@ -377,3 +377,21 @@ def test_the_hooks_collection_runs_the_changes_conftest_confined(
     unconfined(monkeypatch)
     assert repo.staged_hook(collection_snapshot.main, *PY).code == 0
     assert planted.exists()  # the same collection unconfined: the write lands
+
+
+def test_one_commands_require_confinement_is_not_the_next_commands(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Commands run one after another in one process (tests, a caller's script): --require-confinement given to one
+    # held for the next collection hook, which has no such option (CI ran the suite serially and met it).
+    from oracle_guard.hook_ids import collection_snapshot
+    from tests.test_collection_snapshot import BASELINE, PY, SNAP, TEST_A, TEST_B, format_snapshot
+
+    repo.write("tests/test_a.py", TEST_A, dedent=False)
+    repo.write("tests/test_b.py", TEST_B, dedent=False)
+    repo.write(SNAP, format_snapshot(BASELINE))
+    repo.commit("baseline")
+    unconfined(monkeypatch)
+    required = repo.hook(check.main, "--base", "HEAD", "--require-confinement")
+    assert required.code == 2 and "cannot be confined here" in required.err, required
+    repo.write("tests/test_a.py", TEST_A + "\n# touched\n", dedent=False)
+    got = repo.staged_hook(collection_snapshot.main, *PY)
+    assert got.code == 0, got

@@ -113,6 +113,27 @@ def test_virtual_env_or_python_naming_a_tracked_venv_is_og920(repo: Repo, monkey
     assert got.code == 1 and _found(got) == ["OG920"], got.said
 
 
+@pytest.mark.parametrize("tracked", [False, True])
+def test_a_git_hooks_git_dir_does_not_decide_whether_a_venv_elsewhere_is_tracked(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tracked: bool
+) -> None:
+    # CI's own layout: the virtualenv inside another checkout (.ci/venv, ignored there), and the gate started from
+    # a git hook that sets GIT_DIR to the user's repository.  With GIT_DIR, git took the virtualenv's folder as
+    # that repository's work tree and listed its whole index: an ignored venv was "tracked" (OG920 in CI).
+    repo.change(BASE, TOUCHED)
+    other = Repo(tmp_path / "checkout")
+    other.path.mkdir()
+    other.git("init", "-q")
+    other.write(".gitignore", "" if tracked else "/.ci/venv/\n")
+    other.write(".ci/venv/pyvenv.cfg", VENV_CFG)
+    python = other.write(".ci/venv/bin/python", SHIM)
+    python.chmod(0o755)
+    other.stage()
+    monkeypatch.setenv("GIT_DIR", str(repo.path / ".git"))
+    found = interpreters.committed(str(python))
+    assert found == (str(other.path / ".ci" / "venv") if tracked else None), found
+
+
 @pytest.mark.slow
 def test_an_interpreter_the_change_commits_does_not_judge_it(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     """Before: the committed .venv ran the gate, the new side got the base's code, and the change passed."""

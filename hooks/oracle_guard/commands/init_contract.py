@@ -27,6 +27,7 @@ from oracle_guard.commands import signers_setup
 from oracle_guard.contract import contract
 from oracle_guard.contract.digests import Escape, digest_of
 from oracle_guard.repo import changes, git
+from oracle_guard.repo.confine import jail
 from oracle_guard.reporting import hints
 from oracle_guard.reporting.report import UsageError, guarded
 from oracle_guard.rules.args import summary
@@ -259,6 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--key", metavar="KEY", help="the SSH key to trust (default: git config user.signingkey, with gpg.format ssh)"
     )
     args = parser.parse_args(argv)
+    jail.begin()  # a command starts: no earlier command's --require-confinement (one process runs many in tests)
     changes.enter_repo([])
     if os.path.lexists(args.contract) and not args.force:
         return add_signers(args)  # a plain re-run picks up the key set up since, and nothing else

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from oracle_guard.commands import runner
 from oracle_guard.commands.check import is_python
 from oracle_guard.repo import changes
+from oracle_guard.repo.confine import jail
 from oracle_guard.repo.paths import TEST_FILES
 from oracle_guard.reporting.report import EXIT_CLEAN, guarded
 from oracle_guard.rules import args as hook_args
@@ -56,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="collect every test (default: when only test modules changed, just those, spliced into the snapshot)",
     )
     args = parser.parse_args(argv)
+    jail.begin()  # a command starts: no earlier command's --require-confinement (one process runs many in tests)
     wanted, skipped = runner.selection(args.only, args.skip)
 
     given = changes.enter_repo(args.filenames)

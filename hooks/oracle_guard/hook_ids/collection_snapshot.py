@@ -471,6 +471,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     hook_args.add_format(parser)
     args = parser.parse_args(argv)
+    jail.begin()  # a command starts: no earlier command's --require-confinement (one process runs many in tests)
     changes.enter_repo([])
     # pytest is the long pole: start it as soon as we know it must run, and
     # resolve the base, load contracts and the base snapshot while it collects.

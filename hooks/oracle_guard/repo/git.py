@@ -15,10 +15,10 @@ class GitError(UsageError):
     pass
 
 
-def run(*args: str, input: bytes | None = None, check: bool = True) -> bytes:
+def run(*args: str, input: bytes | None = None, check: bool = True, env: dict[str, str] | None = None) -> bytes:
     cmd = ("git", "-c", "core.quotepath=false", *args)
     try:
-        proc = subprocess.run(cmd, input=input, capture_output=True)
+        proc = subprocess.run(cmd, input=input, capture_output=True, env=env)
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH") from None
     if check and proc.returncode != 0:

@@ -82,7 +82,10 @@ def _tracked(path: str) -> bool:
     if not os.path.isdir(folder) or not _in_work_tree(folder):
         return False
     try:
-        out = git.run("-C", folder, "ls-files", "-z", "--", os.path.abspath(path), check=False)
+        # Not the repository of a git hook's GIT_DIR: with it set, git takes FOLDER as that repository's work
+        # tree, and a virtualenv's own folder would list the whole index.
+        own_repo = {k: v for k, v in os.environ.items() if k not in GIT_REPO_VARS}
+        out = git.run("-C", folder, "ls-files", "-z", "--", os.path.abspath(path), check=False, env=own_repo)
     except UsageError:
         return False
     return bool(out.strip(b"\0"))
