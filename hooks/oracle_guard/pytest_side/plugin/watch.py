@@ -59,48 +59,32 @@ class _Recorder:
     def __init__(self, watch: Watch) -> None:
         self.watch = watch
 
-    def _start(self, item: Any, when: str) -> tuple[str, str]:
+    def _phase(self, item: Any, when: str) -> Generator[None, Any, Any]:
+        """One phase's wrapper body: the outcome its hooks really had, whatever wraps it."""
         key = (item.nodeid, when)
         self.watch.active.add(key)
-        return key
-
-    def _stop(self, key: tuple[str, str], exc: BaseException | None) -> None:
+        try:
+            result = yield
+        except BaseException as exc:
+            self.watch.active.discard(key)
+            self.watch.raw[key] = (_kind(exc), _name(exc))
+            raise
         self.watch.active.discard(key)
-        self.watch.raw[key] = (_kind(exc), _name(exc))
+        self.watch.raw[key] = ("passed", "nothing")
+        return result
 
     # New-style wrappers (pluggy 1.1+): a test costs three of these calls, a third of the old-style's cost.
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_setup(self, item: Any) -> Generator[None, Any, Any]:
-        key = self._start(item, "setup")
-        try:
-            result = yield
-        except BaseException as exc:
-            self._stop(key, exc)
-            raise
-        self._stop(key, None)
-        return result
+        return (yield from self._phase(item, "setup"))
 
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_call(self, item: Any) -> Generator[None, Any, Any]:
-        key = self._start(item, "call")
-        try:
-            result = yield
-        except BaseException as exc:
-            self._stop(key, exc)
-            raise
-        self._stop(key, None)
-        return result
+        return (yield from self._phase(item, "call"))
 
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_teardown(self, item: Any, nextitem: Any) -> Generator[None, Any, Any]:
-        key = self._start(item, "teardown")
-        try:
-            result = yield
-        except BaseException as exc:
-            self._stop(key, exc)
-            raise
-        self._stop(key, None)
-        return result
+        return (yield from self._phase(item, "teardown"))
 
 
 class Watch:
