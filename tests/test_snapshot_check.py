@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from oracle_guard.contract.snapshot import HEADER, check_snapshot, parse_snapshot
 from oracle_guard.reporting.findings import UsageError
@@ -56,3 +58,26 @@ def test_a_whole_snapshot_and_bad_bytes() -> None:
     assert parsed == checked == ("read", "")
     parsed, checked = outcome(b"run tests/test_a.py::\xff\n")
     assert parsed == checked and parsed[0] == "refused"
+
+
+@pytest.mark.parametrize("line", LINES, ids=repr)
+def test_the_first_line_is_judged_as_the_parse_judges_it(line: str) -> None:
+    # The check searches from each newline; the first line has none before it and is matched on its own.
+    parsed, checked = outcome((line + "\nrun   tests/test_a.py::first\n").encode("utf-8"))
+    assert checked == parsed
+
+
+def test_the_last_line_without_a_newline_is_judged_as_the_parse_judges_it() -> None:
+    for line in LINES:
+        parsed, checked = outcome((HEADER + "run   tests/test_a.py::first\n" + line).encode("utf-8"))
+        assert checked == parsed, repr(line)
+
+
+_PIECES = st.sampled_from(["run", "skip", "xfail", "skip-if-env", "#", " ", "  ", "\t", "\r", "\n", "\x85", "x", "::t"])
+
+
+@given(st.lists(_PIECES, max_size=30).map("".join))
+@settings(max_examples=400, deadline=None)
+def test_any_text_is_refused_by_the_check_exactly_when_the_parse_refuses_it(text: str) -> None:
+    parsed, checked = outcome(text.encode("utf-8"))
+    assert checked == parsed

@@ -590,6 +590,11 @@ TAMPERING = {
         + "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_logreport(report):\n    if report.failed:\n        report.outcome = 'passed'\n    yield\n",
         "tests/test_a.py::test_bad: its call report was changed from failed to passed after it was made",
     ),
+    "makereport-not-a-result": (  # a word of a rerun plugin's, on the only report: pytest counts no failure
+        HOOKIMPL
+        + "@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    report = outcome.get_result()\n    if report.failed:\n        report.outcome = 'rerun'\n",
+        "tests/test_a.py::test_bad: its last call report says 'rerun', not a result (1 in all)",
+    ),
     "exitstatus-reset": (
         HOOKIMPL + "@pytest.hookimpl(trylast=True)\ndef pytest_sessionfinish(session):\n    session.exitstatus = 0\n",
         "the session was about to exit 0 with 1 failed test(s)",

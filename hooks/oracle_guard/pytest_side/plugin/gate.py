@@ -124,26 +124,27 @@ class Guard:
     def annotate(self, item: Any, when: str, report: Any) -> None:
         """Mark a skip or xfail that a skipif/xfail condition the snapshot knows caused (from makereport)."""
         if (
-            (report.skipped or hasattr(report, "wasxfail"))
+            (report.outcome == "skipped" or hasattr(report, "wasxfail"))
             and self.known.get(item.nodeid) == ENV
             and _by_condition(item, report)
         ):
             report.user_properties = [*report.user_properties, (CONDITION_KEY, True)]  # survives xdist's transport
-        self.rerun_watch.annotate(item, when, report)
+        if when == "teardown":
+            self.rerun_watch.annotate(item, when, report)
 
     def logreport(self, report: Any) -> None:
         """Judge a report as it was made (from logreport, before any other plugin's implementation)."""
         if self.worker:
             return
         self.rerun_watch.logreport(report)
-        if report.when == "teardown":
+        if self.freeze_reruns is not None and report.when == "teardown":  # only the freeze reruns mark reports
             for key, value in report.user_properties:
                 if key == RERUNS_KEY:
                     freeze_id, used, budget = value
                     self.reruns[freeze_id] = self.reruns.get(freeze_id, 0) + used
                     self.frozen_tests.setdefault(freeze_id, []).append(report.nodeid)
         xfail = hasattr(report, "wasxfail")
-        if not (report.skipped or xfail):
+        if not (xfail or report.outcome == "skipped"):
             return  # the common case: nothing to judge, and the snapshot is not asked
         if self.known.get(report.nodeid) == ENV and any(key == CONDITION_KEY for key, _ in report.user_properties):
             return  # the snapshot's skip-if-env: its own skipif/xfail condition holds in this environment

@@ -28,6 +28,7 @@ class RerunWatch:
         self.rerun_reports: dict[str, int] = {}
         self.unexpected: dict[str, dict[str, Any]] = {}
         self._subtest_types: dict[type, bool] = {}  # report class -> a subtest's report
+        self._suspects: set[str] = set()  # node ids seen running more than once, judged at the end
 
     # -- counting, where the test runs (an xdist worker included) ----------------
 
@@ -53,6 +54,7 @@ class RerunWatch:
     # -- judging, where reports arrive (the controller under xdist) ---------------
 
     def logreport(self, report: Any) -> None:
+        """Count a report's run; a test seen running twice is judged once, at the end (no lookup per report)."""
         if self.guard.worker:
             return
         kind = type(report)
@@ -61,21 +63,30 @@ class RerunWatch:
             subtest = self._subtest_types[kind] = kind.__name__.lower().startswith("subtest")
         if subtest:
             return  # pytest's subtests (and pytest-subtests) report each subtest under the test's id
-        node = report.nodeid
-        if report.when == "call":
-            if report.outcome in PLAIN_OUTCOMES:
-                self.call_reports[node] = self.call_reports.get(node, 0) + 1
-            else:  # rerunfailures' "rerun", pytest-retry's "retried" (configurable)
-                self.rerun_reports[node] = self.rerun_reports.get(node, 0) + 1
-        for key, value in report.user_properties:
-            if key == CALLS_KEY:
-                self.calls[node] = max(self.calls.get(node, 0), int(value))
-        if self.runs(node) > 1:  # the common case, one run, needs no freeze lookup
-            self._judge(node)
+        when = report.when
+        if when == "call":
+            counts = self.call_reports if report.outcome in PLAIN_OUTCOMES else self.rerun_reports
+            node = report.nodeid
+            counts[node] = counts.get(node, 0) + 1  # rerunfailures' "rerun", pytest-retry's "retried" go apart
+            if counts is self.rerun_reports or counts[node] > 1 or node in self.rerun_reports:
+                self._suspects.add(node)
+        elif when == "teardown":  # the runs counted where the test ran (it crosses xdist's transport)
+            for key, value in report.user_properties:
+                if key == CALLS_KEY:
+                    node = report.nodeid
+                    self.calls[node] = max(self.calls.get(node, 0), int(value))
+                    if self.calls[node] > 1:
+                        self._suspects.add(node)
 
     def runs(self, node: str) -> int:
         reported = self.call_reports.get(node, 0) + self.rerun_reports.get(node, 0)
         return max(self.calls.get(node, 0), reported)
+
+    def _settle(self) -> None:
+        """Judge every test seen running more than once (before any verdict, report or summary is given)."""
+        for node in sorted(self._suspects):
+            self._judge(node)
+        self._suspects.clear()
 
     def _judge(self, node: str) -> None:
         runs = self.runs(node)
@@ -92,13 +103,16 @@ class RerunWatch:
             }
 
     def report(self) -> list[dict[str, Any]]:
+        self._settle()
         return [self.unexpected[n] for n in sorted(self.unexpected)]
 
     def sessionfinish(self, session: Any) -> None:
+        self._settle()
         if not self.guard.worker and self.unexpected and session.exitstatus == 0:
             session.exitstatus = 1
 
     def terminal_summary(self, terminalreporter: Any) -> None:
+        self._settle()
         if self.guard.worker or not self.unexpected:
             return
         terminalreporter.section("oracle-guard reruns")

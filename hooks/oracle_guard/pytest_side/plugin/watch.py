@@ -61,7 +61,7 @@ class _Recorder:
 
     def _phase(self, item: Any, when: str) -> Generator[None, Any, Any]:
         """One phase's wrapper body: the outcome its hooks really had, whatever wraps it."""
-        key = (item.nodeid, when)
+        key = (id(item), when)  # the item lives the whole session; its node id is a property call
         self.watch.active.add(key)
         try:
             result = yield
@@ -91,13 +91,14 @@ class Watch:
     def __init__(self, config: Any, guard: Any) -> None:
         self.config, self.guard = config, guard
         self.worker = hasattr(config, "workerinput")
-        self.raw: dict[tuple[str, str], tuple[str, str]] = {}
-        self.active: set[tuple[str, str]] = set()
+        self.raw: dict[tuple[int, str], tuple[str, str]] = {}  # (id(item), phase) -> its raw outcome
+        self.active: set[tuple[int, str]] = set()
         self.made: dict[int, tuple[Any, str]] = {}  # id(report) -> (report, outcome when made)
         self.problems: list[str] = []
         self.failed = 0
         self.reported: set[str] = set()
-        self.last: dict[tuple[str, str], str] = {}  # (node id, phase) -> outcome of its latest report
+        # (node id, phase) -> the outcome of its latest report, where that is not a result (`rerun`)
+        self.unfinished: dict[tuple[str, str], str] = {}
         self.session: Any = None
         self.recorder: _Recorder | None = None
         self.done = False
@@ -133,21 +134,25 @@ class Watch:
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(self, item: Any, call: Any) -> Generator[None, Any, Any]:
-        key = (item.nodeid, call.when)
+        when = call.when
+        key = (id(item), when)
         nested = key in self.active  # a subtest's report, made while the call runs
         raw = None if nested else self.raw.pop(key, None)
-        pending = list(getattr(item, "_excinfo", None) or []) if not nested else []
+        excinfo = None if nested else getattr(item, "_excinfo", None)
+        pending = list(excinfo) if excinfo else None  # unittest's plugin pops it while making the report
         report = yield
         if raw is None:  # not seen by the recorder (a subtest, or a phase a wrapper ended early)
             exc = call.excinfo.value if call.excinfo is not None else None
             raw = (_kind(exc), _name(exc))
         if pending and raw[0] == "passed":  # unittest records what it caught on the item
             raw = (_kind(pending[0].value), _name(pending[0].value))
-        problem = self._judge(item, call.when, raw, report)
-        if problem:
-            self._tampered(item.nodeid, problem, report)
+        said = report.outcome
+        if said != raw[0] and said in _JUDGED and said != "failed":  # else nothing to judge: no call
+            problem = self._judge(item, when, raw, report)
+            if problem:
+                self._tampered(item.nodeid, problem, report)
         if self._annotate is not None:
-            self._annotate(item, call.when, report)  # the gate's marks (skipif condition, runs counted)
+            self._annotate(item, when, report)  # the gate's marks (skipif condition, runs counted)
         self.made[id(report)] = (report, report.outcome)
         return report
 
@@ -186,11 +191,12 @@ class Watch:
         result = yield
         made = self.made.pop(id(report), None)  # judged once: the session keeps no second copy of every report
         expected = made[1] if made is not None and made[0] is report else before
+        outcome = report.outcome
         # Failing more (subtests) is fine; other words (`rerun`) are judged by the last report of the test.
-        if report.outcome != expected and expected in _JUDGED and report.outcome in ("passed", "skipped"):
+        if outcome != expected and expected in _JUDGED and outcome in ("passed", "skipped"):
             self._tampered(
                 report.nodeid,
-                f"its {report.when} report was changed from {expected} to {report.outcome} after it was made",
+                f"its {report.when} report was changed from {expected} to {outcome} after it was made",
                 report,
             )
         if self.worker:
@@ -198,9 +204,13 @@ class Watch:
         for key, value in report.user_properties:
             if key == TAMPER_KEY and value not in self.problems:
                 self.problems.append(str(value))
-        self.reported.add(report.nodeid)
-        self.last[(report.nodeid, report.when)] = report.outcome
-        if report.outcome == "failed" and not hasattr(report, "wasxfail"):
+        node = report.nodeid
+        self.reported.add(node)
+        if outcome not in _JUDGED:
+            self.unfinished[(node, report.when)] = outcome
+        elif self.unfinished:  # a result after a `rerun`: that phase is finished
+            self.unfinished.pop((node, report.when), None)
+        if outcome == "failed" and not hasattr(report, "wasxfail"):
             self.failed += 1
         return result
 
@@ -218,11 +228,11 @@ class Watch:
         for plugin, name in ((self.guard, "gate"), (self, "watch"), (self.recorder, "recorder")):
             if plugin is not None and not pm.is_registered(plugin):
                 found.append(f"the session: oracle-guard's {name} was unregistered by a conftest or plugin")
-        unfinished = sorted(key for key, outcome in self.last.items() if outcome not in _JUDGED)
+        unfinished = sorted(self.unfinished)
         if unfinished:
             (node_id, when) = unfinished[0]
             found.append(
-                f"{node_id}: its last {when} report says {self.last[unfinished[0]]!r}, not a result ({len(unfinished)} in all)"
+                f"{node_id}: its last {when} report says {self.unfinished[unfinished[0]]!r}, not a result ({len(unfinished)} in all)"
             )
         session = self.session
         if session is not None and not self.worker and not (session.shouldstop or session.shouldfail):
