@@ -22,7 +22,7 @@ import pytest
 from oracle_guard.commands import check
 from oracle_guard.pytest_side import barrier, environment
 from oracle_guard.repo import interpreters
-from tests.helpers import Repo, Result, finding_lines
+from tests.helpers import Repo, Result, finding_codes, finding_lines
 from tests.test_red_base import DIGITS, IMPLEMENTED, SLUG, edited_tests
 from tests.test_red_base import plain_pytest as plain_pytest_in
 from tests.test_replay_flips import ALWAYS_EQUAL, BASE, REPLAY, SHOP, TOUCHED, plain_pytest, shop
@@ -111,6 +111,38 @@ def test_virtual_env_or_python_naming_a_tracked_venv_is_og920(repo: Repo, monkey
     monkeypatch.delenv("VIRTUAL_ENV")
     got = repo.hook(check.main, *REPLAY, "HEAD", "--python", python)
     assert got.code == 1 and _found(got) == ["OG920"], got.said
+
+
+@pytest.mark.slow
+def test_the_collection_hook_with_a_tracked_interpreter_is_og920(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the collection hook (alone and in `oracle-guard hook`) asked for its interpreter directly: a tracked
+    VIRTUAL_ENV or --python was one line and exit 2 ("nothing was judged"), not a finding against the change."""
+    from oracle_guard.commands import one_hook
+    from oracle_guard.hook_ids import collection_snapshot
+    from tests.test_collection_snapshot import BASELINE, SNAP, TEST_A, TEST_B, format_snapshot
+
+    repo.write("tests/test_a.py", TEST_A, dedent=False)
+    repo.write("tests/test_b.py", TEST_B, dedent=False)
+    repo.write(SNAP, format_snapshot(BASELINE))
+    repo.commit("baseline")
+    repo.write("tests/test_a.py", TEST_A + "\n# touched\n", dedent=False)
+    python = _venv(repo)
+    repo.stage()
+    monkeypatch.setenv("VIRTUAL_ENV", str(repo.path / ".venv"))
+    alone = repo.hook(collection_snapshot.main)  # a pre-commit hook's own output: its finding lines alone
+    assert alone.code == 1 and alone.codes == ["OG920"] and ".venv is tracked by git" in alone.out, alone.said
+    got = repo.hook(one_hook.main, "--only", "collection-snapshot")
+    assert got.code == 1 and finding_codes(got.out) == ["OG920"], got.said
+    monkeypatch.delenv("VIRTUAL_ENV")
+    got = repo.hook(collection_snapshot.main, "--python", python, "--always")
+    assert got.code == 1 and got.codes == ["OG920"], got.said
+    # The nearest honest change: the same commit judged by an interpreter outside it.
+    repo.git("rm", "-r", "-q", "--cached", ".venv")
+    repo.write(".gitignore", "/.venv/\n")
+    repo.stage()
+    for main, argv in ((collection_snapshot.main, ()), (one_hook.main, ("--only", "collection-snapshot"))):
+        got = repo.hook(main, *argv, "--python", sys.executable)
+        assert got.code == 0 and got.codes == [], got.said
 
 
 @pytest.mark.parametrize("tracked", [False, True])

@@ -23,6 +23,7 @@ the pytest configuration (oracle_guard/pytest_side/pytest_config.py).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Union
 
 from oracle_guard.contract.snapshot import WEAKER, format_snapshot, parse_snapshot, recorded_errors
-from oracle_guard.pytest_side import base_collection, pytest_config
+from oracle_guard.pytest_side import base_collection, ground, pytest_config
 from oracle_guard.pytest_side.partial_collection import PYTEST_CONFIGS, relevant
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.confine import jail
@@ -54,6 +55,7 @@ TIMEOUT_SECONDS = 900
 # -- finding the project's interpreter (oracle_guard/repo/interpreters.py, shared with oracle-replay)
 
 from oracle_guard.repo.interpreters import (  # noqa: E402,F401
+    ChosenByChange,
     _in_pre_commit_store,
     _main_checkout,
     _own_bins,
@@ -421,6 +423,12 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
             return _prepare(ctx, change_set, started, lambda: _configuration(ctx, change_set))
         static = _configuration(ctx, change_set)
         return _prepare(ctx, change_set, started, lambda: static)
+    except ChosenByChange as exc:
+        # The interpreter a commit chose collects nothing: a finding against the change, as in the gates.
+        for run, _ in started:
+            run.abandon()
+        chosen = [*_configuration(ctx, change_set), ground.chosen(exc)]
+        return lambda: chosen
     except BaseException:
         for run, _ in started:
             run.abandon()
@@ -478,7 +486,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     started: list[tuple[_Started, list[tuple[str, str]]]] = []  # the run to abandon if anything fails
     try:
         if args.always and not (args.static_only or args.if_snapshot):
-            started.append(_start_somewhere(args.python))
+            with contextlib.suppress(ChosenByChange):  # prepare() meets it again and reports OG920
+                started.append(_start_somewhere(args.python))
         ctx = hook_args.context(
             args,
             changes.resolve(args),
