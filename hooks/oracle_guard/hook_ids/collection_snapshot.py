@@ -194,11 +194,14 @@ class _Run:
 
     def _wait(self) -> tuple[bytes, bytes]:
         try:
-            return self.proc.communicate(timeout=TIMEOUT_SECONDS)
+            out = self.proc.communicate(timeout=TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.communicate()
             raise UsageError(f"pytest --collect-only took over {TIMEOUT_SECONDS} s in {self.python}") from None
+        for confined in self.jails:
+            confined.refuse_unconfined()  # the system's doing, never a collection the change broke
+        return out
 
 
 class _PartialRun:

@@ -449,8 +449,16 @@ class Process:
         self.done()
         return code
 
+    def check_confined(self) -> None:
+        """NotConfined (a clear exit 2) when the launcher found Landlock but could not confine: nothing of it ran."""
+        why = self.confined.failure() if self.confined is not None else ""
+        if why:
+            self.kill()
+            raise jail.NotConfined(why)
+
     def done(self) -> None:
         """Past the barrier once: what a base run imported is noted, what an untrusted one left is killed."""
+        self.check_confined()
         if self.report is not None:
             read_report(self.report)
             self.report = None

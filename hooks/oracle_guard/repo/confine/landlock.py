@@ -147,19 +147,27 @@ def _add(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``--write DIR``/``--write-file FILE`` (repeated), ``--shared``, ``-- CMD...``: restrict, then become CMD."""
+    """``--write DIR``/``--write-file FILE`` (repeated), ``--shared``, ``--failed FILE``, ``-- CMD...``.
+
+    Restrict, then become CMD.  ``--failed``: where to say why it could not confine (a file outside
+    every folder it grants: the confined command cannot write it, so what it holds is the launcher's).
+    """
     args = list(argv)
     folders: list[str] = []
     files: list[str] = []
     shared = False
+    failed = ""
     while args and args[0] != "--":
         flag = args.pop(0)
         if flag == "--shared":
             shared = True
             continue
-        if flag not in ("--write", "--write-file") or not args:
+        if flag not in ("--write", "--write-file", "--failed") or not args:
             print(f"oracle-guard confine: bad argument {flag!r}", file=sys.stderr)
             return NOT_RUN
+        if flag == "--failed":
+            failed = args.pop(0)
+            continue
         (folders if flag == "--write" else files).append(args.pop(0))
     command = args[1:]
     if not command:
@@ -168,7 +176,14 @@ def main(argv: Sequence[str]) -> int:
     try:
         restrict(folders, files, shared)
     except OSError as exc:
-        print(f"oracle-guard confine: not run, it could not be confined: {exc.strerror or exc}", file=sys.stderr)
+        why = f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}"
+        print(f"oracle-guard confine: not run, it could not be confined: {why}", file=sys.stderr)
+        if failed:
+            try:
+                with open(failed, "w", encoding="utf-8") as out:
+                    out.write(why)
+            except OSError:
+                pass
         return RESTRICT_FAILED
     try:
         os.execvp(command[0], command)
