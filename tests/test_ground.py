@@ -551,3 +551,33 @@ def test_new_tests_that_hang_only_under_the_mutation_check_are_og922(repo: Repo)
     waits = "\n\n" + UNDER_THE_GATE + "if _GATE:\n    import time\n\n    time.sleep(3600)\n"
     got = mutate(repo, before, {T: module(after) + waits})
     assert got.code == 1 and _found(got) == ["OG922"], got.said
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+def test_new_tests_that_stall_past_the_mutation_budget_are_og922(repo: Repo) -> None:
+    """Before: the budget (--mutate-timeout, 60 s by default) is far shorter than the hang floor, so a stall of the
+    new tests' first run ended as "the budget ran out", a notice and exit 0: the weakened test evaded OG910."""
+    from tests.test_mutation import UNKNOWN_TO_STATIC, T, module, mutate
+
+    before, after = UNKNOWN_TO_STATIC["a loop that checks one element"]
+    stalls = "\n\n" + UNDER_THE_GATE + "if _GATE:\n    import time\n\n    time.sleep(3600)\n"
+    got = mutate(repo, before, {T: module(after) + stalls}, "--mutate-timeout", "20")
+    assert got.code == 1 and _found(got) == ["OG922"], got.said
+
+
+@pytest.mark.slow
+def test_new_tests_slow_past_the_mutation_budget_but_not_stalled_are_a_notice(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The honest twin: the change's tests are slower under the gate (25 s to import) but finish within the hang
+    limit: the budget ran out before they ran once, which is not judged (a notice), never a finding."""
+    from tests.test_mutation import UNKNOWN_TO_STATIC, T, module, mutate
+
+    monkeypatch.setattr(barrier, "HANG_FLOOR", 45.0)
+    monkeypatch.setattr(barrier, "HANG_FACTOR", 5.0)
+    before, _ = UNKNOWN_TO_STATIC["a loop that checks one element"]
+    slow = "\n\n" + UNDER_THE_GATE + "if _GATE:\n    import time\n\n    time.sleep(25)\n"
+    got = mutate(repo, before, {T: module(before) + slow}, "--mutate-timeout", "20")
+    assert got.code == 0 and got.codes == [], got.said
+    assert "ran out before the new tests ran once" in got.err, got.err
