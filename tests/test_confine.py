@@ -179,6 +179,28 @@ def test_the_launcher_never_runs_the_command_unconfined(tmp_path: Path) -> None:
     assert "could not be confined" in done.stderr and not marker.exists()
 
 
+def test_a_confined_process_keeps_no_inherited_descriptor(jail: tuple[confine.Jail, Path]) -> None:
+    """Landlock governs what a process opens, not what it holds: a descriptor of the gate's inherited by the
+    confined command (a caller's pass_fds) would let it write where no rule grants; the launcher closes it."""
+    started, tmp = jail
+    gate_file = tmp / "work" / "gate.json"
+    write = "import os, sys\nos.write(int(sys.argv[1]), b'planted')\n"
+    for confined in (False, True):
+        with open(gate_file, "wb") as held:
+            cmd = [sys.executable, "-c", write, str(held.fileno())]
+            env = dict(os.environ)
+            if confined:
+                cmd, env = started.command(cmd, env)
+            done = subprocess.run(
+                cmd, cwd=tmp / "new", env=env, pass_fds=(held.fileno(),), capture_output=True, text=True, timeout=60
+            )
+        if confined:
+            assert done.returncode != 0 and "Bad file descriptor" in done.stderr, done
+            assert gate_file.read_bytes() == b""
+        else:  # the same process unconfined: the inherited descriptor writes
+            assert done.returncode == 0 and gate_file.read_bytes() == b"planted", done
+
+
 def test_a_missing_program_is_an_error_at_the_start(jail: tuple[confine.Jail, Path]) -> None:
     with pytest.raises(FileNotFoundError):
         jail[0].command([str(jail[1] / "no-such-python"), "-c", "pass"], dict(os.environ))
@@ -315,6 +337,23 @@ def test_serves_on_localhost():
 def test_uses_pytests_cache(cache):
     cache.set("shop/seen", [1])
     assert cache.get("shop/seen", None) == [1]
+
+
+def test_keeps_a_library_cache():
+    # Where platformdirs and most libraries keep theirs: a private, empty folder confined (HOME is read-only).
+    folder = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "shop-test")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "seen"), "w") as f:
+        f.write("x")
+    assert os.listdir(folder) == ["seen"]
+
+
+def test_takes_a_multiprocessing_lock():
+    import multiprocessing
+
+    lock = multiprocessing.Lock()  # a POSIX semaphore in /dev/shm, unlinked at once
+    with lock:
+        assert not lock.acquire(block=False)
 """
 
 

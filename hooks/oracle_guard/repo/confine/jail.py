@@ -131,7 +131,11 @@ class Jail:
             launcher += ["--write-file", path]
         if not any(_beneath(f, shared) for f in self.folders for shared in landlock.SHARED_FOLDERS):
             launcher += ["--shared"]  # else the trees beside this one are in there too (pytest_side/scratch.py)
-        return [*launcher, "--", program, *cmd[1:]], {**env, "TMPDIR": self.tmp}
+        # HOME stays the user's and read-only (the user site-packages and the gate's own cache are there);
+        # the caches that libraries keep under XDG_CACHE_HOME go to a private, empty folder (docs/ground.md).
+        cache = os.path.join(self.tmp, "cache")
+        os.makedirs(cache, exist_ok=True)
+        return [*launcher, "--", program, *cmd[1:]], {**env, "TMPDIR": self.tmp, "XDG_CACHE_HOME": cache}
 
     def failure(self) -> str:
         """Why the launcher could not confine the command ("" when it did, or has not said yet)."""

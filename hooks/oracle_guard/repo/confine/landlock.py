@@ -146,6 +146,25 @@ def _add(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
         os.close(fd)
 
 
+def _close_inherited() -> None:
+    """Close every descriptor but 0-2: Landlock governs what is opened, not what is already open.
+
+    An inherited descriptor of a file outside the grants (a caller's ``pass_fds``, a leaked one)
+    would stay writable; the result files are opened by the confined command itself, by name.
+    """
+    try:
+        open_now = [int(fd) for fd in os.listdir("/proc/self/fd")]  # the listing's own is closed after it
+    except OSError:
+        os.closerange(3, 65536)
+        return
+    for fd in open_now:
+        if fd > 2:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
 def main(argv: Sequence[str]) -> int:
     """``--write DIR``/``--write-file FILE`` (repeated), ``--shared``, ``--failed FILE``, ``-- CMD...``.
 
@@ -185,6 +204,7 @@ def main(argv: Sequence[str]) -> int:
             except OSError:
                 pass
         return RESTRICT_FAILED
+    _close_inherited()
     try:
         os.execvp(command[0], command)
     except OSError as exc:
