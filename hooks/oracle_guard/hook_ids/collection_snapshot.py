@@ -23,6 +23,7 @@ the pytest configuration (oracle_guard/pytest_side/config/compare.py).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Union
 
 from oracle_guard.contract.snapshot import WEAKER, format_snapshot, parse_snapshot, recorded_errors
+from oracle_guard.pytest_side import ground
 from oracle_guard.pytest_side.collection import base as base_collection
 from oracle_guard.pytest_side.collection.partial import PYTEST_CONFIGS, relevant
 from oracle_guard.pytest_side.config import compare as pytest_config
@@ -55,6 +57,7 @@ TIMEOUT_SECONDS = 900
 # -- finding the project's interpreter (oracle_guard/repo/interpreters.py, shared with oracle-replay)
 
 from oracle_guard.repo.interpreters import (  # noqa: E402,F401
+    ChosenByChange,
     _in_pre_commit_store,
     _main_checkout,
     _own_bins,
@@ -193,11 +196,14 @@ class _Run:
 
     def _wait(self) -> tuple[bytes, bytes]:
         try:
-            return self.proc.communicate(timeout=TIMEOUT_SECONDS)
+            out = self.proc.communicate(timeout=TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.communicate()
             raise UsageError(f"pytest --collect-only took over {TIMEOUT_SECONDS} s in {self.python}") from None
+        for confined in self.jails:
+            confined.refuse_unconfined()  # the system's doing, never a collection the change broke
+        return out
 
 
 class _PartialRun:
@@ -422,6 +428,12 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
             return _prepare(ctx, change_set, started, lambda: _configuration(ctx, change_set))
         static = _configuration(ctx, change_set)
         return _prepare(ctx, change_set, started, lambda: static)
+    except ChosenByChange as exc:
+        # The interpreter a commit chose collects nothing: a finding against the change, as in the gates.
+        for run, _ in started:
+            run.abandon()
+        chosen = [*_configuration(ctx, change_set), ground.chosen(exc)]
+        return lambda: chosen
     except BaseException:
         for run, _ in started:
             run.abandon()
@@ -479,7 +491,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     started: list[tuple[_Started, list[tuple[str, str]]]] = []  # the run to abandon if anything fails
     try:
         if args.always and not (args.static_only or args.if_snapshot):
-            started.append(_start_somewhere(args.python))
+            with contextlib.suppress(ChosenByChange):  # prepare() meets it again and reports OG920
+                started.append(_start_somewhere(args.python))
         ctx = hook_args.context(
             args,
             changes.resolve(args),
