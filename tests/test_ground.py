@@ -22,6 +22,7 @@ import pytest
 
 from oracle_guard.commands import check
 from oracle_guard.hook_ids import replay as replay_hook
+from oracle_guard.probes.neighbours import recorded
 from oracle_guard.pytest_side import barrier, environment
 from oracle_guard.repo import interpreters
 from tests.helpers import Repo, Result, finding_codes, finding_lines
@@ -408,6 +409,64 @@ def test_a_forged_base_time_neither_convicts_an_honest_change_nor_hides_a_hang(
         assert plain_pytest(repo) == 0
         assert got.code == 1 and finding_codes(got.out) == ["OG922"], got.said
     assert json.loads(entry.read_text())["seconds"] not in (0.0, 1e9)  # the base's real time, written again
+
+
+# A cheat the flip run catches (OG911), which hangs only under the flip plugin (its runner's argv names
+# the flips' results file): it would stop the probe that convicts it.
+UNDER_THE_FLIPS = "import sys as _sys\n_FLIPS = any('flips.json' in _a for _a in _sys.argv)\n"
+HANGS_UNDER_THE_FLIPS = UNDER_THE_FLIPS + ALWAYS_EQUAL.replace(
+    "def price(cents):\n", "def price(cents):\n    if _FLIPS:\n        import time\n        time.sleep(3600)\n"
+)
+SLOWER_UNDER_THE_FLIPS = UNDER_THE_FLIPS + HONEST["refactor"].replace(
+    "def price(cents):\n", "def price(cents):\n    if _FLIPS:\n        import time\n        time.sleep(0.02)\n"
+)
+
+
+def _flips_entry_stands(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The flips entry stands in for the base side only when the base's run has no calls to record: a change
+    whose Python code is the base's (data the code reads, say; probes/neighbours/recorded.py).  As in
+    tests/test_flips_cache.py, the recording is switched off to reach that path with a change of code."""
+    monkeypatch.setattr(recorded, "RECORD", False)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+def test_new_code_that_hangs_only_under_the_flip_plugin_with_a_warm_flips_entry_is_og922(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Before: with the flip run's base side from the cache, its new side ran alone with no limit, and a hang only
+    under the flip plugin ran into --timeout: exit 2, and the always-equal cheat the flips convict was not judged.
+    The flips entry keeps the base flip run's time; the hang is held to it, and checked against a whole base run."""
+    _flips_entry_stands(monkeypatch)
+    _warm(repo, monkeypatch, tmp_path)
+    flips = [
+        p
+        for p in (tmp_path / "og-cache" / "replay").glob("*.json")
+        if json.loads(p.read_text()).get("probe") == "flips"
+    ]
+    assert len(flips) == 1 and json.loads(flips[0].read_text())["seconds"] > 0, flips
+    repo.write("src/shop/__init__.py", HANGS_UNDER_THE_FLIPS)
+    repo.stage()
+    assert plain_pytest(repo) == 0  # every price compares equal, and nothing waits outside the flip run
+    started = time.monotonic()
+    # One job: the flip run starts after the main run, from the entry (two start beside it: the main run's limit).
+    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "300", "--jobs", "1")
+    assert got.code == 1 and finding_codes(got.out) == ["OG922"], got.said
+    assert "flip run's base side from the cache" not in got.err and time.monotonic() - started < 250
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+def test_new_code_a_little_slower_under_the_flip_plugin_passes_from_the_flips_entry(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _flips_entry_stands(monkeypatch)
+    _warm(repo, monkeypatch, tmp_path)
+    repo.write("src/shop/__init__.py", SLOWER_UNDER_THE_FLIPS)
+    repo.stage()
+    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "300", "--jobs", "1")
+    assert got.code == 0 and got.codes == [], got.said
+    assert "flip run's base side from the cache" in got.err, got.err
 
 
 BREAKS_UNDER_THE_GATE = UNDER_THE_GATE + "if _GATE:\n    raise RuntimeError('not in a scratch tree')\n"

@@ -375,7 +375,7 @@ def main_run(
         "new": (trees["new"], [*fixed, *args], True),
     }
     try:
-        got = runs.run_each(python, plan, "run", _claim(entry.seconds, runs.deadline))
+        got = runs.run_each(python, plan, "run", claim(entry.seconds, runs.deadline))
     except barrier.Hung as exc:
         if not exc.claimed:
             raise
@@ -389,7 +389,7 @@ def main_run(
     return python, usable.origin, {"base": base, "new": new}, fixed
 
 
-def _claim(seconds: float, deadline: float) -> float:
+def claim(seconds: float, deadline: float) -> float:
     """The entry's base time as the new side's measure, cut so that its limit ends by half the time left.
 
     A claim is checked against a real base run before a hang is judged by it (``_held_to_the_claim``):
