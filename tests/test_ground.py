@@ -469,6 +469,41 @@ def test_new_code_a_little_slower_under_the_flip_plugin_passes_from_the_flips_en
     assert "flip run's base side from the cache" in got.err, got.err
 
 
+# A module of the change named like one pytest needs: outside the gate it hands over the real pluggy (plain
+# pytest is green), under the gate it fails, so pytest cannot start in the new code's tree.
+SHADOW = (
+    UNDER_THE_GATE
+    + """\
+import importlib
+import sys
+
+if _GATE:
+    raise ImportError("pluggy is not available here")
+_here = _os.path.dirname(_os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if _os.path.abspath(p or ".") != _here]
+del sys.modules[__name__]
+sys.modules[__name__] = importlib.import_module(__name__)
+"""
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shadow", [True, False], ids=["shadows-pluggy-under-the-gate", "an-unrelated-module"])
+def test_a_module_of_the_change_that_stops_pytest_only_in_the_new_tree_is_judged(repo: Repo, shadow: bool) -> None:
+    """Before: pytest imported in the base's tree and not in the new code's, and the replay took that for an
+    interpreter without pytest: exit 2, "nothing was judged", and the always-equal cheat beside it went through.
+    The base side decides whether the interpreter has pytest; the new side that cannot start is OG904."""
+    name = "pluggy.py" if shadow else "helpers_of_mine.py"
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": ALWAYS_EQUAL if shadow else HONEST["refactor"], name: SHADOW})
+    assert plain_pytest(repo) == 0  # the real pluggy outside the gate: plain pytest is green, the bug kept
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    if shadow:
+        assert got.code == 1 and finding_codes(got.out) == ["OG904"], got.said
+        assert "pluggy is not available here" in got.out
+    else:
+        assert got.code == 0 and got.codes == [], got.said
+
+
 BREAKS_UNDER_THE_GATE = UNDER_THE_GATE + "if _GATE:\n    raise RuntimeError('not in a scratch tree')\n"
 REWRITTEN = edited_tests(DIGITS, '    assert slugify("Room 101").startswith("room")\n')
 

@@ -316,6 +316,12 @@ def run_somewhere(
             run_args = [*fixed_args(), *args]
             results = runs.run(python, trees, run_args, "run")
             codes = {r.exit_code for r in results.values()}
+        # Only the base side decides that this interpreter has no pytest: where pytest imports in the base's
+        # tree and not in the new code's, a module of the change shadows one it needs, and the gate judges
+        # that against the change (OG904), never "nothing was judged" (exit 2) for what the change did.
+        trusted = results.get(barrier.TRUSTED)
+        if trusted is not None and trusted.exit_code != _no_pytest():
+            codes = {trusted.exit_code}
         if any(code == _no_pytest() for code in codes):
             why = next((r.tail for r in results.values() if r.exit_code == _no_pytest()), "")
             tried.append((f"{python} ({origin})", why))
