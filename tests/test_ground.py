@@ -504,6 +504,43 @@ def test_a_module_of_the_change_that_stops_pytest_only_in_the_new_tree_is_judged
         assert got.code == 0 and got.codes == [], got.said
 
 
+# Under the gate, the first run of the new code ends its own pytest process (the run is broken, so the gate
+# runs it again) and the second hangs: a marker in its own tree tells them apart.
+EXITS_THEN_HANGS = UNDER_THE_GATE + ALWAYS_EQUAL.replace(
+    "def price(cents):\n",
+    "def price(cents):\n"
+    "    if _GATE:\n"
+    "        import time\n"
+    "\n"
+    "        _marker = _os.path.join(_os.getcwd(), '.ran-once')\n"
+    "        if _os.path.exists(_marker):\n"
+    "            time.sleep(3600)\n"
+    "        open(_marker, 'w').close()\n"
+    "        _os._exit(0)\n",
+)
+EXITS_ONCE = EXITS_THEN_HANGS.replace("time.sleep(3600)", "return _Text(f'${cents // 100}')")
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+@pytest.mark.parametrize("second", ["hangs", "runs"])
+def test_new_code_that_breaks_its_run_then_hangs_in_the_second_is_og922(repo: Repo, second: str) -> None:
+    """Before: the second run of the new code (after a broken first) had no limit but --timeout: exit 2, and the
+    always-equal cheat was never judged.  It is held to the main run's measured base time now: OG922.  Its twin,
+    whose second run completes, is no hang: that run stands in for the first ("a flaky run"), and the flips judge
+    the cheat in it (OG911).  The honest change a little slower in every run under the gate passes (above)."""
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": EXITS_THEN_HANGS if second == "hangs" else EXITS_ONCE})
+    assert plain_pytest(repo) == 0  # every price compares equal, and nothing exits or waits outside the gate
+    started = time.monotonic()
+    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "150")
+    if second == "hangs":
+        assert got.code == 1 and finding_codes(got.out) == ["OG922"], got.said
+        assert time.monotonic() - started < 140
+    else:
+        assert got.code == 1 and finding_codes(got.out) == ["OG911"], got.said
+        assert "flaky run on the new code" in got.err
+
+
 BREAKS_UNDER_THE_GATE = UNDER_THE_GATE + "if _GATE:\n    raise RuntimeError('not in a scratch tree')\n"
 REWRITTEN = edited_tests(DIGITS, '    assert slugify("Room 101").startswith("room")\n')
 
