@@ -162,6 +162,8 @@ def _replayed(
         options.seen = seen  # the base side's main run, for a shard's document
         options.red = fates  # what became of the base's red tests, for the last line
         found = [("oracle-replay", f) for f in sorted(set(replay_hook.findings_of(options)))]
+    except changes.TooBig as exc:  # a file of the change the replay cannot read: judged against it (OG929)
+        found = [("oracle-replay", exc.finding())]
     except UsageError as exc:
         return runner.Outcome([], [str(exc)], [])
     return runner.Outcome(found, [], [], next_steps(ctx, found))
@@ -172,6 +174,8 @@ def _mutated(args: argparse.Namespace, ctx: HookContext, change_set: changes.Cha
 
     try:
         found = [("oracle-mutate", f) for f in sorted(set(mutation_gate.run(args, change_set, args.contract)))]
+    except changes.TooBig as exc:
+        found = [("oracle-mutate", exc.finding())]
     except UsageError as exc:
         return runner.Outcome([], [str(exc)], [])
     return runner.Outcome(found, [], [], next_steps(ctx, found))

@@ -452,6 +452,11 @@ CODES: dict[str, tuple[str, str, str]] = {
         "a process left running from an earlier run",
         "end the process, and run the gate before the change's own tests, in a fresh job",
     ),
+    "OG929": (
+        "docs/ground.md#og929-a-file-of-the-change-is-over-the-size-limit",
+        "a file of the change is over the size limit",
+        "build the generated file instead of committing it, or raise `max_file_bytes` in the contract in its own commit",
+    ),
     # The suspects' probes: the tests the change made pass, judged by behaviour (docs/replay-probes.md).
     "OG971": (
         "docs/replay-probes.md#og971-a-suspects-call-answers-otherwise-outside-pytest",

@@ -68,6 +68,7 @@ class Side(NamedTuple):
     neighbours: dict[str, Any] | None
     exit_code: int
     tail: str
+    seconds: float | None = None  # how long the process ran, measured from outside (the cache keeps the base's)
 
 
 def _join(root: str, node: str) -> str:
@@ -94,6 +95,7 @@ class _Probe:
         self.flips_out = os.path.join(work, f"{name}.flips.json")
         self.neighbours_out = os.path.join(work, f"{name}.neighbours.json") if calls else None
         self.log_path = os.path.join(work, f"{name}.log")
+        self.seconds: float | None = None
         plugins = [[os.path.abspath(_flips_plugin.__file__), self.flips_out]]
         env = tree_env(python, tree)
         if calls and self.neighbours_out:
@@ -113,6 +115,7 @@ class _Probe:
 
     def wait(self, deadline: float) -> None:
         self.process.wait(deadline)
+        self.seconds = time.monotonic() - self.process.started
 
     def kill(self) -> None:
         self.process.kill()
@@ -128,7 +131,8 @@ class _Probe:
             (_join(root, str(node)), str(site)): Verdict(int(runs), int(passes))
             for node, site, runs, passes in data.get("records", [])
         }
-        return Side(True, dict(data.get("sites", {})), verdicts, neighbours, self.process.proc.returncode, tail)
+        code = self.process.proc.returncode
+        return Side(True, dict(data.get("sites", {})), verdicts, neighbours, code, tail, self.seconds)
 
 
 def _read_json(path: str | None) -> Any:
@@ -151,12 +155,15 @@ def run(
     tag: str,
     calls: str | None = None,
     record: str | None = None,
+    claimed: float | None = None,
 ) -> dict[str, Side]:
-    """One probe process per tree (two at once when JOBS allows); RECORD: the base tree's calls file instead."""
+    """One probe process per tree (two at once when JOBS allows); RECORD: the base tree's calls file instead.
+
+    CLAIMED: the base side's time from a cache entry, for TREES without a base side (_warm)."""
     sides: dict[str, Side] = {}
     pending: list[tuple[str, _Probe]] = []
     try:
-        for group in barrier.in_turn(trees):  # the base side first and alone, never beside the new code
+        for group in barrier.in_turn(trees, claimed):  # the base side first and alone, never beside the new code
             for name in group:
                 if len(pending) >= jobs:
                     done_name, done = pending.pop(0)
@@ -194,7 +201,15 @@ def _warm(
     base side runs whole when the new side or that run does not complete (returned with True: an
     entry may be written from it).
     """
-    new = ran_new or run(python, {"new": trees["new"]}, args, jobs, deadline, work, "flips", calls)["new"]
+    if ran_new is None:
+        try:
+            claim = base_cache.claim(entry.seconds, deadline)
+            ran_new = run(python, {"new": trees["new"]}, args, jobs, deadline, work, "flips", calls, None, claim)["new"]
+        except barrier.Hung as exc:
+            if not exc.claimed:
+                raise
+            return _held_to_the_claim(python, trees, args, jobs, deadline, work, calls, exc), True
+    new = ran_new
     if not new.complete:
         return {
             "base": run(python, {"base": trees["base"]}, args, jobs, deadline, work, "flips", calls)["base"],
@@ -217,6 +232,35 @@ def _warm(
         )
         neighbours_answers = collected["base"].neighbours
     return {"base": Side(True, entry.sites, verdicts, neighbours_answers, 0, ""), "new": new}, False
+
+
+def _held_to_the_claim(
+    python: str,
+    trees: Mapping[str, str],
+    args: Sequence[str],
+    jobs: int,
+    deadline: float,
+    work: str,
+    calls: str | None,
+    exc: barrier.Hung,
+) -> dict[str, Side]:
+    """The new side ran past the entry's claimed limit: OG922 only if past the limit a whole base run sets.
+
+    As probes/replay/base_cache.py: a claim too short runs the new side again, held to the real limit."""
+    barrier.unchanged()  # the stopped run's end was quiet: the base runs only where it left nothing (OG921)
+    base = run(python, {"base": trees["base"]}, args, jobs, deadline, work, "flips", calls)["base"]
+    if not base.complete or base.seconds is None:
+        # No measure: the flips are not judged (a notice), as when the base's flip run fails cold.
+        return {"base": base, "new": Side(False, {}, {}, None, -1, "stopped")}
+    limit = barrier.HANG_FLOOR + barrier.HANG_FACTOR * base.seconds
+    if exc.seconds >= limit:
+        raise barrier.Hung(exc.side, exc.seconds, base.seconds)  # the flip plugin writes no test it was in
+    notice(
+        f"oracle-replay: the flip run's new side ran past the {exc.seconds:.0f} s the cache's base time allowed;"
+        f" the base ran whole in {base.seconds:.1f} s, so the new side runs again, held to {limit:.0f} s"
+    )
+    new = run(python, {"new": trees["new"]}, args, jobs, deadline, work, "flips", calls, claimed=base.seconds)["new"]
+    return {"base": base, "new": new}
 
 
 class Setup(NamedTuple):
@@ -456,8 +500,8 @@ def judge(
     else:
         sides = run(python, trees, args, jobs, deadline, work, "flips", calls, record)
     base, new = sides["base"], sides["new"]
-    if cache is not None and key and fresh and base.complete:
-        cached.write(cache.where, key, base.sites, base.verdicts)
+    if cache is not None and key and fresh and base.complete and base.seconds is not None:
+        cached.write(cache.where, key, base.sites, base.verdicts, base.seconds)
     if outcomes is None:
         outcomes = {node: neighbours.BOTH for node in passed_both}
     odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label, outcomes) if calls else []

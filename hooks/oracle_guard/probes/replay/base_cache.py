@@ -366,6 +366,7 @@ def main_run(
     entry = usable.entry_for([*replay_run.fixed_args(), *replay_run.NO_RANDOM_ORDER, *args]) if usable else None
     if usable is None or entry is None:
         python, origin, results, fixed = replay_run.run_somewhere(explicit, trees, args, runs)
+        runs.base_seconds = barrier.measured()
         if usable is not None:
             usable.keep(python, fixed, results["base"])
         return python, origin, results, fixed
@@ -375,7 +376,7 @@ def main_run(
         "new": (trees["new"], [*fixed, *args], True),
     }
     try:
-        got = runs.run_each(python, plan, "run", _claim(entry.seconds, runs.deadline))
+        got = runs.run_each(python, plan, "run", claim(entry.seconds, runs.deadline))
     except barrier.Hung as exc:
         if not exc.claimed:
             raise
@@ -385,11 +386,12 @@ def main_run(
     if base is None:
         # The base side whole, as without a cache (the new side's run is the one a cold replay makes).
         base = runs.run(python, {"base": trees["base"]}, [*fixed, *args], "run")["base"]
+        runs.base_seconds = barrier.measured()
         usable.keep(python, fixed, base)
     return python, usable.origin, {"base": base, "new": new}, fixed
 
 
-def _claim(seconds: float, deadline: float) -> float:
+def claim(seconds: float, deadline: float) -> float:
     """The entry's base time as the new side's measure, cut so that its limit ends by half the time left.
 
     A claim is checked against a real base run before a hang is judged by it (``_held_to_the_claim``):
@@ -419,7 +421,7 @@ def _held_to_the_claim(
         alongside.kill()  # the early flip runs: the flips run after, as without them
     barrier.unchanged()  # the stopped run's end was quiet: the base runs only where it left nothing (OG921)
     base = runs.run(python, {"base": trees["base"]}, [*fixed, *args], "run")["base"]
-    seconds = barrier.measured()
+    seconds = runs.base_seconds = barrier.measured()
     usable.keep(python, fixed, base)
     if seconds is None:
         raise exc  # pragma: no cover - a base run whole is always measured

@@ -411,7 +411,7 @@ def _base_examples(ctx: _Context, base: ledger.Result, new: ledger.Result) -> tu
         return new, {}
     ids = doctests.write(tree.new, edited)
     doctests.write(tree.base, edited)
-    ran = runs.run(python, {"new": tree.new}, [*fixed, *doctests.args(ids)], "doctests")["new"]
+    ran = runs.run(python, {"new": tree.new}, [*fixed, *doctests.args(ids)], "doctests", runs.base_seconds)["new"]
     notice(f"oracle-replay: ran the base's examples of {len(edited)} edited docstring(s) against the new code")
     return doctests.standing_in(new, ran, ids), ids
 
@@ -479,7 +479,7 @@ def _soundness(
     own = {k: v for k, v in ledger.broken(new).items() if k not in held}
     if not own:
         return [], new
-    again = runs.run(python, {"new": trees["new"]}, args, "again")["new"]
+    again = runs.run(python, {"new": trees["new"]}, args, "again", runs.base_seconds)["new"]  # a hang: OG922
     if not set(ledger.broken(again)) - set(held):
         notice(f"oracle-replay: flaky run on the new code ({'; '.join(own.values())}), sound on a second run")
         return [], again
