@@ -27,36 +27,19 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from oracle_guard.probes import receipts
 from oracle_guard.probes.flips import cached
 from oracle_guard.probes.flips.cached import Verdict
 from oracle_guard.probes.neighbours import calls as neighbours
 from oracle_guard.probes.neighbours import recorded
 from oracle_guard.probes.replay import base_cache
+from oracle_guard.probes.runner import RUNNER, own_fds, runner_config
 from oracle_guard.pytest_side import barrier
 from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import Finding, notice
 
 PROBES = True  # bench/probes.py turns them off in-process to price them
 TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
-RUNNER = """\
-import importlib.util, json, sys
-try:
-    import pytest
-except ImportError as exc:  # not installed, or shadowed by a module of the project
-    print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
-    sys.exit(97)
-config = json.loads(sys.argv[1])
-plugins = []
-for path, output in config["plugins"]:
-    spec = importlib.util.spec_from_file_location("_oracle_guard_" + str(len(plugins)), path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    mod.OUTPUT = output
-    plugins.append(mod)
-code = int(pytest.main(sys.argv[2:], plugins=plugins))
-_oracle_guard_imports()  # defined before this text by pytest_side/barrier.py REPORT_IMPORTS
-sys.exit(code)
-"""
 
 
 class Side(NamedTuple):
@@ -68,6 +51,7 @@ class Side(NamedTuple):
     neighbours: dict[str, Any] | None
     exit_code: int
     tail: str
+    problem: str = ""  # why its results files do not add up (probes/receipts.py): not complete then
 
 
 def _join(root: str, node: str) -> str:
@@ -106,29 +90,48 @@ class _Probe:
             if output:
                 with contextlib.suppress(OSError):
                     os.unlink(output)
-        cmd = [python, "-c", barrier.REPORT_IMPORTS + RUNNER, json.dumps({"plugins": plugins}), *args]
+        self.receipts = receipts.Receipts()
+        cmd = [python, "-c", barrier.REPORT_IMPORTS + RUNNER, runner_config(plugins, self.receipts.fd), *args]
+        self.outputs = [o for o in (self.flips_out, self.neighbours_out, _recording_of(calls)) if o]
         with open(self.log_path, "wb") as log:
-            outputs = [o for o in (self.flips_out, self.neighbours_out) if o]
-            self.process = barrier.Process(cmd, tree, env, log, side, report=self.imports, writes=outputs)
+            try:
+                self.process = barrier.Process(
+                    cmd, tree, env, log, side, report=self.imports, writes=self.outputs, pass_fds=own_fds(self.receipts)
+                )
+            finally:
+                self.receipts.started()
 
     def wait(self, deadline: float) -> None:
         self.process.wait(deadline)
 
     def kill(self) -> None:
         self.process.kill()
+        self.receipts.close()
 
     def side(self) -> Side:
+        code, tail = self.process.proc.returncode, _tail(self.log_path)
+        problem = self.receipts.problem(self.process.proc.pid, self.outputs)
+        if problem:
+            return Side(False, {}, {}, None, code, tail, problem)
         data = _read_json(self.flips_out)
         neighbours = _read_json(self.neighbours_out) if self.neighbours_out else None
-        tail = _tail(self.log_path)
         if not isinstance(data, dict) or data.get("complete") is not True:
-            return Side(False, {}, {}, neighbours, self.process.proc.returncode, tail)
+            return Side(False, {}, {}, neighbours, code, tail)
         root = str(data.get("rootdir", "."))
-        verdicts = {
-            (_join(root, str(node)), str(site)): Verdict(int(runs), int(passes))
-            for node, site, runs, passes in data.get("records", [])
-        }
-        return Side(True, dict(data.get("sites", {})), verdicts, neighbours, self.process.proc.returncode, tail)
+        verdicts: dict[tuple[str, str], Verdict] = {}
+        for node, site, runs, passes in data.get("records", []):
+            key = (_join(root, str(node)), str(site))
+            if key in verdicts:  # one record per flip and test: a second is another run's
+                return Side(False, {}, {}, None, code, tail, f"two verdicts for {site} in {key[0]}")
+            verdicts[key] = Verdict(int(runs), int(passes))
+        return Side(True, dict(data.get("sites", {})), verdicts, neighbours, code, tail)
+
+
+def _recording_of(config: str | None) -> str | None:
+    """Where a neighbours configuration has the run record the calls its tests make (None: it records none)."""
+    data = _read_json(config)
+    found = data.get("record") if isinstance(data, dict) else None
+    return found if isinstance(found, str) else None
 
 
 def _read_json(path: str | None) -> Any:
@@ -151,8 +154,10 @@ def run(
     tag: str,
     calls: str | None = None,
     record: str | None = None,
+    record_new: str | None = None,
 ) -> dict[str, Side]:
-    """One probe process per tree (two at once when JOBS allows); RECORD: the base tree's calls file instead."""
+    """One probe process per tree (two at once when JOBS allows); RECORD, RECORD_NEW: the base's and the new
+    tree's calls file instead (each records the calls its tests make)."""
     sides: dict[str, Side] = {}
     pending: list[tuple[str, _Probe]] = []
     try:
@@ -162,7 +167,7 @@ def run(
                     done_name, done = pending.pop(0)
                     done.wait(deadline)
                     sides[done_name] = done.side()
-                own = record if record and name == "base" else calls
+                own = record if record and name == "base" else record_new if record_new and name == "new" else calls
                 pending.append((name, _Probe(python, trees[name], args, work, f"{tag}-{name}", own, name)))
             while pending:
                 done_name, done = pending.pop(0)
@@ -230,6 +235,7 @@ class Setup(NamedTuple):
     args: list[str]
     key: str | None
     entry: cached.Entry | None
+    record_new: str | None = None  # the new side's recording (neighbours/recorded.py: what the base cannot reach)
 
     @classmethod
     def of(
@@ -256,7 +262,10 @@ class Setup(NamedTuple):
         # without calls would excuse, and the code under test can write the cache).
         key = cached.name(cache, args) if cache is not None and "new" in trees and record is None else None
         entry = cached.read(cache.where, key) if cache is not None and key else None
-        return cls(sites, added, calls, recording, record, args, key, entry)
+        record_new = (
+            _calls_file(work, sites, changed, "calls-record-new", recording_of_new(work), added) if record else None
+        )
+        return cls(sites, added, calls, recording, record, args, key, entry, record_new)
 
 
 class Early:
@@ -279,7 +288,7 @@ class Early:
             return
         if side == "base" and self.setup.entry is not None:
             return  # the base's verdicts come from the entry; what it leaves to check runs after the new side
-        calls = self.setup.record if side == "base" and self.setup.record else self.setup.calls
+        calls = (self.setup.record if side == "base" else self.setup.record_new) or self.setup.calls
         self.probes[side] = _Probe(python, self.trees[side], self.setup.args, self.work, f"flips-{side}", calls, side)
 
     def wait(self, side: str, deadline: float) -> None:
@@ -368,12 +377,28 @@ def call_sites(tree: str, selection: Sequence[str]) -> list[neighbours.CallSite]
     return sites[: neighbours.MAX_SITES]
 
 
+def forged(where: str, new: Side, run: str = "flip run") -> Finding:
+    """OG976: the results files of a probe run of the new code are not what its own process reported once."""
+    text = (
+        f"the {run} against the new code left results that do not add up: {new.problem}; a copy of the test run"
+        " (a fork at import, say) wrote verdicts of its own, so none of that run's is the run's own; fix the code"
+    )
+    return Finding(where, 1, 1, "OG976", text)
+
+
 def _unfinished(where: str, new: Side, base_label: str) -> Finding:
+    if new.problem:
+        return forged(where, new)
     text = (
         f"the flip run against the new code ended without its results (exit {new.exit_code}: "
         f"{new.tail or 'no output'}) while the one at {base_label} completed: the new code stops the test run; fix the code"
     )
     return Finding(where, 1, 1, "OG913", text)
+
+
+def recording_of_new(work: str) -> str:
+    """Where the new side's flip run records the calls its tests make (recorded.py judges only some)."""
+    return os.path.join(work, "recorded-calls-new.json")
 
 
 def _calls_file(
@@ -441,7 +466,7 @@ def judge(
         early.kill()
         early = None
     setup = early.setup if early is not None else Setup.of(trees, fixed, selection, work, changed, cache, only)
-    sites, added, calls, recording, record, args, key, entry = setup
+    sites, added, calls, recording, record, args, key, entry, record_new = setup
     ran_early = early.sides if early is not None else {}
     fresh = entry is None  # the base side ran whole: an entry can be written from it
     if entry is not None:
@@ -451,20 +476,24 @@ def judge(
     elif set(ran_early) == set(trees):
         sides = ran_early
     else:
-        sides = run(python, trees, args, jobs, deadline, work, "flips", calls, record)
+        sides = run(python, trees, args, jobs, deadline, work, "flips", calls, record, record_new)
     base, new = sides["base"], sides["new"]
     if cache is not None and key and fresh and base.complete:
         cached.write(cache.where, key, base.sites, base.verdicts)
     if outcomes is None:
         outcomes = {node: neighbours.BOTH for node in passed_both}
     odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label, outcomes) if calls else []
+    troubled: list[Side] = [new] if new.problem else []
     if record:  # the calls the base's tests made, arguments as received, judged like literal sites
 
         def probe(args: list[str], config: str) -> tuple[Any, Any]:
             again = run(python, trees, [*fixed, *args], jobs, deadline, work, "recorded", config)
+            if again["new"].problem:
+                troubled.append(again["new"])
             return again["base"].neighbours, again["new"].neighbours
 
-        more, odd_more = recorded.judge(recording, sites, outcomes, changed, work, base_label, probe, added)
+        on_new = recording_of_new(work) if record_new and new.complete else None
+        more, odd_more = recorded.judge(recording, sites, outcomes, changed, work, base_label, probe, added, on_new)
         sites, odd = [*sites, *more], [*odd, *odd_more]
     if calls:
         called = set(_sites_of(base.neighbours)) & set(_sites_of(new.neighbours))
@@ -473,6 +502,9 @@ def judge(
             f"oracle-replay: called {len(called)} tested function(s) on {inputs} neighbouring input(s) on both sides"
         )
     first: list[tuple[str, str]] = []
+    if troubled:
+        where = selection[0] if selection else "."
+        return [(where, forged(where, troubled[0]))]
     if not base.complete:
         notice(f"oracle-replay: the flip run at {base_label} wrote no results (exit {base.exit_code}: {base.tail})")
     elif not new.complete:
@@ -530,12 +562,14 @@ def _confirmed(
     calls = _calls_file(work, odd_sites, changed, "calls-again", None, added)
     nodes = sorted({node for node, _ in first} | {node for node, _ in odd})
     again = run(python, trees, [*fixed, *nodes], jobs, deadline, work, "flips-again", calls)
-    if again["base"].complete and not again["new"].complete:
+    if (again["base"].complete or again["new"].problem) and not again["new"].complete:
         return [(nodes[0], _unfinished(nodes[0].split("::", 1)[0], again["new"], base_label))]
     found: list[tuple[str, Finding]] = []
     second = suspects(again["base"], again["new"], passed_both, made_pass)
     for node, site in first:
-        if (node, site) not in second:
+        # A test the change made pass has no honest way to pass its flip, even once (issue 39): only a
+        # test that passed at the base too, whose flip failed there, is given a second run to clear it.
+        if (node, site) not in second and node not in made_pass:
             notice(f"oracle-replay: flaky flip: {site} in {node} changed its verdict between two runs of a side")
             continue
         found.append((node, finding(node, again["new"].sites.get(site, {}), base_label, node in made_pass)))
