@@ -179,6 +179,28 @@ def test_the_launcher_never_runs_the_command_unconfined(tmp_path: Path) -> None:
     assert "could not be confined" in done.stderr and not marker.exists()
 
 
+def test_a_confined_process_keeps_no_inherited_descriptor(jail: tuple[confine.Jail, Path]) -> None:
+    """Landlock governs what a process opens, not what it holds: a descriptor of the gate's inherited by the
+    confined command (a caller's pass_fds) would let it write where no rule grants; the launcher closes it."""
+    started, tmp = jail
+    gate_file = tmp / "work" / "gate.json"
+    write = "import os, sys\nos.write(int(sys.argv[1]), b'planted')\n"
+    for confined in (False, True):
+        with open(gate_file, "wb") as held:
+            cmd = [sys.executable, "-c", write, str(held.fileno())]
+            env = dict(os.environ)
+            if confined:
+                cmd, env = started.command(cmd, env)
+            done = subprocess.run(
+                cmd, cwd=tmp / "new", env=env, pass_fds=(held.fileno(),), capture_output=True, text=True, timeout=60
+            )
+        if confined:
+            assert done.returncode != 0 and "Bad file descriptor" in done.stderr, done
+            assert gate_file.read_bytes() == b""
+        else:  # the same process unconfined: the inherited descriptor writes
+            assert done.returncode == 0 and gate_file.read_bytes() == b"planted", done
+
+
 def test_a_missing_program_is_an_error_at_the_start(jail: tuple[confine.Jail, Path]) -> None:
     with pytest.raises(FileNotFoundError):
         jail[0].command([str(jail[1] / "no-such-python"), "-c", "pass"], dict(os.environ))
@@ -315,6 +337,23 @@ def test_serves_on_localhost():
 def test_uses_pytests_cache(cache):
     cache.set("shop/seen", [1])
     assert cache.get("shop/seen", None) == [1]
+
+
+def test_keeps_a_library_cache():
+    # Where platformdirs and most libraries keep theirs: a private, empty folder confined (HOME is read-only).
+    folder = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "shop-test")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "seen"), "w") as f:
+        f.write("x")
+    assert os.listdir(folder) == ["seen"]
+
+
+def test_takes_a_multiprocessing_lock():
+    import multiprocessing
+
+    lock = multiprocessing.Lock()  # a POSIX semaphore in /dev/shm, unlinked at once
+    with lock:
+        assert not lock.acquire(block=False)
 """
 
 
@@ -395,3 +434,59 @@ def test_one_commands_require_confinement_is_not_the_next_commands(repo: Repo, m
     repo.write("tests/test_a.py", TEST_A + "\n# touched\n", dedent=False)
     got = repo.staged_hook(collection_snapshot.main, *PY)
     assert got.code == 0, got
+
+
+# -- a launcher that finds Landlock but cannot restrict (a kernel or seccomp policy that refuses it) ---------
+
+
+@pytest.fixture
+def refusing_kernel(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The launcher as on a system whose kernel answers Landlock's probe but refuses landlock_restrict_self."""
+    source = Path(landlock.__file__).read_text(encoding="utf-8")
+    assert '"restrict_self": 446' in source
+    broken = tmp_path / "launcher" / "landlock.py"
+    broken.parent.mkdir()
+    broken.write_text(source.replace('"restrict_self": 446', '"restrict_self": 4460'), encoding="utf-8")
+    monkeypatch.setattr(landlock, "__file__", str(broken))
+
+
+EXITS_125 = "import os as _os\nif _os.path.basename(_os.getcwd()) == 'new':\n    _os._exit(125)\n"
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("refusing_kernel")
+def test_a_launcher_that_cannot_restrict_is_a_clear_exit_2_and_no_verdict(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the launcher's exit 125 read as the new code's run: "pytest cannot run the base's tests against the
+    new code (exit 125)", OG904 against an honest change, for what the system did."""
+    from oracle_guard.hook_ids import collection_snapshot
+    from tests.test_collection_snapshot import BASELINE, PY, SNAP, TEST_A, TEST_B, format_snapshot
+
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": HONEST["refactor"]})
+    got = repo.hook(check.main, *CHECK)
+    assert got.code == 2 and got.codes == [], got
+    assert "could not confine the change's code on this system" in got.err and "landlock_restrict_self" in got.err
+    assert f"{confine.SWITCH}=0" in got.err
+    unconfined(monkeypatch)  # what the line offers: the barrier alone judges it
+    assert repo.hook(check.main, *CHECK).code == 0
+    monkeypatch.delenv(confine.SWITCH)
+    repo.commit("refactor")
+    repo.write("tests/test_a.py", TEST_A, dedent=False)
+    repo.write("tests/test_b.py", TEST_B, dedent=False)
+    repo.write(SNAP, format_snapshot(BASELINE))
+    repo.commit("snapshot")
+    repo.write("tests/test_a.py", TEST_A + "\n# touched\n", dedent=False)
+    collected = repo.staged_hook(collection_snapshot.main, *PY)
+    assert collected.code == 2 and "could not confine the change's code" in collected.err, collected
+
+
+@pytest.mark.slow
+def test_new_code_that_exits_as_the_launcher_does_is_judged(repo: Repo) -> None:
+    """The launcher's word is a file the confined code cannot write, not its exit status: code that exits 125 itself
+    under the gate is judged against the change, never read as a system that could not confine it."""
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": ALWAYS_EQUAL + EXITS_125})
+    assert plain_pytest(repo) == 0  # every price compares equal, and nothing exits outside the gate
+    got = repo.hook(check.main, *CHECK)
+    assert got.code == 1 and "OG904" in got.codes, got
+    assert "could not confine" not in got.err

@@ -9,6 +9,7 @@ finding now.  The honest twins beside them pass.  The tests of leftover processe
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import stat
@@ -20,12 +21,14 @@ from pathlib import Path
 import pytest
 
 from oracle_guard.commands import check
+from oracle_guard.hook_ids import replay as replay_hook
 from oracle_guard.pytest_side import barrier, environment
 from oracle_guard.repo import interpreters
-from tests.helpers import Repo, Result, finding_lines
+from tests.helpers import Repo, Result, finding_codes, finding_lines
 from tests.test_red_base import DIGITS, IMPLEMENTED, SLUG, edited_tests
 from tests.test_red_base import plain_pytest as plain_pytest_in
-from tests.test_replay_flips import ALWAYS_EQUAL, BASE, REPLAY, SHOP, TOUCHED, plain_pytest, shop
+from tests.test_replay_cache import WARM
+from tests.test_replay_flips import ALWAYS_EQUAL, BASE, HONEST, REPLAY, SHOP, TOUCHED, plain_pytest, shop
 
 REAL = sys.executable
 # A `python` a change commits: the gate's runs of the new code run in the base's tree beside theirs.
@@ -111,6 +114,38 @@ def test_virtual_env_or_python_naming_a_tracked_venv_is_og920(repo: Repo, monkey
     monkeypatch.delenv("VIRTUAL_ENV")
     got = repo.hook(check.main, *REPLAY, "HEAD", "--python", python)
     assert got.code == 1 and _found(got) == ["OG920"], got.said
+
+
+@pytest.mark.slow
+def test_the_collection_hook_with_a_tracked_interpreter_is_og920(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the collection hook (alone and in `oracle-guard hook`) asked for its interpreter directly: a tracked
+    VIRTUAL_ENV or --python was one line and exit 2 ("nothing was judged"), not a finding against the change."""
+    from oracle_guard.commands import one_hook
+    from oracle_guard.hook_ids import collection_snapshot
+    from tests.test_collection_snapshot import BASELINE, SNAP, TEST_A, TEST_B, format_snapshot
+
+    repo.write("tests/test_a.py", TEST_A, dedent=False)
+    repo.write("tests/test_b.py", TEST_B, dedent=False)
+    repo.write(SNAP, format_snapshot(BASELINE))
+    repo.commit("baseline")
+    repo.write("tests/test_a.py", TEST_A + "\n# touched\n", dedent=False)
+    python = _venv(repo)
+    repo.stage()
+    monkeypatch.setenv("VIRTUAL_ENV", str(repo.path / ".venv"))
+    alone = repo.hook(collection_snapshot.main)  # a pre-commit hook's own output: its finding lines alone
+    assert alone.code == 1 and alone.codes == ["OG920"] and ".venv is tracked by git" in alone.out, alone.said
+    got = repo.hook(one_hook.main, "--only", "collection-snapshot")
+    assert got.code == 1 and finding_codes(got.out) == ["OG920"], got.said
+    monkeypatch.delenv("VIRTUAL_ENV")
+    got = repo.hook(collection_snapshot.main, "--python", python, "--always")
+    assert got.code == 1 and got.codes == ["OG920"], got.said
+    # The nearest honest change: the same commit judged by an interpreter outside it.
+    repo.git("rm", "-r", "-q", "--cached", ".venv")
+    repo.write(".gitignore", "/.venv/\n")
+    repo.stage()
+    for main, argv in ((collection_snapshot.main, ()), (one_hook.main, ("--only", "collection-snapshot"))):
+        got = repo.hook(main, *argv, "--python", sys.executable)
+        assert got.code == 0 and got.codes == [], got.said
 
 
 @pytest.mark.parametrize("tracked", [False, True])
@@ -301,6 +336,80 @@ def test_new_code_a_little_slower_under_the_gate_passes(repo: Repo) -> None:
     assert got.code == 0 and got.codes == [], got.said
 
 
+def _warm(repo: Repo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A replay of an honest change on BASE, which leaves the base side's entry in the cache; its path."""
+    monkeypatch.setenv("ORACLE_GUARD_CACHE", str(tmp_path / "og-cache"))
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": HONEST["refactor"]})
+    cold = repo.hook(check.main, *REPLAY, "HEAD")
+    assert cold.code == 0 and WARM not in cold.err, cold.said
+    found = [p for p in (tmp_path / "og-cache" / "replay").glob("*.json") if "probe" not in p.read_text()]
+    assert len(found) == 1 and json.loads(found[0].read_text())["seconds"] > 0, found
+    return found[0]
+
+
+def _claim(entry: Path, seconds: float) -> None:
+    data = json.loads(entry.read_text())
+    data["seconds"] = seconds
+    entry.write_text(json.dumps(data))
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+def test_new_code_that_hangs_under_the_gate_with_a_warm_cache_is_og922(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Before: warm, the base side only collected, no base time was measured, and the hang ran into --timeout:
+    exit 2.  The entry keeps the cold base run's time; the hang is held to it, and checked against the base."""
+    _warm(repo, monkeypatch, tmp_path)
+    repo.write("src/shop/__init__.py", HANGS)
+    repo.stage()
+    assert plain_pytest(repo) == 0  # every price compares equal, and nothing waits outside the gate
+    started = time.monotonic()
+    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "200")
+    assert got.code == 1 and finding_codes(got.out) == ["OG922"], got.said
+    assert "tests/test_shop.py::test_price" in got.out and time.monotonic() - started < 150
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+def test_new_code_a_little_slower_with_a_warm_cache_passes_from_the_cache(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _warm(repo, monkeypatch, tmp_path)
+    repo.write("src/shop/__init__.py", SLOWER)
+    repo.stage()
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert got.code == 0 and got.codes == [] and WARM in got.err, got.said
+
+
+# Honest, and seconds slower under the gate than the base: within any limit the base's real time sets.
+SLEEPS = UNDER_THE_GATE + "if _GATE:\n    import time as _time\n\n    _time.sleep(4)\n" + HONEST["refactor"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim", [0.0, 1e9], ids=["too-short", "too-long"])
+def test_a_forged_base_time_neither_convicts_an_honest_change_nor_hides_a_hang(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, claim: float
+) -> None:
+    """An entry is a claim: the change's code can write it where runs are unconfined, or before the gate.  Too
+    short, it stops an honest run early: the base then runs whole, and the new side again, held to the real
+    limit.  Too long, it would push a hang into --timeout (exit 2): it is cut to end by half the time left."""
+    monkeypatch.setattr(barrier, "HANG_FLOOR", 3.0)
+    monkeypatch.setattr(barrier, "HANG_FACTOR", 5.0)
+    entry = _warm(repo, monkeypatch, tmp_path)
+    _claim(entry, claim)
+    repo.write("src/shop/__init__.py", SLEEPS if claim == 0.0 else HANGS)
+    repo.stage()
+    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "60")
+    if claim == 0.0:
+        assert got.code == 0 and got.codes == [], got.said
+        assert "ran past the 3 s the cache's base time allowed" in got.err, got.err
+    else:
+        assert plain_pytest(repo) == 0
+        assert got.code == 1 and finding_codes(got.out) == ["OG922"], got.said
+    assert json.loads(entry.read_text())["seconds"] not in (0.0, 1e9)  # the base's real time, written again
+
+
 BREAKS_UNDER_THE_GATE = UNDER_THE_GATE + "if _GATE:\n    raise RuntimeError('not in a scratch tree')\n"
 REWRITTEN = edited_tests(DIGITS, '    assert slugify("Room 101").startswith("room")\n')
 
@@ -415,6 +524,21 @@ def test_the_limit_of_the_new_codes_run_is_relative_to_the_same_plans_base_run(t
     wall.before("new")
     assert wall.limit() is None  # the --timeout budget alone
     wall.after("new")
+    wall.plan(["base", "new"], claimed=3.0)  # the warm cache: the entry's base time stands in for the collection
+    wall.before("base")
+    wall.timed("base", None)
+    wall.after("base")
+    wall.before("new")
+    assert wall.limit() == barrier.HANG_FLOOR + barrier.HANG_FACTOR * 3.0 and wall.phase_claimed
+    wall.after("new")
+    wall.plan(["base", "new"], claimed=3.0)  # a base side that ran the tests is the measure, never the claim
+    wall.before("base")
+    wall.timed("base", 1.0)
+    wall.after("base")
+    wall.before("new")
+    assert wall.limit() == barrier.HANG_FLOOR + barrier.HANG_FACTOR * 1.0 and not wall.phase_claimed
+    assert wall.measured() == 1.0
+    wall.after("new")
 
 
 @pytest.mark.slow
@@ -427,3 +551,33 @@ def test_new_tests_that_hang_only_under_the_mutation_check_are_og922(repo: Repo)
     waits = "\n\n" + UNDER_THE_GATE + "if _GATE:\n    import time\n\n    time.sleep(3600)\n"
     got = mutate(repo, before, {T: module(after) + waits})
     assert got.code == 1 and _found(got) == ["OG922"], got.said
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+def test_new_tests_that_stall_past_the_mutation_budget_are_og922(repo: Repo) -> None:
+    """Before: the budget (--mutate-timeout, 60 s by default) is far shorter than the hang floor, so a stall of the
+    new tests' first run ended as "the budget ran out", a notice and exit 0: the weakened test evaded OG910."""
+    from tests.test_mutation import UNKNOWN_TO_STATIC, T, module, mutate
+
+    before, after = UNKNOWN_TO_STATIC["a loop that checks one element"]
+    stalls = "\n\n" + UNDER_THE_GATE + "if _GATE:\n    import time\n\n    time.sleep(3600)\n"
+    got = mutate(repo, before, {T: module(after) + stalls}, "--mutate-timeout", "20")
+    assert got.code == 1 and _found(got) == ["OG922"], got.said
+
+
+@pytest.mark.slow
+def test_new_tests_slow_past_the_mutation_budget_but_not_stalled_are_a_notice(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The honest twin: the change's tests are slower under the gate (25 s to import) but finish within the hang
+    limit: the budget ran out before they ran once, which is not judged (a notice), never a finding."""
+    from tests.test_mutation import UNKNOWN_TO_STATIC, T, module, mutate
+
+    monkeypatch.setattr(barrier, "HANG_FLOOR", 45.0)
+    monkeypatch.setattr(barrier, "HANG_FACTOR", 5.0)
+    before, _ = UNKNOWN_TO_STATIC["a loop that checks one element"]
+    slow = "\n\n" + UNDER_THE_GATE + "if _GATE:\n    import time\n\n    time.sleep(25)\n"
+    got = mutate(repo, before, {T: module(before) + slow}, "--mutate-timeout", "20")
+    assert got.code == 0 and got.codes == [], got.said
+    assert "ran out before the new tests ran once" in got.err, got.err

@@ -146,19 +146,27 @@ def test_a_cache_folder_inside_the_work_tree_is_refused(
 def test_an_entry_is_read_only_in_its_exact_format(tmp_path: Path) -> None:
     fixed = [["-q"], ["-q", "-p", "no:randomly"]]
     sound = ledger.Result({"t.py::a": ledger.Outcome("passed", "t.py", 1, "")}, {}, 1, "", ("t.py::a",), 1, {}, False)
-    base_cache.write(str(tmp_path), "k", ["-q"], sound)
-    assert base_cache.read(str(tmp_path), "k", fixed) == base_cache.Entry(("-q",), dict(sound.items))
+    base_cache.write(str(tmp_path), "k", ["-q"], sound, 2.5)
+    assert base_cache.read(str(tmp_path), "k", fixed) == base_cache.Entry(("-q",), dict(sound.items), 2.5)
     assert base_cache.read(str(tmp_path), "other", fixed) is None  # missing
     (tmp_path / "other.json").write_text((tmp_path / "k.json").read_text())
     assert base_cache.read(str(tmp_path), "other", fixed) is None  # under another key's name
-    for bad in ({"fixed": ["-p", "no:canaries"]}, {"items": {"t.py::a": ["passed", "t.py", "1", ""]}}, {"format": 0}):
+    bad_times: list[dict[str, object]] = [{"seconds": s} for s in (None, -1, "2", True, float("inf"))]
+    for bad in (
+        {"fixed": ["-p", "no:canaries"]},
+        {"items": {"t.py::a": ["passed", "t.py", "1", ""]}},
+        {"format": 0},
+        *bad_times,  # no base time: a warm run could not hold a hang of the new code to a limit
+    ):
         data = json.loads((tmp_path / "k.json").read_text())
         data.update(bad)
         (tmp_path / "k.json").write_text(json.dumps(data))
         assert base_cache.read(str(tmp_path), "k", fixed) is None, bad
     broken = sound._replace(exit_code=0)  # a base run that is not sound is never kept
-    base_cache.write(str(tmp_path), "b", ["-q"], broken)
+    base_cache.write(str(tmp_path), "b", ["-q"], broken, 2.5)
     assert not (tmp_path / "b.json").exists()
+    base_cache.write(str(tmp_path), "u", ["-q"], sound, None)  # nor one whose time was not measured
+    assert not (tmp_path / "u.json").exists()
 
 
 def test_the_cache_folder_comes_from_the_environment_and_never_from_the_work_tree(

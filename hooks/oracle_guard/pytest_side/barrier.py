@@ -84,11 +84,15 @@ class Breach(UsageError):
 
 
 class Hung(Exception):
-    """A process of the new code ran past its limit (SECONDS) where the base side took BASE_SECONDS."""
+    """A process of the new code ran past its limit (SECONDS) where the base side took BASE_SECONDS.
 
-    def __init__(self, side: str, seconds: float, base_seconds: float) -> None:
+    CLAIMED: BASE_SECONDS is a cache entry's word, not a measure of this run (probes/replay/base_cache.py
+    checks it against a real base run before the change is judged by it).
+    """
+
+    def __init__(self, side: str, seconds: float, base_seconds: float, claimed: bool = False) -> None:
         super().__init__(f"{side} ran over {seconds:.0f} s")
-        self.side, self.seconds, self.base_seconds = side, seconds, base_seconds
+        self.side, self.seconds, self.base_seconds, self.claimed = side, seconds, base_seconds, claimed
         self.test = ""  # the test it was running, when the caller can tell
 
 
@@ -174,7 +178,9 @@ class Barrier:
         # of its untrusted runs; unmeasured when the plan has no base side or its base side only collects.
         self.base_seconds = 0.0
         self._unmeasured = True
+        self._claimed: float | None = None  # the plan's base time from a cache entry, when its base side only collects
         self.phase_limit: float | None = None  # the limit of the untrusted phase running now
+        self.phase_claimed = False  # whether that limit stands on a claimed base time
         self.lock = threading.RLock()  # the mutation probe's fresh runs start from threads
 
     def trust_tree(self, tree: str) -> None:
@@ -260,9 +266,12 @@ class Barrier:
         if not self.untrusted:
             self.known_children = _children() if self.reaps else set()
             self.noted = self._snapshot()
-            # Relative to the base only when the base side of the same plan ran first and was measured.
+            # Relative to the base only when the base side of the same plan ran first and was measured,
+            # else to the base time a cache entry claims for it (checked by its caller before a finding).
             measured = self.base_seconds and not self._unmeasured
-            self.phase_limit = HANG_FLOOR + HANG_FACTOR * self.base_seconds if measured else None
+            self.phase_claimed = not measured and self._claimed is not None
+            base = self.base_seconds if measured else self._claimed
+            self.phase_limit = HANG_FLOOR + HANG_FACTOR * base if base is not None else None
         self.untrusted += 1
         self.ran_untrusted = True
 
@@ -277,6 +286,18 @@ class Barrier:
         if self.untrusted:
             return
         self._kill_leftovers()
+        self._unchanged()
+
+    def unchanged(self) -> None:
+        """Breach when what the base reads changed since the last untrusted phase began (none running now).
+
+        For a base run after an untrusted phase that was stopped (its end was quiet: its caller was failing).
+        """
+        with self.lock:
+            if not self.untrusted and self.noted:
+                self._unchanged()
+
+    def _unchanged(self) -> None:
         changed = self._changed()
         if changed:
             where = os.path.relpath(changed[0], self.root) if changed[0].startswith(self.root) else changed[0]
@@ -301,10 +322,15 @@ class Barrier:
                 with contextlib.suppress(OSError):
                     os.waitpid(pid, 0)
 
-    def plan(self, sides: Sequence[str]) -> None:
-        """A new plan of runs: measured by its base side, when it has one."""
+    def plan(self, sides: Sequence[str], claimed: float | None = None) -> None:
+        """A new plan of runs: measured by its base side, when it has one; else by CLAIMED, when given."""
         with self.lock:
-            self.base_seconds, self._unmeasured = 0.0, TRUSTED not in sides
+            self.base_seconds, self._unmeasured, self._claimed = 0.0, TRUSTED not in sides, claimed
+
+    def measured(self) -> float | None:
+        """The base side's time for the current plan, when its base side ran the tests (not a collection only)."""
+        with self.lock:
+            return None if self._unmeasured else self.base_seconds
 
     def timed(self, side: str, seconds: float | None) -> None:
         """A base-side process took SECONDS (None: it did other work than the untrusted runs after it)."""
@@ -340,11 +366,15 @@ def guarding(barrier: Barrier) -> Iterator[Barrier]:
         _current = previous
 
 
-def in_turn(sides: Iterable[str]) -> list[list[str]]:
-    """SIDES as the groups that may run at once: the base's first and alone, then every untrusted one."""
+def in_turn(sides: Iterable[str], claimed: float | None = None) -> list[list[str]]:
+    """SIDES as the groups that may run at once: the base's first and alone, then every untrusted one.
+
+    CLAIMED: the base side's time for these runs as a cache entry gives it, for a plan whose base side
+    does not run the tests (the warm cache's collection).
+    """
     names = list(sides)
     if _current is not None:
-        _current.plan(names)  # the untrusted runs' time limit is measured by this plan's base side
+        _current.plan(names, claimed)  # the untrusted runs' time limit is measured by this plan's base side
     return [[n for n in names if n == TRUSTED], [n for n in names if n != TRUSTED]]
 
 
@@ -380,6 +410,16 @@ def env_for(side: str, env: dict[str, str], tag: str) -> tuple[dict[str, str], s
 
 def hang_limit() -> float | None:
     return _current.limit() if _current is not None else None
+
+
+def unchanged() -> None:
+    if _current is not None:
+        _current.unchanged()
+
+
+def measured() -> float | None:
+    """The current plan's measured base time (None: no barrier, or its base side did not run the tests)."""
+    return _current.measured() if _current is not None else None
 
 
 def read_report(path: str | None) -> None:
@@ -434,6 +474,7 @@ class Process:
         self.started = time.monotonic()
         # An untrusted run's own limit, relative to the base side's time (None: the deadline alone).
         self.limit = hang_limit() if side != TRUSTED else None
+        self.claimed = self.limit is not None and _current is not None and _current.phase_claimed
 
     def _release(self) -> None:
         if self.confined is not None:
@@ -447,13 +488,22 @@ class Process:
             side = self.side
             self.kill()
             if self.limit is not None and own <= deadline:
-                raise Hung(side, self.limit, _current.base_seconds if _current is not None else 0.0) from None
+                base = (self.limit - HANG_FLOOR) / HANG_FACTOR
+                raise Hung(side, self.limit, base, self.claimed) from None
             raise
         self.done()
         return code
 
+    def check_confined(self) -> None:
+        """NotConfined (a clear exit 2) when the launcher found Landlock but could not confine: nothing of it ran."""
+        why = self.confined.failure() if self.confined is not None else ""
+        if why:
+            self.kill()
+            raise jail.NotConfined(why)
+
     def done(self) -> None:
         """Past the barrier once: what a base run imported is noted, what an untrusted one left is killed."""
+        self.check_confined()
         if self.report is not None:
             read_report(self.report)
             self.report = None

@@ -282,9 +282,10 @@ class Early:
         self.started = time.monotonic()
         self.probes: dict[str, _Probe] = {}
         self.sides: dict[str, Side] = {}
+        self.stopped = False
 
     def start(self, side: str, python: str) -> None:
-        if python != self.python or side in self.probes or side not in self.trees:
+        if self.stopped or python != self.python or side in self.probes or side not in self.trees:
             return
         if side == "base" and self.setup.entry is not None:
             return  # the base's verdicts come from the entry; what it leaves to check runs after the new side
@@ -298,9 +299,11 @@ class Early:
             self.sides[side] = probe.side()
 
     def fits(self, python: str, fixed: Sequence[str], only: Sequence[str]) -> bool:
-        return python == self.python and list(fixed) == self.fixed and not only
+        return not self.stopped and python == self.python and list(fixed) == self.fixed and not only
 
     def kill(self) -> None:
+        """End every run still going; what they found is not used after (the flips then run as without them)."""
+        self.stopped = True
         for probe in self.probes.values():
             probe.kill()
 

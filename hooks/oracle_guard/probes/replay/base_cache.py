@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import subprocess
 import tempfile
@@ -28,6 +29,7 @@ from typing import NamedTuple
 
 from oracle_guard.probes.replay import ledger
 from oracle_guard.probes.replay import run as replay_run
+from oracle_guard.pytest_side import barrier
 from oracle_guard.repo.interpreters import child_env
 from oracle_guard.reporting.report import notice
 
@@ -141,6 +143,9 @@ def key(
 class Entry(NamedTuple):
     fixed: tuple[str, ...]  # the fixed pytest options the cold run used (one of FIXED_CHOICES)
     items: dict[str, ledger.Outcome]
+    # The cold run's base time (its longest process, as the barrier measured it from outside): the measure
+    # of the new side's hang limit when only a collection runs at the base (pytest_side/barrier.py).
+    seconds: float
 
 
 def _outcome(value: object) -> ledger.Outcome | None:
@@ -159,26 +164,32 @@ def read(where: str, name: str, fixed_choices: Sequence[Sequence[str]]) -> Entry
     data = load(where, name)
     if data is None:
         return None
-    fixed, items = data.get("fixed"), data.get("items")
+    fixed, items, seconds = data.get("fixed"), data.get("items"), data.get("seconds")
     if not isinstance(items, dict) or not isinstance(fixed, list) or fixed not in [list(c) for c in fixed_choices]:
         return None  # the options come from our own list only: an entry never chooses how the new side runs
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not math.isfinite(seconds) or seconds < 0:
+        return None  # no base time: a warm run could not hold a hang of the new code to a limit (OG922)
     outcomes = {}
     for node, value in items.items():
         outcome = _outcome(value)
         if outcome is None:
             return None
         outcomes[node] = outcome
-    return Entry(tuple(fixed), outcomes)
+    return Entry(tuple(fixed), outcomes, float(seconds))
 
 
-def write(where: str, name: str, fixed: Sequence[str], result: ledger.Result) -> None:
-    """Keep RESULT (a cold base run whose ledger is sound) as entry NAME; a cache that cannot be written is none."""
-    if ledger.broken(result) or not result.items:
+def write(where: str, name: str, fixed: Sequence[str], result: ledger.Result, seconds: float | None) -> None:
+    """Keep RESULT (a cold base run whose ledger is sound, which took SECONDS) as entry NAME.
+
+    A run whose time was not measured is not kept; a cache that cannot be written is none.
+    """
+    if ledger.broken(result) or not result.items or seconds is None:
         return
     data = {
         "format": FORMAT,
         "key": name,
         "fixed": list(fixed),
+        "seconds": seconds,
         "items": {node: list(o) for node, o in result.items.items()},
     }
     store(where, name, data)
@@ -321,8 +332,9 @@ class Cache:
         return key(self.tree, args, self.python, fingerprint, self.canaries, inputs)
 
     def keep(self, python: str, fixed: Sequence[str], base: ledger.Result) -> None:
+        """Keep BASE, the base side just run whole, with the time the barrier measured for it."""
         if self.name is not None and python == self.python:
-            write(self.where, self.name, fixed, base)
+            write(self.where, self.name, fixed, base, barrier.measured())
 
 
 def start(explicit: str | None, base: str, canaries: bool, cwd: str) -> Cache | None:
@@ -362,7 +374,12 @@ def main_run(
         "base": (trees["base"], [*fixed, "--collect-only", *args], False),
         "new": (trees["new"], [*fixed, *args], True),
     }
-    got = runs.run_each(python, plan, "run")
+    try:
+        got = runs.run_each(python, plan, "run", _claim(entry.seconds, runs.deadline))
+    except barrier.Hung as exc:
+        if not exc.claimed:
+            raise
+        return _held_to_the_claim(usable, python, trees, fixed, args, runs, exc)
     new = got["new"]
     base = _warm_base(python, trees["base"], fixed, runs, got["base"], entry, new, usable.canaries)
     if base is None:
@@ -370,6 +387,53 @@ def main_run(
         base = runs.run(python, {"base": trees["base"]}, [*fixed, *args], "run")["base"]
         usable.keep(python, fixed, base)
     return python, usable.origin, {"base": base, "new": new}, fixed
+
+
+def _claim(seconds: float, deadline: float) -> float:
+    """The entry's base time as the new side's measure, cut so that its limit ends by half the time left.
+
+    A claim is checked against a real base run before a hang is judged by it (``_held_to_the_claim``):
+    the other half leaves room for that run, so a claim too long can never push a hang into --timeout.
+    """
+    room = max(0.0, deadline - time.monotonic())
+    return min(seconds, max(0.0, (room / 2 - barrier.HANG_FLOOR) / barrier.HANG_FACTOR))
+
+
+def _held_to_the_claim(
+    usable: Cache,
+    python: str,
+    trees: dict[str, str],
+    fixed: list[str],
+    args: list[str],
+    runs: replay_run.Runs,
+    exc: barrier.Hung,
+) -> tuple[str, str, dict[str, ledger.Result], list[str]]:
+    """The new side ran past the limit the entry's base time set: the base runs whole, and its real time decides.
+
+    The entry is a claim (the change's code may have written it, where runs are unconfined or before
+    the gate): a hang is OG922 only when the new side ran at least as long as the measured base allows;
+    a limit that was too short runs the new side again, held to the real one.
+    """
+    alongside, runs.alongside = runs.alongside, None
+    if alongside is not None:
+        alongside.kill()  # the early flip runs: the flips run after, as without them
+    barrier.unchanged()  # the stopped run's end was quiet: the base runs only where it left nothing (OG921)
+    base = runs.run(python, {"base": trees["base"]}, [*fixed, *args], "run")["base"]
+    seconds = barrier.measured()
+    usable.keep(python, fixed, base)
+    if seconds is None:
+        raise exc  # pragma: no cover - a base run whole is always measured
+    if exc.seconds >= barrier.HANG_FLOOR + barrier.HANG_FACTOR * seconds:
+        hung = barrier.Hung(exc.side, exc.seconds, seconds)
+        hung.test = exc.test
+        raise hung
+    limit = barrier.HANG_FLOOR + barrier.HANG_FACTOR * seconds
+    notice(
+        f"oracle-replay: the new side ran past the {exc.seconds:.0f} s the cache's base time allowed; the base ran"
+        f" whole in {seconds:.1f} s, so the new side runs again, held to {limit:.0f} s"
+    )
+    again = runs.run_each(python, {"new": (trees["new"], [*fixed, *args], True)}, "run", seconds)
+    return python, usable.origin, {"base": base, "new": again["new"]}, fixed
 
 
 def _warm_base(

@@ -144,6 +144,8 @@ class Alongside(Protocol):
 
     def wait(self, side: str, deadline: float) -> None: ...
 
+    def kill(self) -> None: ...
+
 
 class Runs:
     """What every pytest process of one replay shares: logs folder, deadline, parallelism, canaries."""
@@ -160,15 +162,22 @@ class Runs:
         return self.run_each(python, {name: (tree, args, True) for name, tree in trees.items()}, tag)
 
     def run_each(
-        self, python: str, plan: Mapping[str, tuple[str, Sequence[str], bool]], tag: str
+        self,
+        python: str,
+        plan: Mapping[str, tuple[str, Sequence[str], bool]],
+        tag: str,
+        claimed: float | None = None,
     ) -> dict[str, ledger.Result]:
-        """Name -> (tree, pytest args, with canaries) each; two at once when jobs allows."""
+        """Name -> (tree, pytest args, with canaries) each; two at once when jobs allows.
+
+        CLAIMED: the base's time for these runs from a cache entry, when the plan's base side only collects.
+        """
         results: dict[str, ledger.Result] = {}
         pending: list[tuple[str, _Pytest]] = []
         try:
             # The base side first and alone: never beside the new code, which could write where it reads
             # (pytest_side/barrier.py); the untrusted sides after it, at once when jobs allows.
-            for group in barrier.in_turn(plan):
+            for group in barrier.in_turn(plan, claimed):
                 for name in group:
                     tree, args, canaries = plan[name]
                     if len(pending) >= self.jobs:

@@ -11,6 +11,7 @@ it runs as before, behind the barrier (pytest_side/barrier.py) alone, and the ou
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -75,6 +76,18 @@ def _say(here: Ground, quiet: bool) -> None:
             notice(f"the change's code runs {here}")
 
 
+class NotConfined(UsageError):
+    """The launcher found Landlock but could not restrict itself: the system's doing, not the change's (exit 2)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(
+            f"the gate could not confine the change's code on this system, though it has Landlock ({why}); nothing"
+            f" of the change ran and nothing was judged. This is the system's doing, not the change's: run with"
+            f" {SWITCH}=0 to judge it behind the barrier alone (pytest_side/barrier.py), or fix the system"
+        )
+        self.why = why
+
+
 class Jail:
     """One confined process's start: its command, its environment, and the private folder removed after it.
 
@@ -90,10 +103,12 @@ class Jail:
         _say(here, quiet)
         self.confined = bool(here.abi)
         self.tmp = ""
+        self.failed = ""  # where the launcher says why it could not confine; outside every folder it grants
         self.folders = [os.path.abspath(tree), *(os.path.abspath(f) for f in folders)]
         self.files = [os.path.abspath(f) for f in files]
         if self.confined:
             self.tmp = tempfile.mkdtemp(prefix="oracle-guard-confined-")
+            self.failed = self.tmp + ".failed"
             for path in self.files:
                 with open(path, "ab"):
                     pass
@@ -109,19 +124,43 @@ class Jail:
         program = shutil.which(cmd[0], path=env.get("PATH")) if os.sep not in cmd[0] else cmd[0]
         if program is None or not os.access(program, os.X_OK):
             raise FileNotFoundError(2, f"No such file or directory: {cmd[0]!r}")
-        launcher = [sys.executable, "-I", "-S", os.path.abspath(landlock.__file__)]
+        launcher = [sys.executable, "-I", "-S", os.path.abspath(landlock.__file__), "--failed", self.failed]
         for folder in [*self.folders, self.tmp]:
             launcher += ["--write", folder]
         for path in self.files:
             launcher += ["--write-file", path]
         if not any(_beneath(f, shared) for f in self.folders for shared in landlock.SHARED_FOLDERS):
             launcher += ["--shared"]  # else the trees beside this one are in there too (pytest_side/scratch.py)
-        return [*launcher, "--", program, *cmd[1:]], {**env, "TMPDIR": self.tmp}
+        # HOME stays the user's and read-only (the user site-packages and the gate's own cache are there);
+        # the caches that libraries keep under XDG_CACHE_HOME go to a private, empty folder (docs/ground.md).
+        cache = os.path.join(self.tmp, "cache")
+        os.makedirs(cache, exist_ok=True)
+        return [*launcher, "--", program, *cmd[1:]], {**env, "TMPDIR": self.tmp, "XDG_CACHE_HOME": cache}
+
+    def failure(self) -> str:
+        """Why the launcher could not confine the command ("" when it did, or has not said yet)."""
+        if not self.failed:
+            return ""
+        try:
+            with open(self.failed, encoding="utf-8", errors="replace") as f:
+                return f.read().strip() or "no reason given"
+        except OSError:
+            return ""
+
+    def refuse_unconfined(self) -> None:
+        """NotConfined when the launcher could not confine: the command never ran (a clear exit 2, never a verdict)."""
+        why = self.failure()
+        if why:
+            raise NotConfined(why)
 
     def close(self) -> None:
         if self.tmp:
             shutil.rmtree(self.tmp, ignore_errors=True)
             self.tmp = ""
+        if self.failed:
+            with contextlib.suppress(OSError):
+                os.unlink(self.failed)
+            self.failed = ""
 
 
 def _beneath(path: str, folder: str) -> bool:

@@ -146,20 +146,47 @@ def _add(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
         os.close(fd)
 
 
+def _close_inherited() -> None:
+    """Close every descriptor but 0-2: Landlock governs what is opened, not what is already open.
+
+    An inherited descriptor of a file outside the grants (a caller's ``pass_fds``, a leaked one)
+    would stay writable; the result files are opened by the confined command itself, by name.
+    """
+    try:
+        open_now = [int(fd) for fd in os.listdir("/proc/self/fd")]  # the listing's own is closed after it
+    except OSError:
+        os.closerange(3, 65536)
+        return
+    for fd in open_now:
+        if fd > 2:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
 def main(argv: Sequence[str]) -> int:
-    """``--write DIR``/``--write-file FILE`` (repeated), ``--shared``, ``-- CMD...``: restrict, then become CMD."""
+    """``--write DIR``/``--write-file FILE`` (repeated), ``--shared``, ``--failed FILE``, ``-- CMD...``.
+
+    Restrict, then become CMD.  ``--failed``: where to say why it could not confine (a file outside
+    every folder it grants: the confined command cannot write it, so what it holds is the launcher's).
+    """
     args = list(argv)
     folders: list[str] = []
     files: list[str] = []
     shared = False
+    failed = ""
     while args and args[0] != "--":
         flag = args.pop(0)
         if flag == "--shared":
             shared = True
             continue
-        if flag not in ("--write", "--write-file") or not args:
+        if flag not in ("--write", "--write-file", "--failed") or not args:
             print(f"oracle-guard confine: bad argument {flag!r}", file=sys.stderr)
             return NOT_RUN
+        if flag == "--failed":
+            failed = args.pop(0)
+            continue
         (folders if flag == "--write" else files).append(args.pop(0))
     command = args[1:]
     if not command:
@@ -168,8 +195,16 @@ def main(argv: Sequence[str]) -> int:
     try:
         restrict(folders, files, shared)
     except OSError as exc:
-        print(f"oracle-guard confine: not run, it could not be confined: {exc.strerror or exc}", file=sys.stderr)
+        why = f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}"
+        print(f"oracle-guard confine: not run, it could not be confined: {why}", file=sys.stderr)
+        if failed:
+            try:
+                with open(failed, "w", encoding="utf-8") as out:
+                    out.write(why)
+            except OSError:
+                pass
         return RESTRICT_FAILED
+    _close_inherited()
     try:
         os.execvp(command[0], command)
     except OSError as exc:
