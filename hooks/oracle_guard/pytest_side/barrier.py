@@ -455,7 +455,7 @@ class Process:
         before(side)
         try:
             if self.confined is not None:
-                cmd, env = self.confined.command(cmd, env)
+                cmd, env = self.confined.command(cmd, env, keep=pass_fds)
             self.proc = subprocess.Popen(
                 list(cmd),
                 cwd=cwd,
