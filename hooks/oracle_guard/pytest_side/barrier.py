@@ -434,6 +434,7 @@ class Process:
     early and quietly by default, as the caller is failing already.  REPORT: where a base run writes
     the module files it imported (``env_for``), read when it ends.  An untrusted side runs confined
     (repo/confine) where the system allows: it may write its tree (CWD) and the result files WRITES only.
+    PASS_FDS: descriptors the process inherits (a probe's receipt socket, probes/receipts.py).
     """
 
     def __init__(
@@ -446,6 +447,7 @@ class Process:
         stdin: int = subprocess.DEVNULL,
         report: str | None = None,
         writes: Sequence[str] = (),
+        pass_fds: Sequence[int] = (),
     ) -> None:
         self.side, self.report = side, report
         self.confined = jail.Jail(cwd, files=writes) if side != TRUSTED else None
@@ -453,7 +455,7 @@ class Process:
         before(side)
         try:
             if self.confined is not None:
-                cmd, env = self.confined.command(cmd, env)
+                cmd, env = self.confined.command(cmd, env, keep=pass_fds)
             self.proc = subprocess.Popen(
                 list(cmd),
                 cwd=cwd,
@@ -462,6 +464,7 @@ class Process:
                 stderr=subprocess.STDOUT,
                 env=env,
                 start_new_session=os.name == "posix",
+                pass_fds=tuple(pass_fds),
             )
         except OSError:
             self.side = ""

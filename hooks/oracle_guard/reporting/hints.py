@@ -473,6 +473,16 @@ CODES: dict[str, tuple[str, str, str]] = {
         "a flipped check of a suspect passes",
         "fix the code so the check can fail again, or approve `behavior-change NODEID`",
     ),
+    "OG976": (
+        "docs/replay-probes.md#og976-a-probe-runs-results-are-not-its-own-processs",
+        "a probe run's results are not its own process's",
+        "remove the fork (or the copy of the test run) from the code's import, or approve `behavior-change NODEID`",
+    ),
+    "OG977": (
+        "docs/replay-probes.md#og977-the-suspects-run-ran-none-of-the-tests-the-change-made-pass",
+        "the suspects' run ran none of the tests the change made pass",
+        "make the tests the change made pass run in one pytest process (no conftest or option that drops them)",
+    ),
     # An anchor with a `#` is a section of a page under docs/ (the README is the short page).
     "OG910": (
         "docs/mutation.md#og910-a-mutant-the-bases-tests-caught-lives",

@@ -66,6 +66,7 @@ class _Pytest:
     def __init__(
         self, python: str, tree: str, args: Sequence[str], work: str, name: str, nonce: str, side: str = "base"
     ) -> None:
+        from oracle_guard.probes import kit
         from oracle_guard.probes.replay import plugin as _replay_plugin
 
         self.tree = tree
@@ -83,6 +84,7 @@ class _Pytest:
             plugin,
             self.out_path,
             canaries,
+            os.path.abspath(kit.__file__),
             "-p",
             _replay_plugin.NAME,
             *args,
