@@ -44,6 +44,11 @@ class Collected(NamedTuple):
     tail: str  # the last meaningful line of pytest's output
 
 
+# Whole collections of a base commit this command made (work tree, commit, interpreter -> collection): the
+# replay's warm base side takes its ids from here instead of collecting the same tree again (base_cache.py).
+_whole: dict[tuple[str, str, str], Collected] = {}
+
+
 def read_output(path: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
     """The collector's output file (pytest_side/_collector.py): items and collection errors."""
     items: dict[str, str] = {}
@@ -184,12 +189,29 @@ def modules_to_collect(
 
 def collected(run: BaseRun, python: str, label: str) -> Collected:
     """RUN's collection of the base, in PYTHON (the interpreter that collected the change) when RUN's had no pytest."""
-    found = run.result()
+    found, used = run.result(), run.python
     if found is None and run.python != python:
-        found = BaseRun(python, run.rev, label, run.modules).result()
+        found, used = BaseRun(python, run.rev, label, run.modules).result(), python
     if found is None:
         raise UsageError(f"pytest does not import in {python} in a scratch tree of {label}; pass --python PATH")
-    return usable(found, label, python)
+    found = usable(found, label, python)
+    if not run.modules and found.exit_code in (0, 5) and not found.errors:
+        _whole[_key(run.top, run.rev, used)] = found
+    return found
+
+
+def _key(top: str, rev: str, python: str) -> tuple[str, str, str]:
+    return (os.path.realpath(top), rev, os.path.abspath(python))  # a virtualenv's python names the virtualenv
+
+
+def begin() -> None:
+    """A command starts: no collection of an earlier one (commands run in one process one after another in tests)."""
+    _whole.clear()
+
+
+def whole(top: str, rev: str, python: str) -> Collected | None:
+    """The whole, error-free collection of commit REV that this command made in PYTHON; None when it made none."""
+    return _whole.get(_key(top, rev, python))
 
 
 @dataclass
