@@ -2,7 +2,7 @@
 confined (probes/replay/base_cache.py ``shared_collection``): same verdicts, one pytest process fewer.
 
 Real repositories, real pytest, `check --replay` in this process (its collection of the base is kept for the
-command only, pytest_side/base_collection.py).
+command only, pytest_side/collection/base.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from oracle_guard.commands import check
 from oracle_guard.contract.snapshot import format_snapshot
 from oracle_guard.hook_ids import collection_snapshot
-from oracle_guard.pytest_side import base_collection
+from oracle_guard.pytest_side.collection import base as base_collection
 from oracle_guard.repo.confine import jail
 from tests.contract_helpers import CONTRACT, contract_text
 from tests.helpers import Repo, Result, finding_lines

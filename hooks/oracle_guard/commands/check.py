@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from oracle_guard.commands import runner
 from oracle_guard.hook_ids import registry
-from oracle_guard.pytest_side import base_collection
+from oracle_guard.pytest_side.collection import base as base_collection
 from oracle_guard.repo import changes
 from oracle_guard.repo.confine import jail
 from oracle_guard.repo.context import HookContext

@@ -385,7 +385,7 @@ def main_run(
 
 
 def shared_collection(cache: Cache, tree: str, args: Sequence[str]) -> ledger.Result | None:
-    """This command's own whole collection of the base (pytest_side/base_collection.py), as the warm base side's
+    """This command's own whole collection of the base (pytest_side/collection/base.py), as the warm base side's
     collection of the selection ARGS; None when there is none to take, and the base is collected here.
 
     It is a real collection of the same commit by the same interpreter, made by the gate in this process,
@@ -394,7 +394,7 @@ def shared_collection(cache: Cache, tree: str, args: Sequence[str]) -> ledger.Re
     the new code runs (pytest_side/barrier.py).  Only for a plain selection (test modules or folders, no
     option), and when every id names a file of the base TREE (ids relative to it).
     """
-    from oracle_guard.pytest_side import base_collection
+    from oracle_guard.pytest_side.collection import base as base_collection
 
     if not jail.ground().abi or not cache.top or not cache.rev or any(a.startswith("-") for a in args):
         return None
