@@ -28,8 +28,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
-from oracle_guard.pytest_side import generated, scratch
+from oracle_guard.pytest_side import bytecode, generated, scratch
 from oracle_guard.repo import changes, git
+from oracle_guard.repo.confine import jail
 from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import UsageError
 
@@ -107,10 +108,13 @@ class BaseRun:
         cmd += ["--collect-only", "-q", "-p", "no:cacheprovider", *extra, *self.modules]
         if self.stopped.is_set():
             return (-1, b"", b"")
+        env = tree_env(self.python, self.tree)
+        if jail.ground().abi:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)  # its bytecode serves the replay's trees (bytecode.py)
         self.proc = subprocess.Popen(
             cmd,
             cwd=self.tree,
-            env=tree_env(self.python, self.tree),
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -142,6 +146,8 @@ class BaseRun:
             out = os.path.join(self.root, "collected.txt")
             items, errors = read_output(out) if os.path.exists(out) else ({}, [])
             tail = _tail(stderr.decode("utf-8", "replace")) or _tail(stdout.decode("utf-8", "replace"))
+            if jail.ground().abi and code in (0, 1, 2, 5):
+                bytecode.keep(self.top, self.rev, bytecode.harvest(self.tree))
             return Collected(items, errors, code, tail)
         finally:
             self.abandon()
@@ -207,6 +213,7 @@ def _key(top: str, rev: str, python: str) -> tuple[str, str, str]:
 def begin() -> None:
     """A command starts: no collection of an earlier one (commands run in one process one after another in tests)."""
     _whole.clear()
+    bytecode.begin()
 
 
 def whole(top: str, rev: str, python: str) -> Collected | None:
