@@ -1,5 +1,6 @@
-"""The warm replay takes the base's ids from `check`'s own collection of the base, where the change's code runs
-confined (probes/replay/base_cache.py ``shared_collection``): same verdicts, one pytest process fewer.
+"""The replay takes what `check`'s own collection of the base gave, where the change's code runs confined: the
+base's ids for a warm base side (probes/replay/base_cache.py ``shared_collection``: one pytest process fewer) and
+the base's bytecode for every scratch tree (pytest_side/bytecode.py).  Same verdicts.
 
 Real repositories, real pytest, `check --replay` in this process (its collection of the base is kept for the
 command only, pytest_side/collection/base.py).
@@ -103,3 +104,27 @@ def test_unconfined_the_base_is_collected_again(repo: Repo, monkeypatch: pytest.
     warm = gate(repo)
     assert WARM in warm.err and SHARED not in warm.err, warm.err
     assert (warm.code, warm.out) == (cold.code, cold.out) == (0, ""), warm
+
+
+def test_a_regression_of_the_same_size_as_the_base_file_runs_its_own_code(repo: Repo, tmp_path: Path) -> None:
+    # The base's bytecode is laid into the new tree too; the changed file has the base's size and, exported in
+    # the same second, its time: a timestamp pyc would run the base's code for it (tests/test_bytecode.py).
+    base = BASE["src/shop/__init__.py"] + "\n\nLIMIT = 3\n"
+    new = BROKEN_PRICE + "\n\nLIMIT = 4\n"
+    assert len(base) == len(new) and base != new
+    for path, text in BASE.items():
+        repo.write(path, text)
+    repo.write("src/shop/__init__.py", base)
+    repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n")
+    repo.write(CONTRACT, contract_text())
+    with repo.cwd():
+        found = collection_snapshot.collect(sys.executable)
+    assert found is not None
+    repo.write(SNAPSHOT, format_snapshot(found.items))
+    repo.commit("adopt oracle-guard")
+    repo.write("src/shop/__init__.py", new)
+    repo.stage()
+    for _ in range(2):  # cold, then warm
+        result = gate(repo)
+        lines = finding_lines(result.out)
+        assert result.code == 1 and any("OG901 tests/test_shop.py::test_price passed at" in x for x in lines), result
