@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from oracle_guard.commands import runner
 from oracle_guard.hook_ids import registry
+from oracle_guard.pytest_side.collection import base as base_collection
 from oracle_guard.repo import changes
 from oracle_guard.repo.confine import jail
 from oracle_guard.repo.context import HookContext
@@ -49,6 +50,13 @@ def is_python(path: str, in_work_tree: bool) -> bool:
 
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    finally:
+        base_collection.begin()  # nothing of this command's collections outlives it
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = hook_args.parser("oracle-guard check", __doc__)
     hook_args.add_base(parser)
     hook_args.add_contract(parser)
@@ -84,6 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook_args.add_require_confinement(parser)
     args = parser.parse_args(argv)
     hook_args.require_confinement(args)
+    base_collection.begin()  # the replay may take the base's ids from this command's own collection of it
     args.shard_mutate = args.mutate
     if args.shard:
         if not args.replay or args.format != "json":

@@ -25,8 +25,9 @@ from oracle_guard.probes.replay import base_cache, doctests, ledger, red
 from oracle_guard.probes.replay import run as replay_run
 from oracle_guard.probes.suspects import gate as suspects_gate
 from oracle_guard.probes.suspects import which
-from oracle_guard.pytest_side import barrier, ground, scratch, selection
-from oracle_guard.repo import changes
+from oracle_guard.pytest_side import barrier, bytecode, ground, scratch, selection
+from oracle_guard.repo import changes, git
+from oracle_guard.repo.confine import jail
 from oracle_guard.repo.interpreters import ChosenByChange, candidate_interpreters
 from oracle_guard.reporting.report import Finding, UsageError, notice
 
@@ -155,6 +156,16 @@ def findings_of(args: argparse.Namespace) -> list[Finding]:
         ) from None
 
 
+def _base_bytecode(change_set: changes.ChangeSet) -> dict[str, bytes]:
+    """The base's bytecode this command's collection of the base wrote, where the change's code runs confined."""
+    if not jail.ground().abi or not change_set.base:
+        return {}
+    try:
+        return bytecode.kept(git.toplevel(), change_set.base)
+    except git.GitError:
+        return {}
+
+
 def _replay(
     args: argparse.Namespace,
     change_set: changes.ChangeSet,
@@ -165,6 +176,7 @@ def _replay(
     seen: list[ledger.Result] | None = None,
 ) -> list[Finding]:
     tree = scratch.Scratch()
+    tree.pycs = _base_bytecode(change_set)
     # With xdist's workers (-n) the sides take turns unless --jobs says otherwise: -n is the run's cores.
     jobs = args.jobs or (1 if getattr(args, "workers", None) else 0)
     runs = replay_run.Runs(tempfile.mkdtemp(prefix="logs-", dir=tree.root), deadline, replay_run.jobs(jobs), CANARIES)
