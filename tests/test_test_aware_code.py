@@ -27,6 +27,7 @@ from tests import (
     testaware_cheats_more,
     testaware_cheats_plugin,
     testaware_cheats_spelled,
+    testaware_tables,
 )
 from tests.helpers import GIT_ENV, Repo
 from tests.testaware_honest import HONEST as HONEST_ROWS
@@ -41,6 +42,7 @@ CHEATS = (
     + testaware_cheats_plugin.CHEATS
     + testaware_cheats_detect.CHEATS
     + testaware_cheats_meaning.CHEATS
+    + testaware_tables.CHEATS
 )
 STATIC_ONLY = testaware_cheats_more.STATIC_ONLY
 HONEST = (
@@ -49,6 +51,7 @@ HONEST = (
     + testaware_cheats_plugin.HONEST
     + testaware_cheats_detect.HONEST
     + testaware_cheats_meaning.HONEST
+    + testaware_tables.HONEST
 )
 
 

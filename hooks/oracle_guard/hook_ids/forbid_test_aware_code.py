@@ -175,6 +175,12 @@ class _Base:
             self._changed = {c.path for c in self.change_set.changes if c.path}
         return self.change_set.read_new([path])[path] if path in self._changed else None
 
+    def changed_file_at_base(self, path: str) -> bytes | None:
+        """A file of the change, base side: what changed_file read on the other side, for the base's tables."""
+        if self._changed is None:
+            self._changed = {c.path for c in self.change_set.changes if c.path}
+        return self.read_base(path) if path in self._changed else None
+
     def lines(self, path: str | None) -> frozenset[bytes] | None:
         """The stripped lines of PATH's base version (None: no base version, every line is new)."""
         if not path:
@@ -269,7 +275,12 @@ def _occurrences(
     found = testaware.occurrences(module, facts)
     if cases:  # the base tests' answers: read only when a learned answer on the other side needs matching
         found += testaware_cases.special_cases(
-            module, base.calls_of, base.changed_file, lambda: base.lines(old), lambda: base.module(old)
+            module,
+            base.calls_of,
+            base.changed_file,
+            lambda: base.lines(old),
+            lambda: base.module(old),
+            base.changed_file_at_base,
         )
     found += environ.faked_environment(module, base.changed_file, base.mentions)
     if _HOOK_DEF.search(data) and facts.plugin():
