@@ -27,6 +27,7 @@ from tests import (
     testaware_cheats_more,
     testaware_cheats_plugin,
     testaware_cheats_spelled,
+    testaware_scripts,
     testaware_tables,
 )
 from tests.helpers import GIT_ENV, Repo
@@ -43,6 +44,7 @@ CHEATS = (
     + testaware_cheats_detect.CHEATS
     + testaware_cheats_meaning.CHEATS
     + testaware_tables.CHEATS
+    + testaware_scripts.CHEATS
 )
 STATIC_ONLY = testaware_cheats_more.STATIC_ONLY
 HONEST = (
@@ -52,6 +54,7 @@ HONEST = (
     + testaware_cheats_detect.HONEST
     + testaware_cheats_meaning.HONEST
     + testaware_tables.HONEST
+    + testaware_scripts.HONEST
 )
 
 
