@@ -3,7 +3,7 @@
 For each of a project's last N test-touching commits, pytest collects the
 parent and the commit (``--python``: an interpreter with the project's test
 dependencies), and collection-snapshot's own comparison runs on the two
-collections, once with the shared "same test" model (oracle_guard/analysis/sametest.py)
+collections, once with the shared "same test" model (oracle_guard/analysis/sametest/cases.py)
 and once without it.  Every OG801 left is printed for reading.
 
     python bench/history_snapshot.py /path/to/clone 150 --python /venv/bin/python > snap.txt
@@ -26,7 +26,7 @@ import sys
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, HERE)
 
-from oracle_guard.analysis import sametest  # noqa: E402
+from oracle_guard.analysis.sametest import cases as sametest  # noqa: E402
 from oracle_guard.hook_ids import collection_snapshot as cs  # noqa: E402
 
 

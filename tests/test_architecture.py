@@ -8,11 +8,14 @@ subpackages are layers, lowest first:
 - contract: the contract, the trust root, approvals, digests, the snapshot format;
 - analysis: reading test code (parsing, check sites, meaning, same-test pairing, models);
 - pytest_side: pytest itself (the plugin, its configuration and CI readers, collection, scratch runs);
+
 - rules: the rule engines and arguments the hook ids share;
 - probes: the run-time probes, one package each (replay with its canaries and ledger, flips, neighbours,
   mutation): its gate, its pytest-side runner and the plugin it loads into the project's pytest;
 - hook_ids: one module per pre-commit hook id (registry.py lists them);
 - commands: the `oracle-guard` subcommands.
+
+Inside a layer, a capability of several modules is one folder (pytest_side/plugin, analysis/meaning...).
 
 A module imports modules of its own layer or lower ones only; a hook imports no other hook; no two
 modules import each other, directly or through others.  Every module is parsed (no import), so a lazy
@@ -169,9 +172,9 @@ def test_no_module_imports_itself_through_others() -> None:
 
 
 def test_the_checker_sees_imports_inside_functions_and_under_type_checking() -> None:
-    # Not blind: report.py imports output.py only inside functions, switches.py ChangeSet only for types.
+    # Not blind: report.py imports output.py only inside functions, switches/compare.py ChangeSet only for types.
     assert "reporting.output" in imported("reporting.report")
-    assert "repo.changes" in imported("pytest_side.switches")
+    assert "repo.changes" in imported("pytest_side.switches.compare")
     assert "hook_ids.registry" in imported("commands.cli")
 
 
@@ -229,7 +232,7 @@ def test_the_loader_and_the_command_line_share_the_default_contract() -> None:
 
 
 def test_the_pytest_entry_point_spells_the_default_contract_alike() -> None:
-    from oracle_guard.pytest_side import entry
+    from oracle_guard.pytest_side.plugin import entry
 
     assert entry.DEFAULT_CONTRACT == paths.DEFAULT_CONTRACT
 

@@ -1,4 +1,4 @@
-"""The gate's reference: the ids the base's snapshot lists and the ids the base collects (base_collection.py).
+"""The gate's reference: the ids the base's snapshot lists and the ids the base collects (pytest_side/collection/base.py).
 
 Rule tables without git or pytest; tests/test_ci_only.py runs the same rules through real repositories.
 """
@@ -9,8 +9,8 @@ from typing import Callable
 
 import pytest
 
-from oracle_guard.pytest_side import base_collection
-from oracle_guard.pytest_side.base_collection import Collected, Record, reference
+from oracle_guard.pytest_side.collection import base as base_collection
+from oracle_guard.pytest_side.collection.base import Collected, Record, reference
 from oracle_guard.reporting.report import UsageError
 
 SOURCE = {

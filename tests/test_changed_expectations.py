@@ -23,7 +23,7 @@ import pytest
 
 from oracle_guard.commands import check, one_hook
 from oracle_guard.hook_ids import oracle_shrink
-from oracle_guard.pytest_side import pytest_config
+from oracle_guard.pytest_side.config import compare as pytest_config
 from oracle_guard.repo import lastfailed
 from oracle_guard.repo.context import HookContext
 from oracle_guard.reporting.report import Finding

@@ -1,7 +1,7 @@
 """Issue 38, item 1: an agent's commits made WITHOUT the pre-commit hook, judged by `check --replay` alone.
 
 The collection snapshot is the base's record, not a chore: `check` compares what the change collects
-with what the base lists and collects (a scratch export of the base, pytest_side/base_collection.py).
+with what the base lists and collects (a scratch export of the base, pytest_side/collection/base.py).
 New ids and renames the same-test rules pair are one notice with the command that records them; a
 removal with a signed approval passes without a snapshot commit; a removal without one is refused,
 also when the base's snapshot never listed the test.  Each row is the table of docs/ci.md.

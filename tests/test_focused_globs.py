@@ -1,6 +1,6 @@
 """The glob scan of oracle-shrink walks only the statements that spell a glob, and finds every glob doing so.
 
-analysis/meaning_globs.py `glob_sites(tree, names, source)`: a top-level statement whose lines
+analysis/meaning/globs.py `glob_sites(tree, names, source)`: a top-level statement whose lines
 spell neither `glob` nor a name bound to one of glob's functions (nor an opaque line) holds no
 glob call, so it is not walked.  The sites must be exactly those of the whole walk.
 """
@@ -11,7 +11,7 @@ import ast
 
 import pytest
 
-from oracle_guard.analysis.meaning_globs import glob_sites
+from oracle_guard.analysis.meaning.globs import glob_sites
 from oracle_guard.analysis.pysource import Module
 from tests.helpers import Repo
 from tests.test_meaning import GLOB_BASE, GLOB_TEST, shrink

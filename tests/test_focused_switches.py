@@ -1,6 +1,6 @@
 """The code-switch scan reads a big test module only when a statement not on the other side spells a switch.
 
-pytest_side/code_switches.py `_no_switch_changed`: facts (options set on `config.option`, auto-approving
+pytest_side/switches/in_code.py `_no_switch_changed`: facts (options set on `config.option`, auto-approving
 reporters, regeneration variables) are compared as a multiset and each comes from a statement that spells
 a switch's word, so when every top-level statement missing from the other side is free of those words,
 no fact can differ.  A switch flipped in a changed statement of a big module is found; a helper added,
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from oracle_guard.pytest_side import code_switches
+from oracle_guard.pytest_side.switches import in_code as code_switches
 from tests.helpers import Repo
 from tests.test_switches import READER, findings
 

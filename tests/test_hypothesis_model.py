@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle_guard.analysis import hypothesis_model as hm
+from oracle_guard.analysis.hypothesis import model as hm
 from oracle_guard.analysis.pysource import Module
 
 SOURCE = b"""
@@ -207,7 +207,7 @@ VACUITY = [
 
 @pytest.mark.parametrize("body,expected", VACUITY, ids=[b.split("\n")[0][:40] for b, _ in VACUITY])
 def test_vacuous_means_nothing_in_the_body_can_fail(body: str, expected: bool) -> None:
-    from oracle_guard.analysis import hypothesis_model as hm
+    from oracle_guard.analysis.hypothesis import model as hm
     from oracle_guard.analysis.pysource import Module
 
     source = f"import contextlib\nfrom hypothesis import assume, given, note, strategies as st\n\n@given(st.integers())\ndef test_p(x):\n    {body}\n"

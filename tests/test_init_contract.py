@@ -24,19 +24,19 @@ def test_roundtrip(s):
 
 @pytest.fixture
 def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "oracle_guard.analysis.hypothesis_model", None)  # import fails
+    monkeypatch.setitem(sys.modules, "oracle_guard.analysis.hypothesis.model", None)  # import fails
 
 
 @pytest.fixture
 def fake_model(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The real model, watched: which modules init asks about (properties-monotonic's
     rules then decide what may be locked, so the model must be the real one)."""
-    from oracle_guard.analysis import hypothesis_model
+    from oracle_guard.analysis.hypothesis import model as hypothesis_model
 
     seen: list[str] = []
     real = hypothesis_model.properties_in
 
-    def properties_in(module):  # the interface hypothesis_model.py provides
+    def properties_in(module):  # the interface analysis/hypothesis/model.py provides
         seen.append(module.path)
         return real(module)
 

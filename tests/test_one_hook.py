@@ -9,7 +9,7 @@ from typing import NamedTuple
 import pytest
 
 from oracle_guard.commands import one_hook
-from oracle_guard.pytest_side import partial_collection
+from oracle_guard.pytest_side.collection import partial as partial_collection
 from tests.helpers import Repo
 
 TEST = "import pytest\n\n\ndef test_price():\n    assert 2 + 2 == 4\n\n\ndef test_other():\n    assert 'a'.upper() == 'A'\n"

@@ -64,4 +64,4 @@ def test_pip_install_from_a_checkout_leaves_it_as_it_was_and_ships_every_file(tm
     } == tracked and "oracle_guard/contract/contract.schema.json" in tracked
     entry_points = next(target.glob("oracle_guard-*.dist-info")).joinpath("entry_points.txt").read_text()
     assert "oracle-guard = oracle_guard.commands.cli:main" in entry_points
-    assert "[pytest11]" in entry_points and "oracle_guard = oracle_guard.pytest_side.entry" in entry_points
+    assert "[pytest11]" in entry_points and "oracle_guard = oracle_guard.pytest_side.plugin.entry" in entry_points

@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from oracle_guard.pytest_side import pytest_config
+from oracle_guard.pytest_side.config import compare as pytest_config
 from oracle_guard.repo import changes
 from tests.helpers import Repo
 

@@ -118,7 +118,7 @@ def test_inert_plugin_survives_a_project_with_its_own_hooks_package(proj: Path) 
 
 
 def test_plugin_import_loads_no_yaml_and_no_contract() -> None:
-    code = "import sys, oracle_guard.pytest_side.entry; print(sorted(m for m in ('yaml', 'hooks', 'oracle_guard.contract.contract', 'oracle_guard.repo.git') if m in sys.modules))"
+    code = "import sys, oracle_guard.pytest_side.plugin.entry; print(sorted(m for m in ('yaml', 'hooks', 'oracle_guard.contract.contract', 'oracle_guard.repo.git') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

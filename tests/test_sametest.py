@@ -1,4 +1,4 @@
-"""One notion of "the same test" (oracle_guard/analysis/sametest.py), shared by oracle-shrink and collection-snapshot.
+"""One notion of "the same test" (oracle_guard/analysis/sametest/cases.py), shared by oracle-shrink and collection-snapshot.
 
 Each refactor that changes test ids is tried as a maintainer would, in a real
 git repository: the honest version must pass both hooks, and the same
@@ -14,8 +14,8 @@ import textwrap
 
 import pytest
 
-from oracle_guard.analysis import sametest
 from oracle_guard.analysis.pysource import Module
+from oracle_guard.analysis.sametest import cases as sametest
 from oracle_guard.hook_ids.collection_snapshot import main as snapshot_main
 from oracle_guard.hook_ids.oracle_shrink import main as shrink_main
 from tests.helpers import Repo

@@ -6,7 +6,8 @@ import argparse
 
 import pytest
 
-from oracle_guard.pytest_side import pytest_config, runners
+from oracle_guard.pytest_side.config import compare as pytest_config
+from oracle_guard.pytest_side.runners import files as runners
 from oracle_guard.repo import changes
 from tests.helpers import Repo
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle_guard.pytest_side import pytest_config
+from oracle_guard.pytest_side.config import compare as pytest_config
 from oracle_guard.repo import changes
 from tests.helpers import Repo
 
@@ -132,7 +132,7 @@ CONFIG_CASES = [
         "jobs:\n  t:\n    steps:\n      - run: pytest -q -o console_output_style=classic\n",
         [],
     ),
-    # a folded YAML string: the option is on a line of its own (read by oracle_guard/pytest_side/runners.py)
+    # a folded YAML string: the option is on a line of its own (read by oracle_guard/pytest_side/runners/files.py)
     (
         ".github/workflows/ci.yml",
         WORKFLOW,

@@ -26,8 +26,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
-from oracle_guard.analysis import meaning, outcomes
+from oracle_guard.analysis import outcomes
 from oracle_guard.analysis.checkfacts import Side, finding_at
+from oracle_guard.analysis.meaning import checks as meaning
 from oracle_guard.analysis.pysource import FunctionNode, Module, Names, SourceError
 from oracle_guard.reporting.report import Finding
 

@@ -5,8 +5,8 @@ change and returns findings on the new side: a strong comparison relaxed
 (OG303), a tolerance loosened (OG304), a failure swallowed (OG305), an
 expected exception broadened (OG306), parametrize cases or glob matches lost
 (OG307), a check that can never fail (OG308), an expected value rewritten
-(OG314), a check that now looks elsewhere (oracle_guard.analysis.meaning).  Hypothesis
-settings and strategies are compared in oracle_guard.analysis.hypothesis_weakenings.  The
+(OG314), a check that now looks elsewhere (oracle_guard.analysis.meaning.checks).  Hypothesis
+settings and strategies are compared in oracle_guard.analysis.hypothesis.weakenings.  The
 count of checks (OG301) and removed tests (OG302) are judged across the whole
 change in oracle_guard.hook_ids.oracle_shrink, since checks may move between tests.
 """
@@ -20,9 +20,10 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import cast
 
-from oracle_guard.analysis import checknames, expectations, meaning, outcomes
+from oracle_guard.analysis import checknames, expectations, outcomes
 from oracle_guard.analysis.checkfacts import Facts, RaiseSite, Side, builtin_exception, finding_at, who_of
-from oracle_guard.analysis.hypothesis_weakenings import compare_hypothesis_test
+from oracle_guard.analysis.hypothesis.weakenings import compare_hypothesis_test
+from oracle_guard.analysis.meaning import checks as meaning
 from oracle_guard.analysis.pysource import TRY_NODES, FunctionNode
 from oracle_guard.analysis.sourcetext import spells
 from oracle_guard.repo import changes, git

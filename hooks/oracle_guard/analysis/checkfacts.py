@@ -15,9 +15,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from oracle_guard.analysis import hypothesis_model as hm
-from oracle_guard.analysis import meaning
 from oracle_guard.analysis.checksites import CHECK_PREFIXES, UNITTEST_RANK, CheckSites, HelperIndex, last_name
+from oracle_guard.analysis.hypothesis import model as hm
+from oracle_guard.analysis.meaning import checks as meaning
 from oracle_guard.analysis.pysource import TRY_NODES, FunctionNode, Module, Names, body_fingerprint
 from oracle_guard.analysis.tautologies import truthy_constant as _truthy_constant
 from oracle_guard.reporting.report import Finding

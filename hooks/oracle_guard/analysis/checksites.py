@@ -16,7 +16,7 @@ import posixpath
 from collections.abc import Iterable
 from typing import Callable
 
-from oracle_guard.analysis import hypothesis_model as hm
+from oracle_guard.analysis.hypothesis import model as hm
 from oracle_guard.analysis.loopitems import LoopItems, distinct
 from oracle_guard.analysis.pysource import FunctionNode, Module, SourceError, test_functions
 from oracle_guard.repo.paths import conftests_above, folders_above

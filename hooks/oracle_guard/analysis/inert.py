@@ -1,6 +1,6 @@
 """Collection-inert changes: edits of a test module that cannot change what pytest collects.
 
-The one-process hook's partial collection (oracle_guard/pytest_side/partial_collection.py) asks
+The one-process hook's partial collection (oracle_guard/pytest_side/collection/partial.py) asks
 this when only test modules changed; when every change is inert, pytest need
 not run at all: the collection is the base snapshot's.  Any doubt answers
 "not inert" (then pytest collects the touched modules).

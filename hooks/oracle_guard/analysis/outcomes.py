@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from typing import NamedTuple
 
-from oracle_guard.analysis import meaning
+from oracle_guard.analysis.meaning import checks as meaning
 from oracle_guard.analysis.pysource import FunctionNode
 
 # Context managers and callables that expect an exception, by qualified or method name.

@@ -193,9 +193,9 @@ def _fixture_id(path: str, taken: set[str]) -> str:
 
 
 def _properties_in(module: Module) -> list[tuple[str, int, int]] | None:
-    """oracle_guard.analysis.hypothesis_model.properties_in, when that module is installed."""
+    """oracle_guard.analysis.hypothesis.model.properties_in, when that module is installed."""
     try:
-        model = importlib.import_module("oracle_guard.analysis.hypothesis_model")
+        model = importlib.import_module("oracle_guard.analysis.hypothesis.model")
     except ImportError:
         return None
     return list(model.properties_in(module))
@@ -206,7 +206,7 @@ def find_properties(files: Sequence[str]) -> tuple[list[contract.Property], bool
     found: list[contract.Property] = []
     taken: set[str] = set()
     try:
-        importlib.import_module("oracle_guard.analysis.hypothesis_model")
+        importlib.import_module("oracle_guard.analysis.hypothesis.model")
     except ImportError:
         return [], False
     for path in files:

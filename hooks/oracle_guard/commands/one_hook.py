@@ -13,7 +13,7 @@ files, classified as pre-commit's `types_or: [python, pyi]` would (identify
 for shebang scripts); file names given by hand are used as they are.  Unlike `oracle-guard check`, it writes the first
 collection snapshot, as the collection-snapshot hook does, and when only test
 modules changed it collects just those, or nothing when no change can alter
-what pytest collects (oracle_guard/pytest_side/partial_collection.py, oracle_guard/analysis/inert.py;
+what pytest collects (oracle_guard/pytest_side/collection/partial.py, oracle_guard/analysis/inert.py;
 --collect-all collects everything).
 """
 

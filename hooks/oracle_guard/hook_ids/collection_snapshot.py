@@ -2,7 +2,7 @@
 
 Static hooks see the diff; this one asks pytest.  It runs
 ``pytest --collect-only`` once, in the project's own interpreter, with a
-small exporter plugin (oracle_guard/pytest_side/_collector.py, which needs only pytest) and
+small exporter plugin (oracle_guard/pytest_side/collection/collector.py, which needs only pytest) and
 compares every collected node id and its skip/xfail status with the
 snapshot committed at the base revision.  A test that vanished (deleted,
 renamed, deselected, ignored by config or conftest) or became skipped or
@@ -17,8 +17,8 @@ project's interpreter early, feed it what to collect, read the ids back,
 compare them with the base snapshot), and the steps share the run's state.
 What other modules need of it already lives in core: the snapshot format
 (oracle_guard/contract/snapshot.py), the interpreter (oracle_guard/repo/interpreters.py), the exporter
-(oracle_guard/pytest_side/_collector.py), partial collection (oracle_guard/pytest_side/partial_collection.py) and
-the pytest configuration (oracle_guard/pytest_side/pytest_config.py).
+(oracle_guard/pytest_side/collection/collector.py), partial collection (oracle_guard/pytest_side/collection/partial.py) and
+the pytest configuration (oracle_guard/pytest_side/config/compare.py).
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Union
 
 from oracle_guard.contract.snapshot import WEAKER, format_snapshot, parse_snapshot, recorded_errors
-from oracle_guard.pytest_side import base_collection, pytest_config
-from oracle_guard.pytest_side.partial_collection import PYTEST_CONFIGS, relevant
+from oracle_guard.pytest_side.collection import base as base_collection
+from oracle_guard.pytest_side.collection.partial import PYTEST_CONFIGS, relevant
+from oracle_guard.pytest_side.config import compare as pytest_config
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.confine import jail
 from oracle_guard.repo.paths import DEFAULT_CONTRACT, PYTHON_SUFFIXES
@@ -85,12 +86,12 @@ class _Run:
     """A collection run in flight: started early so the hook's own work overlaps it."""
 
     def __init__(self, python: str, warm: bool = False) -> None:
-        from oracle_guard.pytest_side import _collector
+        from oracle_guard.pytest_side.collection import collector as _collector
 
         self.python = python
         self.runner = _collector
         self.why = ""  # why `import pytest` failed there (NO_PYTEST_EXIT)
-        # warm: the partial run's watcher; send() names what to collect (oracle_guard/pytest_side/partial_collection.py)
+        # warm: the partial run's watcher; send() names what to collect (oracle_guard/pytest_side/collection/partial.py)
         self.warm = warm
         self.paths: list[str] | None = None if warm else []  # what to collect; empty: all the configuration names
         # A folder of its own: the collection runs the change's code, confined to writing there (repo/confine).
@@ -104,7 +105,7 @@ class _Run:
         self.proc = self._start(self.args)
 
     def _start(self, args: list[str]) -> subprocess.Popen[bytes]:
-        from oracle_guard.pytest_side import partial_collection
+        from oracle_guard.pytest_side.collection import partial as partial_collection
 
         code = partial_collection.RUNNER if self.warm else self.runner.RUNNER
         cmd = [self.python, "-c", code, os.path.abspath(self.runner.__file__), self.out_path, *args]
@@ -204,7 +205,7 @@ class _PartialRun:
 
     Any doubt the run itself reveals (a collection error, another exit code,
     a plugin acting on the whole item list, ids of other files) falls back to
-    a full collection, which then answers (oracle_guard/pytest_side/partial_collection.py).
+    a full collection, which then answers (oracle_guard/pytest_side/collection/partial.py).
     """
 
     def __init__(self, run: _Run, modules: list[str], base_bytes: bytes, base_snapshot_path: str) -> None:
@@ -220,7 +221,7 @@ class _PartialRun:
         return self.run.why
 
     def result(self) -> Collection | None:
-        from oracle_guard.pytest_side import partial_collection
+        from oracle_guard.pytest_side.collection import partial as partial_collection
 
         found = self.run.result()
         if found is None:
@@ -320,7 +321,7 @@ def compare(
     """Findings for ids of the base snapshot that vanished or got weaker.
 
     SAME(vanished, appeared) names the vanished ids whose test lives on
-    (moved, renamed, merged or split with its checks: oracle_guard/analysis/sametest.py).
+    (moved, renamed, merged or split with its checks: oracle_guard/analysis/sametest/cases.py).
     """
     from oracle_guard.contract import unstable_ids  # only where pytest ran
 
@@ -395,7 +396,7 @@ def prepare(ctx: HookContext) -> Callable[[], list[Finding]]:
     while pytest collects.  Options: snapshot, python, always, static_only,
     if_snapshot (see main), started (a collection main() began early),
     partial (collect only the touched test modules when that is sure to give
-    the same snapshot: oracle_guard/pytest_side/partial_collection.py; the one-process hook's).
+    the same snapshot: oracle_guard/pytest_side/collection/partial.py; the one-process hook's).
     """
     if ctx.change_set is None:
         raise UsageError("collection-snapshot compares with a base: it needs a change set")
@@ -587,7 +588,7 @@ def _compare(
             f"pytest in {found.python} cannot import '{missing}', which is not part of this repository: "
             "install the project's test dependencies there, or pass --python PATH to the interpreter that has them"
         )
-    # The gate's second witness: what the base itself collects (pytest_side/base_collection.py).
+    # The gate's second witness: what the base itself collects (pytest_side/collection/base.py).
     at_base = base_collection.collected(at_base_run, found.python, change_set.base_label) if at_base_run else None
     red_at_base = recorded_errors(base_bytes)  # a red base's modules that did not collect there either
     failing_at_base = {where for where, _ in at_base.errors if where} if at_base else set()
@@ -641,7 +642,7 @@ def _compare(
         return approved(f"test-skip {node_id}")
 
     def same(vanished: list[str], appeared: list[str]) -> set[str]:
-        from oracle_guard.analysis import sametest
+        from oracle_guard.analysis.sametest import cases as sametest
 
         renamed = {c.old_path: c.path for c in change_set.changes if c.old_path and c.path and c.old_path != c.path}
         new_side = lambda paths: {p: changes.read_worktree_file(p) for p in paths}  # noqa: E731 - what pytest collected
@@ -838,9 +839,9 @@ def _start_planned(
 
     Planned before pytest starts: a run started first and killed unused when the
     change proves inert cost more CPU than the plan's delay to the others
-    (oracle_guard/pytest_side/partial_collection.py has the numbers).
+    (oracle_guard/pytest_side/collection/partial.py has the numbers).
     """
-    from oracle_guard.pytest_side import partial_collection
+    from oracle_guard.pytest_side.collection import partial as partial_collection
 
     # The changed paths that matter, asked of git once for both plans below.
     touched = partial_collection.touched(

@@ -293,7 +293,7 @@ def _outcome_rewrites(module: Module) -> list[Occurrence]:
     report turned passed, a swallowed failure, ``session.exitstatus`` written, items replaced, a passing exit.
     A plugin project's plugin is its production code: the base's tests must not be judged by a rewritten run."""
     from oracle_guard.analysis.testaware.facts import Occurrence
-    from oracle_guard.pytest_side import tamper_code
+    from oracle_guard.pytest_side.tamper import code as tamper_code
 
     found = []
     for fact in tamper_code.code_facts(module):

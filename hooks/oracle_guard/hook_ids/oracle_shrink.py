@@ -25,7 +25,7 @@ from oracle_guard.analysis import arranged
 from oracle_guard.analysis.check_weakenings import compare_function, compare_globs, new_tautologies, repeat_after_action
 from oracle_guard.analysis.checkfacts import Facts, Side, finding_at, parse_side, who_of
 from oracle_guard.analysis.checksites import HelperIndex
-from oracle_guard.analysis.hypothesis_weakenings import compare_module_strategies, compare_profiles
+from oracle_guard.analysis.hypothesis.weakenings import compare_module_strategies, compare_profiles
 from oracle_guard.analysis.pysource import DEEP, Module, SourceError, body_fingerprint
 from oracle_guard.analysis.sourcetext import opaque_lines
 from oracle_guard.repo import changes, git
@@ -106,7 +106,7 @@ def shrink_findings(paths: Sequence[str], change_set: changes.ChangeSet | None) 
     fresh, still_removed = _follow_moves(functions, wanted)
     lost, pool = _compare_matched(fresh, functions.matched, wanted, findings)
     findings += _arranged(pairs, functions.matched, change_set)
-    # A removed test lives on when oracle_guard/analysis/sametest.py finds it in the change (the notion
+    # A removed test lives on when oracle_guard/analysis/sametest/cases.py finds it in the change (the notion
     # collection-snapshot shares): never paid for by the check pool below.
     gone = [
         _Lost(f, new_side, base_side.path, Counter(f.texts), f.checks * f.cases, True, None, f.checks)
@@ -387,10 +387,10 @@ def _lost_finding(item: _Lost) -> Finding:
 
 
 def _not_living_on(removed: list[_Removed], fresh: list[_Added], matched: list[_Matched]) -> list[_Removed]:
-    """The removed tests that oracle_guard/analysis/sametest.py finds nowhere in the new or changed tests."""
+    """The removed tests that oracle_guard/analysis/sametest/cases.py finds nowhere in the new or changed tests."""
     if not removed:
         return removed
-    from oracle_guard.analysis import sametest
+    from oracle_guard.analysis.sametest import cases as sametest
 
     cache: dict[int, dict[str, bool]] = {}
     pool: list[sametest.Case] = []

@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Callable
 
-from oracle_guard.analysis import hypothesis_model as hm
+from oracle_guard.analysis.hypothesis import model as hm
 from oracle_guard.analysis.pysource import FunctionNode, Module, SourceError
 from oracle_guard.analysis.tautologies import tautology
 from oracle_guard.contract import contract, trust
@@ -123,7 +123,7 @@ def _function(module: Module, name: str) -> FunctionNode | None:
 
 
 def _vacuous(module: Module, fn: FunctionNode) -> bool:
-    """Nothing in the body can fail (oracle_guard/analysis/hypothesis_model.py): a crash-only property is no vacuous one."""
+    """Nothing in the body can fail (oracle_guard/analysis/hypothesis/model.py): a crash-only property is no vacuous one."""
     return hm.vacuous(fn, module.names, tautology)
 
 

@@ -31,8 +31,9 @@ import os
 import posixpath
 from typing import NamedTuple
 
-from oracle_guard.analysis import arranged, meaning, outcomes
+from oracle_guard.analysis import arranged, outcomes
 from oracle_guard.analysis.checksites import CheckSites, HelperIndex
+from oracle_guard.analysis.meaning import checks as meaning
 from oracle_guard.analysis.pysource import Module, SourceError
 from oracle_guard.analysis.sourcetext import spells
 from oracle_guard.repo import changes, git

@@ -24,7 +24,8 @@ import subprocess
 import tempfile
 from collections.abc import Iterable
 
-from oracle_guard.pytest_side import generated, pytest_config
+from oracle_guard.pytest_side import generated
+from oracle_guard.pytest_side.config import compare as pytest_config
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.confine import jail
 from oracle_guard.repo.paths import TEST_FILES

@@ -24,7 +24,8 @@ from typing import NamedTuple
 
 from oracle_guard.analysis import reach
 from oracle_guard.analysis.testaware import startup
-from oracle_guard.pytest_side import pytest_config, scratch
+from oracle_guard.pytest_side import scratch
+from oracle_guard.pytest_side.config import compare as pytest_config
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.paths import folders_above
 from oracle_guard.reporting.report import UsageError

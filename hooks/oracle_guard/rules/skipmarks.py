@@ -434,7 +434,9 @@ class _Finder(PrunedVisitor):
         if self._warnings_are_errors is None:
             self._warnings_are_errors = False
             if self.module.reader is not None:
-                from oracle_guard.pytest_side import pytest_config  # only for a file that spells an ignore filter
+                from oracle_guard.pytest_side.config import (
+                    compare as pytest_config,  # only for a file that spells an ignore filter
+                )
 
                 blobs = {
                     name: self.module.reader(name)

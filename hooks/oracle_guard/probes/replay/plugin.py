@@ -1,6 +1,6 @@
 """Outcome recorder loaded into the *project's* interpreter by oracle-replay.
 
-Like oracle_guard/pytest_side/_collector.py it needs only pytest (and Hypothesis if the project
+Like oracle_guard/pytest_side/collection/collector.py it needs only pytest (and Hypothesis if the project
 has it), is loaded by file path, and runs ``pytest.main(args, plugins=[this])``.
 It also fixes Hypothesis's seed: both sides of a replay must see the same
 examples, so every Hypothesis test runs derandomized (no example database)

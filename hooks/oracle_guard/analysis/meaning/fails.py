@@ -15,7 +15,7 @@ import builtins
 import copy
 from collections.abc import Iterable
 
-from oracle_guard.analysis.meaning_values import (
+from oracle_guard.analysis.meaning.values import (
     EQUALITY_HELPERS,
     INPUT_BUILTINS,
     TYPE_NAMES,

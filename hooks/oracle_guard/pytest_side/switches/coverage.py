@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from oracle_guard.pytest_side.switch_options import _count
+from oracle_guard.pytest_side.switches.options import _count
 from oracle_guard.repo import git
 from oracle_guard.repo.paths import TEST_FILES
 from oracle_guard.reporting.report import Finding
@@ -47,7 +47,7 @@ def coverage_of(blobs: dict[str, bytes | None]) -> Coverage:
 def _coverage_file(name: str, text: str) -> Coverage | None:
     sections: dict[str, dict[str, object]] = {}
     if name == "pyproject.toml":
-        from oracle_guard.pytest_side.settings import load_toml
+        from oracle_guard.pytest_side.config.settings import load_toml
 
         try:
             table = load_toml(text).get("tool", {}).get("coverage", {})

@@ -37,12 +37,12 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from oracle_guard.pytest_side.runner_shell import _ASSIGN, _RUNNER_HINT, _logical_lines, command_words, shell_commands
-from oracle_guard.pytest_side.runner_shell import ADDOPTS_VARS as ADDOPTS_VARS
-from oracle_guard.pytest_side.runner_shell import Command as Command
-from oracle_guard.pytest_side.runner_shell import EnvSetting as EnvSetting
-from oracle_guard.pytest_side.runner_shell import Runner as Runner
-from oracle_guard.pytest_side.runner_shell import split as split
+from oracle_guard.pytest_side.runners.shell import _ASSIGN, _RUNNER_HINT, _logical_lines, command_words, shell_commands
+from oracle_guard.pytest_side.runners.shell import ADDOPTS_VARS as ADDOPTS_VARS
+from oracle_guard.pytest_side.runners.shell import Command as Command
+from oracle_guard.pytest_side.runners.shell import EnvSetting as EnvSetting
+from oracle_guard.pytest_side.runners.shell import Runner as Runner
+from oracle_guard.pytest_side.runners.shell import split as split
 
 if TYPE_CHECKING:  # imported where used at run time: most hooks never read YAML
     import yaml

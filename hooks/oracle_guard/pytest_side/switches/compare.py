@@ -32,12 +32,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from oracle_guard.pytest_side import runners as ci
-from oracle_guard.pytest_side.code_switches import code_switches as code_switches
-from oracle_guard.pytest_side.code_switches import mentions as mentions
-from oracle_guard.pytest_side.coverage_config import Coverage, _hides_source, _omits, coverage_of
-from oracle_guard.pytest_side.coverage_config import pragmas as pragmas
-from oracle_guard.pytest_side.switch_options import (
+from oracle_guard.pytest_side.runners import files as ci
+from oracle_guard.pytest_side.switches.coverage import Coverage, _hides_source, _omits, coverage_of
+from oracle_guard.pytest_side.switches.coverage import pragmas as pragmas
+from oracle_guard.pytest_side.switches.in_code import code_switches as code_switches
+from oracle_guard.pytest_side.switches.in_code import mentions as mentions
+from oracle_guard.pytest_side.switches.options import (
     EXITFIRST,
     FLOOR,
     LEDGER,
@@ -60,7 +60,7 @@ from oracle_guard.reporting.report import Finding
 
 if TYPE_CHECKING:  # types only: the callers pass these in
     from oracle_guard.contract.contract import Contract
-    from oracle_guard.pytest_side.settings import Settings
+    from oracle_guard.pytest_side.config.settings import Settings
     from oracle_guard.repo.changes import ChangeSet
 
 # -- the comparison ----------------------------------------------------------------------
@@ -172,7 +172,7 @@ def inline_snapshot_flags(pyproject: bytes | None) -> set[str]:
     """Regenerating modes in `[tool.inline-snapshot] default-flags`."""
     if pyproject is None or b"inline-snapshot" not in pyproject:
         return set()
-    from oracle_guard.pytest_side.settings import load_toml
+    from oracle_guard.pytest_side.config.settings import load_toml
 
     try:
         table = load_toml(pyproject.decode("utf-8", "replace")).get("tool", {}).get("inline-snapshot", {})

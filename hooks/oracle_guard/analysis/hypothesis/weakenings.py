@@ -3,15 +3,15 @@
 @given removed, fewer examples or steps in a test's settings or a profile,
 an explicit @example removed, a strategy narrowed (in the test, or in a
 module constant it draws from), new assume()/filter() calls that discard
-generated examples.  The models come from oracle_guard.analysis.hypothesis_model.
+generated examples.  The models come from oracle_guard.analysis.hypothesis.model.
 """
 
 from __future__ import annotations
 
 import ast
 
-from oracle_guard.analysis import hypothesis_model as hm
 from oracle_guard.analysis.checkfacts import Facts, Side, finding_at
+from oracle_guard.analysis.hypothesis import model as hm
 from oracle_guard.reporting.report import Finding
 
 

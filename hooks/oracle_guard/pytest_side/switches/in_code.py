@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from oracle_guard.pytest_side import runners as ci
-from oracle_guard.pytest_side.switch_options import LEDGER, REGEN, REGEN_ENV, _count, _truthy
+from oracle_guard.pytest_side.runners import files as ci
+from oracle_guard.pytest_side.switches.options import LEDGER, REGEN, REGEN_ENV, _count, _truthy
 from oracle_guard.repo import git
 from oracle_guard.repo.paths import TEST_FILES
 from oracle_guard.reporting.report import Finding

@@ -224,7 +224,7 @@ class Watch:
 
     def _late_problems(self) -> list[str]:
         """What only the end of the session shows."""
-        from oracle_guard.pytest_side.options import tampered_options
+        from oracle_guard.pytest_side.plugin.options import tampered_options
 
         found = []
         changed = tampered_options(self.config)

@@ -17,10 +17,10 @@ import shlex
 from typing import Any, Callable
 
 from oracle_guard.analysis.pysource import Module, SourceError
-from oracle_guard.pytest_side import pytest_tamper
-from oracle_guard.pytest_side import runners as ci
-from oracle_guard.pytest_side.settings import Settings as Settings
-from oracle_guard.pytest_side.settings import load_toml as _load_toml
+from oracle_guard.pytest_side.config.settings import Settings as Settings
+from oracle_guard.pytest_side.config.settings import load_toml as _load_toml
+from oracle_guard.pytest_side.runners import files as ci
+from oracle_guard.pytest_side.tamper import compare as pytest_tamper
 from oracle_guard.repo import changes
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
 from oracle_guard.reporting.report import Finding, UsageError, notice
@@ -469,14 +469,14 @@ def compare_runner(path: str, base: bytes | None, new: bytes) -> list[Finding]:
 
 def check(change_set: changes.ChangeSet, contract_path: str = DEFAULT_CONTRACT) -> list[Finding]:
     """Configuration weakenings in the change, compared with the base (CONTRACT_PATH: its freeze ledger)."""
-    from oracle_guard.pytest_side import switches
+    from oracle_guard.pytest_side.switches import compare as switches
 
     touched = set(change_set.changed_paths)
     config_changed = bool(touched & CONFIG_FILES) or any(p in CONFIG_FILES for p in change_set.deleted)
     coverage_changed = ".coveragerc" in touched or ".coveragerc" in change_set.deleted
     conftests = [p for p in touched if p.rsplit("/", 1)[-1] == "conftest.py"]
     runners = [p for p in touched if RUNNER_FILES.match(p)]
-    from oracle_guard.pytest_side import doctest_changes
+    from oracle_guard.pytest_side.config import doctests as doctest_changes
 
     findings: list[Finding] = switches.pragmas(change_set, change_set.read_new, change_set.read_base)
     findings += doctest_changes.check(change_set, settings_of, CONFIG_FILES, lambda: named_paths(change_set))  # OG316
@@ -507,7 +507,7 @@ def check(change_set: changes.ChangeSet, contract_path: str = DEFAULT_CONTRACT) 
     tox = new.get("tox.ini")
     if "tox.ini" in runners and tox is not None:
         findings += compare_runner("tox.ini", base.get("tox.ini"), tox)
-    # Reruns, regeneration, coverage floors, partial runs, stripped asserts (oracle_guard/pytest_side/switches.py).
+    # Reruns, regeneration, coverage floors, partial runs, stripped asserts (oracle_guard/pytest_side/switches/compare.py).
     findings += switches.check(change_set, base, new, base_settings, new_settings, runners, contract_path)
     return findings
 

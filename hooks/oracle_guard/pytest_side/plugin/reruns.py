@@ -1,6 +1,6 @@
 """Run-time half of the rerun rule: every retry of a test is counted against the freeze ledger.
 
-Called by the gate (oracle_guard/pytest_side/pytest_plugin.py) and the watch.  Whichever plugin
+Called by the gate (oracle_guard/pytest_side/plugin/gate.py) and the watch.  Whichever plugin
 does the retrying (pytest-rerunfailures, pytest-retry, flaky, a conftest, the
 gate's own freeze reruns), the test body runs through ``item.runtest``, and
 the reports of the failed attempts reach ``pytest_runtest_logreport`` with an

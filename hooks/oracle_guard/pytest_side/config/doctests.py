@@ -15,7 +15,7 @@ import posixpath
 from collections.abc import Callable, Iterable
 
 from oracle_guard.analysis import doctests
-from oracle_guard.pytest_side.settings import Settings
+from oracle_guard.pytest_side.config.settings import Settings
 from oracle_guard.repo import changes, lastfailed
 from oracle_guard.reporting.report import Finding
 

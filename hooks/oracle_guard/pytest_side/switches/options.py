@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from oracle_guard.pytest_side import runners as ci
+from oracle_guard.pytest_side.runners import files as ci
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
 
 LEDGER = f"reruns belong to the freeze ledger: remove it, or add a freeze entry (owner, expiry, remaining_reruns) for the flaky test in {DEFAULT_CONTRACT}"

@@ -238,12 +238,12 @@ def text_tokens(path: str, text: str, addopts: list[str] | None) -> list[Token]:
 
 
 def _runner_tokens(path: str, text: str, seen: Counter[tuple[str, str]]) -> list[Token]:
-    """What the CI/task-runner reader (oracle_guard/pytest_side/runners.py) finds beyond the line scan: folded YAML
+    """What the CI/task-runner reader (oracle_guard/pytest_side/runners/files.py) finds beyond the line scan: folded YAML
     strings, GitLab script lists, `env:` blocks, nox `session.run(...)` arguments."""
     name = posixpath.basename(path)
     if name in CONFIG_NAMES and name != "tox.ini":
         return []  # pytest's own configuration: its addopts are read as such
-    from oracle_guard.pytest_side import runners
+    from oracle_guard.pytest_side.runners import files as runners
 
     try:
         arguments = runners.read(path, text).pytest_arguments()

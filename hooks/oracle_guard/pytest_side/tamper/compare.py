@@ -51,9 +51,9 @@ from collections.abc import Iterable
 from typing import Callable, TypeVar
 
 from oracle_guard.analysis.pysource import Module, SourceError
-from oracle_guard.pytest_side.tamper_code import _MIGHT_MATTER, Fact, _module_candidates, code_facts, plugin_names
-from oracle_guard.pytest_side.tamper_scan import CONFIG_NAMES, Token, scanned, text_tokens
-from oracle_guard.pytest_side.tamper_scan import GATE as GATE
+from oracle_guard.pytest_side.tamper.code import _MIGHT_MATTER, Fact, _module_candidates, code_facts, plugin_names
+from oracle_guard.pytest_side.tamper.scan import CONFIG_NAMES, Token, scanned, text_tokens
+from oracle_guard.pytest_side.tamper.scan import GATE as GATE
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
 from oracle_guard.reporting.report import Finding, UsageError

@@ -59,7 +59,7 @@ import os
 from typing import NamedTuple
 
 from oracle_guard.contract.snapshot import parse_snapshot
-from oracle_guard.pytest_side import _collector
+from oracle_guard.pytest_side.collection import collector as _collector
 from oracle_guard.repo import git
 from oracle_guard.repo.paths import PYTHON_SUFFIXES
 from oracle_guard.reporting.report import UsageError
@@ -344,7 +344,7 @@ def production_inert(paths: list[str], change_set: object) -> bool:
 
 def python_functions() -> list[str] | None:
     """The project's `python_functions` as pytest reads it from the top folder; None when in doubt."""
-    from oracle_guard.pytest_side import pytest_config
+    from oracle_guard.pytest_side.config import compare as pytest_config
     from oracle_guard.repo import changes
 
     blobs = {name: changes.read_worktree_file(name) for name in pytest_config.CONFIG_FILES}

@@ -22,12 +22,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Callable
 
-from oracle_guard.analysis.hypothesis_strategies import ST as ST
-from oracle_guard.analysis.hypothesis_strategies import drawn_strategy as drawn_strategy
-from oracle_guard.analysis.hypothesis_strategies import narrower as narrower
-from oracle_guard.analysis.hypothesis_strategies import number as number
-from oracle_guard.analysis.hypothesis_strategies import weaker_settings as weaker_settings
-from oracle_guard.analysis.hypothesis_vacuity import vacuous as vacuous
+from oracle_guard.analysis.hypothesis.strategies import ST as ST
+from oracle_guard.analysis.hypothesis.strategies import drawn_strategy as drawn_strategy
+from oracle_guard.analysis.hypothesis.strategies import narrower as narrower
+from oracle_guard.analysis.hypothesis.strategies import number as number
+from oracle_guard.analysis.hypothesis.strategies import weaker_settings as weaker_settings
+from oracle_guard.analysis.hypothesis.vacuity import vacuous as vacuous
 from oracle_guard.analysis.pysource import FunctionNode, Module, Names
 from oracle_guard.analysis.sourcetext import hot_lines, spells
 

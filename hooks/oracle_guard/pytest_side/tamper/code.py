@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from oracle_guard.analysis import deferred
 from oracle_guard.analysis.pysource import Module
-from oracle_guard.pytest_side.tamper_scan import GATE
+from oracle_guard.pytest_side.tamper.scan import GATE
 from oracle_guard.repo.paths import folders_above
 
 REPORT_ATTRS = {"outcome", "longrepr", "wasxfail", "passed", "failed", "skipped"}

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from oracle_guard.analysis.checksites import live_block, raises_assertion
 from oracle_guard.analysis.pysource import FunctionNode, Module
-from oracle_guard.analysis.sametest_params import _constants, _elements
-from oracle_guard.analysis.sametest_spelling import _plain_assert
+from oracle_guard.analysis.sametest.params import _constants, _elements
+from oracle_guard.analysis.sametest.spelling import _plain_assert
 
 if TYPE_CHECKING:
     from typing import TypeGuard  # Python 3.10+

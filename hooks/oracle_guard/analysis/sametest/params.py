@@ -13,7 +13,7 @@ import ast
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from oracle_guard.analysis.pysource import FunctionNode, Module
-from oracle_guard.analysis.sametest_spelling import _body
+from oracle_guard.analysis.sametest.spelling import _body
 
 if TYPE_CHECKING:
     from typing import TypeGuard  # Python 3.10+

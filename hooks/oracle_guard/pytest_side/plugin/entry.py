@@ -7,8 +7,8 @@ stays inert unless the contract file exists or ``--oracle-guard`` is given.
 It lives in the ``oracle_guard`` package, whose name no project shares
 (under ``python -m pytest`` the current directory comes first on
 ``sys.path``, so a generic top-level name such as ``hooks`` would be
-shadowed by a project's own package).  The gate itself is imported from ``oracle_guard.pytest_side.pytest_plugin`` only once switched on, with the
-outcome watch of ``oracle_guard.pytest_side.pytest_watch``.
+shadowed by a project's own package).  The gate itself is imported from ``oracle_guard.pytest_side.plugin.gate`` only once switched on, with the
+outcome watch of ``oracle_guard.pytest_side.plugin.watch``.
 
 It fails closed (``ERROR: oracle-guard: ...``, exit 4) rather than stay inert
 when the contract is there but not usable: not a regular file, not under the
@@ -106,8 +106,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # an information mode: no test runs (in CI, pytest_tamper's OG871 reports the option)
     if _pluggy_too_old():
         _fail("the gate needs pluggy 1.1 or newer (its hook wrappers); upgrade pytest and pluggy")
-    from oracle_guard.pytest_side.pytest_plugin import Guard
-    from oracle_guard.pytest_side.pytest_watch import Watch
+    from oracle_guard.pytest_side.plugin.gate import Guard
+    from oracle_guard.pytest_side.plugin.watch import Watch
 
     guard = Guard(config, path, rel)
     plugins = [(guard, "oracle_guard_gate"), (Watch(config, guard), "oracle_guard_watch")]
@@ -173,7 +173,7 @@ def _fail_if_contract_elsewhere(config: pytest.Config, rel: str, explicit: str |
 
 
 def _fail_on_tampered_options(config: pytest.Config) -> None:
-    from oracle_guard.pytest_side.options import tampered_options
+    from oracle_guard.pytest_side.plugin.options import tampered_options
 
     changed = tampered_options(config)
     if changed:

@@ -14,7 +14,7 @@ then is this module imported.  Active, in the CI test run, the gate:
     (``--oracle-guard-report PATH``).  It never edits the contract: CI
     publishes the report and a human lowers the budget;
 (d) fails the session when any plugin reran a test that no valid freeze
-    covers, or more often than its ``remaining_reruns`` (oracle_guard/pytest_side/pytest_reruns.py).
+    covers, or more often than its ``remaining_reruns`` (oracle_guard/pytest_side/plugin/reruns.py).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import pytest  # already imported: pytest is what loads this module
 
 RERUNS_KEY = "oracle_guard_reruns"
 CONDITION_KEY = "oracle_guard_skip_if_env"
-ENV = "skip-if-env"  # oracle_guard.pytest_side._collector.ENV
+ENV = "skip-if-env"  # oracle_guard.pytest_side.collection.collector.ENV
 
 
 def _by_condition(item: Any, report: Any) -> bool:
@@ -80,9 +80,9 @@ class Guard:
         self.reruns: dict[str, int] = {}
         self.expired_hits: dict[str, list[str]] = {}
         self.frozen_tests: dict[str, list[str]] = {}
-        # (d) a rerun by any plugin counts against the ledger (oracle_guard/pytest_side/pytest_reruns.py);
+        # (d) a rerun by any plugin counts against the ledger (oracle_guard/pytest_side/plugin/reruns.py);
         # the watch calls it and the gate's own per-test methods: no hook call per test of their own.
-        from oracle_guard.pytest_side.pytest_reruns import RerunWatch
+        from oracle_guard.pytest_side.plugin.reruns import RerunWatch
 
         self.rerun_watch = RerunWatch(self)
         # A test runs through the gate's own protocol only where a freeze can give it reruns.

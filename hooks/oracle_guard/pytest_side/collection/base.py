@@ -45,7 +45,7 @@ class Collected(NamedTuple):
 
 
 def read_output(path: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
-    """The collector's output file (pytest_side/_collector.py): items and collection errors."""
+    """The collector's output file (pytest_side/collection/collector.py): items and collection errors."""
     items: dict[str, str] = {}
     errors: list[tuple[str, str]] = []
     with open(path, encoding="utf-8") as f:
@@ -92,7 +92,7 @@ class BaseRun:
             self.failure = exc
 
     def _collect(self, extra: list[str]) -> tuple[int, bytes, bytes]:
-        from oracle_guard.pytest_side import _collector
+        from oracle_guard.pytest_side.collection import collector as _collector
 
         if not os.path.isdir(self.tree):
             scratch.export(self.rev, self.tree)
@@ -122,7 +122,7 @@ class BaseRun:
 
     def result(self) -> Collected | None:
         """The base's collection; None when this interpreter has no pytest (the caller tries another)."""
-        from oracle_guard.pytest_side import _collector
+        from oracle_guard.pytest_side.collection import collector as _collector
 
         try:
             self.thread.join()
@@ -165,7 +165,7 @@ def modules_to_collect(
     change_set: changes.ChangeSet, base_bytes: bytes | None, base_snapshot_path: str, snapshot: str, watched: set[str]
 ) -> list[str] | None:
     """The base's test modules whose collection the change may alter ([] for none: no run); None for all of them."""
-    from oracle_guard.pytest_side import partial_collection
+    from oracle_guard.pytest_side.collection import partial as partial_collection
 
     if base_bytes is None:
         return None

@@ -21,30 +21,30 @@ from __future__ import annotations
 
 import ast
 
-from oracle_guard.analysis.meaning_fails import _builtin_name, _helper
-from oracle_guard.analysis.meaning_fails import as_condition as as_condition
-from oracle_guard.analysis.meaning_fails import call_never_fails as call_never_fails
-from oracle_guard.analysis.meaning_fails import inlined_checks as inlined_checks
-from oracle_guard.analysis.meaning_fails import never_fails as never_fails
-from oracle_guard.analysis.meaning_fails import same_or_literal_args as same_or_literal_args
-from oracle_guard.analysis.meaning_globs import glob_matches as glob_matches
-from oracle_guard.analysis.meaning_globs import glob_sites as glob_sites
-from oracle_guard.analysis.meaning_values import EQUALITY_HELPERS as EQUALITY_HELPERS
-from oracle_guard.analysis.meaning_values import INPUT_BUILTINS as INPUT_BUILTINS
-from oracle_guard.analysis.meaning_values import NORMALISERS as NORMALISERS
-from oracle_guard.analysis.meaning_values import NORMALISING_METHODS as NORMALISING_METHODS
-from oracle_guard.analysis.meaning_values import PARSERS as PARSERS
-from oracle_guard.analysis.meaning_values import PREFIX_METHODS as PREFIX_METHODS
-from oracle_guard.analysis.meaning_values import STRATEGY_TYPES as STRATEGY_TYPES
-from oracle_guard.analysis.meaning_values import TYPE_NAMES as TYPE_NAMES
-from oracle_guard.analysis.meaning_values import UNITTEST_OPS as UNITTEST_OPS
-from oracle_guard.analysis.meaning_values import VALUE_BUILTINS as VALUE_BUILTINS
-from oracle_guard.analysis.meaning_values import Cmp as Cmp
-from oracle_guard.analysis.meaning_values import Scope as Scope
-from oracle_guard.analysis.meaning_values import _literal
-from oracle_guard.analysis.meaning_values import bindings as bindings
-from oracle_guard.analysis.meaning_values import input_types as input_types
-from oracle_guard.analysis.meaning_values import local_values as local_values
+from oracle_guard.analysis.meaning.fails import _builtin_name, _helper
+from oracle_guard.analysis.meaning.fails import as_condition as as_condition
+from oracle_guard.analysis.meaning.fails import call_never_fails as call_never_fails
+from oracle_guard.analysis.meaning.fails import inlined_checks as inlined_checks
+from oracle_guard.analysis.meaning.fails import never_fails as never_fails
+from oracle_guard.analysis.meaning.fails import same_or_literal_args as same_or_literal_args
+from oracle_guard.analysis.meaning.globs import glob_matches as glob_matches
+from oracle_guard.analysis.meaning.globs import glob_sites as glob_sites
+from oracle_guard.analysis.meaning.values import EQUALITY_HELPERS as EQUALITY_HELPERS
+from oracle_guard.analysis.meaning.values import INPUT_BUILTINS as INPUT_BUILTINS
+from oracle_guard.analysis.meaning.values import NORMALISERS as NORMALISERS
+from oracle_guard.analysis.meaning.values import NORMALISING_METHODS as NORMALISING_METHODS
+from oracle_guard.analysis.meaning.values import PARSERS as PARSERS
+from oracle_guard.analysis.meaning.values import PREFIX_METHODS as PREFIX_METHODS
+from oracle_guard.analysis.meaning.values import STRATEGY_TYPES as STRATEGY_TYPES
+from oracle_guard.analysis.meaning.values import TYPE_NAMES as TYPE_NAMES
+from oracle_guard.analysis.meaning.values import UNITTEST_OPS as UNITTEST_OPS
+from oracle_guard.analysis.meaning.values import VALUE_BUILTINS as VALUE_BUILTINS
+from oracle_guard.analysis.meaning.values import Cmp as Cmp
+from oracle_guard.analysis.meaning.values import Scope as Scope
+from oracle_guard.analysis.meaning.values import _literal
+from oracle_guard.analysis.meaning.values import bindings as bindings
+from oracle_guard.analysis.meaning.values import input_types as input_types
+from oracle_guard.analysis.meaning.values import local_values as local_values
 from oracle_guard.analysis.pysource import FunctionNode
 
 # -- comparisons, normalised or replaced -------------------------------------------------

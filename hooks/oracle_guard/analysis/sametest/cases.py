@@ -40,9 +40,9 @@ from collections.abc import Iterable, Sequence
 from typing import Callable, NamedTuple, cast
 
 from oracle_guard.analysis.pysource import FunctionNode, Module, SourceError
-from oracle_guard.analysis.sametest_checks import _Checks, _looked_at, _module_helpers, _opaque, _pinned, _text
-from oracle_guard.analysis.sametest_params import MAX_CASES, _constants, _Param, _parameter_sets
-from oracle_guard.analysis.sametest_spelling import _body, _Inline, _locals, _put, split_equality
+from oracle_guard.analysis.sametest.checks import _Checks, _looked_at, _module_helpers, _opaque, _pinned, _text
+from oracle_guard.analysis.sametest.params import MAX_CASES, _constants, _Param, _parameter_sets
+from oracle_guard.analysis.sametest.spelling import _body, _Inline, _locals, _put, split_equality
 from oracle_guard.repo.paths import PYTHON_SUFFIXES
 
 

@@ -1,0 +1,1 @@
+"""What pytest collects: the exporter run in the project's pytest, partial collection, the base's."""

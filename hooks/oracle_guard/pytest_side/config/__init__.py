@@ -1,0 +1,1 @@
+"""pytest's configuration at two revisions, compared: settings that hide tests, collected doctests."""

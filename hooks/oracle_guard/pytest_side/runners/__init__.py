@@ -1,0 +1,1 @@
+"""How CI files and task runners run pytest: per-file readers and the shell reader they end in."""
