@@ -14,7 +14,7 @@ import posixpath
 from collections.abc import Mapping
 
 from oracle_guard.analysis import reach
-from oracle_guard.pytest_side import pytest_config
+from oracle_guard.pytest_side.config import compare as pytest_config
 from oracle_guard.repo import changes
 from oracle_guard.reporting.report import UsageError
 
