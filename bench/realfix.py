@@ -109,7 +109,11 @@ def judge(args: argparse.Namespace, tree: str, python: str, red: str, honest: bo
     return verdicts
 
 
-def one_fix(args: argparse.Namespace, row: dict[str, Any], tree: str, python: str) -> dict[str, Any]:
+def one_fix(
+    args: argparse.Namespace, row: dict[str, Any], tree: str, python: str, judged: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """One fix's verdicts: the honest patch's in every mode (JUDGED: an --honest-only run's, kept), then the
+    cheats' unless --honest-only."""
     fix, tests = row["fix"], row["tests"]
     red = red_base(tree, fix, "realfix/red")
     result: dict[str, Any] = {"project": row["project"], "fix": fix, "tests": len(tests), "cheats": {}}
@@ -122,8 +126,9 @@ def one_fix(args: argparse.Namespace, row: dict[str, Any], tree: str, python: st
     result["honest_green"] = all(run_pytest(tree, python, tests).get(t) == "PASSED" for t in tests)
     entries = record(tree, python, tests)
     result["recorded_calls"] = len(entries)
-    result["honest"] = judge(args, tree, python, red, honest=True)
-    for name in CLASSES:
+    result["honest"] = judged["honest"] if judged else judge(args, tree, python, red, honest=True)
+    result["honest_only"] = bool(args.honest_only)
+    for name in [] if args.honest_only else CLASSES:
         git(tree, "checkout", "-q", "-f", "-B", f"realfix/{name}", red)
         git(tree, "clean", "-qfdx")
         try:
@@ -171,6 +176,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", help="comma-separated projects or fix prefixes")
     parser.add_argument(
+        "--honest-only",
+        action="store_true",
+        help="judge the honest patches alone; a later run without it (--resume) adds the cheats, keeping them",
+    )
+    parser.add_argument(
         "--resume", help="a --json file of an earlier run on the same code: its fixes are not run again"
     )
     parser.add_argument("--report-only", action="store_true", help="write the report of the --resume file's fixes")
@@ -196,8 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     trees: dict[str, str] = {}
     for row in rows:
         project = row["project"]
-        if row["fix"] in done:
-            results.append(done[row["fix"]])
+        earlier = done.get(row["fix"])
+        if earlier is not None and (args.honest_only or args.report_only or not earlier.get("honest_only")):
+            results.append(earlier)
             continue
         if args.report_only:
             continue
@@ -209,9 +220,11 @@ def main(argv: list[str] | None = None) -> int:
             git(args.scratch, "clone", "-q", os.path.join(args.clone_root, project), trees[project])
         started = time.monotonic()
         try:
-            result = one_fix(args, row, trees[project], python)
+            result = one_fix(args, row, trees[project], python, earlier)
         except (RuntimeError, OSError, SyntaxError, ValueError, subprocess.TimeoutExpired) as error:
             print(f"{project:10} {row['fix'][:10]} not judged: {type(error).__name__}: {error}", flush=True)
+            if earlier is not None:
+                results.append(earlier)  # an --honest-only run's verdicts stay
             continue
         result["seconds"] = round(time.monotonic() - started)
         results.append(result)
