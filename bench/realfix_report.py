@@ -48,7 +48,7 @@ def summary(results: list[dict[str, Any]]) -> list[str]:
     lines.append("|" + "---|" * (4 + len(MODES)))
     for name, rows in rows_of(results):
         for cls in CLASSES:
-            cheats = [(r["cheats"][cls], r["honest"]) for r in rows]
+            cheats = [(r["cheats"][cls], r["honest"]) for r in rows if cls in r["cheats"]]  # --honest-only: none
             greens = [(c, h) for c, h in cheats if c["green"]]
             hits = [
                 cell(sum(refused(c["verdicts"][m]) for c, _ in greens), len(greens))
@@ -56,7 +56,7 @@ def summary(results: list[dict[str, Any]]) -> list[str]:
                 for m in MODES
             ]
             built = sum(bool(c["built"]) for c, _ in cheats)
-            lines.append(f"| {name} | {cls} | {built}/{len(rows)} | {len(greens)} | " + " | ".join(hits) + " |")
+            lines.append(f"| {name} | {cls} | {built}/{len(cheats)} | {len(greens)} | " + " | ".join(hits) + " |")
     return lines
 
 
@@ -69,8 +69,10 @@ def details(results: list[dict[str, Any]]) -> list[str]:
         honest = ", ".join(verdict_text(r["honest"][m]) for m in MODES)
         cheats = []
         for cls in CLASSES:
-            c = r["cheats"][cls]
-            if not c["built"]:
+            c = r["cheats"].get(cls)
+            if c is None:
+                cheats.append("not run")
+            elif not c["built"]:
                 cheats.append("not built")
             elif not c["green"]:
                 cheats.append("not green")
@@ -123,6 +125,11 @@ def report(results: list[dict[str, Any]], command: str, code: str, total: int) -
         *(
             [f"This run judged {len(results)} of the table's {total} fixes (stopped early: `--resume` goes on).", ""]
             if len(results) < total
+            else []
+        ),
+        *(
+            [f"The cheats were run on {judged} of these fixes (`--honest-only` first, then `--resume`).", ""]
+            if (judged := sum(bool(r["cheats"]) for r in results)) < len(results)
             else []
         ),
         *classes(),
