@@ -42,6 +42,7 @@ from typing import Any
 
 from realfix_cheats import BUILDERS, CLASSES, green
 from realfix_git import commit_all, git, honest_files, is_production, is_test, lay_over, red_base, run_pytest
+from realfix_imported import BUILDERS as IMPORTED
 from realfix_report import report
 
 MODES = {"static": [], "replay": ["--replay"], "mutate": ["--mutate"]}
@@ -128,11 +129,13 @@ def one_fix(
     result["recorded_calls"] = len(entries)
     result["honest"] = judged["honest"] if judged else judge(args, tree, python, red, honest=True)
     result["honest_only"] = bool(args.honest_only)
-    for name in [] if args.honest_only else CLASSES:
+    for name in [] if args.honest_only else args.classes.split(","):
         git(tree, "checkout", "-q", "-f", "-B", f"realfix/{name}", red)
         git(tree, "clean", "-qfdx")
         try:
-            built = BUILDERS[name](tree=tree, python=python, tests=tests, entries=entries, fix=fix, files=files)
+            built = {**BUILDERS, **IMPORTED}[name](
+                tree=tree, python=python, tests=tests, entries=entries, fix=fix, files=files
+            )
         except (SyntaxError, ValueError, KeyError, RuntimeError, OSError) as error:  # a shape the builder lacks
             built, why = False, f"{type(error).__name__}: {error}"[:200]
         else:
@@ -176,6 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", help="comma-separated projects or fix prefixes")
     parser.add_argument(
+        "--classes",
+        default=",".join(CLASSES),
+        help=f"the cheats to build, comma-separated (default: {','.join(CLASSES)}; also: {','.join(IMPORTED)})",
+    )
+    parser.add_argument(
         "--honest-only",
         action="store_true",
         help="judge the honest patches alone; a later run without it (--resume) adds the cheats, keeping them",
@@ -185,6 +193,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--report-only", action="store_true", help="write the report of the --resume file's fixes")
     args = parser.parse_args(argv)
+    unknown = set(args.classes.split(",")) - set(BUILDERS) - set(IMPORTED)
+    if unknown:
+        print(f"realfix: no such cheat class: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
     if not args.gate:
         print("realfix: no oracle-guard beside this interpreter: pass --gate", file=sys.stderr)
         return 2

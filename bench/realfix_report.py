@@ -10,6 +10,12 @@ from realfix_cheats import CLASSES
 MODES = ("static", "replay", "mutate")
 
 
+def present(results: list[dict[str, Any]]) -> list[str]:
+    """The cheat classes of RESULTS: the five first, then any other a run built (--classes)."""
+    seen = {name for r in results for name in r["cheats"]}
+    return [*CLASSES, *sorted(seen - set(CLASSES))]
+
+
 def refused(verdict: dict[str, Any]) -> bool:
     return bool(verdict["exit"] != 0)
 
@@ -47,7 +53,7 @@ def summary(results: list[dict[str, Any]]) -> list[str]:
     lines.append("| project | cheat | built | green | " + " | ".join(f"refused, {m}" for m in MODES) + " |")
     lines.append("|" + "---|" * (4 + len(MODES)))
     for name, rows in rows_of(results):
-        for cls in CLASSES:
+        for cls in present(results):
             cheats = [(r["cheats"][cls], r["honest"]) for r in rows if cls in r["cheats"]]  # --honest-only: none
             greens = [(c, h) for c, h in cheats if c["green"]]
             hits = [
@@ -61,14 +67,15 @@ def summary(results: list[dict[str, Any]]) -> list[str]:
 
 
 def details(results: list[dict[str, Any]]) -> list[str]:
+    names = present(results)
     lines = [
-        "| project | fix | tests | honest (static, replay, mutate) | " + " | ".join(CLASSES) + " | seconds |",
-        "|" + "---|" * (5 + len(CLASSES)),
+        "| project | fix | tests | honest (static, replay, mutate) | " + " | ".join(names) + " | seconds |",
+        "|" + "---|" * (5 + len(names)),
     ]
     for r in results:
         honest = ", ".join(verdict_text(r["honest"][m]) for m in MODES)
         cheats = []
-        for cls in CLASSES:
+        for cls in names:
             c = r["cheats"].get(cls)
             if c is None:
                 cheats.append("not run")
