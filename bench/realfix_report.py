@@ -11,9 +11,9 @@ MODES = ("static", "replay", "mutate")
 
 
 def present(results: list[dict[str, Any]]) -> list[str]:
-    """The cheat classes of RESULTS: the five first, then any other a run built (--classes)."""
+    """The cheat classes RESULTS ran: the five first, then any other (--classes); the five when none ran."""
     seen = {name for r in results for name in r["cheats"]}
-    return [*CLASSES, *sorted(seen - set(CLASSES))]
+    return [c for c in CLASSES if c in seen or not seen] + sorted(seen - set(CLASSES))
 
 
 def refused(verdict: dict[str, Any]) -> bool:
