@@ -230,7 +230,10 @@ class Barrier:
                 noted[path] = _stat(path)
         inside = (self.root + os.sep,)
         for folder in sorted(self.path):
-            if not folder.startswith(inside) and os.path.isdir(folder):
+            # The scratch folder itself on a base run's path (a conftest that puts the tree's parent first) is
+            # noted above, its trees and the work folder apart: listed again here, every write of an untrusted
+            # run into its own tree or output would be a breach.
+            if folder != self.root and not folder.startswith(inside) and os.path.isdir(folder):
                 _listing(folder, noted)
         for path in sorted(self.imported):
             if path.startswith(inside):

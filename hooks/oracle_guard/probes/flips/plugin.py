@@ -13,7 +13,7 @@ Flips (the literal's text in the source seen through ``linecache`` is the
 flipped one too, so code that reads the test's source sees the flip):
 
 - ``assert S == LIT``: LIT changed (numbers nudged, strings/bytes extended,
-  booleans negated, one container element changed); ``!=`` becomes ``==``;
+  booleans negated, every element of a container changed); ``!=`` becomes ``==``;
   ``<``/``<=``/``>``/``>=`` become their complement; ``LIT in S`` (str/bytes)
   gets LIT extended;
 - an ``expected = LIT`` local, or a parameter (parametrize, fixture), used only

@@ -208,6 +208,7 @@ def _replaces(item: Any) -> bool:
 
 RECORDER = Recorder()
 OUTCOMES: dict[str, list[str]] = {}
+FAILED_AT: dict[str, list[str]] = {}  # node -> where each run failed ("" for one that did not)
 UNWATCHED: set[str] = set()
 FLIPPED: dict[str, str] = {}  # doctest node -> its outcome with every expected output flipped
 FLIP = "~flip~"
@@ -219,6 +220,16 @@ def _outcome(reports: list[Any]) -> str:
     if any(r.skipped for r in reports):
         return "skipped"
     return "passed" if any(r.when == "call" and r.passed for r in reports) else "failed"
+
+
+def _failed_at(reports: list[Any]) -> str:
+    """Where a failed run's exception was raised (file name and line): a test whose base fails somewhere else
+    when run again (a parametrized context manager used up) is not repeatable, whatever the code does."""
+    for report in reports:
+        crash = getattr(getattr(report, "longrepr", None), "reprcrash", None) if report.failed else None
+        if crash is not None:
+            return f"{os.path.basename(str(crash.path))}:{crash.lineno}"
+    return ""
 
 
 def _examples(item: Any) -> list[Any]:
@@ -295,6 +306,7 @@ def pytest_runtestloop(session: pytest.Session) -> bool:
                     UNWATCHED.add(item.nodeid)
                 sys.settrace(None)
         OUTCOMES.setdefault(item.nodeid, []).append(_outcome(reports))
+        FAILED_AT.setdefault(item.nodeid, []).append(_failed_at(reports))
     return True
 
 
@@ -303,6 +315,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     data = {
         "outcomes": OUTCOMES,
+        "failed_at": FAILED_AT,
         "calls": RECORDER.calls,
         "skipped": RECORDER.skipped,
         "unwatched": sorted(UNWATCHED),
