@@ -211,3 +211,11 @@ def test_the_kept_verdicts_are_this_runs_where_it_judged_a_fix() -> None:
     done = {first: verdicts(first, True), second: verdicts(second, True)}
     now = verdicts(second, False)
     assert realfix.kept(table, done, [now]) == [done[first], now]  # table order; the unjudged third is absent
+
+
+def test_the_reports_legend_describes_the_import_cheats_only_when_they_ran() -> None:
+    import realfix_report
+
+    legend = "\n".join(realfix_report.classes(["test-side", "count-import"]))
+    assert "count-import" in legend and "pytest-import" in legend and "test-side" in legend
+    assert "import" not in "\n".join(realfix_report.classes(["test-side", "table"]))
