@@ -41,7 +41,7 @@ from oracle_guard.pytest_side.config import compare as pytest_config
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.confine import jail
 from oracle_guard.repo.paths import DEFAULT_CONTRACT, PYTHON_SUFFIXES
-from oracle_guard.reporting.report import Finding, UsageError, guarded, notice, say
+from oracle_guard.reporting.report import ChangeCaused, Finding, UsageError, guarded, notice, say
 from oracle_guard.rules import args as hook_args
 
 if TYPE_CHECKING:
@@ -528,7 +528,7 @@ def _prepare(
     # a patch that edits or moves the snapshot file is still compared with the old ids.
     base_snapshot_path = explicit or (base_contract or contract.Contract(path=ctx.contract)).snapshot_path
     for path in {snapshot, base_snapshot_path}:
-        _safe_path(path, ctx.contract)
+        _safe_path(path, ctx.contract, given=bool(explicit))
     if snapshot != base_snapshot_path and change_set.base and change_set.read_base([snapshot])[snapshot] is not None:
         raise UsageError(
             f"snapshot path {snapshot!r} names a file committed at {change_set.base_label} that is not its snapshot ({base_snapshot_path}); the hook would overwrite it"
@@ -781,9 +781,12 @@ def _third_party_missing(errors: list[tuple[str, str]], change_set: changes.Chan
 _NOT_A_SNAPSHOT = (".py", ".pyi", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".lock")
 
 
-def _safe_path(path: str, contract_path: str = DEFAULT_CONTRACT) -> None:
+def _safe_path(path: str, contract_path: str = DEFAULT_CONTRACT, given: bool = True) -> None:
     """The snapshot is written by the hook: never through a symlink, outside the repository,
-    into .git/, over a directory, or over the contract, a test, source or configuration file."""
+    into .git/, over a directory, or over the contract, a test, source or configuration file.
+
+    GIVEN: the path came from --snapshot (the user's); else the contract or the default named it, and
+    what the work tree holds there is the change's doing: OG806 against it, not exit 2."""
     parts = path.replace("\\", "/").split("/")
     if os.path.isabs(path) or ".." in parts:
         raise UsageError(f"snapshot path {path!r} must be relative to the repository without '..'")
@@ -793,16 +796,24 @@ def _safe_path(path: str, contract_path: str = DEFAULT_CONTRACT) -> None:
         raise UsageError(
             f"snapshot path {path!r} names the contract, a source or a configuration file; use a .txt file of its own"
         )
+    what = None
     if os.path.islink(path):
-        raise UsageError(f"{path}: is a symlink; the snapshot must be a regular file")
-    if os.path.isdir(path):
-        raise UsageError(f"{path}: is a directory; the snapshot must be a file")
-    if os.path.lexists(path) and not os.path.isfile(path):
-        raise UsageError(f"{path}: is a FIFO or special file; the snapshot must be a regular file")
-    top = os.path.realpath(".")
-    folder = os.path.realpath(os.path.dirname(path) or ".")
-    if folder != top and not folder.startswith(top + os.sep):
-        raise UsageError(f"{path}: its folder resolves through a symlink to {folder}, outside the repository")
+        what = "is a symlink; the snapshot must be a regular file"
+    elif os.path.isdir(path):
+        what = "is a directory; the snapshot must be a file"
+    elif os.path.lexists(path) and not os.path.isfile(path):
+        what = "is a FIFO or special file; the snapshot must be a regular file"
+    else:
+        top = os.path.realpath(".")
+        folder = os.path.realpath(os.path.dirname(path) or ".")
+        if folder != top and not folder.startswith(top + os.sep):
+            what = f"its folder resolves through a symlink to {folder}, outside the repository"
+    if what is None:
+        return
+    if given:
+        raise UsageError(f"{path}: {what}")
+    text = f"{what}: the hook neither reads nor writes through it, so the change's tests cannot be compared"
+    raise ChangeCaused(f"{path}: {what}", Finding(path, 1, 1, "OG806", text))
 
 
 def _base_contract(change_set: changes.ChangeSet, path: str) -> Contract | None:
