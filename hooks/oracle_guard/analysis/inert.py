@@ -27,7 +27,9 @@ An inert function without decorators or docstring may also be added or
 removed when pytest would not collect it: its name matches neither
 ``python_functions`` nor unittest's ``test`` prefix, and it binds no name that
 anything else binds.  A module that uses dynamic name access at import time
-(globals(), vars(), getattr with a computed name, ...) is never inert.
+(globals(), vars(), getattr with a computed name or under another name,
+__getattribute__, ...) is never inert.  Identifiers in bytes constants count
+as referenced too: a pickle payload names what it calls.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ from typing import Union
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# Identifiers in a bytes constant (a pickle or marshal payload names what it calls in plain ASCII).
+_BYTES_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 # Names through which import-time code can reach a function without naming it: called by
 # name (also in a skipif/xfail string, which pytest evaluates), or as an attribute.
 _DYNAMIC = frozenset(
@@ -57,13 +61,17 @@ _DYNAMIC = frozenset(
         "attrgetter",
         "methodcaller",
         "getattr_static",
+        "__builtins__",  # __builtins__["getattr"]
     }
 )
-_DYNAMIC_ATTRIBUTES = _DYNAMIC | {"__dict__", "modules"}  # cls.__dict__, sys.modules
+# cls.__dict__, sys.modules, obj.__getattribute__(name) (the lookup getattr makes, by any name).
+_DYNAMIC_ATTRIBUTES = _DYNAMIC | {"__dict__", "modules", "__getattribute__"}
 _EVALUATED = frozenset({"skipif", "xfail"})  # marks whose string conditions pytest evaluates
 # Fine with a constant name (its identifiers are referenced); dynamic with a computed one.
 _BY_NAME = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 _SAFE_DECORATORS = frozenset({"staticmethod", "classmethod"})
+# Every word whose spelling may make a module dynamic: a module whose text spells none is not walked for it.
+DYNAMIC_WORDS = _DYNAMIC_ATTRIBUTES | _BY_NAME | _EVALUATED
 
 
 def _is_dunder(name: str) -> bool:
@@ -206,6 +214,7 @@ class _Side:
     def references(self, node: ast.AST, skip_bodies: bool) -> set[str]:
         """The names NODE references; SKIP_BODIES: not inside function bodies (only their signatures)."""
         found: set[str] = set()
+        checked: set[int] = set()  # getattr-style callees whose call _check_dynamic judged
         stack: list[ast.AST] = [node]
         while stack:
             current = stack.pop()
@@ -220,13 +229,24 @@ class _Side:
             if isinstance(current, ast.Name):
                 found.add(current.id)
                 self.dynamic = self.dynamic or current.id in _DYNAMIC
+                # getattr passed on or renamed (map(getattr, ...), g = getattr): its names are not seen.
+                self.dynamic = self.dynamic or (current.id in _BY_NAME and id(current) not in checked)
             elif isinstance(current, ast.Attribute):
                 found.add(current.attr)
                 self.dynamic = self.dynamic or current.attr in _DYNAMIC_ATTRIBUTES
+                self.dynamic = self.dynamic or (current.attr in _BY_NAME and id(current) not in checked)
             elif isinstance(current, ast.Constant) and isinstance(current.value, str):
                 found.update(_IDENTIFIER.findall(current.value))
+            elif isinstance(current, ast.Constant) and isinstance(current.value, bytes):
+                found.update(n.decode() for n in _BYTES_IDENTIFIER.findall(current.value))
             elif isinstance(current, ast.Call):
                 self._check_dynamic(current)
+                checked.add(id(current.func))
+            elif isinstance(current, ast.ImportFrom):
+                # `from shop import cases as c`: code that calls c() reaches cases without naming it.
+                found.update(a.name for a in current.names if a.asname is not None)
+                # `from builtins import getattr as fetch`: a lookup under another name.
+                self.dynamic = self.dynamic or any(a.name in _DYNAMIC_ATTRIBUTES | _BY_NAME for a in current.names)
             stack.extend(ast.iter_child_nodes(current))
         return found
 
@@ -421,17 +441,19 @@ def is_inert(old: bytes | ast.Module, new: bytes | ast.Module, python_functions:
 def all_inert(
     pairs: Sequence[tuple[bytes | ast.Module, bytes | ast.Module]],
     python_functions: Sequence[str],
-    context: Sequence[ast.Module] = (),
+    context: Sequence[ast.Module | bytes] = (),
 ) -> bool:
     """Whether changing each module of PAIRS from OLD to NEW cannot change what pytest collects.
 
-    CONTEXT: the trees of every other module that may be imported meanwhile (left as
-    they are).  Names are joined across all of them: a function a module changes is
-    not inert when any module's import-time code reaches its name.
+    CONTEXT: the trees or sources of every other module that may be imported meanwhile
+    (left as they are).  Names are joined across all of them: a function a module
+    changes is not inert when any module's import-time code reaches its name.  A source
+    is parsed (unparsable: not inert), and walked only when its text may reach a
+    changed function (oracle_guard/analysis/reach_text.py): the answer is the same.
     """
     try:
         changed = [[_Side(t if isinstance(t, ast.Module) else ast.parse(t)) for t in pair] for pair in pairs]
-        others = [_Side(tree) for tree in context]
+        others = _reaching(changed, context)
     except (SyntaxError, ValueError, RecursionError):
         return False
     sides = [side for pair in changed for side in pair] + others
@@ -442,6 +464,41 @@ def all_inert(
     if any(side.dynamic for side in sides):
         return False
     return all(_same_but_inert(pair, referenced, python_functions) for pair in changed)
+
+
+def _reaching(changed: list[list[_Side]], context: Sequence[ast.Module | bytes]) -> list[_Side]:
+    """The CONTEXT modules whose import-time code may reach a function of CHANGED, as sides.
+
+    A tree is always walked.  A source whose text cannot spell a name that matters
+    (reach_text.may_reach: no changed function's name, no name of a function in a
+    module walked here, no dynamic lookup, nothing that hides a spelling) adds no
+    such name to what is referenced and makes nothing dynamic: it is parsed only.
+    Walking one adds its functions' names, so the rest is read again, to a fixed point.
+    """
+    from oracle_guard.analysis import reach_text
+
+    names = {f.name for pair in changed for side in pair for f in side.functions}
+    walked: list[_Side] = []
+    pending: list[tuple[bytes, ast.Module]] = []
+    for item in context:
+        if isinstance(item, ast.Module):
+            walked.append(_Side(item))
+        else:
+            pending.append((item, ast.parse(item)))  # unparsable: a collection error, maybe (not inert)
+    names.update(f.name for side in walked for f in side.functions)
+    hidden = reach_text.hiding(DYNAMIC_WORDS)
+    while pending:
+        spelled = reach_text.spelling(names)
+        reaching = [tree for source, tree in pending if reach_text.may_reach(source, spelled, hidden)]
+        if not reaching:
+            break
+        chosen = {id(tree) for tree in reaching}
+        pending = [(source, tree) for source, tree in pending if id(tree) not in chosen]
+        for tree in reaching:
+            side = _Side(tree)
+            walked.append(side)
+            names.update(f.name for f in side.functions)
+    return walked
 
 
 def _same_but_inert(sides: list[_Side], referenced: set[str], python_functions: Sequence[str]) -> bool:

@@ -866,13 +866,18 @@ def _start_planned(
         raise UsageError("found no Python interpreter for this project; pass --python PATH")
     python = candidates[0][0]
     if planned is None or base_bytes is None:
-        run = _Run(python)
-        # Only code under test changed: the full run starts first, so proving it needless delays nothing.
         production = partial_collection.production_only(touched, base_bytes, base_snapshot_path)
-        if base_bytes is not None and production and partial_collection.has_pytest(python):
-            if partial_collection.production_inert(production, change_set):
-                run.abandon()
-                return _Inert(python, base_bytes, base_snapshot_path), candidates
+        if base_bytes is None or not production or not partial_collection.has_pytest(python):
+            return _Run(python), candidates
+        # Only code under test changed.  A small repository is proved first: a collection started and
+        # dropped costs more CPU than the proof delays it.  A bigger one starts the collection, then proves.
+        first = partial_collection.production_inert(production, change_set, limit=partial_collection.PROVE_FIRST_BYTES)
+        if first:
+            return _Inert(python, base_bytes, base_snapshot_path), candidates
+        run = _Run(python)
+        if first is None and partial_collection.production_inert(production, change_set):
+            run.abandon()
+            return _Inert(python, base_bytes, base_snapshot_path), candidates
         return run, candidates
     if planned.inert and partial_collection.has_pytest(python):
         return _Inert(python, base_bytes, base_snapshot_path), candidates
