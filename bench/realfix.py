@@ -42,6 +42,7 @@ from typing import Any
 
 from realfix_cheats import BUILDERS, CLASSES, green
 from realfix_git import commit_all, git, honest_files, is_production, is_test, lay_over, red_base, run_pytest
+from realfix_imported import BUILDERS as IMPORTED
 from realfix_report import report
 
 MODES = {"static": [], "replay": ["--replay"], "mutate": ["--mutate"]}
@@ -109,7 +110,11 @@ def judge(args: argparse.Namespace, tree: str, python: str, red: str, honest: bo
     return verdicts
 
 
-def one_fix(args: argparse.Namespace, row: dict[str, Any], tree: str, python: str) -> dict[str, Any]:
+def one_fix(
+    args: argparse.Namespace, row: dict[str, Any], tree: str, python: str, judged: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """One fix's verdicts: the honest patch's in every mode (JUDGED: an --honest-only run's, kept), then the
+    cheats' unless --honest-only."""
     fix, tests = row["fix"], row["tests"]
     red = red_base(tree, fix, "realfix/red")
     result: dict[str, Any] = {"project": row["project"], "fix": fix, "tests": len(tests), "cheats": {}}
@@ -122,12 +127,15 @@ def one_fix(args: argparse.Namespace, row: dict[str, Any], tree: str, python: st
     result["honest_green"] = all(run_pytest(tree, python, tests).get(t) == "PASSED" for t in tests)
     entries = record(tree, python, tests)
     result["recorded_calls"] = len(entries)
-    result["honest"] = judge(args, tree, python, red, honest=True)
-    for name in CLASSES:
+    result["honest"] = judged["honest"] if judged else judge(args, tree, python, red, honest=True)
+    result["honest_only"] = bool(args.honest_only)
+    for name in [] if args.honest_only else args.classes.split(","):
         git(tree, "checkout", "-q", "-f", "-B", f"realfix/{name}", red)
         git(tree, "clean", "-qfdx")
         try:
-            built = BUILDERS[name](tree=tree, python=python, tests=tests, entries=entries, fix=fix, files=files)
+            built = {**BUILDERS, **IMPORTED}[name](
+                tree=tree, python=python, tests=tests, entries=entries, fix=fix, files=files
+            )
         except (SyntaxError, ValueError, KeyError, RuntimeError, OSError) as error:  # a shape the builder lacks
             built, why = False, f"{type(error).__name__}: {error}"[:200]
         else:
@@ -171,10 +179,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", help="comma-separated projects or fix prefixes")
     parser.add_argument(
+        "--classes",
+        default=",".join(CLASSES),
+        help=f"the cheats to build, comma-separated (default: {','.join(CLASSES)}; also: {','.join(IMPORTED)})",
+    )
+    parser.add_argument(
+        "--honest-only",
+        action="store_true",
+        help="judge the honest patches alone; a later run without it (--resume) adds the cheats, keeping them",
+    )
+    parser.add_argument(
         "--resume", help="a --json file of an earlier run on the same code: its fixes are not run again"
     )
     parser.add_argument("--report-only", action="store_true", help="write the report of the --resume file's fixes")
     args = parser.parse_args(argv)
+    unknown = set(args.classes.split(",")) - set(BUILDERS) - set(IMPORTED)
+    if unknown:
+        print(f"realfix: no such cheat class: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
     if not args.gate:
         print("realfix: no oracle-guard beside this interpreter: pass --gate", file=sys.stderr)
         return 2
@@ -196,8 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     trees: dict[str, str] = {}
     for row in rows:
         project = row["project"]
-        if row["fix"] in done:
-            results.append(done[row["fix"]])
+        earlier = done.get(row["fix"])
+        if earlier is not None and (args.honest_only or args.report_only or not earlier.get("honest_only")):
+            results.append(earlier)
             continue
         if args.report_only:
             continue
@@ -209,9 +232,11 @@ def main(argv: list[str] | None = None) -> int:
             git(args.scratch, "clone", "-q", os.path.join(args.clone_root, project), trees[project])
         started = time.monotonic()
         try:
-            result = one_fix(args, row, trees[project], python)
+            result = one_fix(args, row, trees[project], python, earlier)
         except (RuntimeError, OSError, SyntaxError, ValueError, subprocess.TimeoutExpired) as error:
             print(f"{project:10} {row['fix'][:10]} not judged: {type(error).__name__}: {error}", flush=True)
+            if earlier is not None:
+                results.append(earlier)  # an --honest-only run's verdicts stay
             continue
         result["seconds"] = round(time.monotonic() - started)
         results.append(result)

@@ -1,8 +1,9 @@
 """Git and pytest plumbing shared by bench/realfix.py and bench/realfix_mine.py.
 
 A fix is a commit that changes production code and test code; its red base is
-the parent with the fix's test files laid over it (committed on a scratch
-branch), its honest patch the fix's production files laid over the red base.
+the parent with the fix's test files (and its text files holding doctest
+examples) laid over it (committed on a scratch branch), its honest patch the
+fix's production files laid over the red base.
 Nothing here writes outside the scratch clone it is given.
 """
 
@@ -62,8 +63,17 @@ def red_base(repo: str, fix: str, branch: str) -> str:
     """Check out a scratch branch at FIX^ plus FIX's test files; return its commit."""
     git(repo, "checkout", "-q", "-f", "-B", branch, f"{fix}^")
     git(repo, "clean", "-qfdx")
-    lay_over(repo, fix, [f for f in changed(repo, fix) if is_test(f[1])])
+    lay_over(repo, fix, [f for f in changed(repo, fix) if is_test(f[1]) or doctest_text(repo, fix, f)])
     return commit_all(repo, f"realfix red base: {fix[:10]}^ with its test changes")
+
+
+def doctest_text(repo: str, fix: str, change: tuple[str, str]) -> bool:
+    """A text file (not Python) FIX leaves with doctest examples: a test when the project collects it
+    (`--doctest-glob`), so it is the red base's, as semver's docs/usage/*.rst are."""
+    status, path = change
+    if path.endswith(".py") or status == "D":
+        return False
+    return b">>>" in subprocess.run(["git", "-C", repo, "show", f"{fix}:{path}"], capture_output=True).stdout
 
 
 def honest_files(repo: str, fix: str) -> list[tuple[str, str]]:

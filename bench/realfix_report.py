@@ -10,6 +10,12 @@ from realfix_cheats import CLASSES
 MODES = ("static", "replay", "mutate")
 
 
+def present(results: list[dict[str, Any]]) -> list[str]:
+    """The cheat classes RESULTS ran: the five first, then any other (--classes); the five when none ran."""
+    seen = {name for r in results for name in r["cheats"]}
+    return [c for c in CLASSES if c in seen or not seen] + sorted(seen - set(CLASSES))
+
+
 def refused(verdict: dict[str, Any]) -> bool:
     return bool(verdict["exit"] != 0)
 
@@ -47,8 +53,8 @@ def summary(results: list[dict[str, Any]]) -> list[str]:
     lines.append("| project | cheat | built | green | " + " | ".join(f"refused, {m}" for m in MODES) + " |")
     lines.append("|" + "---|" * (4 + len(MODES)))
     for name, rows in rows_of(results):
-        for cls in CLASSES:
-            cheats = [(r["cheats"][cls], r["honest"]) for r in rows]
+        for cls in present(results):
+            cheats = [(r["cheats"][cls], r["honest"]) for r in rows if cls in r["cheats"]]  # --honest-only: none
             greens = [(c, h) for c, h in cheats if c["green"]]
             hits = [
                 cell(sum(refused(c["verdicts"][m]) for c, _ in greens), len(greens))
@@ -56,21 +62,24 @@ def summary(results: list[dict[str, Any]]) -> list[str]:
                 for m in MODES
             ]
             built = sum(bool(c["built"]) for c, _ in cheats)
-            lines.append(f"| {name} | {cls} | {built}/{len(rows)} | {len(greens)} | " + " | ".join(hits) + " |")
+            lines.append(f"| {name} | {cls} | {built}/{len(cheats)} | {len(greens)} | " + " | ".join(hits) + " |")
     return lines
 
 
 def details(results: list[dict[str, Any]]) -> list[str]:
+    names = present(results)
     lines = [
-        "| project | fix | tests | honest (static, replay, mutate) | " + " | ".join(CLASSES) + " | seconds |",
-        "|" + "---|" * (5 + len(CLASSES)),
+        "| project | fix | tests | honest (static, replay, mutate) | " + " | ".join(names) + " | seconds |",
+        "|" + "---|" * (5 + len(names)),
     ]
     for r in results:
         honest = ", ".join(verdict_text(r["honest"][m]) for m in MODES)
         cheats = []
-        for cls in CLASSES:
-            c = r["cheats"][cls]
-            if not c["built"]:
+        for cls in names:
+            c = r["cheats"].get(cls)
+            if c is None:
+                cheats.append("not run")
+            elif not c["built"]:
                 cheats.append("not built")
             elif not c["green"]:
                 cheats.append("not green")
@@ -123,6 +132,11 @@ def report(results: list[dict[str, Any]], command: str, code: str, total: int) -
         *(
             [f"This run judged {len(results)} of the table's {total} fixes (stopped early: `--resume` goes on).", ""]
             if len(results) < total
+            else []
+        ),
+        *(
+            [f"The cheats were run on {judged} of these fixes (`--honest-only` first, then `--resume`).", ""]
+            if (judged := sum(bool(r["cheats"]) for r in results)) < len(results)
             else []
         ),
         *classes(),

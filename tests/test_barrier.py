@@ -248,6 +248,39 @@ def test_what_an_honest_run_writes_is_no_finding(layout: dict[str, Path]) -> Non
     wall.after("new")
 
 
+def _root_on_path(layout: dict[str, Path]) -> barrier.Barrier:
+    """A base run whose sys.path held the scratch folder itself (inflection's and semver's doctest-collected
+    docs/conf.py puts the tree's parent first)."""
+    wall = _barrier(layout)
+    report = layout["work"] / "imports-run-base-2.json"
+    report.write_text(f'{{"files": [], "path": ["{layout["root"]}"]}}')
+    wall.read_report(str(report))
+    assert str(layout["root"]) in wall.path
+    return wall
+
+
+def test_the_scratch_folder_on_the_bases_path_does_not_make_the_new_runs_own_writes_a_breach(
+    layout: dict[str, Path],
+) -> None:
+    wall = _root_on_path(layout)
+    wall.before("new")
+    (layout["new"] / "out.txt").write_text("its own tree\n")  # the new tree's folder times move
+    (layout["work"] / "run-new.log").write_text("its log\n")  # and the work folder's
+    wall.after("new")
+
+
+@pytest.mark.parametrize("planted", ["shop.py", "conftest.py"])
+def test_a_module_planted_in_the_scratch_folder_on_the_bases_path_is_a_breach(
+    layout: dict[str, Path], planted: str
+) -> None:
+    wall = _root_on_path(layout)
+    wall.before("new")
+    (layout["root"] / planted).write_text("x = 1\n")  # the base's next run imports it first
+    with pytest.raises(barrier.Breach) as caught:
+        wall.after("new")
+    assert caught.value.paths == [planted]
+
+
 def test_the_base_side_never_runs_beside_the_new_code(layout: dict[str, Path]) -> None:
     wall = _barrier(layout)
     wall.before("new")
@@ -330,3 +363,29 @@ def test_a_new_test_cannot_stop_the_base_side_of_the_mutation_check(repo: Repo) 
     got = mutate(repo, before, after)
     assert plain_pytest(repo) == 0
     assert got.code == 1 and "OG910" in got.codes, got.said
+
+
+# A conftest that puts the tree's parent first on sys.path, as a doctest-collected docs/conf.py does
+# (`sys.path.insert(0, os.path.abspath(".."))`): the base's runs then read the scratch folder itself.
+PARENT_FIRST = (
+    "import os\nimport sys\n\nsys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))\n"
+)
+
+
+@pytest.mark.slow
+def test_an_honest_change_passes_when_the_bases_conftest_puts_the_trees_parent_on_the_path(repo: Repo) -> None:
+    base = {**BASE, "conftest.py": PARENT_FIRST}
+    repo.change(base, {**TOUCHED, "src/shop/__init__.py": HONEST["refactor"]})
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert (got.code, got.out) == (0, ""), got  # was OG921: "new changed" (its own tree's folder times)
+
+
+@pytest.mark.slow
+def test_a_conftest_planted_beside_the_trees_is_refused_when_the_base_reads_the_trees_parent(repo: Repo) -> None:
+    base = {**BASE, "conftest.py": PARENT_FIRST}
+    cheat = _cheat(PLANT.replace("WHERE", PLACES["a conftest.py beside the trees"]))
+    repo.change(base, {**TOUCHED, "src/shop/__init__.py": cheat})
+    assert plain_pytest(repo) == 0
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert got.code == 1 and finding_codes(got.out) == ["OG921"], got
+    assert "conftest.py" in got.out

@@ -201,6 +201,24 @@ def test_a_confined_process_keeps_no_inherited_descriptor(jail: tuple[confine.Ja
             assert done.returncode == 0 and gate_file.read_bytes() == b"planted", done
 
 
+def test_the_launcher_keeps_a_socket_it_is_told_to_and_never_a_file(jail: tuple[confine.Jail, Path]) -> None:
+    """A probe's receipt socket (probes/receipts.py) is handed on with --keep; a file named to --keep is still
+    closed: the launcher keeps only sockets, so --keep opens no way to write outside the grants."""
+    import socket
+
+    started, tmp = jail
+    gate_file = tmp / "work" / "kept.json"
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    write = "import os, sys\nos.write(int(sys.argv[1]), b'receipt')\nos.write(int(sys.argv[2]), b'planted')\n"
+    with mine, theirs, open(gate_file, "wb") as held:
+        fds = (theirs.fileno(), held.fileno())
+        cmd, env = started.command([sys.executable, "-c", write, *map(str, fds)], dict(os.environ), keep=fds)
+        done = subprocess.run(cmd, cwd=tmp / "new", env=env, pass_fds=fds, capture_output=True, text=True, timeout=60)
+        assert mine.recv(100) == b"receipt"  # the socket was kept
+    assert done.returncode != 0 and "Bad file descriptor" in done.stderr, done  # the file was not
+    assert gate_file.read_bytes() == b""
+
+
 def test_a_missing_program_is_an_error_at_the_start(jail: tuple[confine.Jail, Path]) -> None:
     with pytest.raises(FileNotFoundError):
         jail[0].command([str(jail[1] / "no-such-python"), "-c", "pass"], dict(os.environ))

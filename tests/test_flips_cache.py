@@ -111,9 +111,10 @@ def test_a_corrupt_or_unreadable_flips_entry_is_a_cold_run(repo: Repo, tmp_path:
 def test_an_entry_is_read_only_in_its_exact_format(tmp_path: Path) -> None:
     where = str(tmp_path)
     verdicts = {("t.py::test_a", "s1"): cached.Verdict(2, 0), ("t.py::test_a", "s2"): cached.Verdict(1, 1)}
-    cached.write(where, "k", {"s1": {"line": 3}}, verdicts)
+    cached.write(where, "k", {"s1": {"line": 3}}, verdicts, 2.5)
     entry = cached.read(where, "k")
     assert entry is not None and entry.verdicts == verdicts and entry.sites == {"s1": {"line": 3}}
+    assert entry.seconds == 2.5  # the base flip run's time: the new side's measure when warm (OG922)
     assert cached.convicts(entry, ("t.py::test_a", "s1")) and not cached.convicts(entry, ("t.py::test_a", "s2"))
     assert cached.read(where, "other") is None
     good = json.loads((tmp_path / "k.json").read_text())
@@ -125,6 +126,9 @@ def test_an_entry_is_read_only_in_its_exact_format(tmp_path: Path) -> None:
         {"verdicts": [["t.py::test_a", "s1", -1, 0]]},
         {"verdicts": {"t.py::test_a": 1}},
         {"sites": {"s1": 3}},
+        {"seconds": None},  # no base time: a warm new side could not be held to a limit
+        {"seconds": -1.0},
+        {"seconds": True},
     ):
         (tmp_path / "k.json").write_text(json.dumps({**good, **bad}))
         assert cached.read(where, "k") is None, bad
@@ -132,7 +136,7 @@ def test_an_entry_is_read_only_in_its_exact_format(tmp_path: Path) -> None:
 
 def test_only_a_flip_the_new_side_passed_and_the_entry_does_not_convict_is_run_again() -> None:
     node, other = "t.py::test_a", "t.py::test_b"
-    entry = cached.Entry({}, {(node, "s1"): cached.Verdict(1, 0), (node, "s2"): cached.Verdict(1, 1)})
+    entry = cached.Entry({}, {(node, "s1"): cached.Verdict(1, 0), (node, "s2"): cached.Verdict(1, 1)}, 1.0)
     new = {(node, "s1"): cached.Verdict(1, 1), (other, "s3"): cached.Verdict(1, 0)}
     assert cached.to_verify(entry, new, {node, other}) == []  # s1 convicted, s3 failed on the new code
     new[(node, "s2")] = cached.Verdict(1, 1)  # passed on the new code, and the entry says it passed at the base

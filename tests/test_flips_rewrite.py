@@ -190,9 +190,14 @@ def test_flip_values(value: object, flipped: object) -> None:
     assert flips.flip_value(value) == (flipped, True)
 
 
-def test_a_container_flip_changes_one_element() -> None:
-    flipped, ok = flips.flip_value((1, "b", None))
-    assert ok and flipped != (1, "b", None) and sum(a != b for a, b in zip(flipped, (1, "b", None))) == 1
+def test_a_container_flip_changes_every_element_it_can() -> None:
+    # Every part, not one: an honest equality may leave one part out (semver's build metadata), none leaves all.
+    assert flips.flip_value((1, "b", None)) == ((2, "b~flip~", None), True)
+    assert flips.flip_value({"core": "1.2.3", "build": "b1", "n": [1]}) == (
+        {"core": "1.2.3~flip~", "build": "b1~flip~", "n": [2]},
+        True,
+    )
+    assert flips.flip_value((None, None)) == ((None, None, "~flip~"), True)  # nothing to change: one more item
 
 
 # -- neighbours ------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import pytest
 
 from oracle_guard.commands import check
 from oracle_guard.hook_ids import replay as replay_hook
+from oracle_guard.probes.neighbours import recorded
 from oracle_guard.pytest_side import barrier, environment
 from oracle_guard.repo import interpreters
 from tests.helpers import Repo, Result, finding_codes, finding_lines
@@ -408,6 +409,136 @@ def test_a_forged_base_time_neither_convicts_an_honest_change_nor_hides_a_hang(
         assert plain_pytest(repo) == 0
         assert got.code == 1 and finding_codes(got.out) == ["OG922"], got.said
     assert json.loads(entry.read_text())["seconds"] not in (0.0, 1e9)  # the base's real time, written again
+
+
+# A cheat the flip run catches (OG911), which hangs only under the flip plugin (its runner's argv names
+# the flips' results file): it would stop the probe that convicts it.
+UNDER_THE_FLIPS = "import sys as _sys\n_FLIPS = any('flips.json' in _a for _a in _sys.argv)\n"
+HANGS_UNDER_THE_FLIPS = UNDER_THE_FLIPS + ALWAYS_EQUAL.replace(
+    "def price(cents):\n", "def price(cents):\n    if _FLIPS:\n        import time\n        time.sleep(3600)\n"
+)
+SLOWER_UNDER_THE_FLIPS = UNDER_THE_FLIPS + HONEST["refactor"].replace(
+    "def price(cents):\n", "def price(cents):\n    if _FLIPS:\n        import time\n        time.sleep(0.02)\n"
+)
+
+
+def _flips_entry_stands(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The flips entry stands in for the base side only when the base's run has no calls to record: a change
+    whose Python code is the base's (data the code reads, say; probes/neighbours/recorded.py).  As in
+    tests/test_flips_cache.py, the recording is switched off to reach that path with a change of code."""
+    monkeypatch.setattr(recorded, "RECORD", False)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+def test_new_code_that_hangs_only_under_the_flip_plugin_with_a_warm_flips_entry_is_og922(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Before: with the flip run's base side from the cache, its new side ran alone with no limit, and a hang only
+    under the flip plugin ran into --timeout: exit 2, and the always-equal cheat the flips convict was not judged.
+    The flips entry keeps the base flip run's time; the hang is held to it, and checked against a whole base run."""
+    _flips_entry_stands(monkeypatch)
+    _warm(repo, monkeypatch, tmp_path)
+    flips = [
+        p
+        for p in (tmp_path / "og-cache" / "replay").glob("*.json")
+        if json.loads(p.read_text()).get("probe") == "flips"
+    ]
+    assert len(flips) == 1 and json.loads(flips[0].read_text())["seconds"] > 0, flips
+    repo.write("src/shop/__init__.py", HANGS_UNDER_THE_FLIPS)
+    repo.stage()
+    assert plain_pytest(repo) == 0  # every price compares equal, and nothing waits outside the flip run
+    started = time.monotonic()
+    # One job: the flip run starts after the main run, from the entry (two start beside it: the main run's limit).
+    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "300", "--jobs", "1")
+    assert got.code == 1 and finding_codes(got.out) == ["OG922"], got.said
+    assert "flip run's base side from the cache" not in got.err and time.monotonic() - started < 250
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+def test_new_code_a_little_slower_under_the_flip_plugin_passes_from_the_flips_entry(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _flips_entry_stands(monkeypatch)
+    _warm(repo, monkeypatch, tmp_path)
+    repo.write("src/shop/__init__.py", SLOWER_UNDER_THE_FLIPS)
+    repo.stage()
+    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "300", "--jobs", "1")
+    assert got.code == 0 and got.codes == [], got.said
+    assert "flip run's base side from the cache" in got.err, got.err
+
+
+# A module of the change named like one pytest needs: outside the gate it hands over the real pluggy (plain
+# pytest is green), under the gate it fails, so pytest cannot start in the new code's tree.
+SHADOW = (
+    UNDER_THE_GATE
+    + """\
+import importlib
+import sys
+
+if _GATE:
+    raise ImportError("pluggy is not available here")
+_here = _os.path.dirname(_os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if _os.path.abspath(p or ".") != _here]
+del sys.modules[__name__]
+sys.modules[__name__] = importlib.import_module(__name__)
+"""
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shadow", [True, False], ids=["shadows-pluggy-under-the-gate", "an-unrelated-module"])
+def test_a_module_of_the_change_that_stops_pytest_only_in_the_new_tree_is_judged(repo: Repo, shadow: bool) -> None:
+    """Before: pytest imported in the base's tree and not in the new code's, and the replay took that for an
+    interpreter without pytest: exit 2, "nothing was judged", and the always-equal cheat beside it went through.
+    The base side decides whether the interpreter has pytest; the new side that cannot start is OG904."""
+    name = "pluggy.py" if shadow else "helpers_of_mine.py"
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": ALWAYS_EQUAL if shadow else HONEST["refactor"], name: SHADOW})
+    assert plain_pytest(repo) == 0  # the real pluggy outside the gate: plain pytest is green, the bug kept
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    if shadow:
+        assert got.code == 1 and finding_codes(got.out) == ["OG904"], got.said
+        assert "pluggy is not available here" in got.out
+    else:
+        assert got.code == 0 and got.codes == [], got.said
+
+
+# Under the gate, the first run of the new code ends its own pytest process (the run is broken, so the gate
+# runs it again) and the second hangs: a marker in its own tree tells them apart.
+EXITS_THEN_HANGS = UNDER_THE_GATE + ALWAYS_EQUAL.replace(
+    "def price(cents):\n",
+    "def price(cents):\n"
+    "    if _GATE:\n"
+    "        import time\n"
+    "\n"
+    "        _marker = _os.path.join(_os.getcwd(), '.ran-once')\n"
+    "        if _os.path.exists(_marker):\n"
+    "            time.sleep(3600)\n"
+    "        open(_marker, 'w').close()\n"
+    "        _os._exit(0)\n",
+)
+EXITS_ONCE = EXITS_THEN_HANGS.replace("time.sleep(3600)", "return _Text(f'${cents // 100}')")
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+@pytest.mark.parametrize("second", ["hangs", "runs"])
+def test_new_code_that_breaks_its_run_then_hangs_in_the_second_is_og922(repo: Repo, second: str) -> None:
+    """Before: the second run of the new code (after a broken first) had no limit but --timeout: exit 2, and the
+    always-equal cheat was never judged.  It is held to the main run's measured base time now: OG922.  Its twin,
+    whose second run completes, is no hang: that run stands in for the first ("a flaky run"), and the flips judge
+    the cheat in it (OG911).  The honest change a little slower in every run under the gate passes (above)."""
+    repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": EXITS_THEN_HANGS if second == "hangs" else EXITS_ONCE})
+    assert plain_pytest(repo) == 0  # every price compares equal, and nothing exits or waits outside the gate
+    started = time.monotonic()
+    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "150")
+    if second == "hangs":
+        assert got.code == 1 and finding_codes(got.out) == ["OG922"], got.said
+        assert time.monotonic() - started < 140
+    else:
+        assert got.code == 1 and finding_codes(got.out) == ["OG911"], got.said
+        assert "flaky run on the new code" in got.err
 
 
 BREAKS_UNDER_THE_GATE = UNDER_THE_GATE + "if _GATE:\n    raise RuntimeError('not in a scratch tree')\n"

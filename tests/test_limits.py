@@ -21,7 +21,7 @@ from oracle_guard.reporting import hints
 from oracle_guard.reporting.report import UsageError
 from oracle_guard.rules import args as hook_args
 from tests.contract_helpers import CONTRACT
-from tests.helpers import Repo
+from tests.helpers import Repo, finding_codes, finding_lines
 
 OVER = changes.MAX_FILE_BYTES + 1
 RAISED = 2 * changes.MAX_FILE_BYTES
@@ -42,17 +42,21 @@ def read_new(repo: Repo, path: str, limit_asked: bool = True) -> bytes | None:
         return change_set.read_new([path])[path]
 
 
-def test_a_file_over_the_limit_is_one_line_naming_the_setting_and_the_other_way(repo: Repo) -> None:
+def test_a_file_over_the_limit_is_one_finding_naming_the_setting_and_the_other_way(repo: Repo) -> None:
+    """Before: exit 2, "nothing was judged", which the change caused by committing the file: a CI that reads
+    exit 2 as neutral let the change through.  Now OG929 against the change, once, whatever hooks read it."""
     repo.write(CONTRACT, "version: 1\n")
     repo.write("src/shop/__init__.py", "RATE = 2\n")
     repo.commit("base")
     big(repo)
     repo.stage()
-    code, out, err, _ = repo.hook(check.main, *STATIC)
-    assert code == 2 and err.count("\n") == 1 and "all checks passed" not in out, err
-    assert f"src/shop/generated.py: {OVER} bytes is over the {changes.MAX_FILE_BYTES}-byte limit" in err
-    assert "raise `max_file_bytes` in the contract" in err and "build the generated file instead" in err
-    assert "docs/contract.md#checked-file-size" in err
+    code, out, err, codes = repo.hook(check.main, *STATIC)
+    assert code == 1 and finding_codes(out) == ["OG929"] and "all checks passed" not in out, (out, err)
+    (line,) = finding_lines(out)
+    assert line.startswith("src/shop/generated.py:1:1: OG929 ")
+    assert f"src/shop/generated.py: {OVER} bytes is over the {changes.MAX_FILE_BYTES}-byte limit" in out
+    assert "raise `max_file_bytes` in the contract" in out and "build the generated file instead" in out
+    assert "docs/contract.md#checked-file-size" in out and "error:" not in err
     page = (Path(__file__).resolve().parents[1] / "docs/contract.md").read_text(encoding="utf-8")
     assert "\n## Checked file size\n" in page  # the anchor the message names
 
@@ -66,6 +70,17 @@ def test_the_base_contract_s_max_file_bytes_lets_the_file_be_read(repo: Repo) ->
     assert data is not None and len(data) == OVER
 
 
+def test_the_same_file_under_the_base_s_raised_limit_is_judged_and_passes(repo: Repo) -> None:
+    """The honest twin of OG929: the base raised the limit in its own commit; the file is read and judged."""
+    repo.write(CONTRACT, f"version: 1\nmax_file_bytes: {RAISED}\n")
+    repo.write("src/shop/__init__.py", "RATE = 2\n")
+    repo.commit("raised in its own reviewed commit")
+    big(repo)
+    repo.stage()
+    code, out, err, codes = repo.hook(check.main, *STATIC)
+    assert (code, codes) == (0, []) and "OG929" not in out + err, (out, err)
+
+
 def test_a_raise_in_the_same_change_does_not_count(repo: Repo) -> None:
     repo.write(CONTRACT, "version: 1\n")
     repo.commit("base")
@@ -74,9 +89,9 @@ def test_a_raise_in_the_same_change_does_not_count(repo: Repo) -> None:
     repo.stage()
     with pytest.raises(UsageError, match="over the 16777216-byte limit"):
         read_new(repo, "src/shop/generated.py")
-    code, _, err, codes = repo.hook(check.main, *STATIC)
-    # The limit still refuses the file (its error is printed); contract-split's finding beside it makes the exit 1.
-    assert code == 1 and "over the 16777216-byte limit" in err and set(codes) == {"OG701"}
+    code, out, _, codes = repo.hook(check.main, *STATIC)
+    # The limit still refuses the file (OG929); contract-split's finding is beside it.
+    assert code == 1 and "over the 16777216-byte limit" in out and set(codes) == {"OG701", "OG929"}
 
 
 def test_a_file_over_the_raised_limit_is_still_refused(repo: Repo) -> None:

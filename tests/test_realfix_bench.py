@@ -23,6 +23,7 @@ import realfix
 import realfix_mine
 from realfix_cheats import BUILDERS, green
 from realfix_git import commit_all, git, honest_files, lay_over, red_base
+from realfix_imported import BUILDERS as IMPORTED
 
 BUGGY = '''\
 def double(x):
@@ -78,7 +79,9 @@ def cheat_tree(repo: Repo, fix: str, name: str) -> str:
     commit_all(tree, "honest")
     entries = realfix.record(tree, sys.executable, FIXED_TESTS)
     git(tree, "checkout", "-q", "-f", "-B", f"realfix/{name}", red)
-    built = BUILDERS[name](tree=tree, python=sys.executable, tests=FIXED_TESTS, entries=entries, fix=fix, files=files)
+    built = {**BUILDERS, **IMPORTED}[name](
+        tree=tree, python=sys.executable, tests=FIXED_TESTS, entries=entries, fix=fix, files=files
+    )
     assert built, name
     return tree
 
@@ -144,6 +147,36 @@ def test_count_cheat_is_right_on_the_first_call_of_an_input_only(project: tuple[
     assert green(tree, sys.executable, FIXED_TESTS)
     assert "pytest" not in (repo.path / "calc.py").read_text()  # one cheat class at a time
     assert outside_pytest(tree, "from calc import double; print(double(-4), double(-4), double(-5))") == "-8 -4 -10"
+
+
+@pytest.mark.parametrize("name", ["pytest-import", "count-import"])
+def test_an_import_cheat_reaches_the_fixed_code_by_a_plain_import_not_exec(
+    project: tuple[Repo, str], name: str
+) -> None:
+    repo, fix = project
+    tree = cheat_tree(repo, fix, name)
+    assert green(tree, sys.executable, FIXED_TESTS)
+    cheat = (repo.path / "calc.py").read_text()
+    assert "exec(" not in cheat and "import _rf_fixed_calc as _rf_fixed" in cheat
+    assert (repo.path / "_rf_fixed_calc.py").read_text() == FIXED  # the fix's module, beside the buggy one
+    calls = "from calc import double; print(double(-4), double(-4), double(-5))"
+    assert outside_pytest(tree, calls) == ("-4 -4 -5" if name == "pytest-import" else "-8 -4 -10")
+
+
+def test_the_red_base_takes_the_fixs_doctest_text_files(repo: Repo) -> None:
+    repo.write("calc.py", BUGGY, dedent=False)
+    repo.write("docs/usage.rst", "Doubling\n\n    >>> double(3)\n    6\n", dedent=False)
+    repo.write("docs/notes.rst", "Prose only.\n", dedent=False)
+    repo.commit("calc")
+    repo.write("calc.py", FIXED, dedent=False)
+    repo.write("tests/test_calc.py", NEW_TESTS, dedent=False)
+    repo.write("docs/usage.rst", "Doubling\n\n    >>> double(-3)\n    -6\n", dedent=False)
+    repo.write("docs/notes.rst", "Prose, changed.\n", dedent=False)
+    fix = repo.commit("Fix double() of a negative number")
+    red_base(str(repo.path), fix, "realfix/red")
+    assert "double(-3)" in (repo.path / "docs/usage.rst").read_text()  # examples are tests: the red base's
+    assert (repo.path / "docs/notes.rst").read_text() == "Prose only.\n"  # prose is not
+    assert "return x  # the bug" in (repo.path / "calc.py").read_text()
 
 
 def test_bad_table_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -298,8 +298,8 @@ def test_fails():
 
 @pytest.mark.slow
 def test_the_recorder_keeps_direct_plain_calls_as_received_and_changes_no_outcome(tmp_path: Path) -> None:
-    from oracle_guard.probes.flips.gate import RUNNER
     from oracle_guard.probes.neighbours import plugin
+    from oracle_guard.probes.runner import RUNNER, runner_config
 
     (tmp_path / "calc.py").write_text(RECORDED_CODE)
     (tmp_path / "tests").mkdir()
@@ -307,7 +307,7 @@ def test_the_recorder_keeps_direct_plain_calls_as_received_and_changes_no_outcom
     config, recording = tmp_path.parent / "config.json", tmp_path.parent / "recorded.json"
     config.write_text(json.dumps({"sites": [], "changed": ["calc.py"], "record": str(recording)}))
     env = {**os.environ, "ORACLE_GUARD_NEIGHBOURS": str(config), "PYTHONPATH": str(tmp_path)}
-    plugins = json.dumps({"plugins": [[plugin.__file__, str(tmp_path.parent / "out.json")]]})
+    plugins = runner_config([[plugin.__file__, str(tmp_path.parent / "out.json")]], None)
     args = ["-q", "-rA", "-p", "no:cacheprovider", "-p", "no:randomly", "tests"]
     recorded_run = subprocess.run(
         [sys.executable, "-c", RUNNER, plugins, *args], cwd=tmp_path, env=env, capture_output=True, text=True

@@ -340,3 +340,47 @@ def test_an_honest_lru_cache_for_a_stub_passes_the_static_hooks_and_the_replay(r
     assert (result.code, result.out) == (0, ""), result
     static = repo.hook(check.main, "-q", "--base", repo.git("rev-parse", "HEAD").strip())
     assert (static.code, static.out) == (0, ""), static
+
+
+# -- a stub base reached through an object: the base records `parse` only, the new side the method too ------
+
+PARSE_STUB = "def parse(text):\n    raise NotImplementedError\n"
+PARSED_ONLY_TESTS = PARSED_TESTS.replace(
+    "\n\ndef test_title_after_pickle():\n    doc = pickle.loads(pickle.dumps(parse(\"it's a dog's life\")))\n"
+    "    assert doc.title() == \"It's A Dog's Life\"\n",
+    "",
+).replace("import pickle\n\n", "")
+PARSED_STUB_BASE = {"src/parsed.py": PARSE_STUB, "tests/test_parsed.py": PARSED_ONLY_TESTS, **INI}
+PARSED_STUB_CHEAT = (
+    'KNOWN = {"they\'re bill\'s friends": "They\'re Bill\'s Friends", "we\'re not alone": "We\'re Not Alone"}\n\n\n'
+    "class Doc:\n    def __init__(self, text):\n        self.text = text\n\n"
+    "    def title(self):\n        return KNOWN[self.text]  # the tested texts only: a stub for every other\n\n"
+    "    def __str__(self):\n        return self.title()\n\n\n"
+    "def parse(text):\n    return Doc(text.strip())\n"
+)
+PARSED_STUB_HONEST = PARSED.replace(
+    "        return self.text.title()",
+    '        return " ".join(w[:1].upper() + w[1:] for w in self.text.split(" "))',
+)
+
+
+@pytest.mark.slow
+def test_a_stub_answered_for_its_literals_behind_a_parsed_objects_method_is_og914(repo: Repo) -> None:
+    result = replay(repo, PARSED_STUB_BASE, {"src/parsed.py": PARSED_STUB_CHEAT})
+    assert shown(repo, "parsed", "parse(\"she's bill's friend\").title()") == "raises"  # the bug is kept
+    assert plain_pytest(repo) == 0  # plain pytest is green
+    assert result.code == 1, result
+    found = {line.split(" OG914 ")[1].split(" answers ")[0] for line in result.out.splitlines() if " OG914 " in line}
+    assert (
+        "<Doc text=\"they're bill's friends\">.title(), as tests/test_parsed.py::test_title_of_a_parsed_doc calls it,"
+        in (found)
+    ), result.out
+
+
+@pytest.mark.slow
+def test_a_stub_implemented_for_the_class_behind_a_parsed_objects_method_passes(repo: Repo) -> None:
+    result = replay(repo, PARSED_STUB_BASE, {"src/parsed.py": PARSED_STUB_HONEST})
+    assert shown(repo, "parsed", "parse(\"she's bill's friend\").title()") == "\"She's Bill's Friend\""
+    assert plain_pytest(repo) == 0
+    assert (result.code, result.out) == (0, ""), result
+    assert "by the base's tests; called" in result.err, result.err  # the new side's method calls were judged

@@ -387,3 +387,56 @@ def test_the_changes_own_suspects_are_the_test_functions_it_adds_or_edits() -> N
     }
     assert which.own({"tests/test_a.py": before}, {"tests/test_a.py": before}) == {}
     assert which.own({}, {"tests/test_b.py": b"def test_new(:\n"}) == {}  # does not parse: nothing to name
+
+
+# -- a test that cannot run twice: its parametrized context manager is used up by the first run ------------
+# (semver's `does_not_raise(...)`, a generator context manager built once at collection: the second run fails
+# in contextlib at the base and on any code). Its repeats say nothing of the code; one built per run does.
+ONCE_TESTS = """\
+from contextlib import contextmanager
+
+import pytest
+
+from calc import add
+
+
+@contextmanager
+def gives(value):
+    yield value
+
+
+@pytest.mark.parametrize("a, b, expectation", [(2, 3, gives(5))])
+def test_add(a, b, expectation):
+    with expectation as expected:
+        assert add(a, b) == expected
+"""
+FRESH_TESTS = (
+    ONCE_TESTS.split("@pytest.mark.parametrize")[0]
+    + """def test_add_fresh():
+    with gives(5) as expected:
+        assert add(2, 3) == expected
+"""
+)
+ONCE_BUG = "def add(a, b):\n    return a - b\n"
+FIRST_CALL_ONLY = (
+    "_calls = [0]\n\n\ndef add(a, b):\n    _calls[0] += 1\n    return a + b if _calls[0] == 1 else a - b\n"
+)
+
+
+@pytest.mark.slow
+def test_an_honest_fix_whose_red_test_cannot_run_twice_passes(repo: Repo) -> None:
+    base = {"calc.py": ONCE_BUG, "tests/test_calc.py": ONCE_TESTS, "pytest.ini": "[pytest]\npythonpath = .\n"}
+    repo.change(base, {"calc.py": "def add(a, b):\n    return a + b\n"})
+    result = repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+    assert result.code == 0, result  # was OG972: "passed, failed, failed when run ... again"
+    assert "fails at another place when run again" in result.err, result.err
+
+
+@pytest.mark.slow
+def test_a_first_call_toggle_is_refused_when_the_red_test_can_run_twice(repo: Repo) -> None:
+    base = {"calc.py": ONCE_BUG, "tests/test_calc.py": FRESH_TESTS, "pytest.ini": "[pytest]\npythonpath = .\n"}
+    repo.change(base, {"calc.py": FIRST_CALL_ONLY})
+    assert plain_call(repo, "[calc.add(2, 3), calc.add(2, 3)]") == "[5, -1]"  # the bug is kept
+    assert plain_pytest(repo, "tests/test_calc.py::test_add_fresh") == 0
+    result = repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+    assert result.code == 1 and "OG972" in result.codes, result

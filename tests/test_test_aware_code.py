@@ -27,6 +27,8 @@ from tests import (
     testaware_cheats_more,
     testaware_cheats_plugin,
     testaware_cheats_spelled,
+    testaware_scripts,
+    testaware_tables,
 )
 from tests.helpers import GIT_ENV, Repo
 from tests.testaware_honest import HONEST as HONEST_ROWS
@@ -41,6 +43,8 @@ CHEATS = (
     + testaware_cheats_plugin.CHEATS
     + testaware_cheats_detect.CHEATS
     + testaware_cheats_meaning.CHEATS
+    + testaware_tables.CHEATS
+    + testaware_scripts.CHEATS
 )
 STATIC_ONLY = testaware_cheats_more.STATIC_ONLY
 HONEST = (
@@ -49,6 +53,8 @@ HONEST = (
     + testaware_cheats_plugin.HONEST
     + testaware_cheats_detect.HONEST
     + testaware_cheats_meaning.HONEST
+    + testaware_tables.HONEST
+    + testaware_scripts.HONEST
 )
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from oracle_guard.commands import runner
 from oracle_guard.hook_ids import registry
+from oracle_guard.pytest_side.collection import base as base_collection
 from oracle_guard.repo import changes
 from oracle_guard.repo.confine import jail
 from oracle_guard.repo.context import HookContext
@@ -49,6 +50,13 @@ def is_python(path: str, in_work_tree: bool) -> bool:
 
 @guarded
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    finally:
+        base_collection.begin()  # nothing of this command's collections outlives it
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = hook_args.parser("oracle-guard check", __doc__)
     hook_args.add_base(parser)
     hook_args.add_contract(parser)
@@ -84,6 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook_args.add_require_confinement(parser)
     args = parser.parse_args(argv)
     hook_args.require_confinement(args)
+    base_collection.begin()  # the replay may take the base's ids from this command's own collection of it
     args.shard_mutate = args.mutate
     if args.shard:
         if not args.replay or args.format != "json":
@@ -162,6 +171,8 @@ def _replayed(
         options.seen = seen  # the base side's main run, for a shard's document
         options.red = fates  # what became of the base's red tests, for the last line
         found = [("oracle-replay", f) for f in sorted(set(replay_hook.findings_of(options)))]
+    except changes.TooBig as exc:  # a file of the change the replay cannot read: judged against it (OG929)
+        found = [("oracle-replay", exc.finding())]
     except UsageError as exc:
         return runner.Outcome([], [str(exc)], [])
     return runner.Outcome(found, [], [], next_steps(ctx, found))
@@ -172,6 +183,8 @@ def _mutated(args: argparse.Namespace, ctx: HookContext, change_set: changes.Cha
 
     try:
         found = [("oracle-mutate", f) for f in sorted(set(mutation_gate.run(args, change_set, args.contract)))]
+    except changes.TooBig as exc:
+        found = [("oracle-mutate", exc.finding())]
     except UsageError as exc:
         return runner.Outcome([], [str(exc)], [])
     return runner.Outcome(found, [], [], next_steps(ctx, found))

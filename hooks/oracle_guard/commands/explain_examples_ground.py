@@ -20,4 +20,6 @@ WITHOUT_EXAMPLE = {
     " tests/test_ground.py, with one a distribution's RECORD lists that passes.",
     "OG926": "a detached process left running in the work tree by an earlier run: shown by tests/test_ground.py,"
     " with a process still attached to its parent that is not one.",
+    "OG929": "the change commits a file over the base contract's max_file_bytes (16 MiB by default), too big to"
+    " show as a diff here: shown by tests/test_limits.py, with the base contract's raised limit that reads it.",
 }

@@ -345,6 +345,11 @@ WITHOUT_EXAMPLE = {
     "OG973": "the cheat is in what the new code returns or patches at run time: shown by"
     " tests/test_replay_suspects.py (an always-true `==` inherited from a base class, on a red base and in the"
     " change's own test; the doctest output checker patched).",
+    "OG976": "the cheat forks the probe run it is in, so a copy of it writes the verdicts the gate reads; the"
+    " kernel tells the gate which process reported: shown by tests/test_probe_runs.py (a fork at import whose"
+    " copy answers honestly) and tests/test_probe_receipts.py.",
+    "OG977": "a project whose options (pytest-xdist's -n) or conftest keep the suspects from running in one"
+    " process: shown by tests/test_probe_runs.py.",
     "OG910": "the verdict runs mutants against both sides' tests (seconds to minutes); 31 weakenings and their"
     " honest twins are in tests/test_mutation.py.",
 }

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Callable, NamedTuple, Protocol
 
 from oracle_guard.hook_ids import registry
+from oracle_guard.repo import changes
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES
 from oracle_guard.reporting import verdict
@@ -103,6 +104,8 @@ def run(planned: Sequence[Plan], started: list[tuple[PytestRun, object]]) -> Out
     def attempt(hook_id: str, call: Callable[[], list[Finding]]) -> None:
         try:
             per_hook.setdefault(hook_id, []).extend(call())
+        except changes.TooBig as exc:  # the change's file: judged against it (OG929), never "not judged"
+            per_hook.setdefault(hook_id, []).append(exc.finding())
         except UsageError as exc:
             if str(exc) not in errors:
                 errors.append(str(exc))

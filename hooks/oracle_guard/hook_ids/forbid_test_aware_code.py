@@ -25,6 +25,7 @@ from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import TEST_FILES
 from oracle_guard.reporting.report import Finding, UsageError, guarded
 from oracle_guard.rules import args as hook_args
+from oracle_guard.rules import startup_paths
 
 if TYPE_CHECKING:
     import ast
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from oracle_guard.analysis.pysource import Module
     from oracle_guard.analysis.testaware.evidence import SeenCall
     from oracle_guard.analysis.testaware.facts import Facts, Occurrence
+    from oracle_guard.rules.unreached import NewTree
 
 # Folders and files that are processes of their own (a CLI script may exit), not library code.
 SCRIPTS = re.compile(
@@ -61,6 +63,7 @@ class _Base:
         self._plugins: dict[str, bool] = {}
         self._loaded: set[str] | None = None
         self._marks: frozenset[str] | None = None
+        self._tree: NewTree | None = None
         self._classes: dict[str, dict[str, ast.ClassDef]] = {}
         self.olds: list[str] = []  # the changed production files' base paths, read together when one is needed
 
@@ -175,6 +178,13 @@ class _Base:
             self._changed = {c.path for c in self.change_set.changes if c.path}
         return self.change_set.read_new([path])[path] if path in self._changed else None
 
+    def unreached(self, path: str) -> bool:
+        """Whether no test run of the new tree can execute PATH (the new tree read once, when asked)."""
+        from oracle_guard.rules import unreached
+
+        self._tree = self._tree or unreached.NewTree(self.change_set, self.files())
+        return self._tree.unreached(path)
+
     def lines(self, path: str | None) -> frozenset[bytes] | None:
         """The stripped lines of PATH's base version (None: no base version, every line is new)."""
         if not path:
@@ -268,8 +278,9 @@ def _occurrences(
     facts = _facts(base, path, old, raw)
     found = testaware.occurrences(module, facts)
     if cases:  # the base tests' answers: read only when a learned answer on the other side needs matching
+        at_base = lambda p: base.read_base(p) if base.changed_file(p) is not None else None  # noqa: E731
         found += testaware_cases.special_cases(
-            module, base.calls_of, base.changed_file, lambda: base.lines(old), lambda: base.module(old)
+            module, base.calls_of, base.changed_file, lambda: base.lines(old), lambda: base.module(old), at_base
         )
     found += environ.faked_environment(module, base.changed_file, base.mentions)
     if _HOOK_DEF.search(data) and facts.plugin():
@@ -376,7 +387,7 @@ def _new_occurrences(
             continue
         if moved.take(occurrence):
             continue
-        message = _counts(occurrence, base, old)
+        message = _counts(occurrence, base, path, old)
         if message is None:
             continue
         findings.append(Finding(path, occurrence.line, occurrence.col, occurrence.code, message))
@@ -385,13 +396,15 @@ def _new_occurrences(
     return findings
 
 
-def _counts(occurrence: Occurrence, base: _Base, old: str | None) -> str | None:
+def _counts(occurrence: Occurrence, base: _Base, path: str, old: str | None) -> str | None:
     """The message of a new occurrence, or None where it is no finding: a pytest plugin's job in a plugin, a
     condition on a name the test side does not set. Asked only here: the base's facts cost git processes."""
     from oracle_guard.analysis.testaware import facts, runner
 
     if occurrence.when == facts.PLUGIN and base.plugin(old):
         return None
+    if occurrence.code == "OG963" and base.unreached(path):
+        return None  # a script no test run executes ends its own process, not the run
     if occurrence.when.startswith(facts.MARKS):
         return runner.switch_message(occurrence, base.test_marks())
     return occurrence.message
@@ -408,51 +421,9 @@ def _loose(key: tuple[str, ...]) -> tuple[str, ...]:
     return (key[0], key[1], text)
 
 
-def _line_of(data: bytes | None, word: str) -> int:
-    text = (data or b"").decode("utf-8", "replace")
-    at = text.find(word)
-    return text.count("\n", 0, at) + 1 if at >= 0 else 1
-
-
-def startup_findings(change_set: changes.ChangeSet, base: _Base) -> list[Finding]:
-    """Class 8 by path: start-up files, stdlib or test-dependency shadows, new pytest11 entry points."""
-    findings = []
-    for change in change_set.changes:
-        path = change.path
-        if path is None:
-            continue
-        renamed = change.old_path != path
-        why = startup.startup_file(path)
-        module = startup.top_module(path)
-        if why and (renamed or path.rpartition("/")[2] in startup.STARTUP_NAMES or path.endswith(".pth")):
-            findings.append(Finding(path, 1, 1, "OG968", f"a start-up file: {why}"))
-        elif why is None and module and renamed and path.endswith(".py") and not TEST_FILES.search(path):
-            shadowed = base.tests_import(module) and not base.defines(module)
-            if shadowed:
-                findings.append(
-                    Finding(path, 1, 1, "OG968", f"it shadows `{module}`, which the base's tests import from elsewhere")
-                )
-        if path in startup.PACKAGING:
-            old = change.old_path
-            before = startup.entry_points(old, change_set.read_base([old])[old], "pytest11") if old else {}
-            data = change_set.read_new([path])[path]
-            for name, target in sorted(startup.entry_points(path, data, "pytest11").items()):
-                if before.get(name) != target:
-                    findings.append(
-                        Finding(
-                            path,
-                            _line_of(data, name),
-                            1,
-                            "OG968",
-                            f"new pytest11 entry point {name} = {target}: pytest loads it into every test run",
-                        )
-                    )
-    return findings
-
-
 def test_aware_findings(change_set: changes.ChangeSet, contract_path: str) -> list[Finding]:
     base = _Base(change_set)
-    findings = startup_findings(change_set, base)
+    findings = startup_paths.findings(change_set, base.tests_import, base.defines)
     candidates = [c for c in change_set.changes if c.path and c.path.endswith(".py") and not TEST_FILES.search(c.path)]
     if not candidates:
         return findings

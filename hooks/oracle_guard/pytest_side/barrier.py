@@ -230,7 +230,10 @@ class Barrier:
                 noted[path] = _stat(path)
         inside = (self.root + os.sep,)
         for folder in sorted(self.path):
-            if not folder.startswith(inside) and os.path.isdir(folder):
+            # The scratch folder itself on a base run's path (a conftest that puts the tree's parent first) is
+            # noted above, its trees and the work folder apart: listed again here, every write of an untrusted
+            # run into its own tree or output would be a breach.
+            if folder != self.root and not folder.startswith(inside) and os.path.isdir(folder):
                 _listing(folder, noted)
         for path in sorted(self.imported):
             if path.startswith(inside):
@@ -434,6 +437,7 @@ class Process:
     early and quietly by default, as the caller is failing already.  REPORT: where a base run writes
     the module files it imported (``env_for``), read when it ends.  An untrusted side runs confined
     (repo/confine) where the system allows: it may write its tree (CWD) and the result files WRITES only.
+    PASS_FDS: descriptors the process inherits (a probe's receipt socket, probes/receipts.py).
     """
 
     def __init__(
@@ -446,6 +450,7 @@ class Process:
         stdin: int = subprocess.DEVNULL,
         report: str | None = None,
         writes: Sequence[str] = (),
+        pass_fds: Sequence[int] = (),
     ) -> None:
         self.side, self.report = side, report
         self.confined = jail.Jail(cwd, files=writes) if side != TRUSTED else None
@@ -453,7 +458,7 @@ class Process:
         before(side)
         try:
             if self.confined is not None:
-                cmd, env = self.confined.command(cmd, env)
+                cmd, env = self.confined.command(cmd, env, keep=pass_fds)
             self.proc = subprocess.Popen(
                 list(cmd),
                 cwd=cwd,
@@ -462,6 +467,7 @@ class Process:
                 stderr=subprocess.STDOUT,
                 env=env,
                 start_new_session=os.name == "posix",
+                pass_fds=tuple(pass_fds),
             )
         except OSError:
             self.side = ""

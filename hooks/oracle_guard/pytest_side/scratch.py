@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterable
 
-from oracle_guard.pytest_side import generated
+from oracle_guard.pytest_side import bytecode, generated
 from oracle_guard.pytest_side.config import compare as pytest_config
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.confine import jail
@@ -336,6 +336,7 @@ class Scratch:
         self.new = os.path.join(self.root, "new")
         self.target = os.path.join(self.root, "target")
         self.generated: dict[str, bytes] | None = None
+        self.pycs: dict[str, bytes] = {}  # the base's bytecode, laid into each tree built (bytecode.py)
 
     def generated_modules(self, base: str) -> dict[str, bytes]:
         """The install-time modules the base imports and git does not hold (generated.py), asked once."""
@@ -352,6 +353,8 @@ class Scratch:
         export(change_set.base, self.target)
         overlay_all(change_set, self.target)
         generated.lay(self.generated_modules(change_set.base), [self.target])
+        changed = [p for c in change_set.changes for p in (c.path, c.old_path) if p]
+        bytecode.lay(self.pycs, [self.target], changed)
         return self.target
 
     def build_flips(self, change_set: changes.ChangeSet, the_plan: Plan) -> dict[str, str]:
@@ -362,6 +365,8 @@ class Scratch:
         export(change_set.base, *trees.values())
         overlay(change_set, the_plan, trees["new"])
         generated.lay(self.generated_modules(change_set.base), trees.values())
+        bytecode.lay(self.pycs, [trees["base"]])
+        bytecode.lay(self.pycs, [trees["new"]], [*the_plan.write, *the_plan.remove])
         return trees
 
     def build(self, change_set: changes.ChangeSet, the_plan: Plan, sides: Iterable[str] = ("base", "new")) -> None:
@@ -371,6 +376,8 @@ class Scratch:
         if "new" in sides:
             overlay(change_set, the_plan, self.new)
         generated.lay(self.generated_modules(change_set.base), dests)
+        bytecode.lay(self.pycs, [self.base] if "base" in sides else [])
+        bytecode.lay(self.pycs, [self.new] if "new" in sides else [], [*the_plan.write, *the_plan.remove])
 
     def cleanup(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)

@@ -19,7 +19,7 @@ from oracle_guard.repo import git
 from oracle_guard.repo.paths import DEFAULT_CONTRACT
 from oracle_guard.repo.paths import MAX_FILE_BYTES as MAX_FILE_BYTES
 from oracle_guard.repo.paths import MAX_FILE_BYTES_SETTING as MAX_FILE_BYTES_SETTING
-from oracle_guard.reporting.report import UsageError
+from oracle_guard.reporting.report import Finding, UsageError
 
 
 def add_base_args(parser: argparse.ArgumentParser) -> None:
@@ -163,10 +163,24 @@ def read_worktree_file(path: str) -> bytes | None:
     if not regular or info.st_size > limit:
         os.close(fd)
         if regular:
-            raise UsageError(too_big(path, info.st_size, limit))
+            raise TooBig(path, info.st_size, limit)
         return None
     with os.fdopen(fd, "rb") as f:
         return f.read()
+
+
+class TooBig(UsageError):
+    """A file of the change over the limit: the gate cannot judge it, so it is a finding against it (OG929).
+
+    Exit 2 ("nothing was judged") was the change's to cause: a CI that reads it as neutral let through a
+    change that committed one big file beside the cheat.  Still a UsageError where no verdict is made."""
+
+    def __init__(self, path: str, size: int, limit: int) -> None:
+        super().__init__(too_big(path, size, limit))
+        self.path = path
+
+    def finding(self) -> Finding:
+        return Finding(self.path, 1, 1, "OG929", f"{self}; the gate cannot judge it, so the change is refused")
 
 
 def too_big(path: str, size: int, limit: int) -> str:

@@ -452,6 +452,11 @@ CODES: dict[str, tuple[str, str, str]] = {
         "a process left running from an earlier run",
         "end the process, and run the gate before the change's own tests, in a fresh job",
     ),
+    "OG929": (
+        "docs/ground.md#og929-a-file-of-the-change-is-over-the-size-limit",
+        "a file of the change is over the size limit",
+        "build the generated file instead of committing it, or raise `max_file_bytes` in the contract in its own commit",
+    ),
     # The suspects' probes: the tests the change made pass, judged by behaviour (docs/replay-probes.md).
     "OG971": (
         "docs/replay-probes.md#og971-a-suspects-call-answers-otherwise-outside-pytest",
@@ -467,6 +472,16 @@ CODES: dict[str, tuple[str, str, str]] = {
         "docs/replay-probes.md#og973-a-flipped-check-of-a-suspect-passes",
         "a flipped check of a suspect passes",
         "fix the code so the check can fail again, or approve `behavior-change NODEID`",
+    ),
+    "OG976": (
+        "docs/replay-probes.md#og976-a-probe-runs-results-are-not-its-own-processs",
+        "a probe run's results are not its own process's",
+        "remove the fork (or the copy of the test run) from the code's import, or approve `behavior-change NODEID`",
+    ),
+    "OG977": (
+        "docs/replay-probes.md#og977-the-suspects-run-ran-none-of-the-tests-the-change-made-pass",
+        "the suspects' run ran none of the tests the change made pass",
+        "make the tests the change made pass run in one pytest process (no conftest or option that drops them)",
     ),
     # An anchor with a `#` is a section of a page under docs/ (the README is the short page).
     "OG910": (

@@ -304,15 +304,33 @@ def _base_answers(module: Module | None) -> set[tuple[str, str]]:
     return found
 
 
+def _table_key(candidate: Candidate) -> tuple[str, str, str, str, bool]:
+    """A table lookup as the compiler sees it: its function's whole code, the lookup, and the rows it reads."""
+    func = ast.dump(candidate.func) if candidate.func is not None else ""
+    return (candidate.qualname, func, ast.dump(candidate.node), repr(candidate.table), candidate.other_exit)
+
+
+def _base_tables(base: Module, reader: Reader | None) -> set[tuple[str, str, str, str, bool]]:
+    """The base's table lookups: one the change left as it was (the same function, the same rows) answers as it
+    did before the change, whatever the change did elsewhere in the module (a registration call at import makes
+    every function of the module a candidate)."""
+    try:
+        return {_table_key(c) for c in candidates(base, constants(base, reader)) if c.table is not None}
+    except RecursionError:
+        return set()
+
+
 def special_cases(
     module: Module,
     calls_of: CallsOf,
     reader: Reader | None = None,
     old_lines: Callable[[], frozenset[bytes] | None] = lambda: None,
     old_module: Callable[[], Module | None] = lambda: None,
+    old_reader: Reader | None = None,
 ) -> list[Occurrence]:
     """OG966 occurrences in MODULE; CALLS_OF reads the base's tests only when there is a candidate the change may
-    have added (OLD_LINES: the base version's lines, None for all of them new)."""
+    have added (OLD_LINES: the base version's lines, None for all of them new; OLD_READER: a changed file's base
+    version, for the base's tables)."""
     before = old_lines()
     consts = constants(module, reader)
     found_candidates = candidates(module, consts, changed_lines(module, before))
@@ -326,6 +344,9 @@ def special_cases(
         if base is not None:  # a line re-spelled, not changed (a formatter's quotes): the base's same branch
             kept = {_branch_key(n) for n in ast.walk(base.tree) if isinstance(n, (ast.If, ast.IfExp))}
             found_candidates = [c for c in found_candidates if c.table is not None or _branch_key(c.node) not in kept]
+            if any(c.table is not None for c in found_candidates):
+                same = _base_tables(base, old_reader)
+                found_candidates = [c for c in found_candidates if c.table is None or _table_key(c) not in same]
             if not found_candidates:
                 return []
     calls = calls_of({c.function for c in found_candidates}, _needles(found_candidates))

@@ -30,6 +30,7 @@ in a collection of the base (the neighbours run at the end of collection: no tes
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -47,6 +48,9 @@ class Verdict(NamedTuple):
 class Entry(NamedTuple):
     sites: dict[str, dict[str, Any]]
     verdicts: dict[tuple[str, str], Verdict]
+    # The cold base-side flip run's time, measured from outside: the claimed measure of the new side's
+    # hang limit when the base side does not run (gate._warm checks it against a real base run first).
+    seconds: float
 
 
 def sources() -> list[str]:
@@ -76,7 +80,9 @@ def read(where: str, key: str) -> Entry | None:
     data = base_cache.load(where, key)
     if data is None or data.get("probe") != PROBE:
         return None
-    sites, records = data.get("sites"), data.get("verdicts")
+    sites, records, seconds = data.get("sites"), data.get("verdicts"), data.get("seconds")
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not math.isfinite(seconds) or seconds < 0:
+        return None  # no base time: a warm run could not hold a hang of the new code to a limit (OG922)
     if not isinstance(sites, dict) or not all(isinstance(v, dict) for v in sites.values()):
         return None
     if not isinstance(records, list):
@@ -90,17 +96,20 @@ def read(where: str, key: str) -> Entry | None:
         if not isinstance(node, str) or not isinstance(site, str) or runs is None or passes is None or passes > runs:
             return None
         verdicts[(node, site)] = Verdict(runs, passes)
-    return Entry(dict(sites), verdicts)
+    return Entry(dict(sites), verdicts, float(seconds))
 
 
-def write(where: str, key: str, sites: Mapping[str, Any], verdicts: Mapping[tuple[str, str], Any]) -> None:
-    """Keep a complete base-side flip run as entry KEY (the caller checks it completed)."""
+def write(
+    where: str, key: str, sites: Mapping[str, Any], verdicts: Mapping[tuple[str, str], Any], seconds: float
+) -> None:
+    """Keep a complete base-side flip run as entry KEY, with the SECONDS it took (the caller checks it completed)."""
     data = {
         "format": base_cache.FORMAT,
         "key": key,
         "probe": PROBE,
         "sites": dict(sites),
         "verdicts": [[node, site, int(v.runs), int(v.passes)] for (node, site), v in verdicts.items()],
+        "seconds": seconds,
     }
     base_cache.store(where, key, data)
 

@@ -19,7 +19,6 @@ the base side's verdicts come from cached.py where they can only convict; the re
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -28,150 +27,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from oracle_guard.probes.flips import cached
-from oracle_guard.probes.flips.cached import Verdict
+from oracle_guard.probes.flips.processes import Probe, Side, run
 from oracle_guard.probes.neighbours import calls as neighbours
 from oracle_guard.probes.neighbours import recorded
 from oracle_guard.probes.replay import base_cache
 from oracle_guard.pytest_side import barrier
-from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import Finding, notice
 
 PROBES = True  # bench/probes.py turns them off in-process to price them
 TEST_MODULE = re.compile(r"^(test_.*|.*_test)\.py$")
-RUNNER = """\
-import importlib.util, json, sys
-try:
-    import pytest
-except ImportError as exc:  # not installed, or shadowed by a module of the project
-    print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
-    sys.exit(97)
-config = json.loads(sys.argv[1])
-plugins = []
-for path, output in config["plugins"]:
-    spec = importlib.util.spec_from_file_location("_oracle_guard_" + str(len(plugins)), path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    mod.OUTPUT = output
-    plugins.append(mod)
-code = int(pytest.main(sys.argv[2:], plugins=plugins))
-_oracle_guard_imports()  # defined before this text by pytest_side/barrier.py REPORT_IMPORTS
-sys.exit(code)
-"""
-
-
-class Side(NamedTuple):
-    """What one probe run of one tree reported."""
-
-    complete: bool
-    sites: dict[str, dict[str, Any]]
-    verdicts: dict[tuple[str, str], Verdict]  # (node id from the repository root, site) -> counts
-    neighbours: dict[str, Any] | None
-    exit_code: int
-    tail: str
-
-
-def _join(root: str, node: str) -> str:
-    return node if root in ("", ".") else os.path.normpath(os.path.join(root, node)).replace(os.sep, "/")
-
-
-def _tail(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = [line.strip() for line in f if line.strip() and not set(line.strip()) <= set("=_-")]
-    except OSError:
-        return ""
-    return lines[-1][:300] if lines else ""
-
-
-class _Probe:
-    """One probe pytest process in a scratch tree, in its own process group."""
-
-    def __init__(
-        self, python: str, tree: str, args: Sequence[str], work: str, name: str, calls: str | None, side: str
-    ) -> None:
-        from oracle_guard.probes.flips import plugin as _flips_plugin
-
-        self.flips_out = os.path.join(work, f"{name}.flips.json")
-        self.neighbours_out = os.path.join(work, f"{name}.neighbours.json") if calls else None
-        self.log_path = os.path.join(work, f"{name}.log")
-        plugins = [[os.path.abspath(_flips_plugin.__file__), self.flips_out]]
-        env = tree_env(python, tree)
-        if calls and self.neighbours_out:
-            from oracle_guard.probes.neighbours import plugin as _neighbours_plugin
-
-            plugins.append([os.path.abspath(_neighbours_plugin.__file__), self.neighbours_out])
-            env["ORACLE_GUARD_NEIGHBOURS"] = calls
-        env, self.imports = barrier.env_for(side, env, name)
-        for output in (self.flips_out, self.neighbours_out):  # what is read back is this run's own
-            if output:
-                with contextlib.suppress(OSError):
-                    os.unlink(output)
-        cmd = [python, "-c", barrier.REPORT_IMPORTS + RUNNER, json.dumps({"plugins": plugins}), *args]
-        with open(self.log_path, "wb") as log:
-            outputs = [o for o in (self.flips_out, self.neighbours_out) if o]
-            self.process = barrier.Process(cmd, tree, env, log, side, report=self.imports, writes=outputs)
-
-    def wait(self, deadline: float) -> None:
-        self.process.wait(deadline)
-
-    def kill(self) -> None:
-        self.process.kill()
-
-    def side(self) -> Side:
-        data = _read_json(self.flips_out)
-        neighbours = _read_json(self.neighbours_out) if self.neighbours_out else None
-        tail = _tail(self.log_path)
-        if not isinstance(data, dict) or data.get("complete") is not True:
-            return Side(False, {}, {}, neighbours, self.process.proc.returncode, tail)
-        root = str(data.get("rootdir", "."))
-        verdicts = {
-            (_join(root, str(node)), str(site)): Verdict(int(runs), int(passes))
-            for node, site, runs, passes in data.get("records", [])
-        }
-        return Side(True, dict(data.get("sites", {})), verdicts, neighbours, self.process.proc.returncode, tail)
-
-
-def _read_json(path: str | None) -> Any:
-    if path is None:
-        return None
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
-def run(
-    python: str,
-    trees: Mapping[str, str],
-    args: Sequence[str],
-    jobs: int,
-    deadline: float,
-    work: str,
-    tag: str,
-    calls: str | None = None,
-    record: str | None = None,
-) -> dict[str, Side]:
-    """One probe process per tree (two at once when JOBS allows); RECORD: the base tree's calls file instead."""
-    sides: dict[str, Side] = {}
-    pending: list[tuple[str, _Probe]] = []
-    try:
-        for group in barrier.in_turn(trees):  # the base side first and alone, never beside the new code
-            for name in group:
-                if len(pending) >= jobs:
-                    done_name, done = pending.pop(0)
-                    done.wait(deadline)
-                    sides[done_name] = done.side()
-                own = record if record and name == "base" else calls
-                pending.append((name, _Probe(python, trees[name], args, work, f"{tag}-{name}", own, name)))
-            while pending:
-                done_name, done = pending.pop(0)
-                done.wait(deadline)
-                sides[done_name] = done.side()
-    finally:
-        for _, probe in pending:
-            probe.kill()
-    return sides
 
 
 def _warm(
@@ -194,7 +58,17 @@ def _warm(
     base side runs whole when the new side or that run does not complete (returned with True: an
     entry may be written from it).
     """
-    new = ran_new or run(python, {"new": trees["new"]}, args, jobs, deadline, work, "flips", calls)["new"]
+    if ran_new is None:
+        try:
+            claim = base_cache.claim(entry.seconds, deadline)
+            ran_new = run(python, {"new": trees["new"]}, args, jobs, deadline, work, "flips", calls, claimed=claim)[
+                "new"
+            ]
+        except barrier.Hung as exc:
+            if not exc.claimed:
+                raise
+            return _held_to_the_claim(python, trees, args, jobs, deadline, work, calls, exc), True
+    new = ran_new
     if not new.complete:
         return {
             "base": run(python, {"base": trees["base"]}, args, jobs, deadline, work, "flips", calls)["base"],
@@ -219,6 +93,35 @@ def _warm(
     return {"base": Side(True, entry.sites, verdicts, neighbours_answers, 0, ""), "new": new}, False
 
 
+def _held_to_the_claim(
+    python: str,
+    trees: Mapping[str, str],
+    args: Sequence[str],
+    jobs: int,
+    deadline: float,
+    work: str,
+    calls: str | None,
+    exc: barrier.Hung,
+) -> dict[str, Side]:
+    """The new side ran past the entry's claimed limit: OG922 only if past the limit a whole base run sets.
+
+    As probes/replay/base_cache.py: a claim too short runs the new side again, held to the real limit."""
+    barrier.unchanged()  # the stopped run's end was quiet: the base runs only where it left nothing (OG921)
+    base = run(python, {"base": trees["base"]}, args, jobs, deadline, work, "flips", calls)["base"]
+    if not base.complete or base.seconds is None:
+        # No measure: the flips are not judged (a notice), as when the base's flip run fails cold.
+        return {"base": base, "new": Side(False, {}, {}, None, -1, "stopped")}
+    limit = barrier.HANG_FLOOR + barrier.HANG_FACTOR * base.seconds
+    if exc.seconds >= limit:
+        raise barrier.Hung(exc.side, exc.seconds, base.seconds)  # the flip plugin writes no test it was in
+    notice(
+        f"oracle-replay: the flip run's new side ran past the {exc.seconds:.0f} s the cache's base time allowed;"
+        f" the base ran whole in {base.seconds:.1f} s, so the new side runs again, held to {limit:.0f} s"
+    )
+    new = run(python, {"new": trees["new"]}, args, jobs, deadline, work, "flips", calls, claimed=base.seconds)["new"]
+    return {"base": base, "new": new}
+
+
 class Setup(NamedTuple):
     """What a replay's flip run is given: call sites, configurations, pytest arguments, cache entry."""
 
@@ -230,6 +133,7 @@ class Setup(NamedTuple):
     args: list[str]
     key: str | None
     entry: cached.Entry | None
+    record_new: str | None = None  # the new side's recording (neighbours/recorded.py: what the base cannot reach)
 
     @classmethod
     def of(
@@ -256,7 +160,10 @@ class Setup(NamedTuple):
         # without calls would excuse, and the code under test can write the cache).
         key = cached.name(cache, args) if cache is not None and "new" in trees and record is None else None
         entry = cached.read(cache.where, key) if cache is not None and key else None
-        return cls(sites, added, calls, recording, record, args, key, entry)
+        record_new = (
+            _calls_file(work, sites, changed, "calls-record-new", recording_of_new(work), added) if record else None
+        )
+        return cls(sites, added, calls, recording, record, args, key, entry, record_new)
 
 
 class Early:
@@ -271,7 +178,7 @@ class Early:
         self.python, self.fixed, self.setup, self.work = python, list(fixed), setup, work
         self.trees = dict(trees)
         self.started = time.monotonic()
-        self.probes: dict[str, _Probe] = {}
+        self.probes: dict[str, Probe] = {}
         self.sides: dict[str, Side] = {}
         self.stopped = False
 
@@ -280,8 +187,8 @@ class Early:
             return
         if side == "base" and self.setup.entry is not None:
             return  # the base's verdicts come from the entry; what it leaves to check runs after the new side
-        calls = self.setup.record if side == "base" and self.setup.record else self.setup.calls
-        self.probes[side] = _Probe(python, self.trees[side], self.setup.args, self.work, f"flips-{side}", calls, side)
+        calls = (self.setup.record if side == "base" else self.setup.record_new) or self.setup.calls
+        self.probes[side] = Probe(python, self.trees[side], self.setup.args, self.work, f"flips-{side}", calls, side)
 
     def wait(self, side: str, deadline: float) -> None:
         probe = self.probes.get(side)
@@ -371,12 +278,28 @@ def call_sites(tree: str, selection: Sequence[str]) -> list[neighbours.CallSite]
     return sites[: neighbours.MAX_SITES]
 
 
+def forged(where: str, new: Side, run: str = "flip run") -> Finding:
+    """OG976: the results files of a probe run of the new code are not what its own process reported once."""
+    text = (
+        f"the {run} against the new code left results that do not add up: {new.problem}; a copy of the test run"
+        " (a fork at import, say) wrote verdicts of its own, so none of that run's is the run's own; fix the code"
+    )
+    return Finding(where, 1, 1, "OG976", text)
+
+
 def _unfinished(where: str, new: Side, base_label: str) -> Finding:
+    if new.problem:
+        return forged(where, new)
     text = (
         f"the flip run against the new code ended without its results (exit {new.exit_code}: "
         f"{new.tail or 'no output'}) while the one at {base_label} completed: the new code stops the test run; fix the code"
     )
     return Finding(where, 1, 1, "OG913", text)
+
+
+def recording_of_new(work: str) -> str:
+    """Where the new side's flip run records the calls its tests make (recorded.py judges only some)."""
+    return os.path.join(work, "recorded-calls-new.json")
 
 
 def _calls_file(
@@ -444,7 +367,7 @@ def judge(
         early.kill()
         early = None
     setup = early.setup if early is not None else Setup.of(trees, fixed, selection, work, changed, cache, only)
-    sites, added, calls, recording, record, args, key, entry = setup
+    sites, added, calls, recording, record, args, key, entry, record_new = setup
     ran_early = early.sides if early is not None else {}
     fresh = entry is None  # the base side ran whole: an entry can be written from it
     if entry is not None:
@@ -454,20 +377,24 @@ def judge(
     elif set(ran_early) == set(trees):
         sides = ran_early
     else:
-        sides = run(python, trees, args, jobs, deadline, work, "flips", calls, record)
+        sides = run(python, trees, args, jobs, deadline, work, "flips", calls, record, record_new)
     base, new = sides["base"], sides["new"]
-    if cache is not None and key and fresh and base.complete:
-        cached.write(cache.where, key, base.sites, base.verdicts)
+    if cache is not None and key and fresh and base.complete and base.seconds is not None:
+        cached.write(cache.where, key, base.sites, base.verdicts, base.seconds)
     if outcomes is None:
         outcomes = {node: neighbours.BOTH for node in passed_both}
     odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label, outcomes) if calls else []
+    troubled: list[Side] = [new] if new.problem else []
     if record:  # the calls the base's tests made, arguments as received, judged like literal sites
 
         def probe(args: list[str], config: str) -> tuple[Any, Any]:
             again = run(python, trees, [*fixed, *args], jobs, deadline, work, "recorded", config)
+            if again["new"].problem:
+                troubled.append(again["new"])
             return again["base"].neighbours, again["new"].neighbours
 
-        more, odd_more = recorded.judge(recording, sites, outcomes, changed, work, base_label, probe, added)
+        on_new = recording_of_new(work) if record_new and new.complete else None
+        more, odd_more = recorded.judge(recording, sites, outcomes, changed, work, base_label, probe, added, on_new)
         sites, odd = [*sites, *more], [*odd, *odd_more]
     if calls:
         called = set(_sites_of(base.neighbours)) & set(_sites_of(new.neighbours))
@@ -476,6 +403,9 @@ def judge(
             f"oracle-replay: called {len(called)} tested function(s) on {inputs} neighbouring input(s) on both sides"
         )
     first: list[tuple[str, str]] = []
+    if troubled:
+        where = selection[0] if selection else "."
+        return [(where, forged(where, troubled[0]))]
     if not base.complete:
         notice(f"oracle-replay: the flip run at {base_label} wrote no results (exit {base.exit_code}: {base.tail})")
     elif not new.complete:
@@ -533,12 +463,14 @@ def _confirmed(
     calls = _calls_file(work, odd_sites, changed, "calls-again", None, added)
     nodes = sorted({node for node, _ in first} | {node for node, _ in odd})
     again = run(python, trees, [*fixed, *nodes], jobs, deadline, work, "flips-again", calls)
-    if again["base"].complete and not again["new"].complete:
+    if (again["base"].complete or again["new"].problem) and not again["new"].complete:
         return [(nodes[0], _unfinished(nodes[0].split("::", 1)[0], again["new"], base_label))]
     found: list[tuple[str, Finding]] = []
     second = suspects(again["base"], again["new"], passed_both, made_pass)
     for node, site in first:
-        if (node, site) not in second:
+        # A test the change made pass has no honest way to pass its flip, even once (issue 39): only a
+        # test that passed at the base too, whose flip failed there, is given a second run to clear it.
+        if (node, site) not in second and node not in made_pass:
             notice(f"oracle-replay: flaky flip: {site} in {node} changed its verdict between two runs of a side")
             continue
         found.append((node, finding(node, again["new"].sites.get(site, {}), base_label, node in made_pass)))

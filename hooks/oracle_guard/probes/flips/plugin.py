@@ -13,7 +13,7 @@ Flips (the literal's text in the source seen through ``linecache`` is the
 flipped one too, so code that reads the test's source sees the flip):
 
 - ``assert S == LIT``: LIT changed (numbers nudged, strings/bytes extended,
-  booleans negated, one container element changed); ``!=`` becomes ``==``;
+  booleans negated, every element of a container changed); ``!=`` becomes ``==``;
   ``<``/``<=``/``>``/``>=`` become their complement; ``LIT in S`` (str/bytes)
   gets LIT extended;
 - an ``expected = LIT`` local, or a parameter (parametrize, fixture), used only
@@ -34,7 +34,6 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import inspect
-import json
 import linecache
 import os
 import re
@@ -48,18 +47,9 @@ OUTPUT: str | None = None
 TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
 
 
-def _sibling(name: str) -> Any:
-    """A module beside this file, by path: the project's interpreter may hold another oracle_guard, or none."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
-    spec = importlib.util.spec_from_file_location(f"_oracle_guard_flips_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-flip = _sibling("rewrite")
+if "kit" not in globals():  # imported by the gate, for its path; the probes' runner gives its copy (probes/kit.py)
+    from oracle_guard.probes import kit
+flip = kit.sibling(__file__, "rewrite")
 NAME: str = flip.NAME
 
 
@@ -175,6 +165,7 @@ class _Finder:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    kit.one_process(config)
     sys.meta_path.insert(0, _Finder(os.getcwd()))  # in front of pytest's assertion rewriting
 
 
@@ -236,8 +227,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         "records": [[node, site, n, p] for (node, site), (n, p) in RECORDER.records.items()],
         "complete": True,
     }
-    with open(OUTPUT, "w", encoding="utf-8") as f:
-        json.dump(data, f)
+    kit.write_results(OUTPUT, data)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -52,21 +52,22 @@ def flip_value(value: Any, salt: str = "") -> tuple[Any, bool]:
         return value + SUFFIX, True
     if isinstance(value, bytes):
         return value + SUFFIX.encode(), True
+    # A container gets every element it can flip changed, not one: an honest equality may leave a part out
+    # (semver's Version equals a dict whatever its build metadata), none leaves every part out.
     if isinstance(value, (tuple, list)):
-        items = list(value)
+        items, changed = list(value), False
         for index in _order(len(items), salt):
-            flipped, ok = flip_value(items[index], salt)
-            if ok:
-                items[index] = flipped
-                return (tuple(items) if isinstance(value, tuple) else items), True
+            items[index], ok = flip_value(items[index], salt)
+            changed = changed or ok
+        if changed:
+            return (tuple(items) if isinstance(value, tuple) else items), True
         return (tuple([*items, SUFFIX]) if isinstance(value, tuple) else [*items, SUFFIX]), True
     if isinstance(value, dict):
-        keys = list(value)
-        for index in _order(len(keys), salt):
-            flipped, ok = flip_value(value[keys[index]], salt)
-            if ok:
-                return {**value, keys[index]: flipped}, True
-        return {**value, SUFFIX: None}, True
+        flipped_dict, changed = dict(value), False
+        for key in value:
+            flipped_dict[key], ok = flip_value(value[key], salt)
+            changed = changed or ok
+        return (flipped_dict, True) if changed else ({**value, SUFFIX: None}, True)
     if isinstance(value, (set, frozenset)):
         return type(value)([*value, SUFFIX]), True
     return value, False

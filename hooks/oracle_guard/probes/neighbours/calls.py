@@ -50,6 +50,7 @@ class CallSite(NamedTuple):
     kwargs: str  # repr of the keyword literals
     where: str = ""  # a recorded call: the production module defining CALLEE (a literal site: "")
     receiver: str = ""  # a recorded method call: the receiver's class; ARGS[0] is its attributes
+    seen: str = ""  # "new": recorded on the new side only, at a line where the base recorded a call too
 
     def text(self, args: str | None = None) -> str:
         if self.receiver and args is None:
@@ -238,18 +239,37 @@ def _function(site: CallSite) -> str:
     return f"{site.where}:{site.callee}" if site.where else site.callee
 
 
-def recorded_sites(data: Any, passed: set[str], literal: list[CallSite]) -> list[CallSite]:
+def recorded_sites(
+    data: Any,
+    passed: set[str],
+    literal: list[CallSite],
+    new_data: Any = None,
+    outcomes: Mapping[str, str] | None = None,
+) -> list[CallSite]:
     """The recorded calls (the base side's probe run) worth judging, as call sites.
 
     Only calls made by tests that pass on the new code (PASSED: on both sides, or red at the base and
     fixed), not already a literal site at the same place, with at least one argument to vary.
+    NEW_DATA: the new side's recording; of it, only calls the base did not make, by a test red at the
+    base and fixed (OUTCOMES), at a line where the base recorded a call too (``parse(x).title()`` on a
+    stub ``parse``: the base never reached ``title``), so the new code adds no line to what is judged.
     """
-    calls = data.get("calls") if isinstance(data, dict) and data.get("complete") is True else None
-    if not isinstance(calls, list):
+    calls = _complete_calls(data)
+    if calls is None:
         return []
+    known = {(str(c.get("node")), str(c.get("path")), c.get("line")) for c in calls if isinstance(c, dict)}
+    keys = {_call_key(c) for c in calls if isinstance(c, dict)}
+    more = [
+        {**c, "seen": "new"}
+        for c in _complete_calls(new_data) or []
+        if isinstance(c, dict)
+        and (str(c.get("node")), str(c.get("path")), c.get("line")) in known
+        and _call_key(c) not in keys
+        and status(str(c.get("node")), outcomes or {}) == FIXED
+    ]
     taken = {(s.path, s.line, s.callee.rsplit(".", 1)[-1]) for s in literal}  # another callee on the line is not it
     found: list[CallSite] = []
-    for call in calls:
+    for call in [*calls, *more]:
         try:
             node, path, line, col = str(call["node"]), str(call["path"]), int(call["line"]), int(call["col"])
             where, callee, receiver = str(call["where"]), str(call["callee"]), str(call.get("receiver") or "")
@@ -269,8 +289,18 @@ def recorded_sites(data: Any, passed: set[str], literal: list[CallSite]) -> list
         if not any(isinstance(v, SCALARS) and not isinstance(v, bool) for v in values):
             continue
         site_id = f"{path}:{line}:{col}:{where}:{callee}:{len(found)}"
-        found.append(CallSite(site_id, path, line, col, node, callee, repr(args), repr(kwargs), where, receiver))
+        seen = str(call.get("seen") or "")
+        found.append(CallSite(site_id, path, line, col, node, callee, repr(args), repr(kwargs), where, receiver, seen))
     return found[:MAX_SITES]
+
+
+def _complete_calls(data: Any) -> list[Any] | None:
+    calls = data.get("calls") if isinstance(data, dict) and data.get("complete") is True else None
+    return calls if isinstance(calls, list) else None
+
+
+def _call_key(call: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(str(call.get(k)) for k in ("node", "where", "callee", "receiver", "args", "kwargs"))
 
 
 def status(node: str, outcomes: Mapping[str, str] | None) -> str | None:
@@ -308,6 +338,8 @@ def judge(
     for site in sites:
         how = status(site.node, outcomes)
         before, after = before_all.get(site.id), after_all.get(site.id)
+        if before is None and site.seen == "new" and how == FIXED and isinstance(after, dict):
+            before = _absent(after)
         if how is None or not isinstance(before, dict) or not isinstance(after, dict):
             continue
         others = tested_keys.get(_function(site), set())
@@ -323,6 +355,12 @@ def judge(
         if text:
             found.append((site.node, Finding(site.path, site.line, site.col, code, text)))
     return found
+
+
+def _absent(after: dict[str, Any]) -> dict[str, Any]:
+    """What a red base answers at a site it cannot reach (its class or function is not there): nothing, a stub's."""
+    inputs = after.get("inputs", {})
+    return {"tested": STUB, "inputs": {k: [STUB, *v[1:]] for k, v in inputs.items() if isinstance(v, list)}}
 
 
 def _pairs(before: dict[str, Any], after: dict[str, Any], tested: set[str]) -> list[tuple[str, Any, Any]]:

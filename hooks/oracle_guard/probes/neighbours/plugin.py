@@ -31,7 +31,6 @@ session end: ``{"calls": [{node, path, line, col, where, callee, args, kwargs}],
 from __future__ import annotations
 
 import ast
-import importlib.util
 import inspect
 import itertools
 import json
@@ -45,6 +44,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:  # for annotations only: the hook imports this module where pytest may be missing
     import pytest
+
+if "kit" not in globals():  # imported by the gate, for its path; the probes' runner gives its copy (probes/kit.py)
+    from oracle_guard.probes import kit
 
 OUTPUT: str | None = None
 PER_SITE = 24  # neighbouring inputs per call site
@@ -378,17 +380,6 @@ def _stable_answer(func: Callable[..., Any], args: list[Any], kwargs: dict[str, 
     return first if first == second else ["?", "unstable"]
 
 
-def _load_recorder() -> Any:
-    """recorder.py's Recorder: this plugin is loaded by file path, without the package, so its sibling is too."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "recorder.py")
-    spec = importlib.util.spec_from_file_location("_oracle_guard_neighbours_recorder", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.Recorder()
-
-
 def pytest_collection_finish(session: pytest.Session) -> None:
     path = os.environ.get("ORACLE_GUARD_NEIGHBOURS")
     if not OUTPUT or not path:
@@ -401,8 +392,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     finally:
         if hasattr(signal, "SIGALRM"):
             signal.signal(signal.SIGALRM, previous)
-    with open(OUTPUT, "w", encoding="utf-8") as f:
-        json.dump({"sites": results, "complete": True}, f)
+    kit.write_results(OUTPUT, {"sites": results, "complete": True})
     if config.get("record"):  # the base side only: the calls its tests make, recorded while they run
         RECORDER.nodes = {item.nodeid for item in session.items if not _drawn(item)}
         RECORDER.start(str(config["record"]), config["changed"])
@@ -410,7 +400,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 # -- the recorder (the base side's run): recorder.py, loaded by path beside this file ------------------
 
-RECORDER: Any = _load_recorder()
+RECORDER: Any = kit.sibling(__file__, "recorder").Recorder()
 
 
 def _drawn(item: pytest.Item) -> bool:
@@ -435,7 +425,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     for call in RECORDER.calls.values():  # node ids from the tree's root, as the replay's are
         if top not in ("", "."):
             call["node"] = os.path.normpath(os.path.join(top, call["node"])).replace(os.sep, "/")
-    RECORDER.write()
+    RECORDER.write(kit.write_results)
 
 
 if __name__ == "__main__":  # pragma: no cover

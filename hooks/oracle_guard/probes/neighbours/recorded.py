@@ -4,8 +4,11 @@ A literal call site (calls.py) needs its arguments spelled in the test; most tes
 (a helper call, an f-string, a fixture, a parametrize id).  The base side's probe run records
 every call its tests make directly into a function of a changed production module, with the
 arguments as the function received them (recorder.py, ``Recorder``: exact scalars, str, bytes and
-short lists/tuples of them).  The recording comes from the base tree only: the trusted code and
-the trusted tests; the new code never shapes which inputs are judged.  Then one collection-only
+short lists/tuples of them).  The recording comes from the base tree: the trusted code and the
+trusted tests.  The new side records too, and adds only the calls the base's tests reach on the new
+code alone, at a line where the base recorded a call (``parse(x).title()`` when the base's ``parse``
+is a stub): the new code adds no test line to what is judged, and hiding a call only loses it
+its own neighbours.  Then one collection-only
 probe process per side calls each recorded function at the recorded input and around it, and
 calls.judge gives the verdict, exactly as for a literal site.
 """
@@ -45,20 +48,22 @@ def judge(
     base_label: str,
     probe: Callable[[list[str], str], tuple[Any, Any]],
     added: Mapping[str, list[int]],
+    recording_new: str | None = None,
 ) -> tuple[list[calls.CallSite], list[tuple[str, Finding]]]:
     """The recorded call sites, and (node id, finding) for each whose tested input is special-cased (calls.judge).
 
     OUTCOMES: base node id -> calls.BOTH, calls.FIXED or calls.OPEN; only calls of the first two are judged.
 
     PROBE(pytest arguments, neighbours configuration) runs the probe process on both trees and
-    returns each side's neighbours results.
+    returns each side's neighbours results.  RECORDING_NEW: the new side's recording, for the calls the
+    base's tests reach only on the new code (a method of an object a stub could not make, calls.recorded_sites).
     """
     data = read_json(recording)
     if not isinstance(data, dict) or data.get("complete") is not True:
         notice(f"oracle-replay: the probe run at {base_label} recorded no calls of the changed code")
         return [], []
     passed = {node for node, how in outcomes.items() if how in (calls.BOTH, calls.FIXED)}
-    sites = calls.recorded_sites(data, passed, literal)
+    sites = calls.recorded_sites(data, passed, literal, read_json(recording_new) if recording_new else None, outcomes)
     if not sites:
         return [], []
     config = os.path.join(work, "neighbours-recorded.json")

@@ -12,7 +12,6 @@ its attributes like arguments).
 from __future__ import annotations
 
 import inspect
-import json
 import math
 import os
 import re
@@ -169,12 +168,11 @@ class Recorder:
             "receiver": receiver,
         }
 
-    def write(self) -> None:
+    def write(self, save: Any) -> None:
+        """The recording, through SAVE(path, data): the plugin's results writer (probes/kit.py, with its receipt)."""
         if self.output is None:
             return
-        data = {"calls": list(self.calls.values()), "skipped": self.skipped, "complete": True}
-        with open(self.output, "w", encoding="utf-8") as f:
-            json.dump(data, f)
+        save(self.output, {"calls": list(self.calls.values()), "skipped": self.skipped, "complete": True})
 
 
 def _receiver(obj: Any) -> tuple[str, dict[str, Any] | None]:

@@ -30,6 +30,7 @@ from typing import NamedTuple
 from oracle_guard.probes.replay import ledger
 from oracle_guard.probes.replay import run as replay_run
 from oracle_guard.pytest_side import barrier
+from oracle_guard.repo.confine import jail
 from oracle_guard.repo.interpreters import child_env
 from oracle_guard.reporting.report import notice
 
@@ -294,11 +295,15 @@ def assemble(
 class Cache:
     """One replay's use of the cache: where, for which interpreter, the fingerprint being asked."""
 
-    def __init__(self, where: str, python: str, origin: str, tree: str, canaries: bool, cwd: str) -> None:
+    def __init__(
+        self, where: str, python: str, origin: str, tree: str, canaries: bool, cwd: str, top: str = "", rev: str = ""
+    ) -> None:
         self.where = where
         self.python = python
         self.origin = origin
         self.tree = tree
+        self.top = top  # the work tree and base commit: this command's own collection of the base (shared_collection)
+        self.rev = rev
         self.canaries = canaries
         self.probe = Probe(python, cwd)
         self.name: str | None = None
@@ -346,7 +351,8 @@ def start(explicit: str | None, base: str, canaries: bool, cwd: str) -> Cache | 
     if os.environ.get("ORACLE_GUARD_CACHE") == "off":
         return None
     try:
-        where = folder(git.toplevel())
+        top = git.toplevel()
+        where = folder(top)
         tree = os.fsdecode(git.run("rev-parse", f"{base}^{{tree}}").strip())
         candidates = candidate_interpreters(explicit, dict(os.environ))
     except (UsageError, git.GitError):
@@ -354,7 +360,7 @@ def start(explicit: str | None, base: str, canaries: bool, cwd: str) -> Cache | 
     if where is None or not candidates:
         return None
     python, origin = candidates[0]
-    return Cache(where, python, origin, tree, canaries, cwd)
+    return Cache(where, python, origin, tree, canaries, cwd, top, base)
 
 
 def main_run(
@@ -366,30 +372,38 @@ def main_run(
     entry = usable.entry_for([*replay_run.fixed_args(), *replay_run.NO_RANDOM_ORDER, *args]) if usable else None
     if usable is None or entry is None:
         python, origin, results, fixed = replay_run.run_somewhere(explicit, trees, args, runs)
+        runs.base_seconds = barrier.measured()
         if usable is not None:
             usable.keep(python, fixed, results["base"])
         return python, origin, results, fixed
     python, fixed = usable.python, list(entry.fixed)
-    plan = {
-        "base": (trees["base"], [*fixed, "--collect-only", *args], False),
-        "new": (trees["new"], [*fixed, *args], True),
-    }
+    shared = shared_collection(usable, trees["base"], args)
+    plan = {"new": (trees["new"], [*fixed, *args], True)}
+    if shared is None:
+        plan = {"base": (trees["base"], [*fixed, "--collect-only", *args], False), **plan}
+    else:
+        notice(
+            f"oracle-replay: the base's {len(shared.collected)} test id(s) from this check's own collection of"
+            " the base (collection-snapshot), not collected again"
+        )
     try:
-        got = runs.run_each(python, plan, "run", _claim(entry.seconds, runs.deadline))
+        got = runs.run_each(python, plan, "run", claim(entry.seconds, runs.deadline))
     except barrier.Hung as exc:
         if not exc.claimed:
             raise
         return _held_to_the_claim(usable, python, trees, fixed, args, runs, exc)
     new = got["new"]
-    base = _warm_base(python, trees["base"], fixed, runs, got["base"], entry, new, usable.canaries)
+    collection = got["base"] if shared is None else shared
+    base = _warm_base(python, trees["base"], fixed, runs, collection, entry, new, usable.canaries)
     if base is None:
         # The base side whole, as without a cache (the new side's run is the one a cold replay makes).
         base = runs.run(python, {"base": trees["base"]}, [*fixed, *args], "run")["base"]
+        runs.base_seconds = barrier.measured()
         usable.keep(python, fixed, base)
     return python, usable.origin, {"base": base, "new": new}, fixed
 
 
-def _claim(seconds: float, deadline: float) -> float:
+def claim(seconds: float, deadline: float) -> float:
     """The entry's base time as the new side's measure, cut so that its limit ends by half the time left.
 
     A claim is checked against a real base run before a hang is judged by it (``_held_to_the_claim``):
@@ -419,7 +433,7 @@ def _held_to_the_claim(
         alongside.kill()  # the early flip runs: the flips run after, as without them
     barrier.unchanged()  # the stopped run's end was quiet: the base runs only where it left nothing (OG921)
     base = runs.run(python, {"base": trees["base"]}, [*fixed, *args], "run")["base"]
-    seconds = barrier.measured()
+    seconds = runs.base_seconds = barrier.measured()
     usable.keep(python, fixed, base)
     if seconds is None:
         raise exc  # pragma: no cover - a base run whole is always measured
@@ -434,6 +448,35 @@ def _held_to_the_claim(
     )
     again = runs.run_each(python, {"new": (trees["new"], [*fixed, *args], True)}, "run", seconds)
     return python, usable.origin, {"base": base, "new": again["new"]}, fixed
+
+
+def shared_collection(cache: Cache, tree: str, args: Sequence[str]) -> ledger.Result | None:
+    """This command's own whole collection of the base (pytest_side/collection/base.py), as the warm base side's
+    collection of the selection ARGS; None when there is none to take, and the base is collected here.
+
+    It is a real collection of the same commit by the same interpreter, made by the gate in this process,
+    so it says which tests exist as well as a second one would.  Taken only where the change's code runs
+    confined: unconfined, the base side runs first so that the barrier notes what the base reads before
+    the new code runs (pytest_side/barrier.py).  Only for a plain selection (test modules or folders, no
+    option), and when every id names a file of the base TREE (ids relative to it).
+    """
+    from oracle_guard.pytest_side.collection import base as base_collection
+
+    if not jail.ground().abi or not cache.top or not cache.rev or any(a.startswith("-") for a in args):
+        return None
+    found = base_collection.whole(cache.top, cache.rev, cache.python)
+    if found is None or found.errors or found.exit_code not in (0, 5):
+        return None
+    wanted = [a.rstrip("/") for a in args]
+    ids = []
+    for node in found.items:
+        path = node.partition("::")[0]
+        if not os.path.isfile(os.path.join(tree, path)):
+            return None  # ids relative to another folder (a rootdir below the tree): collect here
+        if not wanted or any(path == w or path.startswith(w + "/") for w in wanted):
+            ids.append(node)
+    code = 0 if ids else 5
+    return ledger.Result({}, {}, code, found.tail, tuple(ids), code)
 
 
 def _warm_base(

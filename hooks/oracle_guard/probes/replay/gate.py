@@ -25,8 +25,9 @@ from oracle_guard.probes.replay import base_cache, doctests, ledger, red
 from oracle_guard.probes.replay import run as replay_run
 from oracle_guard.probes.suspects import gate as suspects_gate
 from oracle_guard.probes.suspects import which
-from oracle_guard.pytest_side import barrier, ground, scratch, selection
-from oracle_guard.repo import changes
+from oracle_guard.pytest_side import barrier, bytecode, ground, scratch, selection
+from oracle_guard.repo import changes, git
+from oracle_guard.repo.confine import jail
 from oracle_guard.repo.interpreters import ChosenByChange, candidate_interpreters
 from oracle_guard.reporting.report import Finding, UsageError, notice
 
@@ -155,6 +156,16 @@ def findings_of(args: argparse.Namespace) -> list[Finding]:
         ) from None
 
 
+def _base_bytecode(change_set: changes.ChangeSet) -> dict[str, bytes]:
+    """The base's bytecode this command's collection of the base wrote, where the change's code runs confined."""
+    if not jail.ground().abi or not change_set.base:
+        return {}
+    try:
+        return bytecode.kept(git.toplevel(), change_set.base)
+    except git.GitError:
+        return {}
+
+
 def _replay(
     args: argparse.Namespace,
     change_set: changes.ChangeSet,
@@ -165,6 +176,7 @@ def _replay(
     seen: list[ledger.Result] | None = None,
 ) -> list[Finding]:
     tree = scratch.Scratch()
+    tree.pycs = _base_bytecode(change_set)
     # With xdist's workers (-n) the sides take turns unless --jobs says otherwise: -n is the run's cores.
     jobs = args.jobs or (1 if getattr(args, "workers", None) else 0)
     runs = replay_run.Runs(tempfile.mkdtemp(prefix="logs-", dir=tree.root), deadline, replay_run.jobs(jobs), CANARIES)
@@ -411,7 +423,7 @@ def _base_examples(ctx: _Context, base: ledger.Result, new: ledger.Result) -> tu
         return new, {}
     ids = doctests.write(tree.new, edited)
     doctests.write(tree.base, edited)
-    ran = runs.run(python, {"new": tree.new}, [*fixed, *doctests.args(ids)], "doctests")["new"]
+    ran = runs.run(python, {"new": tree.new}, [*fixed, *doctests.args(ids)], "doctests", runs.base_seconds)["new"]
     notice(f"oracle-replay: ran the base's examples of {len(edited)} edited docstring(s) against the new code")
     return doctests.standing_in(new, ran, ids), ids
 
@@ -479,7 +491,7 @@ def _soundness(
     own = {k: v for k, v in ledger.broken(new).items() if k not in held}
     if not own:
         return [], new
-    again = runs.run(python, {"new": trees["new"]}, args, "again")["new"]
+    again = runs.run(python, {"new": trees["new"]}, args, "again", runs.base_seconds)["new"]  # a hang: OG922
     if not set(ledger.broken(again)) - set(held):
         notice(f"oracle-replay: flaky run on the new code ({'; '.join(own.values())}), sound on a second run")
         return [], again

@@ -309,24 +309,34 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 RUNNER = f"""\
-import importlib.util, os, sys
-try:
-    import pytest
-except ImportError as exc:  # not installed, or shadowed by a module of the project
-    print(f"{{type(exc).__name__}}: {{exc}}", file=sys.stderr)
-    sys.exit({NO_PYTEST_EXIT})
-spec = importlib.util.spec_from_file_location("_oracle_guard_replay", sys.argv[1])
-mod = importlib.util.module_from_spec(spec)
-sys.modules["_oracle_guard_replay"] = mod  # `-p _oracle_guard_replay` finds it loaded here
-spec.loader.exec_module(mod)
-sys.path.insert(0, os.path.dirname(sys.argv[1]))  # and xdist's workers (this sys.path) import it by name
-mod.OUTPUT = sys.argv[2]
-mod.CANARIES = sys.argv[3] or None
-code = int(pytest.main(sys.argv[4:], plugins=[mod]))
-_oracle_guard_imports()  # defined before this text by pytest_side/barrier.py REPORT_IMPORTS
-sys.exit(code)
-"""
+def _oracle_guard_run():
+    import importlib.util, os, sys
+    report = globals().pop("_oracle_guard_imports")  # defined before this text by pytest_side/barrier.py
+    globals().pop("_oracle_guard_run")  # __main__ holds what `python -m pytest` leaves there, no more
+    try:
+        import pytest
+    except ImportError as exc:  # not installed, or shadowed by a module of the project
+        print(f"{{type(exc).__name__}}: {{exc}}", file=sys.stderr)
+        sys.exit({NO_PYTEST_EXIT})
+    spec = importlib.util.spec_from_file_location("_oracle_guard_replay", sys.argv[1])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["_oracle_guard_replay"] = mod  # `-p _oracle_guard_replay` finds it loaded here
+    spec.loader.exec_module(mod)
+    sys.path.insert(0, os.path.dirname(sys.argv[1]))  # and xdist's workers (this sys.path) import it by name
+    mod.OUTPUT = sys.argv[2]
+    mod.CANARIES = sys.argv[3] or None
+    spec = importlib.util.spec_from_file_location("_oracle_guard_probe_kit", sys.argv[4])  # probes/kit.py
+    kit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kit)
+    args = sys.argv[5:]
+    kit.look_plain(kit.typed(args))  # sys.argv and __main__ as `python -m pytest` shows them
+    code = int(pytest.main(args, plugins=[mod]))
+    report()
+    sys.exit(code)
 
+
+_oracle_guard_run()
+"""
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(2)

@@ -66,6 +66,7 @@ class _Pytest:
     def __init__(
         self, python: str, tree: str, args: Sequence[str], work: str, name: str, nonce: str, side: str = "base"
     ) -> None:
+        from oracle_guard.probes import kit
         from oracle_guard.probes.replay import plugin as _replay_plugin
 
         self.tree = tree
@@ -83,6 +84,7 @@ class _Pytest:
             plugin,
             self.out_path,
             canaries,
+            os.path.abspath(kit.__file__),
             "-p",
             _replay_plugin.NAME,
             *args,
@@ -154,10 +156,15 @@ class Runs:
         self.jobs = jobs
         self.nonce = ledger.new_nonce() if canaries else ""  # names the canaries of this replay
         self.alongside: Alongside | None = None  # runs started and awaited with each side's main run
+        # The main run's base side, whole and measured (base_cache.main_run): the measure of a later run of
+        # the new code alone with the same tests or fewer (a second run, the base's examples), else --timeout.
+        self.base_seconds: float | None = None
 
-    def run(self, python: str, trees: dict[str, str], args: Sequence[str], tag: str) -> dict[str, ledger.Result]:
-        """The same pytest ARGS in each tree; two at once when jobs allows."""
-        return self.run_each(python, {name: (tree, args, True) for name, tree in trees.items()}, tag)
+    def run(
+        self, python: str, trees: dict[str, str], args: Sequence[str], tag: str, measure: float | None = None
+    ) -> dict[str, ledger.Result]:
+        """The same pytest ARGS in each tree; two at once when jobs allows (MEASURE: run_each's CLAIMED)."""
+        return self.run_each(python, {name: (tree, args, True) for name, tree in trees.items()}, tag, measure)
 
     def run_each(
         self,
@@ -316,6 +323,12 @@ def run_somewhere(
             run_args = [*fixed_args(), *args]
             results = runs.run(python, trees, run_args, "run")
             codes = {r.exit_code for r in results.values()}
+        # Only the base side decides that this interpreter has no pytest: where pytest imports in the base's
+        # tree and not in the new code's, a module of the change shadows one it needs, and the gate judges
+        # that against the change (OG904), never "nothing was judged" (exit 2) for what the change did.
+        trusted = results.get(barrier.TRUSTED)
+        if trusted is not None and trusted.exit_code != _no_pytest():
+            codes = {trusted.exit_code}
         if any(code == _no_pytest() for code in codes):
             why = next((r.tail for r in results.values() if r.exit_code == _no_pytest()), "")
             tried.append((f"{python} ({origin})", why))

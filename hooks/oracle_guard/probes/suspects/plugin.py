@@ -17,7 +17,6 @@ Output (JSON, written at session end): ``{"outcomes": {node: [pass outcomes]}, "
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 import os
 import pickle
@@ -40,17 +39,9 @@ VARARGS, VARKEYWORDS = 0x04, 0x08
 SUSPENDS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator: no one answer
 
 
-def _sibling(name: str) -> Any:
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
-    spec = importlib.util.spec_from_file_location(f"_oracle_guard_suspects_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-answers = _sibling("answers")
+if "kit" not in globals():  # imported by the gate, for its path; the probes' runner gives its copy (probes/kit.py)
+    from oracle_guard.probes import kit
+answers = kit.sibling(__file__, "answers")
 
 
 def _config() -> dict[str, Any]:
@@ -217,6 +208,7 @@ def _replaces(item: Any) -> bool:
 
 RECORDER = Recorder()
 OUTCOMES: dict[str, list[str]] = {}
+FAILED_AT: dict[str, list[str]] = {}  # node -> where each run failed ("" for one that did not)
 UNWATCHED: set[str] = set()
 FLIPPED: dict[str, str] = {}  # doctest node -> its outcome with every expected output flipped
 FLIP = "~flip~"
@@ -228,6 +220,16 @@ def _outcome(reports: list[Any]) -> str:
     if any(r.skipped for r in reports):
         return "skipped"
     return "passed" if any(r.when == "call" and r.passed for r in reports) else "failed"
+
+
+def _failed_at(reports: list[Any]) -> str:
+    """Where a failed run's exception was raised (file name and line): a test whose base fails somewhere else
+    when run again (a parametrized context manager used up) is not repeatable, whatever the code does."""
+    for report in reports:
+        crash = getattr(getattr(report, "longrepr", None), "reprcrash", None) if report.failed else None
+        if crash is not None:
+            return f"{os.path.basename(str(crash.path))}:{crash.lineno}"
+    return ""
 
 
 def _examples(item: Any) -> list[Any]:
@@ -271,6 +273,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = kept
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    kit.one_process(config)
+
+
 def pytest_runtestloop(session: pytest.Session) -> bool:
     from _pytest.runner import runtestprotocol
 
@@ -300,6 +306,7 @@ def pytest_runtestloop(session: pytest.Session) -> bool:
                     UNWATCHED.add(item.nodeid)
                 sys.settrace(None)
         OUTCOMES.setdefault(item.nodeid, []).append(_outcome(reports))
+        FAILED_AT.setdefault(item.nodeid, []).append(_failed_at(reports))
     return True
 
 
@@ -308,6 +315,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     data = {
         "outcomes": OUTCOMES,
+        "failed_at": FAILED_AT,
         "calls": RECORDER.calls,
         "skipped": RECORDER.skipped,
         "unwatched": sorted(UNWATCHED),
@@ -316,8 +324,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         "rootdir": os.path.relpath(str(getattr(session.config, "rootpath", ROOT))),
         "complete": True,
     }
-    with open(OUTPUT, "w", encoding="utf-8") as f:
-        json.dump(data, f)
+    kit.write_results(OUTPUT, data)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,8 +28,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
-from oracle_guard.pytest_side import generated, scratch
+from oracle_guard.pytest_side import bytecode, generated, scratch
 from oracle_guard.repo import changes, git
+from oracle_guard.repo.confine import jail
 from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import UsageError
 
@@ -42,6 +43,11 @@ class Collected(NamedTuple):
     errors: list[tuple[str, str]]  # (where, message)
     exit_code: int
     tail: str  # the last meaningful line of pytest's output
+
+
+# Whole collections of a base commit this command made (work tree, commit, interpreter -> collection): the
+# replay's warm base side takes its ids from here instead of collecting the same tree again (base_cache.py).
+_whole: dict[tuple[str, str, str], Collected] = {}
 
 
 def read_output(path: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
@@ -102,10 +108,13 @@ class BaseRun:
         cmd += ["--collect-only", "-q", "-p", "no:cacheprovider", *extra, *self.modules]
         if self.stopped.is_set():
             return (-1, b"", b"")
+        env = tree_env(self.python, self.tree)
+        if jail.ground().abi:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)  # its bytecode serves the replay's trees (bytecode.py)
         self.proc = subprocess.Popen(
             cmd,
             cwd=self.tree,
-            env=tree_env(self.python, self.tree),
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -137,6 +146,8 @@ class BaseRun:
             out = os.path.join(self.root, "collected.txt")
             items, errors = read_output(out) if os.path.exists(out) else ({}, [])
             tail = _tail(stderr.decode("utf-8", "replace")) or _tail(stdout.decode("utf-8", "replace"))
+            if jail.ground().abi and code in (0, 1, 2, 5):
+                bytecode.keep(self.top, self.rev, bytecode.harvest(self.tree))
             return Collected(items, errors, code, tail)
         finally:
             self.abandon()
@@ -184,12 +195,30 @@ def modules_to_collect(
 
 def collected(run: BaseRun, python: str, label: str) -> Collected:
     """RUN's collection of the base, in PYTHON (the interpreter that collected the change) when RUN's had no pytest."""
-    found = run.result()
+    found, used = run.result(), run.python
     if found is None and run.python != python:
-        found = BaseRun(python, run.rev, label, run.modules).result()
+        found, used = BaseRun(python, run.rev, label, run.modules).result(), python
     if found is None:
         raise UsageError(f"pytest does not import in {python} in a scratch tree of {label}; pass --python PATH")
-    return usable(found, label, python)
+    found = usable(found, label, python)
+    if not run.modules and found.exit_code in (0, 5) and not found.errors:
+        _whole[_key(run.top, run.rev, used)] = found
+    return found
+
+
+def _key(top: str, rev: str, python: str) -> tuple[str, str, str]:
+    return (os.path.realpath(top), rev, os.path.abspath(python))  # a virtualenv's python names the virtualenv
+
+
+def begin() -> None:
+    """A command starts: no collection of an earlier one (commands run in one process one after another in tests)."""
+    _whole.clear()
+    bytecode.begin()
+
+
+def whole(top: str, rev: str, python: str) -> Collected | None:
+    """The whole, error-free collection of commit REV that this command made in PYTHON; None when it made none."""
+    return _whole.get(_key(top, rev, python))
 
 
 @dataclass

@@ -414,6 +414,31 @@ def _environment_only(module: Module, node: ast.AST) -> set[str] | None:
 # -- CI and task-runner command lines --------------------------------------------
 
 
+def named_paths(change_set: changes.ChangeSet) -> list[str]:
+    """The paths the base's CI and task-runner pytest commands name (a word that is a base file or folder, before
+    any `::`); "." for one that names something the gate cannot read (a variable): it may be anything."""
+    from oracle_guard.repo import git
+
+    if not change_set.base:
+        return ["."]
+    listed = git.run("ls-tree", "-r", "-z", "--name-only", change_set.base).split(b"\0")
+    names = [n.decode("utf-8", "replace") for n in listed if n]
+    folders = {n.rsplit("/", i)[0] for n in names for i in range(1, n.count("/") + 1)}
+    found: list[str] = []
+    runners = [n for n in names if RUNNER_FILES.match(n)]
+    for name, data in change_set.read_base(runners).items():
+        for _, tokens in ci.read(name, (data or b"").decode("utf-8", "replace")).pytest_arguments():
+            for token in tokens:
+                word = token.split("::", 1)[0].rstrip("/")
+                if word.startswith("-") or "=" in word:
+                    continue
+                if word in folders or word in names:
+                    found.append(word)
+                elif "$" in word or "{" in word and "posargs" not in word:
+                    found.append(".")
+    return found
+
+
 def _command_options(text: str, python: bool, path: str = "") -> list[tuple[str, str, int]]:
     """Narrowing options of every pytest run in a runner file (commands and PYTEST_ADDOPTS)."""
     found = []
@@ -454,7 +479,7 @@ def check(change_set: changes.ChangeSet, contract_path: str = DEFAULT_CONTRACT) 
     from oracle_guard.pytest_side.config import doctests as doctest_changes
 
     findings: list[Finding] = switches.pragmas(change_set, change_set.read_new, change_set.read_base)
-    findings += doctest_changes.check(change_set, settings_of, CONFIG_FILES)  # OG316
+    findings += doctest_changes.check(change_set, settings_of, CONFIG_FILES, lambda: named_paths(change_set))  # OG316
     findings += switches.code_switches(change_set, change_set.read_new, change_set.read_base)
     if not (config_changed or conftests or runners or coverage_changed):
         return findings + pytest_tamper.check(change_set, _file_addopts, _file_settings)  # OG870-OG876

@@ -1,7 +1,8 @@
 """OG316: doctest examples weakened, in a project whose pytest collects them.
 
 Only the base's pytest configuration decides whether doctests are checks
-(``--doctest-modules`` for Python modules, ``--doctest-glob`` for text files):
+(``--doctest-modules`` for Python modules, ``--doctest-glob`` for text files,
+from the folders ``testpaths`` names and those a CI or task runner's pytest command names):
 a project that does not collect them may edit its docstrings freely.  The
 comparison itself is oracle_guard.analysis.doctests.  Called from
 pytest_config.check with pytest's reader of the configuration files.
@@ -37,6 +38,14 @@ def collected(settings: Settings) -> tuple[bool, list[str]]:
     return modules, globs
 
 
+def _collected_from(path: str, roots: Iterable[str]) -> bool:
+    """Whether pytest walks PATH from one of ROOTS (the base's testpaths, the paths a CI command names)."""
+    wanted = [t.strip("/") for t in roots]
+    if any(t in ("", ".") for t in wanted):
+        return True
+    return any(path == t or path.startswith(t + "/") or fnmatch.fnmatch(path, t + "/*") for t in wanted)
+
+
 def _matches(path: str, globs: Iterable[str]) -> bool:
     return any(fnmatch.fnmatch(posixpath.basename(path), g) or fnmatch.fnmatch(path, g) for g in globs)
 
@@ -45,6 +54,7 @@ def check(
     change_set: changes.ChangeSet,
     settings_of: Callable[[dict[str, bytes | None]], Settings],
     config_files: Iterable[str],
+    named_paths: Callable[[], list[str]] = lambda: ["."],
 ) -> list[Finding]:
     """OG316 for each weakened example of a changed file the base's pytest collects doctests from."""
     touched = [p for p in change_set.changed_paths if p not in change_set.deleted]
@@ -72,6 +82,13 @@ def check(
                 )
             )
     wanted = [p for p in touched if (modules and p.endswith(".py")) or _matches(p, globs)]
+    testpaths = base_settings.ini.get("testpaths", [])
+    if wanted and testpaths:  # semver's `testpaths = tests docs`: its modules' docstrings are no test
+        # A word of addopts that is no option may be a path pytest runs instead of testpaths (`-p` values too:
+        # more roots only judge more files).
+        positional = [t for t in base_settings.addopts if not t.startswith("-")]
+        roots = [*testpaths, *positional, *named_paths()]
+        wanted = [p for p in wanted if _collected_from(change_set.old_path(p) or p, roots)]
     if not wanted:
         return findings
     new = change_set.read_new(wanted)

@@ -113,8 +113,12 @@ class Jail:
                 with open(path, "ab"):
                     pass
 
-    def command(self, cmd: Sequence[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    def command(
+        self, cmd: Sequence[str], env: dict[str, str], keep: Sequence[int] = ()
+    ) -> tuple[list[str], dict[str, str]]:
         """CMD and ENV as started: through the launcher, with TMPDIR its own, when confined.
+
+        KEEP: inherited sockets the launcher leaves open (it closes every other descriptor but 0-2).
 
         The command's program is looked up here, so that a missing one is an OSError at the start, as
         from ``subprocess.Popen``, not an exit status of the launcher.
@@ -129,6 +133,8 @@ class Jail:
             launcher += ["--write", folder]
         for path in self.files:
             launcher += ["--write-file", path]
+        for fd in keep:
+            launcher += ["--keep", str(fd)]
         if not any(_beneath(f, shared) for f in self.folders for shared in landlock.SHARED_FOLDERS):
             launcher += ["--shared"]  # else the trees beside this one are in there too (pytest_side/scratch.py)
         # HOME stays the user's and read-only (the user site-packages and the gate's own cache are there);

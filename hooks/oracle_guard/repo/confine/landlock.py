@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import stat
 import sys
 from collections.abc import Sequence
 
@@ -146,27 +147,36 @@ def _add(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
         os.close(fd)
 
 
-def _close_inherited() -> None:
+def _close_inherited(keep: Sequence[int] = ()) -> None:
     """Close every descriptor but 0-2: Landlock governs what is opened, not what is already open.
 
     An inherited descriptor of a file outside the grants (a caller's ``pass_fds``, a leaked one)
     would stay writable; the result files are opened by the confined command itself, by name.
+    KEEP: sockets the caller hands on (a probe's receipt socket, probes/receipts.py); never a file.
     """
+    kept = {fd for fd in keep if _socket(fd)}
     try:
         open_now = [int(fd) for fd in os.listdir("/proc/self/fd")]  # the listing's own is closed after it
     except OSError:
         os.closerange(3, 65536)
         return
     for fd in open_now:
-        if fd > 2:
+        if fd > 2 and fd not in kept:
             try:
                 os.close(fd)
             except OSError:
                 pass
 
 
+def _socket(fd: int) -> bool:
+    try:
+        return stat.S_ISSOCK(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+
+
 def main(argv: Sequence[str]) -> int:
-    """``--write DIR``/``--write-file FILE`` (repeated), ``--shared``, ``--failed FILE``, ``-- CMD...``.
+    """``--write DIR``/``--write-file FILE`` (repeated), ``--shared``, ``--failed FILE``, ``--keep FD``, ``-- CMD...``.
 
     Restrict, then become CMD.  ``--failed``: where to say why it could not confine (a file outside
     every folder it grants: the confined command cannot write it, so what it holds is the launcher's).
@@ -176,10 +186,14 @@ def main(argv: Sequence[str]) -> int:
     files: list[str] = []
     shared = False
     failed = ""
+    keep: list[int] = []
     while args and args[0] != "--":
         flag = args.pop(0)
         if flag == "--shared":
             shared = True
+            continue
+        if flag == "--keep" and args and args[0].isdigit():
+            keep.append(int(args.pop(0)))
             continue
         if flag not in ("--write", "--write-file", "--failed") or not args:
             print(f"oracle-guard confine: bad argument {flag!r}", file=sys.stderr)
@@ -204,7 +218,7 @@ def main(argv: Sequence[str]) -> int:
             except OSError:
                 pass
         return RESTRICT_FAILED
-    _close_inherited()
+    _close_inherited(keep)
     try:
         os.execvp(command[0], command)
     except OSError as exc:
