@@ -139,23 +139,62 @@ def _context_answers(*contexts: str) -> tuple[bool, bool]:
 
 def test_a_module_that_cannot_spell_a_changed_name_is_not_walked_and_the_answer_is_the_same() -> None:
     unrelated = "import os\n\n\ndef helper(path):\n    return os.path.join(path, 'x\\tz')\n\nHERE = helper('.')\n"
-    spelled = reach_text.spelling(["price", "cases"])
-    hidden = reach_text.hiding(frozenset({"getattr", "globals"}))
-    assert not reach_text.may_reach(unrelated.encode(), spelled, hidden)  # skipped: parsed, not walked
-    assert reach_text.may_reach(DIRECT.encode(), spelled, hidden)
-    assert reach_text.may_reach(TAB_BEFORE_NAME.encode(), spelled, hidden)
+    names = frozenset({"price", "cases"}) | inert.DYNAMIC_WORDS
+    assert not reach_text.may_reach(unrelated.encode(), names)  # skipped: parsed, not walked
+    assert reach_text.may_reach(DIRECT.encode(), names)
+    assert reach_text.may_reach(TAB_BEFORE_NAME.encode(), names)
+    assert reach_text.may_reach(b"NAMES = ['1cases']\n", names)  # the tree reads `cases` there too
     for context in ([UNREACHED], [unrelated], [unrelated, UNREACHED]):
         assert _inert(SHOP, FEWER_CASES, *context)
         assert _context_answers(*context) == (True, True)
     assert _context_answers(TAB_BEFORE_NAME) == (False, False)
 
 
+# Escapes that make no ASCII word character, and comments holding quotes: the text stays readable.
+READABLE = {
+    "bytes escapes": 'DATA = b"l\\xc3\\xb6k"\n',
+    "a space escape": 'SEP = "\\x20"\n',
+    "a quote in a comment after a literal": "NAME = \"ada\"\n\n# see 'ada' below\nOTHER = 1\n",
+}
+# The same, next to a name: the tree reads `cases` there.
+READABLE_BUT_REACHING = {
+    "after a hex escape": 'NAMES = ["\\x20cases"]\n',
+    "after a unicode escape": 'NAMES = ["\\u0020cases"]\n',
+    "after a bytes escape": 'DATA = b"\\xc3cases"\n',
+}
+
+
+@pytest.mark.parametrize("context", list(READABLE.values()), ids=list(READABLE))
+def test_escapes_that_make_no_letter_do_not_make_a_module_walked(context: str) -> None:
+    names = frozenset({"price", "cases"}) | inert.DYNAMIC_WORDS
+    assert reach_text.spelled(context.encode()) is not None
+    assert not reach_text.may_reach(context.encode(), names)
+    assert _context_answers(context) == (True, True)
+
+
+@pytest.mark.parametrize("context", list(READABLE_BUT_REACHING.values()), ids=list(READABLE_BUT_REACHING))
+def test_a_name_after_an_escape_is_read(context: str) -> None:
+    assert reach_text.may_reach(context.encode(), frozenset({"cases"}))
+    assert _context_answers(context) == (False, False)
+
+
+def test_an_escape_that_may_make_a_non_ascii_letter_reaches_a_non_ascii_name() -> None:
+    """`"caf\\xe9"` holds `café` in the tree: walked when a changed function is named so."""
+    old = "def caf\u00e9():\n    return [1, 2, 3]\n"
+    new = old.replace("[1, 2, 3]", "[1, 2]")
+    context = 'NAMES = ["caf\\xe9"]\n'
+    assert reach_text.spelled(context.encode()) == frozenset({"NAMES", "caf", "xe9", reach_text.NON_ASCII})
+    pair = [(old.encode(), new.encode())]
+    assert not inert.all_inert(pair, ["test"], [ast.parse(context)])
+    assert not inert.all_inert(pair, ["test"], [context.encode()])
+    assert inert.all_inert(pair, ["test"], [b'NAMES = ["cafe"]\n'])  # the nearest: another name
+
+
 @pytest.mark.parametrize("hider", list(HIDERS.values()), ids=list(HIDERS))
 def test_a_module_that_reaches_a_changed_name_unspelled_is_walked(hider: str) -> None:
     """Given as source (the prefilter decides) the answer is the tree's: not inert."""
     assert "price" not in hider
-    spelled = reach_text.spelling(["price", "cases", "test_price"])
-    assert reach_text.may_reach(hider.encode(), spelled, reach_text.hiding(inert.DYNAMIC_WORDS))
+    assert reach_text.may_reach(hider.encode(), frozenset({"price", "cases", "test_price"}) | inert.DYNAMIC_WORDS)
     assert _context_answers(hider) == (False, False)
     assert _context_answers(VIA_SOURCE, UNREACHED, hider) == (False, False)
 
@@ -163,8 +202,7 @@ def test_a_module_that_reaches_a_changed_name_unspelled_is_walked(hider: str) ->
 def test_the_nearest_honest_helper_module_is_not_walked_and_stays_inert() -> None:
     """A helper module with constant data and the test module importing it: an honest fix is inert."""
     honest = "AMOUNTS = [1, 2, 3]\n"
-    spelled = reach_text.spelling(["price", "cases", "test_price"])
-    assert not reach_text.may_reach(honest.encode(), spelled, reach_text.hiding(inert.DYNAMIC_WORDS))
+    assert not reach_text.may_reach(honest.encode(), frozenset({"price", "cases", "test_price"}) | inert.DYNAMIC_WORDS)
     pair = [(SHOP.encode(), FIXED.encode())]
     assert inert.all_inert(pair, ["test"], [VIA_SOURCE.encode(), honest.encode()])
     assert inert.all_inert(pair, ["test"], [ast.parse(VIA_SOURCE), ast.parse(honest)])

@@ -470,30 +470,29 @@ def _reaching(changed: list[list[_Side]], context: Sequence[ast.Module | bytes])
     """The CONTEXT modules whose import-time code may reach a function of CHANGED, as sides.
 
     A tree is always walked.  A source whose text cannot spell a name that matters
-    (reach_text.may_reach: no changed function's name, no name of a function in a
+    (reach_text.spelled: no changed function's name, no name of a function in a
     module walked here, no dynamic lookup, nothing that hides a spelling) adds no
     such name to what is referenced and makes nothing dynamic: it is parsed only.
     Walking one adds its functions' names, so the rest is read again, to a fixed point.
     """
     from oracle_guard.analysis import reach_text
 
-    names = {f.name for pair in changed for side in pair for f in side.functions}
+    names = {f.name for pair in changed for side in pair for f in side.functions} | DYNAMIC_WORDS
     walked: list[_Side] = []
-    pending: list[tuple[bytes, ast.Module]] = []
+    pending: list[tuple[frozenset[str] | None, ast.Module]] = []
     for item in context:
         if isinstance(item, ast.Module):
             walked.append(_Side(item))
-        else:
-            pending.append((item, ast.parse(item)))  # unparsable: a collection error, maybe (not inert)
+        else:  # unparsable: a collection error, maybe (not inert)
+            pending.append((reach_text.spelled(item), ast.parse(item)))
     names.update(f.name for side in walked for f in side.functions)
-    hidden = reach_text.hiding(DYNAMIC_WORDS)
     while pending:
-        spelled = reach_text.spelling(names)
-        reaching = [tree for source, tree in pending if reach_text.may_reach(source, spelled, hidden)]
+        reach_text.with_non_ascii(names)
+        reaching = [tree for words, tree in pending if words is None or not words.isdisjoint(names)]
         if not reaching:
             break
         chosen = {id(tree) for tree in reaching}
-        pending = [(source, tree) for source, tree in pending if id(tree) not in chosen]
+        pending = [(words, tree) for words, tree in pending if id(tree) not in chosen]
         for tree in reaching:
             side = _Side(tree)
             walked.append(side)
