@@ -35,6 +35,7 @@ as referenced too: a pickle payload names what it calls.
 from __future__ import annotations
 
 import ast
+import bisect
 import fnmatch
 import re
 from collections.abc import Iterator, Sequence
@@ -103,6 +104,7 @@ class _Side:
         self.functions: list[FunctionNode] = []  # at any depth
         self.docstrings: set[int] = set()  # never evaluated while collecting (doctests run later): no references
         self.import_time_functions: list[FunctionNode] = []  # defined at import time (not inside a body)
+        self.yield_lines: list[int] = []  # where a yield is: a function spanning none is no generator
         classes: dict[str, ast.ClassDef] = {}
         for node in ast.walk(tree):  # one walk: the trees of big test modules are large
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
@@ -125,9 +127,12 @@ class _Side:
                     self._bind(name)
             elif isinstance(node, ast.ExceptHandler):
                 self._bind(node.name)
+            elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+                self.yield_lines.append(node.lineno)
             elif type(node).__name__.startswith("Match"):  # match patterns (3.10+): `case Point(x=name)`, `*rest`
                 self._bind(getattr(node, "name", None))
                 self._bind(getattr(node, "rest", None))
+        self.yield_lines.sort()
         # `pytest` bound once, by a top-level `import pytest`: decorators spelled through it are pytest's.
         self.pytest_plain = self._imported_once("pytest")
         self._safe_lookups: set[int] | None = None  # made when first asked: most modules never need it
@@ -533,7 +538,7 @@ def _same_but_inert(sides: list[_Side], referenced: set[str], python_functions: 
         for _, body in _scopes(side.tree):
             for func in _functions(body):
                 if inert(func, side):
-                    _normalise(func)
+                    _normalise(func, side.yield_lines)
     try:
         return _same(sides[0].tree, sides[1].tree)
     except RecursionError:
@@ -551,12 +556,19 @@ def _same(a: object, b: object) -> bool:
     return a == b
 
 
-def _normalise(func: FunctionNode) -> None:
-    """The body as far as collection sees it: the docstring and whether it is a generator."""
+def _normalise(func: FunctionNode, yield_lines: list[int]) -> None:
+    """The body as far as collection sees it: the docstring and whether it is a generator.
+
+    YIELD_LINES: the lines of every yield in the module; the body is walked for one only when
+    a yield lies within the function's lines (most functions span none).
+    """
     body: list[ast.stmt] = []
     docstring = _docstring(func)
     if docstring is not None:
         body.append(docstring)
-    if _is_generator(func):
+    first = bisect.bisect_left(yield_lines, func.lineno)
+    end = getattr(func, "end_lineno", None)
+    spans = first < len(yield_lines) and (end is None or yield_lines[first] <= end)
+    if spans and _is_generator(func):
         body.append(ast.Expr(ast.Yield(None)))
     func.body = body or [ast.Pass()]
