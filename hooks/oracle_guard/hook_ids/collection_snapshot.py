@@ -511,6 +511,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return hook_args.finish(ctx, check(ctx), "collection-snapshot")
 
 
+_PREFETCH = 16  # changed Python files whose base blobs the first read asks for too
+
+
 def _prepare(
     ctx: HookContext,
     change_set: changes.ChangeSet,
@@ -522,6 +525,15 @@ def _prepare(
     now = ctx.now
     explicit = ctx.option("snapshot")
     new_contract = contract.load(ctx.contract)
+    if change_set.base:
+        # One git process for the base blobs read below and by the plan (each read then hits the cache).
+        olds = [change_set.old_path(p) for p in change_set.changed_paths if p.endswith(".py")][:_PREFETCH]
+        usual = explicit or (new_contract or contract.Contract(path=ctx.contract)).snapshot_path
+        try:
+            _safe_path(usual, ctx.contract)
+        except UsageError:
+            usual = ctx.contract  # refused below, in its turn
+        change_set.read_base([ctx.contract, usual, *(p for p in olds if p)])
     base_contract = _base_contract(change_set, ctx.contract)
     snapshot = explicit or (new_contract or contract.Contract(path=ctx.contract)).snapshot_path
     # The reference is the snapshot committed at the base, where the base contract put it:
@@ -877,13 +889,18 @@ def _start_planned(
         raise UsageError("found no Python interpreter for this project; pass --python PATH")
     python = candidates[0][0]
     if planned is None or base_bytes is None:
-        run = _Run(python)
-        # Only code under test changed: the full run starts first, so proving it needless delays nothing.
         production = partial_collection.production_only(touched, base_bytes, base_snapshot_path)
-        if base_bytes is not None and production and partial_collection.has_pytest(python):
-            if partial_collection.production_inert(production, change_set):
-                run.abandon()
-                return _Inert(python, base_bytes, base_snapshot_path), candidates
+        if base_bytes is None or not production or not partial_collection.has_pytest(python):
+            return _Run(python), candidates
+        # Only code under test changed.  A small repository is proved first: a collection started and
+        # dropped costs more CPU than the proof delays it.  A bigger one starts the collection, then proves.
+        first = partial_collection.production_inert(production, change_set, limit=partial_collection.PROVE_FIRST_BYTES)
+        if first:
+            return _Inert(python, base_bytes, base_snapshot_path), candidates
+        run = _Run(python)
+        if first is None and partial_collection.production_inert(production, change_set):
+            run.abandon()
+            return _Inert(python, base_bytes, base_snapshot_path), candidates
         return run, candidates
     if planned.inert and partial_collection.has_pytest(python):
         return _Inert(python, base_bytes, base_snapshot_path), candidates
