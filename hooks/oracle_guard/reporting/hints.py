@@ -220,6 +220,11 @@ CODES: dict[str, tuple[str, str, str]] = {
         "the snapshot is out of date",
         "record it when you like: `oracle-guard collection-snapshot --base BASE`, then commit the snapshot",
     ),
+    "OG806": (
+        "collection-snapshot",
+        "the snapshot is not a regular file",
+        "restore the snapshot as the regular file the base commits (no symlink, folder or FIFO in its place)",
+    ),
     **{
         f"OG85{n}": ("collection-snapshot", title, "restore the pytest configuration")
         for n, title in enumerate(
@@ -451,6 +456,16 @@ CODES: dict[str, tuple[str, str, str]] = {
         "docs/ground.md#og926-a-process-left-running-from-an-earlier-run",
         "a process left running from an earlier run",
         "end the process, and run the gate before the change's own tests, in a fresh job",
+    ),
+    "OG927": (
+        "docs/ground.md#og927-the-changes-contract-does-not-load",
+        "the change's contract does not load",
+        "fix the contract so that `oracle-guard check` reads it (the message says where), or restore the base's",
+    ),
+    "OG928": (
+        "docs/ground.md#og928-a-file-of-the-change-nests-too-deeply-to-analyse",
+        "a file of the change nests too deeply to analyse",
+        "split the nested expression into named parts (a generated file: build it instead of committing it)",
     ),
     "OG929": (
         "docs/ground.md#og929-a-file-of-the-change-is-over-the-size-limit",
