@@ -15,7 +15,8 @@ import pytest
 
 from oracle_guard.commands import check
 from oracle_guard.hook_ids.oracle_shrink import main as shrink_main
-from tests.helpers import Repo
+from oracle_guard.repo import nesting
+from tests.helpers import Repo, finding_codes
 
 TEST = """\
 import pytest
@@ -319,13 +320,37 @@ def cli(repo: Repo, *args: str, timeout: float = 60) -> subprocess.CompletedProc
     ],
     ids=["huge-number", "nul-in-snapshot", "long-component", "nul-in-fixture"],
 )
-def test_bad_contract_values_are_one_line_exit_2(repo: Repo, capsys, contract: str, expected: str) -> None:
+def test_bad_contract_values_are_the_change_s_finding_and_one_line_exit_2_at_the_base(
+    repo: Repo, capsys, contract: str, expected: str
+) -> None:
+    """The change's contract that does not load is OG927 (the change could end the gate in exit 2 beside a
+    cheat); the same contract committed at the base is the base's problem: one line, exit 2."""
     repo.write(T, TEST)
     repo.write(CONTRACT, "version: 1\n")
     base = repo.commit("base")
     repo.write(CONTRACT, contract, dedent=False)
     code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
-    assert code == 2 and expected in the_error(err)
+    assert "Traceback" not in err
+    assert code == 1 and finding_codes(out) == ["OG927"], out + err
+    assert any(line.startswith(f"{CONTRACT}:") and expected in line for line in out.splitlines()), out
+    broken_base = repo.commit("the broken contract committed")
+    repo.write("NOTES.md", "an honest change beside the base's broken contract\n")
+    code, out, err = gate(repo, capsys, "--base", broken_base, "--skip", "collection-snapshot")
+    assert code == 2 and expected in the_error(err), out + err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["--replay", "--mutate"])
+def test_the_merge_gates_judge_the_change_s_broken_contract(repo: Repo, mode: str) -> None:
+    """`check --replay`/`--mutate` on a change whose contract is not YAML: OG927, never "nothing was judged"."""
+    repo.write(T, TEST)
+    repo.write(CONTRACT, "version: 1\n")
+    base = repo.commit("base")
+    repo.write(CONTRACT, "version: 1\nchecks: [\n", dedent=False)
+    proc = cli(repo, "check", "--base", base, mode, "--python", sys.executable, timeout=300)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "error:" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert f"{CONTRACT}:3:1: OG927" in proc.stdout and set(finding_codes(proc.stdout)) == {"OG927"}, proc.stdout
 
 
 def test_a_large_but_sane_number_still_loads(repo: Repo, capsys) -> None:
@@ -336,7 +361,7 @@ def test_a_large_but_sane_number_still_loads(repo: Repo, capsys) -> None:
 
 @pytest.mark.parametrize("kind", ["loop", "directory", "fifo"])
 @pytest.mark.slow
-def test_a_contract_that_is_not_a_file_is_one_line_exit_2_without_hanging(repo: Repo, kind: str) -> None:
+def test_a_contract_that_is_not_a_file_is_the_change_s_finding_without_hanging(repo: Repo, kind: str) -> None:
     repo.write(T, TEST)
     repo.write(CONTRACT, "version: 1\n")
     base = repo.commit("base")
@@ -354,9 +379,15 @@ def test_a_contract_that_is_not_a_file_is_one_line_exit_2_without_hanging(repo: 
         ("quarantine-untouched",),
     ):
         proc = cli(repo, *args)
-        # check also runs collection-snapshot's OG873 (the contract is no regular file): a finding beside the
-        # error makes the exit 1 (issue 28); a single hook that cannot read it is exit 2. Both say it in one line.
-        assert proc.returncode == (1 if args[0] == "check" else 2), proc.stdout + proc.stderr
+        if args[0] == "check":
+            # The gate judges it against the change (OG927, and collection-snapshot's OG873): never "not judged".
+            assert proc.returncode == 1, proc.stdout + proc.stderr
+            assert "Traceback" not in proc.stderr and "error:" not in proc.stderr, proc.stderr
+            assert set(finding_codes(proc.stdout)) == {"OG927", "OG873"}, proc.stdout
+            assert f"{CONTRACT}:1:1: OG927" in proc.stdout
+            continue
+        # A single pre-commit hook that cannot read it says so in one line, exit 2: the commit fails either way.
+        assert proc.returncode == 2, proc.stdout + proc.stderr
         line = the_error(proc.stderr)
         assert CONTRACT in line
 
@@ -364,16 +395,33 @@ def test_a_contract_that_is_not_a_file_is_one_line_exit_2_without_hanging(repo: 
 @pytest.mark.parametrize(
     "expr", ["not " * 600 + "x", "+".join(["x"] * 800), "-" * 3000 + "x"], ids=["not-600", "binop-800", "unary-3000"]
 )
-def test_deeply_nested_expressions_are_og001_or_exit_2_never_a_traceback(repo: Repo, capsys, expr: str) -> None:
+def test_deeply_nested_expressions_are_a_finding_never_exit_2_or_a_traceback(repo: Repo, capsys, expr: str) -> None:
+    """The change could end the gate in "nothing was judged" by committing one such file: it is judged (OG928)."""
     repo.write(T, TEST)
     base = repo.commit("base")
     repo.write(T, TEST + f"\n\ndef test_deep():\n    assert {expr}\n", dedent=False)
     code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
     assert "Traceback" not in err
-    if code == 1:
-        assert "OG001" in out
-    else:
-        assert code == 2 and "too deeply" in the_error(err)
+    assert code == 1, out + err
+    assert {"OG001", "OG928"} & set(finding_codes(out)), out
+    if "OG928" in finding_codes(out):
+        assert f"{T}:" in out and "split the nested expression" in out, out
+
+
+def test_a_deep_file_the_change_left_alone_is_not_the_change_s_finding(repo: Repo, capsys) -> None:
+    """OG928 names only a file of the change: a deep module of the base beside an honest change passes."""
+    deep_sum = "+".join(["1"] * 800)
+    repo.write("deep.py", f"TOTAL = {deep_sum}\n", dedent=False)
+    repo.write(T, TEST)
+    base = repo.commit("base")
+    repo.write(T, TEST + "\n\ndef test_more():\n    assert 1 + 1 == 2\n", dedent=False)
+    code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
+    assert code == 0, out + err
+    assert "OG928" not in out
+    found = nesting.deepest(f"x = {deep_sum}\n".encode())
+    assert found is not None and found[0] >= nesting.SUSPECT_DEPTH and found[1] == 1
+    ordinary = nesting.deepest(b"def f(a):\n    return [(a + 1) * 2 for _ in range(3)]\n")
+    assert ordinary is not None and ordinary[0] < nesting.SUSPECT_DEPTH
 
 
 def test_a_deep_but_ordinary_expression_is_analysed(repo: Repo, capsys) -> None:
@@ -578,13 +626,16 @@ TEST_A = 'def test_one():\n    assert int("1") == 1\n'
         ("/tmp/anywhere.txt", "must be relative to the repository"),
     ],
 )
-def test_a_contract_path_outside_the_repository_is_exit_2(repo: Repo, capsys, snapshot: str, expected: str) -> None:
+def test_a_contract_path_outside_the_repository_is_the_change_s_finding(
+    repo: Repo, capsys, snapshot: str, expected: str
+) -> None:
     repo.write(T, TEST)
     repo.write(CONTRACT, "version: 1\n")
     base = repo.commit("base")
     repo.write(CONTRACT, f"version: 1\nsnapshot: {snapshot}\n")
     code, out, err = gate(repo, capsys, "--base", base, "--skip", "collection-snapshot")
-    assert code == 2 and expected in the_error(err)
+    assert code == 1 and finding_codes(out) == ["OG927"] and expected in out, out + err
+    assert "error:" not in err, err
     assert not (repo.path / ".git/hooks/pre-commit").exists()
 
 

@@ -173,8 +173,13 @@ def _replayed(
         found = [("oracle-replay", f) for f in sorted(set(replay_hook.findings_of(options)))]
     except changes.TooBig as exc:  # a file of the change the replay cannot read: judged against it (OG929)
         found = [("oracle-replay", exc.finding())]
+    except RecursionError:  # a file of the change nested too deeply to analyse (OG928)
+        found = [("oracle-replay", _too_deep(ctx.change_set))]
     except UsageError as exc:
-        return runner.Outcome([], [str(exc)], [])
+        broken = _broken_contract(ctx.change_set, args.contract, exc)
+        if broken is None:
+            return runner.Outcome([], [str(exc)], [])
+        found = [("oracle-replay", broken)]
     return runner.Outcome(found, [], [], next_steps(ctx, found))
 
 
@@ -185,9 +190,31 @@ def _mutated(args: argparse.Namespace, ctx: HookContext, change_set: changes.Cha
         found = [("oracle-mutate", f) for f in sorted(set(mutation_gate.run(args, change_set, args.contract)))]
     except changes.TooBig as exc:
         found = [("oracle-mutate", exc.finding())]
+    except RecursionError:
+        found = [("oracle-mutate", _too_deep(change_set))]
     except UsageError as exc:
-        return runner.Outcome([], [str(exc)], [])
+        broken = _broken_contract(change_set, args.contract, exc)
+        if broken is None:
+            return runner.Outcome([], [str(exc)], [])
+        found = [("oracle-mutate", broken)]
     return runner.Outcome(found, [], [], next_steps(ctx, found))
+
+
+def _broken_contract(change_set: changes.ChangeSet | None, path: str, exc: UsageError) -> report.Finding | None:
+    """OG927 when EXC is the change's contract failing to load (contract/broken.py); None: the error stands."""
+    from oracle_guard.contract import broken, contract
+
+    return broken.finding(change_set, path) if isinstance(exc, contract.ContractError) else None
+
+
+def _too_deep(change_set: changes.ChangeSet | None) -> report.Finding:
+    """OG928 for the change's most deeply nested file; none deep enough: the error stands (exit 2)."""
+    from oracle_guard.repo import nesting
+
+    deep = nesting.too_deep(change_set)
+    if deep is None:
+        raise RecursionError("no file of the change nests deeply enough to explain it")
+    return deep
 
 
 if __name__ == "__main__":

@@ -20,6 +20,11 @@ WITHOUT_EXAMPLE = {
     " tests/test_ground.py, with one a distribution's RECORD lists that passes.",
     "OG926": "a detached process left running in the work tree by an earlier run: shown by tests/test_ground.py,"
     " with a process still attached to its parent that is not one.",
+    "OG927": "the change breaks the contract file (YAML that does not parse, a key the strict loader refuses, a"
+    " symlink or folder in its place) beside its other changes: shown by tests/test_trust_root.py, with a broken"
+    " base contract that stays exit 2.",
+    "OG928": "the change commits a Python file nested deeper than Python's recursion limit lets a syntax tree be"
+    " walked (800 terms of one sum): shown by tests/test_trust_root.py, with a deep but ordinary expression analysed.",
     "OG929": "the change commits a file over the base contract's max_file_bytes (16 MiB by default), too big to"
     " show as a diff here: shown by tests/test_limits.py, with the base contract's raised limit that reads it.",
 }

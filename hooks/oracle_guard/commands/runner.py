@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Callable, NamedTuple, Protocol
 
 from oracle_guard.hook_ids import registry
-from oracle_guard.repo import changes
+from oracle_guard.repo import changes, nesting
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES
 from oracle_guard.reporting import verdict
@@ -106,8 +106,16 @@ def run(planned: Sequence[Plan], started: list[tuple[PytestRun, object]]) -> Out
             per_hook.setdefault(hook_id, []).extend(call())
         except changes.TooBig as exc:  # the change's file: judged against it (OG929), never "not judged"
             per_hook.setdefault(hook_id, []).append(exc.finding())
+        except RecursionError:  # the change's file, when one nests that deep (OG928); else exit 2 as before
+            deep = nesting.too_deep(planned[0].ctx.change_set if planned else None)
+            if deep is None:
+                raise
+            per_hook.setdefault(hook_id, []).append(deep)
         except UsageError as exc:
-            if str(exc) not in errors:
+            broken = _broken_contract(planned, exc)
+            if broken is not None:  # the change's contract does not load: judged against it (OG927)
+                per_hook.setdefault(hook_id, []).append(broken)
+            elif str(exc) not in errors:
                 errors.append(str(exc))
         sys.stdout.flush()
 
@@ -143,6 +151,15 @@ def run(planned: Sequence[Plan], started: list[tuple[PytestRun, object]]) -> Out
                 results.append((plan.hook.id, finding))
     written = [p for plan in planned for p in plan.ctx.written]
     return Outcome(results, errors, written, next_steps(planned[0].ctx, results) if planned else {})
+
+
+def _broken_contract(planned: Sequence[Plan], exc: UsageError) -> Finding | None:
+    """OG927 for a contract error that is the change's (contract/broken.py); None: the error stands."""
+    from oracle_guard.contract import broken, contract
+
+    if not planned or not isinstance(exc, contract.ContractError):
+        return None
+    return broken.finding(planned[0].ctx.change_set, planned[0].ctx.contract)
 
 
 def _check_one(plan: Plan) -> list[Finding]:

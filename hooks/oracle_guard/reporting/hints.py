@@ -452,6 +452,16 @@ CODES: dict[str, tuple[str, str, str]] = {
         "a process left running from an earlier run",
         "end the process, and run the gate before the change's own tests, in a fresh job",
     ),
+    "OG927": (
+        "docs/ground.md#og927-the-changes-contract-does-not-load",
+        "the change's contract does not load",
+        "fix the contract so that `oracle-guard check` reads it (the message says where), or restore the base's",
+    ),
+    "OG928": (
+        "docs/ground.md#og928-a-file-of-the-change-nests-too-deeply-to-analyse",
+        "a file of the change nests too deeply to analyse",
+        "split the nested expression into named parts (a generated file: build it instead of committing it)",
+    ),
     "OG929": (
         "docs/ground.md#og929-a-file-of-the-change-is-over-the-size-limit",
         "a file of the change is over the size limit",
