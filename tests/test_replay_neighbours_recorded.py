@@ -432,3 +432,34 @@ def test_the_recorder_tells_each_caller_apart_when_it_calls_again(
         ("f", "[2]", "tests/test_calc_rec.py", 8),
     ]  # not f(7), f(8), f(9), ...: helper's calls
     assert found.skipped == 0
+
+
+def test_the_probe_finds_the_module_a_site_names_through_any_path_to_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The probe's module lookup keeps each file's realpath() for the probe (one per site and module was
+    most of a small suite's flip run): a symlink still finds its module, an unloaded file finds none, and
+    a relative path follows the current folder, which a probed call may change."""
+    import importlib
+
+    from oracle_guard.probes.neighbours import plugin
+
+    (tmp_path / "mod_at_a.py").write_text("X = 1\n")
+    (tmp_path / "mod_at_b.py").write_text("X = 2\n")
+    (tmp_path / "link.py").symlink_to(tmp_path / "mod_at_b.py")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        a, b = importlib.import_module("mod_at_a"), importlib.import_module("mod_at_b")
+        real: dict[object, object] = {}
+        assert plugin._module_at(str(tmp_path / "mod_at_a.py"), real) is a
+        assert plugin._module_at(str(tmp_path / "link.py"), real) is b
+        assert plugin._module_at(str(tmp_path / "not_loaded.py"), real) is None
+        assert plugin._module_at(str(tmp_path / "mod_at_a.py"), real) is a  # again, from what it kept
+        monkeypatch.chdir(tmp_path)
+        assert plugin._module_at("mod_at_b.py", real) is b
+        monkeypatch.chdir(tmp_path / "elsewhere")
+        assert plugin._module_at("mod_at_b.py", real) is None
+    finally:
+        sys.modules.pop("mod_at_a", None)
+        sys.modules.pop("mod_at_b", None)
