@@ -556,6 +556,23 @@ def test_the_changes_own_tests_that_break_only_in_the_gates_tree_are_og923(repo:
     assert "not in a scratch tree" in got.out or "pytest exited" in got.out
 
 
+HANGS_UNDER_THE_GATE = UNDER_THE_GATE + "if _GATE:\n    import time\n\n    time.sleep(3600)\n"
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+def test_the_changes_own_tests_that_hang_only_in_the_gates_tree_are_og922(repo: Repo) -> None:
+    """Before: the run of the change's own (rewritten) red test had no limit but --timeout: exit 2, nothing
+    judged. It is held to the main run's measured base time now, as the new code's other runs: OG922."""
+    after = {"slug.py": IMPLEMENTED, "tests/test_slug.py": REWRITTEN, "tests/conftest.py": HANGS_UNDER_THE_GATE}
+    repo.change(SLUG, after)
+    assert plain_pytest_in(repo.path) == 0  # the failing test rewritten, green in the work tree, no wait there
+    started = time.monotonic()
+    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "150")
+    assert got.code == 1 and finding_codes(got.out) == ["OG922"], got.said
+    assert time.monotonic() - started < 140
+
+
 @pytest.mark.slow
 def test_the_changes_own_tests_that_run_in_the_gates_tree_are_judged_as_usual(repo: Repo) -> None:
     after = {

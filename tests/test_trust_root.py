@@ -674,6 +674,32 @@ def test_the_snapshot_never_names_another_file(repo: Repo, capsys, snapshot: str
     assert {p: (repo.path / p).read_bytes() for p in before} == before
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["symlink", "directory", "fifo", "regular"])
+def test_a_snapshot_the_change_makes_no_regular_file_is_its_finding(repo: Repo, kind: str) -> None:
+    """The change could end `check` in "nothing was judged" by putting a symlink, folder or FIFO where the
+    snapshot was: OG806 against it. The snapshot left a regular file (a new test recorded) passes."""
+    _snapshot_repo(repo)
+    target = repo.path / SNAP
+    if kind == "regular":
+        target.write_bytes(format_snapshot({"tests/test_a.py::test_one": "run", "tests/test_a.py::test_two": "run"}))
+    else:
+        target.unlink()
+        if kind == "symlink":
+            os.symlink("test_a.py", target)
+        elif kind == "directory":
+            target.mkdir()
+        else:
+            os.mkfifo(target)
+    proc = cli(repo, "check", "--python", sys.executable, timeout=120)
+    assert "Traceback" not in proc.stderr and "error:" not in proc.stderr, proc.stderr
+    if kind == "regular":
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return
+    assert proc.returncode == 1 and finding_codes(proc.stdout) == ["OG806"], proc.stdout + proc.stderr
+    assert f"{SNAP}:1:1: OG806" in proc.stdout
+
+
 def _snapshot_repo(repo: Repo) -> None:
     repo.write("tests/test_a.py", TEST_A)
     repo.write(SNAP, format_snapshot({"tests/test_a.py::test_one": "run"}))

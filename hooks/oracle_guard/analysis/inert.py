@@ -27,12 +27,15 @@ An inert function without decorators or docstring may also be added or
 removed when pytest would not collect it: its name matches neither
 ``python_functions`` nor unittest's ``test`` prefix, and it binds no name that
 anything else binds.  A module that uses dynamic name access at import time
-(globals(), vars(), getattr with a computed name, ...) is never inert.
+(globals(), vars(), getattr with a computed name or under another name,
+__getattribute__, ...) is never inert.  Identifiers in bytes constants count
+as referenced too: a pickle payload names what it calls.
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
 import fnmatch
 import re
 from collections.abc import Iterator, Sequence
@@ -40,6 +43,8 @@ from typing import Union
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# Identifiers in a bytes constant (a pickle or marshal payload names what it calls in plain ASCII).
+_BYTES_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 # Names through which import-time code can reach a function without naming it: called by
 # name (also in a skipif/xfail string, which pytest evaluates), or as an attribute.
 _DYNAMIC = frozenset(
@@ -57,13 +62,17 @@ _DYNAMIC = frozenset(
         "attrgetter",
         "methodcaller",
         "getattr_static",
+        "__builtins__",  # __builtins__["getattr"]
     }
 )
-_DYNAMIC_ATTRIBUTES = _DYNAMIC | {"__dict__", "modules"}  # cls.__dict__, sys.modules
+# cls.__dict__, sys.modules, obj.__getattribute__(name) (the lookup getattr makes, by any name).
+_DYNAMIC_ATTRIBUTES = _DYNAMIC | {"__dict__", "modules", "__getattribute__"}
 _EVALUATED = frozenset({"skipif", "xfail"})  # marks whose string conditions pytest evaluates
 # Fine with a constant name (its identifiers are referenced); dynamic with a computed one.
 _BY_NAME = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 _SAFE_DECORATORS = frozenset({"staticmethod", "classmethod"})
+# Every word whose spelling may make a module dynamic: a module whose text spells none is not walked for it.
+DYNAMIC_WORDS = _DYNAMIC_ATTRIBUTES | _BY_NAME | _EVALUATED
 
 
 def _is_dunder(name: str) -> bool:
@@ -95,6 +104,7 @@ class _Side:
         self.functions: list[FunctionNode] = []  # at any depth
         self.docstrings: set[int] = set()  # never evaluated while collecting (doctests run later): no references
         self.import_time_functions: list[FunctionNode] = []  # defined at import time (not inside a body)
+        self.yield_lines: list[int] = []  # where a yield is: a function spanning none is no generator
         classes: dict[str, ast.ClassDef] = {}
         for node in ast.walk(tree):  # one walk: the trees of big test modules are large
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
@@ -117,9 +127,12 @@ class _Side:
                     self._bind(name)
             elif isinstance(node, ast.ExceptHandler):
                 self._bind(node.name)
+            elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+                self.yield_lines.append(node.lineno)
             elif type(node).__name__.startswith("Match"):  # match patterns (3.10+): `case Point(x=name)`, `*rest`
                 self._bind(getattr(node, "name", None))
                 self._bind(getattr(node, "rest", None))
+        self.yield_lines.sort()
         # `pytest` bound once, by a top-level `import pytest`: decorators spelled through it are pytest's.
         self.pytest_plain = self._imported_once("pytest")
         self._safe_lookups: set[int] | None = None  # made when first asked: most modules never need it
@@ -206,6 +219,7 @@ class _Side:
     def references(self, node: ast.AST, skip_bodies: bool) -> set[str]:
         """The names NODE references; SKIP_BODIES: not inside function bodies (only their signatures)."""
         found: set[str] = set()
+        checked: set[int] = set()  # getattr-style callees whose call _check_dynamic judged
         stack: list[ast.AST] = [node]
         while stack:
             current = stack.pop()
@@ -220,13 +234,24 @@ class _Side:
             if isinstance(current, ast.Name):
                 found.add(current.id)
                 self.dynamic = self.dynamic or current.id in _DYNAMIC
+                # getattr passed on or renamed (map(getattr, ...), g = getattr): its names are not seen.
+                self.dynamic = self.dynamic or (current.id in _BY_NAME and id(current) not in checked)
             elif isinstance(current, ast.Attribute):
                 found.add(current.attr)
                 self.dynamic = self.dynamic or current.attr in _DYNAMIC_ATTRIBUTES
+                self.dynamic = self.dynamic or (current.attr in _BY_NAME and id(current) not in checked)
             elif isinstance(current, ast.Constant) and isinstance(current.value, str):
                 found.update(_IDENTIFIER.findall(current.value))
+            elif isinstance(current, ast.Constant) and isinstance(current.value, bytes):
+                found.update(n.decode() for n in _BYTES_IDENTIFIER.findall(current.value))
             elif isinstance(current, ast.Call):
                 self._check_dynamic(current)
+                checked.add(id(current.func))
+            elif isinstance(current, ast.ImportFrom):
+                # `from shop import cases as c`: code that calls c() reaches cases without naming it.
+                found.update(a.name for a in current.names if a.asname is not None)
+                # `from builtins import getattr as fetch`: a lookup under another name.
+                self.dynamic = self.dynamic or any(a.name in _DYNAMIC_ATTRIBUTES | _BY_NAME for a in current.names)
             stack.extend(ast.iter_child_nodes(current))
         return found
 
@@ -421,17 +446,19 @@ def is_inert(old: bytes | ast.Module, new: bytes | ast.Module, python_functions:
 def all_inert(
     pairs: Sequence[tuple[bytes | ast.Module, bytes | ast.Module]],
     python_functions: Sequence[str],
-    context: Sequence[ast.Module] = (),
+    context: Sequence[ast.Module | bytes] = (),
 ) -> bool:
     """Whether changing each module of PAIRS from OLD to NEW cannot change what pytest collects.
 
-    CONTEXT: the trees of every other module that may be imported meanwhile (left as
-    they are).  Names are joined across all of them: a function a module changes is
-    not inert when any module's import-time code reaches its name.
+    CONTEXT: the trees or sources of every other module that may be imported meanwhile
+    (left as they are).  Names are joined across all of them: a function a module
+    changes is not inert when any module's import-time code reaches its name.  A source
+    is parsed (unparsable: not inert), and walked only when its text may reach a
+    changed function (oracle_guard/analysis/reach_text.py): the answer is the same.
     """
     try:
         changed = [[_Side(t if isinstance(t, ast.Module) else ast.parse(t)) for t in pair] for pair in pairs]
-        others = [_Side(tree) for tree in context]
+        others = _reaching(changed, context)
     except (SyntaxError, ValueError, RecursionError):
         return False
     sides = [side for pair in changed for side in pair] + others
@@ -442,6 +469,40 @@ def all_inert(
     if any(side.dynamic for side in sides):
         return False
     return all(_same_but_inert(pair, referenced, python_functions) for pair in changed)
+
+
+def _reaching(changed: list[list[_Side]], context: Sequence[ast.Module | bytes]) -> list[_Side]:
+    """The CONTEXT modules whose import-time code may reach a function of CHANGED, as sides.
+
+    A tree is always walked.  A source whose text cannot spell a name that matters
+    (reach_text.spelled: no changed function's name, no name of a function in a
+    module walked here, no dynamic lookup, nothing that hides a spelling) adds no
+    such name to what is referenced and makes nothing dynamic: it is parsed only.
+    Walking one adds its functions' names, so the rest is read again, to a fixed point.
+    """
+    from oracle_guard.analysis import reach_text
+
+    names = {f.name for pair in changed for side in pair for f in side.functions} | DYNAMIC_WORDS
+    walked: list[_Side] = []
+    pending: list[tuple[frozenset[str] | None, ast.Module]] = []
+    for item in context:
+        if isinstance(item, ast.Module):
+            walked.append(_Side(item))
+        else:  # unparsable: a collection error, maybe (not inert)
+            pending.append((reach_text.spelled(item), ast.parse(item)))
+    names.update(f.name for side in walked for f in side.functions)
+    while pending:
+        reach_text.with_non_ascii(names)
+        reaching = [tree for words, tree in pending if words is None or not words.isdisjoint(names)]
+        if not reaching:
+            break
+        chosen = {id(tree) for tree in reaching}
+        pending = [(words, tree) for words, tree in pending if id(tree) not in chosen]
+        for tree in reaching:
+            side = _Side(tree)
+            walked.append(side)
+            names.update(f.name for f in side.functions)
+    return walked
 
 
 def _same_but_inert(sides: list[_Side], referenced: set[str], python_functions: Sequence[str]) -> bool:
@@ -477,7 +538,7 @@ def _same_but_inert(sides: list[_Side], referenced: set[str], python_functions: 
         for _, body in _scopes(side.tree):
             for func in _functions(body):
                 if inert(func, side):
-                    _normalise(func)
+                    _normalise(func, side.yield_lines)
     try:
         return _same(sides[0].tree, sides[1].tree)
     except RecursionError:
@@ -495,12 +556,19 @@ def _same(a: object, b: object) -> bool:
     return a == b
 
 
-def _normalise(func: FunctionNode) -> None:
-    """The body as far as collection sees it: the docstring and whether it is a generator."""
+def _normalise(func: FunctionNode, yield_lines: list[int]) -> None:
+    """The body as far as collection sees it: the docstring and whether it is a generator.
+
+    YIELD_LINES: the lines of every yield in the module; the body is walked for one only when
+    a yield lies within the function's lines (most functions span none).
+    """
     body: list[ast.stmt] = []
     docstring = _docstring(func)
     if docstring is not None:
         body.append(docstring)
-    if _is_generator(func):
+    first = bisect.bisect_left(yield_lines, func.lineno)
+    end = getattr(func, "end_lineno", None)
+    spans = first < len(yield_lines) and (end is None or yield_lines[first] <= end)
+    if spans and _is_generator(func):
         body.append(ast.Expr(ast.Yield(None)))
     func.body = body or [ast.Pass()]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import bisect
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Callable, Union
 
 from oracle_guard.reporting.report import Finding
@@ -312,6 +312,19 @@ def _is_import_call(node: ast.AST) -> bool:
     return name in ("__import__", "importlib.import_module", "import_module")
 
 
+class Files:
+    """A reader of one side's files (Module.reader) that can also read many in one go."""
+
+    def __init__(self, read: Callable[[Sequence[str]], dict[str, bytes | None]]) -> None:
+        self._read = read
+
+    def __call__(self, path: str) -> bytes | None:
+        return self._read([path])[path]
+
+    def many(self, paths: Sequence[str]) -> dict[str, bytes | None]:
+        return self._read(paths)
+
+
 class Module:
     """A parsed file with its alias table and byte-accurate positions."""
 
@@ -338,8 +351,11 @@ class Module:
         module_name, _, attr = dotted.rpartition(".")
         if self.reader is None or not module_name.strip(".") or not attr:
             return None
-        for path in _module_files(module_name, self.path):
-            data = self.reader(path)
+        candidates = _module_files(module_name, self.path)
+        # A reader that reads many files at once (Files) asks git once for every candidate, not once each.
+        many = self.reader.many(candidates) if isinstance(self.reader, Files) else None
+        for path in candidates:
+            data = many[path] if many is not None else self.reader(path)
             if data is None:
                 continue
             try:

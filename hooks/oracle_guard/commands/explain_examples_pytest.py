@@ -316,8 +316,10 @@ EXAMPLES: dict[str, Example] = {
 
 # Codes with no example here, and why; `explain` prints the reason on the page.
 WITHOUT_EXAMPLE = {
-    "OG873": "the contract emptied, made a symlink or a directory: `check` stops at the contract itself (exit 2,"
-    " one line) before this rule, which the collection-snapshot hook reports; shown by tests/test_tamper.py.",
+    "OG873": "the contract emptied, made a symlink or a directory: `check` reports it beside OG927 (the change's"
+    " contract does not load), and the collection-snapshot hook alone reports it; shown by tests/test_tamper.py.",
+    "OG806": "the snapshot replaced in the work tree by a symlink, a folder or a FIFO, or put behind a symlinked"
+    " folder: a file's kind, not a diff; shown by tests/test_trust_root.py, with --snapshot naming one (exit 2).",
     "OG904": "pytest cannot run the base's tests at all: an environment failure, shown by tests/test_replay.py.",
     "OG805": "not a weakening, and no longer a finding: `check` judges a change against what the base lists"
     " and collects, and says in one notice what the change's snapshot does not record yet; shown by"

@@ -19,7 +19,7 @@ from oracle_guard.repo import changes, nesting
 from oracle_guard.repo.context import HookContext
 from oracle_guard.repo.paths import PYTHON_SUFFIXES
 from oracle_guard.reporting import verdict
-from oracle_guard.reporting.report import Finding, UsageError
+from oracle_guard.reporting.report import ChangeCaused, Finding, UsageError
 from oracle_guard.rules.next_steps import next_steps as next_steps
 
 GROUP_AT = verdict.GROUP_AT  # this many findings with one code in one file are shown as a group
@@ -106,6 +106,8 @@ def run(planned: Sequence[Plan], started: list[tuple[PytestRun, object]]) -> Out
             per_hook.setdefault(hook_id, []).extend(call())
         except changes.TooBig as exc:  # the change's file: judged against it (OG929), never "not judged"
             per_hook.setdefault(hook_id, []).append(exc.finding())
+        except ChangeCaused as exc:  # a stop the change's files brought about: judged against it
+            per_hook.setdefault(hook_id, []).append(exc.finding)
         except RecursionError:  # the change's file, when one nests that deep (OG928); else exit 2 as before
             deep = nesting.too_deep(planned[0].ctx.change_set if planned else None)
             if deep is None:

@@ -41,7 +41,7 @@ from oracle_guard.pytest_side.config import compare as pytest_config
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.confine import jail
 from oracle_guard.repo.paths import DEFAULT_CONTRACT, PYTHON_SUFFIXES
-from oracle_guard.reporting.report import Finding, UsageError, guarded, notice, say
+from oracle_guard.reporting.report import ChangeCaused, Finding, UsageError, guarded, notice, say
 from oracle_guard.rules import args as hook_args
 
 if TYPE_CHECKING:
@@ -511,6 +511,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return hook_args.finish(ctx, check(ctx), "collection-snapshot")
 
 
+_PREFETCH = 16  # changed Python files whose base blobs the first read asks for too
+
+
 def _prepare(
     ctx: HookContext,
     change_set: changes.ChangeSet,
@@ -522,13 +525,22 @@ def _prepare(
     now = ctx.now
     explicit = ctx.option("snapshot")
     new_contract = contract.load(ctx.contract)
+    if change_set.base:
+        # One git process for the base blobs read below and by the plan (each read then hits the cache).
+        olds = [change_set.old_path(p) for p in change_set.changed_paths if p.endswith(".py")][:_PREFETCH]
+        usual = explicit or (new_contract or contract.Contract(path=ctx.contract)).snapshot_path
+        try:
+            _safe_path(usual, ctx.contract)
+        except UsageError:
+            usual = ctx.contract  # refused below, in its turn
+        change_set.read_base([ctx.contract, usual, *(p for p in olds if p)])
     base_contract = _base_contract(change_set, ctx.contract)
     snapshot = explicit or (new_contract or contract.Contract(path=ctx.contract)).snapshot_path
     # The reference is the snapshot committed at the base, where the base contract put it:
     # a patch that edits or moves the snapshot file is still compared with the old ids.
     base_snapshot_path = explicit or (base_contract or contract.Contract(path=ctx.contract)).snapshot_path
     for path in {snapshot, base_snapshot_path}:
-        _safe_path(path, ctx.contract)
+        _safe_path(path, ctx.contract, given=bool(explicit))
     if snapshot != base_snapshot_path and change_set.base and change_set.read_base([snapshot])[snapshot] is not None:
         raise UsageError(
             f"snapshot path {snapshot!r} names a file committed at {change_set.base_label} that is not its snapshot ({base_snapshot_path}); the hook would overwrite it"
@@ -781,9 +793,12 @@ def _third_party_missing(errors: list[tuple[str, str]], change_set: changes.Chan
 _NOT_A_SNAPSHOT = (".py", ".pyi", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".json", ".lock")
 
 
-def _safe_path(path: str, contract_path: str = DEFAULT_CONTRACT) -> None:
+def _safe_path(path: str, contract_path: str = DEFAULT_CONTRACT, given: bool = True) -> None:
     """The snapshot is written by the hook: never through a symlink, outside the repository,
-    into .git/, over a directory, or over the contract, a test, source or configuration file."""
+    into .git/, over a directory, or over the contract, a test, source or configuration file.
+
+    GIVEN: the path came from --snapshot (the user's); else the contract or the default named it, and
+    what the work tree holds there is the change's doing: OG806 against it, not exit 2."""
     parts = path.replace("\\", "/").split("/")
     if os.path.isabs(path) or ".." in parts:
         raise UsageError(f"snapshot path {path!r} must be relative to the repository without '..'")
@@ -793,16 +808,24 @@ def _safe_path(path: str, contract_path: str = DEFAULT_CONTRACT) -> None:
         raise UsageError(
             f"snapshot path {path!r} names the contract, a source or a configuration file; use a .txt file of its own"
         )
+    what = None
     if os.path.islink(path):
-        raise UsageError(f"{path}: is a symlink; the snapshot must be a regular file")
-    if os.path.isdir(path):
-        raise UsageError(f"{path}: is a directory; the snapshot must be a file")
-    if os.path.lexists(path) and not os.path.isfile(path):
-        raise UsageError(f"{path}: is a FIFO or special file; the snapshot must be a regular file")
-    top = os.path.realpath(".")
-    folder = os.path.realpath(os.path.dirname(path) or ".")
-    if folder != top and not folder.startswith(top + os.sep):
-        raise UsageError(f"{path}: its folder resolves through a symlink to {folder}, outside the repository")
+        what = "is a symlink; the snapshot must be a regular file"
+    elif os.path.isdir(path):
+        what = "is a directory; the snapshot must be a file"
+    elif os.path.lexists(path) and not os.path.isfile(path):
+        what = "is a FIFO or special file; the snapshot must be a regular file"
+    else:
+        top = os.path.realpath(".")
+        folder = os.path.realpath(os.path.dirname(path) or ".")
+        if folder != top and not folder.startswith(top + os.sep):
+            what = f"its folder resolves through a symlink to {folder}, outside the repository"
+    if what is None:
+        return
+    if given:
+        raise UsageError(f"{path}: {what}")
+    text = f"{what}: the hook neither reads nor writes through it, so the change's tests cannot be compared"
+    raise ChangeCaused(f"{path}: {what}", Finding(path, 1, 1, "OG806", text))
 
 
 def _base_contract(change_set: changes.ChangeSet, path: str) -> Contract | None:
@@ -866,13 +889,18 @@ def _start_planned(
         raise UsageError("found no Python interpreter for this project; pass --python PATH")
     python = candidates[0][0]
     if planned is None or base_bytes is None:
-        run = _Run(python)
-        # Only code under test changed: the full run starts first, so proving it needless delays nothing.
         production = partial_collection.production_only(touched, base_bytes, base_snapshot_path)
-        if base_bytes is not None and production and partial_collection.has_pytest(python):
-            if partial_collection.production_inert(production, change_set):
-                run.abandon()
-                return _Inert(python, base_bytes, base_snapshot_path), candidates
+        if base_bytes is None or not production or not partial_collection.has_pytest(python):
+            return _Run(python), candidates
+        # Only code under test changed.  A small repository is proved first: a collection started and
+        # dropped costs more CPU than the proof delays it.  A bigger one starts the collection, then proves.
+        first = partial_collection.production_inert(production, change_set, limit=partial_collection.PROVE_FIRST_BYTES)
+        if first:
+            return _Inert(python, base_bytes, base_snapshot_path), candidates
+        run = _Run(python)
+        if first is None and partial_collection.production_inert(production, change_set):
+            run.abandon()
+            return _Inert(python, base_bytes, base_snapshot_path), candidates
         return run, candidates
     if planned.inert and partial_collection.has_pytest(python):
         return _Inert(python, base_bytes, base_snapshot_path), candidates

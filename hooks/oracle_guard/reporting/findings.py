@@ -24,6 +24,15 @@ class UsageError(Exception):
     """Bad input or configuration: reported as one line, exit code 2."""
 
 
+class ChangeCaused(UsageError):
+    """A stop the change's own files brought about: the hooks' runner reports FINDING against the change
+    instead of exit 2 (a CI that reads exit 2 as "not judged" would let a cheat beside it through)."""
+
+    def __init__(self, message: str, finding: Finding) -> None:
+        super().__init__(message)
+        self.finding = finding
+
+
 # NamedTuples rather than dataclasses across the hot path: importing dataclasses
 # (and the inspect module it pulls in) is a tenth of a hook's start-up.
 class Finding(NamedTuple):

@@ -220,6 +220,11 @@ CODES: dict[str, tuple[str, str, str]] = {
         "the snapshot is out of date",
         "record it when you like: `oracle-guard collection-snapshot --base BASE`, then commit the snapshot",
     ),
+    "OG806": (
+        "collection-snapshot",
+        "the snapshot is not a regular file",
+        "restore the snapshot as the regular file the base commits (no symlink, folder or FIFO in its place)",
+    ),
     **{
         f"OG85{n}": ("collection-snapshot", title, "restore the pytest configuration")
         for n, title in enumerate(

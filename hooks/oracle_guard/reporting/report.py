@@ -17,6 +17,7 @@ from typing import Protocol
 from oracle_guard.reporting.findings import EXIT_CLEAN as EXIT_CLEAN
 from oracle_guard.reporting.findings import EXIT_FINDINGS as EXIT_FINDINGS
 from oracle_guard.reporting.findings import EXIT_USAGE as EXIT_USAGE
+from oracle_guard.reporting.findings import ChangeCaused as ChangeCaused
 from oracle_guard.reporting.findings import Finding as Finding
 from oracle_guard.reporting.findings import UsageError as UsageError
 from oracle_guard.reporting.findings import escape_data as escape_data

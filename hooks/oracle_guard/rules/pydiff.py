@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
-from oracle_guard.analysis.pysource import DEEP, Module, SourceError, definitions, statements
+from oracle_guard.analysis.pysource import DEEP, Files, Module, SourceError, definitions, statements
 from oracle_guard.analysis.sourcetext import opaque_lines
 from oracle_guard.repo import changes
 from oracle_guard.repo.context import HookContext
@@ -415,7 +415,7 @@ def check(
     rule.change_set = change_set
     if change_set is None:
         here = changes.ChangeSet(None, "", None)
-        new_side = _Side(rule, here.read_new(paths), findings, reader=lambda p: here.read_new([p])[p])
+        new_side = _Side(rule, here.read_new(paths), findings, reader=Files(here.read_new))
         for path in paths:
             findings += [o.finding(path) for o in new_side.of(path) if not rule.allowed(o, path, ledger, now)]
         return findings
@@ -427,7 +427,7 @@ def check(
     parsed, errors = _parse(changed, new_blobs)
     findings += errors
     # Each side reads other project files (an imported skip decorator) from its own revision.
-    readers = (lambda p: change_set.read_base([p])[p], lambda p: change_set.read_new([p])[p])
+    readers = (Files(change_set.read_base), Files(change_set.read_new))
     new_modules, base_modules = _focused(rule, changed, parsed, new_blobs, base_blobs, old_of, readers)
     new_side = _Side(rule, new_blobs, None, new_modules, reader=readers[1])  # parse errors already reported
     base_side = _Side(rule, base_blobs, None, base_modules, reader=readers[0])  # a base that fails to parse has none

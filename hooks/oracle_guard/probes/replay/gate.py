@@ -453,7 +453,14 @@ def _red_base(ctx: _Context, base: ledger.Result, new: ledger.Result) -> list[tu
         exists = red.exists_in(target)
         moved = red.renames((c.old_path, c.path) for c in change_set.changes)
         paths = red.target_paths(still, moved, exists)
-        ran = runs.run(python, {"target": target}, [*fixed, *paths], "target")["target"] if paths else NOTHING_RAN
+        # Held to the main run's measured base time, as the new code's other runs: the change's own tests that
+        # hang only in the gate's tree ran into --timeout (exit 2, nothing judged); now OG922.
+        measure = runs.base_seconds
+        ran = (
+            runs.run(python, {"target": target}, [*fixed, *paths], "target", measure)["target"]
+            if paths
+            else NOTHING_RAN
+        )
         rewritten, open_ids = red.rewritten(still, ran, moved, exists, change_set.base_label)
         found += rewritten
     if open_ids:
