@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from oracle_guard.commands import check
+from oracle_guard.hook_ids import collection_snapshot
 from oracle_guard.hook_ids import replay as replay_hook
 from oracle_guard.probes.neighbours import recorded
 from oracle_guard.pytest_side import barrier, environment
@@ -502,6 +503,32 @@ def test_a_module_of_the_change_that_stops_pytest_only_in_the_new_tree_is_judged
         assert "pluggy is not available here" in got.out
     else:
         assert got.code == 0 and got.codes == [], got.said
+
+
+# The same module, failing only in a collection (the collection hook's run of the work tree): plain pytest
+# is green, and `check` without the replay stopped in exit 2 ("no pytest") with the change unjudged.
+SHADOW_IN_A_COLLECTION = SHADOW.replace("if _GATE:", 'if "--collect-only" in sys.argv:')
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shadow", [True, False], ids=["shadows-pluggy-in-a-collection", "an-unrelated-module"])
+def test_a_module_of_the_change_that_stops_pytest_in_the_collection_is_og804(repo: Repo, shadow: bool) -> None:
+    """The base, collected with the same interpreter, shows it has pytest: the work tree's stop is the change's."""
+    name = "pluggy.py" if shadow else "helpers_of_mine.py"
+    extra = "from shop import price\n\n\ndef test_two_fifty():\n    assert price(250) == '$2.50'\n"
+    after = {**TOUCHED, "tests/test_extra.py": extra, name: SHADOW_IN_A_COLLECTION}  # a new test: it collects
+    for path, text in BASE.items():
+        repo.write(path, text)
+    repo.stage()
+    assert repo.hook(collection_snapshot.main, "--python", sys.executable, "--always").code == 1  # recorded
+    repo.change({}, after)  # the base commits its snapshot: check collects the change against it
+    assert plain_pytest(repo) == 0  # the real pluggy outside a collection: plain pytest is green
+    got = repo.hook(check.main, "--base", "HEAD", "--python", sys.executable)
+    if shadow:
+        assert got.code == 1 and "OG804" in finding_codes(got.out), got.said  # OG969 too: a computed import
+        assert "pytest does not start in the change's tree" in got.out and "error:" not in got.err, got.said
+    else:
+        assert "OG804" not in finding_codes(got.out) and "error:" not in got.err, got.said
 
 
 # Under the gate, the first run of the new code ends its own pytest process (the run is broken, so the gate

@@ -62,3 +62,35 @@ def test_init_without_the_snapshot_runs_no_pytest_and_says_nothing_of_red_tests(
     repo.change(SLUG, {})
     code, out, _, _ = repo.hook(init_contract.main, "--no-snapshot")
     assert code == 0 and "the base is red" not in out and "ran the suite" not in out and "not run: the suite" not in out
+
+
+SRC_LAYOUT = {
+    "src/mypkg/__init__.py": "def add(a, b):\n    return a + b\n",
+    "tests/test_add.py": "from mypkg import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+    "pyproject.toml": '[project]\nname = "mypkg"\nversion = "0"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("installed", [False, True], ids=["not-installed", "on-pythonpath"])
+def test_init_where_the_project_itself_does_not_import_says_install_it_and_records_no_red_base(
+    repo: Repo, installed: bool
+) -> None:
+    """A src layout not installed in the interpreter: every module fails with "No module named 'mypkg'". That
+    is the environment, not a red base: before, init recorded the modules as not collecting and called them the
+    task. The twin whose package imports (pytest's `pythonpath = src`) records its test and says none fails."""
+    files = dict(SRC_LAYOUT)
+    if installed:
+        files["pyproject.toml"] += 'pythonpath = ["src"]\n'
+    repo.change(files, {})
+    code, out, err, _ = repo.hook(init_contract.main)
+    assert code == 0, out + err
+    snapshot = repo.path / "tests" / "collection_snapshot.txt"
+    if installed:
+        assert "recorded tests/collection_snapshot.txt: 1 tests collected" in out and snapshot.is_file(), out
+        assert "no test fails at adoption" in out, out
+        return
+    assert not snapshot.exists(), snapshot.read_text()
+    assert "not recorded: tests/collection_snapshot.txt ('mypkg' does not import in" in out, out
+    assert "though this repository holds it (src/mypkg/__init__.py): the project is not installed there" in out
+    assert "-m pip install -e .`" in out and "the base is red" not in out, out

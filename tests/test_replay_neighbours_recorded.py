@@ -386,3 +386,80 @@ def test_a_line_that_runs_for_the_tested_input_only_lowers_the_share_that_convic
         assert bool(found) is convicted, found
     assert "on 6 of 10 inputs around it" in found[0][1].message
     assert ", and m.py:3, a line the change adds, runs for the tested input only:" in found[0][1].message
+
+
+def test_the_recorder_tells_each_caller_apart_when_it_calls_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether a caller is test code is decided once per caller's code (a target called inside the project's
+    own loops paid a realpath() per call): the calls a production helper makes stay unrecorded however often
+    it calls, before and after the test's own calls of the same function, which are kept."""
+    import importlib.util
+
+    from oracle_guard.probes.neighbours import recorder
+
+    (tmp_path / "calc_rec.py").write_text(
+        "def f(x):\n    return x + 1\n\n\ndef helper(x):\n    return sum([f(x), f(x + 1), f(x + 2)])\n"
+    )
+    (tmp_path / "tests").mkdir()
+    test_file = tmp_path / "tests" / "test_calc_rec.py"
+    test_file.write_text(
+        "from calc_rec import f, helper\n\n\ndef run():\n    helper(7)\n    f(1)\n    helper(8)\n    f(2)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "calc_rec", raising=False)
+    spec = importlib.util.spec_from_file_location("test_calc_rec", test_file)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        found = recorder.Recorder()
+        found.start(str(tmp_path / "out.json"), ["calc_rec.py"])
+        found.nodes = {"tests/test_calc_rec.py::test_a"}
+        found.enter("tests/test_calc_rec.py::test_a")
+        try:
+            module.run()
+        finally:
+            found.leave()
+    finally:
+        sys.modules.pop("calc_rec", None)
+    kept = [(c["callee"], c["args"], c["path"], c["line"]) for c in found.calls.values()]
+    assert kept == [
+        ("helper", "[7]", "tests/test_calc_rec.py", 5),
+        ("f", "[1]", "tests/test_calc_rec.py", 6),
+        ("helper", "[8]", "tests/test_calc_rec.py", 7),
+        ("f", "[2]", "tests/test_calc_rec.py", 8),
+    ]  # not f(7), f(8), f(9), ...: helper's calls
+    assert found.skipped == 0
+
+
+def test_the_probe_finds_the_module_a_site_names_through_any_path_to_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The probe's module lookup keeps each file's realpath() for the probe (one per site and module was
+    most of a small suite's flip run): a symlink still finds its module, an unloaded file finds none, and
+    a relative path follows the current folder, which a probed call may change."""
+    import importlib
+
+    from oracle_guard.probes.neighbours import plugin
+
+    (tmp_path / "mod_at_a.py").write_text("X = 1\n")
+    (tmp_path / "mod_at_b.py").write_text("X = 2\n")
+    (tmp_path / "link.py").symlink_to(tmp_path / "mod_at_b.py")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        a, b = importlib.import_module("mod_at_a"), importlib.import_module("mod_at_b")
+        real: dict[object, object] = {}
+        assert plugin._module_at(str(tmp_path / "mod_at_a.py"), real) is a
+        assert plugin._module_at(str(tmp_path / "link.py"), real) is b
+        assert plugin._module_at(str(tmp_path / "not_loaded.py"), real) is None
+        assert plugin._module_at(str(tmp_path / "mod_at_a.py"), real) is a  # again, from what it kept
+        monkeypatch.chdir(tmp_path)
+        assert plugin._module_at("mod_at_b.py", real) is b
+        monkeypatch.chdir(tmp_path / "elsewhere")
+        assert plugin._module_at("mod_at_b.py", real) is None
+    finally:
+        sys.modules.pop("mod_at_a", None)
+        sys.modules.pop("mod_at_b", None)

@@ -78,6 +78,7 @@ def config_advice(path: str = ".pre-commit-config.yaml") -> str:
 
 def record_snapshot(c: contract.Contract, force: bool) -> str | None:
     """The first collection snapshot, so that the first commit after init is green; the interpreter that collected."""
+    from oracle_guard.commands import init_red
     from oracle_guard.contract import snapshot
     from oracle_guard.hook_ids import collection_snapshot as cs
 
@@ -93,6 +94,10 @@ def record_snapshot(c: contract.Contract, force: bool) -> str | None:
     # A red base is where agents start: modules that do not collect are recorded, not fatal. A session-wide
     # error or another exit status (a usage or internal error) leaves nothing to record.
     modules = [where for where, _ in found.errors if where]
+    own = init_red.own_module_not_importable([message for _, message in found.errors])
+    if own is not None:  # the project itself does not import there: not a red base, nothing to record
+        print(f"not recorded: {path} ({init_red.not_installed(*own, found.python)})")
+        return found.python
     missing = _missing_dependency(found.errors)  # the interpreter's fault, not a red base: nothing to record
     if missing or len(modules) != len(found.errors) or (found.exit_code not in (0, 5) and not modules):
         what = f"{len(found.errors)} collection error(s)" if found.errors else f"pytest exited {found.exit_code}"

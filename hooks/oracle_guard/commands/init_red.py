@@ -21,6 +21,36 @@ _COUNTS = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
 ARGS = ("-m", "pytest", "-q", "-rfE", "--continue-on-collection-errors", "-p", "no:cacheprovider")
 
 
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][\w.]*)'")
+
+
+def own_module_not_importable(messages: list[str]) -> tuple[str, str] | None:
+    """(name, where this repository holds it) when the errors' first ModuleNotFoundError names a module of this
+    repository: the project is not installed in the interpreter (a src layout), not a red base to record."""
+    from oracle_guard.repo import git
+
+    for message in messages:
+        match = _NO_MODULE.search(message)
+        if match is None:
+            continue
+        name = match.group(1).split(".")[0]
+        specs = [f":(glob)**/{name}/__init__.py", f":(glob)**/{name}.py"]
+        listed = git.run("ls-files", "--cached", "-z", "--", *specs, check=False).split(b"\0")
+        held = sorted(os.fsdecode(p) for p in listed if p)
+        if held:
+            return name, held[0]
+    return None
+
+
+def not_installed(name: str, where: str, python: str) -> str:
+    """What to do when the project's own module does not import in PYTHON."""
+    return (
+        f"'{name}' does not import in {python}, though this repository holds it ({where}): the project is not"
+        f" installed there. Install it (`{python} -m pip install -e .`) or point VIRTUAL_ENV at the environment"
+        " that has it, then run `oracle-guard collection-snapshot --always`"
+    )
+
+
 def red_tests(python: str | None) -> str:
     """One line (or two) for init's report: how many tests fail here, and that they are the task."""
     if python is None:
@@ -47,6 +77,13 @@ def red_tests(python: str | None) -> str:
     if proc.returncode not in (0, 1, 5) or (proc.returncode == 1 and not red):
         return f"not run: the suite with {python} (pytest exited {proc.returncode}: {tail or 'no output'})"
     total = sum(counts.values())
+    errors = [line for line in proc.stdout.splitlines() if line.startswith("ERROR ")]
+    own = own_module_not_importable([proc.stdout]) if errors and len(errors) == len(red) else None
+    if own is not None:  # every red one is a module that does not collect because the project does not import
+        return (
+            f"not run: the suite ('{own[0]}', this repository's own module, does not import in {python}); once the"
+            " project is installed there, `pytest` says which tests fail"
+        )
     if not red:
         return f"ran the suite with {python}: {tail or 'no tests ran'}; no test fails at adoption"
     shown = ", ".join(red[:3]) + (f" and {len(red) - 3} more" if len(red) > 3 else "")

@@ -606,7 +606,13 @@ def _compare(
         notice(
             f"pytest collects the work tree, not {os.environ.get('PRE_COMMIT_TO_REF') or change_set.target[:12]}; check that commit out to compare it"
         )
-    found = _finish_somewhere(started[0])
+    try:
+        found = _finish_somewhere(started[0])
+    except UsageError as exc:
+        lost = _pytest_lost_by_change(exc, started[0], at_base_run, change_set.base_label, snapshot)
+        if lost is None:
+            raise
+        return static + [lost]
     missing = _third_party_missing(found.errors, change_set)
     if missing:
         raise UsageError(
@@ -905,6 +911,32 @@ def _start_planned(
     if planned.inert and partial_collection.has_pytest(python):
         return _Inert(python, base_bytes, base_snapshot_path), candidates
     return _PartialRun(_Run(python, warm=True), planned.modules, base_bytes, base_snapshot_path), candidates
+
+
+def _pytest_lost_by_change(
+    exc: UsageError,
+    pending: tuple[_Started, list[tuple[str, str]]],
+    at_base_run: base_collection.BaseRun | None,
+    label: str,
+    snapshot: str,
+) -> Finding | None:
+    """OG804 when pytest starts in a scratch tree of the base with the change's interpreter and not in the change's
+    work tree: a module of the change stops it (named like pytest's own dependency, or failing only under a
+    collection), which was exit 2, "nothing was judged". None: the base cannot tell (no base run, or no pytest
+    there either), and the error stands."""
+    candidates = pending[1]
+    if at_base_run is None or not candidates:
+        return None
+    python = candidates[0][0]
+    try:
+        base_collection.collected(at_base_run, python, label)
+    except UsageError:
+        return None
+    text = (
+        f"pytest does not start in the change's tree with {python}, while it collects {label} in that interpreter:"
+        f" a module of the change stops it ({exc})"
+    )
+    return Finding(snapshot, 1, 1, "OG804", text)
 
 
 def _finish_somewhere(pending: tuple[_Started, list[tuple[str, str]]]) -> Collection:

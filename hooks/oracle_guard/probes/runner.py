@@ -14,6 +14,17 @@ from collections.abc import Sequence
 
 from oracle_guard.probes import receipts
 
+
+def log_tail(path: str) -> str:
+    """The last line of a pytest process's log that says something (not a rule of = _ -), cut to 300 characters."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = [line.strip() for line in f if line.strip() and not set(line.strip()) <= set("=_-")]
+    except OSError:
+        return ""
+    return lines[-1][:300] if lines else ""
+
+
 RUNNER = """\
 def _oracle_guard_run():
     import importlib.util, json, sys

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from oracle_guard.probes import receipts
 from oracle_guard.probes.flips.cached import Verdict
-from oracle_guard.probes.runner import RUNNER, own_fds, runner_config
+from oracle_guard.probes.runner import RUNNER, log_tail, own_fds, runner_config
 from oracle_guard.pytest_side import barrier
 from oracle_guard.repo.interpreters import tree_env
 
@@ -37,15 +37,6 @@ class Side(NamedTuple):
 
 def _join(root: str, node: str) -> str:
     return node if root in ("", ".") else os.path.normpath(os.path.join(root, node)).replace(os.sep, "/")
-
-
-def _tail(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = [line.strip() for line in f if line.strip() and not set(line.strip()) <= set("=_-")]
-    except OSError:
-        return ""
-    return lines[-1][:300] if lines else ""
 
 
 class Probe:
@@ -92,7 +83,7 @@ class Probe:
         self.receipts.close()
 
     def side(self) -> Side:
-        code, tail = self.process.proc.returncode, _tail(self.log_path)
+        code, tail = self.process.proc.returncode, log_tail(self.log_path)
         problem = self.receipts.problem(self.process.proc.pid, self.outputs)
         if problem:
             return Side(False, {}, {}, None, code, tail, problem=problem)

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any, Callable, NamedTuple
 
 from oracle_guard.probes.mutation.mutants import Mutant
+from oracle_guard.probes.runner import log_tail
 from oracle_guard.pytest_side import barrier
 from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import UsageError
@@ -108,15 +109,6 @@ def _unjoin(root: str, node: str) -> str:
         return node
     prefix = root.replace(os.sep, "/").rstrip("/") + "/"
     return node[len(prefix) :] if node.startswith(prefix) else node
-
-
-def _tail(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = [line.strip() for line in f if line.strip() and not set(line.strip()) <= set("=_-")]
-    except OSError:
-        return ""
-    return lines[-1][:300] if lines else ""
 
 
 POLL_SECONDS = 0.01
@@ -282,7 +274,7 @@ class Server:
         self.process.kill(quiet=False)  # what the new tests wrote where the base reads is exit 2 here
 
     def tail(self) -> str:
-        return _tail(self.log_path)
+        return log_tail(self.log_path)
 
 
 def work_dir(under: str) -> str:

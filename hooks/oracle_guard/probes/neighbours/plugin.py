@@ -241,11 +241,22 @@ def neighbours(values: list[Any], kinds: list[type | None], budget: int) -> list
 # -- the probe ---------------------------------------------------------------------------------------
 
 
-def _module_at(path: str) -> Any:
-    target = os.path.realpath(path)
+def _module_at(path: str, real: dict[Any, Any]) -> Any:
+    """The module loaded from PATH; REAL: realpath() of each file seen so far in this probe (one per
+    site and module was most of a flip run on a small suite)."""
+
+    def resolved(file: Any) -> Any:
+        if not os.path.isabs(file):
+            return os.path.realpath(file)  # against the current folder, which a probed call may change
+        found = real.get(file)
+        if found is None:
+            found = real[file] = os.path.realpath(file)
+        return found
+
+    target = resolved(path)
     for module in list(sys.modules.values()):
         file = getattr(module, "__file__", None)
-        if file and os.path.realpath(file) == target:
+        if file and resolved(file) == target:
             return module
     return None
 
@@ -277,13 +288,14 @@ def probe(config: dict[str, Any]) -> dict[str, Any]:
     changed = {os.path.relpath(os.path.realpath(p)).replace(os.sep, "/") for p in config["changed"]}
     started = time.monotonic()
     results: dict[str, Any] = {}
+    real: dict[Any, Any] = {}
     for site in config["sites"][:MAX_SITES]:
         if time.monotonic() - started > TOTAL_SECONDS:
             break
         # A recorded call names the production module it was defined in ("where"); a literal site is
         # resolved through the test module's own names.
         where = site.get("where")
-        module = _module_at(where or site["path"])
+        module = _module_at(where or site["path"], real)
         receiver = site.get("receiver") or ""
         if receiver:  # a method: its receiver rebuilt from its attributes (ARGS[0]) on each call
             klass = _resolve(module, receiver) if module is not None else None

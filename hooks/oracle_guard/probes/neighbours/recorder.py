@@ -69,6 +69,9 @@ class Recorder:
         self.since: float | None = None
         self.skipped = 0
         self.root = ""
+        # caller's code object -> its file relative to the tree when test code, else None: a target called
+        # inside the project's own loops (sqlparse: imt(), ~1e5 calls) paid a realpath() per call
+        self.callers: dict[Any, str | None] = {}
 
     def start(self, output: str, changed: list[str]) -> None:
         self.output = output
@@ -126,7 +129,7 @@ class Recorder:
 
     def _record(self, frame: Any, target: tuple[str, str]) -> None:
         caller = frame.f_back
-        path = _test_path(caller.f_code.co_filename if caller is not None else "", self.root)
+        path = self._caller_path(caller.f_code) if caller is not None else None
         if path is None or path == target[0] or self.per_function.get(target, 0) >= PER_FUNCTION:
             return
         code = frame.f_code
@@ -169,6 +172,13 @@ class Recorder:
             "kwargs": repr(kwargs),
             "receiver": receiver,
         }
+
+    def _caller_path(self, code: Any) -> str | None:
+        try:
+            return self.callers[code]
+        except KeyError:
+            found = self.callers[code] = _test_path(code.co_filename, self.root)
+            return found
 
     def write(self, save: Any) -> None:
         """The recording, through SAVE(path, data): the plugin's results writer (probes/kit.py, with its receipt)."""

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from oracle_guard.probes.replay import ledger
+from oracle_guard.probes.runner import log_tail
 from oracle_guard.pytest_side import barrier
 from oracle_guard.repo.confine import jail
 from oracle_guard.repo.interpreters import candidate_interpreters, no_pytest, tree_env
@@ -49,15 +50,6 @@ def fixed_args() -> tuple[str, ...]:
     Both sides get the same options, so that a test that uses the cache runs alike on both.
     """
     return PYTEST_ARGS[len(CACHE_OFF) :] if jail.ground().abi else PYTEST_ARGS
-
-
-def _tail(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = [line.strip() for line in f if line.strip() and not set(line.strip()) <= set("=_-")]
-    except OSError:
-        return ""
-    return lines[-1][:300] if lines else ""
 
 
 class _Pytest:
@@ -107,7 +99,7 @@ class _Pytest:
         self.process.kill()
 
     def result(self) -> ledger.Result:
-        return ledger.read(self.out_path, self.process.proc.returncode, _tail(self.log_path), self.nonce)
+        return ledger.read(self.out_path, self.process.proc.returncode, log_tail(self.log_path), self.nonce)
 
 
 def running(path: str) -> str:

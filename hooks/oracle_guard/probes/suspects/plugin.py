@@ -109,6 +109,7 @@ class Recorder:
         self.wanted: dict[CodeType, bool] = {}
         self.pending: dict[int, dict[str, Any]] = {}  # frame id -> the call being recorded
         self.raised: dict[int, str | None] = {}  # frame id -> the exception passing through it
+        self.callers: dict[CodeType, bool] = {}  # a caller's code object -> whether it is test code
 
     def _target(self, code: CodeType) -> bool:
         """A function of the project's own production code (every call is made again, in order: the state
@@ -120,11 +121,18 @@ class Recorder:
             known = self.wanted[code] = own and not code.co_flags & SUSPENDS
         return known
 
+    def _test_caller(self, code: CodeType) -> bool:
+        """Whether CODE is test code, once per code object (a realpath() per call was most of a traced run)."""
+        known = self.callers.get(code)
+        if known is None:
+            known = self.callers[code] = _test_code(code.co_filename)
+        return known
+
     def trace(self, frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
         if event != "call" or self.busy or not self._target(frame.f_code):
             return None
         caller = frame.f_back
-        if caller is None or not _test_code(caller.f_code.co_filename) or len(self.calls) >= MAX_CALLS:
+        if caller is None or not self._test_caller(caller.f_code) or len(self.calls) >= MAX_CALLS:
             return None
         qualname = _qualname(frame)
         module = frame.f_globals.get("__name__")
