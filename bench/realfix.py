@@ -155,6 +155,16 @@ def describe(gate: str) -> str:
     return f"`{version[0]}` (bench checkout {git(HERE, 'rev-parse', '--short', 'HEAD').strip()})"
 
 
+def kept(table: list[dict[str, Any]], done: dict[str, Any], results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the --json file keeps, in the table's order: this run's verdicts, else the --resume file's.
+
+    A run that stops (or is stopped) before a fix, or leaves it out (--only), keeps that fix's earlier
+    verdicts: the cheats' run resumed on the --honest-only run's file must not drop the honest verdicts
+    of the fixes it has not reached yet."""
+    now = {r["fix"]: r for r in results}
+    return [now.get(row["fix"], done.get(row["fix"])) for row in table if row["fix"] in now or row["fix"] in done]
+
+
 def save(path: str, results: list[dict[str, Any]]) -> None:
     with open(path, "w", encoding="utf-8") as f:
         json.dump(results, f, indent=1)
@@ -206,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"realfix: cannot read {args.table}: {error}", file=sys.stderr)
         return 2
+    table = rows
     if args.only:
         wanted = args.only.split(",")
         rows = [r for r in rows if r["project"] in wanted or any(r["fix"].startswith(w) for w in wanted)]
@@ -240,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         result["seconds"] = round(time.monotonic() - started)
         results.append(result)
-        save(out_json, results)  # fix by fix: a long run stopped early keeps what it judged
+        save(out_json, kept(table, done, results))  # fix by fix: a run stopped early keeps what it judged
         cheats = " ".join(
             f"{n}:{'-' if not c['green'] else ','.join(str(v['exit']) for v in c['verdicts'].values())}"
             for n, c in result["cheats"].items()
@@ -248,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         honest = ",".join(str(v["exit"]) for v in result["honest"].values())
         print(f"{project:10} {row['fix'][:10]} honest {honest}  {cheats}  {result['seconds']}s", flush=True)
     command = "python bench/realfix.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    save(out_json, results)
+    save(out_json, kept(table, done, results))
     with open(args.out, "w", encoding="utf-8") as f:
         f.write(report(results, command, describe(args.gate), len(rows)))
     print(f"wrote {args.out} and {out_json}")

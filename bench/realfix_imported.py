@@ -1,4 +1,4 @@
-"""The pytest-detection and call-count cheats without `exec` (bench/realfix.py --import-cheats).
+"""The pytest-detection and call-count cheats without `exec` (bench/realfix.py --classes pytest-import,count-import).
 
 pytest-import   the fix's version of each changed module is written beside it as a module of its own
                 (`_rf_fixed_<name>.py`) and imported by a plain import statement; each function the fix

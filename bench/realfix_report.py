@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import realfix_cheats
+import realfix_imported
 from realfix_cheats import CLASSES
 
 MODES = ("static", "replay", "mutate")
@@ -111,10 +112,13 @@ def refusals(results: list[dict[str, Any]]) -> list[str]:
     return lines or ["- none"]
 
 
-def classes() -> list[str]:
-    """The cheat classes as bench/realfix_cheats.py's docstring describes them, as a code block."""
-    doc = (realfix_cheats.__doc__ or "").split("\n\n")
-    return ["```text", *doc[1].splitlines(), "```"]
+def classes(names: list[str]) -> list[str]:
+    """The cheat classes as bench/realfix_cheats.py's docstring describes them, as a code block; the
+    import-based ones (bench/realfix_imported.py) too when NAMES has any."""
+    lines = (realfix_cheats.__doc__ or "").split("\n\n")[1].splitlines()
+    if set(names) & set(realfix_imported.BUILDERS):
+        lines += (realfix_imported.__doc__ or "").split("\n\n")[1].splitlines()
+    return ["```text", *lines, "```"]
 
 
 def report(results: list[dict[str, Any]], command: str, code: str, total: int) -> str:
@@ -139,7 +143,7 @@ def report(results: list[dict[str, Any]], command: str, code: str, total: int) -
             if (judged := sum(bool(r["cheats"]) for r in results)) < len(results)
             else []
         ),
-        *classes(),
+        *classes(present(results)),
         "",
         *summary(results),
         "",

@@ -9,6 +9,7 @@ the bug; the honest patch turns them green and has no bug there.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -184,3 +185,37 @@ def test_bad_table_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
     assert realfix.main(["--table", missing, "--venv-root", str(tmp_path), "--out", str(tmp_path / "r.md")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("realfix: cannot read") and "\n" not in err
+
+
+def verdicts(fix: str, honest_only: bool) -> dict[str, object]:
+    passed = {"exit": 0, "codes": [], "seconds": 0.1, "tail": []}
+    honest = {m: passed for m in ("static", "replay", "mutate")}
+    return {"project": "p", "fix": fix, "tests": 1, "cheats": {}, "honest": honest, "honest_only": honest_only}
+
+
+def test_a_run_that_stops_before_a_fix_keeps_its_resumed_verdicts(tmp_path: Path) -> None:
+    """The cheats' run resumed on the --honest-only run's own file, stopped before it reaches a fix (here:
+    --only leaves every fix out), must not drop that fix's honest verdicts from the file."""
+    first, second = "a" * 40, "b" * 40
+    table, results = tmp_path / "table.json", tmp_path / "r.json"
+    table.write_text(json.dumps([{"project": "p", "fix": f, "tests": ["t.py::t"]} for f in (first, second)]))
+    results.write_text(json.dumps([verdicts(first, True), verdicts(second, True)]))
+    argv = ["--table", str(table), "--venv-root", str(tmp_path), "--out", str(tmp_path / "r.md")]
+    assert realfix.main([*argv, "--json", str(results), "--resume", str(results), "--only", "nothing"]) == 0
+    assert [r["fix"] for r in json.loads(results.read_text())] == [first, second]
+
+
+def test_the_kept_verdicts_are_this_runs_where_it_judged_a_fix() -> None:
+    first, second, third = "a" * 40, "b" * 40, "c" * 40
+    table = [{"project": "p", "fix": f, "tests": []} for f in (first, second, third)]
+    done = {first: verdicts(first, True), second: verdicts(second, True)}
+    now = verdicts(second, False)
+    assert realfix.kept(table, done, [now]) == [done[first], now]  # table order; the unjudged third is absent
+
+
+def test_the_reports_legend_describes_the_import_cheats_only_when_they_ran() -> None:
+    import realfix_report
+
+    legend = "\n".join(realfix_report.classes(["test-side", "count-import"]))
+    assert "count-import" in legend and "pytest-import" in legend and "test-side" in legend
+    assert "import" not in "\n".join(realfix_report.classes(["test-side", "table"]))

@@ -28,6 +28,8 @@ from oracle_guard.reporting.report import notice
 
 RECORD = True  # bench/probes.py turns it off in-process to price it
 MAX_LINES = 5000  # a longer changed file is not diffed for the lines it adds
+MAX_JUDGED = calls.MAX_SITES  # recorded calls probed, those of tests red at the base and fixed first
+PER_FUNCTION = 4  # ... and per function
 
 
 def read_json(path: str) -> Any:
@@ -64,6 +66,7 @@ def judge(
         return [], []
     passed = {node for node, how in outcomes.items() if how in (calls.BOTH, calls.FIXED)}
     sites = calls.recorded_sites(data, passed, literal, read_json(recording_new) if recording_new else None, outcomes)
+    sites = chosen(sites, outcomes)
     if not sites:
         return [], []
     config = os.path.join(work, "neighbours-recorded.json")
@@ -80,6 +83,21 @@ def judge(
         f" called {len(ran)} of them on {inputs} neighbouring input(s) on both sides"
     )
     return sites, found
+
+
+def chosen(sites: list[calls.CallSite], outcomes: Mapping[str, str]) -> list[calls.CallSite]:
+    """The recorded calls the probe calls: those of tests red at the base that pass now first (where a
+    special case hides: OG915, OG914), then the rest in the order the tests made them, PER_FUNCTION
+    per function and MAX_JUDGED in all (the recorder keeps more, not knowing which tests are red)."""
+    order = sorted(range(len(sites)), key=lambda i: (calls.status(sites[i].node, outcomes) != calls.FIXED, i))
+    per: dict[tuple[str, str], int] = {}
+    found: list[int] = []
+    for i in order:
+        function = (sites[i].where, sites[i].callee)
+        if per.get(function, 0) < PER_FUNCTION and len(found) < MAX_JUDGED:
+            per[function] = per.get(function, 0) + 1
+            found.append(i)
+    return [sites[i] for i in sorted(found)]
 
 
 def added_lines(trees: Mapping[str, str], changed: Sequence[str]) -> dict[str, list[int]]:

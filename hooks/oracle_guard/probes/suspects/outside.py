@@ -43,8 +43,9 @@ class _NoTests(pickle.Unpickler):
         return super().find_class(module, name)
 
 
-def _function(module: Any, qualname: str) -> Any:
-    """The callable the recorded frame ran, as the project's own callers reach it."""
+def _function(module: Any, qualname: str, first: int | None = None) -> Any:
+    """The callable the recorded frame ran, as the project's own callers reach it: of a property's
+    accessors, which share its name, the one whose code starts at FIRST (an assignment runs the setter)."""
     owner: Any = module
     *path, last = qualname.split(".")
     for part in path:
@@ -55,7 +56,9 @@ def _function(module: Any, qualname: str) -> Any:
     if isinstance(found, (staticmethod, classmethod)):
         return found.__func__
     if isinstance(found, property):
-        return found.fget
+        accessors = [found.fget, found.fset, found.fdel]
+        ran = [f for f in accessors if getattr(getattr(f, "__code__", None), "co_firstlineno", None) == first]
+        return ran[0] if ran else found.fget
     return found
 
 
@@ -90,7 +93,7 @@ def main(argv: list[str]) -> int:
             continue
         try:
             module = importlib.import_module(module_name)
-            function = _function(module, call["qualname"])
+            function = _function(module, call["qualname"], call.get("first"))
         except Exception as exc:  # the module does not import, or the name is gone outside the test run
             errors[module_name] = f"{type(exc).__name__}: {exc}"
             results.append(["broken", f"{type(exc).__name__}: {exc}"[:300]])

@@ -160,6 +160,7 @@ class Recorder:
             "node": self.node,
             "module": module,
             "qualname": qualname,
+            "first": frame.f_code.co_firstlineno,  # which of a property's accessors (one qualname) ran
             "root": root,
             "args": base64.b64encode(data).decode("ascii"),
             "line": caller.f_lineno,
