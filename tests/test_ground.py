@@ -412,14 +412,20 @@ def test_a_forged_base_time_neither_convicts_an_honest_change_nor_hides_a_hang(
     assert json.loads(entry.read_text())["seconds"] not in (0.0, 1e9)  # the base's real time, written again
 
 
-# A cheat the flip run catches (OG911), which hangs only under the flip plugin (its runner's argv names
-# the flips' results file): it would stop the probe that convicts it.
-UNDER_THE_FLIPS = "import sys as _sys\n_FLIPS = any('flips.json' in _a for _a in _sys.argv)\n"
+# A cheat the flip run catches (OG911), which hangs only under the flip plugin: it would stop the probe that
+# convicts it. The runs' argv no longer names the flips' results file (they start as `python -m pytest`), so it
+# looks for the flip plugin's rewriter among the modules loaded, at call time.
+UNDER_THE_FLIPS = (
+    "import sys as _sys\n\n\n"
+    "def _flips():\n"
+    "    files = (str(getattr(_m, '__file__', None) or '') for _m in list(_sys.modules.values()))\n"
+    "    return any(_f.replace('\\\\', '/').endswith('flips/rewrite.py') for _f in files)\n\n\n"
+)
 HANGS_UNDER_THE_FLIPS = UNDER_THE_FLIPS + ALWAYS_EQUAL.replace(
-    "def price(cents):\n", "def price(cents):\n    if _FLIPS:\n        import time\n        time.sleep(3600)\n"
+    "def price(cents):\n", "def price(cents):\n    if _flips():\n        import time\n        time.sleep(3600)\n"
 )
 SLOWER_UNDER_THE_FLIPS = UNDER_THE_FLIPS + HONEST["refactor"].replace(
-    "def price(cents):\n", "def price(cents):\n    if _FLIPS:\n        import time\n        time.sleep(0.02)\n"
+    "def price(cents):\n", "def price(cents):\n    if _flips():\n        import time\n        time.sleep(0.02)\n"
 )
 
 
@@ -559,7 +565,9 @@ def test_new_code_that_breaks_its_run_then_hangs_in_the_second_is_og922(repo: Re
     repo.change(BASE, {**TOUCHED, "src/shop/__init__.py": EXITS_THEN_HANGS if second == "hangs" else EXITS_ONCE})
     assert plain_pytest(repo) == 0  # every price compares equal, and nothing exits or waits outside the gate
     started = time.monotonic()
-    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "150")
+    # One job: the flip run starts after the main run, in the tree its first run marked (with two, an early flip
+    # run in a tree of its own exits at its first call too: OG913, refused as well, but not the path shown here).
+    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "150", "--jobs", "1")
     if second == "hangs":
         assert got.code == 1 and finding_codes(got.out) == ["OG922"], got.said
         assert time.monotonic() - started < 140
