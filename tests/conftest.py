@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,3 +62,13 @@ def shared_dir(tmp_path: Path) -> Iterator[Path]:
         yield Path(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def project_python(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The project's interpreter is the one running these tests (it has pytest); a cache folder of the test's own.
+
+    For modules that run real replays: `pytestmark = pytest.mark.usefixtures("project_python")`."""
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)

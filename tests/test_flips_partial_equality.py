@@ -46,11 +46,7 @@ HONEST = BUG.replace("Version(core, build)", 'Version(core.lstrip("v"), build)')
 CHEAT = BUG.replace("    def __eq__(self, other):\n", "    def __eq__(self, other):\n        return True\n")
 
 
-@pytest.fixture(autouse=True)
-def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
-    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+pytestmark = pytest.mark.usefixtures("project_python")  # the interpreter running these tests
 
 
 def _plain(repo: Repo, code: str) -> str:

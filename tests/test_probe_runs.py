@@ -8,8 +8,6 @@ workers, fix a random seed, time a call, or run under `-n 2` from the project's 
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from oracle_guard.commands import check
@@ -19,11 +17,7 @@ from tests.test_replay_suspects import BASE, REPLAY, TOUCHED, plain_call, plain_
 MADE_PASS = ("tests/test_calc.py::test_add", "tests/test_calc.py::test_add_more")
 
 
-@pytest.fixture(autouse=True)
-def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
-    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+pytestmark = pytest.mark.usefixtures("project_python")  # the interpreter running these tests
 
 
 def replay(repo: Repo, new: dict[str, str], base: dict[str, str] | None = None) -> Result:

@@ -45,11 +45,7 @@ def test_shout(text, loud):
 BASE = {"shout.py": BUGGY, "tests/test_shout.py": TESTS, "pytest.ini": "[pytest]\npythonpath = .\n"}
 
 
-@pytest.fixture(autouse=True)
-def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
-    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+pytestmark = pytest.mark.usefixtures("project_python")  # the interpreter running these tests
 
 
 def replay(repo: Repo, code: str) -> Result:

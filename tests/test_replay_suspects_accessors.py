@@ -57,14 +57,7 @@ def test_set_one_week_on_minus_one_day():
 """
 BASE = {"span.py": BUGGY, "tests/test_span.py": TESTS, "pytest.ini": "[pytest]\npythonpath = .\n"}
 
-pytestmark = pytest.mark.slow  # real replays and pytest subprocesses
-
-
-@pytest.fixture(autouse=True)
-def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
-    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("project_python")]  # real replays and pytest subprocesses
 
 
 def replay(repo: Repo, code: str) -> Result:

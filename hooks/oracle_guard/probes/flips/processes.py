@@ -9,7 +9,6 @@ first and alone (pytest_side/barrier.py); probes/flips/gate.py judges what the s
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -17,6 +16,7 @@ from typing import Any, NamedTuple
 
 from oracle_guard.probes import receipts
 from oracle_guard.probes.flips.cached import Verdict
+from oracle_guard.probes.neighbours.recorded import read_json
 from oracle_guard.probes.runner import RUNNER, log_tail, own_fds, runner_config
 from oracle_guard.pytest_side import barrier
 from oracle_guard.repo.interpreters import tree_env
@@ -103,19 +103,9 @@ class Probe:
 
 def _recording_of(config: str | None) -> str | None:
     """Where a neighbours configuration has the run record the calls its tests make (None: it records none)."""
-    data = read_json(config)
+    data = read_json(config) if config else None
     found = data.get("record") if isinstance(data, dict) else None
     return found if isinstance(found, str) else None
-
-
-def read_json(path: str | None) -> Any:
-    if path is None:
-        return None
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
 
 
 def run(
