@@ -176,7 +176,9 @@ def _replayed(
     except RecursionError:  # a file of the change nested too deeply to analyse (OG928)
         found = [("oracle-replay", _too_deep(ctx.change_set))]
     except UsageError as exc:
-        broken = _broken_contract(ctx.change_set, args.contract, exc)
+        from oracle_guard.contract import broken as contract_broken
+
+        broken = contract_broken.finding(ctx.change_set, args.contract, exc)
         if broken is None:
             return runner.Outcome([], [str(exc)], [])
         found = [("oracle-replay", broken)]
@@ -193,18 +195,13 @@ def _mutated(args: argparse.Namespace, ctx: HookContext, change_set: changes.Cha
     except RecursionError:
         found = [("oracle-mutate", _too_deep(change_set))]
     except UsageError as exc:
-        broken = _broken_contract(change_set, args.contract, exc)
+        from oracle_guard.contract import broken as contract_broken
+
+        broken = contract_broken.finding(change_set, args.contract, exc)
         if broken is None:
             return runner.Outcome([], [str(exc)], [])
         found = [("oracle-mutate", broken)]
     return runner.Outcome(found, [], [], next_steps(ctx, found))
-
-
-def _broken_contract(change_set: changes.ChangeSet | None, path: str, exc: UsageError) -> report.Finding | None:
-    """OG927 when EXC is the change's contract failing to load (contract/broken.py); None: the error stands."""
-    from oracle_guard.contract import broken, contract
-
-    return broken.finding(change_set, path) if isinstance(exc, contract.ContractError) else None
 
 
 def _too_deep(change_set: changes.ChangeSet | None) -> report.Finding:

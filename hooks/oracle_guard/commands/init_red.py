@@ -21,12 +21,10 @@ _COUNTS = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
 ARGS = ("-m", "pytest", "-q", "-rfE", "--continue-on-collection-errors", "-p", "no:cacheprovider")
 
 
-_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][\w.]*)'")
-
-
 def own_module_not_importable(messages: list[str]) -> tuple[str, str] | None:
     """(name, where this repository holds it) when the errors' first ModuleNotFoundError names a module of this
     repository: the project is not installed in the interpreter (a src layout), not a red base to record."""
+    from oracle_guard.hook_ids.collection_snapshot import _NO_MODULE
     from oracle_guard.repo import git
 
     for message in messages:

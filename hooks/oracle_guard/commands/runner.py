@@ -114,7 +114,10 @@ def run(planned: Sequence[Plan], started: list[tuple[PytestRun, object]]) -> Out
                 raise
             per_hook.setdefault(hook_id, []).append(deep)
         except UsageError as exc:
-            broken = _broken_contract(planned, exc)
+            from oracle_guard.contract import broken as contract_broken  # only on a stop: PyYAML stays unimported
+
+            ctx = planned[0].ctx if planned else None
+            broken = contract_broken.finding(ctx.change_set, ctx.contract, exc) if ctx else None
             if broken is not None:  # the change's contract does not load: judged against it (OG927)
                 per_hook.setdefault(hook_id, []).append(broken)
             elif str(exc) not in errors:
@@ -153,15 +156,6 @@ def run(planned: Sequence[Plan], started: list[tuple[PytestRun, object]]) -> Out
                 results.append((plan.hook.id, finding))
     written = [p for plan in planned for p in plan.ctx.written]
     return Outcome(results, errors, written, next_steps(planned[0].ctx, results) if planned else {})
-
-
-def _broken_contract(planned: Sequence[Plan], exc: UsageError) -> Finding | None:
-    """OG927 for a contract error that is the change's (contract/broken.py); None: the error stands."""
-    from oracle_guard.contract import broken, contract
-
-    if not planned or not isinstance(exc, contract.ContractError):
-        return None
-    return broken.finding(planned[0].ctx.change_set, planned[0].ctx.contract)
 
 
 def _check_one(plan: Plan) -> list[Finding]:

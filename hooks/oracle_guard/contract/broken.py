@@ -18,9 +18,10 @@ from oracle_guard.reporting.report import Finding
 _WHERE = re.compile(r"^(?P<path>[^\n:]+):(?P<line>\d+)(?::(?P<col>\d+))?: ")
 
 
-def finding(change_set: ChangeSet | None, path: str) -> Finding | None:
-    """OG927 when the contract at PATH does not load on the change's side and loads (or is absent) at the base."""
-    if change_set is None:
+def finding(change_set: ChangeSet | None, path: str, stop: Exception) -> Finding | None:
+    """OG927 when STOP is a contract error and the contract at PATH does not load on the change's side while it
+    loads (or is absent) at the base; None: STOP stands (exit 2)."""
+    if change_set is None or not isinstance(stop, contract.ContractError):
         return None
     try:
         contract.at_new(change_set.target, path)
