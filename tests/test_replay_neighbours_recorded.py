@@ -354,13 +354,15 @@ def test_recorded_calls_become_sites_only_when_trusted_and_worth_varying() -> No
             _call(),  # kept
             _call(node="t.py::test_red"),  # its test did not pass on both sides (a red base: the task)
             _call(line=4),  # the literal site at that line judges it already
-            _call(args="[True, None, [1, 2]]"),  # nothing to vary
+            _call(args="[True, None, [False, None], {'k': True}]"),  # nothing to vary
+            _call(node="t.py::test_b", line=5, args="[True, [[1, 'x'], [2, 'y']]]"),  # kept: a table's items vary
             _call(args="__import__('os')"),  # not a literal: never evaluated
             {"node": "t.py::test_a"},  # malformed
         ],
     }
-    [site] = calls.recorded_sites(data, {"t.py::test_a", "t.py::test_b"}, literal)
+    site, table = calls.recorded_sites(data, {"t.py::test_a", "t.py::test_b"}, literal)
     assert (site.node, site.where, site.callee, site.text()) == ("t.py::test_a", "src/m.py", "f", "f('Chapter 3')")
+    assert (table.node, table.text()) == ("t.py::test_b", "f(True, [[1, 'x'], [2, 'y']])")
     assert calls.recorded_sites({**data, "complete": False}, {"t.py::test_a"}, literal) == []
     assert calls.recorded_sites(None, {"t.py::test_a"}, literal) == []
 

@@ -297,6 +297,35 @@ def _unfinished(where: str, new: Side, base_label: str) -> Finding:
     return Finding(where, 1, 1, "OG913", text)
 
 
+def _record_fixed(
+    python: str,
+    trees: Mapping[str, str],
+    fixed: Sequence[str],
+    jobs: int,
+    deadline: float,
+    work: str,
+    changed: Sequence[str],
+    added: Mapping[str, list[int]],
+    recording: str,
+    outcomes: Mapping[str, str] | None,
+) -> None:
+    """Record, at the base, the calls of the tests red there and fixed that the flip run did not run.
+
+    The flip run runs only the tests holding a flip; the tests a change makes pass are where a
+    special case hides, so a base-side run of theirs alone (no flip plugin: it would deselect them)
+    records their calls, added to RECORDING first (recorded.merge).
+    """
+    missing = recorded.unrecorded_fixed(recording, outcomes)
+    if not missing:
+        return
+    more = os.path.join(work, "recorded-calls-fixed.json")
+    config = _calls_file(work, [], changed, "calls-record-fixed", more, added)
+    if config is None:
+        return
+    run(python, {"base": trees["base"]}, [*fixed, *missing], jobs, deadline, work, "record-fixed", config, flips=False)
+    recorded.merge(recording, more)
+
+
 def recording_of_new(work: str) -> str:
     """Where the new side's flip run records the calls its tests make (recorded.py judges only some)."""
     return os.path.join(work, "recorded-calls-new.json")
@@ -386,6 +415,7 @@ def judge(
     odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label, outcomes) if calls else []
     troubled: list[Side] = [new] if new.problem else []
     if record:  # the calls the base's tests made, arguments as received, judged like literal sites
+        _record_fixed(python, trees, fixed, jobs, deadline, work, changed, added, recording, outcomes)
 
         def probe(args: list[str], config: str) -> tuple[Any, Any]:
             again = run(python, trees, [*fixed, *args], jobs, deadline, work, "recorded", config)

@@ -43,15 +43,24 @@ class Probe:
     """One probe pytest process in a scratch tree, in its own process group."""
 
     def __init__(
-        self, python: str, tree: str, args: Sequence[str], work: str, name: str, calls: str | None, side: str
+        self,
+        python: str,
+        tree: str,
+        args: Sequence[str],
+        work: str,
+        name: str,
+        calls: str | None,
+        side: str,
+        flips: bool = True,
     ) -> None:
+        """FLIPS: load the flip plugin (False: the neighbours plugin alone, which then runs every test it is given)."""
         from oracle_guard.probes.flips import plugin as _flips_plugin
 
-        self.flips_out = os.path.join(work, f"{name}.flips.json")
+        self.flips_out = os.path.join(work, f"{name}.flips.json") if flips else None
         self.neighbours_out = os.path.join(work, f"{name}.neighbours.json") if calls else None
         self.log_path = os.path.join(work, f"{name}.log")
         self.seconds: float | None = None
-        plugins = [[os.path.abspath(_flips_plugin.__file__), self.flips_out]]
+        plugins = [[os.path.abspath(_flips_plugin.__file__), self.flips_out]] if self.flips_out else []
         env = tree_env(python, tree)
         if calls and self.neighbours_out:
             from oracle_guard.probes.neighbours import plugin as _neighbours_plugin
@@ -87,7 +96,7 @@ class Probe:
         problem = self.receipts.problem(self.process.proc.pid, self.outputs)
         if problem:
             return Side(False, {}, {}, None, code, tail, problem=problem)
-        data = read_json(self.flips_out)
+        data = read_json(self.flips_out) if self.flips_out else {"complete": True}
         neighbours = read_json(self.neighbours_out) if self.neighbours_out else None
         if not isinstance(data, dict) or data.get("complete") is not True:
             return Side(False, {}, {}, neighbours, code, tail)
@@ -120,11 +129,13 @@ def run(
     record: str | None = None,
     record_new: str | None = None,
     claimed: float | None = None,
+    flips: bool = True,
 ) -> dict[str, Side]:
     """One probe process per tree (two at once when JOBS allows); RECORD, RECORD_NEW: the base's and the new
     tree's calls file instead (each records the calls its tests make).
 
-    CLAIMED: the base side's time from a cache entry, for TREES without a base side (_warm)."""
+    CLAIMED: the base side's time from a cache entry, for TREES without a base side (_warm).
+    FLIPS: False runs the neighbours plugin alone (Probe)."""
     sides: dict[str, Side] = {}
     pending: list[tuple[str, Probe]] = []
     try:
@@ -135,7 +146,7 @@ def run(
                     done.wait(deadline)
                     sides[done_name] = done.side()
                 own = record if record and name == "base" else record_new if record_new and name == "new" else calls
-                pending.append((name, Probe(python, trees[name], args, work, f"{tag}-{name}", own, name)))
+                pending.append((name, Probe(python, trees[name], args, work, f"{tag}-{name}", own, name, flips)))
             while pending:
                 done_name, done = pending.pop(0)
                 done.wait(deadline)

@@ -258,13 +258,13 @@ def recorded_sites(
     if calls is None:
         return []
     known = {(str(c.get("node")), str(c.get("path")), c.get("line")) for c in calls if isinstance(c, dict)}
-    keys = {_call_key(c) for c in calls if isinstance(c, dict)}
+    keys = {call_key(c) for c in calls if isinstance(c, dict)}
     more = [
         {**c, "seen": "new"}
         for c in _complete_calls(new_data) or []
         if isinstance(c, dict)
         and (str(c.get("node")), str(c.get("path")), c.get("line")) in known
-        and _call_key(c) not in keys
+        and call_key(c) not in keys
         and status(str(c.get("node")), outcomes or {}) == FIXED
     ]
     taken = {(s.path, s.line, s.callee.rsplit(".", 1)[-1]) for s in literal}  # another callee on the line is not it
@@ -286,7 +286,7 @@ def recorded_sites(
         if receiver and not (args and isinstance(args[0], dict)):
             continue
         values = [*(args[0].values() if receiver else ()), *args[1 if receiver else 0 :], *kwargs.values()]
-        if not any(isinstance(v, SCALARS) and not isinstance(v, bool) for v in values):
+        if not any(_varies(v) for v in values):
             continue
         site_id = f"{path}:{line}:{col}:{where}:{callee}:{len(found)}"
         seen = str(call.get("seen") or "")
@@ -294,12 +294,21 @@ def recorded_sites(
     return found  # recorded.chosen keeps MAX_SITES of them, the calls of tests red at the base first
 
 
+def _varies(value: Any) -> bool:
+    """VALUE is, or holds in a list, tuple or dict, a scalar the probe can vary (not a bool)."""
+    if isinstance(value, (list, tuple)):
+        return any(_varies(v) for v in value)
+    if isinstance(value, dict):
+        return any(_varies(v) for v in value.values())
+    return isinstance(value, SCALARS) and not isinstance(value, bool)
+
+
 def _complete_calls(data: Any) -> list[Any] | None:
     calls = data.get("calls") if isinstance(data, dict) and data.get("complete") is True else None
     return calls if isinstance(calls, list) else None
 
 
-def _call_key(call: dict[str, Any]) -> tuple[str, ...]:
+def call_key(call: dict[str, Any]) -> tuple[str, ...]:
     return tuple(str(call.get(k)) for k in ("node", "where", "callee", "receiver", "args", "kwargs"))
 
 

@@ -31,6 +31,7 @@ session end: ``{"calls": [{node, path, line, col, where, callee, args, kwargs}],
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import itertools
 import json
@@ -56,6 +57,7 @@ TOTAL_SECONDS = 20.0
 MAX_ITEMS = 100  # items of an iterator answer read
 SPAN = 50  # integers within this distance of the literal
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+CONTAINERS = (list, tuple, dict)  # an argument's container: its items vary, and its size
 
 
 class _Slow(Exception):
@@ -169,7 +171,7 @@ def _kind(value: Any, annotation: Any) -> type | None:
     for kind in (int, float, str, bytes):
         if isinstance(value, kind):
             return kind
-    return None
+    return type(value) if type(value) in CONTAINERS else None
 
 
 def _path_like(text: str) -> bool:
@@ -191,6 +193,10 @@ def _strategy(value: Any, kind: type) -> Any:
 
 def _sizes(value: Any, kind: type) -> list[Any]:
     """Inputs of the same shape and another size: a class an honest fix changes reaches them too."""
+    if kind is dict:
+        return [dict(list(value.items())[:-1])] if len(value) > 1 else []
+    if kind in CONTAINERS:  # a row fewer, the last row twice
+        return [value[:-1], value + value[-1:]] if len(value) > 1 else [value + value]
     if kind is int:
         return [int(value) * 2, int(value) * 10, int(value) // 2, -int(value)]
     if kind is float:
@@ -199,22 +205,46 @@ def _sizes(value: Any, kind: type) -> list[Any]:
     return [value + value, value[:half], value[half:]] if half else [value + value]
 
 
+def _leaves(value: Any, depth: int = 0) -> list[tuple[tuple[Any, ...], Any]]:
+    """(path, value) of what varies in VALUE: itself, or the items of a list, tuple or dict (nested too), and
+    then the container itself too (its other sizes, ``_sizes``)."""
+    if depth > 3 or not isinstance(value, (list, tuple, dict)) or not value:
+        return [((), value)]
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    found = [((key, *path), leaf) for key, item in items for path, leaf in _leaves(item, depth + 1)]
+    return [*found, ((), value)] if depth == 0 else found  # a row keeps its length: the table keeps its shape
+
+
+def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    """VALUE with the item at PATH (a list/tuple index or dict key each step) replaced by NEW; a new container."""
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        return {**value, head: _replaced(value[head], rest, new)}
+    items = list(value)
+    items[head] = _replaced(items[head], rest, new)
+    return tuple(items) if isinstance(value, tuple) else items
+
+
 def neighbours(values: list[Any], kinds: list[type | None], budget: int) -> list[tuple[int, Any]]:
-    """(argument index, new value) pairs: Hypothesis, derandomized, when installed; a seeded draw otherwise."""
+    """(value index, new value) pairs: Hypothesis, derandomized, when installed; a seeded draw otherwise.
+
+    A scalar is drawn around its value and given other sizes; a container (CONTAINERS) only other
+    sizes, its items being values of their own."""
     varied = [i for i, kind in enumerate(kinds) if kind is not None]
-    if not varied:
-        return []
+    drawn = [i for i in varied if kinds[i] not in CONTAINERS]
     found: list[tuple[int, Any]] = []
     try:
         from hypothesis import HealthCheck, Phase, given, seed, settings
         from hypothesis import strategies as st
     except ImportError:
         rng = random.Random(0)
-        for _ in range(budget * 2):
-            index = varied[rng.randrange(len(varied))]
+        for _ in range(budget * 2 if drawn else 0):
+            index = drawn[rng.randrange(len(drawn))]
             found.append((index, _random_value(values[index], kinds[index], rng)))  # type: ignore[arg-type]
     else:
-        strategy = st.one_of([st.tuples(st.just(i), _strategy(values[i], kinds[i])) for i in varied])  # type: ignore[arg-type]
+        strategy = st.one_of([st.tuples(st.just(i), _strategy(values[i], kinds[i])) for i in drawn])  # type: ignore[arg-type]
 
         @seed(0)
         @settings(
@@ -229,7 +259,8 @@ def neighbours(values: list[Any], kinds: list[type | None], budget: int) -> list
         def draw(pair: tuple[int, Any]) -> None:
             found.append(pair)
 
-        draw()
+        if drawn:
+            draw()
     sized = [(i, other) for i in varied for other in _sizes(values[i], kinds[i])]  # type: ignore[arg-type]
     unique: dict[str, tuple[int, Any]] = {}
     for index, new in [*sized, *found]:
@@ -312,23 +343,28 @@ def probe(config: dict[str, Any]) -> dict[str, Any]:
         if receiver:  # its attributes vary like arguments
             values = [*args[0].values(), *values[1:]]
             keys = [*((0, name) for name in args[0]), *keys[1:]]
-        kinds = []
+        slots: list[tuple[Any, tuple[Any, ...]]] = []  # (argument key, path into it) of each varied value
+        kinds: list[Any] = []
+        flat: list[Any] = []
         for position, value in zip(keys, values):
             name = names[position] if isinstance(position, int) and position < len(names) else position
             annotation = getattr(params.get(name), "annotation", None) if isinstance(name, str) else None
-            kinds.append(_kind(value, annotation))
+            for path, leaf in _leaves(value):
+                slots.append((position, path))
+                flat.append(leaf)
+                kinds.append(_kind(leaf, annotation if not path else None))
         lines = _Lines(config.get("added") or {})
         tested = lines.run(True, _stable_answer, func, args, kwargs)
         inputs: dict[str, Any] = {}
-        for index, new in neighbours(values, kinds, PER_SITE):
+        for index, new in neighbours(flat, kinds, PER_SITE):
             call_args, call_kwargs = list(args), dict(kwargs)
-            key = keys[index]
+            key, path = slots[index]
             if isinstance(key, tuple):
-                call_args[0] = {**call_args[0], key[1]: new}
+                call_args[0] = {**call_args[0], key[1]: _replaced(call_args[0][key[1]], path, new)}
             elif isinstance(key, int):
-                call_args[key] = new
+                call_args[key] = _replaced(call_args[key], path, new)
             else:
-                call_kwargs[key] = new
+                call_kwargs[key] = _replaced(call_kwargs[key], path, new)
             answer = lines.run(False, _stable_answer, func, call_args, call_kwargs)
             inputs[repr((call_args, call_kwargs))] = [answer, index]
         results[site["id"]] = {"tested": tested, "inputs": inputs, "only_tested": lines.only_tested() if inputs else []}
@@ -343,7 +379,7 @@ class _Rebuilt:
 
     def __call__(self, state: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         obj: Any = object.__new__(self.klass)
-        fresh = {k: list(v) if isinstance(v, list) else v for k, v in state.items()}  # a call may mutate them
+        fresh = copy.deepcopy(state)  # a call may change them
         object.__getattribute__(obj, "__dict__").update(fresh)
         return getattr(obj, self.method)(*args, **kwargs)
 
@@ -387,8 +423,9 @@ class _Lines:
 
 
 def _stable_answer(func: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
-    first = _answer(func, list(args), dict(kwargs))
-    second = _answer(func, list(args), dict(kwargs))
+    # plain data (literals, recorded values) copied for each call: a call may change its arguments
+    first = _answer(func, copy.deepcopy(args), copy.deepcopy(kwargs))
+    second = _answer(func, copy.deepcopy(args), copy.deepcopy(kwargs))
     return first if first == second else ["?", "unstable"]
 
 

@@ -28,6 +28,7 @@ from oracle_guard.reporting.report import notice
 
 RECORD = True  # bench/probes.py turns it off in-process to price it
 MAX_LINES = 5000  # a longer changed file is not diffed for the lines it adds
+MAX_FIXED = 100  # tests red at the base and fixed that a recording run of their own is given
 MAX_JUDGED = calls.MAX_SITES  # recorded calls probed, those of tests red at the base and fixed first
 PER_FUNCTION = 4  # ... and per function
 
@@ -83,6 +84,35 @@ def judge(
         f" called {len(ran)} of them on {inputs} neighbouring input(s) on both sides"
     )
     return sites, found
+
+
+def unrecorded_fixed(recording: str, outcomes: Mapping[str, str] | None) -> list[str]:
+    """The tests red at the base that pass now of which RECORDING holds no call, MAX_FIXED at most.
+
+    The base side's flip run records only the tests it runs, those holding a flip: a fixed test
+    that compares two computed values (``assert plural == pluralize(singular)``) holds none, and
+    it is the test a special case is written for.  A run of its own records them (flips/gate.py).
+    """
+    data = read_json(recording)
+    if not isinstance(data, dict) or data.get("complete") is not True or not isinstance(data.get("calls"), list):
+        return []
+    seen = {str(c.get("node")) for c in data["calls"] if isinstance(c, dict)}
+    fixed = [node for node, how in (outcomes or {}).items() if how == calls.FIXED and node not in seen]
+    return sorted(fixed)[:MAX_FIXED]
+
+
+def merge(recording: str, more: str) -> None:
+    """Add the calls of recording MORE (a complete one) to RECORDING's, first: those of tests red at the base."""
+    data, extra = read_json(recording), read_json(more)
+    if not isinstance(data, dict) or data.get("complete") is not True or not isinstance(data.get("calls"), list):
+        return
+    if not isinstance(extra, dict) or extra.get("complete") is not True or not isinstance(extra.get("calls"), list):
+        return
+    keys = {calls.call_key(c) for c in data["calls"] if isinstance(c, dict)}
+    added = [c for c in extra["calls"] if isinstance(c, dict) and calls.call_key(c) not in keys]
+    data["calls"] = [*added, *data["calls"]]
+    with open(recording, "w", encoding="utf-8") as f:
+        json.dump(data, f)
 
 
 def chosen(sites: list[calls.CallSite], outcomes: Mapping[str, str]) -> list[calls.CallSite]:

@@ -24,7 +24,8 @@ from typing import Any
 MAX_RECORDED = 160  # distinct calls kept
 PER_FUNCTION = 32  # distinct argument tuples kept per function
 MAX_TEXT = 200  # longest str/bytes argument kept
-MAX_ITEMS = 16  # longest list/tuple argument kept
+MAX_ITEMS = 16  # longest list/tuple/dict argument kept (each level)
+NESTING = 2  # containers within a container: rows of a table, not a whole document
 RECORD_SECONDS = 20.0  # test time run under the profile function, in all (it slows calls several-fold)
 TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)\.py$")
 TEST_FOLDERS = frozenset({"tests", "test", "testing"})
@@ -36,7 +37,8 @@ RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENER
 
 
 def _plain(value: Any, depth: int = 0) -> bool:
-    """VALUE is a scalar, str or bytes (exact types: no subclass runs code when read), or a short list/tuple of them."""
+    """VALUE is a scalar, str or bytes (exact types: no subclass runs code when read), or a short list, tuple
+    or str-keyed dict of such values, nested NESTING deep at most (a table's rows, a document's fields)."""
     kind = type(value)
     if kind in (str, bytes):
         return len(value) <= MAX_TEXT
@@ -44,7 +46,11 @@ def _plain(value: Any, depth: int = 0) -> bool:
         return math.isfinite(value)  # its repr must read back
     if kind in PLAIN:
         return True
-    return kind in (list, tuple) and depth == 0 and len(value) <= MAX_ITEMS and all(_plain(v, 1) for v in value)
+    if kind not in (list, tuple, dict) or depth >= NESTING or len(value) > MAX_ITEMS:
+        return False
+    if kind is dict:
+        return all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
+    return all(_plain(v, depth + 1) for v in value)
 
 
 class Recorder:
