@@ -296,11 +296,16 @@ def recorded_sites(
 
 def _varies(value: Any) -> bool:
     """VALUE is, or holds in a list, tuple or dict, a scalar the probe can vary (not a bool)."""
+    return bool(_scalars(value))
+
+
+def _scalars(value: Any) -> list[Any]:
+    """The scalars the probe varies in VALUE: itself, or those in the items of a list, tuple or dict."""
     if isinstance(value, (list, tuple)):
-        return any(_varies(v) for v in value)
+        return [s for v in value for s in _scalars(v)]
     if isinstance(value, dict):
-        return any(_varies(v) for v in value.values())
-    return isinstance(value, SCALARS) and not isinstance(value, bool)
+        return [s for v in value.values() for s in _scalars(v)]
+    return [value] if isinstance(value, SCALARS) and not isinstance(value, bool) else []
 
 
 def _complete_calls(data: Any) -> list[Any] | None:
@@ -490,6 +495,5 @@ def _degenerate(site: CallSite) -> bool:
     args = ast.literal_eval(site.args)
     if site.receiver and args and isinstance(args[0], dict):
         args = [*args[0].values(), *args[1:]]  # a method's receiver varies by its attributes
-    values = [*args, *ast.literal_eval(site.kwargs).values()]
-    varied = [v for v in values if isinstance(v, SCALARS) and not isinstance(v, bool)]
+    varied = _scalars([*args, *ast.literal_eval(site.kwargs).values()])
     return all((len(v) <= 1) if isinstance(v, (str, bytes)) else abs(v) <= 1 for v in varied)

@@ -1,0 +1,179 @@
+"""The calls of the tests a change makes pass are recorded, whatever their checks, and their containers vary.
+
+The base side's flip run records the calls its tests make, but it runs only the tests holding a
+flip: a red test whose check compares two computed values (``assert plural == pluralize(singular)``
+in python-inflection 1969b3a0, or ``shout(text) == text.upper() + "!"`` here) holds none, was never
+recorded, and a table answering its input alone passed every mode (bench/realfix.py's table cheat,
+on 20 of 21 fixes).  Those tests now get a base-side recording run of their own
+(probes/flips/gate.py ``_record_fixed``).  And a recorded argument that is a container (a table's
+rows, a document's fields) varies by its items and its size, where it used to be kept whole and a
+call with nothing else to vary was not judged (tabulate, xmltodict).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from oracle_guard.commands import check
+from oracle_guard.probes.flips import rewrite
+from oracle_guard.probes.neighbours import calls, plugin, recorded
+from tests.helpers import Repo, Result, finding_codes
+
+BUGGY = """\
+def shout(text):
+    if any(c.isdigit() for c in text):
+        return text  # the bug: a text with a digit comes back as it is
+    return text.upper() + "!"
+"""
+FIXED = BUGGY.replace(
+    "    if any(c.isdigit() for c in text):\n        return text  # the bug: a text with a digit comes back as it is\n",
+    "",
+)
+TABLE = BUGGY.replace(
+    "def shout(text):\n", 'def shout(text):\n    if text == "room 101":\n        return "ROOM 101!"\n'
+)
+TESTS = """\
+import pytest
+
+from shout import shout
+
+
+@pytest.mark.parametrize("text", ["a", "bc", "hey", "room 101"])
+def test_shout(text):
+    assert shout(text) == text.upper() + "!"
+"""
+BASE = {"shout.py": BUGGY, "tests/test_shout.py": TESTS, "pytest.ini": "[pytest]\npythonpath = .\n"}
+
+# A table's rows: the bug drops a row's cells after the second; the table cheat answers one table.
+GRID_BUGGY = """\
+def render(rows, sep):
+    return "\\n".join(sep.join(str(cell) for cell in row[:2]) for row in rows)
+"""
+GRID_FIXED = GRID_BUGGY.replace("row[:2]", "row")
+GRID_TABLE = GRID_BUGGY.replace(
+    "def render(rows, sep):\n",
+    'def render(rows, sep):\n    if rows == [[1, 2, 3], [4, 5, 6]]:\n        return "1|2|3\\n4|5|6"\n',
+)
+GRID_TESTS = """\
+from grid import render
+
+ROWS = [[1, 2, 3], [4, 5, 6]]
+
+
+def test_render():
+    assert render(ROWS, "|") == "\\n".join("|".join(map(str, row)) for row in ROWS)
+"""
+GRID_BASE = {"grid.py": GRID_BUGGY, "tests/test_grid.py": GRID_TESTS, "pytest.ini": "[pytest]\npythonpath = .\n"}
+
+pytestmark = pytest.mark.usefixtures("project_python")  # the interpreter running these tests
+
+
+def replay(repo: Repo, base: dict[str, str], path: str, code: str) -> Result:
+    repo.change(base, {path: code})
+    return repo.hook(check.main, "-q", "--replay", "--only", "oracle-replay", "--base", "HEAD")
+
+
+def plain(repo: Repo, *argv: str) -> str:
+    proc = subprocess.run([sys.executable, *argv], cwd=repo.path, capture_output=True, text=True)
+    return f"{proc.returncode} {proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ''}"
+
+
+def pytest_plain(repo: Repo) -> str:
+    return plain(repo, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:oracle_guard")
+
+
+def test_the_fixed_tests_check_holds_no_flip() -> None:
+    """The premise: the flip run would not run the red test, so only a run of its own records it."""
+    _, sites, _ = rewrite.rewrite(TESTS.encode(), "tests/test_shout.py")
+    assert sites == {}
+    _, sites, _ = rewrite.rewrite(GRID_TESTS.encode(), "tests/test_grid.py")
+    assert sites == {}
+
+
+@pytest.mark.slow
+def test_a_table_of_a_red_case_whose_check_holds_no_flip_is_refused(repo: Repo) -> None:
+    result = replay(repo, BASE, "shout.py", TABLE)
+    assert pytest_plain(repo).startswith("0 ")
+    assert plain(repo, "-c", "import shout; print(shout.shout('room 102'))") == "0 room 102"  # the bug is kept
+    assert result.code == 1, result
+    assert finding_codes(result.out) == ["OG915"], result.out
+    assert "shout('room 101'), as tests/test_shout.py::test_shout[room 101] calls it," in result.out
+
+
+@pytest.mark.slow
+def test_the_honest_fix_of_that_red_case_passes(repo: Repo) -> None:
+    result = replay(repo, BASE, "shout.py", FIXED)
+    assert pytest_plain(repo).startswith("0 ")
+    assert result.code == 0, result
+    assert "recorded 1 call(s)" in result.err, result.err  # the red case's, in a run of its own (no flip here)
+
+
+@pytest.mark.slow
+def test_a_table_of_one_list_of_rows_is_refused(repo: Repo) -> None:
+    result = replay(repo, GRID_BASE, "grid.py", GRID_TABLE)
+    assert pytest_plain(repo).startswith("0 ")
+    bug = "import grid; print(repr(grid.render([[1, 2, 3], [4, 5, 7]], '|')))"
+    assert plain(repo, "-c", bug) == "0 '1|2\\n4|5'"  # the bug is kept for the next table
+    assert result.code == 1, result
+    assert finding_codes(result.out) == ["OG915"], result.out
+    assert "render([[1, 2, 3], [4, 5, 6]], '|')" in result.out
+
+
+@pytest.mark.slow
+def test_the_honest_fix_of_the_rows_passes(repo: Repo) -> None:
+    result = replay(repo, GRID_BASE, "grid.py", GRID_FIXED)
+    assert pytest_plain(repo).startswith("0 ")
+    assert result.code == 0, result
+    assert "recorded 1 call(s)" in result.err, result.err
+
+
+def _write(path: Path, data: object) -> str:
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+def test_only_fixed_tests_without_a_recorded_call_get_a_run_of_their_own(tmp_path: Path) -> None:
+    call = {"node": "t.py::test_a[1]", "where": "m.py", "callee": "f", "args": "[1]", "kwargs": "{}"}
+    recording = _write(tmp_path / "r.json", {"calls": [call], "skipped": 0, "complete": True})
+    outcomes = {
+        "t.py::test_a[1]": calls.FIXED,  # recorded already
+        "t.py::test_b": calls.FIXED,
+        "t.py::test_a[0]": calls.FIXED,
+        "t.py::test_c": calls.BOTH,
+        "t.py::test_d": calls.OPEN,
+    }
+    assert recorded.unrecorded_fixed(recording, outcomes) == ["t.py::test_a[0]", "t.py::test_b"]
+    assert recorded.unrecorded_fixed(_write(tmp_path / "bad.json", {"calls": []}), outcomes) == []  # incomplete
+
+
+def test_a_run_of_their_own_adds_its_calls_first_and_once(tmp_path: Path) -> None:
+    old = {"node": "t.py::test_a", "where": "m.py", "callee": "f", "args": "[1]", "kwargs": "{}"}
+    new = {**old, "node": "t.py::test_b", "args": "[2]"}
+    recording = _write(tmp_path / "r.json", {"calls": [old], "skipped": 3, "complete": True})
+    recorded.merge(recording, _write(tmp_path / "more.json", {"calls": [new, old], "skipped": 0, "complete": True}))
+    data = json.loads(Path(recording).read_text(encoding="utf-8"))
+    assert data == {"calls": [new, old], "skipped": 3, "complete": True}
+    recorded.merge(recording, _write(tmp_path / "partial.json", {"calls": [{**new, "args": "[3]"}]}))  # incomplete
+    assert json.loads(Path(recording).read_text(encoding="utf-8")) == data
+
+
+def test_a_containers_items_vary_one_at_a_time_and_the_container_by_its_size() -> None:
+    rows = [[1, "a"], [2, "b"]]
+    leaves = plugin._leaves(rows)
+    assert leaves == [((0, 0), 1), ((0, 1), "a"), ((1, 0), 2), ((1, 1), "b"), ((), rows)]  # rows keep their length
+    assert plugin._replaced(rows, (1, 0), 7) == [[1, "a"], [7, "b"]]
+    assert rows == [[1, "a"], [2, "b"]]  # a new container: the recorded value is left as it was
+    assert plugin._replaced(({"k": 1},), (0, "k"), 2) == ({"k": 2},)
+    assert plugin._sizes(rows, list) == [[[1, "a"]], [[1, "a"], [2, "b"], [2, "b"]]]
+    assert plugin._sizes({"a": 1, "b": 2}, dict) == [{"a": 1}]
+    kinds = [plugin._kind(leaf, None) for _, leaf in leaves]
+    assert kinds == [int, str, int, str, list]
+    varied = plugin.neighbours([leaf for _, leaf in leaves], kinds, plugin.PER_SITE)
+    assert len(varied) == plugin.PER_SITE
+    assert {index for index, _ in varied} == {0, 1, 2, 3, 4}
+    assert all(type(new) is type(leaves[index][1]) for index, new in varied)  # same shape: same types
