@@ -12,6 +12,10 @@ call with nothing else to vary was not judged (tabulate, xmltodict).
 
 from __future__ import annotations
 
+import ast
+import datetime
+import decimal
+import fractions
 import json
 import subprocess
 import sys
@@ -69,6 +73,42 @@ def test_render():
     assert render(ROWS, "|") == "\\n".join("|".join(map(str, row)) for row in ROWS)
 """
 GRID_BASE = {"grid.py": GRID_BUGGY, "tests/test_grid.py": GRID_TESTS, "pytest.ini": "[pytest]\npythonpath = .\n"}
+
+# An object argument (its attributes: a date, a number): the bug is off by one for spans of ten days or more.
+SPAN_BUGGY = """\
+import datetime
+
+
+class Span:
+    def __init__(self, start, days):
+        self.start = start
+        self.days = days
+
+
+def end(span):
+    days = span.days if span.days < 10 else span.days - 1
+    return span.start + datetime.timedelta(days=days)
+"""
+SPAN_FIXED = SPAN_BUGGY.replace("span.days if span.days < 10 else span.days - 1", "span.days")
+SPAN_TABLE = SPAN_BUGGY.replace(
+    "def end(span):\n",
+    "def end(span):\n    if span.start == datetime.date(2024, 1, 30) and span.days == 12:\n"
+    "        return datetime.date(2024, 2, 11)\n",
+)
+SPAN_TESTS = """\
+import datetime
+
+import pytest
+
+from span import Span, end
+
+
+@pytest.mark.parametrize("days", [1, 5, 12])
+def test_end(days):
+    start = datetime.date(2024, 1, 30)
+    assert end(Span(start, days)) == start + datetime.timedelta(days=days)
+"""
+SPAN_BASE = {"span.py": SPAN_BUGGY, "tests/test_span.py": SPAN_TESTS, "pytest.ini": "[pytest]\npythonpath = .\n"}
 
 pytestmark = pytest.mark.usefixtures("project_python")  # the interpreter running these tests
 
@@ -130,6 +170,81 @@ def test_the_honest_fix_of_the_rows_passes(repo: Repo) -> None:
     assert pytest_plain(repo).startswith("0 ")
     assert result.code == 0, result
     assert "recorded 1 call(s)" in result.err, result.err
+
+
+@pytest.mark.slow
+def test_a_table_of_one_object_argument_is_refused(repo: Repo) -> None:
+    result = replay(repo, SPAN_BASE, "span.py", SPAN_TABLE)
+    assert pytest_plain(repo).startswith("0 ")
+    bug = "import datetime, span; print(span.end(span.Span(datetime.date(2024, 1, 29), 12)))"
+    assert plain(repo, "-c", bug) == "0 2024-02-09"  # the bug is kept for the next start
+    assert result.code == 1, result
+    assert finding_codes(result.out) == ["OG915"], result.out
+    assert "end(Span(start=date(2024, 1, 30), days=12)), as tests/test_span.py::test_end[12] calls it," in result.out
+
+
+@pytest.mark.slow
+def test_the_honest_fix_of_the_object_argument_passes(repo: Repo) -> None:
+    result = replay(repo, SPAN_BASE, "span.py", SPAN_FIXED)
+    assert pytest_plain(repo).startswith("0 ")
+    assert result.code == 0, result
+    assert "recorded 1 call(s)" in result.err, result.err
+
+
+class _Point:
+    def __init__(self, x: object, y: object) -> None:
+        self.x, self.y = x, y
+
+
+def test_an_object_argument_is_recorded_as_its_class_and_attributes_and_rebuilt() -> None:
+    from oracle_guard.probes.neighbours import recorder
+
+    when = datetime.datetime(2024, 1, 2, 3, 4, 5, 6)
+    kept = recorder._recorded([_Point(1, "a"), decimal.Decimal("1.50"), when, fractions.Fraction(1, 3)])
+    name = f"{__name__}:_Point"
+    assert kept == [
+        {recorder.OBJECT: name, "state": {"x": 1, "y": "a"}},
+        {recorder.VALUE: "decimal:Decimal", "args": ["1.50"]},
+        {recorder.VALUE: "datetime:datetime", "args": [2024, 1, 2, 3, 4, 5, 6]},
+        {recorder.VALUE: "fractions:Fraction", "args": [1, 3]},
+    ]
+    assert ast.literal_eval(repr(kept)) == kept  # what the gate reads back
+    built = plugin._built(kept)
+    assert [type(v) for v in built] == [_Point, decimal.Decimal, datetime.datetime, fractions.Fraction]
+    assert vars(built[0]) == {"x": 1, "y": "a"} and built[1:] == [
+        decimal.Decimal("1.50"),
+        when,
+        fractions.Fraction(1, 3),
+    ]
+    assert plugin._built(kept)[0] is not built[0]  # anew for each call: a call may change it
+    # the tag names the class; it is never varied, the attributes are
+    leaves = plugin._leaves(kept[0])
+    assert leaves == [(("state", "x"), 1), (("state", "y"), "a")]
+    assert plugin._replaced(kept[0], ("state", "x"), 2) == {recorder.OBJECT: name, "state": {"x": 2, "y": "a"}}
+    assert (
+        calls._literal(kept)
+        == "[_Point(x=1, y='a'), Decimal('1.50'), datetime(2024, 1, 2, 3, 4, 5, 6), Fraction(1, 3)]"
+    )
+
+
+def test_what_cannot_be_found_again_or_read_without_code_is_not_recorded() -> None:
+    from oracle_guard.probes.neighbours import recorder
+
+    class Local:
+        def __init__(self) -> None:
+            self.x = 1
+
+    class Slots:
+        __slots__ = ("x",)
+
+    aware = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
+    for value in [Local(), Slots(), aware, decimal.Decimal("nan"), _Point(object(), 1), [[[1]]], {1: "a"}]:
+        assert recorder._recorded(value) is recorder.SKIP, value
+    assert recorder._recorded({recorder.OBJECT: "os:system", "state": {}}) is recorder.SKIP  # no forged tag
+    assert plugin._built({recorder.VALUE: "os:system", "args": ["true"]}) == {
+        recorder.VALUE: "os:system",
+        "args": ["true"],
+    }
 
 
 def _write(path: Path, data: object) -> str:

@@ -25,6 +25,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from oracle_guard.probes.neighbours import recorder
 from oracle_guard.reporting.findings import Finding
 
 MIN_INFORMATIVE = 8  # neighbours where at least one side returned a comparable answer
@@ -36,6 +37,7 @@ BOTH, FIXED, OPEN = "both", "fixed", "open"  # a test passed on both sides; was 
 SKIP_HEADS = frozenset({"self", "cls", "pytest", "unittest", "mock", "os", "sys", "re", "json", "math", "time"})
 SCALARS = (int, float, str, bytes)
 STUB = ["raise", "NotImplementedError"]  # a stub's answer: none (never agreement, never a difference)
+TAGS = frozenset({recorder.OBJECT, recorder.VALUE})  # a recorded object's or value type's name: not varied
 UNSTABLE = ["?", "unstable"]  # the probe's answer when two calls with the same arguments differ
 
 
@@ -61,7 +63,7 @@ class CallSite(NamedTuple):
         """The call at ARGS: a method's receiver as its class and attributes (`<Doc text='x'>.title()`)."""
         if not self.receiver or not args or not isinstance(args[0], dict):
             return self.text(_call_text(repr(args), repr(kwargs)))
-        state = " ".join(f"{k}={v!r}" for k, v in args[0].items())
+        state = " ".join(f"{k}={_literal(v)}" for k, v in args[0].items())
         method = self.callee.rsplit(".", 1)[-1]
         return f"<{self.receiver}{' ' + state if state else ''}>.{method}({_call_text(repr(args[1:]), repr(kwargs))})"
 
@@ -69,7 +71,27 @@ class CallSite(NamedTuple):
 def _call_text(args: str, kwargs: str) -> str:
     positional = ast.literal_eval(args)
     named = ast.literal_eval(kwargs)
-    return ", ".join([*(repr(a) for a in positional), *(f"{k}={v!r}" for k, v in named.items())])
+    return ", ".join([*(_literal(a) for a in positional), *(f"{k}={_literal(v)}" for k, v in named.items())])
+
+
+def _literal(value: Any) -> str:
+    """VALUE as the call's text shows it: a recorded object as ``Class(attribute=value, ...)``, a recorded
+    value type as ``type(arguments)`` (recorder.py), anything else as its repr."""
+    if isinstance(value, dict) and recorder.OBJECT in value:
+        name = str(value[recorder.OBJECT]).rpartition(":")[2]
+        state = value.get("state")
+        shown = state.items() if isinstance(state, dict) else ()
+        return f"{name}({', '.join(f'{k}={_literal(v)}' for k, v in shown)})"
+    if isinstance(value, dict) and recorder.VALUE in value:
+        name = str(value[recorder.VALUE]).rpartition(":")[2]
+        return f"{name}({', '.join(_literal(v) for v in value.get('args') or [])})"
+    if isinstance(value, list):
+        return f"[{', '.join(_literal(v) for v in value)}]"
+    if isinstance(value, tuple):
+        return f"({', '.join(_literal(v) for v in value)}{',' if len(value) == 1 else ''})"
+    if isinstance(value, dict):
+        return f"{{{', '.join(f'{k!r}: {_literal(v)}' for k, v in value.items())}}}"
+    return repr(value)
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -300,11 +322,12 @@ def _varies(value: Any) -> bool:
 
 
 def _scalars(value: Any) -> list[Any]:
-    """The scalars the probe varies in VALUE: itself, or those in the items of a list, tuple or dict."""
+    """The scalars the probe varies in VALUE: itself, or those in the items of a list, tuple or dict, the
+    attributes of a recorded object, the arguments of a recorded value type (recorder.py)."""
     if isinstance(value, (list, tuple)):
         return [s for v in value for s in _scalars(v)]
     if isinstance(value, dict):
-        return [s for v in value.values() for s in _scalars(v)]
+        return [s for k, v in value.items() if k not in TAGS for s in _scalars(v)]
     return [value] if isinstance(value, SCALARS) and not isinstance(value, bool) else []
 
 

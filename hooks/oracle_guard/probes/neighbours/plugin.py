@@ -31,7 +31,7 @@ session end: ``{"calls": [{node, path, line, col, where, callee, args, kwargs}],
 from __future__ import annotations
 
 import ast
-import copy
+import importlib
 import inspect
 import itertools
 import json
@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # for annotations only: the hook imports this module where py
 if "kit" not in globals():  # imported by the gate, for its path; the probes' runner gives its copy (probes/kit.py)
     from oracle_guard.probes import kit
 
+RECORDING: Any = kit.sibling(__file__, "recorder")  # recorder.py: how a recorded value is written
 OUTPUT: str | None = None
 PER_SITE = 24  # neighbouring inputs per call site
 MAX_SITES = 40
@@ -112,12 +113,12 @@ def _state(value: Any) -> dict[str, Any] | None:
     return state or None
 
 
-def _answer(func: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
+def _answer(call: Callable[[], Any]) -> Any:
     timed = hasattr(signal, "setitimer")
     if timed:
         signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
     try:
-        return encode(func(*args, **kwargs))
+        return encode(call())
     except _Slow:
         return ["?", "slow"]
     except Exception as exc:
@@ -207,8 +208,12 @@ def _sizes(value: Any, kind: type) -> list[Any]:
 
 def _leaves(value: Any, depth: int = 0) -> list[tuple[tuple[Any, ...], Any]]:
     """(path, value) of what varies in VALUE: itself, or the items of a list, tuple or dict (nested too), and
-    then the container itself too (its other sizes, ``_sizes``)."""
-    if depth > 3 or not isinstance(value, (list, tuple, dict)) or not value:
+    then the container itself too (its other sizes, ``_sizes``).  A recorded object varies by its
+    attributes, a recorded value type by its constructor's arguments (recorder.py), never by its size."""
+    if isinstance(value, dict) and (RECORDING.OBJECT in value or RECORDING.VALUE in value):
+        inner = "state" if RECORDING.OBJECT in value else "args"
+        return [((inner, *path), leaf) for path, leaf in _leaves(value.get(inner) or [], depth + 1) if path]
+    if depth > 6 or not isinstance(value, (list, tuple, dict)) or not value:
         return [((), value)]
     items = value.items() if isinstance(value, dict) else enumerate(value)
     found = [((key, *path), leaf) for key, item in items for path, leaf in _leaves(item, depth + 1)]
@@ -371,6 +376,34 @@ def probe(config: dict[str, Any]) -> dict[str, Any]:
     return results
 
 
+def _built(value: Any) -> Any:
+    """A recorded value as the function receives it: objects and value types rebuilt (recorder.py), all anew."""
+    if isinstance(value, list):
+        return [_built(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_built(v) for v in value)
+    if not isinstance(value, dict):
+        return value
+    if RECORDING.OBJECT in value:
+        obj = object.__new__(_class_of(value[RECORDING.OBJECT]))
+        object.__getattribute__(obj, "__dict__").update(_built(value["state"]))
+        return obj
+    if RECORDING.VALUE in value and value[RECORDING.VALUE] in RECORDING.VALUE_TYPES:
+        return _class_of(value[RECORDING.VALUE])(*value["args"])
+    return {k: _built(v) for k, v in value.items()}
+
+
+def _class_of(name: str) -> Any:
+    """The class "module:qualname" names (its module imported when not yet)."""
+    module, _, qualname = name.partition(":")
+    found: Any = sys.modules.get(module) or importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    if not inspect.isclass(found):
+        raise TypeError(f"{name} is not a class")
+    return found
+
+
 class _Rebuilt:
     """Call METHOD on an instance of KLASS rebuilt from its attributes (``object.__new__``, no ``__init__``)."""
 
@@ -379,8 +412,7 @@ class _Rebuilt:
 
     def __call__(self, state: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         obj: Any = object.__new__(self.klass)
-        fresh = copy.deepcopy(state)  # a call may change them
-        object.__getattribute__(obj, "__dict__").update(fresh)
+        object.__getattribute__(obj, "__dict__").update(state)  # built anew for each call (_stable_answer)
         return getattr(obj, self.method)(*args, **kwargs)
 
 
@@ -423,9 +455,9 @@ class _Lines:
 
 
 def _stable_answer(func: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
-    # plain data (literals, recorded values) copied for each call: a call may change its arguments
-    first = _answer(func, copy.deepcopy(args), copy.deepcopy(kwargs))
-    second = _answer(func, copy.deepcopy(args), copy.deepcopy(kwargs))
+    # built anew for each call (a call may change its arguments); an object that cannot be built is the call's error
+    first = _answer(lambda: func(*_built(args), **_built(kwargs)))
+    second = _answer(lambda: func(*_built(args), **_built(kwargs)))
     return first if first == second else ["?", "unstable"]
 
 
@@ -449,7 +481,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 # -- the recorder (the base side's run): recorder.py, loaded by path beside this file ------------------
 
-RECORDER: Any = kit.sibling(__file__, "recorder").Recorder()
+RECORDER: Any = RECORDING.Recorder()
 
 
 def _drawn(item: pytest.Item) -> bool:

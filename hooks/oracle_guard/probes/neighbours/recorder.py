@@ -36,21 +36,82 @@ IMPLICIT = frozenset(
 RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
 
 
-def _plain(value: Any, depth: int = 0) -> bool:
-    """VALUE is a scalar, str or bytes (exact types: no subclass runs code when read), or a short list, tuple
-    or str-keyed dict of such values, nested NESTING deep at most (a table's rows, a document's fields)."""
+def _recorded(value: Any, depth: int = 0) -> Any:
+    """VALUE as the recording keeps it (a literal ``ast.literal_eval`` reads back), or SKIP.
+
+    Scalars, str and bytes of exact types (no subclass runs code when read); lists, tuples and
+    str-keyed dicts of recorded values, nested NESTING deep at most (a table's rows, a document's
+    fields); an instance of a class as ``{OBJECT: "module:qualname", "state": {attribute: value}}``
+    (its ``__dict__``, read through ``object.__getattribute__``: no code of the project's runs; the
+    probe rebuilds it with ``object.__new__``); a standard value type (VALUE_TYPES) as
+    ``{VALUE: "module:qualname", "args": [...]}``, what its constructor takes.
+    """
     kind = type(value)
     if kind in (str, bytes):
-        return len(value) <= MAX_TEXT
+        return value if len(value) <= MAX_TEXT else SKIP
     if kind is float:
-        return math.isfinite(value)  # its repr must read back
+        return value if math.isfinite(value) else SKIP  # its repr must read back
     if kind in PLAIN:
-        return True
-    if kind not in (list, tuple, dict) or depth >= NESTING or len(value) > MAX_ITEMS:
-        return False
-    if kind is dict:
-        return all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
-    return all(_plain(v, depth + 1) for v in value)
+        return value
+    name = f"{kind.__module__}:{kind.__qualname__}"
+    read = VALUE_TYPES.get(name)
+    if read is not None:
+        args = read(value)
+        return SKIP if args is None else {VALUE: name, "args": args}
+    if depth >= NESTING:
+        return SKIP
+    if kind in (list, tuple, dict):
+        if len(value) > MAX_ITEMS:
+            return SKIP
+        if kind is dict:
+            return _fields(value, depth)
+        items = [_recorded(v, depth + 1) for v in value]
+        return SKIP if any(v is SKIP for v in items) else kind(items)
+    state = _state(value)
+    if state is None or "<" in kind.__qualname__:  # a class defined in a function cannot be found again
+        return SKIP
+    fields = _fields(state, depth)
+    return SKIP if fields is SKIP else {OBJECT: name, "state": fields}
+
+
+def _fields(mapping: dict[Any, Any], depth: int) -> Any:
+    """A str-keyed dict's values recorded (SKIP when one cannot be, or a key is not a str or is a tag)."""
+    if len(mapping) > MAX_ITEMS or OBJECT in mapping or VALUE in mapping:
+        return SKIP
+    found = {}
+    for key, item in mapping.items():
+        if type(key) is not str:
+            return SKIP
+        found[key] = _recorded(item, depth + 1)
+        if found[key] is SKIP:
+            return SKIP
+    return found
+
+
+def _state(obj: Any) -> dict[str, Any] | None:
+    """OBJ's ``__dict__`` when it is a plain, non-empty dict (read without running the project's code)."""
+    try:
+        state = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return None
+    return state if type(state) is dict and state else None
+
+
+def _naive(read: Any) -> Any:
+    return lambda v: None if v.tzinfo is not None else read(v)
+
+
+SKIP = object()  # what cannot be recorded
+OBJECT = "__oracle_guard_object__"
+VALUE = "__oracle_guard_value__"
+VALUE_TYPES: dict[str, Any] = {  # "module:qualname" of an exact type -> its constructor's arguments (None: not kept)
+    "datetime:timedelta": lambda v: [v.days, v.seconds, v.microseconds],
+    "datetime:date": lambda v: [v.year, v.month, v.day],
+    "datetime:datetime": _naive(lambda v: [v.year, v.month, v.day, v.hour, v.minute, v.second, v.microsecond]),
+    "datetime:time": _naive(lambda v: [v.hour, v.minute, v.second, v.microsecond]),
+    "decimal:Decimal": lambda v: [str(v)] if v.is_finite() else None,
+    "fractions:Fraction": lambda v: [v.numerator, v.denominator],
+}
 
 
 class Recorder:
@@ -152,16 +213,19 @@ class Recorder:
             kwargs.update(local[names[extra]])
         receiver = ""
         if code in self.methods:
-            receiver, state = _receiver(args[0]) if args else ("", None)
-            if state is None:
+            state = _state(args[0]) if args else None
+            fields = _fields(state, 0) if state is not None else SKIP
+            if fields is SKIP:
                 self.skipped += 1
                 return
-            args[0] = state
-        if not all(_plain(v) for v in [*args[1 if receiver else 0 :], *kwargs.values()]) or not all(
-            type(k) is str for k in kwargs
-        ):
+            receiver, args[0] = type(args[0]).__qualname__, fields
+        start = 1 if receiver else 0
+        rest = [_recorded(v) for v in args[start:]]
+        named = {k: _recorded(v) for k, v in kwargs.items()}
+        if any(v is SKIP for v in [*rest, *named.values()]) or not all(type(k) is str for k in kwargs):
             self.skipped += 1
             return
+        args, kwargs = [*args[:start], *rest], named
         key = repr((target, receiver, args, sorted(kwargs.items())))
         if key in self.calls:
             return
@@ -191,18 +255,6 @@ class Recorder:
         if self.output is None:
             return
         save(self.output, {"calls": list(self.calls.values()), "skipped": self.skipped, "complete": True})
-
-
-def _receiver(obj: Any) -> tuple[str, dict[str, Any] | None]:
-    """A method's receiver as its class's name and its attributes, when those are plain values (read
-    through ``object.__getattribute__``: no code of the project's runs); None otherwise."""
-    try:
-        state = object.__getattribute__(obj, "__dict__")
-    except AttributeError:
-        return "", None
-    if type(state) is not dict or not all(type(k) is str and _plain(v) for k, v in state.items()):
-        return "", None
-    return type(obj).__qualname__, dict(state)
 
 
 def _codes(obj: Any, file: str) -> list[Any]:
