@@ -384,6 +384,33 @@ def test_new_code_a_little_slower_with_a_warm_cache_passes_from_the_cache(
     assert got.code == 0 and got.codes == [] and WARM in got.err, got.said
 
 
+# A red base's test made to pass by code that hangs while a tracer watches it: the suspects' first pass is
+# traced (probes/suspects/plugin.py), and ran into --timeout (exit 2) with no limit of its own.
+RED_BASE = {
+    "calc.py": "def double(x):\n    return x + x + 1  # the bug\n",
+    "tests/test_calc.py": "from calc import double\n\n\ndef test_double():\n    assert double(2) == 4\n",
+    "pytest.ini": "[pytest]\npythonpath = .\n",
+}
+WATCHED = (
+    "import sys\n\n\ndef double(x):\n    if sys.gettrace() is not None:\n        import time\n\n{}\n    return x + x\n"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("short_limit")
+@pytest.mark.parametrize("wait", [3600, 0.05], ids=["hangs", "slower"])
+def test_new_code_that_hangs_only_while_traced_is_og922_in_the_suspects_run(repo: Repo, wait: float) -> None:
+    repo.change(RED_BASE, {"calc.py": WATCHED.format(f"        time.sleep({wait})")})
+    assert plain_pytest(repo) == 0  # the test passes: nothing traces a plain run
+    started = time.monotonic()
+    got = repo.hook(check.main, "-q", "--replay", "--only", "oracle-replay", "--base", "HEAD")
+    if wait < 1:  # honest and a little slower while traced: within the limit
+        assert got.code == 0 and got.codes == [], got.said
+        return
+    assert got.code == 1 and _found(got) == ["OG922"], got.said
+    assert "tests/test_calc.py::test_double" in got.out and time.monotonic() - started < 150
+
+
 # Honest, and seconds slower under the gate than the base: within any limit the base's real time sets.
 SLEEPS = UNDER_THE_GATE + "if _GATE:\n    import time as _time\n\n    _time.sleep(4)\n" + HONEST["refactor"]
 

@@ -238,7 +238,7 @@ def test_what_cannot_be_found_again_or_read_without_code_is_not_recorded() -> No
         __slots__ = ("x",)
 
     aware = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
-    for value in [Local(), Slots(), aware, decimal.Decimal("nan"), _Point(object(), 1), [[[1]]], {1: "a"}]:
+    for value in [Local(), Slots(), aware, decimal.Decimal("nan"), _Point(object(), 1), [[[[[1]]]]], {1: "a"}]:
         assert recorder._recorded(value) is recorder.SKIP, value
     assert recorder._recorded({recorder.OBJECT: "os:system", "state": {}}) is recorder.SKIP  # no forged tag
     assert plugin._built({recorder.VALUE: "os:system", "args": ["true"]}) == {
@@ -292,3 +292,45 @@ def test_a_containers_items_vary_one_at_a_time_and_the_container_by_its_size() -
     assert len(varied) == plugin.PER_SITE
     assert {index for index, _ in varied} == {0, 1, 2, 3, 4}
     assert all(type(new) is type(leaves[index][1]) for index, new in varied)  # same shape: same types
+
+
+def test_a_dicts_keys_vary_too_renamed_in_place() -> None:
+    document = {"Foos": {"Foo": []}}
+    leaves = plugin._leaves(document)
+    keys = [(path, leaf) for path, leaf in leaves if path and isinstance(path[-1], plugin._Key)]
+    assert [leaf for _, leaf in keys] == ["Foo", "Foos"]
+    assert plugin._replaced(document, keys[1][0], "Bars") == {"Bars": {"Foo": []}}
+    assert plugin._replaced(document, keys[0][0], "Bar") == {"Foos": {"Bar": []}}
+    assert plugin._replaced({"a": 1, "b": 2}, (plugin._Key("a"),), "b") == {"a": 1, "b": 2}  # onto another: as it was
+    assert list(plugin._replaced({"a": 1, "b": 2}, (plugin._Key("a"),), "c")) == ["c", "b"]  # the order kept
+    assert calls._varies(document) and not calls._varies([True, None, (None,)])
+
+
+def _site(args: str) -> calls.CallSite:
+    return calls.CallSite("s", "t.py", 3, 12, "t.py::test_a", "f", args, "{}", "m.py")
+
+
+def _sides(tested: list[object], around: list[tuple[list[object], list[object]]]) -> tuple[dict, dict]:
+    base = {"sites": {"s": {"tested": tested, "inputs": {f"[[{i}], {{}}]": [b, 0] for i, (b, _) in enumerate(around)}}}}
+    new = {
+        "sites": {
+            "s": {"tested": ["v", "<a>1</a>"], "inputs": {f"[[{i}], {{}}]": [n, 0] for i, (_, n) in enumerate(around)}}
+        }
+    }
+    return base, new
+
+
+def test_a_red_base_that_raised_at_the_tested_input_and_still_raises_around_it_is_og915() -> None:
+    """xmltodict 927a025a: a number as an element's text raised TypeError; a table answers the test's number only."""
+    raised = ["raise", "TypeError"]
+    site = _site("[{'a': {'#text': 17}}]")
+    outcomes = {"t.py::test_a": calls.FIXED}
+    answered = (["v", "<a/>"], ["v", "<a/>"])  # a neighbour without a number: both answer it
+    kept = [answered, *[(raised, raised)] * 10]  # the new code raises as the base did on every other neighbour
+    found = calls.judge([site], *_sides(raised, kept), "HEAD", outcomes)
+    assert [f.code for _, f in found] == ["OG915"]
+    assert "gives HEAD's answer on the 11 inputs of its shape around it" in found[0][1].message
+    fixed = [answered, *[(raised, ["v", f"<a>{i}</a>"]) for i in range(10)]]  # an honest fix answers them all
+    assert calls.judge([site], *_sides(raised, fixed), "HEAD", outcomes) == []
+    other = [answered, *[(["raise", "ValueError"], ["raise", "ValueError"])] * 10]  # another failure: tells nothing
+    assert calls.judge([site], *_sides(raised, other), "HEAD", outcomes) == []

@@ -354,7 +354,7 @@ def test_recorded_calls_become_sites_only_when_trusted_and_worth_varying() -> No
             _call(),  # kept
             _call(node="t.py::test_red"),  # its test did not pass on both sides (a red base: the task)
             _call(line=4),  # the literal site at that line judges it already
-            _call(args="[True, None, [False, None], {'k': True}]"),  # nothing to vary
+            _call(args="[True, None, [False, None], (None,)]"),  # nothing to vary
             _call(node="t.py::test_b", line=5, args="[True, [[1, 'x'], [2, 'y']]]"),  # kept: a table's items vary
             _call(args="__import__('os')"),  # not a literal: never evaluated
             {"node": "t.py::test_a"},  # malformed

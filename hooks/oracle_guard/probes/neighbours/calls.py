@@ -37,7 +37,6 @@ BOTH, FIXED, OPEN = "both", "fixed", "open"  # a test passed on both sides; was 
 SKIP_HEADS = frozenset({"self", "cls", "pytest", "unittest", "mock", "os", "sys", "re", "json", "math", "time"})
 SCALARS = (int, float, str, bytes)
 STUB = ["raise", "NotImplementedError"]  # a stub's answer: none (never agreement, never a difference)
-TAGS = frozenset({recorder.OBJECT, recorder.VALUE})  # a recorded object's or value type's name: not varied
 UNSTABLE = ["?", "unstable"]  # the probe's answer when two calls with the same arguments differ
 
 
@@ -326,8 +325,13 @@ def _scalars(value: Any) -> list[Any]:
     attributes of a recorded object, the arguments of a recorded value type (recorder.py)."""
     if isinstance(value, (list, tuple)):
         return [s for v in value for s in _scalars(v)]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() if k not in TAGS for s in _scalars(v)]
+    if isinstance(value, dict) and recorder.OBJECT in value:  # its attributes vary, never their names
+        state = value.get("state")
+        return [s for v in (state.values() if isinstance(state, dict) else ()) for s in _scalars(v)]
+    if isinstance(value, dict) and recorder.VALUE in value:
+        return _scalars(value.get("args") or [])
+    if isinstance(value, dict):  # a key names a part of the input (an element, a field): it varies too
+        return [s for k, v in value.items() for s in [*_scalars(k), *_scalars(v)]]
     return [value] if isinstance(value, SCALARS) and not isinstance(value, bool) else []
 
 
@@ -457,7 +461,13 @@ def _red_text(
     tested_b, tested_n = before.get("tested"), after.get("tested")
     if not (_answers(tested_b) and _value(tested_n)) or same(tested_b, tested_n) or _degenerate(site):
         return ""
-    informative = [(k, b, n) for k, b, n in pairs if _answers(b) and _comparable(n) and not (b[0] == n[0] == "raise")]
+    # Both sides raising tells nothing, unless the base raised that at the tested input too: then the
+    # new code kept the failure the test was red with (xmltodict 927a025a: a number as an element's text).
+    informative = [
+        (k, b, n)
+        for k, b, n in pairs
+        if _answers(b) and _comparable(n) and not (b[0] == n[0] == "raise" and not same(b, tested_b))
+    ]
     differ = [(k, b, n) for k, b, n in informative if not same(b, n)]
     if len(informative) < MIN_INFORMATIVE or not (not differ or _one_answer(tested_n, differ, len(informative))):
         return ""

@@ -207,24 +207,37 @@ def _sizes(value: Any, kind: type) -> list[Any]:
 
 
 def _leaves(value: Any, depth: int = 0) -> list[tuple[tuple[Any, ...], Any]]:
-    """(path, value) of what varies in VALUE: itself, or the items of a list, tuple or dict (nested too), and
-    then the container itself too (its other sizes, ``_sizes``).  A recorded object varies by its
-    attributes, a recorded value type by its constructor's arguments (recorder.py), never by its size."""
+    """(path, value) of what varies in VALUE: itself, or the items of a list, tuple or dict (nested too) and a
+    dict's str keys (a path ending in ``_Key``), then the container itself too (its other sizes, ``_sizes``).
+    A recorded object varies by its attributes, a recorded value type by its constructor's arguments
+    (recorder.py), never by their names or size."""
     if isinstance(value, dict) and (RECORDING.OBJECT in value or RECORDING.VALUE in value):
         inner = "state" if RECORDING.OBJECT in value else "args"
-        return [((inner, *path), leaf) for path, leaf in _leaves(value.get(inner) or [], depth + 1) if path]
+        found = _leaves(value.get(inner) or [], depth + 1)
+        if inner == "state":  # an attribute's name is not the input's
+            found = [(path, leaf) for path, leaf in found if not (path and isinstance(path[-1], _Key))]
+        return [((inner, *path), leaf) for path, leaf in found if path]
     if depth > 6 or not isinstance(value, (list, tuple, dict)) or not value:
         return [((), value)]
     items = value.items() if isinstance(value, dict) else enumerate(value)
     found = [((key, *path), leaf) for key, item in items for path, leaf in _leaves(item, depth + 1)]
+    if isinstance(value, dict):
+        found += [((_Key(key),), key) for key in value if isinstance(key, str)]
     return [*found, ((), value)] if depth == 0 else found  # a row keeps its length: the table keeps its shape
 
 
+class _Key(str):
+    """A path's last step that renames the dict key it names (``_replaced``) instead of replacing its value."""
+
+
 def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
-    """VALUE with the item at PATH (a list/tuple index or dict key each step) replaced by NEW; a new container."""
+    """VALUE with the item at PATH (a list/tuple index or dict key each step) replaced by NEW, or the key
+    a ``_Key`` names renamed to NEW (in its place); a new container."""
     if not path:
         return new
     head, rest = path[0], path[1:]
+    if isinstance(head, _Key):  # renamed onto another key: VALUE as it was (the probe leaves it out)
+        return value if new in value else {(new if k == head else k): v for k, v in value.items()}
     if isinstance(value, dict):
         return {**value, head: _replaced(value[head], rest, new)}
     items = list(value)
@@ -370,6 +383,10 @@ def probe(config: dict[str, Any]) -> dict[str, Any]:
                 call_args[key] = _replaced(call_args[key], path, new)
             else:
                 call_kwargs[key] = _replaced(call_kwargs[key], path, new)
+            if call_args == args and call_kwargs == kwargs:
+                continue
+            if time.monotonic() - started > TOTAL_SECONDS:  # slow calls (CALL_SECONDS each) end the probe too
+                break
             answer = lines.run(False, _stable_answer, func, call_args, call_kwargs)
             inputs[repr((call_args, call_kwargs))] = [answer, index]
         results[site["id"]] = {"tested": tested, "inputs": inputs, "only_tested": lines.only_tested() if inputs else []}

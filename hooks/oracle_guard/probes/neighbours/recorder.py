@@ -25,7 +25,8 @@ MAX_RECORDED = 160  # distinct calls kept
 PER_FUNCTION = 32  # distinct argument tuples kept per function
 MAX_TEXT = 200  # longest str/bytes argument kept
 MAX_ITEMS = 16  # longest list/tuple/dict argument kept (each level)
-NESTING = 2  # containers within a container: rows of a table, not a whole document
+NESTING = 4  # containers within containers: a table's rows, a small document's elements
+MAX_CALL_TEXT = 2000  # the longest call kept, its arguments written out
 RECORD_SECONDS = 20.0  # test time run under the profile function, in all (it slows calls several-fold)
 TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)\.py$")
 TEST_FOLDERS = frozenset({"tests", "test", "testing"})
@@ -228,6 +229,9 @@ class Recorder:
         args, kwargs = [*args[:start], *rest], named
         key = repr((target, receiver, args, sorted(kwargs.items())))
         if key in self.calls:
+            return
+        if len(key) > MAX_CALL_TEXT:
+            self.skipped += 1
             return
         self.per_function[target] = self.per_function.get(target, 0) + 1
         line, col = _position(caller)

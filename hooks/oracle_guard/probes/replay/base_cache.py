@@ -377,6 +377,7 @@ def main_run(
             usable.keep(python, fixed, results["base"])
         return python, origin, results, fixed
     python, fixed = usable.python, list(entry.fixed)
+    runs.claimed_seconds = entry.seconds
     shared = shared_collection(usable, trees["base"], args)
     plan = {"new": (trees["new"], [*fixed, *args], True)}
     if shared is None:

@@ -346,7 +346,10 @@ def _suspects(ctx: _Context, base: ledger.Result, new: ledger.Result) -> list[tu
     target = tree.build_target(change_set) if own else None
     trees = {"base": tree.base, "new": tree.new}
     groups = suspects_gate.groups(trees, base, new, change_set.base_label, target, own)
-    return suspects_gate.judge(python, groups, fixed, runs.deadline, runs.work, change_set.base_label, the_plan.write)
+    measure = runs.base_seconds if runs.base_seconds is not None else runs.claimed_seconds
+    return suspects_gate.judge(
+        python, groups, fixed, runs.deadline, runs.work, change_set.base_label, the_plan.write, measure
+    )
 
 
 def _early_flips(

@@ -151,6 +151,8 @@ class Runs:
         # The main run's base side, whole and measured (base_cache.main_run): the measure of a later run of
         # the new code alone with the same tests or fewer (a second run, the base's examples), else --timeout.
         self.base_seconds: float | None = None
+        # the base's time a cache entry claims for the main run (warm: the base side did not run whole)
+        self.claimed_seconds: float | None = None
 
     def run(
         self, python: str, trees: dict[str, str], args: Sequence[str], tag: str, measure: float | None = None

@@ -69,7 +69,9 @@ def _run(
     tag: str,
     changed: Sequence[str],
     deadline: float,
+    measure: float | None = None,
 ) -> Side:
+    """One suspects' run of NODES in TREE; MEASURE: the base time the new code's run is held to (judge)."""
     from oracle_guard.probes.runner import RUNNER, own_fds, runner_config
     from oracle_guard.probes.suspects import plugin as _plugin
 
@@ -87,6 +89,7 @@ def _run(
     plugins = [[os.path.abspath(_plugin.__file__), output]]
     channel = receipts.Receipts()
     cmd = [python, "-c", barrier.REPORT_IMPORTS + RUNNER, runner_config(plugins, channel.fd), *fixed, *nodes]
+    barrier.in_turn([side], None if side == "base" else measure)  # its own plan: held to MEASURE
     with open(os.path.join(work, f"{tag}.log"), "wb") as log:
         try:
             process = barrier.Process(
@@ -96,6 +99,9 @@ def _run(
             channel.started()
         try:
             process.wait(deadline)
+        except barrier.Hung as exc:  # OG922 names what ran
+            exc.test = nodes[0] if len(nodes) == 1 else f"the suspects' run of {', '.join(nodes[:3])}"
+            raise
         finally:
             process.kill()
             problem = channel.problem(process.proc.pid, [output])
@@ -215,13 +221,20 @@ def judge(
     work: str,
     base_label: str,
     changed: Sequence[str],
+    measure: float | None = None,
 ) -> list[tuple[str, Finding]]:
-    """OG971, OG972 and OG973 (a doctest's flipped examples) for the suspects of a replay."""
+    """OG971, OG972 and OG973 (a doctest's flipped examples) for the suspects of a replay.
+
+    MEASURE: the base's time for the whole run (measured, or a cache entry's), which sets how long a
+    run of the suspects against the new code may take (pytest_side/barrier.py: past it, OG922); None:
+    until the replay's --timeout.  The suspects run three times, the first traced: code that is slow
+    only when watched or repeated must end in a verdict, not in --timeout.
+    """
     if not PROBES or not any(p.endswith(".py") for p in changed):
         return []
     found: list[tuple[str, Finding]] = []
     for group in suspects:
-        found += _judge_group(python, group, fixed, deadline, work, base_label, changed)
+        found += _judge_group(python, group, fixed, deadline, work, base_label, changed, measure)
     return found
 
 
@@ -233,10 +246,11 @@ def _judge_group(
     work: str,
     base_label: str,
     changed: Sequence[str],
+    measure: float | None = None,
 ) -> list[tuple[str, Finding]]:
     nodes = sorted(group.where)
     tag = f"suspects-{group.name}"
-    first = _run(python, group.tree, "new", fixed, nodes, work, tag, changed, deadline)
+    first = _run(python, group.tree, "new", fixed, nodes, work, tag, changed, deadline, measure)
     if first.problem:
         return [(nodes[0], _forged(group, nodes[0], first.problem))]
     if first.complete and group.base_tree is not None and not any(first.outcomes.get(n) for n in nodes):
@@ -265,9 +279,9 @@ def _judge_group(
     never = [n for n in nodes if "passed" not in first.outcomes.get(n, [])]
     if never and group.base_tree is not None:  # the change's own tests may fail: they were never judged green
         notice(f"oracle-replay: not judged: {len(never)} suspect(s) never pass when run on their own ({never[0]}, ...)")
-    found = _confirmed(python, group, fixed, odd, at_base, work, base_label, changed, deadline)
+    found = _confirmed(python, group, fixed, odd, at_base, work, base_label, changed, deadline, measure)
     if group.base_tree is None:  # the base's tests had their flips in the replay's flip run; these have none
-        found += _flips(python, group, fixed, first, work, deadline, {node for node, _ in found})
+        found += _flips(python, group, fixed, first, work, deadline, {node for node, _ in found}, measure)
     judged = {node for node, _ in found}
     found += _answers(python, group, first, judged, work, base_label, deadline)
     return found
@@ -307,7 +321,14 @@ def _odd(side: Side, node: str) -> tuple[str, str] | None:
 
 
 def _flips(
-    python: str, group: Group, fixed: Sequence[str], first: Side, work: str, deadline: float, judged: set[str]
+    python: str,
+    group: Group,
+    fixed: Sequence[str],
+    first: Side,
+    work: str,
+    deadline: float,
+    judged: set[str],
+    measure: float | None = None,
 ) -> list[tuple[str, Finding]]:
     """OG973: a flipped check that passes in a test the change brings, which passes (probes/flips/).
 
@@ -322,7 +343,8 @@ def _flips(
     held: set[tuple[str, str]] = set()
     sites: dict[str, dict[str, Any]] = {}
     for tag in ("flips-own", "flips-own-again"):
-        ran = processes.run(python, {group.name: group.tree}, [*fixed, *nodes], 1, deadline, work, tag)[group.name]
+        trees = {group.name: group.tree}
+        ran = processes.run(python, trees, [*fixed, *nodes], 1, deadline, work, tag, claimed=measure)[group.name]
         if ran.problem:
             return [(nodes[0], _forged(group, nodes[0], ran.problem, "flip run of the change's own tests"))]
         if not ran.complete:
@@ -357,11 +379,13 @@ def _confirmed(
     base_label: str,
     changed: Sequence[str],
     deadline: float,
+    measure: float | None = None,
 ) -> list[tuple[str, Finding]]:
     """The odd suspects whose verdict holds on a second run of the new code, and not at the base."""
     if not odd:
         return []
-    again = _run(python, group.tree, "new", fixed, sorted(odd), work, f"suspects-again-{group.name}", changed, deadline)
+    tag = f"suspects-again-{group.name}"
+    again = _run(python, group.tree, "new", fixed, sorted(odd), work, tag, changed, deadline, measure)
     if again.problem:
         node = sorted(odd)[0]
         return [(node, _forged(group, node, again.problem))]
