@@ -508,7 +508,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for run, _ in started:
             run.abandon()
         raise
-    return hook_args.finish(ctx, check(ctx), "collection-snapshot")
+    return hook_args.finish(ctx, lambda: check(ctx), "collection-snapshot")
 
 
 _PREFETCH = 16  # changed Python files whose base blobs the first read asks for too

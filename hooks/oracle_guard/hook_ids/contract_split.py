@@ -184,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rules = contract.load(args.contract)  # before git: a broken contract is the first thing said
     change_set = changes.resolve(args)
     ctx = hook_args.context(args, change_set)
-    return hook_args.finish(ctx, split_findings(change_set, rules, ctx.contract), "contract-split")
+    return hook_args.finish(ctx, lambda: split_findings(change_set, rules, ctx.contract), "contract-split")
 
 
 if __name__ == "__main__":

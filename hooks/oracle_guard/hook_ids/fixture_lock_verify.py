@@ -298,7 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     changes.enter_repo([])
     ctx = hook_args.context(args, None if args.no_diff else changes.resolve(args), prehash=early)
-    return hook_args.finish(ctx, check(ctx), "fixture-lock-verify")
+    return hook_args.finish(ctx, lambda: check(ctx), "fixture-lock-verify")
 
 
 if __name__ == "__main__":

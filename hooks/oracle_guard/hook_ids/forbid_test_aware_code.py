@@ -464,7 +464,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     changes.enter_repo([])
     change_set = changes.resolve(args)
     ctx = hook_args.context(args, change_set)
-    return hook_args.finish(ctx, check(ctx), "forbid-test-aware-code")
+    return hook_args.finish(ctx, lambda: check(ctx), "forbid-test-aware-code")
 
 
 if __name__ == "__main__":

@@ -469,7 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     paths = changes.enter_repo(args.filenames)
     ctx = hook_args.context(args, None if args.all else changes.resolve(args), paths)
-    return hook_args.finish(ctx, check(ctx), "oracle-shrink")
+    return hook_args.finish(ctx, lambda: check(ctx), "oracle-shrink")
 
 
 def not_a_file(change_set: changes.ChangeSet | None) -> list[Finding]:

@@ -321,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     changes.enter_repo([])
     ctx = hook_args.context(args, changes.resolve(args))
-    return hook_args.finish(ctx, check(ctx), "properties-monotonic")
+    return hook_args.finish(ctx, lambda: check(ctx), "properties-monotonic")
 
 
 if __name__ == "__main__":

@@ -282,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook_args.parse_now(args.now)  # a bad --now is the first thing said
     changes.enter_repo([])
     ctx = hook_args.context(args, changes.resolve(args))
-    return hook_args.finish(ctx, check(ctx), "quarantine-untouched")
+    return hook_args.finish(ctx, lambda: check(ctx), "quarantine-untouched")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -118,8 +118,24 @@ def base_file_limit(change_set: ChangeSet, contract_path: str) -> int:
     return base.max_file_bytes if base is not None else contract.Contract().max_file_bytes
 
 
-def finish(ctx: HookContext, findings: list[report.Finding], hook: str = "") -> int:
-    """Print FINDINGS in the context's format; the exit code (1 if a file was rewritten)."""
+def finish(
+    ctx: HookContext, findings: list[report.Finding] | Callable[[], list[report.Finding]], hook: str = ""
+) -> int:
+    """Print FINDINGS (or what calling it finds) in the context's format; the exit code (1 if a file was rewritten).
+
+    A hook stopped because the change's contract does not load, where the base's does, reports that as
+    the change's finding (OG927, contract/broken.py), as `check` does; any other stop stands (exit 2).
+    """
+    if callable(findings):
+        try:
+            findings = findings()
+        except report.UsageError as exc:
+            from oracle_guard.contract import broken  # only on a stop: PyYAML stays unimported
+
+            found = broken.finding(ctx.change_set, ctx.contract, exc)
+            if found is None:
+                raise
+            findings = [found]
     return report.emit(findings, ctx.format, hook=hook, written=ctx.written)
 
 

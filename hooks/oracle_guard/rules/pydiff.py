@@ -550,7 +550,7 @@ def run(argv: Sequence[str] | None, prog: str, doc: str | None, rule: Rule) -> i
     paths = changes.enter_repo(args.filenames)
     change_set = None if args.all else changes.resolve(args)
     ctx = hook_args.context(args, change_set, paths)
-    return hook_args.finish(ctx, check_context(rule, ctx), prog)
+    return hook_args.finish(ctx, lambda: check_context(rule, ctx), prog)
 
 
 def check_context(rule: Rule, ctx: HookContext) -> list[Finding]:
