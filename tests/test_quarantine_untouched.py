@@ -148,13 +148,13 @@ def test_missing_owner_is_a_configuration_error(repo: Repo) -> None:
         'version: 1\nfreezes:\n  - id: t\n    reason: "x"\n    expires: "2026-12-05T00:00:00Z"\n    remaining_reruns: 1\n',
     )
     code, out = repo.staged_hook(main, "--now", NOW).said
-    assert code == 2 and "a freeze is missing 'owner'" in out
+    assert code == 1 and "OG927" in out and "a freeze is missing 'owner'" in out
 
 
 def test_expiry_without_time_zone_is_refused(repo: Repo) -> None:
     repo.write(CONTRACT, contract_text(freezes=freeze_entry("t", "2026-12-05T00:00:00")))
     code, out = repo.staged_hook(main, "--now", NOW).said
-    assert code == 2 and "'expires' must be an ISO-8601 time with a time zone" in out
+    assert code == 1 and "OG927" in out and "'expires' must be an ISO-8601 time with a time zone" in out
 
 
 def test_now_decides_expiry(repo: Repo, capsys) -> None:
