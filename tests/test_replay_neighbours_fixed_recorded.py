@@ -334,3 +334,51 @@ def test_a_red_base_that_raised_at_the_tested_input_and_still_raises_around_it_i
     assert calls.judge([site], *_sides(raised, fixed), "HEAD", outcomes) == []
     other = [answered, *[(["raise", "ValueError"], ["raise", "ValueError"])] * 10]  # another failure: tells nothing
     assert calls.judge([site], *_sides(raised, other), "HEAD", outcomes) == []
+
+
+_SENTINEL = object()
+
+
+def _parse(text: str, encoding: object = None, parser: object = json, strict: bool = False, **options: object) -> int:
+    return len(text)
+
+
+def _rest(first: object, second: object = _SENTINEL, *rest: object) -> int:
+    return 1
+
+
+def test_a_parameter_left_at_its_default_is_left_out_of_the_recorded_call() -> None:
+    """xmltodict f0322e57: `parse(xml, process_namespaces=True, ...)` received `expat=<module>` by default, no
+    literal, so the call was never recorded and a table of the test's document passed."""
+    from oracle_guard.probes.neighbours import recorder
+
+    kept = recorder.Recorder()
+    kept.node = "t.py::test_a"
+    for function in (_parse, _rest):
+        kept.targets[function.__code__] = ("m.py", function.__name__)
+        kept.defaults[function.__code__] = recorder._defaults(function, function.__code__)
+    kept.callers = {}
+
+    def recording(event_frame: object, event: str, arg: object) -> None:
+        code = getattr(event_frame, "f_code", None)
+        if event == "call" and code in kept.targets:
+            kept._record(event_frame, kept.targets[code])
+
+    kept._caller_path = lambda code: "t.py"  # type: ignore[method-assign]
+    sys.setprofile(recording)
+    try:
+        _parse("<a/>", strict=True, indent=2)
+        _rest(1, _SENTINEL, 5)  # *rest given: every value as received, and the sentinel is no literal
+        _rest(2)
+    finally:
+        sys.setprofile(None)
+    assert [(c["callee"], c["args"], c["kwargs"]) for c in kept.calls.values()] == [
+        ("_parse", "['<a/>']", "{'strict': True, 'indent': 2}"),
+        ("_rest", "[2]", "{}"),
+    ]
+    assert kept.skipped == 1
+
+
+def test_a_document_is_varied_though_it_holds_slashes() -> None:
+    assert plugin._kind("<a>\n  <b>x</b>\n</a>", None) is str  # a closing tag is no path
+    assert plugin._kind("https://example.org/a", None) is None and plugin._kind("src/a.py", None) is None

@@ -176,6 +176,8 @@ def _kind(value: Any, annotation: Any) -> type | None:
 
 
 def _path_like(text: str) -> bool:
+    if "\n" in text or "<" in text:  # a document (markup, several lines), not a path or URL
+        return False
     return "/" in text or "\\" in text or text.startswith(("~", ".")) or "://" in text
 
 

@@ -23,7 +23,7 @@ from typing import Any
 # a parametrized test's passing cases, run first, must not spend a function's budget before its red ones.
 MAX_RECORDED = 160  # distinct calls kept
 PER_FUNCTION = 32  # distinct argument tuples kept per function
-MAX_TEXT = 200  # longest str/bytes argument kept
+MAX_TEXT = 1000  # longest str/bytes argument kept (a small document)
 MAX_ITEMS = 16  # longest list/tuple/dict argument kept (each level)
 NESTING = 4  # containers within containers: a table's rows, a small document's elements
 MAX_CALL_TEXT = 2000  # the longest call kept, its arguments written out
@@ -131,6 +131,7 @@ class Recorder:
         self.nodes: set[str] = set()
         self.targets: dict[Any, tuple[str, str]] = {}  # code object -> (module path, function name)
         self.methods: set[Any] = set()  # of the targets' code objects, those of methods (ARGS[0] is the receiver)
+        self.defaults: dict[Any, dict[str, Any]] = {}  # code object -> its parameters' defaults, by name
         self.calls: dict[str, dict[str, Any]] = {}
         self.per_function: dict[tuple[str, str], int] = {}
         self.spent = 0.0
@@ -152,13 +153,13 @@ class Recorder:
                 continue
             where = os.path.relpath(os.path.realpath(file), self.root).replace(os.sep, "/")
             for name, obj in list(vars(module).items()):
-                for code in _codes(obj, os.path.realpath(file)):
+                for code in _codes(obj, os.path.realpath(file), self.defaults):
                     codes.setdefault(code, []).append((where, name))
                 if inspect.isclass(obj) and getattr(obj, "__module__", None) == module.__name__:
                     for method, function in list(vars(obj).items()):
                         if method in IMPLICIT or not inspect.isfunction(function):
                             continue  # a static or class method has no receiver; set-up and attribute access run everywhere
-                        for code in _codes(function, os.path.realpath(file)):
+                        for code in _codes(function, os.path.realpath(file), self.defaults):
                             codes.setdefault(code, []).append((where, f"{obj.__qualname__}.{method}"))
                             self.methods.add(code)
         # A code object two names share (one decorator's wrapper) cannot say which was called.
@@ -204,8 +205,21 @@ class Recorder:
         local = frame.f_locals
         names = code.co_varnames
         count = code.co_argcount
-        args = [local[n] for n in names[:count]]
-        kwargs = {n: local[n] for n in names[count : count + code.co_kwonlyargcount]}
+        # A parameter left at its default (the very object) is left out: the probe's call gets the default too.
+        # The positional ones after the first left out are passed by name (none of them positional-only).
+        defaults = self.defaults.get(code, {})
+        kept = [n for n in names[:count] if not (n in defaults and local[n] is defaults[n])]
+        first = next((i for i, n in enumerate(names[:count]) if n not in kept), count)
+        star = code.co_flags & inspect.CO_VARARGS and local[names[count + code.co_kwonlyargcount]]
+        if star or any(names.index(n) < code.co_posonlyargcount for n in kept[first:]):
+            first = count  # *args given, or a positional-only parameter after a default one: every value
+        args = [local[n] for n in names[:first]]
+        kwargs = {n: local[n] for n in kept if names.index(n) >= first}
+        kwargs.update(
+            (n, local[n])
+            for n in names[count : count + code.co_kwonlyargcount]
+            if not (n in defaults and local[n] is defaults[n])
+        )
         extra = count + code.co_kwonlyargcount
         if code.co_flags & inspect.CO_VARARGS:
             args += list(local[names[extra]])
@@ -261,8 +275,11 @@ class Recorder:
         save(self.output, {"calls": list(self.calls.values()), "skipped": self.skipped, "complete": True})
 
 
-def _codes(obj: Any, file: str) -> list[Any]:
-    """The code objects a module-level function of FILE runs when called: its own, and the one it wraps."""
+def _codes(obj: Any, file: str, defaults: dict[Any, Any] | None = None) -> list[Any]:
+    """The code objects a module-level function of FILE runs when called: its own, and the one it wraps.
+
+    DEFAULTS: filled with each code object's parameter defaults, by name (a call that leaves one as it is
+    is recorded without it, ``_record``: a default that is a module or a sentinel is no literal)."""
     found = []
     for candidate in (obj, getattr(obj, "__wrapped__", None)):
         code = getattr(candidate, "__code__", None) if inspect.isfunction(candidate) else None
@@ -270,6 +287,17 @@ def _codes(obj: Any, file: str) -> list[Any]:
             continue
         if os.path.realpath(code.co_filename) == file and code not in found:
             found.append(code)
+            if defaults is not None:
+                defaults[code] = _defaults(candidate, code)
+    return found
+
+
+def _defaults(function: Any, code: Any) -> dict[str, Any]:
+    """FUNCTION's parameters that have a default, by name (read from the function object: no code runs)."""
+    positional = code.co_varnames[: code.co_argcount]
+    values = function.__defaults__ or ()
+    found = dict(zip(positional[len(positional) - len(values) :], values))
+    found.update(function.__kwdefaults__ or {})
     return found
 
 
