@@ -202,6 +202,11 @@ def main(argv: list[str] | None = None) -> int:
         "--resume", help="a --json file of an earlier run on the same code: its fixes are not run again"
     )
     parser.add_argument("--report-only", action="store_true", help="write the report of the --resume file's fixes")
+    parser.add_argument(
+        "--overlay",
+        help="a --json file of a later run of some cheat classes (--classes): its honest verdicts and those"
+        " classes' cheats replace the --resume file's, fix by fix (the report's command names both)",
+    )
     args = parser.parse_args(argv)
     unknown = set(args.classes.split(",")) - set(BUILDERS) - set(IMPORTED)
     if unknown:
@@ -225,6 +230,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume and os.path.exists(args.resume):
         with open(args.resume, encoding="utf-8") as f:
             done = {r["fix"]: r for r in json.load(f)}
+    if args.overlay:
+        with open(args.overlay, encoding="utf-8") as f:
+            for later in json.load(f):
+                earlier = done.setdefault(later["fix"], later)
+                earlier["honest"] = later["honest"]
+                earlier["cheats"] = {**earlier.get("cheats", {}), **later.get("cheats", {})}
     results = []
     trees: dict[str, str] = {}
     for row in rows:
