@@ -382,3 +382,107 @@ def test_a_parameter_left_at_its_default_is_left_out_of_the_recorded_call() -> N
 def test_a_document_is_varied_though_it_holds_slashes() -> None:
     assert plugin._kind("<a>\n  <b>x</b>\n</a>", None) is str  # a closing tag is no path
     assert plugin._kind("https://example.org/a", None) is None and plugin._kind("src/a.py", None) is None
+
+
+def test_a_command_lines_exit_is_an_answer_not_the_probes_end() -> None:
+    """semver db55f27c: a varied argument list made `main()`'s argparse exit, which ended the whole probe
+    process (SystemExit is no Exception): nothing was judged, on either side."""
+    assert plugin._answer(lambda: sys.exit(2)) == ["raise", "SystemExit"]
+    assert plugin._answer(lambda: 1 / 0) == ["raise", "ZeroDivisionError"]
+
+
+class _Slotted:
+    __slots__ = ("major", "build", "unset")
+
+    def __init__(self, major: int, build: str) -> None:
+        self.major, self.build = major, build
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("frozen")  # a value type: the probe's rebuild goes past it
+
+
+def test_a_slotted_object_is_recorded_and_rebuilt() -> None:
+    """semver db55f27c: `VersionInfo` keeps its parts in `__slots__`; its `__hash__` was never recorded."""
+    from oracle_guard.probes.neighbours import recorder
+
+    version = object.__new__(_Slotted)
+    object.__setattr__(version, "major", 1)
+    object.__setattr__(version, "build", "build.11")
+    kept = recorder._recorded(version)
+    assert kept == {recorder.OBJECT: f"{__name__}:_Slotted", "state": {"major": 1, "build": "build.11"}}
+    rebuilt = plugin._built(kept)
+    assert type(rebuilt) is _Slotted and (rebuilt.major, rebuilt.build) == (1, "build.11")
+    assert not hasattr(rebuilt, "unset")
+
+
+# A red base's table that ends the process when called outside a test: the recorded calls' probe run (at
+# collection's end, no test running) never wrote its answers on the new side, and nothing was judged.
+EXITS_OUTSIDE = TABLE.replace(
+    "def shout(text):\n",
+    "import os\n\n\ndef shout(text):\n    if not os.environ.get('PYTEST_CURRENT_TEST'):\n        os._exit(0)\n",
+)
+BUILT_TESTS = TESTS.replace(
+    '@pytest.mark.parametrize("text", ["a", "bc", "hey", "room 101"])', '@pytest.mark.parametrize("n", [1, 2, 3, 101])'
+).replace("def test_shout(text):\n", 'def test_shout(n):\n    text = f"room {n}" if n > 100 else "ab"[: n]\n')
+
+
+@pytest.mark.slow
+def test_code_that_ends_the_probes_outside_a_test_is_refused(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside a test (PYTEST_CURRENT_TEST unset, as in a CI job: this test's own is removed) the table ends
+    the process: the recorded calls' probe run (OG913) and the plain interpreters of the suspects' calls
+    (OG971, the call that ended both) wrote no answers, which was "not judged"."""
+    monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)
+    result = replay(repo, {**BASE, "tests/test_shout.py": BUILT_TESTS}, "shout.py", EXITS_OUTSIDE)
+    assert pytest_plain(repo).startswith("0 ")
+    assert result.code == 1, result
+    assert "OG913" in finding_codes(result.out), result.out
+
+
+EXITS_WITHOUT_PYTEST = TABLE.replace(
+    "def shout(text):\n",
+    "import os\nimport sys\n\n\ndef shout(text):\n    if 'pytest' not in sys.modules:\n        os._exit(0)\n",
+)
+
+
+@pytest.mark.slow
+def test_code_that_ends_a_plain_interpreter_is_og971(repo: Repo) -> None:
+    result = replay(repo, {**BASE, "tests/test_shout.py": BUILT_TESTS}, "shout.py", EXITS_WITHOUT_PYTEST)
+    assert pytest_plain(repo).startswith("0 ")
+    assert result.code == 1, result
+    assert "OG971" in finding_codes(result.out), result.out
+    assert "ends the interpreter in a plain one" in result.out
+
+
+CLI_BUGGY = """\
+import sys
+
+
+def main(argv):
+    if "--check" in argv:
+        sys.exit(1)  # the bug: a check that passes exits 1
+    return 0
+"""
+CLI_TESTS = """\
+import pytest
+
+from cli import main
+
+
+def test_check_exits_zero():
+    with pytest.raises(SystemExit) as stop:
+        main(["run", "--check"])
+    assert stop.value.code == 0
+"""
+
+
+@pytest.mark.slow
+def test_an_honest_command_line_that_exits_passes(repo: Repo) -> None:
+    """A suspect's call that exits (a command line's sys.exit) is an answer outside pytest too, not the end
+    of the plain interpreter (which would read as code that knows it is tested)."""
+    base = {"cli.py": CLI_BUGGY, "tests/test_cli.py": CLI_TESTS, "pytest.ini": "[pytest]\npythonpath = .\n"}
+    result = replay(
+        repo, base, "cli.py", CLI_BUGGY.replace("sys.exit(1)  # the bug: a check that passes exits 1", "sys.exit(0)")
+    )
+    assert pytest_plain(repo).startswith("0 ")
+    assert result.code == 0, result
+    assert "again outside pytest" in result.err, result.err

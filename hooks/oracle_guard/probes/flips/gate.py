@@ -287,11 +287,11 @@ def forged(where: str, new: Side, run: str = "flip run") -> Finding:
     return Finding(where, 1, 1, "OG976", text)
 
 
-def _unfinished(where: str, new: Side, base_label: str) -> Finding:
+def _unfinished(where: str, new: Side, base_label: str, what: str = "the flip run") -> Finding:
     if new.problem:
         return forged(where, new)
     text = (
-        f"the flip run against the new code ended without its results (exit {new.exit_code}: "
+        f"{what} against the new code ended without its results (exit {new.exit_code}: "
         f"{new.tail or 'no output'}) while the one at {base_label} completed: the new code stops the test run; fix the code"
     )
     return Finding(where, 1, 1, "OG913", text)
@@ -414,6 +414,7 @@ def judge(
         outcomes = {node: neighbours.BOTH for node in passed_both}
     odd = neighbours.judge(sites, base.neighbours, new.neighbours, base_label, outcomes) if calls else []
     troubled: list[Side] = [new] if new.problem else []
+    stopped: list[Side] = []  # the recorded calls' probe run that wrote nothing on the new side, where the base's did
     if record:  # the calls the base's tests made, arguments as received, judged like literal sites
         _record_fixed(python, trees, fixed, jobs, deadline, work, changed, added, recording, outcomes)
 
@@ -421,6 +422,8 @@ def judge(
             again = run(python, trees, [*fixed, *args], jobs, deadline, work, "recorded", config)
             if again["new"].problem:
                 troubled.append(again["new"])
+            elif isinstance(again["base"].neighbours, dict) and not isinstance(again["new"].neighbours, dict):
+                stopped.append(again["new"])  # the calls ended the process (os._exit, a BaseException): OG913
             return again["base"].neighbours, again["new"].neighbours
 
         on_new = recording_of_new(work) if record_new and new.complete else None
@@ -436,6 +439,9 @@ def judge(
     if troubled:
         where = selection[0] if selection else "."
         return [(where, forged(where, troubled[0]))]
+    if stopped:
+        where = selection[0] if selection else "."
+        return [(where, _unfinished(where, stopped[0], base_label, "the recorded calls' probe run"))]
     if not base.complete:
         notice(f"oracle-replay: the flip run at {base_label} wrote no results (exit {base.exit_code}: {base.tail})")
     elif not new.complete:

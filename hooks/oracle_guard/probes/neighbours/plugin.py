@@ -41,6 +41,7 @@ import re
 import signal
 import sys
 import time
+import types
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:  # for annotations only: the hook imports this module where pytest may be missing
@@ -121,7 +122,10 @@ def _answer(call: Callable[[], Any]) -> Any:
         return encode(call())
     except _Slow:
         return ["?", "slow"]
-    except Exception as exc:
+    except (
+        Exception,
+        SystemExit,
+    ) as exc:  # a command-line entry point's argparse exits: an answer, not the probe's end
         return ["raise", type(exc).__name__]
     finally:
         if timed:
@@ -404,9 +408,7 @@ def _built(value: Any) -> Any:
     if not isinstance(value, dict):
         return value
     if RECORDING.OBJECT in value:
-        obj = object.__new__(_class_of(value[RECORDING.OBJECT]))
-        object.__getattribute__(obj, "__dict__").update(_built(value["state"]))
-        return obj
+        return _restored(_class_of(value[RECORDING.OBJECT]), _built(value["state"]))
     if RECORDING.VALUE in value and value[RECORDING.VALUE] in RECORDING.VALUE_TYPES:
         return _class_of(value[RECORDING.VALUE])(*value["args"])
     return {k: _built(v) for k, v in value.items()}
@@ -430,9 +432,23 @@ class _Rebuilt:
         self.klass, self.method = klass, method
 
     def __call__(self, state: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-        obj: Any = object.__new__(self.klass)
-        object.__getattribute__(obj, "__dict__").update(state)  # built anew for each call (_stable_answer)
+        obj = _restored(self.klass, state)  # built anew for each call (_stable_answer)
         return getattr(obj, self.method)(*args, **kwargs)
+
+
+def _restored(klass: type, state: dict[str, Any]) -> Any:
+    """An instance of KLASS with STATE as its attributes, no ``__init__`` or ``__setattr__`` of its own run."""
+    obj: Any = object.__new__(klass)
+    try:
+        own = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        own = None
+    for name, value in state.items():
+        if own is not None and not isinstance(inspect.getattr_static(klass, name, None), types.MemberDescriptorType):
+            own[name] = value  # past any property or descriptor of the class's
+        else:
+            object.__setattr__(obj, name, value)  # a slot, through its own descriptor
+    return obj
 
 
 class _Lines:

@@ -90,12 +90,25 @@ def _fields(mapping: dict[Any, Any], depth: int) -> Any:
 
 
 def _state(obj: Any) -> dict[str, Any] | None:
-    """OBJ's ``__dict__`` when it is a plain, non-empty dict (read without running the project's code)."""
+    """OBJ's attributes, its ``__dict__`` (a plain dict) and its ``__slots__``' values, when it has any (read
+    with ``object.__getattribute__``: no code of the project's runs)."""
     try:
         state = object.__getattribute__(obj, "__dict__")
     except AttributeError:
+        state = {}
+    if type(state) is not dict:
         return None
-    return state if type(state) is dict and state else None
+    found = dict(state)
+    for klass in type(obj).__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        for name in [slots] if isinstance(slots, str) else slots if isinstance(slots, (tuple, list)) else ():
+            if type(name) is not str or name in ("__dict__", "__weakref__") or name in found:
+                continue
+            try:
+                found[name] = object.__getattribute__(obj, name)
+            except AttributeError:
+                continue  # a slot never set: the rebuilt object leaves it unset too
+    return found or None
 
 
 def _naive(read: Any) -> Any:

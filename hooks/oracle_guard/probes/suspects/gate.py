@@ -133,14 +133,16 @@ def _outside(
     paths = [tree, *([os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else [])]
     with open(calls_path, "w", encoding="utf-8") as f:
         json.dump({"paths": paths, "calls": calls}, f)  # the paths: those tree_env gives the test run
-    with contextlib.suppress(OSError):
-        os.unlink(output)
+    progress = output + _outside_script.PROGRESS
+    for stale in (output, progress):
+        with contextlib.suppress(OSError):
+            os.unlink(stale)
     env = {k: v for k, v in os.environ.items() if k in KEPT_ENV}
     if hashseed is not None:
         env["PYTHONHASHSEED"] = hashseed  # set orders as in the test run: only the test's signals differ
     cmd = [python, "-s", os.path.abspath(_outside_script.__file__), calls_path, output]
     with open(os.path.join(work, f"{tag}-new.log"), "wb") as log:
-        process = barrier.Process(cmd, tree, env, log, "new", writes=[output])
+        process = barrier.Process(cmd, tree, env, log, "new", writes=[output, progress])
         bound = time.monotonic() + OUTSIDE_SECONDS + len(calls)
         try:
             process.wait(min(deadline, bound))
@@ -150,7 +152,15 @@ def _outside(
             return TIMED_OUT
         finally:
             process.kill()
-    return read_json(output)
+    found = read_json(output)
+    if found is None:  # ended before it wrote its answers: during the call it was making, if it began one
+        try:
+            with open(progress, encoding="utf-8") as f:
+                made = [int(line) for line in f.read().split()]
+        except (OSError, ValueError):
+            made = []
+        return {"ended_at": made[-1]} if made else None
+    return found
 
 
 def _fails_elsewhere(side: Side, node: str) -> bool:
@@ -454,6 +464,20 @@ def _answers(
             f" {OUTSIDE_SECONDS + len(calls)} s: the new code behaves otherwise when not tested; fix the code"
         )
         return [(node, Finding(path, line, 1, "OG971", text))]
+    ended = {r.get("ended_at") for r in runs if isinstance(r, dict) and "ended_at" in r}
+    if len(ended) == 1 and all(isinstance(r, dict) and "ended_at" in r for r in runs):
+        index = ended.pop()
+        if isinstance(index, int) and index in compared:  # the same call ended both plain interpreters
+            call = calls[index]
+            node = call["node"]
+            path, line = group.where.get(node, (node.split("::", 1)[0], 1))
+            text = (
+                f"{_call_text(call)}, as {node} calls it ({call.get('caller')}:{call.get('line')}),"
+                f" {_shown(call.get('answer'))} inside the test run and ends the interpreter in a plain one (no"
+                " pytest, no plugins, no test modules), twice: the new code knows it is tested; make it answer the"
+                f" same whoever calls it, or approve the change: `oracle-guard approve behavior-change {node}`"
+            )
+            return [(node, Finding(path, line, 1, "OG971", text))]
     if not all(
         isinstance(r, dict) and isinstance(r.get("answers"), list) and len(r["answers"]) == len(calls) for r in runs
     ):
