@@ -13,6 +13,7 @@ call with nothing else to vary was not judged (tabulate, xmltodict).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import datetime
 import decimal
 import fractions
@@ -238,7 +239,8 @@ def test_what_cannot_be_found_again_or_read_without_code_is_not_recorded() -> No
         __slots__ = ("x",)
 
     aware = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
-    for value in [Local(), Slots(), aware, decimal.Decimal("nan"), _Point(object(), 1), [[[[[1]]]]], {1: "a"}]:
+    made = dataclasses.make_dataclass("Person", ["name"])("Alice")  # tabulate 0978de5b: a class made in a test
+    for value in [Local(), Slots(), made, aware, decimal.Decimal("nan"), _Point(object(), 1), [[[[[1]]]]], {1: "a"}]:
         assert recorder._recorded(value) is recorder.SKIP, value
     assert recorder._recorded({recorder.OBJECT: "os:system", "state": {}}) is recorder.SKIP  # no forged tag
     assert plugin._built({recorder.VALUE: "os:system", "args": ["true"]}) == {

@@ -17,6 +17,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Mapping
 from typing import Any
 
 # What the run keeps; the gate chooses what it judges, the calls of tests red at the base first (recorded.py):
@@ -69,10 +70,20 @@ def _recorded(value: Any, depth: int = 0) -> Any:
         items = [_recorded(v, depth + 1) for v in value]
         return SKIP if any(v is SKIP for v in items) else kind(items)
     state = _state(value)
-    if state is None or "<" in kind.__qualname__:  # a class defined in a function cannot be found again
+    if state is None or not _findable(kind):  # the probe must find its class again, by name
         return SKIP
     fields = _fields(state, depth)
     return SKIP if fields is SKIP else {OBJECT: name, "state": fields}
+
+
+def _findable(kind: type) -> bool:
+    """KIND is what its module's namespace holds under its qualified name (not a class made in a function
+    or by ``make_dataclass`` in a test): read through the namespaces' dicts, no ``__getattr__`` runs."""
+    found: Any = sys.modules.get(kind.__module__)
+    for part in kind.__qualname__.split("."):
+        space = getattr(found, "__dict__", None)
+        found = space.get(part) if isinstance(space, Mapping) else None
+    return found is kind
 
 
 def _fields(mapping: dict[Any, Any], depth: int) -> Any:
