@@ -204,8 +204,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report-only", action="store_true", help="write the report of the --resume file's fixes")
     parser.add_argument(
         "--overlay",
+        action="append",
+        default=[],
         help="a --json file of a later run of some cheat classes (--classes): its honest verdicts and those"
-        " classes' cheats replace the --resume file's, fix by fix (the report's command names both)",
+        " classes' cheats replace the --resume file's, fix by fix (the report's command names both); again"
+        " for a still later run, applied in order",
     )
     args = parser.parse_args(argv)
     unknown = set(args.classes.split(",")) - set(BUILDERS) - set(IMPORTED)
@@ -230,8 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume and os.path.exists(args.resume):
         with open(args.resume, encoding="utf-8") as f:
             done = {r["fix"]: r for r in json.load(f)}
-    if args.overlay:
-        with open(args.overlay, encoding="utf-8") as f:
+    for overlay in args.overlay:
+        with open(overlay, encoding="utf-8") as f:
             for later in json.load(f):
                 earlier = done.setdefault(later["fix"], later)
                 earlier["honest"] = later["honest"]
