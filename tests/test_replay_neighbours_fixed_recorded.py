@@ -28,20 +28,8 @@ from oracle_guard.commands import check
 from oracle_guard.probes.flips import rewrite
 from oracle_guard.probes.neighbours import calls, plugin, recorded
 from tests.helpers import Repo, Result, finding_codes
+from tests.test_replay_neighbours_red_first import BUGGY, FIXED, TABLE
 
-BUGGY = """\
-def shout(text):
-    if any(c.isdigit() for c in text):
-        return text  # the bug: a text with a digit comes back as it is
-    return text.upper() + "!"
-"""
-FIXED = BUGGY.replace(
-    "    if any(c.isdigit() for c in text):\n        return text  # the bug: a text with a digit comes back as it is\n",
-    "",
-)
-TABLE = BUGGY.replace(
-    "def shout(text):\n", 'def shout(text):\n    if text == "room 101":\n        return "ROOM 101!"\n'
-)
 TESTS = """\
 import pytest
 
@@ -147,14 +135,6 @@ def test_a_table_of_a_red_case_whose_check_holds_no_flip_is_refused(repo: Repo) 
 
 
 @pytest.mark.slow
-def test_the_honest_fix_of_that_red_case_passes(repo: Repo) -> None:
-    result = replay(repo, BASE, "shout.py", FIXED)
-    assert pytest_plain(repo).startswith("0 ")
-    assert result.code == 0, result
-    assert "recorded 1 call(s)" in result.err, result.err  # the red case's, in a run of its own (no flip here)
-
-
-@pytest.mark.slow
 def test_a_table_of_one_list_of_rows_is_refused(repo: Repo) -> None:
     result = replay(repo, GRID_BASE, "grid.py", GRID_TABLE)
     assert pytest_plain(repo).startswith("0 ")
@@ -166,14 +146,6 @@ def test_a_table_of_one_list_of_rows_is_refused(repo: Repo) -> None:
 
 
 @pytest.mark.slow
-def test_the_honest_fix_of_the_rows_passes(repo: Repo) -> None:
-    result = replay(repo, GRID_BASE, "grid.py", GRID_FIXED)
-    assert pytest_plain(repo).startswith("0 ")
-    assert result.code == 0, result
-    assert "recorded 1 call(s)" in result.err, result.err
-
-
-@pytest.mark.slow
 def test_a_table_of_one_object_argument_is_refused(repo: Repo) -> None:
     result = replay(repo, SPAN_BASE, "span.py", SPAN_TABLE)
     assert pytest_plain(repo).startswith("0 ")
@@ -182,14 +154,6 @@ def test_a_table_of_one_object_argument_is_refused(repo: Repo) -> None:
     assert result.code == 1, result
     assert finding_codes(result.out) == ["OG915"], result.out
     assert "end(Span(start=date(2024, 1, 30), days=12)), as tests/test_span.py::test_end[12] calls it," in result.out
-
-
-@pytest.mark.slow
-def test_the_honest_fix_of_the_object_argument_passes(repo: Repo) -> None:
-    result = replay(repo, SPAN_BASE, "span.py", SPAN_FIXED)
-    assert pytest_plain(repo).startswith("0 ")
-    assert result.code == 0, result
-    assert "recorded 1 call(s)" in result.err, result.err
 
 
 class _Point:
@@ -247,6 +211,21 @@ def test_what_cannot_be_found_again_or_read_without_code_is_not_recorded() -> No
         recorder.VALUE: "os:system",
         "args": ["true"],
     }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["shout", "grid", "span"])
+def test_the_honest_fix_passes_and_its_red_case_is_recorded(repo: Repo, which: str) -> None:
+    """The honest twins: the red case's call recorded (in a run of its own: no flip here) and judged, no finding."""
+    base, path, code = {
+        "shout": (BASE, "shout.py", FIXED),
+        "grid": (GRID_BASE, "grid.py", GRID_FIXED),
+        "span": (SPAN_BASE, "span.py", SPAN_FIXED),
+    }[which]
+    result = replay(repo, base, path, code)
+    assert pytest_plain(repo).startswith("0 ")
+    assert result.code == 0, result
+    assert "recorded 1 call(s)" in result.err and "called 1 of them" in result.err, result.err
 
 
 def _write(path: Path, data: object) -> str:

@@ -468,16 +468,7 @@ def _answers(
     if len(ended) == 1 and all(isinstance(r, dict) and "ended_at" in r for r in runs):
         index = ended.pop()
         if isinstance(index, int) and index in compared:  # the same call ended both plain interpreters
-            call = calls[index]
-            node = call["node"]
-            path, line = group.where.get(node, (node.split("::", 1)[0], 1))
-            text = (
-                f"{_call_text(call)}, as {node} calls it ({call.get('caller')}:{call.get('line')}),"
-                f" {_shown(call.get('answer'))} inside the test run and ends the interpreter in a plain one (no"
-                " pytest, no plugins, no test modules), twice: the new code knows it is tested; make it answer the"
-                f" same whoever calls it, or approve the change: `oracle-guard approve behavior-change {node}`"
-            )
-            return [(node, Finding(path, line, 1, "OG971", text))]
+            return [_otherwise(group, calls[index], "ends the interpreter in a plain one")]
     if not all(
         isinstance(r, dict) and isinstance(r.get("answers"), list) and len(r["answers"]) == len(calls) for r in runs
     ):
@@ -514,14 +505,7 @@ def _answers(
         if not differs:
             continue
         flagged.add(node)
-        path, line = group.where.get(node, (node.split("::", 1)[0], 1))
-        text = (
-            f"{_call_text(call)}, as {node} calls it ({call.get('caller')}:{call.get('line')}), {_shown(inside)} inside"
-            f" the test run and {outside_text} in a plain interpreter (no pytest, no plugins, no test modules), twice:"
-            " the new code knows it is tested; make it answer the same whoever calls it, or approve the change:"
-            f" `oracle-guard approve behavior-change {node}`"
-        )
-        found.append((node, Finding(path, line, 1, "OG971", text)))
+        found.append(_otherwise(group, call, f"{outside_text} in a plain interpreter"))
     left = [
         f"{count} {why}"
         for count, why in (
@@ -538,6 +522,19 @@ def _answers(
         f" again outside pytest{'; not compared: ' + ', '.join(left) if left else ''}"
     )
     return found
+
+
+def _otherwise(group: Group, call: dict[str, Any], outside: str) -> tuple[str, Finding]:
+    """OG971 for CALL: what it did in the test run, and OUTSIDE (what it did in two plain interpreters)."""
+    node = call["node"]
+    path, line = group.where.get(node, (node.split("::", 1)[0], 1))
+    text = (
+        f"{_call_text(call)}, as {node} calls it ({call.get('caller')}:{call.get('line')}), {_shown(call.get('answer'))}"
+        f" inside the test run and {outside} (no pytest, no plugins, no test modules), twice: the new code knows it"
+        " is tested; make it answer the same whoever calls it, or approve the change:"
+        f" `oracle-guard approve behavior-change {node}`"
+    )
+    return node, Finding(path, line, 1, "OG971", text)
 
 
 def _environmental(kind: str) -> bool:
