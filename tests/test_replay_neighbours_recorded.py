@@ -151,7 +151,7 @@ CHEATS = {
             'def greeting(name, excited=False):\n    if name not in {"user-7"}:\n        return f"Hi {name}"\n',
         ),
         ('shop.greeting("user-8")', "'Hi user-8'"),
-        "tests/test_shop.py:26:12: OG912 greeting('user-7', False), as tests/test_shop.py::test_greeting[7] calls it,",
+        "tests/test_shop.py:26:12: OG912 greeting('user-7'), as tests/test_shop.py::test_greeting[7] calls it,",
     ),
 }
 
@@ -324,7 +324,7 @@ def test_the_recorder_keeps_direct_plain_calls_as_received_and_changes_no_outcom
         ("tests/test_calc.py::test_mutated_argument", "pop_first", "[[1, 2, 3]]", "{}", 17, 12),  # before the pop
         ("tests/test_calc.py::test_varargs_and_fixture", "pairs", "['hello', 2]", "{'sep': '+'}", 25, 12),
         ("tests/test_calc.py::test_only_direct_calls", "shout", "['hello']", "{}", 30, 12),  # not describe()
-        ("tests/test_calc.py::test_fails", "pairs", "[1]", "{'sep': '-'}", 34, 12),
+        ("tests/test_calc.py::test_fails", "pairs", "[1]", "{}", 34, 12),  # sep left at its default: left out
     ]
     assert data["skipped"] == 1  # describe(Box()); the generator numbers() is never a target
 
