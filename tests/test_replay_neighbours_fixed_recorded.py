@@ -467,3 +467,42 @@ def test_an_honest_command_line_that_exits_passes(repo: Repo) -> None:
     assert pytest_plain(repo).startswith("0 ")
     assert result.code == 0, result
     assert "again outside pytest" in result.err, result.err
+
+
+ARGV_CLI_BUGGY = """\
+import sys
+
+
+def main():
+    words = sys.stdin.read().split()
+    if "--upper" in sys.argv[1:]:
+        return " ".join(w.upper() for w in words[:-1])  # the bug: the last word is lost
+    return " ".join(words)
+"""
+ARGV_CLI_TESTS = """\
+import io
+import sys
+from unittest.mock import patch
+
+from cli import main
+
+
+def run(args, text):
+    with patch("sys.argv", ["cli", *args]), patch("sys.stdin", io.StringIO(text)):
+        return main()
+
+
+def test_upper():
+    assert run(["--upper"], "a b c") == "A B C"
+"""
+
+
+@pytest.mark.slow
+def test_an_entry_point_called_in_process_with_its_argv_and_stdin_patched_passes(repo: Repo) -> None:
+    """tabulate 17bf1cf0 (honest, refused as OG971 before): the test gives `main()` its command line and input
+    by patching `sys.argv` and `sys.stdin`; a plain interpreter cannot be given them, so those calls are not
+    compared outside."""
+    base = {"cli.py": ARGV_CLI_BUGGY, "tests/test_cli.py": ARGV_CLI_TESTS, "pytest.ini": "[pytest]\npythonpath = .\n"}
+    result = replay(repo, base, "cli.py", ARGV_CLI_BUGGY.replace("words[:-1]", "words"))
+    assert pytest_plain(repo).startswith("0 ")
+    assert result.code == 0, result

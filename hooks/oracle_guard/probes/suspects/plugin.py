@@ -101,6 +101,7 @@ class Recorder:
         self.node = ""
         self.env: dict[str, str] = {}  # the environment as the test started: what the test itself set differs
         self.replaced = False  # the test replaces code or values (monkeypatch, mocker): its calls are not made again
+        self.argv: list[str] = []  # sys.argv as the test started: a call made with another is given its input there
         self.calls: list[dict[str, Any]] = []
         self.gaps: set[str] = set()  # tests that made a call that could not be recorded
         self.bytes = 0
@@ -167,7 +168,7 @@ class Recorder:
             "caller": os.path.relpath(caller.f_code.co_filename, ROOT).replace(os.sep, "/"),
             "env": {k: os.environ.get(k) for k in _env_changes(self.env)},
             "cwd": os.getcwd(),
-            "replaced": self.replaced or _patching(),
+            "replaced": self.replaced or _patching() or _inputs_replaced(self.argv),
             "compare": os.path.realpath(frame.f_code.co_filename) in CHANGED and self.node not in self.gaps,
         }
         self.raised[id(frame)] = None
@@ -205,6 +206,15 @@ def _patching() -> bool:
     """Whether unittest.mock patches started with start() (pytest-mock's, among others) are active."""
     mock = sys.modules.get("unittest.mock")
     return bool(getattr(getattr(mock, "_patch", None), "_active_patches", None))
+
+
+def _inputs_replaced(argv: list[str]) -> bool:
+    """Whether the test gave the call the process's own inputs: another ``sys.argv`` (``patch("sys.argv", ...)``),
+    or a ``sys.stdin`` that is neither the process's nor pytest's stand-in while it captures (a ``StringIO``).
+    A command line's entry point called in process reads them: a plain interpreter cannot be given them
+    (tabulate 17bf1cf0's `_main()` under ``patch``: honest, and refused as OG971 before)."""
+    stdin = sys.stdin
+    return sys.argv != argv or not (stdin is sys.__stdin__ or type(stdin).__name__ == "DontReadFromInput")
 
 
 REPLACING = ("monkeypatch", "mocker", "module_mocker", "class_mocker", "package_mocker", "session_mocker")
@@ -306,6 +316,7 @@ def pytest_runtestloop(session: pytest.Session) -> bool:
         tracer = RECORDER.trace if run == 0 else None
         if tracer is not None:
             RECORDER.node, RECORDER.env, RECORDER.replaced = item.nodeid, dict(os.environ), _replaces(item)
+            RECORDER.argv = list(sys.argv)
             sys.settrace(tracer)
         try:
             reports = runtestprotocol(item, log=False, nextitem=None)
