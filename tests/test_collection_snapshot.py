@@ -545,8 +545,9 @@ def test_bad_contract_after_pytest_started_is_og927_and_leaves_nothing(
     project.write("tests/agent_contract.yaml", "version: 1\nversion: 1\n")
     project.stage()
     assert project.run(main, *PY, "--always") == 1  # the change's contract: its finding (OG927), not exit 2
-    out = capsys.readouterr().out
-    assert "OG927" in out and "duplicate key 'version'" in out
+    said = capsys.readouterr()
+    assert said.out.startswith("tests/agent_contract.yaml:") and " OG927 " in said.out, said
+    assert "duplicate key 'version'" in said.out and "error:" not in said.err, said
     assert list(scratch.iterdir()) == []  # the started collection was stopped and its output removed
 
 
