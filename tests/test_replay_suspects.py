@@ -440,3 +440,60 @@ def test_a_first_call_toggle_is_refused_when_the_red_test_can_run_twice(repo: Re
     assert plain_pytest(repo, "tests/test_calc.py::test_add_fresh") == 0
     result = repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
     assert result.code == 1 and "OG972" in result.codes, result
+
+
+# -- the change's own edited test that cannot run twice, on a green base -------------------------------------
+# (semver d8813b67: a row added to a parametrized table of `does_not_raise(...)` context managers; every case
+# gave "passed, failed, failed" when run again, on any code.) Its own repeats are asked over the base's code.
+ONCE_ROWS = ONCE_TESTS.replace("[(2, 3, gives(5))]", "[(2, 3, gives(5)), (3, 4, gives(7))]")
+FRESH_EDITED = FRESH_TESTS.replace("add(2, 3) == expected", "add(2, 3) == expected and add(0, 0) == 0")
+GREEN_ONCE = {
+    "calc.py": "def add(a, b):\n    return a + b\n",
+    "tests/test_calc.py": ONCE_TESTS + "\n\n" + FRESH_TESTS.split("\n\n\n")[-1],
+    "pytest.ini": "[pytest]\npythonpath = .\n",
+}
+SCALE = "\n\ndef scale(x, k):\n    return x * k\n"
+
+
+@pytest.mark.slow
+def test_an_edited_own_test_that_cannot_run_twice_passes_with_an_honest_change(repo: Repo) -> None:
+    fresh = GREEN_ONCE["tests/test_calc.py"].split("@pytest.mark.parametrize")[0] + "@pytest.mark.parametrize"
+    edited = fresh + ONCE_ROWS.split("@pytest.mark.parametrize", 1)[1] + "\n\n" + FRESH_TESTS.split("\n\n\n")[-1]
+    repo.change(GREEN_ONCE, {"calc.py": GREEN_ONCE["calc.py"] + SCALE, "tests/test_calc.py": edited})
+    assert plain_pytest(repo) == 0
+    result = repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+    assert result.code == 0, result  # was OG972 for both rows: "passed, failed, failed when run ... again"
+    assert "fail when run again over the code at" in result.err and "not repeatable by" in result.err, result.err
+
+
+@pytest.mark.slow
+def test_a_first_call_toggle_is_refused_in_an_edited_own_test_that_can_run_twice(repo: Repo) -> None:
+    once = GREEN_ONCE["tests/test_calc.py"]
+    toggle = "_calls = [0]\n\n\ndef add(a, b):\n    _calls[0] += 1\n    return a + b if _calls[0] <= 3 else a - b\n"
+    repo.change(GREEN_ONCE, {"calc.py": toggle + SCALE, "tests/test_calc.py": once.replace(*_FRESH_EDIT)})
+    assert plain_call(repo, "[calc.add(2, 3) for _ in range(4)]") == "[5, 5, 5, -1]"  # the bug is kept
+    assert plain_pytest(repo) == 0
+    result = repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+    assert result.code == 1 and "OG972" in result.codes, result
+    assert "test_add_fresh" in result.out, result.out
+
+
+_FRESH_EDIT = ("assert add(2, 3) == expected\n", "assert add(2, 3) == expected and add(0, 0) == 0\n")
+
+
+def test_an_own_tests_repeats_are_excused_only_where_its_runs_over_the_base_code_fail_too() -> None:
+    def side(**failed_at: list[str]) -> suspects_gate.Side:
+        return suspects_gate.Side(True, {}, [], set(), {}, None, 0, failed_at=failed_at)
+
+    used_up = side(t=["", "contextlib.py:139", "contextlib.py:139"])
+    red_at_check = side(t=["test_calc.py:9", "test_calc.py:9", "test_calc.py:9"])
+    red_then_used_up = side(t=["test_calc.py:9", "contextlib.py:139", "contextlib.py:139"])
+    assert suspects_gate._own_repeats([used_up], used_up, "t")
+    assert suspects_gate._own_repeats([used_up], red_then_used_up, "t")
+    # a code that passes the test once and fails it again at its check, where the base's code fails every time
+    toggled = side(t=["", "test_calc.py:9", "test_calc.py:9"])
+    assert not suspects_gate._own_repeats([toggled], red_at_check, "t")
+    assert not suspects_gate._own_repeats([toggled], red_then_used_up, "t")
+    assert not suspects_gate._own_repeats([toggled], used_up, "t")
+    assert not suspects_gate._own_repeats([used_up], side(), "t")  # did not run over the base's code: no excuse
+    assert not suspects_gate._own_repeats([side(t=["", "", ""])], used_up, "t")  # nothing failed: nothing excused

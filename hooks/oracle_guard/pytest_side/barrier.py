@@ -61,8 +61,8 @@ def _oracle_guard_imports():
         pass
 """
 # The trees of untrusted runs beside the base's: the new code (with the base's tests or its own), the
-# change as committed, the mutation probe's new code with the base's tests.
-UNTRUSTED_TREES = ("new", "target", "mixed", "new-flips")
+# change as committed, the mutation probe's new code with the base's tests, the change's tests over the base's code.
+UNTRUSTED_TREES = ("new", "target", "mixed", "new-flips", "tests-at-base")
 # Their outputs in the work folder: "run-new.log", "canary-run-target", "new-all.jsonl", "base-tests-new-code.log".
 _UNTRUSTED_OUTPUT = re.compile(r"(^|-)(new|target)([.-]|$)")
 _PR_SET_CHILD_SUBREAPER = 36

@@ -335,6 +335,7 @@ class Scratch:
         self.base = os.path.join(self.root, "base")
         self.new = os.path.join(self.root, "new")
         self.target = os.path.join(self.root, "target")
+        self.tests_at_base = os.path.join(self.root, "tests-at-base")
         self.generated: dict[str, bytes] | None = None
         self.pycs: dict[str, bytes] = {}  # the base's bytecode, laid into each tree built (bytecode.py)
 
@@ -356,6 +357,22 @@ class Scratch:
         changed = [p for c in change_set.changes for p in (c.path, c.old_path) if p]
         bytecode.lay(self.pycs, [self.target], changed)
         return self.target
+
+    def build_tests_at_base(self, change_set: changes.ChangeSet, the_plan: Plan) -> str:
+        """The change as committed but for its production edits: its own tests over the base's code.
+
+        Whether a test the change brings is repeatable on its own is asked here (probes/suspects):
+        what it does when run again over code the change did not write is the test's, not the code's.
+        """
+        assert change_set.base is not None
+        export(change_set.base, self.tests_at_base)
+        production = {*the_plan.write, *the_plan.remove}
+        write = [c.path for c in change_set.changes if c.path and c.path not in production]
+        remove = [c.old_path for c in change_set.changes if c.old_path and c.old_path not in {*write, *production}]
+        _lay(change_set, write, remove, self.tests_at_base)
+        generated.lay(self.generated_modules(change_set.base), [self.tests_at_base])
+        bytecode.lay(self.pycs, [self.tests_at_base], [*write, *remove])
+        return self.tests_at_base
 
     def build_flips(self, change_set: changes.ChangeSet, the_plan: Plan) -> dict[str, str]:
         """Trees of their own for the flip runs that run beside the main runs (a test writing a fixed

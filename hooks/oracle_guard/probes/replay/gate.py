@@ -345,7 +345,8 @@ def _suspects(ctx: _Context, base: ledger.Result, new: ledger.Result) -> list[tu
     own = which.own(change_set.read_base(modules), change_set.read_new(modules)) if modules else {}
     target = tree.build_target(change_set) if own else None
     trees = {"base": tree.base, "new": tree.new}
-    groups = suspects_gate.groups(trees, base, new, change_set.base_label, target, own)
+    tests_at_base = (lambda: tree.build_tests_at_base(change_set, the_plan)) if own else None
+    groups = suspects_gate.groups(trees, base, new, change_set.base_label, target, own, tests_at_base)
     measure = runs.base_seconds if runs.base_seconds is not None else runs.claimed_seconds
     return suspects_gate.judge(
         python, groups, fixed, runs.deadline, runs.work, change_set.base_label, the_plan.write, measure

@@ -23,7 +23,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from oracle_guard.probes import receipts
@@ -169,6 +169,26 @@ def _fails_elsewhere(side: Side, node: str) -> bool:
     return len(places) > 1 and all(places) and len(set(places)) > 1
 
 
+def _repeated(side: Side, odd: Mapping[str, tuple[str, str]]) -> list[str]:
+    """The odd suspects whose outcome varied between the runs of SIDE (not those that hid from watching)."""
+    return sorted(n for n, (code, _) in odd.items() if code == "OG972" and n not in side.unwatched and _varied(side, n))
+
+
+def _own_repeats(new: Sequence[Side], at_base: Side, node: str) -> bool:
+    """Every failure of NODE on the new code is one its runs over the base's code show only when run again.
+
+    The change's own test, run again over code the change did not write, fails at a place its first
+    run did not (a parametrized generator context manager used up, say): the test is not repeatable
+    by itself, and where the new code's runs fail there, the repeats say nothing of the code.  A
+    test red over the base's code fails at its check every time, so a code that passes it once and
+    fails it again at that check is still judged.
+    """
+    runs = at_base.failed_at.get(node, [])
+    again_only = {place for place in runs[1:] if place and place != runs[0]} if runs else set()
+    failed = {place for side in new for place in side.failed_at.get(node, []) if place}
+    return bool(failed) and failed <= again_only
+
+
 def _varied(side: Side, node: str) -> bool:
     """Passed on some run of the process and not on another (one outcome throughout is not state)."""
     runs = side.outcomes.get(node, [])
@@ -201,6 +221,7 @@ class Group(NamedTuple):
     where: dict[str, tuple[str, int]]  # node id -> (path, line)
     base_tree: str | None  # where the same tests run at the base; None: the change's own have no base
     why: str  # what made it a suspect, for the finding
+    tests_at_base: Callable[[], str] | None = None  # the change's own: builds its tests over the base's code
 
 
 def groups(
@@ -210,6 +231,7 @@ def groups(
     base_label: str,
     target: str | None,
     own: Mapping[str, tuple[str, int]],
+    tests_at_base: Callable[[], str] | None = None,
 ) -> list[Group]:
     """The replay's suspects by tree: red at the base and green now (new tree), and the change's own (TARGET)."""
     made = which.red_green(base, new)
@@ -219,7 +241,7 @@ def groups(
         why = f"fails at {base_label} and the change made it pass"
         found.append(Group("new", trees["new"], where, trees["base"], why))
     if own and target:
-        found.append(Group("target", target, dict(own), None, "is a test the change adds or edits"))
+        found.append(Group("target", target, dict(own), None, "is a test the change adds or edits", tests_at_base))
     return found
 
 
@@ -275,6 +297,10 @@ def _judge_group(
         at_base = _run(
             python, group.base_tree, "base", fixed, sorted(odd) or nodes, work, "suspects-base", changed, deadline
         )
+    elif group.tests_at_base is not None and first.complete and (varied := _repeated(first, odd)):
+        # The change's own tests over the base's code: the change's test code runs there, held as the new side.
+        tree = group.tests_at_base()
+        at_base = _run(python, tree, "new", fixed, varied, work, "suspects-target-at-base", changed, deadline, measure)
     if not first.complete:
         if at_base is not None and at_base.complete:
             path, line = group.where[nodes[0]]
@@ -289,7 +315,7 @@ def _judge_group(
     never = [n for n in nodes if "passed" not in first.outcomes.get(n, [])]
     if never and group.base_tree is not None:  # the change's own tests may fail: they were never judged green
         notice(f"oracle-replay: not judged: {len(never)} suspect(s) never pass when run on their own ({never[0]}, ...)")
-    found = _confirmed(python, group, fixed, odd, at_base, work, base_label, changed, deadline, measure)
+    found = _confirmed(python, group, fixed, odd, at_base, work, base_label, changed, deadline, measure, first)
     if group.base_tree is None:  # the base's tests had their flips in the replay's flip run; these have none
         found += _flips(python, group, fixed, first, work, deadline, {node for node, _ in found}, measure)
     judged = {node for node, _ in found}
@@ -390,6 +416,7 @@ def _confirmed(
     changed: Sequence[str],
     deadline: float,
     measure: float | None = None,
+    first: Side | None = None,
 ) -> list[tuple[str, Finding]]:
     """The odd suspects whose verdict holds on a second run of the new code, and not at the base."""
     if not odd:
@@ -400,23 +427,42 @@ def _confirmed(
         node = sorted(odd)[0]
         return [(node, _forged(group, node, again.problem))]
     found = []
+    unrepeatable: list[str] = []
     for node, (code, how) in sorted(odd.items()):
         second = _odd(again, node) if again.complete else None
         # A flipped doctest that passed once has no honest excuse (issue 39): it needs no second run.
         if code != "OG973" and (second is None or second[0] != code):
             notice(f"oracle-replay: flaky suspect: {node} {how} in one run of the new code, not in another")
             continue
-        if code == "OG972" and at_base is not None and at_base.complete and _odd(at_base, node):
+        if code == "OG972" and group.base_tree and at_base is not None and at_base.complete and _odd(at_base, node):
             notice(f"oracle-replay: {node} varies between runs at {base_label} too: not judged")
             continue
-        if code == "OG972" and at_base is not None and at_base.complete and _fails_elsewhere(at_base, node):
+        if (
+            code == "OG972"
+            and group.base_tree
+            and at_base is not None
+            and at_base.complete
+            and _fails_elsewhere(at_base, node)
+        ):
             # Red at the base, failing at another place when run again: the test itself is not repeatable
             # (a parametrized generator context manager is used up), so its repeats say nothing of the code.
             notice(f"oracle-replay: {node} fails at another place when run again at {base_label}: not judged")
             continue
+        if (
+            code == "OG972"
+            and group.base_tree is None
+            and at_base is not None
+            and at_base.complete
+            and node not in again.unwatched
+            and _own_repeats([s for s in (first, again) if s is not None], at_base, node)
+        ):
+            unrepeatable.append(node)
+            continue
         if code == "OG972":
             what = "its outcome depends on how often, in which order or whether watched the code is called"
             fix = "remove the state the code keeps about its callers"
+            if group.base_tree is None and (at_base is None or not at_base.outcomes.get(node)):
+                what += f" (over the code at {base_label} the test does not run, so whether it repeats by itself is unknown)"
         else:
             what = "the doctest cannot fail (its output check is patched or bypassed)"
             fix = "fix the code so the doctest can fail again"
@@ -426,6 +472,12 @@ def _confirmed(
             f" `oracle-guard approve behavior-change {node}`"
         )
         found.append((node, Finding(path, line, 1, code, text)))
+    if unrepeatable:
+        notice(
+            f"oracle-replay: not judged: {len(unrepeatable)} test(s) the change brings fail when run again over the"
+            f" code at {base_label} too, where they fail on the new code ({unrepeatable[0]}, ...): not repeatable by"
+            " themselves"
+        )
     return found
 
 
