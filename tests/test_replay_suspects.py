@@ -15,7 +15,7 @@ import pytest
 
 from oracle_guard.commands import check
 from oracle_guard.probes.replay import ledger
-from oracle_guard.probes.suspects import answers, which
+from oracle_guard.probes.suspects import answers, repeats, which
 from oracle_guard.probes.suspects import gate as suspects_gate
 from tests.helpers import Repo, Result
 
@@ -482,18 +482,16 @@ _FRESH_EDIT = ("assert add(2, 3) == expected\n", "assert add(2, 3) == expected a
 
 
 def test_an_own_tests_repeats_are_excused_only_where_its_runs_over_the_base_code_fail_too() -> None:
-    def side(**failed_at: list[str]) -> suspects_gate.Side:
-        return suspects_gate.Side(True, {}, [], set(), {}, None, 0, failed_at=failed_at)
-
-    used_up = side(t=["", "contextlib.py:139", "contextlib.py:139"])
-    red_at_check = side(t=["test_calc.py:9", "test_calc.py:9", "test_calc.py:9"])
-    red_then_used_up = side(t=["test_calc.py:9", "contextlib.py:139", "contextlib.py:139"])
-    assert suspects_gate._own_repeats([used_up], used_up, "t")
-    assert suspects_gate._own_repeats([used_up], red_then_used_up, "t")
+    used_up = ["", "contextlib.py:139", "contextlib.py:139"]
+    red_at_check = ["test_calc.py:9", "test_calc.py:9", "test_calc.py:9"]
+    red_then_used_up = ["test_calc.py:9", "contextlib.py:139", "contextlib.py:139"]
+    assert repeats.own_repeats([used_up], used_up)
+    assert repeats.own_repeats([used_up, used_up], red_then_used_up)
     # a code that passes the test once and fails it again at its check, where the base's code fails every time
-    toggled = side(t=["", "test_calc.py:9", "test_calc.py:9"])
-    assert not suspects_gate._own_repeats([toggled], red_at_check, "t")
-    assert not suspects_gate._own_repeats([toggled], red_then_used_up, "t")
-    assert not suspects_gate._own_repeats([toggled], used_up, "t")
-    assert not suspects_gate._own_repeats([used_up], side(), "t")  # did not run over the base's code: no excuse
-    assert not suspects_gate._own_repeats([side(t=["", "", ""])], used_up, "t")  # nothing failed: nothing excused
+    toggled = ["", "test_calc.py:9", "test_calc.py:9"]
+    assert not repeats.own_repeats([toggled], red_at_check)
+    assert not repeats.own_repeats([toggled], red_then_used_up)
+    assert not repeats.own_repeats([toggled], used_up)
+    assert not repeats.own_repeats([used_up, toggled], used_up)  # one run of the two failed at the check
+    assert not repeats.own_repeats([used_up], [])  # did not run over the base's code: no excuse
+    assert not repeats.own_repeats([["", "", ""]], used_up)  # nothing failed: nothing excused

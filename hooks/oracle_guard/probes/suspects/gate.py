@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 from oracle_guard.probes import receipts
 from oracle_guard.probes.neighbours.recorded import read_json
 from oracle_guard.probes.replay import ledger
-from oracle_guard.probes.suspects import which
+from oracle_guard.probes.suspects import repeats, which
 from oracle_guard.pytest_side import barrier
 from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import Finding, notice
@@ -163,38 +163,6 @@ def _outside(
     return found
 
 
-def _fails_elsewhere(side: Side, node: str) -> bool:
-    """Failed on every run, but not at one place throughout (the base of a red suspect)."""
-    places = side.failed_at.get(node, [])
-    return len(places) > 1 and all(places) and len(set(places)) > 1
-
-
-def _repeated(side: Side, odd: Mapping[str, tuple[str, str]]) -> list[str]:
-    """The odd suspects whose outcome varied between the runs of SIDE (not those that hid from watching)."""
-    return sorted(n for n, (code, _) in odd.items() if code == "OG972" and n not in side.unwatched and _varied(side, n))
-
-
-def _own_repeats(new: Sequence[Side], at_base: Side, node: str) -> bool:
-    """Every failure of NODE on the new code is one its runs over the base's code show only when run again.
-
-    The change's own test, run again over code the change did not write, fails at a place its first
-    run did not (a parametrized generator context manager used up, say): the test is not repeatable
-    by itself, and where the new code's runs fail there, the repeats say nothing of the code.  A
-    test red over the base's code fails at its check every time, so a code that passes it once and
-    fails it again at that check is still judged.
-    """
-    runs = at_base.failed_at.get(node, [])
-    again_only = {place for place in runs[1:] if place and place != runs[0]} if runs else set()
-    failed = {place for side in new for place in side.failed_at.get(node, []) if place}
-    return bool(failed) and failed <= again_only
-
-
-def _varied(side: Side, node: str) -> bool:
-    """Passed on some run of the process and not on another (one outcome throughout is not state)."""
-    runs = side.outcomes.get(node, [])
-    return "passed" in runs and len(set(runs)) > 1
-
-
 def _shown(answer: Any) -> str:
     """An answer (answers.py) as the finding says it: what was returned or raised."""
     if not isinstance(answer, list) or len(answer) != 2:
@@ -297,7 +265,11 @@ def _judge_group(
         at_base = _run(
             python, group.base_tree, "base", fixed, sorted(odd) or nodes, work, "suspects-base", changed, deadline
         )
-    elif group.tests_at_base is not None and first.complete and (varied := _repeated(first, odd)):
+    elif (
+        group.tests_at_base is not None
+        and first.complete
+        and (varied := repeats.varied_suspects(first.outcomes, first.unwatched, odd))
+    ):
         # The change's own tests over the base's code: the change's test code runs there, held as the new side.
         tree = group.tests_at_base()
         at_base = _run(python, tree, "new", fixed, varied, work, "suspects-target-at-base", changed, deadline, measure)
@@ -348,7 +320,7 @@ def _odd(side: Side, node: str) -> tuple[str, str] | None:
     """(code, what the suspect did) when its run shows the code keeps state, hides from watching or lets a flip pass."""
     if node in side.unwatched:
         return "OG972", "removes the gate's call recorder while it runs"
-    if _varied(side, node):
+    if repeats.varied(side.outcomes.get(node, [])):
         runs = ", ".join(side.outcomes.get(node, []))
         return "OG972", f"gives {runs} when run watched, again, and in reverse order in one process"
     if side.flipped.get(node) == "passed":
@@ -442,7 +414,7 @@ def _confirmed(
             and group.base_tree
             and at_base is not None
             and at_base.complete
-            and _fails_elsewhere(at_base, node)
+            and repeats.fails_elsewhere(at_base.failed_at.get(node, []))
         ):
             # Red at the base, failing at another place when run again: the test itself is not repeatable
             # (a parametrized generator context manager is used up), so its repeats say nothing of the code.
@@ -454,7 +426,9 @@ def _confirmed(
             and at_base is not None
             and at_base.complete
             and node not in again.unwatched
-            and _own_repeats([s for s in (first, again) if s is not None], at_base, node)
+            and repeats.own_repeats(
+                [s.failed_at.get(node, []) for s in (first, again) if s], at_base.failed_at.get(node, [])
+            )
         ):
             unrepeatable.append(node)
             continue
