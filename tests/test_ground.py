@@ -791,3 +791,15 @@ def test_new_tests_slow_past_the_mutation_budget_but_not_stalled_are_a_notice(
     got = mutate(repo, before, {T: module(before) + slow}, "--mutate-timeout", "20")
     assert got.code == 0 and got.codes == [], got.said
     assert "ran out before the new tests ran once" in got.err, got.err
+
+
+def test_the_runs_get_none_of_the_variables_a_pytest_run_around_the_gate_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A gate started inside a test harness (our own suite, an xdist worker) must not hand its runs a signal that
+    # a plain run of the user's lacks; the user's own pytest settings stay, as the user's runs have them.
+    for key in ("PYTEST_CURRENT_TEST", "PYTEST_VERSION", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.setenv(key, "set by the pytest around the gate")
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("PYTEST_THEME", "monokai")
+    for env in (interpreters.child_env(sys.executable), interpreters.tree_env(sys.executable, "/nowhere")):
+        assert not {k for k in env if k.startswith("PYTEST_")} - {"PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_THEME"}
+        assert env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1" and env["PYTEST_THEME"] == "monokai"
