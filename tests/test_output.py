@@ -209,3 +209,13 @@ def test_sarif_declares_one_rule_per_code() -> None:
     assert [r["id"] for r in rules] == sorted(hints.CODES)
     assert all(r["helpUri"] == hints.help_uri(r["id"]) and r["help"]["text"] for r in rules)
     jsonschema.Draft4Validator(SCHEMA).validate(doc)
+
+
+def test_a_finding_is_one_line_whatever_its_path_or_message_holds() -> None:
+    # A process's arguments (OG926 quotes a `python -c` script), a file name git allows, a test's output: each
+    # may hold a newline or a tab, and a second line would break `path:line:col` readers and the `next:` line.
+    finding = Finding("odd\nname.py", 3, 1, "OG926", "was started as `python -c 'import os\n\tos.fork()'` \x1b[31m")
+    assert finding.text() == "odd\\nname.py:3:1: OG926 was started as `python -c 'import os\\n\\tos.fork()'` \\x1b[31m"
+    assert Finding("tests/test_é.py", 1, 1, "OG101", "skip ‘mark’ added").text() == (
+        "tests/test_é.py:1:1: OG101 skip ‘mark’ added"
+    )

@@ -43,11 +43,20 @@ class Finding(NamedTuple):
     message: str
 
     def text(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
+        # One line whatever the path or message holds (a file name, a process's arguments, a test's output).
+        return one_line(f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}")
 
     def github(self) -> str:
         # Workflow commands need %, CR and LF escaped in the message and ,: in properties.
         return f"::error file={escape_property(self.path)},line={self.line},col={self.col},title={self.code}::{escape_data(self.message)}"
+
+
+_CONTROL = {c: repr(chr(c))[1:-1] for c in [*range(32), 127]}
+
+
+def one_line(text: str) -> str:
+    """TEXT with its control characters written as Python escapes (a newline as backslash-n)."""
+    return text.translate(_CONTROL) if not text.isprintable() else text
 
 
 def escape_data(text: str) -> str:
