@@ -803,3 +803,46 @@ def test_the_runs_get_none_of_the_variables_a_pytest_run_around_the_gate_sets(mo
     for env in (interpreters.child_env(sys.executable), interpreters.tree_env(sys.executable, "/nowhere")):
         assert not {k for k in env if k.startswith("PYTEST_")} - {"PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_THEME"}
         assert env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1" and env["PYTEST_THEME"] == "monokai"
+
+
+@pytest.mark.slow
+def test_a_gate_terminated_mid_run_ends_its_runs_and_leaves_no_scratch_tree(repo: Repo, tmp_path: Path) -> None:
+    # A cancelled CI job or `kill` sends SIGTERM: the gate unwinds as on Ctrl-C (exit 143, one line), its runs
+    # end with it and its scratch trees go, so nothing is left for the next gate to find (OG926) or for a disk to
+    # fill with. Before, it died on the signal with its trees left in the temporary folder.
+    slow = "import time\n\nfrom calc import X\n\n\ndef test_slow():\n    time.sleep(120)\n    assert X\n"
+    repo.change(
+        {"calc.py": "X = 1\n", "tests/test_calc.py": slow, "pytest.ini": "[pytest]\npythonpath = .\n"},
+        {"calc.py": "X = 2\n"},
+    )
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    env = {**os.environ, "ORACLE_GUARD_SCRATCH": str(scratch), "TMPDIR": str(scratch), "VIRTUAL_ENV": sys.prefix}
+    env.pop("PYTEST_ADDOPTS", None)
+    base = repo.git("rev-parse", "HEAD").strip()
+    cmd = [sys.executable, "-m", "oracle_guard", "check", "-q", "--replay", "--only", "oracle-replay", "--base", base]
+    proc = subprocess.Popen(cmd, cwd=repo.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not _runs_under(str(scratch)):
+        time.sleep(0.2)
+    assert _runs_under(str(scratch)), "the gate never started its base run"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, (out, err)
+    assert err.strip().splitlines()[-1] == "oracle-guard: terminated", err
+    time.sleep(0.5)
+    assert _runs_under(str(scratch)) == []
+    assert sorted(os.listdir(scratch)) == [], sorted(os.listdir(scratch))
+
+
+def _runs_under(folder: str) -> list[int]:
+    """The pids of processes whose command line names FOLDER (Linux /proc)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if folder.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found

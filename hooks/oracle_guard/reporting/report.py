@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import functools
+import signal
 import sys
+import threading
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 # The data every layer shares lives in findings.py (output.py prints it without importing this module).
 from oracle_guard.reporting.findings import EXIT_CLEAN as EXIT_CLEAN
@@ -108,8 +110,14 @@ def guarded(func: Main) -> Main:
     @functools.wraps(func)
     def wrapper(argv: Sequence[str] | None = None) -> int:
         use_format("text")  # until the command line asks for another
+        before = _on_terminate()
         try:
             return func(argv)
+        except Terminated:
+            if before is None:  # an outer command's: it answers for the whole
+                raise
+            print("oracle-guard: terminated", file=sys.stderr)
+            return 128 + signal.SIGTERM
         except UsageError as exc:
             print(f"oracle-guard: error: {exc}", file=sys.stderr)
             if _notice_format[0] in DOCUMENT_FORMATS:  # a machine reading stdout still gets a document
@@ -128,5 +136,23 @@ def guarded(func: Main) -> Main:
             return 130
         except BrokenPipeError:
             return EXIT_FINDINGS
+        finally:
+            if before is not None:
+                signal.signal(signal.SIGTERM, before)
 
     return wrapper
+
+
+class Terminated(BaseException):
+    """SIGTERM (a CI job cancelled, `kill`): unwinds like Ctrl-C, so the scratch trees and runs are ended."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def _on_terminate() -> Any:
+    """Make SIGTERM unwind the command (the handler it replaces, to restore), where Python still has its default."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        return None
+    return signal.signal(signal.SIGTERM, _raise_terminated)
