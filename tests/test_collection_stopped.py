@@ -8,12 +8,15 @@ when its code can be the cause, one line and exit 2 when it cannot.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import pytest
 
+from oracle_guard.commands import check
 from oracle_guard.hook_ids import collection_snapshot
 from oracle_guard.hook_ids.collection_snapshot import main as snapshot_main
+from oracle_guard.pytest_side.collection import base as base_collection
 from oracle_guard.pytest_side.collection import blame, output
 from tests.helpers import Repo
 
@@ -98,6 +101,47 @@ def test_a_hang_of_the_base_under_a_change_that_runs_nothing_at_collection_stays
     assert "the change touches no code that runs at collection" in got.err, got
 
 
+# A conftest that waits only in a collection: plain pytest is green, and the gate's collection hung until
+# its limit and ended in exit 2, "nothing was judged", hiding the test the change deleted beside it (OG801).
+WAITS_IN_A_COLLECTION = "import sys, time\n\nif '--collect-only' in sys.argv:\n    time.sleep(120)\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("waits", [True, False], ids=["waits-in-the-collection", "the-same-deletion-alone"])
+def test_the_gate_judges_a_change_that_hangs_its_collection(
+    repo: Repo, this_python: str, monkeypatch: pytest.MonkeyPatch, waits: bool
+) -> None:
+    monkeypatch.setattr(collection_snapshot, "TIMEOUT_SECONDS", 8)
+    _base(repo)
+    weaker = TEST.split("\n\n\ndef test_other")[0] + "\n"  # test_other deleted
+    repo.change({}, {"tests/test_price.py": weaker, **({"tests/conftest.py": WAITS_IN_A_COLLECTION} if waits else {})})
+    plain = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=repo.path)
+    assert plain.returncode == 0  # green outside a collection
+    got = repo.hook(check.main, "--base", "HEAD", "--python", sys.executable)
+    assert got.code == 1 and "error:" not in got.err, got.said
+    if waits:
+        assert "OG808" in got.codes and "it was waiting at tests/conftest.py:4" in got.out, got.said
+    else:
+        assert "OG801" in got.codes and "OG808" not in got.codes, got.said
+
+
+@pytest.mark.slow
+def test_the_gate_keeps_exit_2_when_the_base_does_not_collect_in_time_either(
+    repo: Repo, this_python: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An honest change to a test module, while the environment makes the base's conftest wait: the gate's
+    collection of the base, beside the change's, does not finish either, so the wait is not the change's."""
+    monkeypatch.setattr(collection_snapshot, "TIMEOUT_SECONDS", 8)
+    monkeypatch.setattr(base_collection, "TIMEOUT_SECONDS", 8)
+    _base(repo, files={"tests/conftest.py": "import os, time\n\nif os.environ.get('S44_WAIT'):\n    time.sleep(120)\n"})
+    monkeypatch.setenv("S44_WAIT", "1")
+    repo.change({}, {"tests/test_price.py": TEST + NEW_TEST})
+    got = repo.hook(check.main, "--base", "HEAD", "--python", sys.executable)
+    assert got.code == 2 and "OG808" not in got.codes and got.err.count("\n") == 1, got.said
+    assert "took over 8 s in " in got.err and "the base's own collection fails too (" in got.err, got.said
+    assert "took over 8 s in a scratch tree of HEAD" in got.err, got.said
+
+
 # -- OG809: the collection floods its output -------------------------------------------------------------------
 
 FLOOD = "import sys\n\nsys.stdout.write('x' * {n})\nraise RuntimeError('flooded')\n"
@@ -131,8 +175,6 @@ def test_output_under_the_cap_is_judged_as_before_an_ordinary_collection_error(
 
 
 def test_the_reader_keeps_a_bounded_tail_of_a_stream_whatever_its_size() -> None:
-    import subprocess
-
     code = "import os\nfor _ in range(200):\n    os.write(1, b'y' * 65536)\nos.write(1, b'\\nlast line\\n')\n"
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, err = output.wait(proc, 60, 1 << 30, "python")

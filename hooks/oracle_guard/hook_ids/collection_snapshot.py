@@ -578,12 +578,7 @@ def _prepare(
                 at_base,
             )
         except output.Stopped as exc:  # hung or flooded: the change's when its code runs at collection
-            for run, _ in started:
-                run.abandon()
-            stopped = blame.stopped(exc, change_set, snapshot)
-            if stopped is None:
-                raise UsageError(f"{exc}; the change touches no code that runs at collection") from None
-            return [*static, stopped]
+            return [*static, _stopped(exc, change_set, snapshot, started, at_base)]
         except BaseException:
             for run, _ in started:
                 run.abandon()
@@ -945,6 +940,31 @@ def _pytest_lost_by_change(
         f" a module of the change stops it ({exc})"
     )
     return Finding(snapshot, 1, 1, "OG804", text)
+
+
+def _stopped(
+    exc: output.Stopped,
+    change_set: changes.ChangeSet,
+    snapshot: str,
+    started: list[tuple[_Started, list[tuple[str, str]]]],
+    at_base_run: base_collection.BaseRun | None,
+) -> Finding:
+    """OG808/OG809 for a collection of the change's tree that was stopped, or one line and exit 2 when its cause
+    is not the change: it touches no code that runs at collection, or the base's own collection beside it (the
+    gate's) does not finish either, in the same interpreter."""
+    started[0][0].abandon()
+    found = blame.stopped(exc, change_set, snapshot)
+    why = "the change touches no code that runs at collection"
+    if found is not None and at_base_run is not None:
+        try:
+            base_collection.collected(at_base_run, started[0][0].python, change_set.base_label)
+        except UsageError as base_exc:
+            found, why = None, f"the base's own collection fails too ({base_exc})"
+    for run, _ in started:
+        run.abandon()
+    if found is None:
+        raise UsageError(f"{exc}; {why}") from None
+    return found
 
 
 def _finish_somewhere(pending: tuple[_Started, list[tuple[str, str]]]) -> Collection:
