@@ -38,6 +38,7 @@ class _Tail:
     """One stream drained in a thread: its last KEEP bytes and how many it wrote in all."""
 
     def __init__(self, stream: IO[bytes] | None, over: threading.Event, cap: int, counted: list[int]) -> None:
+        # OVER is set once the streams together wrote more than CAP bytes (COUNTED, shared).
         self.chunks: deque[bytes] = deque()
         self.kept = 0
         self.stream = stream
@@ -72,27 +73,26 @@ class _Tail:
 
 def wait(proc: subprocess.Popen[bytes], limit: float, cap: int, what: str) -> tuple[bytes, bytes]:
     """PROC's stdout and stderr tails once it ends; Stopped when it outlives LIMIT s or writes over CAP bytes."""
-    over = threading.Event()
+    wake = threading.Event()  # the process ended, or its output passed the cap: no polling, no added latency
     counted = [0]
-    out, err = (_Tail(s, over, cap, counted) for s in (proc.stdout, proc.stderr))
+    out, err = (_Tail(s, wake, cap, counted) for s in (proc.stdout, proc.stderr))
+
+    def reap() -> None:
+        proc.wait()
+        wake.set()
+
+    threading.Thread(target=reap, daemon=True).start()
     start = time.monotonic()
-    deadline = start + limit
-    while proc.poll() is None:
-        left = deadline - time.monotonic()
-        if left <= 0 or over.is_set():
-            break
-        if over.wait(min(left, 0.25)):
-            break
+    wake.wait(limit)
     stopped = proc.poll() is None
     if stopped:
         proc.kill()
         proc.wait()
     tails = out.text(), err.text()
     if stopped:
-        seconds = time.monotonic() - start
-        hung = not over.is_set()
+        hung = counted[0] <= cap
         said = f"took over {limit:g} s" if hung else f"wrote over {_size(cap)} to its output"
-        raise Stopped(f"pytest --collect-only {said} in {what}", hung, seconds, counted[0], tails[1])
+        raise Stopped(f"pytest --collect-only {said} in {what}", hung, time.monotonic() - start, counted[0], tails[1])
     return tails
 
 
