@@ -191,16 +191,25 @@ PYPROJECT = '[project]\nname = "shop"\nversion = "1.0"\ndependencies = [\n    "f
 
 
 @pytest.mark.slow
-def test_a_dependency_the_change_removed_is_og807_naming_the_module_and_the_file(repo: Repo, this_python: str) -> None:
-    _base(repo, test="import freezegun_not_installed\n" + TEST, files={"pyproject.toml": PYPROJECT})
-    repo.write("pyproject.toml", PYPROJECT.replace('    "freezegun_not_installed>=1.2",\n', ""))
+@pytest.mark.parametrize("where", ["pyproject.toml", "requirements/test.txt"])
+def test_a_dependency_the_change_removed_is_og807_naming_the_module_and_the_file(
+    repo: Repo, this_python: str, where: str
+) -> None:
+    """Edited out of pyproject.toml, or its requirements file deleted: either is the change's doing."""
+    declared = PYPROJECT if where == "pyproject.toml" else "attrs\nFreezegun-Not.Installed==1.2\n"
+    _base(repo, test="import freezegun_not_installed\n" + TEST, files={where: declared})
+    if where == "pyproject.toml":
+        repo.write(where, PYPROJECT.replace('    "freezegun_not_installed>=1.2",\n', ""))
+    else:
+        repo.remove(where)
     repo.write("tests/test_price.py", "import freezegun_not_installed\n" + TEST + NEW_TEST)
     got = repo.staged_hook(snapshot_main)
     assert got.code == 1 and got.codes == ["OG807"], got
+    at = where if where == "pyproject.toml" else SNAP  # a deleted file: the finding stands on the snapshot
     assert (
-        "pyproject.toml:1:1: OG807 pytest in " in got.out
+        f"{at}:1:1: OG807 pytest in " in got.out
         and "cannot import 'freezegun_not_installed', which a test imported at the base too: the change removed it"
-        " from pyproject.toml"
+        f" from {where}"
         in got.out
     ), got
 
