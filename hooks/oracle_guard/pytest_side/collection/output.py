@@ -64,6 +64,7 @@ class _Tail:
             self.counted[0] += len(chunk)  # two writers: a race costs a chunk of accuracy, never the bound
             if self.counted[0] > self.cap:
                 self.over.set()
+                return  # read no more: the writer blocks on the full pipe until it is killed
 
     def text(self) -> bytes:
         if self.stream is not None:
@@ -89,8 +90,8 @@ def wait(proc: subprocess.Popen[bytes], limit: float, cap: int, what: str) -> tu
         proc.kill()
         proc.wait()
     tails = out.text(), err.text()
-    if stopped:
-        hung = counted[0] <= cap
+    hung = counted[0] <= cap
+    if stopped or not hung:  # over the cap is a flood even when the process ended first (a race decides that)
         said = f"took over {limit:g} s" if hung else f"wrote over {_size(cap)} to its output"
         raise Stopped(f"pytest --collect-only {said} in {what}", hung, time.monotonic() - start, counted[0], tails[1])
     return tails
