@@ -144,6 +144,7 @@ def test_a_missing_third_party_module_is_an_environment_error_naming_the_interpr
     assert (
         f"pytest in {this_python} cannot import 'freezegun_not_installed', which is not part of this repository" in err
     )
+    assert "the change touches no file that declares dependencies" in err  # so not OG807: the environment's
 
 
 @pytest.mark.slow

@@ -321,6 +321,15 @@ WITHOUT_EXAMPLE = {
     "OG806": "the snapshot replaced in the work tree by a symlink, a folder or a FIFO, or put behind a symlinked"
     " folder: a file's kind, not a diff; shown by tests/test_trust_root.py, with --snapshot naming one (exit 2).",
     "OG904": "pytest cannot run the base's tests at all: an environment failure, shown by tests/test_replay.py.",
+    "OG807": "the environment lacks a module the base's tests import because the change removed it from"
+    " pyproject.toml, requirements or another file that installs it: an installed environment, not a diff of a"
+    " test; shown by tests/test_collection_stopped.py, with a change that edits pyproject.toml for another"
+    " reason (exit 2: install it) and one that adds a dependency with its import (passes).",
+    "OG808": "a module that waits at import stops the collection only after the limit (900 s): shown by"
+    " tests/test_collection_stopped.py with the limit lowered in-process, with a wait within it (passes) and"
+    " the base's own wait under a change that runs nothing at collection (exit 2).",
+    "OG809": "a flood needs over 256 MiB of output: shown by tests/test_collection_stopped.py with the cap lowered"
+    " in-process, with output under the cap (an ordinary OG803, and passing without the error).",
     "OG805": "not a weakening, and no longer a finding: `check` judges a change against what the base lists"
     " and collects, and says in one notice what the change's snapshot does not record yet; shown by"
     " tests/test_ci_only.py.",

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Callable, Union
 from oracle_guard.contract.snapshot import WEAKER, format_snapshot, parse_snapshot, recorded_errors
 from oracle_guard.pytest_side import ground
 from oracle_guard.pytest_side.collection import base as base_collection
+from oracle_guard.pytest_side.collection import blame, output
 from oracle_guard.pytest_side.collection.partial import PYTEST_CONFIGS, relevant
 from oracle_guard.pytest_side.config import compare as pytest_config
 from oracle_guard.repo import changes, git
@@ -51,7 +52,10 @@ if TYPE_CHECKING:
     from oracle_guard.repo.context import HookContext
 
 NO_RANDOM_ORDER = ("-p", "no:randomly", "-p", "no:random_order")
+# Bounds on a collection, which runs the change's code: read by this process when it waits, never by that
+# code (it runs only in the child), so a patch cannot move them; tests lower them in-process.
 TIMEOUT_SECONDS = 900
+OUTPUT_CAP = 256 * 1024 * 1024  # bytes of stdout and stderr together; honest -q output is ~100 bytes a test
 
 
 # -- finding the project's interpreter (oracle_guard/repo/interpreters.py, shared with oracle-replay)
@@ -110,7 +114,7 @@ class _Run:
     def _start(self, args: list[str]) -> subprocess.Popen[bytes]:
         from oracle_guard.pytest_side.collection import partial as partial_collection
 
-        code = partial_collection.RUNNER if self.warm else self.runner.RUNNER
+        code = output.arm(partial_collection.RUNNER if self.warm else self.runner.RUNNER, TIMEOUT_SECONDS)
         cmd = [self.python, "-c", code, os.path.abspath(self.runner.__file__), self.out_path, *args]
         confined = jail.Jail(self.out_dir, quiet=True)
         try:
@@ -191,16 +195,11 @@ class _Run:
         self.done = True
         if self.proc.poll() is None:
             self.proc.kill()
-        self.proc.communicate()
+        output.drain(self.proc)
         self._clean()
 
     def _wait(self) -> tuple[bytes, bytes]:
-        try:
-            out = self.proc.communicate(timeout=TIMEOUT_SECONDS)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.communicate()
-            raise UsageError(f"pytest --collect-only took over {TIMEOUT_SECONDS} s in {self.python}") from None
+        out = output.wait(self.proc, TIMEOUT_SECONDS, OUTPUT_CAP, self.python)  # Stopped: hung or flooded
         for confined in self.jails:
             confined.refuse_unconfined()  # the system's doing, never a collection the change broke
         return out
@@ -578,6 +577,8 @@ def _prepare(
                 now,
                 at_base,
             )
+        except output.Stopped as exc:  # hung or flooded: the change's when its code runs at collection
+            return [*static, _stopped(exc, change_set, snapshot, started, at_base)]
         except BaseException:
             for run, _ in started:
                 run.abandon()
@@ -608,17 +609,19 @@ def _compare(
         )
     try:
         found = _finish_somewhere(started[0])
+    except output.Stopped:
+        raise  # judged in _prepare's finish
     except UsageError as exc:
         lost = _pytest_lost_by_change(exc, started[0], at_base_run, change_set.base_label, snapshot)
         if lost is None:
             raise
         return static + [lost]
     missing = _third_party_missing(found.errors, change_set)
-    if missing:
-        raise UsageError(
-            f"pytest in {found.python} cannot import '{missing}', which is not part of this repository: "
-            "install the project's test dependencies there, or pass --python PATH to the interpreter that has them"
-        )
+    if missing:  # the environment lacks it: the change's doing only when it removed it from what installs it
+        removed = blame.missing_module(missing, found.python, change_set, snapshot)
+        if removed is None:
+            raise UsageError(blame.not_installed(missing, found.python, change_set))
+        return [*static, removed]
     # The gate's second witness: what the base itself collects (pytest_side/collection/base.py).
     at_base = base_collection.collected(at_base_run, found.python, change_set.base_label) if at_base_run else None
     red_at_base = recorded_errors(base_bytes)  # a red base's modules that did not collect there either
@@ -937,6 +940,31 @@ def _pytest_lost_by_change(
         f" a module of the change stops it ({exc})"
     )
     return Finding(snapshot, 1, 1, "OG804", text)
+
+
+def _stopped(
+    exc: output.Stopped,
+    change_set: changes.ChangeSet,
+    snapshot: str,
+    started: list[tuple[_Started, list[tuple[str, str]]]],
+    at_base_run: base_collection.BaseRun | None,
+) -> Finding:
+    """OG808/OG809 for a collection of the change's tree that was stopped, or one line and exit 2 when its cause
+    is not the change: it touches no code that runs at collection, or the base's own collection beside it (the
+    gate's) does not finish either, in the same interpreter."""
+    started[0][0].abandon()
+    found = blame.stopped(exc, change_set, snapshot)
+    why = "the change touches no code that runs at collection"
+    if found is not None and at_base_run is not None:
+        try:
+            base_collection.collected(at_base_run, started[0][0].python, change_set.base_label)
+        except UsageError as base_exc:
+            found, why = None, f"the base's own collection fails too ({base_exc})"
+    for run, _ in started:
+        run.abandon()
+    if found is None:
+        raise UsageError(f"{exc}; {why}") from None
+    return found
 
 
 def _finish_somewhere(pending: tuple[_Started, list[tuple[str, str]]]) -> Collection:

@@ -225,6 +225,21 @@ CODES: dict[str, tuple[str, str, str]] = {
         "the snapshot is not a regular file",
         "restore the snapshot as the regular file the base commits (no symlink, folder or FIFO in its place)",
     ),
+    "OG807": (
+        "collection-snapshot",
+        "the change removed a dependency its tests import",
+        "restore the dependency in the file that declares it, or remove the import from the tests",
+    ),
+    "OG808": (
+        "collection-snapshot",
+        "the collection did not finish in time",
+        "make the module named stop waiting at import (move the wait into a test or a fixture with a timeout)",
+    ),
+    "OG809": (
+        "collection-snapshot",
+        "the collection flooded its output",
+        "stop the change's modules printing at import (pytest shows what a test prints when it fails)",
+    ),
     **{
         f"OG85{n}": ("collection-snapshot", title, "restore the pytest configuration")
         for n, title in enumerate(
