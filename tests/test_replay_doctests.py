@@ -69,3 +69,23 @@ def test_an_edited_docstring_whose_base_examples_still_hold_passes(repo: Repo, h
     plain, code, said, _ = replay(repo, {"calc.py": honest})
     assert plain == 0 and code == 0, said
     assert "ran the base's examples of 1 edited docstring(s)" in said
+
+
+# -- a module that becomes a package keeps its doctests' names ------------------------------------------------
+# (inflection 5f22a6fd: `inflection.py` moved to `inflection/__init__.py` for its py.typed marker, every doctest
+# was OG905 "not collected against the new code": `calc.py::calc.add` is `calc/__init__.py::calc.add` now.)
+
+
+@pytest.mark.slow
+def test_a_module_moved_into_a_package_keeps_its_doctests(repo: Repo) -> None:
+    plain, code, said, codes = replay(repo, {"calc.py": None, "calc/__init__.py": ADD})
+    assert plain == 0
+    assert code == 0, said  # was OG905 for calc.py::calc.add
+
+
+@pytest.mark.slow
+def test_a_moved_module_whose_code_and_example_changed_together_is_judged_by_the_base_example(repo: Repo) -> None:
+    cheat = ADD.replace("    4\n", "    5\n").replace("return a + b", "return a + b + 1")
+    plain, code, said, codes = replay(repo, {"calc.py": None, "calc/__init__.py": cheat})
+    assert plain == 0  # its own example agrees with the bug
+    assert code == 1 and "OG901" in codes, said

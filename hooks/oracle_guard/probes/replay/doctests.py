@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from oracle_guard.probes.replay import ledger
@@ -61,17 +61,22 @@ def _parse(data: bytes | None) -> ast.Module | None:
 
 
 def rewritten(
-    base_items: dict[str, ledger.Outcome], base_sources: dict[str, bytes | None], new_sources: dict[str, bytes | None]
+    base_items: dict[str, ledger.Outcome],
+    base_sources: dict[str, bytes | None],
+    new_sources: dict[str, bytes | None],
+    renamed: Mapping[str, str] | None = None,
 ) -> list[Rewritten]:
-    """The base's doctests in changed modules whose docstring the change edited."""
+    """The base's doctests in changed modules whose docstring the change edited (RENAMED: base path -> the
+    change's path of a module it moved, whose new version is compared)."""
     found = []
     trees: dict[str, tuple[ast.Module | None, ast.Module | None]] = {}
     for node in sorted(base_items):
         path, _, name = node.partition("::")
-        if path not in new_sources or not path.endswith(".py") or "::" in name or not DOTTED.match(name):
+        now = (renamed or {}).get(path, path)
+        if now not in new_sources or not path.endswith(".py") or "::" in name or not DOTTED.match(name):
             continue
         if path not in trees:
-            trees[path] = (_parse(base_sources.get(path)), _parse(new_sources.get(path)))
+            trees[path] = (_parse(base_sources.get(path)), _parse(new_sources.get(now)))
         base_tree, new_tree = trees[path]
         if base_tree is None:
             continue

@@ -15,7 +15,7 @@ import os
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from oracle_guard.contract import unstable_ids
@@ -55,11 +55,14 @@ def judge(
     base_label: str,
     cut_short: bool = False,
     counted: frozenset[str] = frozenset(),
+    renamed: Mapping[str, str] | None = None,
 ) -> list[tuple[str, Finding]]:
     """(node id, finding) for every test that passed at the base and does not pass on the new code.
 
     CUT_SHORT: the new side's run ended early (its own finding): a test it never reached is not one.
     COUNTED: tests whose ids change between runs; their cases pair by position.
+    RENAMED: base path -> the change's path of files it moved: a module's doctests keep their names and
+    take its new path (``calc.py::calc.add`` is ``calc/__init__.py::calc.add`` once the module is a package).
     """
     found = []
     moved = unstable_ids.paired(base.items, new.items, set(counted))
@@ -67,6 +70,9 @@ def judge(
         if before.outcome != "passed":
             continue  # a base failure or skip was never an oracle
         after = new.items.get(moved.get(node, node))
+        path = node.split("::", 1)[0]
+        if after is None and renamed and path in renamed:
+            after = new.items.get(renamed[path] + node[len(path) :])
         if after is not None and after.outcome == "passed":
             continue
         if after is None and cut_short and before.path not in new.errors:
@@ -241,7 +247,8 @@ def _replay_guarded(
         cut_short = new.finished is None or bool(set(new.collected) - set(new.items))
         counted = frozenset(unstable_ids.counted_at_base(change_set, args.contract))
         findings: list[tuple[str, Finding]] = []
-        suspects = judge(base, new, change_set.base_label, cut_short, counted)
+        renamed = red.renames((c.old_path, c.path) for c in change_set.changes)
+        suspects = judge(base, new, change_set.base_label, cut_short, counted, renamed)
         lost = [n for n, f in suspects if f.code == "OG905"]  # ids that change on every run look uncollected
         moving = unstable_ids.recheck(
             base.items,
@@ -251,7 +258,7 @@ def _replay_guarded(
         )
         if moving:
             counted |= moving
-            suspects = judge(base, new, change_set.base_label, cut_short, counted)
+            suspects = judge(base, new, change_set.base_label, cut_short, counted, renamed)
         if suspects:
             # A counted test's cases have other ids on every run: rerun the whole test, pair by position.
             tests = sorted({unstable_ids.approvable(n, counted) for n, _ in suspects})
@@ -420,9 +427,14 @@ def _base_examples(ctx: _Context, base: ledger.Result, new: ledger.Result) -> tu
     """
     python, tree, fixed, runs, change_set, the_plan = ctx
     modules = [p for p in the_plan.write if p.endswith(".py")]
-    if not modules or not any(n.partition("::")[0] in modules for n in base.items):
+    renamed = {
+        old: now for old, now in red.renames((c.old_path, c.path) for c in change_set.changes).items() if now in modules
+    }
+    at_base = [*modules, *renamed]
+    if not modules or not any(n.partition("::")[0] in at_base for n in base.items):
         return new, {}
-    edited = doctests.rewritten(base.items, change_set.read_base(modules), change_set.read_new(modules))
+    new_sources = change_set.read_new(modules)
+    edited = doctests.rewritten(base.items, change_set.read_base(at_base), new_sources, renamed)
     if not edited:
         return new, {}
     ids = doctests.write(tree.new, edited)
