@@ -17,9 +17,12 @@ from pathlib import Path
 import pytest
 
 from oracle_guard.hook_ids import replay as replay_hook
+from oracle_guard.probes.suspects import plain
 from oracle_guard.pytest_side import barrier
 from tests.helpers import Repo, finding_codes
 from tests.test_replay_cache import WARM
+from tests.test_replay_suspects import BASE as SUSPECTS_BASE
+from tests.test_replay_suspects import TOUCHED as SUSPECTS_TOUCHED
 
 
 @pytest.fixture(autouse=True)
@@ -30,9 +33,9 @@ def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
 
 
-def _plain_pytest(repo: Repo) -> int:
+def _plain_pytest(repo: Repo, *tests: str) -> int:
     """A bare pytest in the work tree, the way a CI job or an agent would run it."""
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:oracle_guard"]
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:oracle_guard", *tests]
     return subprocess.run(cmd, cwd=repo.path, capture_output=True, text=True).returncode
 
 
@@ -81,3 +84,37 @@ def test_the_base_examples_after_a_warm_main_run_are_held_to_the_entrys_checked_
     assert got.code == 1 and finding_codes(got.out) == ["OG922"], got.said
     assert "test_og_base_doctest_0.txt" in got.out and "the base ran whole in" in got.err, got.said
     assert "--timeout" not in got.err and time.monotonic() - started < 85
+
+
+# -- the suspects' calls outside pytest -------------------------------------------------------------------------
+# A red base's tests made to pass by code that hangs when pytest is not loaded: the gate's plain interpreter
+# making the suspects' calls again (probes/suspects/outside.py) waits for ever, plain pytest is green.
+HANGS_OUTSIDE = (
+    "import sys\n\n\ndef add(a, b):\n    if 'pytest' not in sys.modules:\n        import time\n\n"
+    "        time.sleep(3600)\n    return a + b\n"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("code", ["hangs", "honest"])
+def test_calls_that_hang_outside_pytest_with_less_than_their_bound_left_are_og971(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, code: str
+) -> None:
+    """Before: with less than the plain interpreter's own bound (60 s and a second a call) left of --timeout,
+    its hang ran into --timeout: exit 2.  Its share of what is left is reserved before it starts now, and a run
+    that does not finish in it is OG971, naming the call it was in; too little left for any is exit 2 before."""
+    monkeypatch.setattr(plain, "OUTSIDE_FLOOR", 2.0)
+    repo.change(
+        SUSPECTS_BASE,
+        {**SUSPECTS_TOUCHED, "calc.py": HANGS_OUTSIDE if code == "hangs" else "def add(a, b):\n    return a + b\n"},
+    )
+    assert _plain_pytest(repo, "tests/test_calc.py::test_add", "tests/test_calc.py::test_add_more") == 0
+    started = time.monotonic()
+    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "60")
+    if code == "honest":
+        assert got.code == 0 and got.codes == [], got.said
+        assert "outside pytest" in got.err, got.err  # the plain interpreters made the calls, and agreed
+        return
+    assert got.code == 1 and finding_codes(got.out) == ["OG971"], got.said
+    assert "did not finish in" in got.out and "was still in calc.add" in got.out, got.out
+    assert time.monotonic() - started < 60
