@@ -118,3 +118,55 @@ def test_calls_that_hang_outside_pytest_with_less_than_their_bound_left_are_og97
     assert got.code == 1 and finding_codes(got.out) == ["OG971"], got.said
     assert "did not finish in" in got.out and "was still in calc.add" in got.out, got.out
     assert time.monotonic() - started < 60
+
+
+# -- the mutation server ----------------------------------------------------------------------------------------
+# A weakened test (it checks one element of a loop) that ends the process it runs in from its second run in one
+# server on: the server's first, traced run passes and marks the server (the parent of its runs); each mutant's
+# run (a forked child) then ends itself, or kills the server.
+ENDS = """
+
+import os as _os
+
+
+def _end():
+    mark = f".og-ran-under-{_os.getppid()}"  # in the folder the tests run in: the gate's tree, or the work tree
+    if _os.path.exists(mark):
+        {end}
+    open(mark, "w").close()
+"""
+ENDINGS = {
+    "exits": "_os._exit(0)",
+    "kills-the-server": "import signal\n\n        _os.kill(_os.getppid(), signal.SIGKILL)",
+}
+# Honest: a test that runs a subprocess which exits with a status, and reaps it.
+REAPS = """
+
+import subprocess as _subprocess
+import sys as _sys
+
+
+def test_end():
+    assert _subprocess.run([_sys.executable, "-c", "import os; os._exit(3)"]).returncode == 3
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ending", [*ENDINGS, "honest"])
+def test_new_tests_that_end_their_mutation_runs_are_og930(repo: Repo, ending: str) -> None:
+    """Before: a mutant's child that ended itself counted as caught (the weakened test looked strong: exit 0), and
+    a server the new tests killed left its mutants "not judged" (a notice, exit 0).  Both are OG930 now, naming
+    what ended; an honest test that runs and reaps a process that exits passes."""
+    from tests.test_mutation import UNKNOWN_TO_STATIC, T, module, mutate
+
+    before, after = UNKNOWN_TO_STATIC["a loop that checks one element"]
+    if ending == "honest":
+        got = mutate(repo, before, {T: module(before) + REAPS})
+        assert got.code == 0 and got.codes == [], got.said
+        return
+    ends = after.replace("def test_squares():\n", "def test_squares():\n    _end()\n")
+    got = mutate(repo, before, {T: module(ends) + ENDS.replace("{end}", ENDINGS[ending])})
+    assert _plain_pytest(repo) == 0  # the weakened test, green, and nothing ends a plain run (its first)
+    assert got.code == 1 and finding_codes(got.out) == ["OG930"], got.said
+    said = "ended their own test process" if ending == "exits" else "ended (killed by SIGKILL) while mutants ran"
+    assert said in got.out, got.out
