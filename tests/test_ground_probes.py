@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from oracle_guard.commands import check
 from oracle_guard.hook_ids import replay as replay_hook
 from oracle_guard.probes.suspects import plain
 from oracle_guard.pytest_side import barrier
@@ -170,3 +171,54 @@ def test_new_tests_that_end_their_mutation_runs_are_og930(repo: Repo, ending: st
     assert got.code == 1 and finding_codes(got.out) == ["OG930"], got.said
     said = "ended their own test process" if ending == "exits" else "ended (killed by SIGKILL) while mutants ran"
     assert said in got.out, got.out
+
+
+# -- the gate's own files in the scratch folder -----------------------------------------------------------------
+# The always-equal cheat, and a conftest that takes the gate's read permission away from every results file on its
+# process's command line (the replay's ledger, a probe's results) as its pytest ends: Landlock governs writes, not
+# a file's mode.  Nothing of it runs in plain pytest, where no such file is named.
+UNREADABLE = """\
+import os
+
+
+def pytest_unconfigure(config):
+    if not os.path.exists("/proc/self/cmdline"):
+        return
+    with open(f"/proc/{os.getpid()}/cmdline", "rb") as f:
+        args = [a.decode(errors="replace") for a in f.read().split(b"\\0")]
+    for arg in args:
+        if arg.endswith((".tsv", ".json", ".jsonl")) and os.path.isfile(arg):
+            os.chmod(arg, 0)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("code", ["cheat", "honest"])
+def test_a_results_file_the_new_code_makes_unreadable_is_judged_against_it(repo: Repo, code: str) -> None:
+    """Before: the gate's read of the new side's ledger raised PermissionError: a traceback, nothing judged.  Its
+    reads take an unreadable results file as one the run never wrote now, which the ledger's completion marker and
+    the probes' receipts judge against the change.  As root a mode bars no read: there the cheat is judged as is."""
+    from tests.test_replay_flips import ALWAYS_EQUAL, HONEST, REPLAY, TOUCHED
+    from tests.test_replay_flips import BASE as SHOP_BASE
+
+    if code == "honest":
+        repo.change(SHOP_BASE, {**TOUCHED, "src/shop/__init__.py": HONEST["refactor"]})
+        got = repo.hook(check.main, *REPLAY, "HEAD")
+        assert got.code == 0 and got.codes == [], got.said
+        return
+    repo.change(SHOP_BASE, {**TOUCHED, "src/shop/__init__.py": ALWAYS_EQUAL, "tests/conftest.py": UNREADABLE})
+    assert _plain_pytest(repo) == 0  # every price compares equal: the bug is kept, plain pytest is green
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert got.code == 1 and got.codes and "Traceback" not in got.err and "error:" not in got.err, got.said
+
+
+def test_a_ledger_the_gate_cannot_read_is_a_run_that_did_not_finish(tmp_path: Path) -> None:
+    """Before: any OSError but a missing file escaped ledger.read as a traceback.  A directory is unreadable as a
+    file to root too, so it stands in for the mode the conftest above takes away."""
+    from oracle_guard.probes.replay import ledger
+
+    got = ledger.read(str(tmp_path), 0, "", "")
+    assert got.finished is None and "finished" in ledger.broken(got), got
+    written = tmp_path / "run.tsv"
+    written.write_text("")
+    assert "finished" in ledger.broken(ledger.read(str(written), 0, "", ""))  # the same as an empty one
