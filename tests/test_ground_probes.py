@@ -77,14 +77,14 @@ def test_the_base_examples_after_a_warm_main_run_are_held_to_the_entrys_checked_
     repo.stage()
     assert _plain_pytest(repo) == 0  # the change's own example and test pass; nothing calls double(2)
     started = time.monotonic()
-    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "90")
+    got = repo.hook(replay_hook.main, "--base", "HEAD", "--timeout", "150")
     assert WARM in got.err, got.said  # the main run was warm: its base side only collected
     if code == "honest":
         assert got.code == 0 and got.codes == [], got.said
         return
     assert got.code == 1 and finding_codes(got.out) == ["OG922"], got.said
-    assert "test_og_base_doctest_0.txt" in got.out and "the base ran whole in" in got.err, got.said
-    assert "--timeout" not in got.err and time.monotonic() - started < 85
+    assert "test_og_base_doctest_0.txt" in got.out, got.said  # the base's example that hangs
+    assert "--timeout" not in got.err and time.monotonic() - started < 140
 
 
 # -- the suspects' calls outside pytest -------------------------------------------------------------------------
@@ -118,7 +118,7 @@ def test_calls_that_hang_outside_pytest_with_less_than_their_bound_left_are_og97
         return
     assert got.code == 1 and finding_codes(got.out) == ["OG971"], got.said
     assert "did not finish in" in got.out and "was still in calc.add" in got.out, got.out
-    assert time.monotonic() - started < 60
+    assert time.monotonic() - started < 75
 
 
 # -- the mutation server ----------------------------------------------------------------------------------------
