@@ -27,4 +27,7 @@ WITHOUT_EXAMPLE = {
     " walked (800 terms of one sum): shown by tests/test_trust_root.py, with a deep but ordinary expression analysed.",
     "OG929": "the change commits a file over the base contract's max_file_bytes (16 MiB by default), too big to"
     " show as a diff here: shown by tests/test_limits.py, with the base contract's raised limit that reads it.",
+    "OG930": "the change's tests end their own mutant run (os._exit) or the mutation server (a signal to their"
+    " parent) only from their second run in one server: shown by tests/test_ground_probes.py, with a test that runs"
+    " and reaps a process that exits, which passes.",
 }

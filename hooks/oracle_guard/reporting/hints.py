@@ -487,6 +487,11 @@ CODES: dict[str, tuple[str, str, str]] = {
         "a file of the change is over the size limit",
         "build the generated file instead of committing it, or raise `max_file_bytes` in the contract in its own commit",
     ),
+    "OG930": (
+        "docs/ground.md#og930-the-changes-tests-ended-the-process-running-the-mutants",
+        "the change's tests ended the process running the mutants",
+        "remove what in the tests exits or signals the process they run in (or its parent)",
+    ),
     # The suspects' probes: the tests the change made pass, judged by behaviour (docs/replay-probes.md).
     "OG971": (
         "docs/replay-probes.md#og971-a-suspects-call-answers-otherwise-outside-pytest",

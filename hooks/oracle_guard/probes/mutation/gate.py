@@ -26,7 +26,7 @@ import time
 from collections.abc import Sequence
 
 from oracle_guard.probes.mutation import mutants as mutant_gen
-from oracle_guard.probes.mutation import priority, touched
+from oracle_guard.probes.mutation import priority, survivors, touched
 from oracle_guard.probes.mutation import run as mutation_run
 from oracle_guard.probes.mutation.covers import _cover_within, _ran
 from oracle_guard.probes.mutation.fresh import FRESH_MAX, FreshSides, fresh_base_side, fresh_new_side
@@ -143,6 +143,8 @@ def run(args: argparse.Namespace, change_set: changes.ChangeSet, contract_path: 
         return [ground.hung(exc, where)]
     except ground.NotRunHere as exc:
         return [ground.scratch_only(exc.what, where, exc.exit_code, exc.tail)]
+    except survivors.Ended as exc:
+        return [Finding(where, 1, 1, "OG930", str(exc))]
     finally:
         sides.cleanup()
 
@@ -227,6 +229,7 @@ def _judge(
         # The base's mutants get a share of the budget; the rest is for the new side and the second runs.
         base_deadline = _base_share(deadline, time.monotonic() - begun)
         base_verdicts = _base_side(base, base_cover, pairs, base_deadline)
+        at_base = survivors.AtBase(base_verdicts, base.gone)
         caught = [p for p in pairs if base_verdicts[p[0].key].verdict == "killed"]
         at_import = [
             p
@@ -249,7 +252,7 @@ def _judge(
                 new_cover = _ran(
                     _cover_within(new, base_cover, deadline), "the new tests", python, red_modules, new=True
                 )
-                candidates = _survivors(new, new_cover, caught, deadline) if caught else []
+                candidates = survivors.survivors(new, new_cover, caught, deadline, at_base) if caught else []
             if candidates and new_selection != []:
                 # The tests the change touched let these live (or none is left): perhaps a test elsewhere catches them.
                 new = Server(
@@ -259,7 +262,7 @@ def _judge(
                 new_cover = _ran(
                     _cover_within(new, base_cover, deadline), "the new suite", python, red_modules, new=True
                 )
-                candidates = _survivors(new, new_cover, candidates, deadline)
+                candidates = survivors.survivors(new, new_cover, candidates, deadline, at_base)
         except BudgetSpent:
             notice(
                 f"mutation: the budget (--mutate-timeout {args.mutate_timeout:g}) ran out before the new tests ran once: "
@@ -267,7 +270,7 @@ def _judge(
             )
             return []
         still = (
-            _survivors(new, new_cover, candidates, deadline)
+            survivors.survivors(new, new_cover, candidates, deadline)
             if candidates and new is not None and new_cover is not None
             else candidates
         )
@@ -340,20 +343,6 @@ def _base_side(base: Server, base_cover: Cover, pairs: Sequence[Pair], deadline:
     for batch, jobs in sent:
         verdicts.update(base.verdicts(batch, jobs, deadline))
     return verdicts
-
-
-def _lived(verdicts: dict[str, Verdict], pairs: Sequence[Pair]) -> list[Pair]:
-    unrun = [b for b, _ in pairs if verdicts[b.key].verdict in ("unrun", "invalid")]
-    if unrun:
-        notice(
-            f"mutation: {len(unrun)} mutant(s) the base's tests caught were not run against the new tests: not judged ({', '.join(m.key for m in unrun[:3])})"
-        )
-    return [(b, n) for b, n in pairs if verdicts[b.key].verdict in ("survived", "unreached")]
-
-
-def _survivors(server: Server, cover: Cover, pairs: Sequence[Pair], deadline: float) -> list[Pair]:
-    jobs = [_job(n, cover, b) for b, n in pairs]
-    return _lived(server.verdicts(server.submit(jobs, deadline), jobs, deadline), pairs)
 
 
 def _confirm(
@@ -431,7 +420,7 @@ def _same_code(
                 "the mutants the new tests let live are reported as they are"
             )
             return pairs
-        hidden = _survivors(server, cover, pairs, deadline)
+        hidden = survivors.survivors(server, cover, pairs, deadline)
     finally:
         server.close()
     if hidden:

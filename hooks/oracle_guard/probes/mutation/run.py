@@ -159,6 +159,7 @@ class Server:
         self._read = 0  # bytes of the output file parsed so far
         self._records: list[dict[str, Any]] = []
         self._batches = 0
+        self.gone: int | None = None  # its exit status when it ended by itself before a batch was done
         with open(self.log_path, "wb") as log:
             try:
                 self.process = barrier.Process(cmd, tree, env, log, side, stdin=subprocess.PIPE, writes=[self.out_path])
@@ -171,7 +172,7 @@ class Server:
             with open(self.out_path, "rb") as f:
                 f.seek(self._read)
                 data = f.read()
-        except FileNotFoundError:
+        except OSError:  # not yet written, or made unreadable by the tests it runs: nothing more is reported
             return
         end = data.rfind(b"\n") + 1  # only whole lines: the server may be writing the next one
         self._read += end
@@ -256,6 +257,8 @@ class Server:
                 found[record["id"]] = Verdict(
                     record["verdict"], _join(self.root, by) if by else "", record.get("why", "")
                 )
+        if not finished and self.proc.poll() is not None:
+            self.gone = self.proc.returncode  # ended by itself, not by the deadline (survivors.py: OG930)
         if not finished:
             self.kill()
         why = "" if finished else self.tail()

@@ -378,6 +378,7 @@ def main_run(
         return python, origin, results, fixed
     python, fixed = usable.python, list(entry.fixed)
     runs.claimed_seconds = entry.seconds
+    runs.whole_base = lambda: _whole_base(usable, python, trees["base"], fixed, args, runs)
     shared = shared_collection(usable, trees["base"], args)
     plan = {"new": (trees["new"], [*fixed, *args], True)}
     if shared is None:
@@ -402,6 +403,44 @@ def main_run(
         runs.base_seconds = barrier.measured()
         usable.keep(python, fixed, base)
     return python, usable.origin, {"base": base, "new": new}, fixed
+
+
+def _whole_base(
+    usable: Cache, python: str, tree: str, fixed: list[str], args: list[str], runs: replay_run.Runs
+) -> float | None:
+    """The main run's base side whole, measured (once): the check of a claim a later run's hang met."""
+    if runs.base_seconds is None:
+        barrier.unchanged()  # the stopped run's end was quiet: the base runs only where it left nothing (OG921)
+        base = runs.run(python, {"base": tree}, [*fixed, *args], "run-whole")["base"]
+        runs.base_seconds = barrier.measured()
+        usable.keep(python, fixed, base)
+    return runs.base_seconds
+
+
+def held_to_base(
+    runs: replay_run.Runs, python: str, trees: dict[str, str], args: Sequence[str], tag: str
+) -> dict[str, ledger.Result]:
+    """A later run of the change's code alone (a second run, the base's examples, the target tree), held to the
+    main run's base time: measured, else the cache entry's (cut as ``claim``), checked by a whole base run
+    before a hang is judged by it; OG922 either way, never --timeout (docs/ground.md)."""
+    if runs.base_seconds is not None or runs.claimed_seconds is None or runs.whole_base is None:
+        return runs.run(python, trees, args, tag, runs.base_seconds)
+    try:
+        return runs.run(python, trees, args, tag, claim(runs.claimed_seconds, runs.deadline))
+    except barrier.Hung as exc:
+        seconds = runs.whole_base()
+        if seconds is None:
+            raise  # pragma: no cover - a base run whole is always measured
+        limit = barrier.HANG_FLOOR + barrier.HANG_FACTOR * seconds
+        if exc.seconds >= limit:
+            hung = barrier.Hung(exc.side, exc.seconds, seconds)
+            hung.test = exc.test
+            raise hung from None
+        notice(
+            f"oracle-replay: the {tag} run of the new code ran past the {exc.seconds:.0f} s the cache's base time"
+            f" allowed; the base ran whole in {seconds:.1f} s, so it runs again, held to {limit:.0f} s"
+        )
+        return runs.run(python, trees, args, tag, seconds)
 
 
 def claim(seconds: float, deadline: float) -> float:

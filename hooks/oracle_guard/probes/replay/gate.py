@@ -439,7 +439,7 @@ def _base_examples(ctx: _Context, base: ledger.Result, new: ledger.Result) -> tu
         return new, {}
     ids = doctests.write(tree.new, edited)
     doctests.write(tree.base, edited)
-    ran = runs.run(python, {"new": tree.new}, [*fixed, *doctests.args(ids)], "doctests", runs.base_seconds)["new"]
+    ran = base_cache.held_to_base(runs, python, {"new": tree.new}, [*fixed, *doctests.args(ids)], "doctests")["new"]
     notice(f"oracle-replay: ran the base's examples of {len(edited)} edited docstring(s) against the new code")
     return doctests.standing_in(new, ran, ids), ids
 
@@ -469,11 +469,10 @@ def _red_base(ctx: _Context, base: ledger.Result, new: ledger.Result) -> list[tu
         exists = red.exists_in(target)
         moved = red.renames((c.old_path, c.path) for c in change_set.changes)
         paths = red.target_paths(still, moved, exists)
-        # Held to the main run's measured base time, as the new code's other runs: the change's own tests that
-        # hang only in the gate's tree ran into --timeout (exit 2, nothing judged); now OG922.
-        measure = runs.base_seconds
+        # Held to the main run's base time (measured, or the cache entry's, checked), as the new code's other runs:
+        # the change's own tests that hang only in the gate's tree ran into --timeout (exit 2); now OG922.
         ran = (
-            runs.run(python, {"target": target}, [*fixed, *paths], "target", measure)["target"]
+            base_cache.held_to_base(runs, python, {"target": target}, [*fixed, *paths], "target")["target"]
             if paths
             else NOTHING_RAN
         )
@@ -514,7 +513,7 @@ def _soundness(
     own = {k: v for k, v in ledger.broken(new).items() if k not in held}
     if not own:
         return [], new
-    again = runs.run(python, {"new": trees["new"]}, args, "again", runs.base_seconds)["new"]  # a hang: OG922
+    again = base_cache.held_to_base(runs, python, {"new": trees["new"]}, args, "again")["new"]  # a hang: OG922
     if not set(ledger.broken(again)) - set(held):
         notice(f"oracle-replay: flaky run on the new code ({'; '.join(own.values())}), sound on a second run")
         return [], again

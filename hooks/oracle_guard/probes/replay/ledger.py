@@ -133,7 +133,7 @@ def read(path: str, exit_code: int, tail: str, nonce: str = "") -> Result:
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             lines = f.read().split("\n")
-    except FileNotFoundError:
+    except OSError:  # missing, or made unreadable by the run (a mode bars no write grant): no completion marker
         lines = []
     for line in lines:
         parts = line.split("\t")

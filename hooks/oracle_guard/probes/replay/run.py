@@ -17,7 +17,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from oracle_guard.probes.replay import ledger
@@ -153,6 +153,9 @@ class Runs:
         self.base_seconds: float | None = None
         # the base's time a cache entry claims for the main run (warm: the base side did not run whole)
         self.claimed_seconds: float | None = None
+        # Warm: runs the main run's base side whole and returns its measured time (base_cache.held_to_base),
+        # which checks the claim before a later run's hang is judged by it.
+        self.whole_base: Callable[[], float | None] | None = None
 
     def run(
         self, python: str, trees: dict[str, str], args: Sequence[str], tag: str, measure: float | None = None

@@ -20,25 +20,20 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 import sys
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from oracle_guard.probes import receipts
 from oracle_guard.probes.neighbours.recorded import read_json
 from oracle_guard.probes.replay import ledger
-from oracle_guard.probes.suspects import repeats, which
+from oracle_guard.probes.suspects import plain, repeats, which
 from oracle_guard.pytest_side import barrier
 from oracle_guard.repo.interpreters import tree_env
 from oracle_guard.reporting.report import Finding, notice
 
 PROBES = True  # bench/suspects.py turns them off in-process to price them
-OUTSIDE_SECONDS = 60  # a plain interpreter's calls, plus a second per call: the test run made them all already
-TIMED_OUT = "timed out"
 ARGS_AT_MOST = 100_000  # characters of node ids on one command line (as probes/replay/gate.py)
-KEPT_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT", "VIRTUAL_ENV")
 
 
 class Side(NamedTuple):
@@ -121,46 +116,6 @@ def _run(
     return Side(
         True, outcomes, calls, unwatched, flipped, str(seed) if seed is not None else None, code, failed_at=failed_at
     )
-
-
-def _outside(
-    python: str, tree: str, calls: list[dict[str, Any]], hashseed: str | None, work: str, deadline: float, tag: str
-) -> Any:
-    """The plain interpreter's answers to CALLS (outside.py), or None when it wrote none."""
-    from oracle_guard.probes.suspects import outside as _outside_script
-
-    calls_path, output = os.path.join(work, f"{tag}-new-calls.json"), os.path.join(work, f"{tag}-new.json")
-    paths = [tree, *([os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else [])]
-    with open(calls_path, "w", encoding="utf-8") as f:
-        json.dump({"paths": paths, "calls": calls}, f)  # the paths: those tree_env gives the test run
-    progress = output + _outside_script.PROGRESS
-    for stale in (output, progress):
-        with contextlib.suppress(OSError):
-            os.unlink(stale)
-    env = {k: v for k, v in os.environ.items() if k in KEPT_ENV}
-    if hashseed is not None:
-        env["PYTHONHASHSEED"] = hashseed  # set orders as in the test run: only the test's signals differ
-    cmd = [python, "-s", os.path.abspath(_outside_script.__file__), calls_path, output]
-    with open(os.path.join(work, f"{tag}-new.log"), "wb") as log:
-        process = barrier.Process(cmd, tree, env, log, "new", writes=[output, progress])
-        bound = time.monotonic() + OUTSIDE_SECONDS + len(calls)
-        try:
-            process.wait(min(deadline, bound))
-        except subprocess.TimeoutExpired:
-            if bound > deadline:
-                raise  # the replay's own --timeout: nothing is judged (exit 2)
-            return TIMED_OUT
-        finally:
-            process.kill()
-    found = read_json(output)
-    if found is None:  # ended before it wrote its answers: during the call it was making, if it began one
-        try:
-            with open(progress, encoding="utf-8") as f:
-                made = [int(line) for line in f.read().split()]
-        except (OSError, ValueError):
-            made = []
-        return {"ended_at": made[-1]} if made else None
-    return found
 
 
 def _shown(answer: Any) -> str:
@@ -291,7 +246,7 @@ def _judge_group(
     if group.base_tree is None:  # the base's tests had their flips in the replay's flip run; these have none
         found += _flips(python, group, fixed, first, work, deadline, {node for node, _ in found}, measure)
     judged = {node for node, _ in found}
-    found += _answers(python, group, first, judged, work, base_label, deadline)
+    found += _answers(python, group, first, judged, work, base_label, deadline, measure)
     return found
 
 
@@ -463,6 +418,7 @@ def _answers(
     work: str,
     base_label: str,
     deadline: float,
+    measure: float | None = None,
 ) -> list[tuple[str, Finding]]:
     """OG971: a recorded call whose answer in two plain interpreters agrees, and differs from the test run's.
 
@@ -480,16 +436,12 @@ def _answers(
     ]
     if not compared:
         return []
-    runs = [_outside(python, group.tree, calls, first.hashseed, work, deadline, f"outside{n}") for n in (1, 2)]
-    if TIMED_OUT in runs:  # the calls returned in the test run; without it the code does not (fail closed)
-        node = calls[compared[0]]["node"]
-        path, line = group.where.get(node, (node.split("::", 1)[0], 1))
-        text = (
-            f"the calls {len({c['node'] for c in calls})} suspect(s) made into the changed code returned in the test"
-            f" run, and a plain interpreter (no pytest) making them again did not finish in"
-            f" {OUTSIDE_SECONDS + len(calls)} s: the new code behaves otherwise when not tested; fix the code"
-        )
-        return [(node, Finding(path, line, 1, "OG971", text))]
+    share = plain.share(len(calls), deadline, measure)
+    runs: list[Any] = []
+    for n in (1, 2):
+        runs.append(plain.run(python, group.tree, calls, first.hashseed, work, share, f"outside{n}"))
+        if isinstance(runs[-1], plain.TimedOut):  # the calls returned in the test run; without it they do not
+            return [_hung_outside(group, calls, compared, runs[-1])]
     ended = {r.get("ended_at") for r in runs if isinstance(r, dict) and "ended_at" in r}
     if len(ended) == 1 and all(isinstance(r, dict) and "ended_at" in r for r in runs):
         index = ended.pop()
@@ -548,6 +500,26 @@ def _answers(
         f" again outside pytest{'; not compared: ' + ', '.join(left) if left else ''}"
     )
     return found
+
+
+def _hung_outside(
+    group: Group, calls: list[dict[str, Any]], compared: list[int], timed: plain.TimedOut
+) -> tuple[str, Finding]:
+    """OG971 for a plain interpreter that did not finish the calls (fail closed): naming the call it was in."""
+    at = calls[timed.at] if timed.at is not None and 0 <= timed.at < len(calls) else None
+    node = at["node"] if at is not None else calls[compared[0]]["node"]
+    path, line = group.where.get(node, (node.split("::", 1)[0], 1))
+    where = (
+        f", and was still in {_call_text(at)}, as {node} calls it ({at.get('caller')}:{at.get('line')})"
+        if at is not None
+        else ""
+    )
+    text = (
+        f"the calls {len({c['node'] for c in calls})} suspect(s) made into the changed code returned in the test"
+        f" run, and a plain interpreter (no pytest) making them again did not finish in {timed.seconds:.0f} s"
+        f"{where}: the new code behaves otherwise when not tested; fix the code"
+    )
+    return node, Finding(path, line, 1, "OG971", text)
 
 
 def _otherwise(group: Group, call: dict[str, Any], outside: str) -> tuple[str, Finding]:
