@@ -495,3 +495,33 @@ def test_an_own_tests_repeats_are_excused_only_where_its_runs_over_the_base_code
     assert not repeats.own_repeats([used_up, toggled], used_up)  # one run of the two failed at the check
     assert not repeats.own_repeats([used_up], [])  # did not run over the base's code: no excuse
     assert not repeats.own_repeats([["", "", ""]], used_up)  # nothing failed: nothing excused
+
+
+# -- the change's own test whose run ends when it runs again, on a green base ---------------------------------
+# The suspects' run writing no results was "not judged" (a notice, exit 0) on a green base: code that ends the
+# process on a later call skipped every probe of the change's own tests. Over the base's code the same run ends.
+ENDS_ON_THIRD_CALL = (
+    "import os\n\n_calls = [0]\n\n\ndef _count():\n    _calls[0] += 1\n    if _calls[0] >= 3:\n        os._exit(0)\n"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("function", ["edited", "new"])
+def test_an_own_test_whose_run_ends_when_it_runs_again_is_refused(repo: Repo, function: str) -> None:
+    if function == "edited":  # an existing function and its edited test: the test runs over the base's code
+        code = ENDS_ON_THIRD_CALL + "\n\ndef add(a, b):\n    _count()\n    return a + b\n" + SCALE
+        tests = GREEN["tests/test_calc.py"].replace("add(2, 2) == 4", "add(2, 2) == 4 and add(1, 1) == 2")
+        probe = "[calc.add(1, 1) for _ in range(4)]"
+    else:  # a function the change adds: its test does not run over the base's code
+        code = (
+            ENDS_ON_THIRD_CALL
+            + "\n\ndef add(a, b):\n    return a + b\n\n\ndef scale(x, k):\n    _count()\n    return x * k\n"
+        )
+        tests, probe = OWN_TESTS, "[calc.scale(3, 4) for _ in range(4)]"
+    repo.change(GREEN, {"calc.py": code, "tests/test_calc.py": tests})
+    assert plain_call(repo, probe) == ""  # the bug: a third call ends the program, and says nothing
+    assert plain_pytest(repo) == 0
+    result = repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
+    assert result.code == 1 and "OG972" in result.codes, result
+    assert "ended without its results" in result.out, result.out
+    assert ("whether they end a run by themselves is unknown" in result.out) == (function == "new"), result.out

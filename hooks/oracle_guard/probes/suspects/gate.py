@@ -210,6 +210,7 @@ def _judge_group(
         return [(nodes[0], _forged(group, nodes[0], first.problem))]
     if first.complete and group.base_tree is not None and not any(first.outcomes.get(n) for n in nodes):
         return [(nodes[0], _none_ran(group, nodes, first))]
+    named, named_where = nodes, group.where
     if group.base_tree is None:  # the change's own tests are named by function: judge each case that ran
         cases = {n: group.where[n.split("[", 1)[0]] for n in first.outcomes if n.split("[", 1)[0] in group.where}
         group = group._replace(where=cases)
@@ -228,15 +229,12 @@ def _judge_group(
         # The change's own tests over the base's code: the change's test code runs there, held as the new side.
         tree = group.tests_at_base()
         at_base = _run(python, tree, "new", fixed, varied, work, "suspects-target-at-base", changed, deadline, measure)
+    elif group.tests_at_base is not None and not first.complete:  # the same run over the base's code
+        tree = group.tests_at_base()
+        at_base = _run(python, tree, "new", fixed, named, work, "suspects-target-at-base", changed, deadline, measure)
     if not first.complete:
         if at_base is not None and at_base.complete:
-            path, line = group.where[nodes[0]]
-            text = (
-                f"the suspects' run against the new code ended without its results (exit {first.exit_code}) while the"
-                f" same run at {base_label} completed: the new code stops the test run when its tests run again;"
-                " fix the code"
-            )
-            return [(nodes[0], Finding(path, line, 1, "OG972", text))]
+            return [(named[0], _ended(group._replace(where=named_where), named[0], first, at_base, base_label))]
         notice(f"oracle-replay: the suspects' run wrote no results (exit {first.exit_code}); not judged")
         return []
     never = [n for n in nodes if "passed" not in first.outcomes.get(n, [])]
@@ -248,6 +246,24 @@ def _judge_group(
     judged = {node for node, _ in found}
     found += _answers(python, group, first, judged, work, base_label, deadline, measure)
     return found
+
+
+def _ended(group: Group, node: str, first: Side, at_base: Side, base_label: str) -> Finding:
+    """OG972: the suspects' run of the new code ended without its results where the same run at the base completed.
+
+    The change's own tests run over the base's code for that; where they do not run there (they call what the
+    change adds), a run that ends is still the new code's doing as far as the gate can tell (fail closed).
+    """
+    path, line = group.where[node]
+    unknown = group.base_tree is None and not at_base.outcomes
+    where = "its tests over the code at" if group.base_tree is None else "the same run at"
+    text = (
+        f"the suspects' run against the new code ended without its results (exit {first.exit_code}) while {where}"
+        f" {base_label} completed: the new code stops the test run when its tests run again"
+        + (" (they do not run over that code, so whether they end a run by themselves is unknown)" if unknown else "")
+        + "; fix the code"
+    )
+    return Finding(path, line, 1, "OG972", text)
 
 
 def _forged(group: Group, node: str, problem: str, run: str = "suspects' run") -> Finding:
