@@ -184,16 +184,15 @@ def candidate_interpreters(explicit: str | None, env: dict[str, str]) -> list[tu
     return list(first.values())
 
 
-# What pytest sets in its own process while it runs (pytest-xdist's workers add PYTEST_XDIST_*).
-PYTEST_RUN_VARS = ("PYTEST_CURRENT_TEST", "PYTEST_VERSION")
-
-
 def child_env(python: str) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONHASHSEED"] = "0"  # parametrize ids built from sets/dicts stay put
     env.pop("PYTEST_ADDOPTS", None)  # the snapshot reflects the repository's config, not a shell's
-    for key in [k for k in env if k in PYTEST_RUN_VARS or k.startswith("PYTEST_XDIST_")]:
-        env.pop(key)  # set by a pytest run the gate itself is in: a plain run of the user's has none
+    # Set by a pytest run the gate itself is in (a test harness, an xdist worker): a plain run of the user's has none.
+    env.pop("PYTEST_CURRENT_TEST", None)
+    env.pop("PYTEST_VERSION", None)
+    for key in [k for k in env if k.startswith("PYTEST_XDIST_")]:
+        env.pop(key)
     own = _own_bins(env)
     env["PATH"] = os.pathsep.join(
         p for p in env.get("PATH", "").split(os.pathsep) if os.path.normcase(os.path.realpath(p or ".")) not in own

@@ -430,7 +430,7 @@ def held_to_base(
     except barrier.Hung as exc:
         seconds = runs.whole_base()
         if seconds is None:
-            raise  # pragma: no cover - a base run whole is always measured
+            raise  # a base run whole is always measured: not reached
         limit = barrier.HANG_FLOOR + barrier.HANG_FACTOR * seconds
         if exc.seconds >= limit:
             hung = barrier.Hung(exc.side, exc.seconds, seconds)
