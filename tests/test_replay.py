@@ -828,3 +828,18 @@ def test_the_scratch_tree_holds_new_code_and_base_tests(repo: Repo) -> None:
         assert not Path(tree.root).exists()
     finally:
         os.chdir(old)
+
+
+@pytest.mark.slow
+def test_check_replay_takes_the_replays_timeout(repo: Repo, capsys, tmp_path: Path, monkeypatch) -> None:
+    # A suite of a few minutes needs more than the default budget: `check --replay` had no --timeout, so such a
+    # project could only be judged through `oracle-guard replay`. The same budget, given to check.
+    monkeypatch.setenv("FLAKE_DIR", str(tmp_path))
+    monkeypatch.setenv("ORACLE_GUARD_SCRATCH", str(tmp_path))
+    repo.change(
+        {**BASE, "tests/test_slow.py": SLOW_TEST},
+        {"src/shop/__init__.py": BROKEN_PRICE, "tests/test_slow.py": SLOW_TEST + "\n# touched\n"},
+    )
+    code = repo.run(check.main, "--replay", "--only", "oracle-replay", "--base", "HEAD", "--timeout", "4")
+    _, err = capsys.readouterr()
+    assert code == 2 and "the replay took over 4 s (--timeout) and was stopped; nothing was judged" in err, err

@@ -86,6 +86,13 @@ def _main(argv: Sequence[str] | None) -> int:
         help="the project's interpreter for pytest (collection-snapshot, --replay, --mutate; default: active "
         "virtualenv, ./.venv, ./venv, first python3 on PATH)",
     )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="wall-clock limit for the whole replay (--replay; default: oracle-replay's, `oracle-guard replay --help`)",
+    )
     hook_args.add_mutate(parser)
     hook_args.add_workers(parser)
     hook_args.add_shard(parser)
@@ -158,6 +165,8 @@ def _replay_options(args: argparse.Namespace) -> argparse.Namespace:
     options.base, options.contract, options.format = args.base, args.contract, args.format
     options.python = args.python
     options.workers, options.shard = args.workers, args.shard
+    if args.timeout is not None:
+        options.timeout = args.timeout
     return options
 
 
