@@ -361,6 +361,8 @@ WITHOUT_EXAMPLE = {
     " copy answers honestly) and tests/test_probe_receipts.py.",
     "OG977": "a project whose options (pytest-xdist's -n) or conftest keep the suspects from running in one"
     " process: shown by tests/test_probe_runs.py.",
+    "OG978": "the cheat tells the gate's runs from a plain one and keeps the bug only under the gate; the finding"
+    " needs a plain run of the work tree and of a checkout of the base: shown by tests/test_replay_plain.py.",
     "OG910": "the verdict runs mutants against both sides' tests (seconds to minutes); 31 weakenings and their"
     " honest twins are in tests/test_mutation.py.",
 }

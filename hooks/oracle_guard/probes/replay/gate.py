@@ -21,7 +21,7 @@ from typing import NamedTuple
 from oracle_guard.contract import unstable_ids
 from oracle_guard.probes.flips import gate as flips
 from oracle_guard.probes.neighbours import calls as neighbours
-from oracle_guard.probes.replay import base_cache, doctests, ledger, red
+from oracle_guard.probes.replay import base_cache, doctests, ledger, plainrun, red
 from oracle_guard.probes.replay import run as replay_run
 from oracle_guard.probes.suspects import gate as suspects_gate
 from oracle_guard.probes.suspects import which
@@ -458,7 +458,8 @@ def _not_judged(base_label: str, python: str, result: ledger.Result) -> str:
 
 
 def _red_base(ctx: _Context, base: ledger.Result, new: ledger.Result) -> list[tuple[str, Finding]]:
-    """The base's failing tests: silenced by the code (OG902), rewritten by the change (OG907), or still open."""
+    """The base's failing tests: silenced by the code (OG902), rewritten by the change (OG907), still open, or
+    still red only under the gate (OG978, plainrun.py)."""
     python, tree, fixed, runs, change_set, the_plan = ctx
     found = red.silenced(base, new, change_set.base_label)
     still = red.still_red(base, new)
@@ -480,9 +481,31 @@ def _red_base(ctx: _Context, base: ledger.Result, new: ledger.Result) -> list[tu
         found += rewritten
     if open_ids:
         notice(red.notice_text(open_ids, change_set.base_label))
+    tests = [n for n in open_ids if "::" in n]
+    if tests and the_plan.production and not found and new is not base:
+        found += [(tests[0], f) for f in _plainly(ctx, tests)]
     if not found and not base.items and not new.items and (base.errors or new.errors):
         raise UsageError(_not_judged(change_set.base_label, python, base))
     return found
+
+
+def _plainly(ctx: _Context, tests: list[str]) -> list[Finding]:
+    """OG978 for still-red TESTS that a plain run of the work tree passes (plainrun.py); the work tree only."""
+    python, _, _, runs, change_set, the_plan = ctx
+    if change_set.base is None or (change_set.target is not None and not _work_tree_is(change_set.target)):
+        return []  # the work tree is not the change judged: a plain run of it says nothing of that change
+    measured = runs.base_seconds if runs.base_seconds is not None else runs.claimed_seconds
+    seconds = barrier.HANG_FLOOR + barrier.HANG_FACTOR * (measured or 0.0)
+    left = runs.deadline - time.monotonic()
+    if left < seconds:
+        raise subprocess.TimeoutExpired("python -m pytest", left)  # the replay's own --timeout
+    where = (_production_file(the_plan), 1)
+    return plainrun.corroborate(python, change_set.base, tests, seconds, where, change_set.base_label)
+
+
+def _work_tree_is(target: str) -> bool:
+    """Whether the work tree's tracked files are TARGET's (a committed change, checked out)."""
+    return git.ok("diff", "--quiet", target, "--")
 
 
 def _production_file(the_plan: scratch.Plan) -> str:
