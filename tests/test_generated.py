@@ -256,3 +256,16 @@ def test_a_change_beside_no_ignored_module_reads_nothing_more(repo: Repo) -> Non
         assert read == []  # the change writes no Python file beside it: nothing of it is read
     finally:
         os.chdir(old)
+
+
+@pytest.mark.slow
+def test_the_mutation_probe_runs_the_new_code_with_a_version_file_only_it_imports(repo: Repo) -> None:
+    from tests.test_mutation import STATIC
+
+    stronger = MOVED["tests/test_pkg.py"] + "    assert double(3) == 6\n"
+    repo.change(MOVED, {**TO_SCM, "tests/test_pkg.py": stronger})
+    repo.write("src/pkg/_version.py", SETUPTOOLS_SCM)
+    got = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
+    # Before: OG923 "the new tests cannot run in the gate's scratch tree": pkg did not import there.
+    assert (got.code, got.codes) == (0, []), got
+    assert "the base's tests caught 3, the new tests let 0 of those live" in got.err, got.err
