@@ -128,3 +128,144 @@ def test_python_given_relative_to_the_repository_runs_in_the_scratch_trees(repo:
     got = repo.hook(check.main, *REPLAY, "HEAD", "--python", python)
     assert (got.code, got.out) == (0, ""), got
     assert "2 passed at HEAD" in got.err
+
+
+# A base with no version module; the change moves the project to setuptools-scm (isodate 2ace19f2): the new
+# code imports the module the install writes, and the work tree holds it (ignored by git), as after `pip install -e .`.
+MOVED = {
+    ".gitignore": "src/pkg/_version.py\nsrc/pkg/_answers.py\n",
+    "pytest.ini": "[pytest]\npythonpath = src\n",
+    "pyproject.toml": '[project]\nname = "pkg"\nversion = "1.0"\n',
+    "src/pkg/__init__.py": "def double(x):\n    return x * 2\n",
+    "tests/test_pkg.py": "from pkg import double\n\n\ndef test_double():\n    assert double(2) == 4\n",
+}
+TO_SCM = {
+    "pyproject.toml": '[build-system]\nrequires = ["setuptools>=64", "setuptools-scm>=8"]\n\n'
+    '[project]\nname = "pkg"\ndynamic = ["version"]\n\n[tool.setuptools_scm]\nversion_file = "src/pkg/_version.py"\n',
+    "src/pkg/__init__.py": "from ._version import version as __version__\n\n\ndef double(x):\n    return x * 2\n",
+}
+
+
+def _moved_to_scm(repo: Repo, version_file: bytes, committed: bool = False) -> str:
+    """The change made (staged, or committed on top of the base); the base revision to check it against."""
+    repo.change(MOVED, TO_SCM)
+    repo.write("src/pkg/_version.py", version_file)  # written by the install, ignored by git
+    assert "_version.py" not in repo.git("status", "--porcelain")
+    if committed:
+        repo.commit("move to setuptools-scm")
+        return "HEAD~1"
+    return "HEAD"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("committed", [False, True], ids=["staged", "committed"])
+def test_a_version_file_only_the_new_code_imports_is_laid_into_its_trees(repo: Repo, committed: bool) -> None:
+    base = _moved_to_scm(repo, SETUPTOOLS_SCM, committed)
+    assert plain_pytest(repo) == 0
+    got = repo.hook(check.main, *REPLAY, base)
+    # Before: OG903 "the base's test cannot import the new code: ModuleNotFoundError: No module named 'pkg._version'".
+    assert (got.code, got.out) == (0, ""), got
+    assert "1 passed" in got.err, got
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "version_file",
+    [
+        b"import os\n__version__ = version = '1.0'\n",  # code
+        b"__version__ = version = '1.0'.strip()\n",  # a call
+        b"__version__ = version = '1.0'\nANSWERS = {2: 4}\n",  # data the writer never binds
+    ],
+    ids=["import", "call", "not-a-version-name"],
+)
+def test_a_version_file_the_new_code_imports_is_not_laid_in_unless_it_is_a_version_file(
+    repo: Repo, version_file: bytes
+) -> None:
+    base = _moved_to_scm(repo, version_file)
+    assert plain_pytest(repo) == 0  # the file answers the import: plain pytest is green
+    got = repo.hook(check.main, *REPLAY, base)
+    assert got.code == 1 and "OG903" in got.out and "_version" in got.out, got
+
+
+@pytest.mark.slow
+def test_a_version_file_no_build_configuration_names_is_not_laid_in(repo: Repo) -> None:
+    """The new code imports it, but nothing the change leaves says the install writes it."""
+    repo.change(MOVED, {"src/pkg/__init__.py": TO_SCM["src/pkg/__init__.py"]})
+    repo.write("src/pkg/_version.py", SETUPTOOLS_SCM)
+    assert plain_pytest(repo) == 0
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert got.code == 1 and "OG903" in got.out, got
+
+
+@pytest.mark.slow
+def test_a_table_of_answers_named_as_the_version_file_is_not_laid_in(repo: Repo) -> None:
+    """Declared as the version file, but it binds a table: the install would overwrite it, CI would fail."""
+    cheat = "from ._answers import ANSWERS\n\n\ndef double(x):\n    return ANSWERS[x]\n"
+    config = TO_SCM["pyproject.toml"].replace("_version.py", "_answers.py")
+    repo.change(MOVED, {"pyproject.toml": config, "src/pkg/__init__.py": cheat})
+    repo.write("src/pkg/_answers.py", "__version__ = version = '1.0'\nANSWERS = {2: 4}\n")
+    assert plain_pytest(repo) == 0  # the table answers the test, the bug (no arithmetic left) kept
+    got = repo.hook(check.main, *REPLAY, "HEAD")
+    assert got.code == 1 and "OG903" in got.out, got
+
+
+def test_only_the_trees_the_change_s_code_runs_in_get_a_module_only_it_imports(repo: Repo) -> None:
+    """The base's trees never get it: one more file there could change what the base's own tests see."""
+    import argparse
+
+    from oracle_guard.pytest_side import scratch
+    from oracle_guard.repo import changes
+
+    _moved_to_scm(repo, SETUPTOOLS_SCM)
+    old = os.getcwd()
+    os.chdir(repo.path)
+    try:
+        change_set = changes.resolve(argparse.Namespace(base="HEAD"))
+        the_plan = scratch.plan(change_set, scratch.TestSide(change_set.base or "", ".oracle-guard.toml", None))
+        with scratch.Scratch() as tree:
+            tree.build(change_set, the_plan)
+            flips = tree.build_flips(change_set, the_plan)
+            at_base = tree.build_tests_at_base(change_set, the_plan)
+            target = tree.build_target(change_set)
+            version = "src/pkg/_version.py"
+            for laid in (tree.new, flips["new"], target):
+                assert Path(laid, version).read_bytes() == SETUPTOOLS_SCM, laid
+            for bare in (tree.base, flips["base"], at_base):
+                assert not Path(bare, version).exists(), bare
+            assert tree.generated_modules(change_set.base or "") == {}
+    finally:
+        os.chdir(old)
+
+
+def test_a_change_beside_no_ignored_module_reads_nothing_more(repo: Repo) -> None:
+    import argparse
+
+    from oracle_guard.repo import changes
+
+    repo.change(MOVED, {"tests/test_pkg.py": MOVED["tests/test_pkg.py"] + "\n"})
+    repo.write("src/pkg/_version.py", SETUPTOOLS_SCM)
+    old = os.getcwd()
+    os.chdir(repo.path)
+    try:
+        change_set = changes.resolve(argparse.Namespace(base="HEAD"))
+        read: list[object] = []
+        change_set.read_new = lambda paths: read.append(paths) or {}  # type: ignore[method-assign]
+        found = generated.candidates(str(repo.path))
+        assert list(found) == ["src/pkg/_version.py"]
+        assert generated.needed_by_change(found, {}, change_set) == {}
+        assert read == []  # the change writes no Python file beside it: nothing of it is read
+    finally:
+        os.chdir(old)
+
+
+@pytest.mark.slow
+def test_the_mutation_probe_runs_the_new_code_with_a_version_file_only_it_imports(repo: Repo) -> None:
+    from tests.test_mutation import STATIC
+
+    stronger = MOVED["tests/test_pkg.py"] + "    assert double(3) == 6\n"
+    repo.change(MOVED, {**TO_SCM, "tests/test_pkg.py": stronger})
+    repo.write("src/pkg/_version.py", SETUPTOOLS_SCM)
+    got = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD")
+    # Before: OG923 "the new tests cannot run in the gate's scratch tree": pkg did not import there.
+    assert (got.code, got.codes) == (0, []), got
+    assert "the base's tests caught 3, the new tests let 0 of those live" in got.err, got.err

@@ -10,18 +10,50 @@ patch controls runs through it:
 - it holds data only: literals, names, type expressions, imports from ``typing``/``__future__``,
   ``if TYPE_CHECKING:`` blocks (nothing in it can run code when imported);
 - the tree does not have that path already.
+
+A change that starts importing such a module (a project moved to setuptools-scm, a new hatch-vcs
+``_version.py``: the user's CI installs the change, which writes the file) needs it in the trees where
+the change's code runs: the new tree, the new side's flip tree, the target tree, the mutation probe's
+new-code trees.  Laid there (never where the base's code runs: the base tree, the base's flip tree,
+tests-at-base, the base's collection, where one more file could change what the base's own tests see,
+a test that walks the package) when, on top of the conditions above but the base's import:
+
+- the change's version of a module beside it names it in an import;
+- a build configuration the change leaves (``pyproject.toml``, ``setup.cfg``, ``setup.py`` in a folder
+  above it) names its path: the installer writes it, so the work tree's copy is the one CI sees;
+- it binds version names only (``__version__``, ``version_tuple``, ``__commit_id__``...): the base
+  never vouched for it, and a table of answers kept out of git must not answer the change's tests.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 from collections.abc import Iterable
+
+from oracle_guard.repo import changes
 
 MAX_BYTES = 64 * 1024
 MAX_FILES = 20
 _IMPORTABLE = frozenset({"__future__", "typing", "typing_extensions"})
+# What setuptools-scm, hatch-vcs and vcs-versioning bind in the version files they write.
+VERSION_NAMES = frozenset(
+    {
+        "__all__",
+        "__version__",
+        "version",
+        "__version_tuple__",
+        "version_tuple",
+        "__commit_id__",
+        "commit_id",
+        "TYPE_CHECKING",
+        "VERSION_TUPLE",
+        "COMMIT_ID",
+    }
+)
+BUILD_CONFIGS = ("pyproject.toml", "setup.cfg", "setup.py")
 
 
 def ignored_modules(top: str) -> list[str]:
@@ -41,11 +73,15 @@ def ignored_modules(top: str) -> list[str]:
     return sorted(names)[:MAX_FILES]
 
 
+def _import_pattern(path: str) -> str:
+    stem = path.rpartition("/")[2][: -len(".py")]
+    return rf"^\s*(from|import)\s.*\b{stem}\b"
+
+
 def _imported_by_base(base: str, path: str, top: str) -> bool:
     """Whether a base module beside PATH names its module in an import (git grep at BASE)."""
-    folder, _, name = path.rpartition("/")
-    stem = name[: -len(".py")]
-    pattern = rf"^\s*(from|import)\s.*\b{stem}\b"
+    folder = path.rpartition("/")[0]
+    pattern = _import_pattern(path)
     try:
         proc = subprocess.run(
             ("git", "grep", "-q", "-E", pattern, base, "--", f"{folder}/*.py" if folder else "*.py"),
@@ -118,8 +154,21 @@ def data_only(source: bytes) -> bool:
     return all(_statement(s) for s in tree.body)
 
 
-def needed(top: str, base: str) -> dict[str, bytes]:
-    """Path -> bytes of the generated modules to lay into scratch trees exported from BASE."""
+def version_only(source: bytes) -> bool:
+    """Whether SOURCE is data only and binds nothing but the names a version file's writer binds."""
+    if not data_only(source):
+        return False
+    bound: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign):
+            bound += [t.id for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            bound.append(node.target.id)
+    return all(name in VERSION_NAMES for name in bound)
+
+
+def candidates(top: str) -> dict[str, bytes]:
+    """Path -> bytes of the ignored, data-only modules under TOP (one `git ls-files`, read once)."""
     found: dict[str, bytes] = {}
     for path in ignored_modules(top):
         try:
@@ -127,9 +176,67 @@ def needed(top: str, base: str) -> dict[str, bytes]:
                 data = f.read(MAX_BYTES + 1)
         except OSError:
             continue
-        if data_only(data) and _imported_by_base(base, path, top):
+        if data_only(data):
             found[path] = data
     return found
+
+
+def needed(top: str, base: str, found: dict[str, bytes] | None = None) -> dict[str, bytes]:
+    """Path -> bytes of the generated modules to lay into scratch trees exported from BASE."""
+    found = candidates(top) if found is None else found
+    return {path: data for path, data in found.items() if _imported_by_base(base, path, top)}
+
+
+def _new_version(change: changes.ChangeSet, path: str) -> bytes | None:
+    """PATH as the change leaves it: its new bytes, or the base's when the change does not touch it."""
+    if change.is_changed(path):
+        return change.read_new([path])[path]
+    if path in change.deleted:
+        return None
+    return change.read_base([path])[path]
+
+
+def _declared(change: changes.ChangeSet, path: str) -> bool:
+    """Whether a build configuration the change leaves in a folder above PATH names it (its version file)."""
+    parts = path.split("/")
+    for depth in range(len(parts) - 1, -1, -1):
+        folder = "/".join(parts[:depth])
+        relative = "/".join(parts[depth:])
+        quoted = re.compile(rb"""["']%s["']""" % re.escape(relative.encode()))
+        for config in BUILD_CONFIGS:
+            data = _new_version(change, f"{folder}/{config}" if folder else config)
+            if data is not None and quoted.search(data):
+                return True
+    return False
+
+
+def needed_by_change(
+    found: dict[str, bytes], for_base: dict[str, bytes], change: changes.ChangeSet
+) -> dict[str, bytes]:
+    """Path -> bytes of the generated modules the change's new code imports and the base's does not.
+
+    Only the modules the change writes beside one of FOUND are read: a change whose Python files sit
+    beside no ignored module costs nothing more.
+    """
+    folders: dict[str, list[str]] = {}
+    for path in found:
+        if path not in for_base:
+            folders.setdefault(path.rpartition("/")[0], []).append(path)
+    if not folders:
+        return {}
+    beside = [p for p in change.changed_paths if p.endswith(".py") and p.rpartition("/")[0] in folders]
+    if not beside:
+        return {}
+    blobs = change.read_new(beside)
+    extra: dict[str, bytes] = {}
+    for path in (p for paths in folders.values() for p in paths):
+        pattern = re.compile(_import_pattern(path).encode(), re.MULTILINE)
+        importers = [p for p in beside if p != path and p.rpartition("/")[0] == path.rpartition("/")[0]]
+        if not any(pattern.search(blobs.get(p) or b"") for p in importers):
+            continue
+        if version_only(found[path]) and _declared(change, path):
+            extra[path] = found[path]
+    return extra
 
 
 def lay(files: dict[str, bytes], dests: Iterable[str]) -> None:

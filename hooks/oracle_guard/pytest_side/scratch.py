@@ -337,23 +337,35 @@ class Scratch:
         self.target = os.path.join(self.root, "target")
         self.tests_at_base = os.path.join(self.root, "tests-at-base")
         self.generated: dict[str, bytes] | None = None
+        self.generated_new: dict[str, bytes] | None = None
+        self.found: dict[str, bytes] = {}  # the ignored data-only modules: one `git ls-files` for both sets
         self.pycs: dict[str, bytes] = {}  # the base's bytecode, laid into each tree built (bytecode.py)
 
     def generated_modules(self, base: str) -> dict[str, bytes]:
-        """The install-time modules the base imports and git does not hold (generated.py), asked once."""
+        """The install-time modules the base imports and git does not hold (generated.py), asked once:
+        for the trees where the base's code runs."""
         if self.generated is None:
             try:
                 top = git.toplevel()
             except git.GitError:
                 top = ""
-            self.generated = generated.needed(top, base) if top else {}
+            self.found = generated.candidates(top) if top else {}
+            self.generated = generated.needed(top, base, self.found) if top else {}
         return self.generated
+
+    def generated_for_change(self, change_set: changes.ChangeSet) -> dict[str, bytes]:
+        """The base's install-time modules and those the change's code newly imports (generated.py), asked
+        once: for the trees where the change's code runs, never the base's."""
+        for_base = self.generated_modules(change_set.base or "")
+        if self.generated_new is None:
+            self.generated_new = {**for_base, **generated.needed_by_change(self.found, for_base, change_set)}
+        return self.generated_new
 
     def build_target(self, change_set: changes.ChangeSet) -> str:
         assert change_set.base is not None
         export(change_set.base, self.target)
         overlay_all(change_set, self.target)
-        generated.lay(self.generated_modules(change_set.base), [self.target])
+        generated.lay(self.generated_for_change(change_set), [self.target])
         changed = [p for c in change_set.changes for p in (c.path, c.old_path) if p]
         bytecode.lay(self.pycs, [self.target], changed)
         return self.target
@@ -381,7 +393,8 @@ class Scratch:
         trees = {"base": os.path.join(self.root, "base-flips"), "new": os.path.join(self.root, "new-flips")}
         export(change_set.base, *trees.values())
         overlay(change_set, the_plan, trees["new"])
-        generated.lay(self.generated_modules(change_set.base), trees.values())
+        generated.lay(self.generated_modules(change_set.base), [trees["base"]])
+        generated.lay(self.generated_for_change(change_set), [trees["new"]])
         bytecode.lay(self.pycs, [trees["base"]])
         bytecode.lay(self.pycs, [trees["new"]], [*the_plan.write, *the_plan.remove])
         return trees
@@ -392,7 +405,8 @@ class Scratch:
         export(change_set.base, *dests)
         if "new" in sides:
             overlay(change_set, the_plan, self.new)
-        generated.lay(self.generated_modules(change_set.base), dests)
+        generated.lay(self.generated_modules(change_set.base), [self.base] if "base" in sides else [])
+        generated.lay(self.generated_for_change(change_set), [self.new] if "new" in sides else [])
         bytecode.lay(self.pycs, [self.base] if "base" in sides else [])
         bytecode.lay(self.pycs, [self.new] if "new" in sides else [], [*the_plan.write, *the_plan.remove])
 

@@ -74,7 +74,8 @@ class _Sides:
                 os.makedirs(os.path.dirname(target) or new, exist_ok=True)
                 with open(target, "wb") as f:
                     f.write(data)
-        generated.lay(self.scratch.generated_modules(change_set.base), [self.scratch.base, new])
+        generated.lay(self.scratch.generated_modules(change_set.base), [self.scratch.base])
+        generated.lay(self.scratch.generated_for_change(change_set), [new])
         self.work = mutation_run.work_dir(self.scratch.root)
 
     def cleanup(self) -> None:
@@ -400,7 +401,7 @@ def _same_code(
     mixed = os.path.join(sides.scratch.root, "mixed")
     scratch.export(change_set.base or "", mixed)
     scratch.overlay(change_set, the_plan, mixed)
-    generated.lay(sides.scratch.generated_modules(change_set.base or ""), [mixed])
+    generated.lay(sides.scratch.generated_for_change(change_set), [mixed])  # the new code runs here
     server = Server(
         python,
         mixed,
