@@ -17,6 +17,7 @@ Output (JSON, written at session end): ``{"outcomes": {node: [pass outcomes]}, "
 from __future__ import annotations
 
 import base64
+import dis
 import json
 import os
 import pickle
@@ -172,17 +173,21 @@ class Recorder:
             "compare": os.path.realpath(frame.f_code.co_filename) in CHANGED and self.node not in self.gaps,
         }
         self.raised[id(frame)] = None
+        frame.f_trace_lines = False  # only how it ends is read: its exceptions and its return
         return self.local
 
     def local(self, frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
         key = id(frame)
         if event == "exception":
-            self.raised[key] = answers.type_name(arg[0])
-        elif event == "line":
-            self.raised[key] = None  # handled: the body goes on
+            self.raised[key] = answers.type_name(arg[0])  # the latest to pass through: the one that may leave
         elif event == "return":
             call = self.pending.pop(key, None)
-            raised = self.raised.pop(key, None)
+            # A frame left by an exception has a "return" event too, with None: what tells them apart is the
+            # instruction it ended on.  A "line" event after an exception is no sign it was handled: an except
+            # clause that does not match runs its header line, then the exception goes on (isodate's __radd__,
+            # `except AttributeError` around a TypeError, was recorded as returning None: a false OG971).
+            raised = None if _returned(frame) else self.raised.get(key) or "BaseException"
+            self.raised.pop(key, None)
             if call is not None:
                 self.busy = True
                 try:
@@ -193,6 +198,15 @@ class Recorder:
                     self.busy = False
                 self.calls.append(call)
         return self.local
+
+
+RETURNS = frozenset(dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap)
+
+
+def _returned(frame: FrameType) -> bool:
+    """Whether FRAME is left by a return instruction, not by an exception passing through it."""
+    code = frame.f_code.co_code
+    return 0 <= frame.f_lasti < len(code) and code[frame.f_lasti] in RETURNS
 
 
 def _env_changes(before: dict[str, str]) -> list[str]:
