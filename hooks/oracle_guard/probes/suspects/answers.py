@@ -3,7 +3,8 @@
 Loaded by file path by plugin.py (inside the project's pytest) and by outside.py (a plain
 interpreter): both must reduce a value to the same form.  A value compares by its exact type and
 its contents: numbers, strings, bytes and containers of them by value, other objects by their
-pickle, else by a repr that holds no memory address, else by their type alone (``opaque``).
+pickle, else (a subclass of a number, string or bytes type) by its plain value, else by a repr that
+holds no memory address, else by their type alone (``opaque``).
 An exception compares by its type.
 """
 
@@ -42,6 +43,13 @@ def of_value(value: Any, depth: int = 0) -> list[Any]:
         data = None
     if data is not None:
         return [name, "pickle:" + hashlib.sha1(data).hexdigest()]
+    builtin = next((base for base in PLAIN if isinstance(value, base)), None)
+    if builtin is not None:  # a subclass of a plain type: its plain value, whatever its repr or pickle say
+        try:
+            plain_repr: Any = builtin.__repr__  # the plain type's own, past any override of the subclass
+            return [name, "plain:" + plain_repr(value)[:2000]]
+        except Exception:
+            return [name, None]
     try:
         text = repr(value)
     except Exception:
