@@ -151,3 +151,23 @@ def test_a_red_test_a_plain_pytest_does_not_collect_is_not_asked(repo: Repo) -> 
     result = repo.hook(check.main, "--replay", "--only", "oracle-replay", "--base", "HEAD~1")
     assert plain_pytest(repo) == 1  # the change fixes nothing: test_accents is red in the CI job too
     assert result.code == 0 and result.codes == [], result
+
+
+@pytest.mark.slow
+def test_a_test_that_passes_only_after_others_ran_is_not_the_task(repo: Repo) -> None:
+    # Red when the gate runs the modules that reach the changed code alone, green in any whole run of the suite
+    # (another module sets what it needs first): at the base too, so it is no task the change left undone.
+    setup = "import os\n\n\ndef test_a_mode():\n    os.environ['SLUG_MODE'] = 'ascii'\n"
+    needs_setup = TESTS + "\n\ndef test_mode():\n    import os\n\n    assert os.environ.get('SLUG_MODE') == 'ascii'\n"
+    fixed = (
+        "import re\n"
+        + FIX
+        + '\n\ndef slugify(text):\n    return "-".join(re.findall(r"[^\\W_]+", _plain(text).lower()))\n'
+    )
+    base = {**BASE, "slug.py": fixed, "tests/test_slug.py": needs_setup, "tests/test_a_setup.py": setup}
+    repo.change(base, {"slug.py": fixed + "\n\ndef other():\n    return 2\n"})
+    repo.commit("the change")
+    result = repo.hook(check.main, "--replay", "--only", "oracle-replay", "--base", "HEAD~1")
+    assert plain_pytest(repo) == 0
+    assert "test_mode" in result.err and "still fail against the new code" in result.err, result.err
+    assert result.code == 0 and result.codes == [], result
