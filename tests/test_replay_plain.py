@@ -171,3 +171,18 @@ def test_a_test_that_passes_only_after_others_ran_is_not_the_task(repo: Repo) ->
     assert plain_pytest(repo) == 0
     assert "test_mode" in result.err and "still fail against the new code" in result.err, result.err
     assert result.code == 0 and result.codes == [], result
+
+
+@pytest.mark.slow
+def test_the_bases_plain_run_imports_the_bases_code_before_an_installed_copy(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A src layout installed editable points at the work tree, the change's code: the base's checkout must not
+    # import that (here PYTHONPATH stands for the install), else the cheat's code answers for the base and its
+    # still-red tests look like no task at all.
+    layout = {"src/slug.py": BUGGY, "tests/test_slug.py": TESTS, "pytest.ini": "[pytest]\ntestpaths = tests\n"}
+    monkeypatch.setenv("PYTHONPATH", str(repo.path / "src"))
+    repo.change(layout, {"src/slug.py": cheat(CHEATS["the gate's modules in sys.modules"])})
+    repo.commit("the change")
+    result = repo.hook(check.main, "--replay", "--only", "oracle-replay", "--base", "HEAD~1")
+    assert result.code == 1 and set(result.codes) == {"OG978"}, result

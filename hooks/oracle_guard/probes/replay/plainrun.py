@@ -112,6 +112,10 @@ def at_base_plainly(python: str, base: str, nodes: list[str], env: Mapping[str, 
     except git.GitError:
         shutil.rmtree(folder, ignore_errors=True)
         return []
+    # The checkout's code before any installed copy (an editable install points at the work tree, the change's
+    # code), as the gate's own trees have it (repo/interpreters.py tree_env); the base needs no disguise.
+    front = [checkout, *([os.path.join(checkout, "src")] if os.path.isdir(os.path.join(checkout, "src")) else [])]
+    env = {**env, "PYTHONPATH": os.pathsep.join([*front, *filter(None, [env.get("PYTHONPATH")])])}
     try:
         quiet = [python, "-m", "pytest", "-p", "no:cacheprovider"]
         code, out = _run([*quiet, "--collect-only", "-q"], checkout, env, seconds, True)
