@@ -15,6 +15,7 @@ import io
 import os
 import re
 import subprocess
+import sys
 import tempfile
 import textwrap
 from collections.abc import Iterator, Mapping, Sequence
@@ -259,3 +260,11 @@ def memory_check(
             return hook(main)
         finally:
             os.chdir(old)
+
+
+def project_python(monkeypatch: Any, cache_home: Path) -> None:
+    """The gate's runs use this interpreter, an XDG cache of the test's own, no gate cache, no options from the shell."""
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache_home))
+    monkeypatch.setenv("ORACLE_GUARD_CACHE", "off")
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)

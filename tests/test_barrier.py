@@ -22,7 +22,7 @@ import pytest
 from oracle_guard.commands import check
 from oracle_guard.hook_ids import replay as replay_hook
 from oracle_guard.pytest_side import barrier
-from tests.helpers import Repo, finding_codes
+from tests.helpers import Repo, finding_codes, project_python
 from tests.test_mutation import UNKNOWN_TO_STATIC, T, module, mutate
 from tests.test_replay_flips import ALWAYS_EQUAL, BASE, HONEST, REPLAY, TOUCHED, plain_pytest
 
@@ -87,10 +87,7 @@ if _os.path.basename(_here) == "new" and _os.path.isdir(_base) and "pytest" in _
 
 @pytest.fixture(autouse=True)
 def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("ORACLE_GUARD_CACHE", "off")
-    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+    project_python(monkeypatch, tmp_path / "xdg")
     monkeypatch.setenv("ORACLE_GUARD_CONFINE", "0")  # the barrier alone; tests/test_confine.py runs these confined
 
 

@@ -29,7 +29,7 @@ from oracle_guard.hook_ids import replay as replay_hook
 from oracle_guard.repo.confine import jail as confine
 from oracle_guard.repo.confine import landlock
 from oracle_guard.reporting.report import UsageError
-from tests.helpers import Repo
+from tests.helpers import Repo, project_python
 from tests.test_replay_flips import ALWAYS_EQUAL, BASE, HONEST, TOUCHED, plain_pytest
 
 CHECK = ("--replay", "--only", "oracle-replay", "--base", "HEAD")
@@ -37,10 +37,7 @@ CHECK = ("--replay", "--only", "oracle-replay", "--base", "HEAD")
 
 @pytest.fixture(autouse=True)
 def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("ORACLE_GUARD_CACHE", "off")
-    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+    project_python(monkeypatch, tmp_path / "xdg")
     monkeypatch.delenv(confine.SWITCH, raising=False)
 
 

@@ -26,7 +26,7 @@ from oracle_guard.hook_ids import replay as replay_hook
 from oracle_guard.probes.neighbours import recorded
 from oracle_guard.pytest_side import barrier, environment
 from oracle_guard.repo import interpreters
-from tests.helpers import Repo, Result, finding_codes, finding_lines
+from tests.helpers import Repo, Result, finding_codes, finding_lines, project_python
 from tests.test_red_base import DIGITS, IMPLEMENTED, SLUG, edited_tests
 from tests.test_red_base import plain_pytest as plain_pytest_in
 from tests.test_replay_cache import WARM
@@ -52,10 +52,7 @@ def _found(got: Result) -> list[str]:
 
 @pytest.fixture(autouse=True)
 def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("ORACLE_GUARD_CACHE", "off")
-    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+    project_python(monkeypatch, tmp_path / "xdg")
 
 
 def _venv(repo: Repo, folder: str = ".venv") -> str:

@@ -20,7 +20,7 @@ from oracle_guard.commands import check
 from oracle_guard.hook_ids import replay as replay_hook
 from oracle_guard.probes.suspects import plain
 from oracle_guard.pytest_side import barrier
-from tests.helpers import Repo, finding_codes
+from tests.helpers import Repo, finding_codes, project_python
 from tests.test_replay_cache import WARM
 from tests.test_replay_suspects import BASE as SUSPECTS_BASE
 from tests.test_replay_suspects import TOUCHED as SUSPECTS_TOUCHED
@@ -28,10 +28,7 @@ from tests.test_replay_suspects import TOUCHED as SUSPECTS_TOUCHED
 
 @pytest.fixture(autouse=True)
 def _project_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("ORACLE_GUARD_CACHE", "off")
-    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+    project_python(monkeypatch, tmp_path / "xdg")
 
 
 def _plain_pytest(repo: Repo, *tests: str) -> int:
