@@ -571,3 +571,10 @@ def test_a_call_that_raises_past_an_except_clause_is_recorded_as_raising(repo: R
     result = repo.hook(check.main, *REPLAY, repo.git("rev-parse", "HEAD").strip())
     assert result.code == 0, result  # was OG971: "returns NoneType None inside the test run and raises TypeError"
     assert "outside pytest" in result.err, result.err
+
+
+def test_a_finding_shows_an_answer_by_its_value_without_the_forms_prefix() -> None:
+    assert suspects_gate._shown(["value", ["calc.Total", "plain:4"]]) == "returns calc.Total 4"
+    assert suspects_gate._shown(["value", ["builtins.str", "repr:'a-b'"]]) == "returns builtins.str 'a-b'"
+    assert suspects_gate._shown(["value", ["builtins.int", "5"]]) == "returns builtins.int 5"
+    assert suspects_gate._shown(["raised", "builtins.TypeError"]) == "raises builtins.TypeError"

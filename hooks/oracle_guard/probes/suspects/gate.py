@@ -128,7 +128,8 @@ def _shown(answer: Any) -> str:
     if isinstance(form, str) and form.startswith("pickle:"):
         return f"returns a {kind} (pickled {form[7:15]})"
     if isinstance(form, str):
-        return f"returns {kind} {form[5:85] if form.startswith('repr:') else form[:80]}"
+        shown = form.partition(":")[2] if form.startswith(("repr:", "plain:")) else form
+        return f"returns {kind} {shown[:80]}"
     return f"returns a {kind}"
 
 
