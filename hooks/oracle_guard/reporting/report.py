@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import signal
 import sys
 import threading
@@ -116,6 +117,7 @@ def guarded(func: Main) -> Main:
         except Terminated:
             if before is None:  # an outer command's: it answers for the whole
                 raise
+            _end_children()
             print("oracle-guard: terminated", file=sys.stderr)
             return 128 + signal.SIGTERM
         except UsageError as exc:
@@ -145,6 +147,29 @@ def guarded(func: Main) -> Main:
 
 class Terminated(BaseException):
     """SIGTERM (a CI job cancelled, `kill`): unwinds like Ctrl-C, so the scratch trees and runs are ended."""
+
+
+def _end_children() -> None:
+    """Every process this one started and that still runs, with the session it leads (Linux /proc; elsewhere
+    the unwinding alone): a run started beside another (a collection, a flip run) may have no `finally` of its own
+    on the way out, and a run left behind is what the next gate finds (OG926)."""
+    me = os.getpid()
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+                parent = int(f.read().rpartition(")")[2].split()[1])
+            if parent != me:
+                continue
+            if os.getpgid(pid) == pid:
+                os.killpg(pid, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGKILL)
+        except (OSError, ValueError, IndexError):
+            continue
 
 
 def _raise_terminated(signum: int, frame: object) -> None:

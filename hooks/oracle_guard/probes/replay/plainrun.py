@@ -34,6 +34,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterable, Mapping, Sequence
 
 from oracle_guard.repo import git
@@ -103,7 +104,7 @@ def _run(cmd: Sequence[str], cwd: str, env: Mapping[str, str], seconds: float, o
         return code, out.read(1 << 20).decode("utf-8", "replace") if output else ""
 
 
-def at_base_plainly(python: str, base: str, nodes: list[str], env: Mapping[str, str], seconds: float) -> list[str]:
+def at_base_plainly(python: str, base: str, nodes: list[str], env: Mapping[str, str], deadline: float) -> list[str]:
     """Of NODES, those a plain `pytest` of a checkout of BASE collects and does not pass."""
     folder = tempfile.mkdtemp(prefix="oracle-guard-plain-base-")
     checkout = os.path.join(folder, "base")
@@ -117,14 +118,14 @@ def at_base_plainly(python: str, base: str, nodes: list[str], env: Mapping[str, 
     front = [checkout, *([os.path.join(checkout, "src")] if os.path.isdir(os.path.join(checkout, "src")) else [])]
     env = {**env, "PYTHONPATH": os.pathsep.join([*front, *filter(None, [env.get("PYTHONPATH")])])}
     try:
-        quiet = [python, "-m", "pytest", "-p", "no:cacheprovider"]
-        code, out = _run([*quiet, "--collect-only", "-q"], checkout, env, seconds, True)
+        quiet = [python, "-m", "pytest"]  # pytest's cache on, as in a plain run: a test may use it
+        code, out = _run([*quiet, "--collect-only", "-q"], checkout, env, deadline - time.monotonic(), True)
         collected = [line.strip() for line in out.splitlines() if "::" in line and not line.startswith(" ")]
         plain = collected_plainly(nodes, collected) if code in (0, 1, 2) else []
         if not plain:
             return []  # a plain `pytest` does not run them: the CI job's pytest says nothing of them
         # The whole suite, as the work tree's run will be: a test that passes only after others ran passes here too.
-        code, out = _run([*quiet, "-rA"], checkout, env, seconds, True)
+        code, out = _run([*quiet, "-rA"], checkout, env, deadline - time.monotonic(), True)
     finally:
         git.run("worktree", "remove", "--force", checkout, check=False)
         git.run("worktree", "prune", check=False)
@@ -139,13 +140,19 @@ def corroborate(
     python: str,
     base: str,
     still_red: list[str],
-    seconds: float,
+    limit: float,
+    deadline: float,
     where: tuple[str, int],
     base_label: str,
 ) -> list[Finding]:
-    """OG978 when a plain run of the work tree passes where the gate's runs left STILL_RED tests failing."""
+    """OG978 when a plain run of the work tree passes where the gate's runs left STILL_RED tests failing.
+
+    LIMIT: how long the work tree's run may take (relative to the base's time: past it, OG922); DEADLINE (a
+    monotonic time): the replay's --timeout, which bounds every run here (past it, the replay's exit 2).  The
+    base's runs are the base's: one that does not finish asks nothing further.
+    """
     env = user_environment()
-    task = at_base_plainly(python, base, still_red, env, seconds)
+    task = at_base_plainly(python, base, still_red, env, deadline)
     if not task:
         notice(
             f"oracle-replay: the {len(still_red)} still-red test(s) are not run, or pass, in a plain run of"
@@ -153,8 +160,11 @@ def corroborate(
         )
         return []
     _undumpable()
+    seconds = min(limit, deadline - time.monotonic())
     code, _ = _run([python, "-m", "pytest"], git.toplevel(), env, seconds, False)
     path, line = where
+    if code is None and seconds < limit:
+        raise subprocess.TimeoutExpired("python -m pytest", seconds)  # the replay's own --timeout
     if code is None:
         text = (
             f"a plain run of the work tree (`python -m pytest`, as a user runs it) did not finish in {seconds:.0f} s,"
