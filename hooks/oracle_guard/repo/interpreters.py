@@ -184,15 +184,20 @@ def candidate_interpreters(explicit: str | None, env: dict[str, str]) -> list[tu
     return list(first.values())
 
 
-def child_env(python: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONHASHSEED"] = "0"  # parametrize ids built from sets/dicts stay put
-    env.pop("PYTEST_ADDOPTS", None)  # the snapshot reflects the repository's config, not a shell's
-    # Set by a pytest run the gate itself is in (a test harness, an xdist worker): a plain run of the user's has none.
+def drop_run_vars(env: dict[str, str]) -> None:
+    """Take out of ENV what a pytest run the gate itself is in sets (a test harness, an xdist worker): a plain run
+    of the user's has none of it; the user's own PYTEST_* settings stay."""
     env.pop("PYTEST_CURRENT_TEST", None)
     env.pop("PYTEST_VERSION", None)
     for key in [k for k in env if k.startswith("PYTEST_XDIST_")]:
         env.pop(key)
+
+
+def child_env(python: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONHASHSEED"] = "0"  # parametrize ids built from sets/dicts stay put
+    env.pop("PYTEST_ADDOPTS", None)  # the snapshot reflects the repository's config, not a shell's
+    drop_run_vars(env)
     own = _own_bins(env)
     env["PATH"] = os.pathsep.join(
         p for p in env.get("PATH", "").split(os.pathsep) if os.path.normcase(os.path.realpath(p or ".")) not in own

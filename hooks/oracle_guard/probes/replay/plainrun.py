@@ -37,19 +37,17 @@ import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
 
-from oracle_guard.repo import git
+from oracle_guard.repo import git, interpreters
 from oracle_guard.reporting.report import Finding, notice
 
-# What the gate's own runs and a pytest around the gate set: never in a user's run of the suite.
-GATE_ONLY = ("ORACLE_GUARD_", "PYTEST_XDIST_")
+GATE_ONLY = "ORACLE_GUARD_"  # the variables of the gate's own runs: never in a user's run of the suite
 _REPORTED = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+(\S+)", re.MULTILINE)
 
 
 def user_environment() -> dict[str, str]:
     """The environment the gate was started with, without what only the gate or a pytest around it sets."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(GATE_ONLY)}
-    env.pop("PYTEST_CURRENT_TEST", None)
-    env.pop("PYTEST_VERSION", None)
+    interpreters.drop_run_vars(env)
     return env
 
 
