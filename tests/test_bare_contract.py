@@ -75,3 +75,26 @@ def test_what_init_writes_is_bare() -> None:
 )
 def test_anything_else_goes_to_the_strict_loader(text: str) -> None:
     assert bare.recognize(text.encode("utf-8"), PATH) is None
+
+
+def test_pyyaml_is_imported_only_when_a_contract_is_read() -> None:
+    """The hook's modules load without PyYAML (10 ms of a commit's start); reading a contract loads it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import oracle_guard.commands.one_hook, oracle_guard.hook_ids.collection_snapshot\n"
+        "from oracle_guard.contract import contract\n"
+        "assert 'yaml' not in sys.modules, sorted(m for m in sys.modules if 'yaml' in m)\n"
+        "assert contract.loads('version: 1\\n').version == 1\n"
+        "assert 'yaml' in sys.modules\n"
+        "try:\n"
+        "    contract.loads('version: &a 1\\n')\n"
+        "except contract.ContractError as exc:\n"
+        "    assert 'anchors are not allowed' in str(exc), exc\n"
+        "else:\n"
+        "    raise AssertionError('an anchor was accepted')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -14,7 +14,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle_guard.contract import contract
+from oracle_guard.contract import contract, contract_yaml
 from oracle_guard.contract.approvals import Approvals
 from oracle_guard.hook_ids import fixture_lock_verify, quarantine_untouched
 
@@ -180,7 +180,7 @@ REFUSALS = [
 def either_loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same refusals whether PyYAML was built with libyaml or not."""
     if request.param == "pure-python":
-        monkeypatch.setattr(contract, "_FastLoader", None)
+        monkeypatch.setattr(contract_yaml, "_FastLoader", None)
 
 
 @pytest.mark.parametrize("why, text, expected", REFUSALS, ids=[r[0] for r in REFUSALS])

@@ -9,6 +9,8 @@ a statement moved, or an unrelated test changed passes without reading the modul
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import pytest
 
 from oracle_guard.pytest_side.switches import in_code as code_switches
@@ -60,10 +62,63 @@ def test_switches_in_a_big_test_module(
     answers: list[bool] = []
     original = code_switches._no_switch_changed
 
-    def spy(old: str, text: str) -> bool:
-        answers.append(original(old, text))
+    def spy(old: str, text: str, blobs: Any = None) -> bool:
+        answers.append(original(old, text, blobs))
         return answers[-1]
 
     monkeypatch.setattr(code_switches, "_no_switch_changed", spy)
     assert [f.split()[1] for f in findings(repo, monkeypatch)] == expected
     assert answers == [not read]
+
+
+SHARED = "import os\n\n\ndef test_a():\n    os.environ['X'] = '1'\n"
+
+
+@pytest.mark.parametrize(
+    ("raw", "shared"),
+    [
+        (SHARED.encode(), True),  # plain UTF-8: the rules' tree of the same blob
+        (b"\xef\xbb\xbf" + SHARED.encode(), False),  # a BOM: the bytes' parse drops it, the text's does not
+        (b"# -*- coding: latin-1 -*-\n" + SHARED.encode(), False),  # a coding line the text's parse ignores
+        (SHARED.replace("\n", "\r\n").encode(), False),
+        (SHARED.encode() + b"# \xff\n", False),  # not UTF-8: the text has a replacement character
+    ],
+    ids=["plain", "bom", "coding line", "crlf", "not utf-8"],
+)
+def test_the_switch_scan_shares_the_rules_tree_only_where_it_is_the_texts(raw: bytes, shared: bool) -> None:
+    import ast
+
+    from oracle_guard.analysis import pysource
+
+    def dumped(parse: Callable[[], ast.Module]) -> str:
+        try:
+            return ast.dump(parse())
+        except SyntaxError as exc:  # a BOM in a str: U+FEFF is no character Python reads
+            return f"SyntaxError: {exc.msg}"
+
+    text = raw.decode("utf-8", "replace")
+    got = dumped(lambda: code_switches._tree(text, "tests/test_a.py", raw))
+    assert got == dumped(lambda: ast.parse(text))  # whichever parse, the text's tree (or its error)
+    if got.startswith("SyntaxError"):
+        assert not shared
+        return
+    tree = code_switches._tree(text, "tests/test_a.py", raw)
+    try:
+        rules = pysource.shared_tree(raw, "tests/test_a.py")
+    except SyntaxError:
+        rules = None  # not UTF-8: the bytes do not parse at all
+    assert (tree is rules) is shared  # elsewhere the text is parsed itself: the bytes' parse may differ
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "same"),
+    [
+        (SHARED, SHARED + "\n\ndef _helper():\n    return 1\n", True),
+        (SHARED, SHARED + "\n\ndef test_b(config):\n    config.option.update_goldens = True\n", False),
+    ],
+    ids=["a helper added", "a switch flipped"],
+)
+def test_the_switch_scan_answers_the_same_from_the_shared_tree(old: str, new: str, same: bool) -> None:
+    blobs = (("tests/test_a.py", old.encode()), ("tests/test_a.py", new.encode()))
+    assert code_switches._no_switch_changed(old, new, blobs) is same
+    assert code_switches._no_switch_changed(old, new) is same

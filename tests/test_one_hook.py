@@ -632,3 +632,48 @@ def test_a_module_with_import_time_effects_is_inert_only_when_its_import_is_the_
     repo.stage()
     both = _both(repo, monkeypatch)
     assert both.plan is None and both.collected and both.partial == both.full
+
+
+@pytest.mark.parametrize("edit", sorted(INERT_EDITS) + sorted(NOT_INERT_EDITS))
+def test_the_inert_proof_leaves_the_trees_it_reads_as_they_were(edit: str) -> None:
+    """The proof rewrites bodies while it compares; the rules read the same trees (pysource.shared_tree) after it."""
+    import ast
+
+    from oracle_guard.analysis import inert
+
+    old, new = INERT_EDITS.get(edit) or NOT_INERT_EDITS[edit]
+    sources = F.encode(), F.replace(old, new, 1).encode()
+    try:
+        trees = [ast.parse(s) for s in sources]
+    except SyntaxError:
+        assert edit == "a syntax error"
+        return
+    before = [ast.dump(t, include_attributes=True) for t in trees]
+    assert inert.is_inert(trees[0], trees[1], ["test"]) is (edit in INERT_EDITS)  # the answer from sources, too
+    assert [ast.dump(t, include_attributes=True) for t in trees] == before
+
+
+@pytest.mark.slow
+def test_a_runtime_skip_in_an_inert_change_is_still_refused(repo: Repo, monkeypatch) -> None:
+    """pytest need not run for a skip added to a test's body (its collection is the same), and the rules that read
+    the same trees after the proof still find the skip; a helper added passes."""
+    _recorded_base(repo, monkeypatch)
+    planned: list[partial_collection.Plan | None] = []
+    plan = partial_collection.plan
+
+    def plan_spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        planned.append(plan(*args, **kwargs))
+        return planned[-1]
+
+    monkeypatch.setattr(partial_collection, "plan", plan_spy)
+    assert "def test_ready():\n" in F
+    repo.write("tests/test_f.py", F.replace("def test_ready():\n", 'def test_ready():\n    pytest.skip("later")\n'))
+    repo.stage()
+    code, out, _, _ = repo.hook(one_hook.main, "--python", sys.executable)
+    assert planned[-1] is not None and planned[-1].inert  # proved without pytest, on the shared trees
+    assert code == 1 and "OG201 new runtime skip `pytest.skip('later')` in test_ready" in out, out
+    repo.write("tests/test_f.py", F + HELPER.format(n=2))
+    repo.stage()
+    code, out, _, _ = repo.hook(one_hook.main, "--python", sys.executable, "-q")
+    assert planned[-1] is not None and planned[-1].inert
+    assert (code, out) == (0, "")

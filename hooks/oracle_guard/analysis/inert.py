@@ -438,7 +438,7 @@ def matches(name: str, options: Sequence[str]) -> bool:
 def is_inert(old: bytes | ast.Module, new: bytes | ast.Module, python_functions: Sequence[str]) -> bool:
     """Whether changing a test module from OLD to NEW cannot change what pytest collects from it.
 
-    OLD and NEW: the sources, or trees parsed from them (rewritten here: parse them for this call only).
+    OLD and NEW: the sources, or trees parsed from them (read, and left as they were).
     """
     return all_inert([(old, new)], python_functions)
 
@@ -506,8 +506,22 @@ def _reaching(changed: list[list[_Side]], context: Sequence[ast.Module | bytes])
 
 
 def _same_but_inert(sides: list[_Side], referenced: set[str], python_functions: Sequence[str]) -> bool:
-    """Whether the two SIDES are equal once the bodies of their inert functions are set aside."""
+    """Whether the two SIDES are equal once the bodies of their inert functions are set aside.
 
+    The trees are left as they were: the rules read the same ones (pysource.shared_tree)."""
+    scopes = [body for side in sides for _, body in _scopes(side.tree)]
+    saved = [(body, list(body)) for body in scopes]
+    bodies = [(func, func.body) for body in scopes for func in _functions(body)]
+    try:
+        return _compared(sides, referenced, python_functions)
+    finally:  # what the comparison set aside, put back (it rewrites bodies in place)
+        for func, body in bodies:
+            func.body = body
+        for body, before in saved:
+            body[:] = before
+
+
+def _compared(sides: list[_Side], referenced: set[str], python_functions: Sequence[str]) -> bool:
     def inert(func: FunctionNode, side: _Side) -> bool:
         return func.name not in referenced and not _may_run_while_collecting(func, side)
 

@@ -24,7 +24,7 @@ from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from oracle_guard.analysis.pysource import Module, SourceError
 from oracle_guard.analysis.sourcetext import spells
 from oracle_guard.commands import signers_setup
-from oracle_guard.contract import contract
+from oracle_guard.contract import contract, contract_yaml
 from oracle_guard.contract.digests import Escape, digest_of
 from oracle_guard.repo import changes, git
 from oracle_guard.repo.confine import jail
@@ -417,7 +417,7 @@ def merged(old: contract.Contract, fresh: contract.Contract) -> contract.Contrac
 
 
 def _fixtures_node(text: str) -> tuple[MappingNode, ScalarNode | SequenceNode | None]:
-    root = yaml.compose(text, Loader=contract._StrictLoader)
+    root = yaml.compose(text, Loader=contract_yaml._StrictLoader)
     assert isinstance(root, MappingNode)
     for key, value in root.value:
         if key.value == "fixtures":

@@ -17,11 +17,7 @@ import keyword
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable
-
-import yaml
-from yaml.events import AliasEvent, CollectionStartEvent, ScalarEvent
-from yaml.nodes import Node, ScalarNode, SequenceNode
+from typing import TYPE_CHECKING, Any, Callable
 
 from oracle_guard.contract.contract_files import DEFAULT_PATH as DEFAULT_PATH
 from oracle_guard.contract.contract_files import MAX_CONTRACT_BYTES as MAX_CONTRACT_BYTES
@@ -39,6 +35,7 @@ from oracle_guard.contract.contract_scalars import (
     _error,
     _instant,
     _mapping,
+    _nodes,
     _opt_repo_path,
     _opt_string,
     _path,
@@ -55,64 +52,8 @@ from oracle_guard.contract.contract_scalars import parse_time as parse_time
 from oracle_guard.repo.paths import MAX_FILE_BYTES, MAX_FILE_BYTES_SETTING
 from oracle_guard.reporting.report import UsageError
 
-
-class _StrictLoader(yaml.loader.SafeLoader):  # the pure-Python loader honours overrides
-    def compose_node(self, parent: Any, index: Any) -> Node | None:
-        # types-PyYAML leaves Parser.peek_event unannotated (it returns an Event).
-        if self.check_event(AliasEvent):
-            event = self.peek_event()  # type: ignore[no-untyped-call]
-            raise _error(event.start_mark, "YAML aliases are not allowed in the contract")
-        event = self.peek_event()  # type: ignore[no-untyped-call]
-        if isinstance(event, (ScalarEvent, CollectionStartEvent)):
-            if event.anchor is not None:
-                raise _error(event.start_mark, "YAML anchors are not allowed in the contract")
-            if event.tag is not None and event.tag != "!":
-                raise _error(event.start_mark, f"YAML tags ({event.tag}) are not allowed in the contract")
-        return super().compose_node(parent, index)
-
-
-def _refuse_event(event: Any) -> None:
-    if isinstance(event, AliasEvent):
-        raise _error(event.start_mark, "YAML aliases are not allowed in the contract")
-    if isinstance(event, (ScalarEvent, CollectionStartEvent)):
-        if event.anchor is not None:
-            raise _error(event.start_mark, "YAML anchors are not allowed in the contract")
-        if event.tag is not None and event.tag != "!":
-            raise _error(event.start_mark, f"YAML tags ({event.tag}) are not allowed in the contract")
-
-
-if hasattr(yaml, "CSafeLoader"):
-
-    class _FastComposer(yaml.CSafeLoader):
-        # Scalars are typed by hand below, so the resolver's per-node work is skipped.
-        def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-            return ""
-
-        def descend_resolver(self, current_node: Any, current_index: Any) -> None:
-            return None
-
-        def ascend_resolver(self) -> None:
-            return None
-
-    _FastLoader: Any = _FastComposer
-else:  # PyYAML built without libyaml
-    _FastLoader = None
-
-
-def _compose(text: str) -> Node | None:
-    """The document's node tree, refusing anchors, aliases and tags.
-
-    With libyaml the events are checked in one C pass and composed in another
-    (about 10x faster than the pure-Python loader on a 1,000-lock contract);
-    without it the pure-Python loader refuses them while composing.
-    """
-    fast = _FastLoader
-    if fast is None:
-        return yaml.compose(text, Loader=_StrictLoader)
-    if "&" in text or "*" in text or "!" in text:  # otherwise no anchor, alias or tag can be spelled
-        for event in yaml.parse(text, Loader=fast):
-            _refuse_event(event)
-    return yaml.compose(text, Loader=fast)
+if TYPE_CHECKING:
+    from yaml.nodes import Node
 
 
 # -- records -------------------------------------------------------------------
@@ -224,9 +165,9 @@ class Contract:
 
 
 def _records(node: Node, key: str, build: Callable[[dict[str, tuple[Node, Node]], Node], Any]) -> tuple[Any, ...]:
-    if isinstance(node, ScalarNode) and _plain_value(node) is None:
+    if isinstance(node, _nodes().ScalarNode) and _plain_value(node) is None:
         return ()
-    if not isinstance(node, SequenceNode):
+    if not isinstance(node, _nodes().SequenceNode):
         raise _error(node.start_mark, f"'{key}' must be a list")
     items = []
     seen: dict[str, int] = {}
@@ -341,7 +282,7 @@ def _layers(node: Node, key: str) -> Layers:
 
 
 def _version(node: Node, key: str) -> int:
-    value = _plain_value(node) if isinstance(node, ScalarNode) else None
+    value = _plain_value(node) if isinstance(node, _nodes().ScalarNode) else None
     if value != 1 or isinstance(value, bool):
         raise _error(
             node.start_mark, f"'version' must be 1, not {value!r} (the only contract format this oracle-guard reads)"
@@ -375,6 +316,10 @@ def loads(text: str | bytes, path: str = DEFAULT_PATH) -> Contract:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ContractError(f"{path}: not valid UTF-8 (byte {exc.start})") from None
+    import yaml  # here, not at the top: a commit without a contract never reads one
+
+    from oracle_guard.contract.contract_yaml import _compose
+
     try:
         root = _compose(text)
         if root is None:

@@ -10,9 +10,18 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+if TYPE_CHECKING:
+    from yaml.nodes import Node, ScalarNode
+
+
+def _nodes() -> Any:
+    """PyYAML's node classes, imported when a contract is first typed (it is composed by then)."""
+    from yaml import nodes
+
+    return nodes
+
 
 _NULL = {"", "~", "null", "Null", "NULL"}
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
@@ -73,7 +82,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def _string(node: Node, key: str) -> str:
-    if not isinstance(node, ScalarNode):
+    if not isinstance(node, _nodes().ScalarNode):
         raise _error(node.start_mark, f"'{key}' must be a string")
     value = _plain_value(node)
     if not isinstance(value, str) or not value.strip():
@@ -87,16 +96,20 @@ def _string(node: Node, key: str) -> str:
 
 
 def _opt_string(node: Node, key: str) -> str | None:
-    if isinstance(node, ScalarNode) and _plain_value(node) is None:
+    if isinstance(node, _nodes().ScalarNode) and _plain_value(node) is None:
         return None
     return _string(node, key)
 
 
 def _count(node: Node, key: str, minimum: int = 0, maximum: int | None = None) -> int:
-    value = _plain_value(node) if isinstance(node, ScalarNode) else node
+    value = _plain_value(node) if isinstance(node, _nodes().ScalarNode) else node
     if isinstance(value, bool) or not isinstance(value, int):
         shown = (
-            "a collection" if isinstance(value, Node) else repr(value) if isinstance(value, str) else _describe(value)
+            "a collection"
+            if isinstance(value, _nodes().Node)
+            else repr(value)
+            if isinstance(value, str)
+            else _describe(value)
         )
         raise _error(node.start_mark, f"'{key}' must be a whole number, not {shown}")
     if value < minimum:
@@ -107,7 +120,7 @@ def _count(node: Node, key: str, minimum: int = 0, maximum: int | None = None) -
 
 
 def _seed(node: Node, key: str) -> str:
-    if not isinstance(node, ScalarNode):
+    if not isinstance(node, _nodes().ScalarNode):
         raise _error(node.start_mark, f"'{key}' must be an integer or string")
     value = _plain_value(node)
     if value is None or isinstance(value, bool):
@@ -169,29 +182,29 @@ def _repo_path(node: Node, key: str) -> str:
 
 
 def _opt_repo_path(node: Node, key: str) -> str | None:
-    if isinstance(node, ScalarNode) and _plain_value(node) is None:
+    if isinstance(node, _nodes().ScalarNode) and _plain_value(node) is None:
         return None
     return _repo_path(node, key)
 
 
 def _repo_paths(node: Node, key: str) -> tuple[str, ...]:
-    if not isinstance(node, SequenceNode):
+    if not isinstance(node, _nodes().SequenceNode):
         raise _error(node.start_mark, f"'{key}' must be a list of paths")
     return tuple(_repo_path(item, key) for item in node.value)
 
 
 def _paths(node: Node, key: str) -> tuple[str, ...]:
-    if not isinstance(node, SequenceNode):
+    if not isinstance(node, _nodes().SequenceNode):
         raise _error(node.start_mark, f"'{key}' must be a list of paths")
     return tuple(_path(item, key) for item in node.value)
 
 
 def _mapping(node: Node, what: str) -> dict[str, tuple[Node, Node]]:
-    if not isinstance(node, MappingNode):
+    if not isinstance(node, _nodes().MappingNode):
         raise _error(node.start_mark, f"{what} must be a mapping")
     seen: dict[str, tuple[Node, Node]] = {}
     for key_node, value_node in node.value:
-        key = _plain_value(key_node) if isinstance(key_node, ScalarNode) else None
+        key = _plain_value(key_node) if isinstance(key_node, _nodes().ScalarNode) else None
         if not isinstance(key, str):
             raise _error(key_node.start_mark, f"keys in {what} must be strings")
         if key in seen:

@@ -532,7 +532,9 @@ def _prepare(
             _safe_path(usual, ctx.contract)
         except UsageError:
             usual = ctx.contract  # refused below, in its turn
-        change_set.read_base([ctx.contract, usual, *(p for p in olds if p)])
+        # The pytest configuration too: the configuration check (below) reads every one at the base.
+        configs = sorted(pytest_config.CONFIG_FILES)
+        change_set.read_base([ctx.contract, usual, *(p for p in olds if p), *configs])
     base_contract = _base_contract(change_set, ctx.contract)
     snapshot = explicit or (new_contract or contract.Contract(path=ctx.contract)).snapshot_path
     # The reference is the snapshot committed at the base, where the base contract put it:

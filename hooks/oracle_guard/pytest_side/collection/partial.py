@@ -58,6 +58,7 @@ import glob
 import os
 from typing import NamedTuple
 
+from oracle_guard.analysis import pysource
 from oracle_guard.contract.snapshot import parse_snapshot
 from oracle_guard.pytest_side.collection import collector as _collector
 from oracle_guard.repo import git
@@ -143,7 +144,7 @@ def has_side_effects(tree: ast.Module | None) -> bool:
 def _parsed(sources: dict[str, bytes | None]) -> dict[str, ast.Module | None] | None:
     """Each source's tree (None: absent); None if any is unparsable (a collection error: the full run reports it)."""
     try:
-        return {p: None if source is None else ast.parse(source) for p, source in sources.items()}
+        return {p: None if source is None else pysource.shared_tree(source, p) for p, source in sources.items()}
     except (SyntaxError, ValueError):
         return None
 

@@ -92,15 +92,19 @@ def _code_facts(text: str) -> list[tuple[str, str, int]] | None:
 _SWITCH_WORDS = ("option", "Automatically", "AutoApprover", "env", "putenv")
 
 
-def _no_switch_changed(old: str, new: str) -> bool:
+def _no_switch_changed(old: str, new: str, blobs: tuple[tuple[str, bytes], tuple[str, bytes]] | None = None) -> bool:
     """Whether every top-level statement that is not on the other side as it is (byte for byte) is free
     of any switch's words (a helper added to a big test module): then no fact of either side can differ,
-    since facts are compared as a multiset and each comes from a statement spelling a switch's word."""
-    import ast
+    since facts are compared as a multiset and each comes from a statement spelling a switch's word.
+
+    BLOBS: each side's (path, bytes) OLD and NEW were decoded from, whose tree the rules share."""
     from collections import Counter
 
     try:
-        trees = ast.parse(old), ast.parse(new)
+        if blobs is None:
+            trees = _tree(old), _tree(new)
+        else:
+            trees = _tree(old, *blobs[0]), _tree(new, *blobs[1])
     except (SyntaxError, ValueError):
         return False
     texts = [_statement_texts(tree, source.splitlines()) for tree, source in zip(trees, (old, new))]
@@ -108,6 +112,28 @@ def _no_switch_changed(old: str, new: str) -> bool:
     unmatched = (counts[0] - counts[1]) + (counts[1] - counts[0])
     # Lines outside every statement (comments, blank lines) hold no switch.
     return not any(word in text for text in unmatched for word in _SWITCH_WORDS)
+
+
+def _tree(text: str, path: str = "", raw: bytes = b"") -> ast.Module:
+    """TEXT's tree; the one shared by every hook (parsed from RAW, cached per path and text) when RAW's
+    parse is TEXT's: RAW is strict UTF-8 (TEXT decodes it without a replacement), with no BOM, no coding
+    line (a str's parse ignores it) and no carriage return."""
+    import ast
+
+    from oracle_guard.analysis import pysource
+
+    if path and raw and not raw.startswith(b"\xef\xbb\xbf") and b"\r" not in raw:
+        head = b"\n".join(raw.split(b"\n", 2)[:2])
+        if b"coding" not in head and _strict(raw) == text:
+            return pysource.shared_tree(raw, path)
+    return ast.parse(text)
+
+
+def _strict(raw: bytes) -> str | None:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _statement_texts(tree: ast.Module, lines: list[str]) -> list[str]:
@@ -137,8 +163,10 @@ def code_switches(
     findings = []
     for path in hot:
         text = (new[path] or b"").decode("utf-8", "replace")
-        old = (base.get(old_of[path] or "") or b"").decode("utf-8", "replace")
-        if old and _no_switch_changed(old, text):
+        old_blob = base.get(old_of[path] or "") or b""
+        old = old_blob.decode("utf-8", "replace")
+        blobs = ((old_of[path] or "", old_blob), (path, new[path] or b""))
+        if old and _no_switch_changed(old, text, blobs):
             continue
         facts = _code_facts(text)
         if facts is None:
