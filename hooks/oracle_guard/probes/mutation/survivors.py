@@ -53,11 +53,19 @@ def lived(verdicts: dict[str, Verdict], pairs: Sequence[Pair]) -> list[Pair]:
 
 
 def survivors(
-    server: Server, cover: Cover, pairs: Sequence[Pair], deadline: float, at_base: AtBase | None = None
+    server: Server,
+    cover: Cover,
+    pairs: Sequence[Pair],
+    deadline: float,
+    at_base: AtBase | None = None,
+    stop: float | None = None,
 ) -> list[Pair]:
-    """The PAIRS the tests of SERVER let live; with AT_BASE (the change's tests), OG930 when they end its runs."""
+    """The PAIRS the tests of SERVER let live; with AT_BASE (the change's tests), OG930 when they end its runs.
+
+    STOP: no mutant starts after it (those left are unrun: a notice), and the server lives on for the
+    runs after; DEADLINE: when the server is killed."""
     jobs = [_job(n, cover, b) for b, n in pairs]
-    verdicts = server.verdicts(server.submit(jobs, deadline), jobs, deadline)
+    verdicts = server.verdicts(server.submit(jobs, min(deadline, stop or deadline)), jobs, deadline)
     if at_base is not None:
         _ended(server, verdicts, pairs, at_base)
     return lived(verdicts, pairs)
