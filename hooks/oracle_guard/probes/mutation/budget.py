@@ -1,8 +1,8 @@
 """The time budget of `check --mutate` (--mutate-timeout): how it is shared out, and the notice of what it left.
 
-Cut from gate.py (docs/module-size.md).  Each pass of mutants (the base's, then the new side's) stops at
-its share, so what it found still gets its second runs within the budget; a mutant a pass never ran is
-a notice, neither caught nor passed.
+Cut from gate.py (docs/module-size.md).  Each pass of mutants (the base's, then the new side's) stops in
+time for the runs after it, so what it found still gets its second runs within the budget; a mutant a
+pass never ran is a notice, neither caught nor passed.
 """
 
 from __future__ import annotations
@@ -31,14 +31,26 @@ def traced(pairs: Sequence[Pair], new: bool = False) -> list[str]:
     return sorted({(n if new else b).path for b, n in pairs})
 
 
-def share(deadline: float, cover_seconds: float) -> float:
-    """When a pass of mutants must stop (the base's, then the new side's): the runs after it need the rest.
+def share(deadline: float, cover_seconds: float, runs: int = COVER_RUNS) -> float:
+    """When the base's mutants must stop: the new side and the second runs need the rest of the budget.
 
-    The base's first run (COVER_SECONDS) estimates each run still to come.  A mutant a pass never ran is
-    left untried (a notice), never passed; what a pass found still gets its second runs within the budget.
+    The base's first run (COVER_SECONDS) estimates each of the RUNS still to come (two when the new side
+    runs the whole suite from the start: no second new run then).  A mutant a pass never ran is
+    left untried (a notice), never passed.
     """
     now = time.monotonic()
-    return now + max(0.0, deadline - now - COVER_RUNS * cover_seconds) * BASE_SHARE
+    return now + max(0.0, deadline - now - runs * cover_seconds) * BASE_SHARE
+
+
+def stop_before(deadline: float, run_seconds: float) -> float:
+    """When a new-side pass of mutants must stop once one has lived: in time for COVER_RUNS more runs like
+    the one it follows (RUN_SECONDS: the whole new suite, its second run and the base's second run of what
+    it let live), and those mutants' own runs.
+
+    Measured on the run itself, not the base's first, which traced every file and so took far longer:
+    a pass stopped by that estimate left most of the budget unused and its candidates unjudged.
+    """
+    return share(deadline, run_seconds)  # the share's slack: a batch in flight, the candidates' own runs
 
 
 def left(args: argparse.Namespace, verdicts: dict[str, Verdict], pairs: Sequence[Pair]) -> None:

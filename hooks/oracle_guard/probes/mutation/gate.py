@@ -31,6 +31,7 @@ from oracle_guard.probes.mutation import run as mutation_run
 from oracle_guard.probes.mutation.budget import cover_again as _cover_again
 from oracle_guard.probes.mutation.budget import left as _left
 from oracle_guard.probes.mutation.budget import share as _base_share
+from oracle_guard.probes.mutation.budget import stop_before as _stop_before
 from oracle_guard.probes.mutation.budget import traced
 from oracle_guard.probes.mutation.covers import _cover_within, _ran
 from oracle_guard.probes.mutation.fresh import FRESH_MAX, FreshSides, fresh_base_side, fresh_new_side
@@ -233,7 +234,7 @@ def _judge(
         pairs, only_at_import = _pairs(args, change_set, base_cover, changed_tests, changed_files)
         # The base's mutants get a share of the budget; the rest is for the new side and the second runs.
         cover_seconds = time.monotonic() - begun
-        base_deadline = _base_share(deadline, cover_seconds)
+        base_deadline = _base_share(deadline, cover_seconds, 2 if new_selection == [] else 3)
         base_verdicts = _base_side(base, base_cover, pairs, base_deadline)
         at_base = survivors.AtBase(base_verdicts, base.gone)
         caught = [p for p in pairs if base_verdicts[p[0].key].verdict == "killed"]
@@ -263,11 +264,12 @@ def _judge(
                     keep_going=bool(red_modules),
                 )
                 servers.append(new)
+                began = time.monotonic()
                 new_cover = _ran(
                     _cover_within(new, base_cover, deadline), "the new tests", python, red_modules, new=True
                 )
-                # The new side's first pass gets the same share: the candidates it finds must still be confirmed.
-                stop = _base_share(deadline, cover_seconds)
+                # What this pass finds must still be confirmed: it stops in time for three runs like this one.
+                stop = _stop_before(deadline, time.monotonic() - began)
                 candidates = survivors.survivors(new, new_cover, caught, deadline, at_base, stop) if caught else []
             if candidates and new_selection != []:
                 # The tests the change touched let these live (or none is left): perhaps a test elsewhere catches them.
@@ -282,10 +284,11 @@ def _judge(
                     keep_going=bool(red_modules),
                 )
                 servers.append(new)
+                began = time.monotonic()
                 new_cover = _ran(
                     _cover_within(new, base_cover, deadline), "the new suite", python, red_modules, new=True
                 )
-                stop = _base_share(deadline, cover_seconds)
+                stop = _stop_before(deadline, time.monotonic() - began)
                 candidates = survivors.survivors(new, new_cover, candidates, deadline, at_base, stop)
         except BudgetSpent:
             notice(
