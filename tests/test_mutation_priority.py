@@ -13,12 +13,15 @@ import time
 import pytest
 
 from oracle_guard.commands import check
-from oracle_guard.probes.mutation import gate, priority
+from oracle_guard.probes.mutation import budget, gate, priority
 from oracle_guard.probes.mutation.mutants import Mutant
 from oracle_guard.probes.mutation.run import Cover, Verdict
 from oracle_guard.probes.mutation.run import TestRun as Run
 from tests.helpers import Repo
 from tests.test_mutation import BASE, STATIC, T, module
+
+# The real runs' interpreter is the one running these tests (it has pytest), never the first python on PATH.
+pytestmark = pytest.mark.usefixtures("project_python")
 
 
 def mutant(path: str, line: int, operator: str = "lt-le") -> Mutant:
@@ -86,7 +89,7 @@ def test_what_the_budget_leaves_is_a_notice_never_a_pass(capsys: pytest.CaptureF
 def test_the_base_side_leaves_time_for_the_runs_after_it() -> None:
     now = time.monotonic()
     share = gate._base_share(now + 60, 5.0)
-    assert now < share <= now + (60 - 3 * 5.0) * gate.BASE_SHARE + 1
+    assert now < share <= now + (60 - 3 * 5.0) * budget.BASE_SHARE + 1
     assert gate._base_share(now - 1, 5.0) <= time.monotonic()  # the budget is spent: no base mutant starts
 
 
@@ -146,3 +149,43 @@ def test_a_configuration_change_spends_a_small_budget_on_the_touched_tests(repo:
         assert "test_squares caught" in result.out
     else:
         assert result.code == 0 and result.codes == [], result.said
+
+
+def test_the_runs_after_the_base_trace_only_the_files_of_the_mutants_they_judge() -> None:
+    # A mutant's tests are those that ran a line of its own file, so the other files need no tracer;
+    # the new side traces the twins' files (a module the change renamed is traced under its new name).
+    moved = mutant("src/a.py", 10)._replace(path="src/_a.py")
+    pairs = [(mutant("src/a.py", 10), moved), (mutant("src/b.py", 5), mutant("src/b.py", 5))]
+    assert gate.traced(pairs) == ["src/a.py", "src/b.py"]
+    assert gate.traced(pairs, new=True) == ["src/_a.py", "src/b.py"]
+
+
+# Many mutants that only a slow untouched test reaches: the seconds run out long before the 200 of --mutate-max.
+HEAVY = "".join(f"\n\ndef weigh{i}(x):\n    return x * {i + 2} + {i + 3}\n" for i in range(40))
+HEAVY_TESTS = "import time\n\nfrom shop import heavy\n\n\ndef test_weights():\n    time.sleep(0.3)\n" + "".join(
+    f"    assert heavy.weigh{i}(2) == {2 * (i + 2) + i + 3}\n" for i in range(40)
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("weakened", [True, False], ids=["weakened", "honest"])
+def test_a_time_budget_that_runs_out_leaves_a_notice_and_the_weakened_tests_mutants_run_first(
+    repo: Repo, weakened: bool
+) -> None:
+    after = (
+        SUITE.replace("enumerate(squares(5))", "enumerate(squares(5)[:1])")
+        if weakened
+        else SUITE.replace("    for n, square", "    # every square\n    for n, square")
+    )
+    base = {**BASE, "src/shop/heavy.py": HEAVY, "tests/test_heavy.py": HEAVY_TESTS, T: module(SUITE)}
+    repo.change(base, {"pytest.ini": "[pytest]\npythonpath = src\naddopts = -ra\n", T: module(after)})
+    started = time.monotonic()
+    result = repo.hook(check.main, "--mutate", "--skip", STATIC, "--base", "HEAD", "--mutate-timeout", "30")
+    assert "were not run within --mutate-timeout 30: they are not judged, neither caught nor passed" in result.err
+    assert "src/shop/heavy.py" in result.err, result.said  # the least informative were left: the slow test's
+    if weakened:
+        assert result.code == 1 and set(result.codes) == {"OG910"}, result.said
+        assert "test_squares caught" in result.out
+    else:
+        assert result.code == 0 and result.codes == [], result.said
+    assert time.monotonic() - started < 30 + 10, result.said  # the budget, and the fixed part around it

@@ -28,6 +28,11 @@ from collections.abc import Sequence
 from oracle_guard.probes.mutation import mutants as mutant_gen
 from oracle_guard.probes.mutation import priority, survivors, touched
 from oracle_guard.probes.mutation import run as mutation_run
+from oracle_guard.probes.mutation.budget import cover_again as _cover_again
+from oracle_guard.probes.mutation.budget import left as _left
+from oracle_guard.probes.mutation.budget import share as _base_share
+from oracle_guard.probes.mutation.budget import stop_before as _stop_before
+from oracle_guard.probes.mutation.budget import traced
 from oracle_guard.probes.mutation.covers import _cover_within, _ran
 from oracle_guard.probes.mutation.fresh import FRESH_MAX, FreshSides, fresh_base_side, fresh_new_side
 from oracle_guard.probes.mutation.run import BudgetSpent, Cover, Server, Verdict
@@ -228,7 +233,8 @@ def _judge(
         changed_files = sorted({c.old_path for c in change_set.changes if c.old_path} & set(production))
         pairs, only_at_import = _pairs(args, change_set, base_cover, changed_tests, changed_files)
         # The base's mutants get a share of the budget; the rest is for the new side and the second runs.
-        base_deadline = _base_share(deadline, time.monotonic() - begun)
+        cover_seconds = time.monotonic() - begun
+        base_deadline = _base_share(deadline, cover_seconds, 2 if new_selection == [] else 3)
         base_verdicts = _base_side(base, base_cover, pairs, base_deadline)
         at_base = survivors.AtBase(base_verdicts, base.gone)
         caught = [p for p in pairs if base_verdicts[p[0].key].verdict == "killed"]
@@ -237,7 +243,8 @@ def _judge(
             for p in pairs
             if _runs_at_import(base_cover, p[0]) and base_verdicts[p[0].key].verdict in ("survived", "unreached")
         ] + only_at_import
-        sides_of = FreshSides(python, tree, production, work, base_cover, None, base_deadline)
+        # A fresh run only says pass or fail: it traces nothing.
+        sides_of = FreshSides(python, tree, [], work, base_cover, None, base_deadline)
         fresh_base = fresh_base_side(sides_of, at_import) if at_import else []
         _close(servers)
         # The new side: the touched tests, then the whole new suite for what they let live, each candidate twice.
@@ -247,23 +254,42 @@ def _judge(
         try:
             if new_selection is not None and (caught or any(fresh_base)):
                 new = Server(
-                    python, tree.new, production, new_selection, work, "new", side="new", keep_going=bool(red_modules)
+                    python,
+                    tree.new,
+                    traced(caught + at_import, new=True),
+                    new_selection,
+                    work,
+                    "new",
+                    side="new",
+                    keep_going=bool(red_modules),
                 )
                 servers.append(new)
+                began = time.monotonic()
                 new_cover = _ran(
                     _cover_within(new, base_cover, deadline), "the new tests", python, red_modules, new=True
                 )
-                candidates = survivors.survivors(new, new_cover, caught, deadline, at_base) if caught else []
+                # What this pass finds must still be confirmed: it stops in time for three runs like this one.
+                stop = _stop_before(deadline, time.monotonic() - began)
+                candidates = survivors.survivors(new, new_cover, caught, deadline, at_base, stop) if caught else []
             if candidates and new_selection != []:
                 # The tests the change touched let these live (or none is left): perhaps a test elsewhere catches them.
                 new = Server(
-                    python, tree.new, production, [], work, "new-all", side="new", keep_going=bool(red_modules)
+                    python,
+                    tree.new,
+                    traced(candidates + at_import, new=True),
+                    [],
+                    work,
+                    "new-all",
+                    side="new",
+                    keep_going=bool(red_modules),
                 )
                 servers.append(new)
+                began = time.monotonic()
                 new_cover = _ran(
                     _cover_within(new, base_cover, deadline), "the new suite", python, red_modules, new=True
                 )
-                candidates = survivors.survivors(new, new_cover, candidates, deadline, at_base)
+                stop = _stop_before(deadline, time.monotonic() - began)
+                candidates = survivors.survivors(new, new_cover, candidates, deadline, at_base, stop)
         except BudgetSpent:
             notice(
                 f"mutation: the budget (--mutate-timeout {args.mutate_timeout:g}) ran out before the new tests ran once: "
@@ -278,11 +304,19 @@ def _judge(
         _close(servers)
         if candidates:  # once more at the base, in a fresh server: the new tests ran since the first
             candidates = _confirm(
-                python, tree.base, production, base_selection, work, base_cover, candidates, still, deadline
+                python, tree.base, traced(candidates), base_selection, work, base_cover, candidates, still, deadline
             )
         if candidates and the_plan.production:
             candidates = _same_code(
-                python, change_set, the_plan, sides, production, base_selection, candidates, deadline, red_modules
+                python,
+                change_set,
+                the_plan,
+                sides,
+                traced(candidates, new=True),
+                base_selection,
+                candidates,
+                deadline,
+                red_modules,
             )
         if at_import:
             candidates += fresh_new_side(
@@ -303,32 +337,6 @@ def _judge(
 
 
 BATCH = 8  # mutants per batch sent to a server
-BASE_SHARE = 0.6  # of the budget left after the base's first run, for the base's mutants
-COVER_RUNS = 3  # test runs still to come after the base's mutants: the new tests, the whole new suite, the base again
-
-
-def _base_share(deadline: float, cover_seconds: float) -> float:
-    """When the base's mutants must stop: the new side and the second runs need the rest of the budget.
-
-    The base's first run (COVER_SECONDS) estimates each run still to come.  A mutant the base never ran is
-    left untried (a notice), never passed.
-    """
-    now = time.monotonic()
-    return now + max(0.0, deadline - now - COVER_RUNS * cover_seconds) * BASE_SHARE
-
-
-def _left(args: argparse.Namespace, verdicts: dict[str, Verdict], pairs: Sequence[Pair]) -> None:
-    """Say what the time budget left untried: the last mutants in priority order, neither caught nor passed."""
-    unrun = [b for b, _ in pairs if verdicts[b.key].verdict == "unrun"]
-    if not unrun:
-        return
-    files = sorted({m.path for m in unrun})
-    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more file(s)" if len(files) > 3 else "")
-    notice(
-        f"mutation: {len(unrun)} of {len(pairs)} mutant(s) were not run within --mutate-timeout {args.mutate_timeout:g}: "
-        f"they are not judged, neither caught nor passed (the last in priority order, in {shown}); "
-        "a larger --mutate-timeout runs more"
-    )
 
 
 def _close(servers: list[Server]) -> None:
@@ -363,7 +371,7 @@ def _confirm(
         python, base_tree, production, base_selection, work, "base-again", keep_going=bool(base_cover.errors)
     )
     try:
-        again_cover = server.cover(deadline)
+        again_cover = _cover_again(server, deadline, pairs)
         again = server.verdicts(server.submit(jobs, deadline), jobs, deadline) if again_cover.covered else {}
     finally:
         server.close()
@@ -413,7 +421,7 @@ def _same_code(
         keep_going=bool(red_at_base),
     )
     try:
-        cover = server.cover(deadline)
+        cover = _cover_again(server, deadline, pairs)
         # The base's tests do not run on the new code (or lose a module the base collected): the findings stand.
         if not cover.covered or set(cover.errors) - red_at_base:
             notice(

@@ -10,6 +10,7 @@ base's tests ended the same process the same way (the mutant's doing, or the pro
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -21,6 +22,8 @@ from oracle_guard.reporting.report import notice
 Pair = tuple[mutant_gen.Mutant, mutant_gen.Mutant]  # (base mutant, its twin in the new tree)
 DIED = "the test process died"  # server.py's why for a mutant's child that ended without its verdict
 _NONE = Verdict("", "", "")
+LIVED = ("survived", "unreached")
+BATCH = 8  # mutants a batch when a pass may stop early
 
 
 class Ended(Exception):
@@ -49,15 +52,32 @@ def lived(verdicts: dict[str, Verdict], pairs: Sequence[Pair]) -> list[Pair]:
         notice(
             f"mutation: {len(unrun)} mutant(s) the base's tests caught were not run against the new tests: not judged ({', '.join(m.key for m in unrun[:3])})"
         )
-    return [(b, n) for b, n in pairs if verdicts[b.key].verdict in ("survived", "unreached")]
+    return [(b, n) for b, n in pairs if verdicts[b.key].verdict in LIVED]
 
 
 def survivors(
-    server: Server, cover: Cover, pairs: Sequence[Pair], deadline: float, at_base: AtBase | None = None
+    server: Server,
+    cover: Cover,
+    pairs: Sequence[Pair],
+    deadline: float,
+    at_base: AtBase | None = None,
+    stop: float | None = None,
 ) -> list[Pair]:
-    """The PAIRS the tests of SERVER let live; with AT_BASE (the change's tests), OG930 when they end its runs."""
+    """The PAIRS the tests of SERVER let live; with AT_BASE (the change's tests), OG930 when they end its runs.
+
+    STOP: once one has lived, no batch starts after it (those left are unrun: a notice), so what lived is
+    still confirmed within the budget; before that the pass runs to DEADLINE (nothing to confirm yet)."""
     jobs = [_job(n, cover, b) for b, n in pairs]
-    verdicts = server.verdicts(server.submit(jobs, deadline), jobs, deadline)
+    if stop is None:
+        verdicts = server.verdicts(server.submit(jobs, deadline), jobs, deadline)
+    else:
+        verdicts = {}
+        for start in range(0, len(jobs), BATCH):
+            chunk = jobs[start : start + BATCH]
+            if time.monotonic() >= stop and any(v.verdict in LIVED for v in verdicts.values()):
+                verdicts.update({job.id: Verdict("unrun", "", "") for job in jobs[start:]})
+                break
+            verdicts.update(server.verdicts(server.submit(chunk, deadline), chunk, deadline))
     if at_base is not None:
         _ended(server, verdicts, pairs, at_base)
     return lived(verdicts, pairs)
