@@ -26,7 +26,6 @@ import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -133,26 +132,15 @@ def history(gate: str, python: str, clone: str, count: int) -> list[Timed]:
 
 
 def values(gate: str, python: str) -> list[Timed]:
-    from tests.test_mutation import PEOPLE_BASE, PEOPLE_TESTS, PT, VALUE_WEAKENINGS, people_tests
+    from mutation_values import value_change  # bench/mutation_values.py: the same rows, built the same way
 
-    def write(root: str, files: dict[str, str]) -> None:
-        for path, text in files.items():
-            target = os.path.join(root, path)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            with open(target, "w", encoding="utf-8") as f:
-                f.write(text)
+    from tests.test_mutation import VALUE_WEAKENINGS
 
     rows = []
     for name in sorted(VALUE_WEAKENINGS):
         for which in ("weakened", "honest"):
-            root = tempfile.mkdtemp(prefix="mutation-budget-")
+            root = value_change(name, which, prefix="mutation-budget-")
             try:
-                subprocess.run((*GIT, "init", "-q", "-b", "main", root), check=True)
-                write(root, {**PEOPLE_BASE, PT: PEOPLE_TESTS})
-                subprocess.run((*GIT, "-C", root, "add", "-A"), check=True)
-                subprocess.run((*GIT, "-C", root, "commit", "-qm", "base"), check=True)
-                write(root, {PT: people_tests(name, which)})
-                subprocess.run((*GIT, "-C", root, "add", "-A"), check=True)
                 rows.append(timed(f"values: {name} ({which})", gate_cmd(gate, python, "HEAD"), root))
                 print(row(rows[-1]), flush=True)
             finally:

@@ -40,15 +40,21 @@ def write(root: str, files: dict[str, str]) -> None:
             f.write(text)
 
 
+def value_change(name: str, which: str, prefix: str = "mutation-values-") -> str:
+    """A new repository holding issue 31's row NAME (WHICH: weakened or honest) staged on its base; its path."""
+    root = tempfile.mkdtemp(prefix=prefix)
+    subprocess.run((*GIT, "init", "-q", "-b", "main", root), check=True)
+    write(root, {**PEOPLE_BASE, PT: PEOPLE_TESTS})
+    subprocess.run((*GIT, "-C", root, "add", "-A"), check=True)
+    subprocess.run((*GIT, "-C", root, "commit", "-qm", "base"), check=True)
+    write(root, {PT: people_tests(name, which)})
+    subprocess.run((*GIT, "-C", root, "add", "-A"), check=True)
+    return root
+
+
 def one(gate: str, python: str, name: str, which: str) -> tuple[int, int, str, float]:
-    root = tempfile.mkdtemp(prefix="mutation-values-")
+    root = value_change(name, which)
     try:
-        subprocess.run((*GIT, "init", "-q", "-b", "main", root), check=True)
-        write(root, {**PEOPLE_BASE, PT: PEOPLE_TESTS})
-        subprocess.run((*GIT, "-C", root, "add", "-A"), check=True)
-        subprocess.run((*GIT, "-C", root, "commit", "-qm", "base"), check=True)
-        write(root, {PT: people_tests(name, which)})
-        subprocess.run((*GIT, "-C", root, "add", "-A"), check=True)
         started = time.perf_counter()
         proc = subprocess.run(
             (gate, "check", "--mutate", "--skip", STATIC, "--base", "HEAD", "--python", python),
