@@ -18,7 +18,7 @@ import ast
 import bisect
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Callable, Union
+from typing import Any, Callable, Union
 
 from oracle_guard.reporting.report import Finding
 
@@ -131,28 +131,32 @@ def _lowered(source: bytes) -> ast.Module | None:
     return newsyntax.lower(source)
 
 
-# One process runs every hook (`oracle-guard check`, the `oracle-guard` hook):
-# each blob is parsed once, not once per hook.  Trees are shared, so callers
-# copy before transforming (expectations.py deep-copies); a few recent files only.
-_PARSED: dict[tuple[str, bytes], ast.Module] = {}
+# One process runs every hook (`oracle-guard check`, the `oracle-guard` hook): each blob is parsed
+# once, not once per hook or rule (the collection hook's inert proof and the switch check read the
+# rules' trees: a 1,430-line test module took 7 ms a parse, six parses a commit).  Trees are shared,
+# so callers copy before transforming (expectations.py deep-copies); a few recent files only.
 _PARSED_MAX = 64
+_TREES: dict[tuple[str, bytes | str], ast.Module] = {}  # ast.parse's trees
+_LOWERED: dict[tuple[str, bytes], ast.Module] = {}  # trees of syntax newer than this Python, lowered
+
+
+def _kept(cache: dict[Any, ast.Module], key: Any, tree: ast.Module) -> ast.Module:
+    if len(cache) >= _PARSED_MAX:
+        cache.pop(next(iter(cache)))
+    cache[key] = tree
+    return tree
+
+
+def forget() -> None:
+    """Drop every kept tree (a bench timing the parse itself)."""
+    _TREES.clear()
+    _LOWERED.clear()
 
 
 def parse(source: bytes, path: str) -> ast.Module:
     """Parse SOURCE or raise SourceError with a one-line reason and position."""
-    key = (path, source)
-    tree = _PARSED.get(key)
-    if tree is None:
-        tree = _parse(source, path)
-        if len(_PARSED) >= _PARSED_MAX:
-            _PARSED.pop(next(iter(_PARSED)))
-        _PARSED[key] = tree
-    return tree
-
-
-# The plain trees under those: the collection hook's inert proof and the switch check parse the
-# same blobs the rules do (a 1,430-line test module took 7 ms a parse, six parses a commit).
-_TREES: dict[tuple[str, bytes | str], ast.Module] = {}
+    lowered = _LOWERED.get((path, source))
+    return lowered if lowered is not None else _parse(source, path)
 
 
 def shared_tree(source: bytes | str, path: str = "<unknown>") -> ast.Module:
@@ -160,14 +164,8 @@ def shared_tree(source: bytes | str, path: str = "<unknown>") -> ast.Module:
 
     The tree is shared: read it, never change it (copy first).
     """
-    key = (path, source)
-    found = _TREES.get(key)
-    if found is None:
-        found = ast.parse(source, filename=path)
-        if len(_TREES) >= _PARSED_MAX:
-            _TREES.pop(next(iter(_TREES)))
-        _TREES[key] = found
-    return found
+    found = _TREES.get((path, source))
+    return found if found is not None else _kept(_TREES, (path, source), ast.parse(source, filename=path))
 
 
 def _parse(source: bytes, path: str) -> ast.Module:
@@ -186,7 +184,7 @@ def _parse(source: bytes, path: str) -> ast.Module:
             raise SourceError(exc.lineno or 1, exc.offset or 1, f"could not parse: {text}") from None
         lowered = _lowered(source)
         if lowered is not None:
-            return lowered
+            return _kept(_LOWERED, (path, source), lowered)
         if _newer_syntax(source):
             v = sys.version_info
             raise SourceError(
