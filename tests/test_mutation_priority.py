@@ -1,6 +1,6 @@
 """check --mutate spends its budget on the most informative mutants first, and says what it left untried.
 
-Unit tests of the order (probes/mutation/priority.py) and of the budget's notice (gate.py), then a real run
+Unit tests of the order (probes/mutation/priority.py) and of the budget's notice (budget.py), then a real run
 where a change touches configuration (so the whole suite runs at the base) and the budget holds three
 mutants: the weakened test's mutants run first, so the weakening is refused; its honest twin passes.
 """
@@ -13,7 +13,7 @@ import time
 import pytest
 
 from oracle_guard.commands import check
-from oracle_guard.probes.mutation import budget, gate, priority
+from oracle_guard.probes.mutation import budget, priority
 from oracle_guard.probes.mutation.mutants import Mutant
 from oracle_guard.probes.mutation.run import Cover, Verdict
 from oracle_guard.probes.mutation.run import TestRun as Run
@@ -78,19 +78,19 @@ def test_what_the_budget_leaves_is_a_notice_never_a_pass(capsys: pytest.CaptureF
         pairs[2][0].key: Verdict("unrun", "", ""),
     }
     args = argparse.Namespace(mutate_timeout=60.0)
-    gate._left(args, verdicts, pairs)
+    budget.left(args, verdicts, pairs)
     said = capsys.readouterr().err
     assert "2 of 3 mutant(s) were not run within --mutate-timeout 60" in said, said
     assert "neither caught nor passed" in said and "src/a.py, src/b.py" in said
-    gate._left(args, {k: Verdict("killed", "t", "") for k in verdicts}, pairs)
+    budget.left(args, {k: Verdict("killed", "t", "") for k in verdicts}, pairs)
     assert capsys.readouterr().err == ""  # everything ran: nothing to say
 
 
 def test_the_base_side_leaves_time_for_the_runs_after_it() -> None:
     now = time.monotonic()
-    share = gate._base_share(now + 60, 5.0)
+    share = budget.share(now + 60, 5.0)
     assert now < share <= now + (60 - 3 * 5.0) * budget.BASE_SHARE + 1
-    assert gate._base_share(now - 1, 5.0) <= time.monotonic()  # the budget is spent: no base mutant starts
+    assert budget.share(now - 1, 5.0) <= time.monotonic()  # the budget is spent: no base mutant starts
 
 
 SUITE = """\
@@ -156,8 +156,8 @@ def test_the_runs_after_the_base_trace_only_the_files_of_the_mutants_they_judge(
     # the new side traces the twins' files (a module the change renamed is traced under its new name).
     moved = mutant("src/a.py", 10)._replace(path="src/_a.py")
     pairs = [(mutant("src/a.py", 10), moved), (mutant("src/b.py", 5), mutant("src/b.py", 5))]
-    assert gate.traced(pairs) == ["src/a.py", "src/b.py"]
-    assert gate.traced(pairs, new=True) == ["src/_a.py", "src/b.py"]
+    assert budget.traced(pairs) == ["src/a.py", "src/b.py"]
+    assert budget.traced(pairs, new=True) == ["src/_a.py", "src/b.py"]
 
 
 # Many mutants that only a slow untouched test reaches: the seconds run out long before the 200 of --mutate-max.

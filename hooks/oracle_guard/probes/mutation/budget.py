@@ -35,22 +35,12 @@ def share(deadline: float, cover_seconds: float, runs: int = COVER_RUNS) -> floa
     """When the base's mutants must stop: the new side and the second runs need the rest of the budget.
 
     The base's first run (COVER_SECONDS) estimates each of the RUNS still to come (two when the new side
-    runs the whole suite from the start: no second new run then).  A mutant a pass never ran is
+    runs the whole suite from the start: no second new run then).  A new-side pass that has let a mutant
+    live stops at the same share of what is left, measured on its own run.  A mutant a pass never ran is
     left untried (a notice), never passed.
     """
     now = time.monotonic()
     return now + max(0.0, deadline - now - runs * cover_seconds) * BASE_SHARE
-
-
-def stop_before(deadline: float, run_seconds: float) -> float:
-    """When a new-side pass of mutants must stop once one has lived: in time for COVER_RUNS more runs like
-    the one it follows (RUN_SECONDS: the whole new suite, its second run and the base's second run of what
-    it let live), and those mutants' own runs.
-
-    Measured on the run itself, not the base's first, which traced every file and so took far longer:
-    a pass stopped by that estimate left most of the budget unused and its candidates unjudged.
-    """
-    return share(deadline, run_seconds)  # the share's slack: a batch in flight, the candidates' own runs
 
 
 def left(args: argparse.Namespace, verdicts: dict[str, Verdict], pairs: Sequence[Pair]) -> None:

@@ -25,14 +25,9 @@ import shutil
 import time
 from collections.abc import Sequence
 
+from oracle_guard.probes.mutation import budget, priority, survivors, touched
 from oracle_guard.probes.mutation import mutants as mutant_gen
-from oracle_guard.probes.mutation import priority, survivors, touched
 from oracle_guard.probes.mutation import run as mutation_run
-from oracle_guard.probes.mutation.budget import cover_again as _cover_again
-from oracle_guard.probes.mutation.budget import left as _left
-from oracle_guard.probes.mutation.budget import share as _base_share
-from oracle_guard.probes.mutation.budget import stop_before as _stop_before
-from oracle_guard.probes.mutation.budget import traced
 from oracle_guard.probes.mutation.covers import _cover_within, _ran
 from oracle_guard.probes.mutation.fresh import FRESH_MAX, FreshSides, fresh_base_side, fresh_new_side
 from oracle_guard.probes.mutation.run import BudgetSpent, Cover, Server, Verdict
@@ -234,7 +229,7 @@ def _judge(
         pairs, only_at_import = _pairs(args, change_set, base_cover, changed_tests, changed_files)
         # The base's mutants get a share of the budget; the rest is for the new side and the second runs.
         cover_seconds = time.monotonic() - begun
-        base_deadline = _base_share(deadline, cover_seconds, 2 if new_selection == [] else 3)
+        base_deadline = budget.share(deadline, cover_seconds, 2 if new_selection == [] else 3)
         base_verdicts = _base_side(base, base_cover, pairs, base_deadline)
         at_base = survivors.AtBase(base_verdicts, base.gone)
         caught = [p for p in pairs if base_verdicts[p[0].key].verdict == "killed"]
@@ -256,7 +251,7 @@ def _judge(
                 new = Server(
                     python,
                     tree.new,
-                    traced(caught + at_import, new=True),
+                    budget.traced(caught + at_import, new=True),
                     new_selection,
                     work,
                     "new",
@@ -268,15 +263,15 @@ def _judge(
                 new_cover = _ran(
                     _cover_within(new, base_cover, deadline), "the new tests", python, red_modules, new=True
                 )
-                # What this pass finds must still be confirmed: it stops in time for three runs like this one.
-                stop = _stop_before(deadline, time.monotonic() - began)
+                # Its finds need confirming: it stops in time for three runs like this one (the base's traced all).
+                stop = budget.share(deadline, time.monotonic() - began)
                 candidates = survivors.survivors(new, new_cover, caught, deadline, at_base, stop) if caught else []
             if candidates and new_selection != []:
                 # The tests the change touched let these live (or none is left): perhaps a test elsewhere catches them.
                 new = Server(
                     python,
                     tree.new,
-                    traced(candidates + at_import, new=True),
+                    budget.traced(candidates + at_import, new=True),
                     [],
                     work,
                     "new-all",
@@ -288,7 +283,7 @@ def _judge(
                 new_cover = _ran(
                     _cover_within(new, base_cover, deadline), "the new suite", python, red_modules, new=True
                 )
-                stop = _stop_before(deadline, time.monotonic() - began)
+                stop = budget.share(deadline, time.monotonic() - began)
                 candidates = survivors.survivors(new, new_cover, candidates, deadline, at_base, stop)
         except BudgetSpent:
             notice(
@@ -304,7 +299,15 @@ def _judge(
         _close(servers)
         if candidates:  # once more at the base, in a fresh server: the new tests ran since the first
             candidates = _confirm(
-                python, tree.base, traced(candidates), base_selection, work, base_cover, candidates, still, deadline
+                python,
+                tree.base,
+                budget.traced(candidates),
+                base_selection,
+                work,
+                base_cover,
+                candidates,
+                still,
+                deadline,
             )
         if candidates and the_plan.production:
             candidates = _same_code(
@@ -312,7 +315,7 @@ def _judge(
                 change_set,
                 the_plan,
                 sides,
-                traced(candidates, new=True),
+                budget.traced(candidates, new=True),
                 base_selection,
                 candidates,
                 deadline,
@@ -329,7 +332,7 @@ def _judge(
     notice(
         f"mutation: {python} ran {len(ran)} mutant(s) in {len(production)} production file(s) in {time.monotonic() - (deadline - args.mutate_timeout):.1f} s: the base's tests caught {killed}, the new tests let {len(candidates)} of those live"
     )
-    _left(args, base_verdicts, pairs)
+    budget.left(args, base_verdicts, pairs)
     invalid = sum(1 for v in ran if v.verdict == "invalid")
     if invalid:
         notice(f"mutation: {invalid} mutant(s) could not be applied (no such function at run time, or no compile)")
@@ -371,7 +374,7 @@ def _confirm(
         python, base_tree, production, base_selection, work, "base-again", keep_going=bool(base_cover.errors)
     )
     try:
-        again_cover = _cover_again(server, deadline, pairs)
+        again_cover = budget.cover_again(server, deadline, pairs)
         again = server.verdicts(server.submit(jobs, deadline), jobs, deadline) if again_cover.covered else {}
     finally:
         server.close()
@@ -421,7 +424,7 @@ def _same_code(
         keep_going=bool(red_at_base),
     )
     try:
-        cover = _cover_again(server, deadline, pairs)
+        cover = budget.cover_again(server, deadline, pairs)
         # The base's tests do not run on the new code (or lose a module the base collected): the findings stand.
         if not cover.covered or set(cover.errors) - red_at_base:
             notice(
